@@ -1,0 +1,121 @@
+"""Static value types of the graph IR: a dtype plus a shape whose dims may be unknown."""
+
+from __future__ import annotations
+
+import numpy as np
+
+_SHORT_NAMES = {
+    "bool": "bool",
+    "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+    "float16": "f16", "float32": "f32", "float64": "f64",
+    "complex64": "c64", "complex128": "c128",
+}
+_LONG_NAMES = {short: long for long, short in _SHORT_NAMES.items()}
+
+
+def dtype_short_name(dtype) -> str:
+    """`float64` -> `f64`; dtypes without a short name keep NumPy's name."""
+    dtype = np.dtype(dtype)
+    return _SHORT_NAMES.get(dtype.name, dtype.str if dtype.kind in "SUV" else dtype.name)
+
+
+def dtype_from_name(name: str) -> np.dtype:
+    """Accepts short (`f64`) and NumPy (`float64`) names."""
+    return np.dtype(_LONG_NAMES.get(name, name))
+
+
+def normalize_shape(shape) -> tuple:
+    if shape is None:
+        raise TypeError("a shape of unknown rank is not supported; give every dim (None for unknown)")
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    dims = []
+    for d in shape:
+        if d is None:
+            dims.append(None)
+        elif isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0:
+            dims.append(int(d))
+        else:
+            raise TypeError(f"invalid dimension {d!r} in shape {tuple(shape)!r}: use a non-negative int or None")
+    return tuple(dims)
+
+
+class TensorType:
+    """(dtype, shape) of a graph value; `None` dims are unknown until run time."""
+
+    __slots__ = ("dtype", "shape", "_hash")
+
+    def __init__(self, dtype, shape=()):
+        object.__setattr__(self, "dtype", np.dtype(dtype))
+        object.__setattr__(self, "shape", normalize_shape(shape))
+        object.__setattr__(self, "_hash", hash((self.dtype, self.shape)))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("TensorType is immutable")
+
+    @classmethod
+    def of(cls, value) -> "TensorType":
+        """The exact type of a concrete NumPy value or Python scalar."""
+        value = np.asarray(value)
+        return cls(value.dtype, value.shape)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def is_fully_defined(self) -> bool:
+        return None not in self.shape
+
+    def __eq__(self, other):
+        return (isinstance(other, TensorType) and self.dtype == other.dtype
+                and self.shape == other.shape)
+
+    def __hash__(self):
+        return self._hash
+
+    def __repr__(self):
+        return f"TensorType({self.dtype.name}, {self.shape})"
+
+    def __str__(self):
+        dims = ",".join("?" if d is None else str(d) for d in self.shape)
+        return f"{dtype_short_name(self.dtype)}[{dims}]"
+
+    def is_supertype_of(self, other: "TensorType") -> bool:
+        """True when every value of `other` is also a value of `self` (`[None]` >= `[3]`)."""
+        if self.dtype != other.dtype or len(self.shape) != len(other.shape):
+            return False
+        return all(a is None or a == b for a, b in zip(self.shape, other.shape))
+
+    def accepts_shape(self, shape: tuple) -> bool:
+        if len(shape) != len(self.shape):
+            return False
+        return all(a is None or a == b for a, b in zip(self.shape, shape))
+
+    def most_specific_common_supertype(self, other: "TensorType"):
+        """The narrowest type accepting both, or None when dtype or rank differ."""
+        if self.dtype != other.dtype or len(self.shape) != len(other.shape):
+            return None
+        return TensorType(self.dtype, tuple(a if a == b else None for a, b in zip(self.shape, other.shape)))
+
+
+def broadcast_shapes(*shapes):
+    """NumPy broadcasting over shapes with unknown (`None`) dims.
+
+    Raises ValueError when two known dims cannot broadcast.
+    """
+    ndim = max((len(s) for s in shapes), default=0)
+    out = []
+    for axis in range(ndim):
+        dims = [s[len(s) - ndim + axis] for s in shapes if len(s) - ndim + axis >= 0]
+        known = {d for d in dims if d is not None and d != 1}
+        if len(known) > 1:
+            raise ValueError(f"shapes {' and '.join(str(tuple(s)) for s in shapes)} cannot be broadcast together")
+        if known:
+            out.append(known.pop())
+        elif None in dims:
+            out.append(None)
+        else:
+            out.append(1)
+    return tuple(out)

@@ -1,0 +1,56 @@
+"""Error types raised by staging and autograph; every one names the user's file:line."""
+
+from __future__ import annotations
+
+
+class StagingError(Exception):
+    """Base of every error this project raises on purpose."""
+
+
+class ConversionError(StagingError):
+    """autograph could not convert a function (source unavailable, syntax it cannot handle)."""
+
+
+class UnsupportedConstructError(ConversionError):
+    """A construct that cannot be staged: generators, `yield`, `async`, `try` around
+    symbolic control flow, `global`/`nonlocal` writes from staged branches..."""
+
+
+class UndefinedNameError(StagingError, NameError):
+    """A name assigned in only one branch of a staged `if` (or only inside a
+    staged loop) is used afterwards."""
+
+
+class SymbolicValueError(StagingError, TypeError):
+    """A symbolic tensor was used where Python needs a concrete value
+    (`bool(t)`, `int(t)`, `len(t)` of unknown length, iterating it outside
+    converted code)."""
+
+
+class UnsupportedOpError(StagingError, TypeError):
+    """A NumPy function or Python operation that has no registered op."""
+
+
+class LeakedTensorError(StagingError):
+    """A symbolic tensor was used outside the trace that created it."""
+
+
+class RecursionInTraceError(StagingError, RecursionError):
+    """A Function was called from its own trace."""
+
+
+class LoopVariableError(StagingError, TypeError):
+    """A loop variable changed dtype or structure between iterations."""
+
+
+class BranchMismatchError(StagingError, TypeError):
+    """The two branches of a staged `if` produce values that cannot be merged."""
+
+
+class ExecutionError(StagingError):
+    """A node failed while a staged graph ran; the message names the node and
+    the user's file:line that created it. When the original error was an
+    AssertionError, ValueError, ... the raised error is also an instance of it."""
+
+    node_text: str = ""
+    location: tuple | None = None

@@ -1,0 +1,73 @@
+"""Maps generated (converted) source lines back to the user's file and line.
+
+autograph registers each converted function's generated file name with a
+line table; staging consults it when it records where a node was created,
+and error messages use it so they name the user's code, not generated code.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+_LINE_MAPS: dict[str, dict[int, tuple[str, int]]] = {}
+
+_OWN_DIRS = tuple(
+    os.path.dirname(os.path.abspath(p)) + os.sep
+    for p in (__file__, os.path.join(os.path.dirname(__file__), "..", "runtime", "x"),
+              os.path.join(os.path.dirname(__file__), "..", "autograph", "x"))
+)
+_OWN_DIRS = tuple(os.path.normpath(d) + os.sep for d in _OWN_DIRS)
+
+
+def register(filename: str, line_map: dict[int, tuple[str, int]]) -> None:
+    """Declares that line L of `filename` (generated code) stands for line_map[L]."""
+    _LINE_MAPS[filename] = dict(line_map)
+
+
+def lookup(filename: str, lineno: int) -> tuple[str, int] | None:
+    """The user (file, line) a generated line stands for, or None if `filename` is not generated."""
+    table = _LINE_MAPS.get(filename)
+    if table is None:
+        return None
+    hit = table.get(lineno)
+    if hit is not None:
+        return hit
+    # Lines the converter added (state tuples, helper defs) map to the closest preceding user line.
+    earlier = [ln for ln in table if ln <= lineno]
+    return table[max(earlier)] if earlier else None
+
+
+def is_generated(filename: str) -> bool:
+    return filename in _LINE_MAPS
+
+
+def is_own_file(filename: str) -> bool:
+    """True for this project's own modules (staging/, runtime/, autograph/)."""
+    return filename.startswith(_OWN_DIRS) and filename not in _LINE_MAPS
+
+
+def user_location(depth: int = 1) -> tuple[str, int] | None:
+    """The innermost stack frame in user code, as (file, line), mapped through
+    converted-code line tables. None when there is no user frame."""
+    frame = sys._getframe(depth)
+    while frame is not None:
+        code = frame.f_code
+        filename = code.co_filename
+        table = _LINE_MAPS.get(filename)
+        if table is not None:
+            hit = lookup(filename, frame.f_lineno)
+            if hit is not None:
+                return hit
+        elif not filename.startswith(_OWN_DIRS) and not filename.startswith("<frozen"):
+            if "/numpy/" not in filename and not _is_stdlib(filename):
+                return (filename, frame.f_lineno)
+        frame = frame.f_back
+    return None
+
+
+_STDLIB = os.path.dirname(os.__file__) + os.sep
+
+
+def _is_stdlib(filename: str) -> bool:
+    return filename.startswith(_STDLIB) and "-packages" not in filename
