@@ -23,14 +23,15 @@ class OpDef:
     (`"{0} + {1}"`) that the executor inlines instead of calling `impl`; it
     must compute exactly what `impl` computes. Only for ops without attrs.
     stateful ops are never folded, deduplicated or removed and keep program order.
-    num_outputs: 1 for a single output; n for a tuple of n outputs.
+    num_outputs: 1 for a single output; n for a tuple of n outputs; None when
+    the count depends on attrs (infer and impl then always give tuples).
     """
 
     name: str
     impl: Callable
     infer: Callable
     stateful: bool = False
-    num_outputs: int = 1
+    num_outputs: int | None = 1
     make_kernel: Callable | None = None
     expr: str | None = None
     doc: str = ""
@@ -52,7 +53,7 @@ class UnknownOpError(LookupError):
     pass
 
 
-def register_op(name: str, *, infer: Callable, stateful: bool = False, num_outputs: int = 1,
+def register_op(name: str, *, infer: Callable, stateful: bool = False, num_outputs: int | None = 1,
                 make_kernel: Callable | None = None, expr: str | None = None, doc: str = ""):
     """Decorator registering `impl` under `name`."""
     def decorate(impl):

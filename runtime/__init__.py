@@ -1,0 +1,18 @@
+"""Graph IR, op registry with NumPy kernels, and the executor that runs graphs."""
+
+from . import core_ops  # noqa: F401  (registers const, print, assert, variables, lists)
+from .executor import CompiledGraph, GraphExecutionError, execute
+from .graph import Graph, ListType, Node, Value, format_graph
+from .registry import OpDef, UnknownOpError, all_ops, get_op, has_op, register_op
+from .types import TensorType, broadcast_shapes
+
+import importlib.util as _util
+
+if _util.find_spec(__name__ + ".ops") is not None:
+    from . import ops  # noqa: F401  (NumPy ops, one module per family)
+
+__all__ = [
+    "CompiledGraph", "Graph", "GraphExecutionError", "ListType", "Node", "OpDef", "TensorType",
+    "UnknownOpError", "Value", "all_ops", "broadcast_shapes", "execute", "format_graph", "get_op",
+    "has_op", "register_op",
+]

@@ -1,0 +1,207 @@
+"""Ops that are not NumPy functions: constants, print, assertions, Python calls,
+variables and lists (TensorArrays)."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from .graph import ListType
+from .registry import register_op
+from .types import TensorType
+
+
+class _ArgSlot:
+    """Stands for "the next input" inside a print/assert format tuple."""
+
+    def __repr__(self):
+        return "_"
+
+    def __graph_repr__(self):
+        return "_"
+
+
+ARG = _ArgSlot()
+
+
+def _fill(parts, args):
+    it = iter(args)
+    return [next(it) if p is ARG else p for p in parts]
+
+
+# -- constants ---------------------------------------------------------------
+
+def _const_infer(*, value):
+    return TensorType.of(value)
+
+
+register_op("const", infer=_const_infer, make_kernel=lambda value: (lambda: value))(lambda *, value: value)
+
+
+# -- print / assert ----------------------------------------------------------
+
+def _print_kernel(parts, sep, end):
+    def run(*args):
+        print(*_fill(parts, args), sep=sep, end=end, file=sys.stdout)
+    return run
+
+
+register_op("print", infer=lambda *ts, parts, sep, end: (), num_outputs=0, stateful=True,
+            make_kernel=_print_kernel)(lambda *args, parts, sep, end: _print_kernel(parts, sep, end)(*args))
+
+
+def _assert_kernel(parts):
+    def run(condition, *args):
+        if not condition:
+            raise AssertionError(" ".join(str(p) for p in _fill(parts, args)) if parts else "")
+    return run
+
+
+register_op("assert", infer=lambda *ts, parts: (), num_outputs=0, stateful=True,
+            make_kernel=_assert_kernel)(lambda c, *args, parts: _assert_kernel(parts)(c, *args))
+
+
+# -- Python escape hatch -----------------------------------------------------
+
+def _py_function_kernel(func, out_types):
+    single = not isinstance(out_types, tuple)
+    types = (out_types,) if single else out_types
+
+    def run(*args):
+        result = func(*args)
+        results = (result,) if single else tuple(result)
+        if len(results) != len(types):
+            raise ValueError(f"py_function {getattr(func, '__name__', func)!r} returned "
+                             f"{len(results)} values, Tout declares {len(types)}")
+        converted = []
+        for value, t in zip(results, types):
+            arr = np.asarray(value)
+            if arr.dtype != t.dtype:
+                arr = arr.astype(t.dtype)
+            if not t.accepts_shape(arr.shape):
+                raise ValueError(f"py_function {getattr(func, '__name__', func)!r} returned shape "
+                                 f"{arr.shape}, Tout declares {t}")
+            converted.append(arr[()] if arr.ndim == 0 else arr)
+        return tuple(converted)
+    return run
+
+
+def _py_function_infer(*ts, func, out_types):
+    return out_types if isinstance(out_types, tuple) else (out_types,)
+
+
+register_op("py_function", infer=_py_function_infer, stateful=True, num_outputs=None,
+            make_kernel=_py_function_kernel)(
+    lambda *args, func, out_types: _py_function_kernel(func, out_types)(*args))
+
+
+# -- variables ---------------------------------------------------------------
+# `var` is any object with a `_value` attribute holding a NumPy value.
+
+register_op("read_variable", infer=lambda *, var: TensorType(var.dtype, var.shape), stateful=True,
+            make_kernel=lambda var: (lambda: var._value))(lambda *, var: var._value)
+
+
+def _assign_kernel(var, mode):
+    dtype = var.dtype
+    if mode == "set":
+        def run(value):
+            var._value = np.array(value, dtype=dtype)[()] if np.ndim(value) == 0 else np.array(value, dtype=dtype)
+    elif mode == "add":
+        def run(value):
+            var._value = (var._value + value).astype(dtype, copy=False)
+    else:
+        def run(value):
+            var._value = (var._value - value).astype(dtype, copy=False)
+    return run
+
+
+register_op("assign_variable", infer=lambda t, *, var, mode: (), num_outputs=0, stateful=True,
+            make_kernel=_assign_kernel)(lambda value, *, var, mode: _assign_kernel(var, mode)(value))
+
+
+# -- lists (TensorArray) -----------------------------------------------------
+# A list value is a Python list of NumPy values; writes happen in place.
+
+def _list_new_infer(*size, element):
+    return ListType(element)
+
+
+def _list_new(*size, element):
+    n = int(size[0]) if size else 0
+    return [None] * n
+
+
+register_op("list_new", infer=_list_new_infer, stateful=True)(_list_new)
+
+
+def _list_write(lst, index, value, *, dynamic_size):
+    n = len(lst)
+    index = int(index)
+    if index < 0:
+        raise IndexError(f"TensorArray index {index} is negative")
+    if index == n and dynamic_size:
+        lst.append(value)
+    elif index < n:
+        lst[index] = value
+    elif dynamic_size:
+        lst.extend([None] * (index - n))
+        lst.append(value)
+    else:
+        raise IndexError(f"TensorArray index {index} out of range for size {n} (dynamic_size=False)")
+    return lst
+
+
+register_op("list_write", infer=lambda lst, i, v, *, dynamic_size: lst, stateful=True)(_list_write)
+
+
+def _list_read(lst, index):
+    value = lst[int(index)]
+    if value is None:
+        raise ValueError(f"TensorArray element {int(index)} was read before it was written")
+    return value
+
+
+register_op("list_read", infer=lambda lst, i: lst.element, stateful=True)(_list_read)
+
+
+def _list_pop_infer(lst):
+    return (lst, lst.element)
+
+
+def _list_pop(lst):
+    if not lst:
+        raise IndexError("pop from empty list")
+    return lst, lst.pop()
+
+
+register_op("list_pop", infer=_list_pop_infer, num_outputs=2, stateful=True)(_list_pop)
+
+
+def _list_stack_infer(lst):
+    el = lst.element
+    return TensorType(el.dtype, (None,) + el.shape)
+
+
+def _list_stack(lst, *, dtype, element_shape):
+    if any(v is None for v in lst):
+        raise ValueError("TensorArray.stack(): some elements were never written")
+    if not lst:
+        return np.zeros((0,) + tuple(0 if d is None else d for d in element_shape), dtype=dtype)
+    return np.stack(lst).astype(dtype, copy=False)
+
+
+register_op("list_stack", infer=lambda lst, *, dtype, element_shape: TensorType(dtype, (None,) + tuple(element_shape)),
+            stateful=True)(_list_stack)
+
+register_op("list_size", infer=lambda lst: TensorType(np.int64, ()), stateful=True)(
+    lambda lst: np.int64(len(lst)))
+
+
+def _list_from_tensor(t):
+    return list(t)
+
+
+register_op("list_from_tensor",
+            infer=lambda t: ListType(TensorType(t.dtype, t.shape[1:])), stateful=True)(_list_from_tensor)

@@ -1,0 +1,286 @@
+"""The executor: lowers a graph once to straight-line Python source and runs it.
+
+Each node becomes one line calling its kernel (or an inlined expression for
+operators), `cond` becomes an `if`, `while_loop` a `while`, so a call pays no
+per-node dispatch. Intermediates that are arrays are deleted after their last
+use. A failure is re-raised naming the node and the user's file:line.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import threading
+
+import numpy as np
+
+from .graph import Graph, Node, Value, node_text
+from .registry import get_op
+
+_counter = itertools.count()
+_counter_lock = threading.Lock()
+
+
+class GraphExecutionError(Exception):
+    """Raised when a node fails at run time. Carries the node and its location."""
+
+    def __init__(self, message, node=None, location=None):
+        super().__init__(message)
+        self.node = node
+        self.location = location
+
+
+_error_classes: dict = {}
+
+
+def _error_class_for(original: type, base: type) -> type:
+    """A class that is both `base` and the original exception type, so that
+    `except AssertionError` (or ValueError, ...) still catches staged failures."""
+    key = (original, base)
+    cls = _error_classes.get(key)
+    if cls is None:
+        if issubclass(original, base):
+            cls = original
+        else:
+            try:
+                cls = type(original.__name__, (base, original), {"__module__": base.__module__})
+            except TypeError:  # incompatible layouts (e.g. OSError): fall back to the base type
+                cls = base
+        _error_classes[key] = cls
+    return cls
+
+
+def _to_scalar(value):
+    if type(value) is np.ndarray and value.ndim == 0:
+        return value[()]
+    return value
+
+
+class _Emitter:
+    """Generates the source of one graph (subgraphs inline)."""
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.namespace: dict = {"_to_scalar": _to_scalar}
+        self.lines: list[str] = []
+        self.line_nodes: dict[int, Node] = {}
+        self.names: dict[int, str] = {}
+        self.count = 0
+
+    # -- names -----------------------------------------------------------
+    def fresh(self, value: Value) -> str:
+        name = f"v{self.count}"
+        self.count += 1
+        self.names[id(value)] = name
+        return name
+
+    def ref(self, item) -> str:
+        if isinstance(item, Value):
+            return self.names[id(item)]
+        return self.literal(item)
+
+    def literal(self, item) -> str:
+        if isinstance(item, bool) or item is None:
+            return repr(item)
+        if isinstance(item, int):
+            return repr(item)
+        if isinstance(item, float) and math.isfinite(item):
+            return repr(item)
+        name = f"c{len(self.namespace)}"
+        self.namespace[name] = item
+        return name
+
+    def bind(self, obj, prefix="k") -> str:
+        name = f"{prefix}{len(self.namespace)}"
+        self.namespace[name] = obj
+        return name
+
+    def emit(self, indent: int, text: str, node: Node | None = None):
+        self.lines.append("    " * indent + text)
+        if node is not None:
+            self.line_nodes[len(self.lines)] = node
+
+    # -- bodies ----------------------------------------------------------
+    def body(self, graph: Graph, indent: int, top_level: bool):
+        last_use = _last_uses(graph) if top_level else {}
+        for position, node in enumerate(graph.nodes):
+            if node.op == "cond":
+                self.cond(node, indent)
+            elif node.op == "while_loop":
+                self.while_loop(node, indent)
+            else:
+                self.simple(node, indent)
+            if top_level:
+                dead = [self.names[id(v)] for v in last_use.get(position, ())]
+                if dead:
+                    self.emit(indent, f"del {', '.join(dead)}")
+
+    def simple(self, node: Node, indent: int):
+        op = get_op(node.op)
+        args = [self.ref(v) for v in node.inputs]
+        outs = [self.fresh(v) for v in node.outputs]
+        if op.expr is not None and not node.attrs:
+            call = "(" + op.expr.format(*args) + ")"
+        elif node.op == "const":
+            call = self.bind(node.attrs["value"], "c")
+        else:
+            call = f"{self.bind(op.kernel(node.attrs))}({', '.join(args)})"
+        if not outs:
+            self.emit(indent, call, node)
+        elif len(outs) == 1 and op.num_outputs == 1:
+            self.emit(indent, f"{outs[0]} = {call}", node)
+        else:
+            self.emit(indent, f"{', '.join(outs)}, = {call}", node)
+
+    def assign(self, indent: int, targets: list[str], sources: list[str], node: Node):
+        if targets:
+            self.emit(indent, f"{', '.join(targets)}, = {', '.join(sources)},", node)
+
+    def cond(self, node: Node, indent: int):
+        pred, *operands = node.inputs
+        outs = [self.fresh(v) for v in node.outputs]
+        self.emit(indent, f"if {self.ref(pred)}:", node)
+        for label, keyword in (("then", None), ("else", "else:")):
+            if keyword:
+                self.emit(indent, keyword, node)
+            sub = node.subgraphs[label]
+            for inner, outer in zip(sub.inputs, operands):
+                self.names[id(inner)] = self.ref(outer)
+            self.body(sub, indent + 1, top_level=False)
+            self.assign(indent + 1, outs, [self.ref(v) for v in sub.outputs], node)
+            if not outs and not sub.nodes:
+                self.emit(indent + 1, "pass")
+
+    def while_loop(self, node: Node, indent: int):
+        nvars = node.attrs["num_loop_vars"]
+        inits, captures = node.inputs[:nvars], node.inputs[nvars:]
+        outs = [self.fresh(v) for v in node.outputs]
+        self.assign(indent, outs, [self.ref(v) for v in inits], node)
+        self.emit(indent, "while True:", node)
+        for label in ("cond", "body"):
+            sub = node.subgraphs[label]
+            for inner, name in zip(sub.inputs, outs):
+                self.names[id(inner)] = name
+            for inner, outer in zip(sub.inputs[nvars:], captures):
+                self.names[id(inner)] = self.ref(outer)
+            self.body(sub, indent + 1, top_level=False)
+            if label == "cond":
+                self.emit(indent + 1, f"if not {self.ref(sub.outputs[0])}:", node)
+                self.emit(indent + 2, "break")
+            else:
+                self.assign(indent + 1, outs, [self.ref(v) for v in sub.outputs], node)
+
+    def function(self, name: str) -> str:
+        params = [self.fresh(v) for v in self.graph.inputs]
+        self.emit(0, f"def {name}({', '.join(params)}):")
+        self.body(self.graph, 1, top_level=True)
+        rets = []
+        produced = {id(v) for n in self.graph.nodes for v in n.outputs}
+        const_outputs = {id(v) for n in self.graph.nodes if n.op == "const" for v in n.outputs}
+        for v in self.graph.outputs:
+            ref = self.ref(v)
+            if isinstance(v, Value) and id(v) in const_outputs and v.type.ndim > 0:
+                ref = f"{ref}.copy()"  # callers may mutate outputs; constants must stay intact
+            elif isinstance(v, Value) and id(v) in produced and v.type.ndim == 0:
+                ref = f"_to_scalar({ref})"
+            rets.append(ref)
+        self.emit(1, f"return ({', '.join(rets)}{',' if len(rets) == 1 else ''})")
+        return "\n".join(self.lines) + "\n"
+
+
+def _last_uses(graph: Graph) -> dict[int, list[Value]]:
+    """Node position -> array values (ndim > 0 or list) whose last top-level use it is."""
+    last: dict[int, int] = {}
+    values: dict[int, Value] = {}
+    for position, node in enumerate(graph.nodes):
+        for v in _all_inputs(node):
+            if isinstance(v, Value):
+                last[id(v)] = position
+                values[id(v)] = v
+        for v in node.outputs:
+            last.setdefault(id(v), position)
+            values[id(v)] = v
+    keep = {id(v) for v in graph.outputs if isinstance(v, Value)}
+    keep.update(id(v) for v in graph.inputs)  # the caller holds those anyway
+    out: dict[int, list[Value]] = {}
+    for vid, position in last.items():
+        v = values[vid]
+        if vid in keep or getattr(v.type, "ndim", 1) == 0:
+            continue
+        out.setdefault(position, []).append(v)
+    return out
+
+
+def _all_inputs(node: Node):
+    yield from node.inputs
+    for sub in node.subgraphs.values():
+        inner = {id(v) for v in sub.inputs}
+        for n in sub.walk():
+            for v in n.inputs:
+                if isinstance(v, Value) and id(v) not in inner:
+                    yield v
+            for v in n.outputs:
+                inner.add(id(v))
+        for v in sub.outputs:
+            if isinstance(v, Value) and id(v) not in inner:
+                yield v
+
+
+class CompiledGraph:
+    """A graph lowered to a Python function. Call it with NumPy inputs; get a tuple of outputs."""
+
+    def __init__(self, graph: Graph, error_base: type = GraphExecutionError):
+        self.graph = graph
+        self.error_base = error_base
+        with _counter_lock:
+            serial = next(_counter)
+        self.filename = f"<staged graph {graph.name} #{serial}>"
+        emitter = _Emitter(graph)
+        self.source = emitter.function("run")
+        self._line_nodes = emitter.line_nodes
+        code = compile(self.source, self.filename, "exec")
+        namespace = emitter.namespace
+        exec(code, namespace)
+        self.run = namespace["run"]
+
+    def __call__(self, *args):
+        try:
+            return self.run(*args)
+        except GraphExecutionError:
+            raise
+        except Exception as exc:
+            raise self.wrap_error(exc, self.error_base) from exc
+
+    def node_at_failure(self, tb) -> Node | None:
+        node = None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.filename:
+                node = self._line_nodes.get(tb.tb_lineno, node)
+            tb = tb.tb_next
+        return node
+
+    def wrap_error(self, exc: BaseException, base: type = GraphExecutionError) -> BaseException:
+        node = self.node_at_failure(exc.__traceback__)
+        if node is None:
+            return exc
+        where = ""
+        if node.location:
+            where = f"{node.location[0]}:{node.location[1]}: "
+        message = f"{where}{exc}\n  while executing `{node_text(node)}` in staged graph {self.graph.name!r}"
+        cls = _error_class_for(type(exc), base)
+        try:
+            err = cls(message)
+        except Exception:
+            err = base(message)
+        if isinstance(err, GraphExecutionError) or hasattr(err, "node"):
+            err.node = node
+            err.location = node.location
+        return err
+
+
+def execute(graph: Graph, *args):
+    """Runs `graph` once (compiles it first; callers that run a graph often keep a CompiledGraph)."""
+    return CompiledGraph(graph)(*args)
+
+
+__all__ = ["CompiledGraph", "GraphExecutionError", "execute"]

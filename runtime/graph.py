@@ -1,0 +1,218 @@
+"""The graph IR: typed inputs, an ordered list of nodes, outputs; and its text form."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from .registry import get_op
+from .types import TensorType
+
+
+class ListType:
+    """Type of a list value (a TensorArray at run time): its element type, possibly unknown."""
+
+    __slots__ = ("element",)
+
+    def __init__(self, element: TensorType | None):
+        self.element = element
+
+    def __eq__(self, other):
+        return isinstance(other, ListType) and self.element == other.element
+
+    def __hash__(self):
+        return hash(("list", self.element))
+
+    def __repr__(self):
+        return f"ListType({self.element!r})"
+
+    def __str__(self):
+        return f"list[{self.element if self.element is not None else '?'}]"
+
+
+class Value:
+    """One SSA value: a graph input or one output of a node."""
+
+    __slots__ = ("type", "producer", "index", "__weakref__")
+
+    def __init__(self, type_, producer=None, index=0):
+        self.type = type_
+        self.producer = producer
+        self.index = index
+
+    def __repr__(self):
+        return f"<Value {self.type}>"
+
+
+class Node:
+    """One op application.
+
+    inputs: Values, or Python scalars (weak literals, printed inline).
+    attrs: static attributes, passed to the op's kernel as keywords.
+    subgraphs: for control flow (`cond`: then/else, `while_loop`: cond/body).
+    location: (file, line) of the user code that created the node, or None.
+    """
+
+    __slots__ = ("op", "inputs", "attrs", "outputs", "subgraphs", "location")
+
+    def __init__(self, op: str, inputs, attrs, output_types, location=None, subgraphs=None):
+        self.op = op
+        self.inputs = list(inputs)
+        self.attrs = dict(attrs)
+        self.outputs = [Value(t, self, i) for i, t in enumerate(output_types)]
+        self.subgraphs = dict(subgraphs or {})
+        self.location = location
+
+    @property
+    def opdef(self):
+        return get_op(self.op)
+
+    @property
+    def stateful(self) -> bool:
+        if self.op in _CONTROL_FLOW:
+            return any(n.stateful for g in self.subgraphs.values() for n in g.walk())
+        return get_op(self.op).stateful
+
+    def __repr__(self):
+        return f"<Node {self.op}>"
+
+
+_CONTROL_FLOW = ("cond", "while_loop")
+
+
+class Graph:
+    """A function body: inputs, nodes in program order, outputs.
+
+    Outputs are Values or Python scalars. Subgraphs of control-flow nodes are
+    Graphs whose inputs are bound by the node (see the executor).
+    """
+
+    def __init__(self, name: str = "graph"):
+        self.name = name
+        self.inputs: list[Value] = []
+        self.input_names: list[str] = []
+        self.nodes: list[Node] = []
+        self.outputs: list = []
+
+    def add_input(self, type_, name: str = "") -> Value:
+        v = Value(type_)
+        self.inputs.append(v)
+        self.input_names.append(name)
+        return v
+
+    def add_node(self, node: Node) -> Node:
+        self.nodes.append(node)
+        return node
+
+    def walk(self):
+        """Every node, depth first, including those of subgraphs."""
+        for node in self.nodes:
+            yield node
+            for sub in node.subgraphs.values():
+                yield from sub.walk()
+
+    def __str__(self):
+        return format_graph(self)
+
+    def format(self, locations: bool = False) -> str:
+        return format_graph(self, locations=locations)
+
+
+# ----------------------------------------------------------------------------
+# Text form
+
+
+def _letters(n: int) -> str:
+    """0 -> a, 25 -> z, 26 -> ba, ... (like jaxpr)."""
+    out = ""
+    while True:
+        out = chr(ord("a") + n % 26) + out
+        n //= 26
+        if n == 0:
+            return out
+
+
+def format_attr(value) -> str:
+    if hasattr(value, "__graph_repr__"):
+        return value.__graph_repr__()
+    if isinstance(value, np.dtype):
+        return value.name
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return np.dtype(value).name
+    if isinstance(value, np.ndarray):
+        body = np.array2string(value, separator=",", threshold=8, edgeitems=2)
+        return f"{body.replace(chr(10), '')}"
+    if isinstance(value, (tuple, list)):
+        inner = ",".join(format_attr(v) for v in value)
+        if isinstance(value, tuple) and len(value) == 1:
+            inner += ","
+        return f"({inner})" if isinstance(value, tuple) else f"[{inner}]"
+    if isinstance(value, slice):
+        parts = ["" if p is None else format_attr(p) for p in (value.start, value.stop, value.step)]
+        return ":".join(parts[:2] if value.step is None else parts)
+    if callable(value):
+        return getattr(value, "__qualname__", getattr(value, "__name__", type(value).__name__))
+    return repr(value)
+
+
+class _Namer:
+    def __init__(self):
+        self.names: dict[int, str] = {}
+        self.count = 0
+
+    def define(self, value: Value) -> str:
+        name = _letters(self.count)
+        self.count += 1
+        self.names[id(value)] = name
+        return name
+
+    def ref(self, value) -> str:
+        if isinstance(value, Value):
+            try:
+                return self.names[id(value)]
+            except KeyError:
+                return "<undefined>"
+        return format_attr(value)
+
+
+def format_graph(graph: Graph, locations: bool = False) -> str:
+    namer = _Namer()
+    lines: list[str] = []
+    params = ", ".join(f"{namer.define(v)}:{v.type}" for v in graph.inputs)
+    lines.append(f"{graph.name}({params}) {{")
+    _format_body(graph, namer, lines, "  ", locations)
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _format_body(graph: Graph, namer: _Namer, lines: list, indent: str, locations: bool):
+    for node in graph.nodes:
+        outs = ", ".join(f"{namer.define(v)}:{v.type}" for v in node.outputs)
+        args = " ".join(namer.ref(v) for v in node.inputs)
+        attrs = " ".join(f"{k}={format_attr(v)}" for k, v in sorted(node.attrs.items()))
+        text = " ".join(p for p in (node.op, args, attrs) if p)
+        line = f"{indent}{outs} = {text}" if outs else f"{indent}{text}"
+        if locations and node.location:
+            line += f"  # {os.path.basename(node.location[0])}:{node.location[1]}"
+        lines.append(line)
+        for label, sub in node.subgraphs.items():
+            params = ", ".join(f"{namer.define(v)}:{v.type}" for v in sub.inputs)
+            lines.append(f"{indent}  {label}({params}) {{")
+            _format_body(sub, namer, lines, indent + "    ", locations)
+            lines.append(f"{indent}  }}")
+    rets = ", ".join(namer.ref(v) for v in graph.outputs)
+    lines.append(f"{indent}return ({rets}{',' if len(graph.outputs) == 1 else ''})")
+
+
+def node_text(node: Node) -> str:
+    """One node on one line, without its subgraphs (for error messages)."""
+    namer = _Namer()
+    for v in node.inputs:
+        if isinstance(v, Value):
+            namer.define(v)
+    outs = ", ".join(f"{namer.define(v)}:{v.type}" for v in node.outputs)
+    args = " ".join(namer.ref(v) for v in node.inputs)
+    attrs = " ".join(f"{k}={format_attr(v)}" for k, v in sorted(node.attrs.items()))
+    text = " ".join(p for p in (node.op, args, attrs) if p)
+    return f"{outs} = {text}" if outs else text

@@ -1,0 +1,122 @@
+"""Shared helpers for op rules: dummy evaluation for dtypes, axis checks, shape arithmetic."""
+
+from __future__ import annotations
+
+import math
+import operator
+import warnings
+
+import numpy as np
+
+from ..types import TensorType
+
+# Python scalar literals are "weak" inputs (NEP 50); everything else is a TensorType.
+PY_SCALARS = (bool, int, float, complex)
+
+
+def is_weak(t) -> bool:
+    """True for a Python scalar literal input type."""
+    return isinstance(t, PY_SCALARS) and not isinstance(t, TensorType)
+
+
+def shape_of(t) -> tuple:
+    return () if is_weak(t) else t.shape
+
+
+def ndim_of(t) -> int:
+    return len(shape_of(t))
+
+
+def dtype_of(t) -> np.dtype:
+    """The dtype NumPy gives the value on its own (a weak scalar's default dtype)."""
+    return np.asarray(t).dtype if is_weak(t) else t.dtype
+
+
+def check_type(t, what: str = "input"):
+    if not (is_weak(t) or isinstance(t, TensorType)):
+        raise TypeError(f"{what} type must be a TensorType or a Python scalar, got {t!r}")
+    return t
+
+
+def dummy(t, fill: int = 0):
+    """A concrete stand-in with `t`'s dtype for dtype inference; Python scalars are kept as-is.
+
+    fill=0 gives an empty array of the right rank (no values, so no value-dependent errors);
+    fill=1 gives an array of ones with every dim 1 (for functions that reject empty input).
+    """
+    if is_weak(t):
+        return t
+    check_type(t)
+    if fill == 0:
+        return np.empty((0,) * t.ndim, dtype=t.dtype)
+    return np.ones((1,) * t.ndim, dtype=t.dtype)
+
+
+def result_dtype(func, *args, **kwargs) -> np.dtype:
+    """Runs `func` on dummy values, silencing floating point warnings, and returns its result dtype."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = func(*args, **kwargs)
+    return np.asarray(out).dtype
+
+
+def as_index(value, what: str) -> int:
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an integer, got {value!r}") from None
+
+
+def normalize_axis(axis, ndim: int) -> int:
+    axis = as_index(axis, "axis")
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(axis, ndim)
+    return axis % ndim if ndim else 0
+
+
+def normalize_axes(axis, ndim: int, allow_none: bool = True):
+    """axis None -> all axes (tuple); int or tuple -> sorted-unique tuple of non-negative axes."""
+    if axis is None:
+        if not allow_none:
+            raise TypeError("axis must not be None")
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        axes = tuple(normalize_axis(a, ndim) for a in axis)
+    else:
+        axes = (normalize_axis(axis, ndim),)
+    if len(set(axes)) != len(axes):
+        raise ValueError("duplicate value in 'axis'")
+    return axes
+
+
+def known_prod(dims) -> int | None:
+    """Product of dims, or None if any is unknown."""
+    if any(d is None for d in dims):
+        return None
+    return math.prod(dims)
+
+
+def add_dims(a, b):
+    return None if a is None or b is None else a + b
+
+
+def merge_dim(a, b, context: str):
+    """Two dims that must be equal; unknown dims take the known one."""
+    if a is None:
+        return b
+    if b is None or a == b:
+        return a
+    raise ValueError(f"{context}: dimension {a} does not match {b}")
+
+
+def fmt_shape(shape) -> str:
+    return "(" + ", ".join("?" if d is None else str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def norm_dtype(dtype):
+    """Canonical attr form of a dtype argument: np.dtype or None."""
+    return None if dtype is None else np.dtype(dtype)
+
+
+def out_type(dtype, shape) -> TensorType:
+    return TensorType(dtype, shape)

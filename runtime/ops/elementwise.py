@@ -1,0 +1,131 @@
+"""Every NumPy ufunc as an op (name = ufunc.__name__), with one generic NEP 50 dtype rule."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..registry import register_op
+from ..types import TensorType, broadcast_shapes
+from ._rules import check_type, dummy, fmt_shape, result_dtype, shape_of
+
+# Python operator templates the executor may inline: only where the operator on NumPy values
+# dispatches to exactly this ufunc. `**` is left out: ndarray.__pow__ has fast paths
+# (x**0.5 -> sqrt, x**2 -> square) that differ from np.power in corner cases (-0.0, -inf).
+OPERATOR_EXPRS = {
+    "add": "{0} + {1}", "subtract": "{0} - {1}", "multiply": "{0} * {1}",
+    "divide": "{0} / {1}", "floor_divide": "{0} // {1}", "remainder": "{0} % {1}",
+    "matmul": "{0} @ {1}",
+    "negative": "-{0}", "positive": "+{0}", "absolute": "abs({0})", "invert": "~{0}",
+    "less": "{0} < {1}", "less_equal": "{0} <= {1}", "equal": "{0} == {1}",
+    "not_equal": "{0} != {1}", "greater": "{0} > {1}", "greater_equal": "{0} >= {1}",
+    "bitwise_and": "{0} & {1}", "bitwise_or": "{0} | {1}", "bitwise_xor": "{0} ^ {1}",
+    "left_shift": "{0} << {1}", "right_shift": "{0} >> {1}",
+}
+
+
+def _all_ufuncs() -> dict[str, np.ufunc]:
+    found: dict[str, np.ufunc] = {}
+    for value in vars(np).values():
+        if isinstance(value, np.ufunc):
+            found.setdefault(value.__name__, value)
+    return dict(sorted(found.items()))
+
+
+UFUNCS: dict[str, np.ufunc] = _all_ufuncs()
+
+
+def broadcast(*shapes) -> tuple:
+    """None-aware broadcasting with NumPy's error wording."""
+    try:
+        return broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError("operands could not be broadcast together with shapes "
+                         + " ".join(fmt_shape(s) for s in shapes)) from None
+
+
+_CORE = re.compile(r"\(([^)]*)\)")
+
+
+def _parse_signature(signature: str):
+    """'(n?,k),(k,m?)->(n?,m?)' -> ([[('n', True), ('k', False)], ...], [[...]])."""
+    ins, outs = signature.split("->")
+
+    def groups(text):
+        result = []
+        for body in _CORE.findall(text):
+            dims = [d.strip() for d in body.split(",") if d.strip()]
+            result.append([(d.rstrip("?"), d.endswith("?")) for d in dims])
+        return result
+
+    return groups(ins), groups(outs)
+
+
+def gufunc_shapes(ufunc: np.ufunc, shapes) -> list[tuple]:
+    """Output shapes of a generalized ufunc (matmul, vecdot, ...) on inputs of `shapes`."""
+    in_cores, out_cores = _parse_signature(ufunc.signature)
+    sizes: dict[str, int | None] = {}
+    missing: set[str] = set()
+    loops = []
+    for i, (shape, core) in enumerate(zip(shapes, in_cores)):
+        n_missing = len(core) - len(shape)
+        n_optional = sum(opt for _, opt in core)
+        if n_missing > n_optional:
+            required = len(core) - n_optional
+            raise ValueError(
+                f"{ufunc.__name__}: Input operand {i} does not have enough dimensions (has {len(shape)}, "
+                f"gufunc core with signature {ufunc.signature} requires {required})")
+        present = []
+        drop = max(n_missing, 0)
+        for name, optional in core:
+            if optional and drop:
+                missing.add(name)
+                drop -= 1
+            else:
+                present.append(name)
+        core_shape = shape[len(shape) - len(present):] if present else ()
+        loops.append(shape[:len(shape) - len(present)])
+        for axis, (name, size) in enumerate(zip(present, core_shape)):
+            known = sizes.get(name)
+            if name in sizes and known is not None and size is not None and known != size:
+                raise ValueError(
+                    f"{ufunc.__name__}: Input operand {i} has a mismatch in its core dimension {axis}, "
+                    f"with gufunc signature {ufunc.signature} (size {size} is different from {known})")
+            if known is None:
+                sizes[name] = size
+    loop = broadcast(*loops)
+    return [loop + tuple(sizes[name] for name, _ in core if name not in missing) for core in out_cores]
+
+
+def make_ufunc_infer(ufunc: np.ufunc):
+    def infer(*types):
+        if len(types) != ufunc.nin:
+            raise TypeError(f"{ufunc.__name__} takes {ufunc.nin} input(s), got {len(types)}")
+        for t in types:
+            check_type(t, f"{ufunc.__name__} input")
+        shapes = [shape_of(t) for t in types]
+        if ufunc.signature:
+            out_shapes = gufunc_shapes(ufunc, shapes)
+        else:
+            out_shapes = [broadcast(*shapes)] * ufunc.nout
+        outs = _dtypes(ufunc, types)
+        out = tuple(TensorType(dt, s) for dt, s in zip(outs, out_shapes))
+        return out[0] if ufunc.nout == 1 else out
+
+    infer.__name__ = f"infer_{ufunc.__name__}"
+    return infer
+
+
+def _dtypes(ufunc: np.ufunc, types) -> list[np.dtype]:
+    args = [dummy(t) for t in types]
+    if ufunc.nout == 1:
+        return [result_dtype(ufunc, *args)]
+    return [result_dtype(lambda *xs, i=i: ufunc(*xs)[i], *args) for i in range(ufunc.nout)]
+
+
+for _name, _ufunc in UFUNCS.items():
+    register_op(_name, infer=make_ufunc_infer(_ufunc), num_outputs=_ufunc.nout,
+                expr=OPERATOR_EXPRS.get(_name),
+                doc=f"np.{_name} ({_ufunc.nin} in, {_ufunc.nout} out)")(_ufunc)
+del _name, _ufunc

@@ -1,0 +1,142 @@
+"""Reductions (sum, mean, max, argmax, std, ...), scans (cumsum, cumprod) and sorting."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import register_op
+from ..types import TensorType
+from ._rules import (check_type, dummy, known_prod, normalize_axes, normalize_axis,
+                     result_dtype, shape_of)
+
+# op name -> (NumPy function, accepts dtype=, accepts ddof=, needs a non-empty reduced axis)
+REDUCTIONS = {
+    "sum": (np.sum, True, False, False),
+    "prod": (np.prod, True, False, False),
+    "mean": (np.mean, True, False, False),
+    "max": (np.max, False, False, True),
+    "min": (np.min, False, False, True),
+    "argmax": (np.argmax, False, False, True),
+    "argmin": (np.argmin, False, False, True),
+    "any": (np.any, False, False, False),
+    "all": (np.all, False, False, False),
+    "std": (np.std, True, True, False),
+    "var": (np.var, True, True, False),
+}
+
+_EMPTY_MESSAGES = {
+    "max": "zero-size array to reduction operation maximum which has no identity",
+    "min": "zero-size array to reduction operation minimum which has no identity",
+    "argmax": "attempt to get argmax of an empty sequence",
+    "argmin": "attempt to get argmin of an empty sequence",
+}
+
+
+def reduced_shape(shape: tuple, axes: tuple, keepdims: bool) -> tuple:
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _make_reduction(name, func, takes_dtype, takes_ddof, needs_elements):
+    allowed = {"axis", "keepdims"} | ({"dtype"} if takes_dtype else set()) | ({"ddof"} if takes_ddof else set())
+    single_axis = name in ("argmax", "argmin")
+
+    def check_attrs(attrs):
+        unknown = set(attrs) - allowed
+        if unknown:
+            raise TypeError(f"{name} got unexpected attribute(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
+
+    def infer(x, **attrs):
+        check_attrs(attrs)
+        check_type(x, f"{name} input")
+        shape = shape_of(x)
+        axis = attrs.get("axis")
+        if single_axis and isinstance(axis, (tuple, list)):
+            raise TypeError(f"{name}: axis must be an int or None, got {axis!r}")
+        axes = normalize_axes(axis, len(shape))
+        if needs_elements and any(shape[a] == 0 for a in axes):
+            raise ValueError(_EMPTY_MESSAGES[name])
+        keepdims = bool(attrs.get("keepdims", False))
+        if single_axis and axis is None and keepdims:
+            out_shape = (1,) * len(shape)
+        else:
+            out_shape = reduced_shape(shape, axes, keepdims)
+        dtype = result_dtype(func, dummy(x, fill=1), **attrs)
+        return TensorType(dtype, out_shape)
+
+    def impl(x, **attrs):
+        return func(x, **attrs)
+
+    def make_kernel(**attrs):
+        check_attrs(attrs)
+        if not attrs:
+            return func
+        return lambda x: func(x, **attrs)
+
+    impl.__name__ = infer.__name__ = name
+    register_op(name, infer=infer, make_kernel=make_kernel, doc=f"np.{func.__name__}")(impl)
+
+
+for _name, _spec in REDUCTIONS.items():
+    _make_reduction(_name, *_spec)
+
+
+# --- scans -----------------------------------------------------------------------------------
+
+def _scan_infer(func):
+    def infer(x, axis=None, dtype=None):
+        check_type(x)
+        shape = shape_of(x)
+        if axis is None:
+            out_shape = (known_prod(shape),)
+        else:
+            normalize_axis(axis, len(shape))
+            out_shape = shape
+        return TensorType(result_dtype(func, dummy(x, fill=1), axis=axis, dtype=dtype), out_shape)
+    return infer
+
+
+@register_op("cumsum", infer=_scan_infer(np.cumsum), doc="np.cumsum(x, axis, dtype)")
+def cumsum(x, axis=None, dtype=None):
+    return np.cumsum(x, axis=axis, dtype=dtype)
+
+
+@register_op("cumprod", infer=_scan_infer(np.cumprod), doc="np.cumprod(x, axis, dtype)")
+def cumprod(x, axis=None, dtype=None):
+    return np.cumprod(x, axis=axis, dtype=dtype)
+
+
+# --- sorting ---------------------------------------------------------------------------------
+
+_SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
+
+
+def _sort_infer(func):
+    def infer(x, axis=-1, kind=None, stable=None):
+        check_type(x)
+        if kind not in _SORT_KINDS:
+            raise ValueError(f"sort kind must be one of {_SORT_KINDS[1:]}, got {kind!r}")
+        shape = shape_of(x)
+        if axis is None:
+            out_shape = (known_prod(shape),)
+        else:
+            if not shape:
+                raise np.exceptions.AxisError(axis, 0)
+            normalize_axis(axis, len(shape))
+            out_shape = shape
+        dtype = result_dtype(func, dummy(x, fill=1), axis=axis, kind=kind, stable=stable)
+        return TensorType(dtype, out_shape)
+    return infer
+
+
+@register_op("sort", infer=_sort_infer(np.sort), doc="np.sort(x, axis, kind, stable)")
+def sort(x, axis=-1, kind=None, stable=None):
+    return np.sort(x, axis=axis, kind=kind, stable=stable)
+
+
+@register_op("argsort", infer=_sort_infer(np.argsort), doc="np.argsort(x, axis, kind, stable)")
+def argsort(x, axis=-1, kind=None, stable=None):
+    return np.argsort(x, axis=axis, kind=kind, stable=stable)
+
+

@@ -1,0 +1,322 @@
+"""Shape and data-movement ops: reshape, transpose, concatenate, stack, where, clip, take, astype..."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import register_op
+from ..types import TensorType
+from ._rules import (as_index, check_type, dtype_of, dummy, fmt_shape, is_weak, known_prod, merge_dim,
+                     normalize_axes, normalize_axis, result_dtype, shape_of)
+from .elementwise import broadcast
+
+
+def _require_tensor(t, op: str, what: str = "input") -> TensorType:
+    check_type(t, f"{op} {what}")
+    return TensorType(dtype_of(t), ()) if is_weak(t) else t
+
+
+def check_dynamic_sizes(op: str, attr_shape: tuple, dyn_types) -> None:
+    """`None` entries of a shape attr are filled, in order, by integer scalar inputs."""
+    n_dyn = sum(d is None for d in attr_shape)
+    if n_dyn != len(dyn_types):
+        raise TypeError(f"{op}: shape {attr_shape!r} has {n_dyn} symbolic entries but {len(dyn_types)} size inputs were given")
+    for t in dyn_types:
+        check_type(t, f"{op} size input")
+        if is_weak(t):
+            continue
+        if t.ndim != 0 or t.dtype.kind not in "iu":
+            raise TypeError(f"{op}: a symbolic size must be an integer scalar, got {t}")
+
+
+def fill_dynamic(attr_shape: tuple, sizes) -> tuple:
+    """The concrete shape: `None` entries of `attr_shape` replaced by the run-time `sizes`."""
+    it = iter(sizes)
+    return tuple(as_index(next(it), "size") if d is None else d for d in attr_shape)
+
+
+def _dynamic_kernel(func, attr_shape, **kwargs):
+    """A kernel calling func(x, shape, **kwargs) with dynamic shape entries filled from inputs."""
+    if None not in attr_shape:
+        return lambda x: func(x, attr_shape, **kwargs)
+    return lambda x, *sizes: func(x, fill_dynamic(attr_shape, sizes), **kwargs)
+
+
+# --- reshape ---------------------------------------------------------------------------------
+
+def reshape_infer(x, *sizes, shape):
+    x = _require_tensor(x, "reshape")
+    shape = tuple(shape)
+    check_dynamic_sizes("reshape", shape, sizes)
+    for d in shape:
+        if d is not None and (not isinstance(d, int) or d < -1):
+            raise ValueError(f"reshape: invalid dimension {d!r} in shape {shape!r}")
+    if shape.count(-1) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    total = known_prod(x.shape)
+    others = [d for d in shape if d != -1]
+    rest = known_prod(others)
+    if -1 not in shape:
+        if total is not None and rest is not None and total != rest:
+            raise ValueError(f"cannot reshape array of size {total} into shape {fmt_shape(shape)}")
+        return TensorType(x.dtype, shape)
+    inferred = None
+    if total is not None and rest is not None:
+        if rest == 0 or total % rest:
+            raise ValueError(f"cannot reshape array of size {total} into shape {fmt_shape(shape)}")
+        inferred = total // rest
+    return TensorType(x.dtype, tuple(inferred if d == -1 else d for d in shape))
+
+
+@register_op("reshape", infer=reshape_infer, make_kernel=lambda shape: _dynamic_kernel(np.reshape, tuple(shape)),
+             doc="np.reshape(x, shape); None entries of `shape` come from integer scalar inputs")
+def reshape(x, *sizes, shape):
+    return np.reshape(x, fill_dynamic(tuple(shape), sizes))
+
+
+# --- transpose / expand_dims / squeeze --------------------------------------------------------
+
+def transpose_infer(x, axes=None):
+    x = _require_tensor(x, "transpose")
+    if axes is None:
+        return TensorType(x.dtype, x.shape[::-1])
+    if len(axes) != x.ndim:
+        raise ValueError("axes don't match array")
+    norm = tuple(normalize_axis(a, x.ndim) for a in axes)
+    if len(set(norm)) != len(norm):
+        raise ValueError("repeated axis in transpose")
+    return TensorType(x.dtype, tuple(x.shape[a] for a in norm))
+
+
+@register_op("transpose", infer=transpose_infer, doc="np.transpose(x, axes)")
+def transpose(x, axes=None):
+    return np.transpose(x, axes)
+
+
+def expand_dims_infer(x, axis):
+    x = _require_tensor(x, "expand_dims")
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    out_ndim = x.ndim + len(axes)
+    norm = normalize_axes(axes, out_ndim, allow_none=False)
+    dims = iter(x.shape)
+    return TensorType(x.dtype, tuple(1 if i in norm else next(dims) for i in range(out_ndim)))
+
+
+@register_op("expand_dims", infer=expand_dims_infer, doc="np.expand_dims(x, axis)")
+def expand_dims(x, axis):
+    return np.expand_dims(x, axis)
+
+
+def squeeze_infer(x, axis=None):
+    x = _require_tensor(x, "squeeze")
+    if axis is None:
+        if None in x.shape:
+            raise ValueError(f"squeeze without axis on shape {fmt_shape(x.shape)} with unknown dims is "
+                             "ambiguous; pass axis= to name the axes to remove")
+        return TensorType(x.dtype, tuple(d for d in x.shape if d != 1))
+    axes = normalize_axes(axis, x.ndim)
+    for a in axes:
+        if x.shape[a] not in (1, None):
+            raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+    return TensorType(x.dtype, tuple(d for i, d in enumerate(x.shape) if i not in axes))
+
+
+@register_op("squeeze", infer=squeeze_infer, doc="np.squeeze(x, axis)")
+def squeeze(x, axis=None):
+    return np.squeeze(x, axis)
+
+
+# --- concatenate / stack ----------------------------------------------------------------------
+
+def concatenate_infer(*xs, axis=0, dtype=None):
+    if not xs:
+        raise ValueError("need at least one array to concatenate")
+    xs = [_require_tensor(x, "concatenate") for x in xs]
+    out_dtype = result_dtype(np.concatenate, [dummy(x) for x in xs], axis=None, dtype=dtype)
+    if axis is None:
+        sizes = [known_prod(x.shape) for x in xs]
+        return TensorType(out_dtype, (None if None in sizes else sum(sizes),))
+    ndim = xs[0].ndim
+    if ndim == 0:
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    axis = normalize_axis(axis, ndim)
+    dims = list(xs[0].shape)
+    for i, x in enumerate(xs[1:], start=1):
+        if x.ndim != ndim:
+            raise ValueError(
+                "all the input arrays must have same number of dimensions, but the array at index 0 has "
+                f"{ndim} dimension(s) and the array at index {i} has {x.ndim} dimension(s)")
+        for d in range(ndim):
+            if d == axis:
+                dims[d] = None if dims[d] is None or x.shape[d] is None else dims[d] + x.shape[d]
+            elif dims[d] is not None and x.shape[d] is not None and dims[d] != x.shape[d]:
+                raise ValueError(
+                    "all the input array dimensions except for the concatenation axis must match exactly, "
+                    f"but along dimension {d}, the array at index 0 has size {dims[d]} and the array at "
+                    f"index {i} has size {x.shape[d]}")
+            elif dims[d] is None:
+                dims[d] = x.shape[d]
+    return TensorType(out_dtype, tuple(dims))
+
+
+@register_op("concatenate", infer=concatenate_infer, doc="np.concatenate(xs, axis, dtype)")
+def concatenate(*xs, axis=0, dtype=None):
+    return np.concatenate(xs, axis=axis, dtype=dtype)
+
+
+def stack_infer(*xs, axis=0, dtype=None):
+    if not xs:
+        raise ValueError("need at least one array to stack")
+    xs = [_require_tensor(x, "stack") for x in xs]
+    shape = xs[0].shape
+    for x in xs[1:]:
+        if x.ndim != len(shape):
+            raise ValueError("all input arrays must have the same shape")
+        try:
+            shape = tuple(merge_dim(a, b, "stack") for a, b in zip(shape, x.shape))
+        except ValueError:
+            raise ValueError("all input arrays must have the same shape") from None
+    axis = normalize_axis(axis, len(shape) + 1)
+    out_dtype = result_dtype(np.stack, [dummy(x) for x in xs], dtype=dtype)
+    return TensorType(out_dtype, shape[:axis] + (len(xs),) + shape[axis:])
+
+
+@register_op("stack", infer=stack_infer, doc="np.stack(xs, axis, dtype)")
+def stack(*xs, axis=0, dtype=None):
+    return np.stack(xs, axis=axis, dtype=dtype)
+
+
+# --- broadcast_to ----------------------------------------------------------------------------
+
+def broadcast_to_infer(x, *sizes, shape):
+    x = _require_tensor(x, "broadcast_to")
+    shape = tuple(shape)
+    check_dynamic_sizes("broadcast_to", shape, sizes)
+    if any(d is not None and d < 0 for d in shape):
+        raise ValueError("all elements of broadcast shape must be non-negative")
+    lead = len(shape) - x.ndim
+    if lead < 0:
+        raise ValueError("input operand has more dimensions than allowed by the axis remapping")
+    out = list(shape)
+    for i, d in enumerate(x.shape):
+        target = shape[lead + i]
+        if d is None or d == 1:
+            continue
+        if target is None:
+            out[lead + i] = d  # must equal d at run time, or broadcast_to fails
+        elif target != d:
+            raise ValueError("operands could not be broadcast together with remapped shapes "
+                             f"[original->remapped]: {fmt_shape(x.shape)}  and requested shape {fmt_shape(shape)}")
+    return TensorType(x.dtype, tuple(out))
+
+
+@register_op("broadcast_to", infer=broadcast_to_infer,
+             make_kernel=lambda shape: _dynamic_kernel(np.broadcast_to, tuple(shape)),
+             doc="np.broadcast_to(x, shape); None entries of `shape` come from integer scalar inputs")
+def broadcast_to(x, *sizes, shape):
+    return np.broadcast_to(x, fill_dynamic(tuple(shape), sizes))
+
+
+# --- where / argwhere / clip / take / astype / copy ------------------------------------------
+
+def where_infer(cond, x, y):
+    for t in (cond, x, y):
+        check_type(t, "where input")
+    dtype = result_dtype(np.where, dummy(cond), dummy(x), dummy(y))
+    return TensorType(dtype, broadcast(shape_of(cond), shape_of(x), shape_of(y)))
+
+
+@register_op("where", infer=where_infer, doc="np.where(cond, x, y)")
+def where(cond, x, y):
+    return np.where(cond, x, y)
+
+
+def argwhere_infer(x):
+    x = _require_tensor(x, "argwhere")
+    return TensorType(np.intp, (None, x.ndim))
+
+
+@register_op("argwhere", infer=argwhere_infer,
+             doc="np.argwhere(x): (number of non-zero elements, ndim) indices; the first dim is dynamic")
+def argwhere(x):
+    return np.argwhere(x)
+
+
+_CLIP_BOUNDS = ("min_max", "min", "max", "none")
+
+
+def _clip_args(bounds, inputs):
+    if bounds not in _CLIP_BOUNDS:
+        raise ValueError(f"clip: bounds must be one of {_CLIP_BOUNDS}, got {bounds!r}")
+    expected = {"min_max": 2, "min": 1, "max": 1, "none": 0}[bounds]
+    if len(inputs) != expected:
+        raise TypeError(f"clip with bounds={bounds!r} takes {expected} bound input(s), got {len(inputs)}")
+    it = iter(inputs)
+    lo = next(it) if bounds in ("min_max", "min") else None
+    hi = next(it) if bounds in ("min_max", "max") else None
+    return lo, hi
+
+
+def clip_infer(x, *limits, bounds="min_max"):
+    check_type(x, "clip input")
+    lo, hi = _clip_args(bounds, limits)
+    for t in limits:
+        check_type(t, "clip bound")
+    dtype = result_dtype(np.clip, dummy(x), None if lo is None else dummy(lo), None if hi is None else dummy(hi))
+    shapes = [shape_of(t) for t in (x, *limits)]
+    return TensorType(dtype, broadcast(*shapes))
+
+
+@register_op("clip", infer=clip_infer,
+             doc="np.clip(x, lo, hi); attr bounds says which of lo/hi are inputs ('min_max', 'min', 'max', 'none')")
+def clip(x, *limits, bounds="min_max"):
+    lo, hi = _clip_args(bounds, limits)
+    return np.clip(x, lo, hi)
+
+
+def take_infer(a, indices, axis=None):
+    a = _require_tensor(a, "take")
+    check_type(indices, "take indices")
+    idx_shape = shape_of(indices)
+    idx_dtype = dtype_of(indices)
+    if idx_dtype.kind not in "iub":
+        raise TypeError(f"take: indices must be integers, got {idx_dtype}")
+    if axis is None:
+        size = known_prod(a.shape)
+        if size == 0 and (None not in idx_shape and known_prod(idx_shape) > 0):
+            raise IndexError("cannot do a non-empty take from an empty axes.")
+        return TensorType(a.dtype, idx_shape)
+    if a.ndim == 0:
+        raise np.exceptions.AxisError(axis, 0)
+    axis = normalize_axis(axis, a.ndim)
+    return TensorType(a.dtype, a.shape[:axis] + tuple(idx_shape) + a.shape[axis + 1:])
+
+
+@register_op("take", infer=take_infer, doc="np.take(a, indices, axis)")
+def take(a, indices, axis=None):
+    return np.take(a, indices, axis=axis)
+
+
+def astype_infer(x, dtype):
+    x = _require_tensor(x, "astype")
+    return TensorType(np.dtype(dtype), x.shape)
+
+
+def _astype(x, dtype):
+    return np.asarray(x).astype(dtype) if isinstance(x, (bool, int, float, complex)) else x.astype(dtype)
+
+
+@register_op("astype", infer=astype_infer, make_kernel=lambda dtype: lambda x: _astype(x, dtype),
+             doc="x.astype(dtype)")
+def astype(x, dtype):
+    return _astype(x, dtype)
+
+
+def copy_infer(x):
+    x = _require_tensor(x, "copy")
+    return x
+
+
+@register_op("copy", infer=copy_infer, doc="np.copy(x)")
+def copy(x):
+    return np.copy(x)
