@@ -1,0 +1,211 @@
+"""The getitem op: basic and advanced NumPy indexing with static or symbolic index parts.
+
+The `index` attr is a tuple with one entry per index item:
+  an int            -> static integer index
+  None              -> np.newaxis
+  "..."             -> Ellipsis
+  "start:stop:step" -> a slice; each part is an int, empty (None) or "?" (the next input)
+  "?"               -> the next input: an integer scalar, an integer array or a boolean mask
+Inputs after `x` supply the "?" parts in order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import register_op
+from ..types import TensorType
+from ._rules import check_type, dtype_of, fmt_shape, is_weak, shape_of
+from .elementwise import broadcast
+
+INVALID_INDEX = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
+                 "or boolean arrays are valid indices")
+
+
+def parse_slice(text: str) -> tuple:
+    """'1:?:-1' -> (1, '?', -1); '' parts -> None."""
+    parts = text.split(":")
+    if len(parts) not in (2, 3):
+        raise ValueError(f"bad slice text {text!r} in getitem index")
+    out = []
+    for p in parts:
+        p = p.strip()
+        if p == "":
+            out.append(None)
+        elif p == "?":
+            out.append("?")
+        else:
+            out.append(int(p))
+    while len(out) < 3:
+        out.append(None)
+    return tuple(out)
+
+
+def format_slice(start, stop, step) -> str:
+    """Inverse of parse_slice; '?' marks a symbolic part."""
+    def part(v):
+        return "" if v is None else str(v)
+    text = f"{part(start)}:{part(stop)}"
+    return text if step is None else f"{text}:{part(step)}"
+
+
+def _items(index, inputs):
+    """Pairs each index entry with its kind and any input types it consumes."""
+    it = iter(inputs)
+    items = []
+    ellipses = 0
+    try:
+        for entry in index:
+            if entry is None:
+                items.append(("newaxis", None))
+            elif isinstance(entry, str) and entry == "...":
+                ellipses += 1
+                items.append(("ellipsis", None))
+            elif isinstance(entry, str) and entry == "?":
+                items.append(("input", next(it)))
+            elif isinstance(entry, str):
+                parts = parse_slice(entry)
+                items.append(("slice", tuple(next(it) if p == "?" else p for p in parts)))
+            elif isinstance(entry, (int, np.integer)) and not isinstance(entry, bool):
+                items.append(("int", int(entry)))
+            else:
+                raise IndexError(f"{INVALID_INDEX}; bad getitem index entry {entry!r}")
+    except StopIteration:
+        raise TypeError(f"getitem: index {index!r} needs more inputs than the {len(inputs)} given") from None
+    if next(it, None) is not None:
+        raise TypeError(f"getitem: index {index!r} got more inputs than it uses")
+    if ellipses > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    return items
+
+
+def _classify_input(t):
+    """'int' (integer scalar), 'array' (integer array) or 'mask' (boolean) for an index input type."""
+    check_type(t, "getitem index")
+    dtype = dtype_of(t)
+    if dtype.kind == "b":
+        return "mask"
+    if dtype.kind not in "iu":
+        raise IndexError(f"{INVALID_INDEX}; got an index of dtype {dtype}")
+    return "int" if len(shape_of(t)) == 0 else "array"
+
+
+def _slice_length(dim, start, stop, step):
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    if dim is None or any(not (v is None or isinstance(v, int)) for v in (start, stop, step)):
+        if start is None and stop is None and step in (None, 1):
+            return dim
+        return None
+    return len(range(*slice(start, stop, step).indices(dim)))
+
+
+def getitem_infer(x, *inputs, index):
+    check_type(x, "getitem input")
+    if is_weak(x):
+        raise IndexError("invalid index to scalar variable.")
+    items = _items(tuple(index), inputs)
+    kinds = []
+    consumed = 0
+    for kind, value in items:
+        if kind == "input":
+            kind = _classify_input(value)
+            consumed += len(shape_of(value)) if kind == "mask" else 1
+        elif kind in ("int", "slice"):
+            consumed += 1
+        kinds.append(kind)
+    if consumed > x.ndim:
+        raise IndexError(f"too many indices for array: array is {x.ndim}-dimensional, but {consumed} were indexed")
+    if "ellipsis" in kinds:
+        pos = kinds.index("ellipsis")
+        fill = [("slice", (None, None, None))] * (x.ndim - consumed)
+        items = items[:pos] + fill + items[pos + 1:]
+        kinds = kinds[:pos] + ["slice"] * len(fill) + kinds[pos + 1:]
+    else:
+        items = items + [("slice", (None, None, None))] * (x.ndim - consumed)
+        kinds = kinds + ["slice"] * (x.ndim - consumed)
+
+    has_arrays = any(k in ("array", "mask") for k in kinds)
+    pieces = []          # (is_advanced, dims)
+    adv_shapes = []
+    axis = 0
+    for kind, (_, value) in zip(kinds, items):
+        if kind == "newaxis":
+            pieces.append((False, (1,)))
+        elif kind == "slice":
+            pieces.append((False, (_slice_length(x.shape[axis], *value),)))
+            axis += 1
+        elif kind == "int":
+            dim = x.shape[axis]
+            if isinstance(value, int) and dim is not None and not -dim <= value < dim:
+                raise IndexError(f"index {value} is out of bounds for axis {axis} with size {dim}")
+            if has_arrays:
+                pieces.append((True, ()))
+                adv_shapes.append(())
+            axis += 1
+        elif kind == "array":
+            pieces.append((True, ()))
+            adv_shapes.append(shape_of(value))
+            axis += 1
+        else:  # mask
+            mshape = shape_of(value)
+            for k, mdim in enumerate(mshape):
+                dim = x.shape[axis + k]
+                if dim is not None and mdim is not None and dim != mdim:
+                    raise IndexError(f"boolean index did not match indexed array along axis {axis + k}; size of "
+                                     f"axis is {dim} but size of corresponding boolean axis is {mdim}")
+            pieces.append((True, ()))
+            adv_shapes.append((None,))
+            axis += len(mshape)
+
+    if not has_arrays:
+        return TensorType(x.dtype, tuple(d for _, dims in pieces for d in dims))
+    try:
+        adv = broadcast(*adv_shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together with shapes "
+                         + " ".join(fmt_shape(s) for s in adv_shapes)) from None
+    positions = [i for i, (is_adv, _) in enumerate(pieces) if is_adv]
+    adjacent = positions == list(range(positions[0], positions[-1] + 1))
+    basic = [d for is_adv, dims in pieces if not is_adv for d in dims]
+    if adjacent:
+        before = [d for is_adv, dims in pieces[:positions[0]] for d in dims]
+        after = [d for is_adv, dims in pieces[positions[-1] + 1:] for d in dims]
+        shape = tuple(before) + adv + tuple(after)
+    else:
+        shape = adv + tuple(basic)
+    return TensorType(x.dtype, shape)
+
+
+def make_getitem_kernel(index):
+    """Precompiles the key builder for one index structure."""
+    builders = []
+    n_inputs = 0
+    for entry in tuple(index):
+        if entry is None:
+            builders.append(lambda it: None)
+        elif isinstance(entry, str) and entry == "...":
+            builders.append(lambda it: Ellipsis)
+        elif isinstance(entry, str) and entry == "?":
+            builders.append(lambda it: next(it))
+            n_inputs += 1
+        elif isinstance(entry, str):
+            parts = parse_slice(entry)
+            n_inputs += parts.count("?")
+            builders.append(lambda it, parts=parts: slice(*(next(it) if p == "?" else p for p in parts)))
+        else:
+            builders.append(lambda it, v=int(entry): v)
+    if n_inputs == 0:
+        key = tuple(b(iter(())) for b in builders)
+        return lambda x: x[key]
+
+    def kernel(x, *inputs):
+        it = iter(inputs)
+        return x[tuple(b(it) for b in builders)]
+    return kernel
+
+
+@register_op("getitem", infer=getitem_infer, make_kernel=make_getitem_kernel,
+             doc="x[index]; see runtime.ops.indexing for the index attr")
+def getitem(x, *inputs, index):
+    return make_getitem_kernel(index)(x, *inputs)
