@@ -48,9 +48,10 @@ def apply_fixes(result: FileResult) -> FixOutcome:
 
 def unified_diff(path: str, before: str, after: str) -> str:
     """A unified diff between two versions of a file, `a/` and `b/` prefixed."""
+    name = path.lstrip("/")
     return "".join(difflib.unified_diff(before.splitlines(keepends=True),
                                         after.splitlines(keepends=True),
-                                        fromfile=f"a/{path.lstrip('/')}", tofile=f"b/{path.lstrip('/')}"))
+                                        fromfile=f"a/{name}", tofile=f"b/{name}"))
 
 
 class _Fixer(cst.CSTTransformer):
