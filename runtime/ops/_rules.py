@@ -16,7 +16,7 @@ PY_SCALARS = (bool, int, float, complex)
 
 def is_weak(t) -> bool:
     """True for a Python scalar literal input type."""
-    return isinstance(t, PY_SCALARS) and not isinstance(t, TensorType)
+    return type(t) in PY_SCALARS  # exact: np.float64 subclasses float but is not weak
 
 
 def shape_of(t) -> tuple:

@@ -118,7 +118,9 @@ def make_ufunc_infer(ufunc: np.ufunc):
 
 
 def _dtypes(ufunc: np.ufunc, types) -> list[np.dtype]:
-    args = [dummy(t) for t in types]
+    # Size-1 stand-ins (not empty ones) so value-based errors about Python scalar inputs surface
+    # at trace time as they would on any non-empty array (e.g. `int_array ** -1`).
+    args = [dummy(t, fill=1) for t in types]
     if ufunc.nout == 1:
         return [result_dtype(ufunc, *args)]
     return [result_dtype(lambda *xs, i=i: ufunc(*xs)[i], *args) for i in range(ufunc.nout)]

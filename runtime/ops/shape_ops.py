@@ -303,7 +303,8 @@ def astype_infer(x, dtype):
 
 
 def _astype(x, dtype):
-    return np.asarray(x).astype(dtype) if isinstance(x, (bool, int, float, complex)) else x.astype(dtype)
+    # np.float64 subclasses float, so test the exact type: only true Python scalars lack .astype
+    return np.asarray(x).astype(dtype) if type(x) in (bool, int, float, complex) else x.astype(dtype)
 
 
 @register_op("astype", infer=astype_infer, make_kernel=lambda dtype: lambda x: _astype(x, dtype),
@@ -320,3 +321,73 @@ def copy_infer(x):
 @register_op("copy", infer=copy_infer, doc="np.copy(x)")
 def copy(x):
     return np.copy(x)
+
+
+# --- round / repeat / diagonal / trace -------------------------------------------------------
+
+def round_infer(x, decimals=0):
+    check_type(x, "round input")
+    return TensorType(result_dtype(np.round, dummy(x), decimals=decimals), shape_of(x))
+
+
+@register_op("round", infer=round_infer, doc="np.round(x, decimals)")
+def round_(x, decimals=0):
+    return np.round(x, decimals=decimals)
+
+
+def repeat_infer(x, repeats, axis=None):
+    x = _require_tensor(x, "repeat")
+    repeats = as_index(repeats, "repeats")
+    if repeats < 0:
+        raise ValueError("repeats may not contain negative values.")
+    if axis is None:
+        size = known_prod(x.shape)
+        return TensorType(x.dtype, (None if size is None else size * repeats,))
+    axis = normalize_axis(axis, x.ndim)
+    dim = x.shape[axis]
+    return TensorType(x.dtype, x.shape[:axis] + (None if dim is None else dim * repeats,) + x.shape[axis + 1:])
+
+
+@register_op("repeat", infer=repeat_infer, doc="np.repeat(x, repeats, axis) with a static int repeats")
+def repeat(x, repeats, axis=None):
+    return np.repeat(x, repeats, axis=axis)
+
+
+def _diagonal_shape(op, shape, offset, axis1, axis2):
+    if len(shape) < 2:
+        raise ValueError(f"{op} requires an array of at least two dimensions, got shape {fmt_shape(shape)}")
+    a1, a2 = normalize_axis(axis1, len(shape)), normalize_axis(axis2, len(shape))
+    if a1 == a2:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    d1, d2 = shape[a1], shape[a2]
+    offset = as_index(offset, "offset")
+    if d1 is None or d2 is None:
+        length = None
+    elif offset >= 0:
+        length = max(0, min(d1, d2 - offset))
+    else:
+        length = max(0, min(d1 + offset, d2))
+    rest = tuple(d for i, d in enumerate(shape) if i not in (a1, a2))
+    return rest, length
+
+
+def diagonal_infer(x, offset=0, axis1=0, axis2=1):
+    x = _require_tensor(x, "diagonal")
+    rest, length = _diagonal_shape("diagonal", x.shape, offset, axis1, axis2)
+    return TensorType(x.dtype, rest + (length,))
+
+
+@register_op("diagonal", infer=diagonal_infer, doc="np.diagonal(x, offset, axis1, axis2)")
+def diagonal(x, offset=0, axis1=0, axis2=1):
+    return np.diagonal(x, offset, axis1, axis2)
+
+
+def trace_infer(x, offset=0, axis1=0, axis2=1, dtype=None):
+    x = _require_tensor(x, "trace")
+    rest, _ = _diagonal_shape("trace", x.shape, offset, axis1, axis2)
+    return TensorType(result_dtype(np.trace, np.ones((1, 1), x.dtype), dtype=dtype), rest)
+
+
+@register_op("trace", infer=trace_infer, doc="np.trace(x, offset, axis1, axis2, dtype)")
+def trace(x, offset=0, axis1=0, axis2=1, dtype=None):
+    return np.trace(x, offset, axis1, axis2, dtype=dtype)
