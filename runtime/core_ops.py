@@ -153,7 +153,18 @@ def _list_write(lst, index, value, *, dynamic_size):
     return lst
 
 
-register_op("list_write", infer=lambda lst, i, v, *, dynamic_size: lst, stateful=True)(_list_write)
+def _list_write_infer(lst, index, value, *, dynamic_size):
+    if not isinstance(value, TensorType):  # a weak Python scalar takes the list's dtype
+        value = TensorType(lst.element.dtype if lst.element is not None else np.asarray(value).dtype, ())
+    if lst.element is None:
+        return ListType(value)
+    joined = lst.element.most_specific_common_supertype(value)
+    if joined is None:
+        raise TypeError(f"cannot write a {value} value into a list of {lst.element}")
+    return ListType(joined)
+
+
+register_op("list_write", infer=_list_write_infer, stateful=True)(_list_write)
 
 
 def _list_read(lst, index):
@@ -205,3 +216,24 @@ def _list_from_tensor(t):
 
 register_op("list_from_tensor",
             infer=lambda t: ListType(TensorType(t.dtype, t.shape[1:])), stateful=True)(_list_from_tensor)
+
+
+# -- shapes and truth values -----------------------------------------------
+
+register_op("dim", infer=lambda x, *, axis: TensorType(np.int64, ()),
+            make_kernel=lambda axis: (lambda x: np.int64(np.shape(x)[axis])))(
+    lambda x, *, axis: np.int64(np.shape(x)[axis]))
+
+
+def _truth(x):
+    return np.bool_(bool(x))
+
+
+def _truth_infer(x):
+    if x.shape != ():
+        raise ValueError(f"the truth value of an array of shape {x.shape} is ambiguous; "
+                         f"reduce it first with .any() or .all()")
+    return TensorType(np.bool_, ())
+
+
+register_op("truth", infer=_truth_infer)(_truth)

@@ -134,7 +134,7 @@ class _Emitter:
 
     def assign(self, indent: int, targets: list[str], sources: list[str], node: Node):
         if targets:
-            self.emit(indent, f"{', '.join(targets)}, = {', '.join(sources)},", node)
+            self.emit(indent, f"{', '.join(targets)} = {', '.join(sources)}", node)
 
     def cond(self, node: Node, indent: int):
         pred, *operands = node.inputs

@@ -140,6 +140,8 @@ def format_attr(value) -> str:
         return value.name
     if isinstance(value, type) and issubclass(value, np.generic):
         return np.dtype(value).name
+    if isinstance(value, np.generic):
+        return repr(value.item())
     if isinstance(value, np.ndarray):
         body = np.array2string(value, separator=",", threshold=8, edgeitems=2)
         return f"{body.replace(chr(10), '')}"
@@ -186,13 +188,20 @@ def format_graph(graph: Graph, locations: bool = False) -> str:
     return "\n".join(lines)
 
 
+def _node_line(node: Node, namer: _Namer) -> str:
+    outs = ", ".join(f"{namer.define(v)}:{v.type}" for v in node.outputs)
+    args = " ".join(namer.ref(v) for v in node.inputs)
+    if node.op == "const":
+        attrs = format_attr(node.attrs["value"])
+    else:
+        attrs = " ".join(f"{k}={format_attr(v)}" for k, v in sorted(node.attrs.items()))
+    text = " ".join(p for p in (node.op, args, attrs) if p)
+    return f"{outs} = {text}" if outs else text
+
+
 def _format_body(graph: Graph, namer: _Namer, lines: list, indent: str, locations: bool):
     for node in graph.nodes:
-        outs = ", ".join(f"{namer.define(v)}:{v.type}" for v in node.outputs)
-        args = " ".join(namer.ref(v) for v in node.inputs)
-        attrs = " ".join(f"{k}={format_attr(v)}" for k, v in sorted(node.attrs.items()))
-        text = " ".join(p for p in (node.op, args, attrs) if p)
-        line = f"{indent}{outs} = {text}" if outs else f"{indent}{text}"
+        line = indent + _node_line(node, namer)
         if locations and node.location:
             line += f"  # {os.path.basename(node.location[0])}:{node.location[1]}"
         lines.append(line)
@@ -211,8 +220,4 @@ def node_text(node: Node) -> str:
     for v in node.inputs:
         if isinstance(v, Value):
             namer.define(v)
-    outs = ", ".join(f"{namer.define(v)}:{v.type}" for v in node.outputs)
-    args = " ".join(namer.ref(v) for v in node.inputs)
-    attrs = " ".join(f"{k}={format_attr(v)}" for k, v in sorted(node.attrs.items()))
-    text = " ".join(p for p in (node.op, args, attrs) if p)
-    return f"{outs} = {text}" if outs else text
+    return _node_line(node, namer)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from runtime.executor import GraphExecutionError
+
 
 class StagingError(Exception):
     """Base of every error this project raises on purpose."""
@@ -47,10 +49,8 @@ class BranchMismatchError(StagingError, TypeError):
     """The two branches of a staged `if` produce values that cannot be merged."""
 
 
-class ExecutionError(StagingError):
+class ExecutionError(StagingError, GraphExecutionError):
     """A node failed while a staged graph ran; the message names the node and
     the user's file:line that created it. When the original error was an
-    AssertionError, ValueError, ... the raised error is also an instance of it."""
-
-    node_text: str = ""
-    location: tuple | None = None
+    AssertionError, ValueError, ... the raised error is also an instance of it.
+    `node` is the failing node, `location` its (file, line)."""

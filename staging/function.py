@@ -1,0 +1,776 @@
+"""`staging.function`: Function (trace cache, dispatch) and ConcreteFunction (one traced graph)."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import threading
+import warnings
+import weakref
+
+import numpy as np
+
+from runtime import CompiledGraph, ListType, TensorType, Value
+from runtime.registry import register_op
+
+from . import errors, nest
+from .graph_building import FuncGraph, building, current_graph, record
+from .optimize import optimize
+from .tensor import Tensor
+from .variables import Variable, creation_scope
+
+_NP_SCALAR_TYPES = frozenset(
+    t for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+                np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128,
+                np.longdouble, np.clongdouble))
+_PY_VALUE_TYPES = (int, float, complex, str, bytes, type(None))
+
+_eager = threading.local()
+_RUN_EAGERLY = [False]
+
+
+def run_functions_eagerly(enabled: bool) -> None:
+    """When True, every staging.function runs its Python function directly (for debugging)."""
+    _RUN_EAGERLY[0] = bool(enabled)
+
+
+def functions_run_eagerly() -> bool:
+    return _RUN_EAGERLY[0]
+
+
+class RetracingWarning(UserWarning):
+    """A Function keeps tracing new graphs; each trace is slow."""
+
+
+# ---------------------------------------------------------------------------
+# TensorSpec and trace keys
+
+
+class TensorSpec:
+    """Describes a tensor argument: shape (dims int or None) and dtype."""
+
+    __slots__ = ("type", "name")
+
+    def __init__(self, shape, dtype=np.float64, name=None):
+        self.type = TensorType(np.dtype(dtype), shape)
+        self.name = name
+
+    @classmethod
+    def from_value(cls, value, name=None) -> "TensorSpec":
+        if isinstance(value, Tensor):
+            return cls(value.type.shape, value.dtype, name)
+        arr = np.asarray(value)
+        return cls(arr.shape, arr.dtype, name)
+
+    @property
+    def shape(self):
+        return self.type.shape
+
+    @property
+    def dtype(self):
+        return self.type.dtype
+
+    def is_compatible_with(self, value) -> bool:
+        t = _tensor_type_of(value)
+        return t is not None and self.type.is_supertype_of(t)
+
+    def __eq__(self, other):
+        return isinstance(other, TensorSpec) and self.type == other.type and self.name == other.name
+
+    def __hash__(self):
+        return hash((self.type, self.name))
+
+    def __repr__(self):
+        name = f", name={self.name!r}" if self.name else ""
+        return f"TensorSpec(shape={self.type.shape}, dtype={self.type.dtype.name}{name})"
+
+
+def _tensor_type_of(value):
+    if isinstance(value, Tensor):
+        return value.type
+    if isinstance(value, TensorSpec):
+        return value.type
+    if type(value) is np.ndarray or type(value) in _NP_SCALAR_TYPES:
+        if value.dtype.hasobject:
+            return None
+        return TensorType(value.dtype, value.shape)
+    return None
+
+
+class _WeakIdKey:
+    """Trace-key part for an object compared by identity, held weakly."""
+
+    __slots__ = ("ref", "ident")
+
+    def __init__(self, obj):
+        self.ident = id(obj)
+        try:
+            self.ref = weakref.ref(obj)
+        except TypeError:
+            self.ref = lambda obj=obj: obj  # not weak-referenceable: hold it
+
+    def __eq__(self, other):
+        return isinstance(other, _WeakIdKey) and self.ident == other.ident and \
+            self.ref() is not None and self.ref() is other.ref()
+
+    def __hash__(self):
+        return self.ident
+
+    def __repr__(self):
+        obj = self.ref()
+        return f"<{type(obj).__name__} object>" if obj is not None else "<dead object>"
+
+
+_TENSOR = "T"
+
+
+def _trace_structure(value, types: list, path: str, tensor_paths: list):
+    """The hashable part of a trace key; appends each tensor leaf's type to `types`."""
+    t = _tensor_type_of(value)
+    if t is not None:
+        types.append(t)
+        tensor_paths.append(path)
+        return _TENSOR
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, _PY_VALUE_TYPES):
+        return value  # 1 == 1.0: no retrace
+    if isinstance(value, Variable):
+        return ("Variable", _WeakIdKey(value))
+    tracing_type = getattr(type(value), "__tracing_type__", None)
+    if tracing_type is not None:
+        return ("custom", type(value), tracing_type(value))
+    if nest.is_namedtuple(value):
+        return (type(value), tuple(_trace_structure(v, types, f"{path}.{f}", tensor_paths)
+                                   for f, v in zip(type(value)._fields, value)))
+    if isinstance(value, (list, tuple)):
+        return (type(value), tuple(_trace_structure(v, types, f"{path}[{i}]", tensor_paths)
+                                   for i, v in enumerate(value)))
+    if isinstance(value, dict):
+        keys = nest._sorted_keys(value)
+        return (type(value), tuple((k, _trace_structure(value[k], types, f"{path}[{k!r}]", tensor_paths))
+                                   for k in keys))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (type(value), tuple((f.name, _trace_structure(getattr(value, f.name), types,
+                                                             f"{path}.{f.name}", tensor_paths))
+                                   for f in dataclasses.fields(value)))
+    if isinstance(value, Tensor) or isinstance(value, np.ndarray):
+        raise TypeError(f"cannot use {value!r} as a staged argument")
+    if type(value).__hash__ is object.__hash__ or type(value).__hash__ is None:
+        return ("id", _WeakIdKey(value))
+    try:
+        hash(value)
+    except TypeError:
+        return ("id", _WeakIdKey(value))
+    return ("eq", type(value), value)
+
+
+def _replace_tensors(value, leaves):
+    """`value` with each tensor leaf (in trace order) replaced by next(leaves)."""
+    if _tensor_type_of(value) is not None:
+        return next(leaves)
+    if isinstance(value, (bool,) + _PY_VALUE_TYPES) or isinstance(value, Variable):
+        return value
+    if getattr(type(value), "__tracing_type__", None) is not None:
+        return value
+    if nest.is_namedtuple(value):
+        return type(value)(*[_replace_tensors(v, leaves) for v in value])
+    if isinstance(value, (list, tuple)):
+        return type(value)(_replace_tensors(v, leaves) for v in value)
+    if isinstance(value, dict):
+        replaced = {k: _replace_tensors(value[k], leaves) for k in nest._sorted_keys(value)}
+        return {k: replaced[k] for k in value}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.replace(value, **{f.name: _replace_tensors(getattr(value, f.name), leaves)
+                                             for f in dataclasses.fields(value) if f.init})
+    return value
+
+
+def _flat_tensors(value, out: list):
+    if _tensor_type_of(value) is not None:
+        out.append(value)
+    elif isinstance(value, (bool,) + _PY_VALUE_TYPES) or isinstance(value, Variable):
+        return
+    elif getattr(type(value), "__tracing_type__", None) is not None:
+        return
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _flat_tensors(v, out)
+    elif isinstance(value, dict):
+        for k in nest._sorted_keys(value):
+            _flat_tensors(value[k], out)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            _flat_tensors(getattr(value, f.name), out)
+
+
+# ---------------------------------------------------------------------------
+# ConcreteFunction
+
+
+_tracing = threading.local()
+
+
+def _tracing_stack() -> list:
+    stack = getattr(_tracing, "stack", None)
+    if stack is None:
+        stack = _tracing.stack = []
+    return stack
+
+
+class ConcreteFunction:
+    """One traced graph with a fixed input signature; calling it runs the graph."""
+
+    def __init__(self, name, graph, structure, arg_types, arg_paths, bound_template, output_template,
+                 output_kinds, signature, python_function):
+        self.name = name
+        self.graph = graph
+        self._structure = structure
+        self._arg_types = arg_types          # TensorTypes of the flat tensor inputs
+        self._arg_paths = arg_paths
+        self._bound_template = bound_template  # (args, kwargs) with TensorSpecs for tensors
+        self._pack_structure, self._output_specs = output_template
+        self._output_kinds = output_kinds
+        self._signature = signature
+        self._python_function = python_function
+        self._compiled = CompiledGraph(graph, errors.ExecutionError)
+        self._run = self._compiled.run
+        self.output_types = tuple(v.type for v in graph.outputs if isinstance(v, Value))
+        self._pack = self._make_packer()
+
+    # -- outputs ---------------------------------------------------------
+    def _make_packer(self):
+        kinds = self._output_kinds
+        template = self._pack_structure
+        if kinds == "single":
+            return lambda outs: outs[0]
+        if kinds == "tuple":
+            return lambda outs: outs
+        if kinds == "none":
+            return lambda outs: None
+        leaves_static = kinds  # list: for each leaf, ("dyn", None) or ("static", obj)
+
+        def pack(outs):
+            it = iter(outs)
+            leaves = [next(it) if kind == "dyn" else obj for kind, obj in leaves_static]
+            return nest.pack_as(template, leaves)
+        return pack
+
+    # -- calling ---------------------------------------------------------
+    def _call_flat(self, tensors):
+        try:
+            outs = self._run(*tensors)
+        except errors.ExecutionError:
+            raise
+        except Exception as exc:
+            raise self._compiled.wrap_error(exc, errors.ExecutionError) from exc
+        return self._pack(outs)
+
+    def __call__(self, *args, **kwargs):
+        bound = _bind(self._signature, args, kwargs, self.name)
+        types: list = []
+        paths: list = []
+        structure = _trace_structure(bound, types, "", paths)
+        if structure != self._structure or not all(
+                spec.is_supertype_of(t) for spec, t in zip(self._arg_types, types)):
+            raise TypeError(f"{self.name}(): arguments {_describe_args(bound, self._signature)} do not "
+                            f"match the concrete function's signature\n{self.pretty_printed_signature()}")
+        if current_graph() is not None:
+            return _record_call(self, bound)
+        flat: list = []
+        _flat_tensors(bound, flat)
+        return self._call_flat(flat)
+
+    # -- introspection -----------------------------------------------------
+    @property
+    def structured_input_signature(self):
+        return self._bound_template
+
+    @property
+    def structured_outputs(self):
+        return self._output_specs
+
+    @property
+    def inputs(self):
+        return [TensorSpec(t.shape, t.dtype) for t in self._arg_types]
+
+    def pretty_printed_signature(self, verbose: bool = True) -> str:
+        args, kwargs = self._bound_template
+        params = list(self._signature.parameters)
+        lines = [f"{self.name}({', '.join(params)})"]
+        lines.append("  Args:")
+        for name, value in zip(params, list(args) + [kwargs.get(p) for p in params[len(args):]]):
+            lines.append(f"    {name}: {_describe_spec(value)}")
+        lines.append("  Returns:")
+        lines.append(f"    {_describe_spec(self._output_specs)}")
+        return "\n".join(lines)
+
+    def __graph_repr__(self):
+        return self.name
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self.name}{tuple(str(t) for t in self._arg_types)}>"
+
+
+def _describe_spec(value) -> str:
+    if isinstance(value, TensorSpec):
+        return str(value.type)
+    if isinstance(value, (list, tuple)) and not nest.is_namedtuple(value):
+        inner = ", ".join(_describe_spec(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_describe_spec(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, ListType):
+        return str(value)
+    if isinstance(value, Variable):
+        return f"Variable {value.name!r} {TensorType(value.dtype, value.shape)}"
+    return repr(value)
+
+
+def _describe_args(bound, signature) -> str:
+    args, kwargs = bound
+    parts = []
+    for name, value in zip(signature.parameters, args):
+        t = _tensor_type_of(value)
+        parts.append(f"{name}={t if t is not None else repr(value)}")
+    return "(" + ", ".join(parts) + ")"
+
+
+def _bind(signature, args, kwargs, name):
+    """Canonical (args tuple, kwargs dict): positional parameters in order, defaults applied."""
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise TypeError(f"{name}(): {exc}") from None
+    bound.apply_defaults()
+    return (tuple(bound.args), dict(bound.kwargs))
+
+
+# -- calls of a Function from another trace ---------------------------------
+
+def _call_infer(*types, fn):
+    return fn.output_types
+
+
+def _call_kernel(fn):
+    run = fn._run
+    return lambda *args: run(*args)
+
+
+register_op("call", infer=_call_infer, num_outputs=None, stateful=True, make_kernel=_call_kernel)(
+    lambda *args, fn: fn._run(*args))
+
+
+def _record_call(cf: ConcreteFunction, bound):
+    flat: list = []
+    _flat_tensors(bound, flat)
+    outs = record("call", flat, {"fn": cf})
+    return cf._pack(tuple(outs))
+
+
+# ---------------------------------------------------------------------------
+# Function
+
+
+class Function:
+    """A Python function staged into graphs, one per input signature (see DESIGN.md)."""
+
+    def __init__(self, python_function, input_signature=None, autograph=True, reduce_retracing=False,
+                 name=None, _instance_ref=None):
+        functools.update_wrapper(self, python_function)
+        self.python_function = python_function
+        self._name = name or getattr(python_function, "__name__", "function")
+        self._autograph = autograph
+        self._reduce_retracing = reduce_retracing
+        self._instance_ref = _instance_ref
+        target = python_function
+        try:
+            self._signature = inspect.signature(target)
+        except (TypeError, ValueError):
+            self._signature = inspect.Signature([inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL)])
+        if _instance_ref is not None:
+            params = list(self._signature.parameters.values())[1:]
+            self._signature = self._signature.replace(parameters=params)
+        self._input_signature = None
+        if input_signature is not None:
+            self._input_signature = tuple(_as_spec(s) for s in input_signature)
+        self._lock = threading.RLock()
+        self._cache: dict = {}          # exact trace key -> ConcreteFunction
+        self._fast: dict = {}           # tuple of per-arg keys (positional NumPy args only) -> ConcreteFunction
+        self._concretes: list[tuple] = []  # (structure, arg_types, ConcreteFunction)
+        self.tracing_count = 0
+        self._created_variables: list = []
+        self._variables_initialized = False
+        self._recent = []                # 1 per call that traced, 0 per call that did not (last 5)
+        self._warned_retracing = False
+        self._bound_functions = weakref.WeakKeyDictionary()
+        self._converted = None
+
+    # -- descriptors: methods trace per instance ---------------------------
+    def __get__(self, instance, owner):
+        if instance is None:
+            return self
+        try:
+            bound = self._bound_functions.get(instance)
+        except TypeError:
+            bound = None
+        if bound is None:
+            bound = Function(self.python_function, self._input_signature, self._autograph,
+                             self._reduce_retracing, self._name, _instance_ref=_instance_ref(instance))
+            try:
+                self._bound_functions[instance] = bound
+            except TypeError:
+                pass
+        return bound
+
+    @property
+    def input_signature(self):
+        return self._input_signature
+
+    def __repr__(self):
+        return f"<staging.Function {self._name}>"
+
+    # -- calling -----------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if not kwargs and not _RUN_EAGERLY[0]:
+            key = []
+            for a in args:
+                t = type(a)
+                if t is np.ndarray or t in _NP_SCALAR_TYPES:
+                    key.append((a.dtype, a.shape))
+                else:
+                    break
+            else:
+                cf = self._fast.get(tuple(key))
+                if cf is not None and not _tracing_stack():
+                    if self._recent:
+                        self._recent.append(0)
+                    try:
+                        return cf._pack(cf._run(*args))
+                    except errors.ExecutionError:
+                        raise
+                    except Exception as exc:
+                        raise cf._compiled.wrap_error(exc, errors.ExecutionError) from exc
+        return self._call_slow(args, kwargs)
+
+    def _call_slow(self, args, kwargs):
+        if _RUN_EAGERLY[0]:
+            return _lists_to_python(self._callable()(*args, **kwargs))
+        cf, bound = self._lookup(args, kwargs, allow_trace=True)
+        if current_graph() is not None:
+            return _record_call(cf, bound)
+        flat: list = []
+        _flat_tensors(bound, flat)
+        return cf._call_flat(flat)
+
+    def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
+        if not args and not kwargs and self._input_signature is not None:
+            args = self._input_signature
+        cf, _ = self._lookup(args, kwargs, allow_trace=True)
+        return cf
+
+    def _callable(self):
+        func = self.python_function
+        if self._instance_ref is not None:
+            instance = self._instance_ref()
+            if instance is None:
+                raise ReferenceError(f"the object of method {self._name!r} no longer exists")
+            return func.__get__(instance)
+        return func
+
+    # -- trace keys and dispatch ---------------------------------------------
+    def _lookup(self, args, kwargs, allow_trace):
+        bound = _bind(self._signature, args, kwargs, self._name)
+        if self._input_signature is not None:
+            bound = self._apply_input_signature(bound)
+        types: list = []
+        paths: list = []
+        structure = _trace_structure(bound, types, "", paths)
+        context = bool(_tracing_stack())
+        key = (structure, tuple(types), context)
+        try:
+            cf = self._cache.get(key)
+        except TypeError as exc:  # an unhashable __tracing_type__ result
+            raise TypeError(f"{self._name}(): cannot build a trace key: {exc}") from None
+        if cf is None:
+            with self._lock:
+                cf = self._cache.get(key)
+                if cf is None:
+                    cf = self._most_specific(structure, types, context)
+                    traced = cf is None
+                    if traced:
+                        trace_types = types
+                        if self._reduce_retracing:
+                            trace_types = self._relaxed(structure, types, context)
+                        cf = self._trace(bound, structure, trace_types, paths, context)
+                        self._note_call(traced=True)
+                    self._cache[key] = cf
+                    self._remember_fast(args, kwargs, bound, types, cf, context)
+        elif self._recent:
+            self._recent.append(0)
+        return cf, bound
+
+    def _remember_fast(self, args, kwargs, bound, types, cf, context):
+        if kwargs or context or self._input_signature is not None:
+            return
+        if len(args) != len(bound[0]) or bound[1]:
+            return
+        if len(types) != len(args) or not all(_tensor_type_of(a) is not None and not isinstance(a, Tensor)
+                                              for a in args):
+            return
+        self._fast[tuple((a.dtype, a.shape) for a in args)] = cf
+
+    def _most_specific(self, structure, types, context):
+        best = None
+        for s, arg_types, ctx, cf in self._concretes:
+            if s != structure or ctx != context or len(arg_types) != len(types):
+                continue
+            if all(a.is_supertype_of(t) for a, t in zip(arg_types, types)):
+                if best is None or all(b.is_supertype_of(a) for b, a in zip(best[0], arg_types)):
+                    best = (arg_types, cf)
+        return best[1] if best else None
+
+    def _relaxed(self, structure, types, context):
+        for s, arg_types, ctx, _ in reversed(self._concretes):
+            if s == structure and ctx == context and len(arg_types) == len(types):
+                joined = [a.most_specific_common_supertype(t) for a, t in zip(arg_types, types)]
+                if all(j is not None for j in joined):
+                    return joined
+        return types
+
+    def _apply_input_signature(self, bound):
+        args, kwargs = bound
+        specs = self._input_signature
+        params = list(self._signature.parameters)
+        if len(args) < len(specs):
+            missing = params[len(args):len(specs)]
+            raise TypeError(f"{self._name}(): missing argument(s) {', '.join(map(repr, missing))} "
+                            f"declared by input_signature")
+        out = list(args)
+        for i, spec in enumerate(specs):
+            name = params[i] if i < len(params) else f"args[{i}]"
+            out[i] = _conform(args[i], spec, name, self._name)
+        return (tuple(out), kwargs)
+
+    def _note_call(self, traced: bool):
+        self._recent.append(1 if traced else 0)
+        del self._recent[:-5]
+        if (len(self._recent) == 5 and all(self._recent) and self.tracing_count > 5
+                and not self._warned_retracing):
+            self._warned_retracing = True
+            warnings.warn(
+                f"5 out of the last 5 calls to {self._name!r} ({_where_defined(self.python_function)}) "
+                f"triggered a retrace. Tracing is slow; likely causes: calling it with Python numbers "
+                f"or new shapes each time (pass NumPy arrays, use input_signature=... or "
+                f"reduce_retracing=True), or defining the function inside a loop.",
+                RetracingWarning, stacklevel=4)
+
+    # -- tracing -----------------------------------------------------------
+    def _trace(self, bound, structure, types, paths, context):
+        stack = _tracing_stack()
+        if self in stack or (self._instance_ref is None and any(
+                f.python_function is self.python_function for f in stack)):
+            raise errors.RecursionInTraceError(
+                f"{_where_defined(self.python_function)}: staged function {self._name!r} calls itself "
+                f"while being traced; recursion cannot be staged. Write it as a loop (while / for), "
+                f"or recurse on Python values only")
+        stack.append(self)
+        try:
+            first = not self._variables_initialized
+            created: list = []
+
+            def on_create(var):
+                if first:
+                    created.append(var)
+                    return
+                raise ValueError(
+                    f"{_where_variable()}staged function {self._name!r} created a staging.Variable "
+                    f"on a trace other than its first. Variables may only be created on the first "
+                    f"call: create them outside the function, or once (e.g. `if self.v is None: "
+                    f"self.v = staging.Variable(...)`)")
+
+            cf = self._trace_once(bound, structure, types, paths, on_create)
+            if first:
+                self._variables_initialized = True
+                if created:
+                    self._created_variables.extend(weakref.ref(v) for v in created)
+                    # Trace again now that the variables exist: the graph must not re-create them.
+                    cf = self._trace_once(bound, structure, types, paths, on_create)
+            self._concretes.append((structure, tuple(types), context, cf))
+            return cf
+        finally:
+            stack.pop()
+
+    def _trace_once(self, bound, structure, types, paths, on_create):
+        fg = FuncGraph(self._name)
+        args, kwargs = bound
+        names = [p.replace("[", "_").replace("]", "").replace("'", "").replace(".", "_") for p in paths]
+        placeholders = iter([fg.add_input(t, n) for t, n in zip(types, names)])
+        call_args = _replace_tensors(args, placeholders)
+        call_kwargs = _replace_tensors(kwargs, placeholders)
+        func = self._traceable()
+        with creation_scope(on_create), building(fg):
+            result = func(*call_args, **call_kwargs)
+            out_values, output_kinds, pack_structure, specs = _collect_outputs(fg, result)
+        fg.graph.outputs = out_values
+        fg.closed = True
+        optimize(fg.graph)
+        self.tracing_count += 1
+        arg_specs = iter([TensorSpec(t.shape, t.dtype) for t in types])
+        bound_template = (_replace_tensors(args, arg_specs), _replace_tensors(kwargs, arg_specs))
+        return ConcreteFunction(self._name, fg.graph, structure, tuple(types), paths, bound_template,
+                                (pack_structure, specs), output_kinds, self._signature, self.python_function)
+
+    def _traceable(self):
+        func = self.python_function
+        if self._autograph:
+            if self._converted is None:
+                self._converted = _convert(func)
+            func = self._converted
+        if self._instance_ref is not None:
+            instance = self._instance_ref()
+            if instance is None:
+                raise ReferenceError(f"the object of method {self._name!r} no longer exists")
+            return func.__get__(instance)
+        return func
+
+    def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
+        return "\n\n".join(cf.pretty_printed_signature(verbose) for _, _, _, cf in self._concretes)
+
+    def experimental_get_tracing_count(self) -> int:
+        return self.tracing_count
+
+
+def _instance_ref(instance):
+    try:
+        return weakref.ref(instance)
+    except TypeError:
+        return lambda: instance
+
+
+def _convert(func):
+    try:
+        import autograph
+    except ImportError:  # pragma: no cover - autograph ships with staging
+        return func
+    convert = getattr(autograph, "convert", None)
+    if convert is None:
+        return func
+    return convert(func)
+
+
+def _where_defined(func) -> str:
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return getattr(func, "__qualname__", repr(func))
+    return f"{code.co_filename}:{code.co_firstlineno}"
+
+
+def _where_variable() -> str:
+    from .graph_building import _where
+    return _where()
+
+
+def _as_spec(spec):
+    if isinstance(spec, TensorSpec):
+        return spec
+    if isinstance(spec, (list, tuple)):
+        return type(spec)(_as_spec(s) for s in spec)
+    raise TypeError(f"input_signature entries must be staging.TensorSpec, got {spec!r}")
+
+
+def _conform(value, spec, name, fname):
+    """`value` checked against `spec` (nested), converted to a NumPy value; TypeError names the argument."""
+    if isinstance(spec, (list, tuple)):
+        if not isinstance(value, (list, tuple)) or len(value) != len(spec):
+            raise TypeError(f"{fname}(): argument {name!r} must be a sequence of {len(spec)} tensors "
+                            f"matching input_signature, got {value!r:.60}")
+        return type(spec)(_conform(v, s, f"{name}[{i}]", fname) for i, (v, s) in enumerate(zip(value, spec)))
+    if isinstance(value, TensorSpec):
+        t = value.type
+        if not spec.type.is_supertype_of(t):
+            raise TypeError(f"{fname}(): argument {name!r} is {t}, which input_signature "
+                            f"{spec.type} does not accept")
+        return TensorSpec(spec.shape, spec.dtype)
+    if isinstance(value, Tensor):
+        t = value.type
+        if not spec.type.is_supertype_of(t):
+            raise TypeError(f"{fname}(): argument {name!r} is {t}, which input_signature "
+                            f"{spec.type} does not accept")
+        return value
+    arr = np.asarray(value)
+    if isinstance(value, (bool, int, float, complex)) and arr.dtype != spec.dtype:
+        if np.can_cast(arr.dtype, spec.dtype, "same_kind") or (arr.dtype.kind in "biu" and spec.dtype.kind in "fc"):
+            arr = arr.astype(spec.dtype)
+    if arr.dtype != spec.dtype or not spec.type.accepts_shape(arr.shape):
+        raise TypeError(f"{fname}(): argument {name!r} is {TensorType(arr.dtype, arr.shape)}, which "
+                        f"input_signature {spec.type} does not accept")
+    return arr[()] if arr.ndim == 0 else arr
+
+
+def _collect_outputs(fg: FuncGraph, result):
+    """Graph outputs for the tensor leaves of `result`, plus how to rebuild it.
+
+    Returns (values, kinds, structure, specs): kinds is "none", "single",
+    "tuple" (a flat tuple of tensors) or a list of ("dyn", None) / ("static", obj)
+    per leaf; structure is what leaves are packed into; specs shows it with
+    TensorSpecs in place of tensors (structured_outputs).
+    """
+    from .tensor_array import TensorArray
+    if result is None:
+        return [], "none", None, None
+    leaves = nest.flatten(result)
+    values, kinds = [], []
+    for leaf in leaves:
+        if isinstance(leaf, Variable):
+            leaf = leaf._staged_value()
+        if isinstance(leaf, TensorArray):
+            if not leaf._staged:
+                kinds.append(("static", leaf.to_list()))
+                continue
+            leaf = leaf._handle
+        if isinstance(leaf, Tensor):
+            values.append(fg.value_of(leaf))
+            kinds.append(("dyn", None))
+        elif isinstance(leaf, (np.ndarray, np.generic)):
+            values.append(record("const", [], {"value": leaf})._value)
+            kinds.append(("dyn", None))
+        else:
+            kinds.append(("static", leaf))
+    specs = iter([_spec(v) for v in values])
+    spec_leaves = [next(specs) if kind == "dyn" else obj for kind, obj in kinds]
+    if len(leaves) == 1 and leaves[0] is result and kinds[0][0] == "dyn":
+        return values, "single", None, spec_leaves[0]
+    spec_structure = nest.pack_as(result, spec_leaves)
+    if type(result) is tuple and len(result) == len(leaves) and all(k == "dyn" for k, _ in kinds) and \
+            all(not isinstance(r, (tuple, list, dict)) for r in result):
+        return values, "tuple", None, spec_structure
+    return values, kinds, result, spec_structure
+
+
+def _spec(value: Value):
+    return value.type if isinstance(value.type, ListType) else TensorSpec(value.type.shape, value.type.dtype)
+
+
+def _lists_to_python(result):
+    from .tensor_array import TensorArray
+    if isinstance(result, TensorArray):
+        return result.to_list()
+    if isinstance(result, (list, tuple)) and any(isinstance(r, TensorArray) for r in nest.flatten(result)):
+        return nest.pack_as(result, [r.to_list() if isinstance(r, TensorArray) else r
+                                     for r in nest.flatten(result)])
+    return result
+
+
+def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False):
+    """Stages `func` into graphs, one per input signature. Usable as `@function` or `@function(...)`."""
+    def decorate(f):
+        if isinstance(f, Function):
+            f = f.python_function
+        return Function(f, input_signature=input_signature, autograph=autograph,
+                        reduce_retracing=reduce_retracing)
+    if func is None:
+        return decorate
+    return decorate(func)
+

@@ -1,0 +1,217 @@
+"""The graph under construction while tracing, and `record`, which adds one node to it."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+
+from runtime import Graph, Node, TensorType, Value
+from runtime.registry import get_op, infer_types, UnknownOpError
+
+from . import errors, source_map
+
+_state = threading.local()
+
+
+class FuncGraph:
+    """A Graph being built by a trace, with captures of tensors from enclosing graphs.
+
+    `outer` is the graph this one is nested in (a cond branch or loop body is
+    nested in the graph that records the cond/while node); a tensor of an
+    enclosing graph used here becomes a captured input.
+    """
+
+    def __init__(self, name: str, outer: "FuncGraph | None" = None):
+        self.graph = Graph(name)
+        self.outer = outer
+        self.captures: dict[int, tuple[Value, Value]] = {}  # id(outer value) -> (outer value, inner input)
+        self.closed = False
+        self.function_name = name
+
+    @property
+    def name(self):
+        return self.graph.name
+
+    def add_input(self, type_, name: str = "") -> "Tensor":
+        from .tensor import Tensor
+        return Tensor(self, self.graph.add_input(type_, name))
+
+    def value_of(self, tensor) -> Value:
+        """The Value standing for `tensor` in this graph, capturing it from an enclosing graph if needed."""
+        owner = tensor._graph
+        if owner is self:
+            return tensor._value
+        if owner.closed:
+            raise leaked_error(tensor)
+        if self.outer is None or not self._encloses(owner):
+            raise errors.LeakedTensorError(
+                f"{_where()}symbolic tensor {tensor._describe()} belongs to another trace "
+                f"({owner.function_name!r}) and cannot be used in {self.function_name!r}; pass it as "
+                f"an argument instead of closing over it")
+        outer_value = self.outer.value_of(tensor)
+        return self.capture_value(outer_value)
+
+    def capture_value(self, outer_value: Value) -> Value:
+        hit = self.captures.get(id(outer_value))
+        if hit is not None:
+            return hit[1]
+        inner = self.graph.add_input(outer_value.type, "capture")
+        self.captures[id(outer_value)] = (outer_value, inner)
+        return inner
+
+    def _encloses(self, other: "FuncGraph") -> bool:
+        g = self.outer
+        while g is not None:
+            if g is other:
+                return True
+            g = g.outer
+        return False
+
+
+def leaked_error(tensor) -> errors.LeakedTensorError:
+    made = ""
+    if tensor._value.producer is not None and tensor._value.producer.location:
+        file, line = tensor._value.producer.location
+        made = f" (created at {file}:{line})"
+    return errors.LeakedTensorError(
+        f"{_where()}symbolic tensor {tensor._describe()}{made} was used outside the trace of "
+        f"{tensor._graph.function_name!r} that created it; it has no value here. Return it from "
+        f"the staged function instead of storing it in a global or an attribute")
+
+
+def _stack() -> list:
+    stack = getattr(_state, "stack", None)
+    if stack is None:
+        stack = _state.stack = []
+    return stack
+
+
+def current_graph() -> FuncGraph | None:
+    stack = getattr(_state, "stack", None)
+    return stack[-1] if stack else None
+
+
+def is_tracing() -> bool:
+    return bool(getattr(_state, "stack", None))
+
+
+class building:
+    """Context manager making `graph` the current graph (thread-local)."""
+
+    __slots__ = ("graph",)
+
+    def __init__(self, graph: FuncGraph):
+        self.graph = graph
+
+    def __enter__(self):
+        _stack().append(self.graph)
+        return self.graph
+
+    def __exit__(self, *exc):
+        _stack().pop()
+        return False
+
+
+class eager_scope:
+    """Temporarily no current graph (used to run Python code eagerly during a trace)."""
+
+    def __enter__(self):
+        self.saved = getattr(_state, "stack", None)
+        _state.stack = []
+
+    def __exit__(self, *exc):
+        _state.stack = self.saved
+        return False
+
+
+def _where() -> str:
+    loc = source_map.user_location(2)
+    return f"{loc[0]}:{loc[1]}: " if loc else ""
+
+
+def user_location():
+    return source_map.user_location(2)
+
+
+_SCALAR_LITERALS = (bool, int, float, complex)
+
+
+def to_value(graph: FuncGraph, item, op_name: str = "") -> Value | object:
+    """A node input for `item`: a Value, or a Python scalar kept as a weak literal."""
+    from .tensor import Tensor
+    if isinstance(item, Tensor):
+        return graph.value_of(item)
+    if isinstance(item, Value):  # already a value of `graph` (control-flow operands)
+        return item
+    t = type(item)
+    if t in _SCALAR_LITERALS:
+        return item
+    if isinstance(item, (np.ndarray, np.generic)):
+        return constant_value(graph, item)
+    read = getattr(item, "_staged_value", None)  # Variables
+    if read is not None:
+        return graph.value_of(read())
+    raise errors.UnsupportedOpError(
+        f"{_where()}op {op_name!r} cannot take a {type(item).__name__} ({item!r:.60}) as an input; "
+        f"only arrays, numbers and symbolic tensors can be staged")
+
+
+def constant_value(graph: FuncGraph, array) -> Value:
+    if isinstance(array, np.ndarray) and array.dtype.hasobject:
+        raise errors.UnsupportedOpError(f"{_where()}object arrays cannot be staged")
+    if isinstance(array, np.ndarray):
+        array = array.copy()
+        array.setflags(write=False)
+    node = Node("const", [], {"value": array}, [TensorType.of(array)], user_location())
+    graph.graph.add_node(node)
+    return node.outputs[0]
+
+
+def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, subgraphs=None,
+           output_types=None):
+    """Adds one `op_name` node to the current graph; returns its symbolic output(s).
+
+    Returns a Tensor for single-output ops, a tuple of Tensors otherwise
+    (an empty tuple for ops without outputs).
+    """
+    from .tensor import Tensor
+    fg = graph if graph is not None else current_graph()
+    if fg is None:
+        for item in inputs:
+            if isinstance(item, Tensor):
+                raise leaked_error(item)
+        raise errors.StagingError(f"{_where()}op {op_name!r} was recorded outside of any trace")
+    attrs = attrs or {}
+    values = [to_value(fg, item, op_name) for item in inputs]
+    if output_types is None:
+        try:
+            op = get_op(op_name)
+        except UnknownOpError:
+            raise errors.UnsupportedOpError(
+                f"{_where()}no staged op {op_name!r}; wrap the computation in staging.py_function") from None
+        in_types = [v.type if isinstance(v, Value) else v for v in values]
+        try:
+            output_types = infer_types(op, in_types, attrs)
+        except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as exc:
+            if isinstance(exc, errors.StagingError):
+                raise
+            raise type(exc)(f"{_where()}{op_name}: {exc}") from None
+        single = op.num_outputs == 1
+    else:
+        single = False
+    node = Node(op_name, values, attrs, output_types, user_location(), subgraphs)
+    fg.graph.add_node(node)
+    outs = tuple(Tensor(fg, v) for v in node.outputs)
+    return outs[0] if single else outs
+
+
+def fmt_location(loc) -> str:
+    if not loc:
+        return ""
+    return f"{loc[0]}:{loc[1]}"
+
+
+def short_location(loc) -> str:
+    return f"{os.path.basename(loc[0])}:{loc[1]}" if loc else "?"

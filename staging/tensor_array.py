@@ -1,0 +1,158 @@
+"""TensorArray: a growable list of same-typed tensors, staged as a list value."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime import ListType, TensorType
+
+from . import errors
+from .graph_building import _where, current_graph, record
+from .tensor import Tensor
+
+
+class TensorArray:
+    """A list of tensors of one dtype and rank that loops can append to.
+
+    Functional API as in TF: `write`/`append` return the TensorArray to use
+    from then on (`ta = ta.write(i, v)`). Inside a trace it is one list value
+    in the graph; a staged Function returning one gives the caller a Python
+    list of NumPy values. `dtype=None` takes the dtype of the first write.
+    """
+
+    _is_tensor_array = True
+
+    def __init__(self, dtype=None, size=0, dynamic_size=False, element_shape=None, *, _handle=None):
+        self.dtype = np.dtype(dtype) if dtype is not None else None
+        self.dynamic_size = bool(dynamic_size)
+        self.element_shape = tuple(element_shape) if element_shape is not None else None
+        if _handle is not None:
+            self._handle = _handle
+            self._items = None
+            return
+        if current_graph() is not None:
+            element = None
+            if self.dtype is not None and self.element_shape is not None:
+                element = TensorType(self.dtype, self.element_shape)
+            inputs = [size] if isinstance(size, Tensor) else ([] if size == 0 else [np.int64(size)])
+            self._handle = record("list_new", inputs, {"element": element})
+            self._items = None
+        else:
+            if isinstance(size, Tensor):
+                raise errors.SymbolicValueError(f"{_where()}TensorArray size is symbolic outside a trace")
+            self._handle = None
+            self._items = [None] * int(size)
+
+    # -- internals ----------------------------------------------------------
+    @property
+    def _staged(self) -> bool:
+        return self._handle is not None
+
+    def _with_handle(self, handle: Tensor) -> "TensorArray":
+        el = handle.type.element
+        dtype = self.dtype if self.dtype is not None else (el.dtype if el is not None else None)
+        return TensorArray(dtype, dynamic_size=self.dynamic_size, element_shape=self.element_shape,
+                           _handle=handle)
+
+    def _cast(self, value):
+        if self.dtype is None:
+            return value
+        if isinstance(value, Tensor):
+            if value.dtype != self.dtype:
+                raise errors.LoopVariableError(
+                    f"{_where()}TensorArray of {self.dtype.name} cannot hold a {value.dtype.name} value; "
+                    f"cast it with .astype(np.{self.dtype.name})")
+            return value
+        arr = np.asarray(value)
+        if arr.dtype != self.dtype:
+            if not isinstance(value, (int, float, bool, complex)) and not np.can_cast(arr.dtype, self.dtype, "same_kind"):
+                raise TypeError(f"{_where()}TensorArray of {self.dtype.name} cannot hold a {arr.dtype.name} value")
+            arr = arr.astype(self.dtype)
+        return arr[()] if arr.ndim == 0 else arr
+
+    # -- API ------------------------------------------------------------------
+    def write(self, index, value) -> "TensorArray":
+        value = self._cast(value)
+        if self._staged:
+            if not isinstance(value, Tensor):
+                value = np.asarray(value)
+                value = value[()] if value.ndim == 0 else value
+            handle = record("list_write", [self._handle, index, value], {"dynamic_size": self.dynamic_size})
+            return self._with_handle(handle)
+        index = int(index)
+        if self.dtype is None:
+            self.dtype = np.asarray(value).dtype
+        if index >= len(self._items):
+            if not self.dynamic_size:
+                raise IndexError(f"TensorArray index {index} out of range for size {len(self._items)} "
+                                 f"(dynamic_size=False)")
+            self._items.extend([None] * (index + 1 - len(self._items)))
+        self._items[index] = value
+        return self
+
+    def append(self, value) -> "TensorArray":
+        if self._staged:
+            value = self._cast(value)
+            handle = record("list_write", [self._handle, self.size(), value], {"dynamic_size": True})
+            return self._with_handle(handle)
+        value = self._cast(value)
+        if self.dtype is None:
+            self.dtype = np.asarray(value).dtype
+        self._items.append(value)
+        return self
+
+    def read(self, index):
+        if self._staged:
+            if self._handle.type.element is None:
+                raise errors.SymbolicValueError(
+                    f"{_where()}TensorArray.read() before any write: its element type is unknown; give "
+                    f"dtype= and element_shape= when creating it")
+            return record("list_read", [self._handle, index])
+        value = self._items[int(index)]
+        if value is None:
+            raise ValueError(f"TensorArray element {int(index)} was read before it was written")
+        return value
+
+    def pop(self):
+        """Removes and returns the last element: (new TensorArray, value)."""
+        if self._staged:
+            handle, value = record("list_pop", [self._handle])
+            return self._with_handle(handle), value
+        return self, self._items.pop()
+
+    def stack(self):
+        if self._staged:
+            el = self._handle.type.element
+            if el is None:
+                if self.dtype is None or self.element_shape is None:
+                    raise errors.SymbolicValueError(
+                        f"{_where()}TensorArray.stack() of a list whose element type is unknown (nothing "
+                        f"was written); give dtype= and element_shape=")
+                el = TensorType(self.dtype, self.element_shape)
+            return record("list_stack", [self._handle], {"dtype": el.dtype, "element_shape": el.shape})
+        if any(v is None for v in self._items):
+            raise ValueError("TensorArray.stack(): some elements were never written")
+        if not self._items:
+            shape = tuple(0 if d is None else d for d in (self.element_shape or ()))
+            return np.zeros((0,) + shape, dtype=self.dtype or np.float64)
+        return np.stack(self._items)
+
+    def size(self):
+        if self._staged:
+            return record("list_size", [self._handle])
+        return np.int64(len(self._items))
+
+    def to_list(self) -> list:
+        """The elements as a Python list (eager only)."""
+        if self._staged:
+            raise errors.SymbolicValueError(f"{_where()}to_list() of a staged TensorArray; return it instead")
+        return list(self._items)
+
+    def __repr__(self):
+        if self._staged:
+            return f"<staging.TensorArray {self._handle.type}>"
+        return f"<staging.TensorArray {self._items!r}>"
+
+
+def list_type_of(ta: TensorArray) -> ListType:
+    return ta._handle.type
