@@ -35,7 +35,7 @@ def sample(dtype, shape):
 
 def type_of(value, unknown=()):
     """The input type of a value; Python scalars stay weak literals; `unknown` axes become None."""
-    if isinstance(value, (bool, int, float, complex)):
+    if type(value) in (bool, int, float, complex):
         return value
     value = np.asarray(value)
     shape = tuple(None if i in unknown else d for i, d in enumerate(value.shape))
