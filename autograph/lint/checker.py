@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import io
 import re
@@ -727,6 +728,19 @@ def noqa_lines(source: str) -> dict[int, frozenset[str] | None]:
     return result
 
 
+def _parse_error(source: str, path: str, err: cst.ParserSyntaxError) -> Finding:
+    """AG000 for an unparsable file, located by Python's own parser when it agrees."""
+    try:
+        ast.parse(source)
+    except SyntaxError as syntax:
+        return Finding(path, syntax.lineno or 1, syntax.offset or 1, PARSE_ERROR,
+                       f"cannot parse: {syntax.msg}")
+    except ValueError:
+        pass
+    return Finding(path, err.raw_line, err.raw_column + 1, PARSE_ERROR,
+                   f"cannot parse: {err.message}")
+
+
 def check_source(source: str, path: str, select: frozenset[str] | None = None,
                  ignore: frozenset[str] | None = None) -> FileResult:
     """Lint one module's source text; `path` is only used in the findings."""
@@ -736,8 +750,7 @@ def check_source(source: str, path: str, select: frozenset[str] | None = None,
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as err:
-        result.findings.append(Finding(path, err.raw_line, err.raw_column + 1, PARSE_ERROR,
-                                       f"cannot parse: {err.message}"))
+        result.findings.append(_parse_error(source, path, err))
         return result
     index = ModuleIndex(module)
     result.module, result.index = module, index

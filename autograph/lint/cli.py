@@ -67,7 +67,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="autograph lint",
         description="Find tracing pitfalls in functions staged with staging.function.",
-        epilog="rules: " + ", ".join(f"{r.code} {r.name}" for r in RULES.values()))
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="rules:\n" + "\n".join(f"  {r.code} {r.name}: {r.summary}"
+                                       for r in RULES.values()))
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
     parser.add_argument("--select", metavar="CODES",
                         help="only these rule codes or prefixes, comma-separated")
