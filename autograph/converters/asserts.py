@@ -1,0 +1,19 @@
+"""`assert test, msg` becomes `ag__.assert_stmt(test, lambda: msg)`: staged when `test` is symbolic."""
+
+from __future__ import annotations
+
+import gast
+
+from autograph.pyct import templates
+
+
+class _Asserts(gast.NodeTransformer):
+    def visit_Assert(self, node):
+        if node.msg is None:
+            return templates.replace("ag__.assert_stmt(test)", node, test=node.test)
+        return templates.replace("ag__.assert_stmt(test, lambda: msg)", node,
+                                 test=node.test, msg=node.msg)
+
+
+def transform(node, ctx):
+    return _Asserts().visit(node)

@@ -1,0 +1,48 @@
+"""`break` becomes `break_ = True`, tested by the loop condition; the loop's `else:` clause
+becomes `if not break_:` after the loop (or plain code after it when there is no break)."""
+
+from __future__ import annotations
+
+import gast
+
+from autograph.pyct import jumps
+
+
+def _is_break(stmt):
+    return isinstance(stmt, gast.Break)
+
+
+class _Breaks(gast.NodeTransformer):
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def _loop(self, node):
+        self.generic_visit(node)
+        orelse, node.orelse = node.orelse, []
+        if not jumps.contains(node.body, gast.Break, loops=False):
+            return [node] + orelse
+        flag = self.ctx.namer.new("break_")
+
+        def make_jump(stmt, flagged):
+            return [jumps.assign(flag, True, stmt)]
+
+        try:
+            body, _ = jumps.Lowering(_is_break, make_jump, flag).block(node.body)
+        except jumps.NeedFlag:
+            body, _ = jumps.Lowering(_is_break, make_jump, flag, True).block(node.body)
+        node.body = body or [gast.Pass()]
+        not_broken = jumps.not_(jumps.load(flag))
+        if isinstance(node, gast.While):
+            node.test = gast.BoolOp(op=gast.And(), values=[not_broken, node.test])
+        else:
+            node.ag_extra_test = not_broken
+        out = [jumps.assign(flag, False, node), node]
+        if orelse:
+            out.append(jumps.make_if(jumps.not_(jumps.load(flag)), orelse, [], node))
+        return out
+
+    visit_While = visit_For = _loop
+
+
+def transform(node, ctx):
+    return _Breaks(ctx).visit(node)

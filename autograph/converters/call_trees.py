@@ -1,0 +1,108 @@
+"""Calls become `ag__.call(f, *args)` so user functions are converted recursively at run time.
+
+Calls whose target is known at conversion time to be a builtin, NumPy or
+staging function are left alone (they need no conversion), except the few
+builtins that behave differently on symbolic values (print, len, range,
+enumerate, zip) and NumPy functions that need routing for symbolic arguments.
+"""
+
+from __future__ import annotations
+
+import builtins
+import types
+
+import gast
+
+from autograph.pyct import templates
+
+_INTERCEPTED_BUILTINS = frozenset({"print", "len", "range", "enumerate", "zip"})
+_NATIVE_PACKAGES = ("numpy", "staging", "runtime", "math", "builtins", "operator", "functools",
+                    "itertools", "collections", "autograph")
+_MISSING = object()
+
+
+def _native_module(obj) -> str | None:
+    mod = obj.__name__ if isinstance(obj, types.ModuleType) else getattr(obj, "__module__", None)
+    if isinstance(mod, str) and mod.split(".")[0] in _NATIVE_PACKAGES:
+        return mod
+    return None
+
+
+class _CallTrees(gast.NodeTransformer):
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.namespace = ctx.namespace
+        self.locals = set()
+
+    def visit_FunctionDef(self, node):
+        saved = self.locals
+        self.locals = saved | {a.id for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs}
+        self.locals |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+                        and isinstance(n.ctx, gast.Store)}
+        self.generic_visit(node)
+        self.locals = saved
+        return node
+
+    def _resolve(self, func):
+        """The object `func` names, if it is a global/builtin attribute chain; else _MISSING."""
+        chain = []
+        while isinstance(func, gast.Attribute):
+            chain.append(func.attr)
+            func = func.value
+        if not isinstance(func, gast.Name) or func.id in self.locals or func.id in self.ctx.freevars:
+            return _MISSING
+        obj = self.namespace.get(func.id, _MISSING)
+        if obj is _MISSING:
+            obj = getattr(builtins, func.id, _MISSING)
+            if obj is _MISSING:
+                return _MISSING
+        for attr in reversed(chain):
+            if not isinstance(obj, (types.ModuleType, type)):
+                return _MISSING
+            obj = getattr(obj, attr, _MISSING)
+            if obj is _MISSING:
+                return _MISSING
+        return obj
+
+    def _needs_call(self, func) -> bool:
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id == "ag__":
+            return False
+        if isinstance(func, gast.Name) and func.id == "super":
+            return False
+        obj = self._resolve(func)
+        if obj is _MISSING:
+            return True
+        if obj.__class__ is types.BuiltinFunctionType and getattr(obj, "__module__", None) == "builtins":
+            return obj.__name__ in _INTERCEPTED_BUILTINS
+        if isinstance(obj, type) and obj.__module__ == "builtins":
+            return obj.__name__ in _INTERCEPTED_BUILTINS
+        module = _native_module(obj)
+        if module is None:
+            return True
+        if module.split(".")[0] == "numpy":
+            return _numpy_needs_routing(obj)
+        return False
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if not self._needs_call(node.func):
+            return node
+        call = templates.replace_as_expression("ag__.call(func)", node, func=node.func)
+        call.args.extend(node.args)
+        call.keywords = node.keywords
+        return call
+
+
+def _numpy_needs_routing(func) -> bool:
+    try:
+        from staging import numpy_api
+    except ImportError:
+        return False
+    try:
+        return bool(numpy_api.has_function(func))
+    except Exception:
+        return False
+
+
+def transform(node, ctx):
+    return _CallTrees(ctx).visit(node)

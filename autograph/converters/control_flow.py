@@ -1,0 +1,167 @@
+"""`if`, `while` and `for` become calls of `ag__.if_stmt` / `while_stmt` / `for_stmt`.
+
+Branch and loop bodies become small functions that take the statement's state
+(the names the body modifies and later code reads) and return it:
+
+    def if_true(y):
+        y = y + 1
+        return (y,)
+    (y,) = ag__.if_stmt(x > 0, if_true, None, (y,), ('y',))
+"""
+
+from __future__ import annotations
+
+import gast
+
+from autograph.pyct import templates
+from autograph.pyct.static_analysis import activity, definitions, liveness
+
+
+class _ControlFlow(gast.NodeTransformer):
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.declared = [set()]
+
+    # Scopes
+
+    def visit_FunctionDef(self, node):
+        liveness.analyze(node)
+        definitions.analyze(node)
+        self.declared.append(activity.declared_outer(node))
+        node.body = self._block(node.body)
+        self.declared.pop()
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def _block(self, stmts):
+        out = []
+        for s in stmts:
+            r = self.visit(s)
+            out.extend(r if isinstance(r, list) else [r])
+        return out
+
+    # Helpers
+
+    def _state(self, modified, live):
+        declared = self.declared[-1]
+        return self.ctx.ordered((modified & live) - declared), self.ctx.ordered(modified & declared)
+
+    def _undefined(self, node, state):
+        out = []
+        for n in state:
+            if n not in node.ag_defined_in:
+                out.extend(templates.replace("name = ag__.Undefined(label)", node, name=n,
+                                             label=gast.Constant(value=n, kind=None)))
+        return out
+
+    def _function(self, name, params, body, state, outer, node):
+        stmts = []
+        if outer:
+            stmts.append(gast.Global(names=list(outer)) if self._is_global(outer)
+                         else gast.Nonlocal(names=list(outer)))
+            stmts[0].lineno = node.lineno
+        stmts.extend(body)
+        if state:
+            stmts.extend(templates.replace("return state", node,
+                                           state=templates.name_tuple(state)))
+        if not stmts:
+            stmts = [gast.Pass()]
+        fn, = templates.replace("def fn(params):\n    body", node, fn=name, params=list(params),
+                                body=stmts)
+        return fn
+
+    def _is_global(self, names):
+        return all(n in self.ctx.globals_declared for n in names)
+
+    def _call(self, template, node, state, outer, **subs):
+        call = templates.replace_as_expression(template, node, **subs)
+        call.args.append(templates.name_tuple(state))
+        call.args.append(templates.str_tuple(state))
+        if outer:
+            call.keywords.append(gast.keyword(arg="outer_writes", value=templates.str_tuple(outer)))
+        opts = getattr(node, "ag_loop_options", None)
+        if opts:
+            call.keywords.append(gast.keyword(arg="opts", value=gast.Call(
+                func=templates.name("dict"), args=[], keywords=opts)))
+        if not state:
+            stmt = gast.Expr(value=call)
+        else:
+            stmt = gast.Assign(targets=[templates.name_tuple(state, gast.Store())], value=call,
+                               type_comment=None)
+        stmt.lineno = node.lineno
+        return stmt
+
+    # Statements
+
+    def visit_If(self, node):
+        true_name, false_name = self.ctx.namer.new_group(("if_true", "if_false"))
+        node.body = self._block(node.body)
+        node.orelse = self._block(node.orelse)
+        modified = activity.modified(node.body + node.orelse)
+        state, outer = self._state(modified, node.ag_live_out | node.ag_live_in)
+        out = self._undefined(node, state)
+        out.append(self._function(true_name, state, node.body, state, outer, node))
+        if node.orelse:
+            out.append(self._function(false_name, state, node.orelse, state, outer, node))
+        else:
+            false_name = gast.Constant(value=None, kind=None)
+        out.append(self._call("ag__.if_stmt(test, if_true, if_false)", node, state, outer,
+                              test=node.test, if_true=true_name, if_false=false_name))
+        return out
+
+    def visit_While(self, node):
+        body_name, = self.ctx.namer.new_group(("loop_body",))
+        node.body = self._block(node.body)
+        modified = activity.modified(node.body)
+        state, outer = self._state(modified, node.ag_live_in | node.ag_live_out)
+        out = self._undefined(node, state)
+        out.append(self._function(body_name, state, node.body, state, outer, node))
+        test = gast.Lambda(args=_lambda_args(state), body=node.test)
+        out.append(self._call("ag__.while_stmt(test, loop_body)", node, state, outer,
+                              test=test, loop_body=body_name))
+        return out
+
+    def visit_For(self, node):
+        body_name, = self.ctx.namer.new_group(("loop_body",))
+        node.body = self._block(node.body)
+        targets = activity.modified(node.target)
+        modified = activity.modified(node.body) | targets
+        state, outer = self._state(modified, node.ag_live_in | node.ag_live_out)
+        out = self._undefined(node, state)
+        if isinstance(node.target, gast.Name) and node.target.id not in state:
+            item = node.target.id
+            body = node.body
+        else:
+            item = self.ctx.namer.new("itr")
+            assign = gast.Assign(targets=[node.target], value=templates.name(item), type_comment=None)
+            assign.lineno = node.lineno
+            body = [assign] + node.body
+        out.append(self._function(body_name, [item] + state, body, state, outer, node))
+        extra = getattr(node, "ag_extra_test", None)
+        extra_test = (gast.Lambda(args=_lambda_args(state), body=extra) if extra is not None
+                      else gast.Constant(value=None, kind=None))
+        out.append(self._call("ag__.for_stmt(iterable, extra_test, loop_body)", node, state, outer,
+                              iterable=node.iter, extra_test=extra_test, loop_body=body_name))
+        return out
+
+
+def _lambda_args(names):
+    return gast.arguments(
+        args=[gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None) for n in names],
+        posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+
+
+def _globals_declared(node):
+    names = set()
+    for n in gast.walk(node):
+        if isinstance(n, gast.Global):
+            names.update(n.names)
+    return names
+
+
+def transform(node, ctx):
+    ctx.globals_declared = _globals_declared(node)
+    if isinstance(node, gast.Lambda):
+        return node
+    return _ControlFlow(ctx).visit(node)

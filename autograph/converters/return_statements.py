@@ -1,0 +1,106 @@
+"""`return` inside if/loops becomes an assignment to `retval_`; one `return retval_` ends the function.
+
+`if c: return a` followed by more code puts that code in the `else` branch;
+a return inside a loop sets `do_return` and breaks out (the break converter
+then lowers the break), and the code after the loop runs under `if not do_return`.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from autograph.pyct import jumps
+
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef)
+
+
+def _nested_return(body) -> bool:
+    for s in body:
+        if not isinstance(s, gast.Return) and jumps.contains([s], gast.Return):
+            return True
+    return False
+
+
+class _FunctionLowering:
+    def __init__(self, ctx, fn):
+        self.ctx = ctx
+        self.fn = fn
+        self.retval = ctx.namer.new("retval_")
+        self.flag = None
+        self.loop_depth = 0
+
+    def make_jump(self, stmt, flagged):
+        value = stmt.value if stmt.value is not None else gast.Constant(value=None, kind=None)
+        out = [jumps.assign(self.retval, value, stmt)]
+        if flagged:
+            out.append(jumps.assign(self.flag, True, stmt))
+        if self.loop_depth:
+            brk = gast.Break()
+            brk.lineno = stmt.lineno
+            out.append(brk)
+        return out
+
+    def loops(self, loop, lowering):
+        loop = copy.copy(loop)
+        if not jumps.contains(loop.body, gast.Return):
+            if jumps.contains(loop.orelse, gast.Return):
+                loop.orelse, status = lowering.block(loop.orelse)
+                return [loop], (jumps.MAYBE if status else jumps.NEVER)
+            return [loop], jumps.NEVER
+        if self.flag is None:
+            raise jumps.NeedFlag()
+        self.loop_depth += 1
+        inner = jumps.Lowering(_is_return, self.make_jump, self.flag, True, self.loops)
+        loop.body, _ = inner.block(loop.body)
+        self.loop_depth -= 1
+        loop.orelse, _ = lowering.block(loop.orelse)
+        if self.loop_depth:
+            # Inside an enclosing loop: leave it too.
+            exit_ = jumps.make_if(jumps.load(self.flag), [gast.Break()], [], loop)
+            exit_.body[0].lineno = loop.lineno
+            return [loop, exit_], jumps.NEVER
+        return [loop], jumps.MAYBE
+
+    def lower(self):
+        original = list(self.fn.body)
+        try:
+            body, status = jumps.Lowering(_is_return, self.make_jump, None, False, self.loops).block(original)
+        except jumps.NeedFlag:
+            self.flag = self.ctx.namer.new("do_return")
+            body, status = jumps.Lowering(_is_return, self.make_jump, self.flag, True,
+                                          self.loops).block(original)
+        prologue = []
+        docstring = []
+        if (body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant)
+                and isinstance(body[0].value.value, str)):
+            docstring = [body.pop(0)]
+        if self.flag is not None:
+            prologue.append(jumps.assign(self.flag, False, self.fn))
+        if status != jumps.ALWAYS:
+            prologue.append(jumps.assign(self.retval, None, self.fn))
+        ret = gast.Return(value=jumps.load(self.retval))
+        ret.lineno = (body[-1] if body else self.fn).lineno
+        self.fn.body = docstring + prologue + body + [ret]
+
+
+def _is_return(stmt):
+    return isinstance(stmt, gast.Return)
+
+
+class _Returns(gast.NodeTransformer):
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def visit_FunctionDef(self, node):
+        self.generic_visit(node)
+        if _nested_return(node.body):
+            _FunctionLowering(self.ctx, node).lower()
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+
+def transform(node, ctx):
+    return _Returns(ctx).visit(node)

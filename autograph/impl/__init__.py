@@ -1,0 +1,1 @@
+"""The public API implementation: conversion pipeline, caches, to_code."""

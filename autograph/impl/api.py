@@ -1,0 +1,254 @@
+"""convert, to_code, do_not_convert, set_loop_options, and the per-code-object conversion cache."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import linecache
+import types
+import weakref
+
+import gast
+
+from autograph import operators
+from autograph.converters import (asserts, break_statements, call_trees, conditional_expressions,
+                                  continue_statements, control_flow, directives, lists,
+                                  logical_expressions, return_statements)
+from autograph.converters.context import ConversionContext
+from autograph.operators import data_structures
+from autograph.operators.variables import Undefined
+from autograph.pyct import codegen, naming, parser
+from staging import errors, source_map
+
+# The conversion pipeline, in order. Jumps are lowered before control flow is
+# converted; calls are wrapped last so generated ag__ calls are left alone.
+PIPELINE = (
+    directives,
+    lists,
+    return_statements,
+    continue_statements,
+    break_statements,
+    asserts,
+    control_flow,
+    conditional_expressions,
+    logical_expressions,
+    call_trees,
+)
+
+_DO_NOT_CONVERT = "__autograph_do_not_convert__"
+_BY_CODE: dict = {}
+_BY_FUNCTION = weakref.WeakKeyDictionary()
+
+
+class _Converted:
+    """One converted code object: its generated source (lazily) and compiled code."""
+
+    __slots__ = ("node", "ctx", "code", "filename", "_source")
+
+    def __init__(self, node, ctx, code, filename):
+        self.node, self.ctx, self.code, self.filename = node, ctx, code, filename
+        self._source = None
+
+    @property
+    def source(self) -> str:
+        if self._source is None:
+            text = codegen.to_source(self.node)[0]
+            self._source = "\n".join(line for line in text.splitlines() if line.strip()) + "\n"
+        return self._source
+
+
+# -- checks -----------------------------------------------------------------
+
+_UNSUPPORTED = {
+    gast.Yield: "`yield` (generators)",
+    gast.YieldFrom: "`yield from` (generators)",
+    gast.Await: "`await`",
+    gast.AsyncFor: "`async for`",
+    gast.AsyncWith: "`async with`",
+    gast.AsyncFunctionDef: "`async def`",
+}
+
+
+def _check_supported(entity, fn):
+    node = entity.node
+    if isinstance(node, gast.AsyncFunctionDef):
+        raise errors.UnsupportedConstructError(
+            f"{entity.filename}:{entity.user_line(node.lineno)}: cannot convert {fn.__name__!r}: "
+            f"`async def` functions are not supported")
+    for n in gast.walk(node):
+        what = _UNSUPPORTED.get(type(n))
+        if what is not None:
+            raise errors.UnsupportedConstructError(
+                f"{entity.filename}:{entity.user_line(n.lineno)}: cannot convert {fn.__name__!r}: "
+                f"{what} is not supported in converted code; decorate it with "
+                f"autograph.do_not_convert to call it as plain Python")
+        if isinstance(n, gast.Try) and _has_control_flow(n):
+            raise errors.UnsupportedConstructError(
+                f"{entity.filename}:{entity.user_line(n.lineno)}: `try` around `if`/`while`/`for` "
+                f"is not supported in converted code (an exception cannot be caught inside a staged "
+                f"branch or loop); move the control flow out of the `try` or into a do_not_convert "
+                f"function")
+        if isinstance(n, (gast.With,)) and _has_control_flow(n):
+            raise errors.UnsupportedConstructError(
+                f"{entity.filename}:{entity.user_line(n.lineno)}: `with` around `if`/`while`/`for` "
+                f"is not supported in converted code; move the control flow out of the `with` block "
+                f"or into a do_not_convert function")
+
+
+def _has_control_flow(node):
+    bodies = [node.body] + [getattr(node, f) for f in ("orelse", "finalbody") if hasattr(node, f)]
+    bodies += [h.body for h in getattr(node, "handlers", [])]
+    for body in bodies:
+        for n in body:
+            for m in gast.walk(n):
+                if isinstance(m, (gast.If, gast.While, gast.For)):
+                    return True
+    return False
+
+
+# -- conversion ---------------------------------------------------------------
+
+def _transform(fn):
+    entity = parser.parse_function(fn)
+    _check_supported(entity, fn)
+    node = entity.node
+    ctx = ConversionContext(entity, naming.Namer.for_tree(node))
+    ctx.namespace = fn.__globals__
+    ctx.freevars = set(fn.__code__.co_freevars)
+    ctx.name_order = naming.source_order(node)
+    for converter in PIPELINE:
+        node = converter.transform(node, ctx)
+    return node, ctx
+
+
+def _compile(node, ctx, fn):
+    """Compiles the converted function inside a factory whose parameters are its free names."""
+    code = fn.__code__
+    filename = f"<autograph converted {code.co_name} at {ctx.filename}:{code.co_firstlineno}>"
+    factory_params = ["ag__"] + [n for n in code.co_freevars if n != "ag__"]
+    if isinstance(node, gast.Lambda):
+        inner = [gast.Return(value=node)]
+    else:
+        inner = [node, gast.Return(value=gast.Name(id=node.name, ctx=gast.Load(),
+                                                   annotation=None, type_comment=None))]
+    factory = gast.FunctionDef(
+        name="ag__factory", args=gast.arguments(
+            args=[gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None)
+                  for p in factory_params],
+            posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=inner, decorator_list=[], returns=None, type_comment=None, type_params=[])
+    module = gast.gast_to_ast(gast.Module(body=[factory], type_ignores=[]))
+    offset = ctx.entity.line_offset
+    first = code.co_firstlineno
+    for n in ast.walk(module):
+        if "lineno" in n._attributes:
+            line = getattr(n, "lineno", None)
+            line = first if line is None else line + offset
+            n.lineno = n.end_lineno = line
+            col = getattr(n, "col_offset", None) or 0
+            n.col_offset = col
+            end_col = getattr(n, "end_col_offset", None)
+            n.end_col_offset = end_col if end_col is not None and end_col >= col else col
+    try:
+        module_code = compile(module, filename, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        raise errors.ConversionError(
+            f"{ctx.filename}:{e.lineno}: converted code of {code.co_name!r} does not compile: {e.msg}"
+        ) from None
+    factory_code = next(c for c in module_code.co_consts if isinstance(c, types.CodeType))
+    inner_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))
+    # Tracebacks through converted code show the user's source lines; staging maps them to the user file.
+    lines = linecache.getlines(ctx.filename)
+    linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)
+    source_map.register(filename, {i: (ctx.filename, i) for i in range(1, len(lines) + 1)})
+    return inner_code, filename
+
+
+def _converted_entry(fn) -> _Converted:
+    code = fn.__code__
+    entry = _BY_CODE.get(code)
+    if entry is None:
+        node, ctx = _transform(fn)
+        inner_code, filename = _compile(node, ctx, fn)
+        entry = _Converted(node, ctx, inner_code, filename)
+        _BY_CODE[code] = entry
+    return entry
+
+
+def converted_raw(fn):
+    """The converted version of plain function `fn` (cached per function and per code object)."""
+    converted = _BY_FUNCTION.get(fn)
+    if converted is not None:
+        return converted
+    entry = _converted_entry(fn)
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    cells["ag__"] = types.CellType(operators)
+    closure = tuple(cells[n] for n in entry.code.co_freevars)
+    converted = types.FunctionType(entry.code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
+    converted.__kwdefaults__ = fn.__kwdefaults__
+    converted.__qualname__ = fn.__qualname__
+    converted.__doc__ = fn.__doc__
+    converted.__module__ = fn.__module__
+    _BY_FUNCTION[fn] = converted
+    return converted
+
+
+def _finish(result):
+    if type(result) is Undefined:
+        result._fail()
+    return data_structures.unwrap_output(result)
+
+
+def convert(func):
+    """The converted version of `func`: Python control flow on concrete values, staged
+    control flow on symbolic ones. Functions, methods, nested functions and lambdas."""
+    if getattr(func, _DO_NOT_CONVERT, False) or getattr(func, "__autograph_converted__", False):
+        return func
+    if isinstance(func, types.MethodType):
+        return types.MethodType(convert(func.__func__), func.__self__)
+    if isinstance(func, functools.partial):
+        return functools.partial(convert(func.func), *func.args, **func.keywords)
+    if not isinstance(func, types.FunctionType):
+        call = getattr(type(func), "__call__", None)
+        if isinstance(call, types.FunctionType):
+            return types.MethodType(convert(call), func)
+        return func
+    raw = converted_raw(func)
+
+    @functools.wraps(func)
+    def converted(*args, **kwargs):
+        return _finish(raw(*args, **kwargs))
+
+    converted.__autograph_converted__ = True
+    return converted
+
+
+def to_code(func) -> str:
+    """The converted source of `func`: deterministic, compilable, readable."""
+    if isinstance(func, types.MethodType):
+        func = func.__func__
+    func = getattr(func, "__wrapped__", func) if getattr(func, "__autograph_converted__", False) else func
+    if not isinstance(func, types.FunctionType):
+        raise TypeError(f"to_code() expects a Python function, got {type(func).__name__}")
+    return _converted_entry(func).source
+
+
+def do_not_convert(func=None):
+    """Marks `func` so converted code calls it as it is (usable as a decorator)."""
+    if func is None:
+        return do_not_convert
+    try:
+        setattr(func, _DO_NOT_CONVERT, True)
+        return func
+    except (AttributeError, TypeError):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            return func(*args, **kwargs)
+        setattr(wrapper, _DO_NOT_CONVERT, True)
+        return wrapper
+
+
+def set_loop_options(maximum_iterations=None, shape_invariants=None):
+    """Inside a loop body of converted code: options for that loop (the converter moves
+    this call onto the loop). Called as plain Python it does nothing."""
+    return None

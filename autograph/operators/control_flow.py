@@ -1,0 +1,218 @@
+"""if_stmt, while_stmt, for_stmt, if_exp: Python control flow on concrete values, staged on symbolic ones."""
+
+from __future__ import annotations
+
+from autograph.operators import _staging, data_structures, py_builtins
+from autograph.operators.variables import Undefined, is_undefined
+from staging import errors
+
+
+def _outer_write_error(kind, outer_writes):
+    names = ", ".join(repr(n) for n in outer_writes)
+    return errors.UnsupportedConstructError(
+        f"{_staging.where()}global/nonlocal {names} is written inside a staged {kind} (its condition "
+        f"is symbolic); such writes would happen once while tracing, not on every call. Return the "
+        f"value instead, or use a staging.Variable")
+
+
+# -- if ------------------------------------------------------------------------
+
+def if_stmt(cond, if_true, if_false, state, names, outer_writes=()):
+    """Runs one branch on a concrete condition, stages both with staging.cond on a symbolic one.
+
+    Branches take the state names as arguments and return their new values.
+    """
+    if _staging.is_symbolic(cond) or data_structures.is_staged_value(cond):
+        if outer_writes:
+            raise _outer_write_error("`if`", outer_writes)
+        return _staged_if(cond, if_true, if_false, tuple(state), names)
+    if cond:
+        result = if_true(*state)
+    elif if_false is not None:
+        result = if_false(*state)
+    else:
+        return state
+    return () if result is None else result
+
+
+def _staged_if(cond, if_true, if_false, state, names):
+    where = _staging.where()
+    outputs = {}
+
+    def branch(label, fn):
+        def run():
+            result = () if fn is None else fn(*state)
+            result = () if result is None else tuple(result)
+            outputs[label] = result
+            other = outputs.get("then" if label == "else" else "else")
+            if other is not None:
+                _check_defined(other, result, names, where)
+            return tuple(data_structures.to_staged(v) for v in result)
+        return run
+
+    results = _staging.staging().cond(cond, branch("then", if_true), branch("else", if_false),
+                                      names=tuple(names))
+    return tuple(data_structures.from_staged(v) for v in results)
+
+
+def _check_defined(a, b, names, where):
+    for name, x, y in zip(names, a, b):
+        if is_undefined(x) != is_undefined(y):
+            raise errors.UndefinedNameError(
+                f"{where}'{name}' is assigned in only one branch of this `if`, whose condition is "
+                f"symbolic, and is used afterwards; assign it in both branches or before the `if`")
+
+
+def if_exp(cond, true_fn, false_fn):
+    """`a if cond else b`; staged with staging.cond when cond is symbolic."""
+    if _staging.is_symbolic(cond):
+        return _staging.staging().cond(cond, true_fn, false_fn)
+    return true_fn() if cond else false_fn()
+
+
+# -- while ------------------------------------------------------------------
+
+def _options(opts):
+    opts = opts or {}
+    unknown = set(opts) - {"maximum_iterations", "shape_invariants"}
+    if unknown:
+        raise TypeError(f"set_loop_options() got unknown options {sorted(unknown)}")
+    return opts.get("maximum_iterations"), opts.get("shape_invariants")
+
+
+def while_stmt(test, body, state, names, opts=None, outer_writes=()):
+    """Loops natively while `test(*state)` is concrete; the first symbolic test stages the rest
+    of the loop as one staging.while_loop."""
+    maximum_iterations, shape_invariants = _options(opts)
+    state = tuple(state)
+    count = 0
+    while True:
+        if maximum_iterations is not None and not _staging.is_symbolic(maximum_iterations) \
+                and count >= maximum_iterations:
+            return state
+        t = test(*state)
+        if _staging.is_symbolic(t):
+            if outer_writes:
+                raise _outer_write_error("`while` loop", outer_writes)
+            remaining = maximum_iterations - count if maximum_iterations is not None else None
+            return _staged_loop(test, body, state, names, remaining, shape_invariants, "`while` loop")
+        if not t:
+            return state
+        result = body(*state)
+        state = () if result is None else result
+        count += 1
+
+
+def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants, kind):
+    where = _staging.where()
+    for name, value in zip(names, state):
+        if is_undefined(value):
+            raise errors.UndefinedNameError(
+                f"{where}'{name}' is assigned inside this staged {kind} but not before it, and is "
+                f"used afterwards (or in a later iteration); assign it before the loop")
+    loop_vars = tuple(data_structures.to_staged(v) for v in state)
+
+    def cond_fn(*loop_vars):
+        return test(*(data_structures.from_staged(v) for v in loop_vars))
+
+    def body_fn(*loop_vars):
+        result = body(*(data_structures.from_staged(v) for v in loop_vars))
+        result = () if result is None else tuple(result)
+        for name, value in zip(names, result):
+            if is_undefined(value):
+                raise errors.UndefinedNameError(
+                    f"{where}'{name}' may be left unassigned by an iteration of this staged {kind}")
+        return tuple(data_structures.to_staged(v) for v in result)
+
+    kwargs = {"names": tuple(names)}
+    if shape_invariants:
+        kwargs["shape_invariants"] = shape_invariants
+    results = _staging.staging().while_loop(cond_fn, body_fn, loop_vars, maximum_iterations, **kwargs)
+    return tuple(data_structures.from_staged(v) for v in results)
+
+
+# -- for ----------------------------------------------------------------------
+
+def for_stmt(iterable, extra_test, body, state, names, opts=None, outer_writes=()):
+    """`for item in iterable` natively for Python iterables; one staging.while_loop over a
+    symbolic tensor's first axis, a range with a symbolic bound, or enumerate/zip of those."""
+    maximum_iterations, shape_invariants = _options(opts)
+    state = tuple(state)
+    if py_builtins.is_staged_iterable(iterable):
+        if outer_writes:
+            raise _outer_write_error("`for` loop", outer_writes)
+        return _staged_for(iterable, extra_test, body, state, names, maximum_iterations,
+                           shape_invariants)
+    if is_undefined(iterable):
+        iterable._fail()
+    if isinstance(iterable, range) and extra_test is not None:
+        return _range_for(iterable, extra_test, body, state, names, maximum_iterations,
+                          shape_invariants, outer_writes)
+    iterator = iter(iterable)
+    count = 0
+    while True:
+        if maximum_iterations is not None and count >= maximum_iterations:
+            return state
+        if extra_test is not None:
+            t = extra_test(*state)
+            if _staging.is_symbolic(t):
+                raise errors.SymbolicValueError(
+                    f"{_staging.where()}this `for` loop iterates over a Python "
+                    f"{type(iterable).__name__}, but its `break`/`return` condition became symbolic; "
+                    f"iterate over a tensor or a range() so the loop can be staged")
+            if not t:
+                return state
+        try:
+            item = next(iterator)
+        except StopIteration:
+            return state
+        result = body(item, *state)
+        state = () if result is None else result
+        count += 1
+
+
+def _range_for(rng, extra_test, body, state, names, maximum_iterations, shape_invariants,
+               outer_writes):
+    """A loop over a concrete range whose break condition may turn symbolic: the remaining
+    iterations are then staged."""
+    count = 0
+    for position, item in enumerate(rng):
+        if maximum_iterations is not None and count >= maximum_iterations:
+            return state
+        t = extra_test(*state)
+        if _staging.is_symbolic(t):
+            if outer_writes:
+                raise _outer_write_error("`for` loop", outer_writes)
+            rest = py_builtins.StagedRange(rng.start + position * rng.step, rng.stop, rng.step)
+            remaining = maximum_iterations - count if maximum_iterations is not None else None
+            return _staged_for(rest, extra_test, body, state, names, remaining, shape_invariants)
+        if not t:
+            return state
+        result = body(item, *state)
+        state = () if result is None else result
+        count += 1
+    return state
+
+
+def _staged_for(iterable, extra_test, body, state, names, maximum_iterations, shape_invariants):
+    np = py_builtins.np
+    length = py_builtins.staged_length(iterable)
+
+    def test(i, *state):
+        in_range = i < length
+        if extra_test is None:
+            return in_range
+        more = extra_test(*state)
+        if not _staging.is_symbolic(more) and not _staging.is_symbolic(in_range):
+            return in_range and more
+        return np.logical_and(in_range, more)
+
+    def loop_body(i, *state):
+        item = py_builtins.staged_item(iterable, i)
+        result = body(item, *state)
+        result = () if result is None else tuple(result)
+        return (i + 1, *result)
+
+    result = _staged_loop(test, loop_body, (np.int64(0), *state), ("<for index>", *names),
+                          maximum_iterations, shape_invariants, "`for` loop")
+    return result[1:]

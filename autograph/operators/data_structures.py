@@ -1,0 +1,128 @@
+"""Lists in converted code: append/pop that work on Python lists and, in staged loops,
+on TensorArrays; StagedList is what user code sees of such a list after the loop."""
+
+from __future__ import annotations
+
+from autograph.operators import _staging
+
+
+def _is_tensor_array(x) -> bool:
+    return getattr(type(x), "_is_tensor_array", False) is True
+
+
+class StagedList:
+    """A Python-list-like view of a TensorArray built by a staged loop.
+
+    Supports len() (through converted code), indexing, iteration in converted
+    loops, np.stack / np.asarray, append and pop; a converted function that
+    returns it gives the caller a Python list.
+    """
+
+    __slots__ = ("tensor_array",)
+
+    def __init__(self, tensor_array):
+        self.tensor_array = tensor_array
+
+    def __len__(self):
+        size = self.tensor_array.size()
+        if _staging.is_symbolic(size):
+            from staging import errors
+            raise errors.SymbolicValueError(
+                f"{_staging.where()}len() of a list built by a staged loop is symbolic; call len() "
+                f"in converted code (it returns a tensor) or use np.stack(lst).shape[0]")
+        return int(size)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return self.stack()[index]
+        if isinstance(index, int) and index < 0:
+            index = self.tensor_array.size() + index
+        return self.tensor_array.read(index)
+
+    def __iter__(self):
+        return (self.tensor_array.read(i) for i in range(len(self)))
+
+    def append(self, value):
+        self.tensor_array = self.tensor_array.append(value)
+
+    def pop(self):
+        self.tensor_array, value = self.tensor_array.pop()
+        return value
+
+    def stack(self):
+        return self.tensor_array.stack()
+
+    def __array__(self, dtype=None, copy=None):
+        import numpy as np
+        return np.asarray(self.stack(), dtype=dtype)
+
+    def __array_function__(self, func, types, args, kwargs):
+        import numpy as np
+        if func in (np.stack, np.asarray, np.array, np.vstack) and args and args[0] is self:
+            stacked = self.stack()
+            return stacked if func in (np.stack, np.asarray, np.array) else func(stacked, *args[1:], **kwargs)
+        args = tuple(a.stack() if isinstance(a, StagedList) else a for a in args)
+        return func(*args, **kwargs)
+
+    def _staged_value(self):
+        return self.stack()
+
+    def __repr__(self):
+        return f"StagedList({self.tensor_array!r})"
+
+
+def is_staged_value(x) -> bool:
+    return isinstance(x, StagedList)
+
+
+def to_staged(value):
+    """Loop/branch state as staging expects it: lists become TensorArrays."""
+    if isinstance(value, StagedList):
+        return value.tensor_array
+    if type(value) is list:
+        staging = _staging.staging()
+        ta = staging.TensorArray(dtype=None, size=0, dynamic_size=True)
+        for item in value:
+            ta = ta.append(item)
+        return ta
+    return value
+
+
+def from_staged(value):
+    """State as user code sees it: TensorArrays become StagedLists."""
+    if _is_tensor_array(value):
+        return StagedList(value)
+    return value
+
+
+def list_append(target, element):
+    """`target.append(element)`; returns the list to use from then on."""
+    if isinstance(target, StagedList):
+        return StagedList(target.tensor_array.append(element))
+    if _is_tensor_array(target):
+        return target.append(element)
+    target.append(element)
+    return target
+
+
+def list_pop(target):
+    """`target.pop()`; returns (the list to use from then on, the popped element)."""
+    if isinstance(target, StagedList):
+        ta, value = target.tensor_array.pop()
+        return StagedList(ta), value
+    if _is_tensor_array(target):
+        return target.pop()
+    return target, target.pop()
+
+
+def unwrap_output(value):
+    """What a converted function returns to its (unconverted) caller: StagedList -> TensorArray."""
+    if isinstance(value, StagedList):
+        return value.tensor_array
+    if type(value) is tuple:
+        return tuple(unwrap_output(v) for v in value)
+    if type(value) is list:
+        return [unwrap_output(v) for v in value]
+    if type(value) is dict:
+        return {k: unwrap_output(v) for k, v in value.items()}
+    return value

@@ -1,0 +1,50 @@
+"""The marker for a name that may be unassigned at some point of converted code."""
+
+from __future__ import annotations
+
+from staging import errors, source_map
+
+
+def _where() -> str:
+    loc = source_map.user_location(2)
+    return f"{loc[0]}:{loc[1]}: " if loc else ""
+
+
+class Undefined:
+    """Stands for a local name that has not been assigned; any use raises UndefinedNameError."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        object.__setattr__(self, "name", name)
+
+    def _fail(self, *args, **kwargs):
+        raise errors.UndefinedNameError(
+            f"{_where()}'{self.name}' is used before it is assigned (it is assigned in only some "
+            f"branches or loop iterations before this point)")
+
+    def __getattr__(self, attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        self._fail()
+
+    def __repr__(self):
+        return f"Undefined({self.name!r})"
+
+    __call__ = __bool__ = __iter__ = __len__ = __getitem__ = __setitem__ = _fail
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _fail
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = __rpow__ = __matmul__ = _fail
+    __rmatmul__ = __neg__ = __pos__ = __abs__ = __lt__ = __le__ = __gt__ = __ge__ = _fail
+    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = __invert__ = __index__ = _fail
+    __int__ = __float__ = __array__ = __format__ = __str__ = _fail
+    __array_ufunc__ = None
+    __hash__ = object.__hash__
+
+    def __eq__(self, other):
+        self._fail()
+
+    __ne__ = __eq__
+
+
+def is_undefined(value) -> bool:
+    return type(value) is Undefined

@@ -1,0 +1,1 @@
+"""Python code tools: parsing, templates, static analysis and emitting code with a line map."""

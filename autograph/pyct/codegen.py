@@ -1,0 +1,47 @@
+"""Emits source from a gast tree and records which original line each emitted line came from."""
+
+from __future__ import annotations
+
+import ast
+
+import gast
+
+_Unparser = getattr(ast, "_Unparser", None)
+
+
+if _Unparser is not None:
+    class _LineRecordingUnparser(_Unparser):
+        """ast.unparse that notes the origin line of every statement it writes."""
+
+        def __init__(self):
+            super().__init__()
+            self.line = 0
+            self.pending = None
+            self.line_map = {}
+
+        def fill(self, text=""):
+            self.line += 1
+            if self.pending is not None:
+                self.line_map[self.line] = self.pending
+                self.pending = None
+            super().fill(text)
+
+        def traverse(self, node):
+            if isinstance(node, ast.stmt):
+                self.pending = getattr(node, "lineno", None)
+            super().traverse(node)
+
+
+def to_source(node) -> tuple[str, dict[int, int]]:
+    """(source, {emitted line: node line}) for a gast node or list of nodes."""
+    tree = gast.gast_to_ast(gast.Module(body=node if isinstance(node, list) else [node],
+                                        type_ignores=[]))
+    if _Unparser is None:  # pragma: no cover - every supported Python has it
+        text = ast.unparse(tree)
+        return text, {}
+    unparser = _LineRecordingUnparser()
+    text = unparser.visit(tree)
+    # fill() emits a newline before each statement; the first line of text is line 1.
+    if text.startswith("\n"):
+        text = text[1:]
+    return text, unparser.line_map

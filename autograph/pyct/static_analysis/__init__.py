@@ -1,0 +1,1 @@
+"""Static analyses the converters read: activity (reads/writes), liveness, definedness."""

@@ -1,0 +1,118 @@
+"""Which names a piece of code reads and which it modifies (nested scopes excluded)."""
+
+from __future__ import annotations
+
+import gast
+
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
+           gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
+class _Activity(gast.NodeVisitor):
+    def __init__(self):
+        self.read = set()
+        self.modified = set()
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, gast.Load):
+            self.read.add(node.id)
+        else:  # Store, Del, Param
+            self.modified.add(node.id)
+
+    def visit_AugAssign(self, node):
+        if isinstance(node.target, gast.Name):
+            self.read.add(node.target.id)
+        self.generic_visit(node)
+
+    def _function(self, node):
+        if not isinstance(node, gast.Lambda):
+            self.modified.add(node.name)
+            for d in node.decorator_list:
+                self.visit(d)
+        for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+            self.visit(d)
+        self.read |= free_reads(node)
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
+
+    def visit_ClassDef(self, node):
+        self.modified.add(node.name)
+        for b in node.bases:
+            self.visit(b)
+
+    def _comprehension(self, node):
+        inner = _Activity()
+        for gen in node.generators:
+            inner.visit(gen)
+        for field in ("elt", "key", "value"):
+            if hasattr(node, field):
+                inner.visit(getattr(node, field))
+        self.read |= inner.read - inner.modified
+        # The first iterable is evaluated in the enclosing scope.
+        self.visit(node.generators[0].iter)
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
+
+    def visit_NamedExpr(self, node):
+        self.modified.add(node.target.id)
+        self.visit(node.value)
+
+    def visit_Import(self, node):
+        for alias in node.names:
+            self.modified.add((alias.asname or alias.name).split(".")[0])
+
+    visit_ImportFrom = visit_Import
+
+    def visit_ExceptHandler(self, node):
+        if node.name is not None:
+            self.visit(node.name)
+        if node.type is not None:
+            self.visit(node.type)
+        for s in node.body:
+            self.visit(s)
+
+
+def free_reads(fn_node) -> set:
+    """Names a nested function or lambda reads from enclosing scopes."""
+    inner = _Activity()
+    args = fn_node.args
+    for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+        if a is not None:
+            inner.modified.add(a.id)
+    body = fn_node.body if isinstance(fn_node.body, list) else [fn_node.body]
+    for s in body:
+        inner.visit(s)
+    declared = set()
+    for s in gast.walk(fn_node):
+        if isinstance(s, (gast.Global, gast.Nonlocal)):
+            declared.update(s.names)
+    return (inner.read - inner.modified) | (inner.read & declared)
+
+
+def analyze(nodes) -> tuple[set, set]:
+    """(read, modified) names of a node or a list of nodes."""
+    a = _Activity()
+    for n in nodes if isinstance(nodes, list) else [nodes]:
+        a.visit(n)
+    return a.read, a.modified
+
+
+def modified(nodes) -> set:
+    return analyze(nodes)[1]
+
+
+def read(nodes) -> set:
+    return analyze(nodes)[0]
+
+
+def declared_outer(fn_node) -> set:
+    """Names declared `global` or `nonlocal` at the top scope of a function."""
+    names = set()
+    stack = list(fn_node.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (gast.Global, gast.Nonlocal)):
+            names.update(n.names)
+        elif not isinstance(n, _SCOPES):
+            stack.extend(c for c in gast.iter_child_nodes(n) if isinstance(c, gast.stmt))
+    return names

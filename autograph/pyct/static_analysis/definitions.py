@@ -1,0 +1,58 @@
+"""Which names may have been assigned before each if/while/for (the rest are undefined there).
+
+Annotates If, While and For nodes with `ag_defined_in`: the names that some
+path from the function entry may have assigned before the statement runs.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from autograph.pyct.static_analysis import activity
+
+
+class _Definitions:
+    def block(self, stmts, defined):
+        for s in stmts:
+            self.stmt(s, defined)
+
+    def stmt(self, s, defined):
+        if isinstance(s, gast.If):
+            s.ag_defined_in = frozenset(defined)
+            body, orelse = set(defined), set(defined)
+            self.block(s.body, body)
+            self.block(s.orelse, orelse)
+            defined |= body | orelse
+        elif isinstance(s, (gast.While, gast.For)):
+            s.ag_defined_in = frozenset(defined)
+            inner = set(defined) | activity.modified(s.body)
+            if isinstance(s, gast.For):
+                inner |= activity.modified(s.target)
+            self.block(s.body, inner)
+            self.block(s.orelse, inner)
+            defined |= inner
+        elif isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            defined.add(s.name)
+        elif isinstance(s, (gast.With, gast.AsyncWith)):
+            defined |= activity.modified(s.items)
+            self.block(s.body, defined)
+        elif isinstance(s, gast.Try):
+            self.block(s.body, defined)
+            for h in s.handlers:
+                defined |= activity.modified(h.name) if h.name is not None else set()
+                self.block(h.body, defined)
+            self.block(s.orelse, defined)
+            self.block(s.finalbody, defined)
+        else:
+            defined |= activity.modified(s)
+
+
+def analyze(fn_node, outer_names=()) -> None:
+    """Annotates one function body; parameters and `outer_names` count as defined."""
+    args = fn_node.args
+    defined = set(outer_names)
+    for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+        if a is not None:
+            defined.add(a.id)
+    if isinstance(fn_node.body, list):
+        _Definitions().block(fn_node.body, defined)
