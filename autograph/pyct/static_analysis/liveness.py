@@ -52,6 +52,9 @@ class _Liveness:
         s.ag_live_out = frozenset(live)
         targets = _targets(s.target)
         exit_live = self.block(s.orelse, live)
+        extra_test = getattr(s, "ag_extra_test", None)  # set by the break converter
+        if extra_test is not None:
+            exit_live = exit_live | activity.read(extra_test)
         head = set(exit_live)
         for _ in range(8):
             new_head = exit_live | (self.block(s.body, head) - targets)

@@ -1,0 +1,190 @@
+"""while / for conversion: break, continue, return, else clauses, nested loops, staged loops."""
+
+import numpy as np
+import pytest
+
+import autograph
+from conftest import i64
+
+
+def collatz(n):
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+def loop_heavy(x, n):
+    i = 0
+    total = 0
+    while i < n:
+        if x[i] > 10:
+            break
+        elif x[i] < 0:
+            total -= 1
+        else:
+            total += x[i]
+        for j in range(3):
+            if j == 1:
+                continue
+            total += j
+        i += 1
+    return total
+
+
+def sum_positive(t):
+    s = 0.0
+    for x in t:
+        if x < 0:
+            continue
+        s += x
+    return s
+
+
+def triangle(n):
+    s = 0
+    for i in range(n):
+        s += i
+    return s
+
+
+def find_first(t, v):
+    for i in range(len(t)):
+        if t[i] == v:
+            return i
+    return -1
+
+
+def loop_else(n):
+    for i in range(n):
+        if i == 3:
+            found = True
+            break
+    else:
+        found = False
+    return found
+
+
+def while_else(n):
+    k = 0
+    while k < n:
+        k += 1
+        if k * k > 20:
+            break
+    else:
+        k = -1
+    return k
+
+
+def nested_break(n):
+    count = 0
+    for i in range(n):
+        for j in range(n):
+            if j > i:
+                break
+            count += 1
+        if count > 10:
+            break
+    return count
+
+
+def deep_continue(n):
+    total = 0
+    for i in range(n):
+        if i % 2 == 0:
+            if i % 3 == 0:
+                continue
+            total += 100
+        total += i
+    return total
+
+
+def enumerate_zip(a, b):
+    acc = 0
+    for i, (x, y) in enumerate(zip(a, b)):
+        acc += i * x + y
+    return acc
+
+
+def loop_target_after(n):
+    i = -1
+    for i in range(n):
+        pass
+    return i
+
+
+@pytest.mark.parametrize("f, inputs", [
+    (collatz, [1, 6, 27]),
+    (triangle, [0, 1, 5]),
+    (loop_else, [2, 5]),
+    (while_else, [3, 10]),
+    (nested_break, [2, 5, 8]),
+    (deep_continue, [0, 7, 13]),
+    (loop_target_after, [0, 4]),
+])
+def test_native_matches_python(check_native, f, inputs):
+    check_native(f, *inputs)
+
+
+def test_native_loop_heavy(check_native):
+    check_native(loop_heavy, (np.array([1, 2, 3, 4]), 4), (np.array([1, -5, 30, 2]), 4),
+                 (np.array([20]), 1), (np.array([], dtype=int), 0))
+
+
+def test_native_tensor_like(check_native):
+    check_native(sum_positive, np.array([1.0, -2.0, 3.0]), np.array([-1.0]))
+    check_native(find_first, (np.array([4, 5, 6]), 5), (np.array([4, 5, 6]), 9))
+    check_native(enumerate_zip, ([1, 2, 3], [4, 5, 6]), ([1], [2, 3]))
+
+
+def test_staged_collatz(check_staged):
+    f = check_staged(collatz, i64(1), i64(6), i64(27))
+    assert f.tracing_count == 1
+
+
+def test_staged_for_over_tensor_with_continue(check_staged):
+    check_staged(sum_positive, np.array([1.0, -2.0, 3.0]), np.array([-1.0, 5.0, 0.5]))
+
+
+def test_staged_range_with_symbolic_bound(check_staged):
+    f = check_staged(triangle, i64(0), i64(1), i64(5), i64(10))
+    assert f.tracing_count == 1
+
+
+def test_staged_loop_heavy(check_staged):
+    check_staged(loop_heavy, (np.array([1, 2, 3, 4]), i64(4)), (np.array([1, -5, 30, 2]), i64(4)))
+
+
+def test_staged_break_and_else(check_staged):
+    check_staged(while_else, i64(3), i64(10))
+
+
+def test_staged_return_in_loop(check_staged):
+    check_staged(find_first, (np.array([4, 5, 6]), i64(5)))
+
+
+def test_set_loop_options_maximum_iterations():
+    def f(n):
+        i = 0
+        while i < n:
+            autograph.set_loop_options(maximum_iterations=3)
+            i += 1
+        return i
+    assert autograph.convert(f)(10) == 3
+    assert "opts=dict(maximum_iterations=3)" in autograph.to_code(f)
+
+
+def test_staged_maximum_iterations(check_staged):
+    staging = pytest.importorskip("staging")
+
+    def f(n):
+        i = 0
+        while i < n:
+            autograph.set_loop_options(maximum_iterations=3)
+            i += 1
+        return i
+    assert staging.function(f)(i64(10)) == 3
