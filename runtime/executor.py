@@ -50,6 +50,29 @@ def _error_class_for(original: type, base: type) -> type:
     return cls
 
 
+_UFUNCS = {name: getattr(np, name) for name in dir(np)
+           if isinstance(getattr(np, name), np.ufunc) and getattr(np, name).nout == 1
+           and getattr(np, name).__name__ == name}
+
+
+def _as_dtype(number, dtype):
+    """`number` as a 0-d array of `dtype` when NumPy's weak-scalar rule casts it exactly so."""
+    if dtype.kind not in "iuf" or (isinstance(number, float) and dtype.kind != "f"):
+        return None
+    if np.result_type(dtype, number) != dtype:
+        return None
+    try:
+        with np.errstate(all="raise"):
+            converted = np.array(number, dtype=dtype)
+    except (OverflowError, FloatingPointError, ValueError):
+        return None
+    if dtype.kind in "iu" and int(converted) != number:
+        return None
+    if dtype.kind == "f" and not np.isfinite(converted):
+        return None
+    return converted
+
+
 def _to_scalar(value):
     if type(value) is np.ndarray and value.ndim == 0:
         return value[()]
@@ -66,6 +89,8 @@ class _Emitter:
         self.line_nodes: dict[int, Node] = {}
         self.names: dict[int, str] = {}
         self.count = 0
+        self.owned: set[int] = set()  # values holding a fresh buffer this graph allocated
+        self.reused: set[int] = set()  # values whose buffer an in-place node took over
 
     # -- names -----------------------------------------------------------
     def fresh(self, value: Value) -> str:
@@ -108,16 +133,67 @@ class _Emitter:
                 self.cond(node, indent)
             elif node.op == "while_loop":
                 self.while_loop(node, indent)
-            else:
+            elif not self.in_place(node, indent, last_use.get(position, ())):
                 self.simple(node, indent)
             if top_level:
-                dead = [self.names[id(v)] for v in last_use.get(position, ())]
+                dead = [self.names[id(v)] for v in last_use.get(position, ())
+                        if id(v) not in self.reused]
                 if dead:
                     self.emit(indent, f"del {', '.join(dead)}")
 
+    def in_place(self, node: Node, indent: int, dying) -> bool:
+        """Emits an elementwise ufunc node writing into the buffer of an input that dies here
+        (`np.multiply(a, 2.0, out=a)`): same ufunc loop, same result, no new allocation.
+        Only buffers this graph allocated itself (ufunc results) are reused, never inputs,
+        constants or views."""
+        ufunc = _UFUNCS.get(node.op)
+        if ufunc is None or node.attrs or len(node.outputs) != 1:
+            return False
+        out_type = node.outputs[0].type
+        if out_type.ndim == 0:
+            return False
+        target = None
+        for v in node.inputs:
+            if isinstance(v, Value) and v in dying and id(v) in self.owned and v.type == out_type:
+                target = v
+                break
+        if target is None:
+            return False
+        for v in node.inputs:
+            if isinstance(v, Value) and v is not target and v.type.ndim != 0 and not (
+                    v.type == out_type and out_type.is_fully_defined):
+                return False  # it might broadcast the result beyond the reused buffer
+        args = self.operand_refs(node)
+        name = self.names[id(target)]
+        out = self.fresh(node.outputs[0])
+        # `out` passed positionally: cheaper than the keyword for small arrays
+        self.emit(indent, f"{out} = {self.bind(ufunc)}({', '.join(args)}, {name})", node)
+        self.owned.add(id(node.outputs[0]))
+        self.reused.add(id(target))  # its buffer lives on as the output: nothing to free
+        return True
+
+    def operand_refs(self, node: Node) -> list[str]:
+        """Input references; in a ufunc over arrays, a Python number that NumPy would cast to the
+        array's dtype (NEP 50) is bound once as a 0-d array of that dtype: the ufunc then skips
+        converting it on every call (over 2x faster on small arrays), with identical results."""
+        arrays = [v for v in node.inputs if isinstance(v, Value) and getattr(v.type, "ndim", 0) > 0]
+        if node.op not in _UFUNCS or not arrays or len(node.inputs) == len(arrays):
+            return [self.ref(v) for v in node.inputs]
+        dtype = arrays[0].type.dtype
+        if any(v.type.dtype != dtype for v in arrays):
+            return [self.ref(v) for v in node.inputs]
+        refs = []
+        for v in node.inputs:
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                exact = _as_dtype(v, dtype)
+                refs.append(self.bind(exact, "c") if exact is not None else self.literal(v))
+            else:
+                refs.append(self.ref(v))
+        return refs
+
     def simple(self, node: Node, indent: int):
         op = get_op(node.op)
-        args = [self.ref(v) for v in node.inputs]
+        args = self.operand_refs(node)
         outs = [self.fresh(v) for v in node.outputs]
         if op.expr is not None and not node.attrs:
             call = "(" + op.expr.format(*args) + ")"
@@ -125,6 +201,8 @@ class _Emitter:
             call = self.bind(node.attrs["value"], "c")
         else:
             call = f"{self.bind(op.kernel(node.attrs))}({', '.join(args)})"
+        if node.op in _UFUNCS and len(outs) == 1:
+            self.owned.add(id(node.outputs[0]))
         if not outs:
             self.emit(indent, call, node)
         elif len(outs) == 1 and op.num_outputs == 1:

@@ -7,10 +7,12 @@ and error messages use it so they name the user's code, not generated code.
 
 from __future__ import annotations
 
+import bisect
 import os
 import sys
 
 _LINE_MAPS: dict[str, dict[int, tuple[str, int]]] = {}
+_SORTED_LINES: dict[str, list[int]] = {}
 
 _OWN_DIRS = tuple(
     os.path.dirname(os.path.abspath(p)) + os.sep
@@ -23,6 +25,7 @@ _OWN_DIRS = tuple(os.path.normpath(d) + os.sep for d in _OWN_DIRS)
 def register(filename: str, line_map: dict[int, tuple[str, int]]) -> None:
     """Declares that line L of `filename` (generated code) stands for line_map[L]."""
     _LINE_MAPS[filename] = dict(line_map)
+    _SORTED_LINES[filename] = sorted(line_map)
 
 
 def lookup(filename: str, lineno: int) -> tuple[str, int] | None:
@@ -34,8 +37,9 @@ def lookup(filename: str, lineno: int) -> tuple[str, int] | None:
     if hit is not None:
         return hit
     # Lines the converter added (state tuples, helper defs) map to the closest preceding user line.
-    earlier = [ln for ln in table if ln <= lineno]
-    return table[max(earlier)] if earlier else None
+    lines = _SORTED_LINES[filename]
+    i = bisect.bisect_right(lines, lineno)
+    return table[lines[i - 1]] if i else None
 
 
 def is_generated(filename: str) -> bool:

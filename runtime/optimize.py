@@ -1,0 +1,156 @@
+"""Graph passes run once after tracing: constant folding, common-subexpression and dead-code
+elimination. None of them changes results: stateful nodes are never folded, merged or removed."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .graph import Graph, Node, Value
+from .registry import get_op
+
+# Folding makes the result a constant held by the graph: keep big results computed at run time.
+MAX_FOLDED_ELEMENTS = 4096
+
+
+def optimize(graph: Graph) -> Graph:
+    fold_constants(graph)
+    eliminate_common_subexpressions(graph)
+    eliminate_dead_code(graph)
+    return graph
+
+
+def _replace_uses(graph: Graph, mapping: dict[int, Value]) -> None:
+    if not mapping:
+        return
+    for node in graph.walk():
+        node.inputs = [mapping.get(id(v), v) if isinstance(v, Value) else v for v in node.inputs]
+    _replace_outputs(graph, mapping)
+
+
+def _replace_outputs(graph: Graph, mapping):
+    graph.outputs = [mapping.get(id(v), v) if isinstance(v, Value) else v for v in graph.outputs]
+    for node in graph.nodes:
+        for sub in node.subgraphs.values():
+            _replace_outputs(sub, mapping)
+
+
+def _is_pure(node: Node) -> bool:
+    return not node.subgraphs and not node.stateful
+
+
+def fold_constants(graph: Graph) -> None:
+    """Evaluates pure nodes whose inputs are all constants or literals, once, at trace time."""
+    constants: dict[int, object] = {}
+    mapping: dict[int, Value] = {}
+
+    def visit(g: Graph):
+        new_nodes = []
+        for node in g.nodes:
+            node.inputs = [mapping.get(id(v), v) if isinstance(v, Value) else v for v in node.inputs]
+            if node.op == "const":
+                constants[id(node.outputs[0])] = node.attrs["value"]
+            elif _is_pure(node) and node.inputs and all(
+                    not isinstance(v, Value) or id(v) in constants for v in node.inputs):
+                folded = _evaluate(node, constants)
+                if folded is not None:
+                    for out, value in zip(node.outputs, folded):
+                        const = Node("const", [], {"value": value}, [out.type], node.location)
+                        new_nodes.append(const)
+                        constants[id(const.outputs[0])] = value
+                        mapping[id(out)] = const.outputs[0]
+                    continue
+            for sub in node.subgraphs.values():
+                visit(sub)
+            new_nodes.append(node)
+        g.nodes = new_nodes
+        g.outputs = [mapping.get(id(v), v) if isinstance(v, Value) else v for v in g.outputs]
+
+    visit(graph)
+
+
+def _evaluate(node: Node, constants) -> list | None:
+    op = get_op(node.op)
+    args = [constants[id(v)] if isinstance(v, Value) else v for v in node.inputs]
+    try:
+        with warnings.catch_warnings(), np.errstate(all="raise"):
+            warnings.simplefilter("error")
+            result = op.kernel(node.attrs)(*args)
+    except Exception:  # leave it to run time, where the error names the node
+        return None
+    results = [result] if op.num_outputs == 1 else list(result)
+    if len(results) != len(node.outputs):
+        return None
+    out = []
+    for value, v in zip(results, node.outputs):
+        if not isinstance(value, (np.ndarray, np.generic)) or np.size(value) > MAX_FOLDED_ELEMENTS:
+            return None
+        if not v.type.accepts_shape(np.shape(value)) or np.asarray(value).dtype != v.type.dtype:
+            return None
+        if isinstance(value, np.ndarray):
+            value = value.copy()
+            value.setflags(write=False)
+        out.append(value)
+    return out
+
+
+def _attr_key(value):
+    if isinstance(value, np.ndarray):
+        return ("array", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, np.generic):
+        return ("scalar", value.dtype.str, value.tobytes())
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__,) + tuple(_attr_key(v) for v in value)
+    try:
+        hash(value)
+    except TypeError:
+        return ("id", id(value))
+    return (type(value).__name__, value)
+
+
+def _literal_key(value):
+    return (type(value).__name__, value) if not isinstance(value, float) or value == value else ("nan",)
+
+
+def eliminate_common_subexpressions(graph: Graph) -> None:
+    """Merges pure nodes with the same op, inputs and attributes (constants by value).
+    Subgraphs are handled on their own (no merging across a control-flow boundary)."""
+    seen: dict = {}
+    mapping: dict[int, Value] = {}
+    kept = []
+    for node in graph.nodes:
+        node.inputs = [mapping.get(id(v), v) if isinstance(v, Value) else v for v in node.inputs]
+        for sub in node.subgraphs.values():
+            _replace_uses(sub, mapping)
+            eliminate_common_subexpressions(sub)
+        if _is_pure(node):
+            key = (node.op,
+                   tuple(("v", id(v)) if isinstance(v, Value) else _literal_key(v) for v in node.inputs),
+                   tuple(sorted((k, _attr_key(v)) for k, v in node.attrs.items())))
+            hit = seen.get(key)
+            if hit is not None and len(hit.outputs) == len(node.outputs):
+                for old, new in zip(node.outputs, hit.outputs):
+                    mapping[id(old)] = new
+                continue
+            seen[key] = node
+        kept.append(node)
+    graph.nodes = kept
+    graph.outputs = [mapping.get(id(v), v) if isinstance(v, Value) else v for v in graph.outputs]
+
+
+def eliminate_dead_code(graph: Graph) -> None:
+    """Removes nodes whose outputs nothing uses, in this graph and its subgraphs."""
+    live: set[int] = {id(v) for v in graph.outputs if isinstance(v, Value)}
+    kept = []
+    for node in reversed(graph.nodes):
+        if node.stateful or any(id(v) in live for v in node.outputs):
+            for sub in node.subgraphs.values():
+                eliminate_dead_code(sub)
+                for inner in sub.walk():
+                    live.update(id(v) for v in inner.inputs if isinstance(v, Value))
+                live.update(id(v) for v in sub.outputs if isinstance(v, Value))
+            kept.append(node)
+            live.update(id(v) for v in node.inputs if isinstance(v, Value))
+    kept.reverse()
+    graph.nodes = kept
