@@ -195,8 +195,9 @@ class _Emitter:
         op = get_op(node.op)
         args = self.operand_refs(node)
         outs = [self.fresh(v) for v in node.outputs]
-        if op.expr is not None and not node.attrs:
-            call = "(" + op.expr.format(*args) + ")"
+        expr = op.expr if not node.attrs else (op.make_expr(**node.attrs) if op.make_expr else None)
+        if expr is not None:
+            call = "(" + expr.format(*args) + ")"
         elif node.op == "const":
             call = self.bind(node.attrs["value"], "c")
         else:

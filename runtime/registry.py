@@ -22,6 +22,8 @@ class OpDef:
     expr, when given, is a Python expression template over the inputs
     (`"{0} + {1}"`) that the executor inlines instead of calling `impl`; it
     must compute exactly what `impl` computes. Only for ops without attrs.
+    make_expr(**attrs), when given, returns such a template for a node with
+    those attrs, or None when the node needs the kernel.
     stateful ops are never folded, deduplicated or removed and keep program order.
     num_outputs: 1 for a single output; n for a tuple of n outputs; None when
     the count depends on attrs (infer and impl then always give tuples).
@@ -35,6 +37,7 @@ class OpDef:
     make_kernel: Callable | None = None
     expr: str | None = None
     doc: str = ""
+    make_expr: Callable | None = None
 
     def kernel(self, attrs: dict) -> Callable:
         if self.make_kernel is not None:
@@ -54,12 +57,13 @@ class UnknownOpError(LookupError):
 
 
 def register_op(name: str, *, infer: Callable, stateful: bool = False, num_outputs: int | None = 1,
-                make_kernel: Callable | None = None, expr: str | None = None, doc: str = ""):
+                make_kernel: Callable | None = None, expr: str | None = None, doc: str = "",
+                make_expr: Callable | None = None):
     """Decorator registering `impl` under `name`."""
     def decorate(impl):
         if name in _REGISTRY:
             raise ValueError(f"op {name!r} registered twice")
-        _REGISTRY[name] = OpDef(name, impl, infer, stateful, num_outputs, make_kernel, expr, doc)
+        _REGISTRY[name] = OpDef(name, impl, infer, stateful, num_outputs, make_kernel, expr, doc, make_expr)
         return impl
     return decorate
 

@@ -1,0 +1,260 @@
+"""Runs every staging benchmark and prints staged vs plain NumPy/Python times and their ratios.
+
+    python benchmarks/run.py            # full run (about a minute)
+    python benchmarks/run.py --quick    # fewer repeats, for a smoke test
+
+TensorFlow / JAX figures are added when those packages happen to be installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+import time
+import timeit
+
+import numpy as np
+
+import autograph
+import staging
+
+QUICK = False
+
+
+def best_time(fn, min_total=0.2, repeat=5) -> float:
+    """Best per-call seconds over `repeat` runs of enough calls to last ~min_total/repeat."""
+    if QUICK:
+        min_total, repeat = min_total / 4, 3
+    number = 1
+    while True:
+        t = timeit.timeit(fn, number=number)
+        if t >= min_total / repeat or number >= 1 << 20:
+            break
+        number *= 2 if t == 0 else max(2, min(100, int(min_total / repeat / max(t, 1e-9))))
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+
+
+def fmt(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.2f} us"
+    if seconds < 1:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds:.2f} s"
+
+
+ROWS: list[tuple] = []
+
+
+def row(name, staged, plain, target="", others=""):
+    ratio = staged / plain if plain else float("nan")
+    ROWS.append((name, fmt(staged), fmt(plain) if plain else "-", f"{ratio:.2f}x" if plain else "-",
+                 target, others))
+
+
+# ---------------------------------------------------------------------------
+# workloads
+
+def add_one(x):
+    return x + 1
+
+
+LOOP_SOURCE = '''
+def loop_heavy(n, xs):
+    steps = 0
+    total = 0
+    while n != 1:
+        if n > 1000000:
+            break
+        elif n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        for x in xs:
+            if x < 0:
+                continue
+            total += x
+        steps += 1
+    return steps, total
+'''
+
+
+def fresh_loop_heavy():
+    """A new function object (new code object) each time, so no conversion cache applies."""
+    namespace: dict = {}
+    exec(compile(LOOP_SOURCE, "<benchmark loop_heavy>", "exec"), namespace)
+    return namespace["loop_heavy"]
+
+
+def collatz(n):
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+def sum_even(xs):
+    total = 0
+    for x in xs:
+        if x % 2 != 0:
+            continue
+        total += x
+    return total
+
+
+def chain(x):
+    for _ in range(50):
+        x = x * 1.0001 + 0.5
+        x = x - 0.25
+    return x
+
+
+def call_overhead():
+    x = np.float64(1.0)
+    f = staging.function(add_one)
+    f(x)
+    plain = best_time(lambda: add_one(x))
+    staged = best_time(lambda: f(x))
+    others = []
+    jax = _jax()
+    if jax is not None:
+        jf = jax.jit(add_one)
+        jf(x).block_until_ready()
+        others.append(f"JAX {fmt(best_time(lambda: jf(x).block_until_ready()))}")
+    row("1. call overhead, x + 1 on a NumPy scalar", staged, plain,
+        f"+{(staged - plain) * 1e6:.2f} us (<= +3 us)", "; ".join(others) or "TF ~240 us, JAX ~6 us")
+
+
+def conversion():
+    n, xs = np.int64(27), np.arange(-3, 5)
+    times = []
+    for _ in range(5 if QUICK else 20):
+        func = fresh_loop_heavy()
+        t0 = time.perf_counter()
+        autograph.convert(func)
+        times.append(time.perf_counter() - t0)
+    convert_time = min(times)
+    first = []
+    for _ in range(5 if QUICK else 20):
+        func = fresh_loop_heavy()
+        f = staging.function(func)
+        t0 = time.perf_counter()
+        f(n, xs)
+        first.append(time.perf_counter() - t0)
+    first_call = min(first)
+    plain_func = fresh_loop_heavy()
+    assert staging.function(fresh_loop_heavy())(n, xs) == plain_func(n, xs)
+    plain = best_time(lambda: plain_func(n, xs))
+    row("2a. conversion of the 16-line loop function", convert_time, None, "<= 3 ms", "TF ~65 ms")
+    row("2b. first call (conversion + trace)", first_call, None, "<= 8 ms", "TF ~58 ms")
+    f = staging.function(fresh_loop_heavy())
+    f(n, xs)
+    row("2c. later calls of that function (n=27)", best_time(lambda: f(n, xs)), plain, "", "")
+
+
+def collatz_bench():
+    n = np.int64(837799)
+    f = staging.function(collatz)
+    assert f(n) == collatz(n) == 524
+    staged = best_time(lambda: f(n))
+    plain = best_time(lambda: collatz(n))
+    row("3. Collatz steps of 837799 (524 iterations)", staged, plain, "<= 2x",
+        "TF 4.1 ms, JAX 0.01 ms")
+
+
+def sum_even_bench():
+    xs = np.arange(1000, dtype=np.int64)
+    f = staging.function(sum_even)
+    assert f(xs) == sum_even(xs)
+    staged = best_time(lambda: f(xs))
+    plain = best_time(lambda: sum_even(xs))
+    row("4. sum of even elements, 1000 int64 (for + continue)", staged, plain, "<= 2x", "TF 10.8 ms")
+
+
+def chain_bench():
+    f = staging.function(chain)
+    for n, target, tf in ((100, "<= 1.0x", "TF 280 us, JAX 8 us"), (1_000_000, "<= 0.5x", "TF 6.4 ms, JAX 3 ms")):
+        x = np.linspace(0, 1, n, dtype=np.float32)
+        assert np.array_equal(f(x), chain(x)), "staged chain differs from eager"
+        staged = best_time(lambda: f(x), min_total=0.5)
+        plain = best_time(lambda: chain(x), min_total=0.5)
+        row(f"5. 150 elementwise ops on {n:,} float32", staged, plain, target, tf)
+
+
+def scaling():
+    per_stmt = []
+    for size in (10, 100, 1000):
+        body = "\n".join("    x = x * 1.0001 + 0.5" for _ in range(size))
+        source = f"def big(x):\n{body}\n    return x\n"
+        x = np.ones(4)
+        times = []
+        for _ in range(3):
+            namespace: dict = {}
+            exec(compile(source, f"<benchmark big {size}>", "exec"), namespace)
+            f = staging.function(namespace["big"])
+            t0 = time.perf_counter()
+            f.get_concrete_function(x)
+            times.append(time.perf_counter() - t0)
+        t = min(times)
+        per_stmt.append(t / size)
+        ROWS.append((f"6a. trace, {size} statements", fmt(t), "-", "-",
+                     f"{fmt(t / size)}/statement", ""))
+    growth = per_stmt[-1] / per_stmt[0]
+    ROWS.append(("6a. per-statement cost, 1000 vs 10", "-", "-", f"{growth:.2f}x", "~1x = linear", ""))
+
+    def count(n):
+        i = 0
+        total = 0
+        while i < n:
+            total += i
+            i += 1
+        return total
+
+    f = staging.function(count)
+    per_iter = []
+    for trips in (100, 1000, 10_000, 100_000):
+        n = np.int64(trips)
+        assert f(n) == count(n)
+        t = best_time(lambda: f(n), min_total=0.3)
+        plain = best_time(lambda: count(n), min_total=0.3)
+        per_iter.append(t / trips)
+        row(f"6b. staged while, {trips:,} iterations", t, plain, f"{fmt(t / trips)}/iteration", "")
+    ROWS.append(("6b. per-iteration cost, 10^5 vs 10^2", "-", "-", f"{per_iter[-1] / per_iter[0]:.2f}x",
+                 "~1x = linear", ""))
+
+
+def _jax():
+    try:
+        import jax  # noqa: F401  (optional: only for comparison figures)
+        return jax
+    except ImportError:
+        return None
+
+
+def main(argv=None) -> int:
+    global QUICK
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats (smoke test)")
+    args = parser.parse_args(argv)
+    QUICK = args.quick
+    for workload in (call_overhead, conversion, collatz_bench, sum_even_bench, chain_bench, scaling):
+        workload()
+    headers = ("workload", "staged", "plain NumPy", "ratio", "target / note", "others (measured here)")
+    widths = [max(len(str(r[i])) for r in ROWS + [headers]) for i in range(len(headers))]
+    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths))
+    print(line)
+    print("-" * len(line))
+    for r in ROWS:
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)))
+    print(textwrap.dedent(f"""
+        python {sys.version.split()[0]}, numpy {np.__version__}; times are best-of-N per call.
+        'others' are the figures quoted in the issue for TF 2.21 / JAX unless measured in this run."""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
