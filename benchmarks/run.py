@@ -9,6 +9,8 @@ TensorFlow / JAX figures are added when those packages happen to be installed.
 from __future__ import annotations
 
 import argparse
+import itertools
+import linecache
 import sys
 import textwrap
 import time
@@ -79,11 +81,21 @@ def loop_heavy(n, xs):
 '''
 
 
-def fresh_loop_heavy():
-    """A new function object (new code object) each time, so no conversion cache applies."""
+_serial = itertools.count()
+
+
+def define(source: str, name: str):
+    """A new function object from `source` (new code object, so no conversion cache applies),
+    with its source visible to inspect through linecache, as if it came from a file."""
+    filename = f"<benchmark {name} {next(_serial)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace: dict = {}
-    exec(compile(LOOP_SOURCE, "<benchmark loop_heavy>", "exec"), namespace)
-    return namespace["loop_heavy"]
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[name]
+
+
+def fresh_loop_heavy():
+    return define(LOOP_SOURCE, "loop_heavy")
 
 
 def collatz(n):
@@ -193,9 +205,7 @@ def scaling():
         x = np.ones(4)
         times = []
         for _ in range(3):
-            namespace: dict = {}
-            exec(compile(source, f"<benchmark big {size}>", "exec"), namespace)
-            f = staging.function(namespace["big"])
+            f = staging.function(define(source, "big"))
             t0 = time.perf_counter()
             f.get_concrete_function(x)
             times.append(time.perf_counter() - t0)

@@ -291,18 +291,27 @@ def _last_uses(graph: Graph) -> dict[int, list[Value]]:
 
 
 def _all_inputs(node: Node):
+    """The node's inputs plus outer values its subgraphs (at any depth) refer to."""
     yield from node.inputs
+    if not node.subgraphs:
+        return
+    defined: set[int] = set()
+    used: list = []
+
+    def scan(graph: Graph):
+        defined.update(id(v) for v in graph.inputs)
+        for n in graph.nodes:
+            used.extend(v for v in n.inputs if isinstance(v, Value))
+            defined.update(id(v) for v in n.outputs)
+            for sub in n.subgraphs.values():
+                scan(sub)
+        used.extend(v for v in graph.outputs if isinstance(v, Value))
+
     for sub in node.subgraphs.values():
-        inner = {id(v) for v in sub.inputs}
-        for n in sub.walk():
-            for v in n.inputs:
-                if isinstance(v, Value) and id(v) not in inner:
-                    yield v
-            for v in n.outputs:
-                inner.add(id(v))
-        for v in sub.outputs:
-            if isinstance(v, Value) and id(v) not in inner:
-                yield v
+        scan(sub)
+    for v in used:
+        if id(v) not in defined:
+            yield v
 
 
 class CompiledGraph:
