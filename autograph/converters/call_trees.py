@@ -34,15 +34,6 @@ class _CallTrees(gast.NodeTransformer):
         self.namespace = ctx.namespace
         self.locals = set()
 
-    def visit_FunctionDef(self, node):
-        saved = self.locals
-        self.locals = saved | {a.id for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs}
-        self.locals |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
-                        and isinstance(n.ctx, gast.Store)}
-        self.generic_visit(node)
-        self.locals = saved
-        return node
-
     def _resolve(self, func):
         """The object `func` names, if it is a global/builtin attribute chain; else _MISSING."""
         chain = []
@@ -105,4 +96,8 @@ def _numpy_needs_routing(func) -> bool:
 
 
 def transform(node, ctx):
-    return _CallTrees(ctx).visit(node)
+    transformer = _CallTrees(ctx)
+    # Any name bound anywhere in the function counts as local (its value is not known statically).
+    transformer.locals = {n.id for n in gast.walk(node)
+                          if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    return transformer.visit(node)

@@ -96,9 +96,9 @@ class _ControlFlow(gast.NodeTransformer):
 
     def visit_If(self, node):
         true_name, false_name = self.ctx.namer.new_group(("if_true", "if_false"))
+        modified = activity.modified(node.body + node.orelse)
         node.body = self._block(node.body)
         node.orelse = self._block(node.orelse)
-        modified = activity.modified(node.body + node.orelse)
         state, outer = self._state(modified, node.ag_live_out | node.ag_live_in)
         out = self._undefined(node, state)
         out.append(self._function(true_name, state, node.body, state, outer, node))
@@ -112,8 +112,8 @@ class _ControlFlow(gast.NodeTransformer):
 
     def visit_While(self, node):
         body_name, = self.ctx.namer.new_group(("loop_body",))
-        node.body = self._block(node.body)
         modified = activity.modified(node.body)
+        node.body = self._block(node.body)
         state, outer = self._state(modified, node.ag_live_in | node.ag_live_out)
         out = self._undefined(node, state)
         out.append(self._function(body_name, state, node.body, state, outer, node))
@@ -124,9 +124,9 @@ class _ControlFlow(gast.NodeTransformer):
 
     def visit_For(self, node):
         body_name, = self.ctx.namer.new_group(("loop_body",))
-        node.body = self._block(node.body)
         targets = activity.modified(node.target)
         modified = activity.modified(node.body) | targets
+        node.body = self._block(node.body)
         state, outer = self._state(modified, node.ag_live_in | node.ag_live_out)
         out = self._undefined(node, state)
         if isinstance(node.target, gast.Name) and node.target.id not in state:

@@ -116,9 +116,43 @@ def _transform(fn):
     ctx.namespace = fn.__globals__
     ctx.freevars = set(fn.__code__.co_freevars)
     ctx.name_order = naming.source_order(node)
+    present = _features(node)
     for converter in PIPELINE:
-        node = converter.transform(node, ctx)
+        needs = _NEEDS.get(converter)
+        if needs is None or needs & present:
+            node = converter.transform(node, ctx)
     return node, ctx
+
+
+# Converters that only matter when some construct occurs; the others always run.
+_NEEDS = {
+    directives: {"set_loop_options"},
+    lists: {"append", "pop"},
+    return_statements: {gast.Return},
+    continue_statements: {gast.Continue},
+    break_statements: {gast.Break, gast.Return, "loop_else"},  # returns in loops become breaks
+    asserts: {gast.Assert},
+    conditional_expressions: {gast.IfExp},
+    # Lowered jumps add `not flag` tests.
+    logical_expressions: {gast.BoolOp, gast.Not, "chained", gast.Break, gast.Continue, gast.Return},
+}
+
+
+def _features(node) -> set:
+    """Node types and a few markers present in the tree (one walk)."""
+    found = set()
+    for n in gast.walk(node):
+        t = type(n)
+        found.add(t)
+        if t is gast.Attribute:
+            found.add(n.attr)
+        elif t is gast.Name:
+            found.add(n.id)
+        elif t is gast.Compare and len(n.ops) > 1:
+            found.add("chained")
+        elif t in (gast.For, gast.While) and n.orelse:
+            found.add("loop_else")
+    return found
 
 
 def _compile(node, ctx, fn):
@@ -166,12 +200,14 @@ def _compile(node, ctx, fn):
 
 def _converted_entry(fn) -> _Converted:
     code = fn.__code__
-    entry = _BY_CODE.get(code)
+    # Code objects compare by content; the file and line tell apart identical functions.
+    key = (code, code.co_filename, code.co_firstlineno)
+    entry = _BY_CODE.get(key)
     if entry is None:
         node, ctx = _transform(fn)
         inner_code, filename = _compile(node, ctx, fn)
         entry = _Converted(node, ctx, inner_code, filename)
-        _BY_CODE[code] = entry
+        _BY_CODE[key] = entry
     return entry
 
 

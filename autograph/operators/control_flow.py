@@ -41,7 +41,7 @@ def _staged_if(cond, if_true, if_false, state, names):
 
     def branch(label, fn):
         def run():
-            result = () if fn is None else fn(*state)
+            result = state if fn is None else fn(*state)
             result = () if result is None else tuple(result)
             outputs[label] = result
             other = outputs.get("then" if label == "else" else "else")
