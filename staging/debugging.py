@@ -68,6 +68,8 @@ def assert_true(condition, message=None):
 
 
 def _as_type(spec) -> TensorType:
+    if isinstance(spec, (type, np.dtype, str)):  # a dtype (np.float64 has class attributes `shape`, `dtype`)
+        return TensorType(np.dtype(spec), ())
     shape = getattr(spec, "shape", None)
     dtype = getattr(spec, "dtype", spec)
     if shape is None:
