@@ -1,0 +1,99 @@
+"""Errors name the user's file:line and the offending name; unsupported constructs are refused."""
+
+import numpy as np
+import pytest
+
+import autograph
+from staging import errors
+
+HERE = __file__
+
+
+def gen(n):
+    for i in range(n):
+        yield i
+
+
+def maybe_undefined(x):
+    if x > 0:
+        y = 1
+    return y
+
+
+def test_generator_refused():
+    with pytest.raises(errors.UnsupportedConstructError) as e:
+        autograph.to_code(gen)
+    assert f"{HERE}:14" in str(e.value) and "yield" in str(e.value)
+
+
+def test_try_around_control_flow_refused():
+    def f(x):
+        try:
+            if x > 0:
+                x = 1
+        except ValueError:
+            pass
+        return x
+    with pytest.raises(errors.UnsupportedConstructError) as e:
+        autograph.convert(f)
+    assert "try" in str(e.value) and HERE in str(e.value)
+
+
+def test_undefined_name_native():
+    assert autograph.convert(maybe_undefined)(1) == 1
+    with pytest.raises(errors.UndefinedNameError) as e:
+        autograph.convert(maybe_undefined)(-1)
+    assert "'y'" in str(e.value)
+
+
+def test_undefined_name_staged():
+    staging = pytest.importorskip("staging")
+    with pytest.raises(errors.UndefinedNameError) as e:
+        staging.function(maybe_undefined)(np.int64(1))
+    assert "'y'" in str(e.value) and f"{HERE}:18" in str(e.value)
+
+
+def loop_only(n):
+    i = 0
+    while i < n:
+        last = i
+        i += 1
+    return last
+
+
+def test_defined_only_in_staged_loop():
+    staging = pytest.importorskip("staging")
+    assert autograph.convert(loop_only)(3) == 2
+    with pytest.raises(errors.UndefinedNameError) as e:
+        staging.function(loop_only)(np.int64(3))
+    assert "'last'" in str(e.value) and f"{HERE}:58" in str(e.value)
+
+
+COUNT = 0
+
+
+def writes_global(x):
+    global COUNT
+    if x > 0:
+        COUNT = COUNT + 1
+    return x
+
+
+def test_global_write_in_staged_branch():
+    staging = pytest.importorskip("staging")
+    with pytest.raises(errors.UnsupportedConstructError) as e:
+        staging.function(writes_global)(np.int64(1))
+    assert "'COUNT'" in str(e.value) and f"{HERE}:77" in str(e.value)
+
+
+def test_error_in_user_code_points_to_user_line():
+    def f(x):
+        if x > 0:
+            return x + "a"
+        return x
+    import traceback
+    with pytest.raises(TypeError) as e:
+        autograph.convert(f)(1)
+    frames = traceback.extract_tb(e.value.__traceback__)
+    assert any(fr.lineno == f.__code__.co_firstlineno + 2 and "x + \"a\"" in (fr.line or "")
+               for fr in frames)
