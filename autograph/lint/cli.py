@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
+import tokenize
 from typing import Iterable, Sequence, TextIO
 
 from .checker import FileResult, Finding, check_source
@@ -39,11 +41,26 @@ def check_file(path: str, select: frozenset[str] | None = None,
                ignore: frozenset[str] | None = None) -> FileResult:
     """Read and lint one file; an unreadable file becomes an AG000 finding."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            source = handle.read()
-    except (OSError, UnicodeDecodeError) as err:
+        source = read_source(path)
+    except (OSError, SyntaxError, UnicodeDecodeError) as err:
         return FileResult(path, "", [Finding(path, 1, 1, PARSE_ERROR, f"cannot read: {err}")], [])
     return check_source(source, path, select, ignore)
+
+
+def read_source(path: str) -> str:
+    """A file's text in its declared encoding (PEP 263), line endings untouched."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    return data.decode(encoding)
+
+
+def write_source(path: str, source: str) -> None:
+    """Write `source` back in the encoding the file declares, line endings untouched."""
+    with open(path, "rb") as handle:
+        encoding, _ = tokenize.detect_encoding(handle.readline)
+    with open(path, "w", encoding=encoding, newline="") as handle:
+        handle.write(source)
 
 
 def lint_paths(paths: Iterable[str | os.PathLike], select: str | Sequence[str] | None = None,
@@ -117,8 +134,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
             if args.diff:
                 diffs.append(unified_diff(path, result.source, outcome.source))
             else:
-                with open(path, "w", encoding="utf-8", newline="") as handle:
-                    handle.write(outcome.source)
+                write_source(path, outcome.source)
                 fixed.extend(outcome.applied)
                 result = check_source(outcome.source, path, select, ignore)
         findings.extend(result.findings)

@@ -7,7 +7,7 @@ import difflib
 
 import libcst as cst
 
-from .checker import FileResult, Finding, Fix
+from .checker import FileResult, Finding
 from .index import STAGING, dotted
 
 
@@ -110,7 +110,8 @@ def _add_staging_import(original: cst.Module, new: cst.Module,
                         staging_stmt: cst.CSTNode | None,
                         last_import: cst.CSTNode | None) -> cst.Module:
     """Insert `import staging` after the staging import (or the last import)."""
-    statement = cst.SimpleStatementLine(body=[cst.Import(names=[cst.ImportAlias(cst.Name(STAGING))])])
+    statement = cst.SimpleStatementLine(
+        body=[cst.Import(names=[cst.ImportAlias(cst.Name(STAGING))])])
     position = None
     for anchor in (staging_stmt, last_import):
         for i, stmt in enumerate(original.body):

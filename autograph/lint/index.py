@@ -267,7 +267,8 @@ class ModuleIndex:
                     self._add(staged, entry, {entry.node.name.value}, _autograph_flag(call))
         for call, scope, cls, names in self._wraps:
             inner = call.func if isinstance(call.func, cst.Call) else None
-            args = call.args if inner is not None else [a for a in call.args if a.keyword is None][:1]
+            args = (call.args if inner is not None
+                    else [a for a in call.args if a.keyword is None][:1])
             if not args or args[0].keyword is not None:
                 continue
             entry = self._resolve_def(args[0].value, scope, cls)

@@ -24,7 +24,8 @@ def staged_lines(tmp_path, source: str) -> list[tuple[int, str]]:
 @pytest.mark.parametrize("header, decorator", [
     ("import staging", "@staging.function"),
     ("import staging", "@staging.function()"),
-    ("import staging", "@staging.function(input_signature=[staging.TensorSpec([None], 'float32')])"),
+    ("import staging",
+     "@staging.function(input_signature=[staging.TensorSpec([None], 'float32')])"),
     ("import staging as st", "@st.function"),
     ("from staging import function", "@function"),
     ("from staging import function as tf_function", "@tf_function(reduce_retracing=True)"),

@@ -212,3 +212,12 @@ def test_cli_diff_does_not_write(tmp_path):
     assert out.getvalue() == (
         f"--- a/{name}\n+++ b/{name}\n@@ -2,5 +2,5 @@\n \n @staging.function\n def f(x):\n"
         "-    print('t')\n+    staging.print('t')\n     return x\n")
+
+
+def test_cli_fix_keeps_crlf_line_endings_and_encoding(tmp_path):
+    path = tmp_path / "m.py"
+    source = ("# -*- coding: latin-1 -*-\r\nimport staging\r\n\r\n@staging.function\r\n"
+              "def f(x):\r\n    print('caf\xe9')\r\n    return x\r\n")
+    path.write_bytes(source.encode("latin-1"))
+    assert main(["--fix", str(path)], stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    assert path.read_bytes() == source.replace("print(", "staging.print(").encode("latin-1")
