@@ -10,6 +10,7 @@ import importlib.util as _util
 
 if _util.find_spec(__name__ + ".ops") is not None:
     from . import ops  # noqa: F401  (NumPy ops, one module per family)
+core_ops._register_bool_exprs()
 
 __all__ = [
     "CompiledGraph", "Graph", "GraphExecutionError", "ListType", "Node", "OpDef", "TensorType",

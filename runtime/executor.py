@@ -195,7 +195,10 @@ class _Emitter:
         op = get_op(node.op)
         args = self.operand_refs(node)
         outs = [self.fresh(v) for v in node.outputs]
-        expr = op.expr if not node.attrs else (op.make_expr(**node.attrs) if op.make_expr else None)
+        expr = op.expr if not node.attrs else None
+        if op.make_expr is not None:
+            types = [v.type if isinstance(v, Value) else v for v in node.inputs]
+            expr = op.make_expr(*types, **node.attrs) or expr
         if expr is not None:
             call = "(" + expr.format(*args) + ")"
         elif node.op == "const":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from .types import TensorType
@@ -22,8 +22,8 @@ class OpDef:
     expr, when given, is a Python expression template over the inputs
     (`"{0} + {1}"`) that the executor inlines instead of calling `impl`; it
     must compute exactly what `impl` computes. Only for ops without attrs.
-    make_expr(**attrs), when given, returns such a template for a node with
-    those attrs, or None when the node needs the kernel.
+    make_expr(*input_types, **attrs), when given, returns such a template for
+    a node with those input types and attrs, or None when it needs the kernel.
     stateful ops are never folded, deduplicated or removed and keep program order.
     num_outputs: 1 for a single output; n for a tuple of n outputs; None when
     the count depends on attrs (infer and impl then always give tuples).
@@ -73,6 +73,11 @@ def add_op(op: OpDef) -> OpDef:
         raise ValueError(f"op {op.name!r} registered twice")
     _REGISTRY[op.name] = op
     return op
+
+
+def set_expr_rule(name: str, make_expr: Callable) -> None:
+    """Gives an already registered op an inlining rule (see OpDef.make_expr)."""
+    _REGISTRY[name] = replace(get_op(name), make_expr=make_expr)
 
 
 def get_op(name: str) -> OpDef:

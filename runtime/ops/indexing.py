@@ -205,7 +205,30 @@ def make_getitem_kernel(index):
     return kernel
 
 
-@register_op("getitem", infer=getitem_infer, make_kernel=make_getitem_kernel,
+def make_getitem_expr(*input_types, index):
+    """The same indexing as a Python expression template (`{0}[{1}, 2:{2}]`), so the executor
+    inlines it instead of calling the kernel; inputs fill the `?` parts in order."""
+    slots = iter(range(1, 1 << 30))
+    items = []
+    for entry in tuple(index):
+        if entry is None:
+            items.append("None")
+        elif isinstance(entry, str) and entry == "...":
+            items.append("...")
+        elif isinstance(entry, str) and entry == "?":
+            items.append(f"{{{next(slots)}}}")
+        elif isinstance(entry, str):
+            parts = parse_slice(entry)
+            items.append(":".join("" if p is None else f"{{{next(slots)}}}" if p == "?" else str(int(p))
+                                  for p in parts))
+        else:
+            items.append(str(int(entry)))
+    if not items:
+        return "{0}[()]"
+    return "{0}[" + ", ".join(items) + ("," if len(items) == 1 and items[0] in ("None", "...") else "") + "]"
+
+
+@register_op("getitem", infer=getitem_infer, make_kernel=make_getitem_kernel, make_expr=make_getitem_expr,
              doc="x[index]; see runtime.ops.indexing for the index attr")
 def getitem(x, *inputs, index):
     return make_getitem_kernel(index)(x, *inputs)
