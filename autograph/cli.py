@@ -307,25 +307,25 @@ def run_example(name: str, path: Path, out: TextIO, budget: float = 0.25) -> Non
 
     staged = staging.function(func)
     spec_args, spec_kwargs = split_specs(specs)
-    out.flush()
-    cf = staged.get_concrete_function(*spec_args, **spec_kwargs)
-    out.write("--- graph for the specs " + ", ".join(
-        f"{k}={_fmt_spec(v)}" for k, v in spec_kwargs.items()) + "\n")
-    out.write(cf.pretty_printed_signature().rstrip("\n") + "\n")
+    shown_specs = ", ".join([_fmt_spec(v) for v in spec_args]
+                            + [f"{k}={_fmt_spec(v)}" for k, v in spec_kwargs.items()])
+    out.write(f"--- tracing for the specs {shown_specs} (Python side effects run now, once)\n")
+    cf, printed = _capture(lambda: staged.get_concrete_function(*spec_args, **spec_kwargs))
+    _write_printed(out, printed, "  ")
+    out.write("--- concrete function and its graph\n")
+    out.write(cf.pretty_printed_signature().rstrip("\n") + "\n\n")
     out.write(str(cf.graph).rstrip("\n") + "\n")
 
     out.write("--- staged vs eager on the same inputs\n")
     for args in inputs:
         shown = ", ".join(_fmt(a) for a in args)
         out.write(f"{func.__name__}({shown})\n")
-        out.write("  staged: ")
-        out.flush()
-        staged_result = staged(*args)
-        out.write(f"  -> {_fmt(staged_result)}\n")
-        out.write("  eager:  ")
-        out.flush()
-        eager_result = func(*args)
-        out.write(f"  -> {_fmt(eager_result)}\n")
+        staged_result, staged_printed = _capture(lambda: staged(*args))
+        out.write(f"  staged -> {_fmt(staged_result)}\n")
+        _write_printed(out, staged_printed, "    ")
+        eager_result, eager_printed = _capture(lambda: func(*args))
+        out.write(f"  eager  -> {_fmt(eager_result)}\n")
+        _write_printed(out, eager_printed, "    ")
         if not _same(staged_result, eager_result):
             raise CLIError(f"example {name}: staged result {_fmt(staged_result)} differs from "
                            f"eager result {_fmt(eager_result)} for inputs ({shown})", FAILURE)
@@ -338,6 +338,19 @@ def run_example(name: str, path: Path, out: TextIO, budget: float = 0.25) -> Non
     out.write(f"  {'staged':8} {_fmt_time(staged_time)}\n")
     out.write(f"  {'eager':8} {_fmt_time(eager_time)}\n")
     out.write(f"  {'ratio':8} {ratio:8.2f}x  (eager time / staged time; >1 means staging is faster)\n")
+
+
+def _capture(call):
+    """(result of call(), what it printed to stdout)."""
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        result = call()
+    return result, buffer.getvalue()
+
+
+def _write_printed(out: TextIO, printed: str, indent: str) -> None:
+    for line in printed.splitlines():
+        out.write(f"{indent}| {line}\n")
 
 
 def _fmt_spec(spec) -> str:

@@ -19,6 +19,7 @@ _INTERCEPTED_BUILTINS = frozenset({"print", "len", "range", "enumerate", "zip"})
 _NATIVE_PACKAGES = ("numpy", "staging", "runtime", "math", "builtins", "operator", "functools",
                     "itertools", "collections", "autograph")
 _MISSING = object()
+_SEQUENCE_FUNCTIONS = frozenset({"stack", "vstack", "hstack", "concatenate", "array", "asarray"})
 
 
 def _native_module(obj) -> str | None:
@@ -71,7 +72,8 @@ class _CallTrees(gast.NodeTransformer):
         if module is None:
             return True
         if module.split(".")[0] == "numpy":
-            return _numpy_needs_routing(obj)
+            # Functions taking sequences may receive a list built by a staged loop.
+            return getattr(obj, "__name__", "") in _SEQUENCE_FUNCTIONS or _numpy_needs_routing(obj)
         return False
 
     def visit_Call(self, node):

@@ -178,17 +178,23 @@ def call(func, *args, **kwargs):
         if _convertible(target):
             from autograph.impl import api
             return api.converted_raw(target)(*args, **kwargs)
-        if (getattr(target, "__module__", "") or "").startswith("numpy") and _any_symbolic(
-                list(args) + list(kwargs.values())):
+        if (getattr(target, "__module__", "") or "").startswith("numpy") and (_any_symbolic(
+                list(args) + list(kwargs.values())) or any(
+                    isinstance(a, data_structures.StagedList) for a in args)):
             return _numpy_call(target, args, kwargs)
         return target(*args, **kwargs)
     if (callable(target) and (getattr(target, "__module__", "") or "").startswith("numpy")
-            and _any_symbolic(list(args) + list(kwargs.values()))):
+            and (_any_symbolic(list(args) + list(kwargs.values()))
+                 or any(isinstance(a, data_structures.StagedList) for a in args))):
         return _numpy_call(target, args, kwargs)
     return target(*args, **kwargs)
 
 
 def _numpy_call(func, args, kwargs):
+    if (func in (np.stack, np.asarray, np.array) and len(args) == 1 and not kwargs
+            and isinstance(args[0], data_structures.StagedList)):
+        return args[0].stack()
+    args = tuple(a.stack() if isinstance(a, data_structures.StagedList) else a for a in args)
     try:
         from staging import numpy_api
     except ImportError:
