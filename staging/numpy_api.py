@@ -7,6 +7,7 @@ import operator
 import numpy as np
 
 from runtime.ops import UFUNCS
+from runtime.ops.indexing import format_slice
 
 from . import errors
 
@@ -96,10 +97,6 @@ def _axis_attr(axis, what: str = "axis"):
     if isinstance(axis, (tuple, list)):
         return tuple(_static_int(a, what) for a in axis)
     return _static_int(axis, what)
-
-
-def _dtype_attr(dtype):
-    return None if dtype is None else np.dtype(dtype)
 
 
 def _static_bool(value, what: str) -> bool:
@@ -722,11 +719,6 @@ def _slice_part(value, inputs):
         raise TypeError(f"{_where()}slice indices must be integers or None or have an __index__ method") from None
 
 
-def _format_slice(parts) -> str:
-    start, stop, step = ("" if p is None else str(p) for p in parts)
-    return f"{start}:{stop}" if parts[2] is None else f"{start}:{stop}:{step}"
-
-
 def getitem(x, key):
     """x[key] on a symbolic x: ints, slices (static or symbolic bounds), None, Ellipsis, integer
     scalars/arrays and boolean masks (concrete or symbolic)."""
@@ -740,7 +732,7 @@ def getitem(x, key):
             index.append("...")
         elif isinstance(k, slice):
             parts = tuple(_slice_part(p, inputs) for p in (k.start, k.stop, k.step))
-            index.append(_format_slice(parts))
+            index.append(format_slice(*parts))
         elif _is_tensor(k):
             if k.dtype.kind not in "iub":
                 raise IndexError(f"{_where()}only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) "

@@ -23,9 +23,6 @@ def shape_of(t) -> tuple:
     return () if is_weak(t) else t.shape
 
 
-def ndim_of(t) -> int:
-    return len(shape_of(t))
-
 
 def dtype_of(t) -> np.dtype:
     """The dtype NumPy gives the value on its own (a weak scalar's default dtype)."""
@@ -96,9 +93,6 @@ def known_prod(dims) -> int | None:
     return math.prod(dims)
 
 
-def add_dims(a, b):
-    return None if a is None or b is None else a + b
-
 
 def merge_dim(a, b, context: str):
     """Two dims that must be equal; unknown dims take the known one."""
@@ -111,12 +105,3 @@ def merge_dim(a, b, context: str):
 
 def fmt_shape(shape) -> str:
     return "(" + ", ".join("?" if d is None else str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
-def norm_dtype(dtype):
-    """Canonical attr form of a dtype argument: np.dtype or None."""
-    return None if dtype is None else np.dtype(dtype)
-
-
-def out_type(dtype, shape) -> TensorType:
-    return TensorType(dtype, shape)
