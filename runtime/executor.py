@@ -91,6 +91,7 @@ class _Emitter:
         self.count = 0
         self.owned: set[int] = set()  # values holding a fresh buffer this graph allocated
         self.reused: set[int] = set()  # values whose buffer an in-place node took over
+        self.maybe_viewed: set[int] = set()  # values some non-ufunc node reads (it may keep a view)
 
     # -- names -----------------------------------------------------------
     def fresh(self, value: Value) -> str:
@@ -128,6 +129,8 @@ class _Emitter:
     # -- bodies ----------------------------------------------------------
     def body(self, graph: Graph, indent: int, top_level: bool):
         last_use = _last_uses(graph) if top_level else {}
+        if top_level:
+            self.maybe_viewed = _maybe_viewed(graph)
         for position, node in enumerate(graph.nodes):
             if node.op == "cond":
                 self.cond(node, indent)
@@ -154,7 +157,8 @@ class _Emitter:
             return False
         target = None
         for v in node.inputs:
-            if isinstance(v, Value) and v in dying and id(v) in self.owned and v.type == out_type:
+            if (isinstance(v, Value) and v in dying and id(v) in self.owned and v.type == out_type
+                    and id(v) not in self.maybe_viewed):
                 target = v
                 break
         if target is None:
@@ -261,9 +265,10 @@ class _Emitter:
         const_outputs = {id(v) for n in self.graph.nodes if n.op == "const" for v in n.outputs}
         for v in self.graph.outputs:
             ref = self.ref(v)
-            if isinstance(v, Value) and id(v) in const_outputs and v.type.ndim > 0:
+            ndim = getattr(v.type, "ndim", None) if isinstance(v, Value) else None
+            if ndim and id(v) in const_outputs:
                 ref = f"{ref}.copy()"  # callers may mutate outputs; constants must stay intact
-            elif isinstance(v, Value) and id(v) in produced and v.type.ndim == 0:
+            elif ndim == 0 and id(v) in produced:
                 ref = f"_to_scalar({ref})"
             rets.append(ref)
         self.emit(1, f"return ({', '.join(rets)}{',' if len(rets) == 1 else ''})")
@@ -290,6 +295,18 @@ def _last_uses(graph: Graph) -> dict[int, list[Value]]:
         if vid in keep or getattr(v.type, "ndim", 1) == 0:
             continue
         out.setdefault(position, []).append(v)
+    return out
+
+
+def _maybe_viewed(graph: Graph) -> set[int]:
+    """Values read by anything but an elementwise ufunc (indexing, reshape, control flow, calls...):
+    such a node may return a view sharing the value's buffer, so the buffer is never reused."""
+    out: set[int] = set()
+    for node in graph.nodes:
+        if node.op in _UFUNCS and not node.subgraphs:
+            continue
+        out.update(id(v) for v in _all_inputs(node) if isinstance(v, Value))
+    out.update(id(v) for v in graph.outputs if isinstance(v, Value))
     return out
 
 

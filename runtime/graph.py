@@ -144,7 +144,7 @@ def format_attr(value) -> str:
         return repr(value.item())
     if isinstance(value, np.ndarray):
         body = np.array2string(value, separator=",", threshold=8, edgeitems=2)
-        return f"{body.replace(chr(10), '')}"
+        return "".join(body.split())  # one line, no alignment padding
     if isinstance(value, (tuple, list)):
         inner = ",".join(format_attr(v) for v in value)
         if isinstance(value, tuple) and len(value) == 1:
