@@ -17,12 +17,22 @@ _PY_NUMBERS = (bool, int, float, complex)
 
 
 def _is_tensor_array(x) -> bool:
-    return getattr(x, "_is_tensor_array", False)
+    return getattr(type(x), "_is_tensor_array", False)
+
+
+def _is_variable(x) -> bool:
+    # looked up on the type: markers such as autograph's Undefined raise on any attribute access
+    return hasattr(type(x), "_staged_value")
+
+
+def _is_undefined(x) -> bool:
+    """autograph's marker for a name with no value yet (class attribute `_is_undefined`)."""
+    return getattr(type(x), "_is_undefined", False)
 
 
 def _is_convertible(x) -> bool:
     return isinstance(x, (Tensor, np.ndarray, np.generic) + _PY_NUMBERS) or _is_tensor_array(x) \
-        or hasattr(x, "_staged_value")
+        or _is_variable(x)
 
 
 def _leaf_type(x):
@@ -31,7 +41,7 @@ def _leaf_type(x):
         return x.type, False
     if _is_tensor_array(x):
         return x._handle.type, False
-    if hasattr(x, "_staged_value"):
+    if _is_variable(x):
         return TensorType(x.dtype, x.shape), False
     if isinstance(x, _PY_NUMBERS):
         return TensorType(np.result_type(type(x)) if type(x) is not bool else np.bool_, ()), True
@@ -70,7 +80,7 @@ def _value_in(graph: FuncGraph, leaf, target) -> Value:
     """`leaf` as a Value of `graph` with dtype `target.dtype` (recording a cast/const if needed)."""
     if _is_tensor_array(leaf):
         return graph.value_of(leaf._handle)
-    if hasattr(leaf, "_staged_value"):
+    if _is_variable(leaf):
         with building(graph):
             leaf = leaf._staged_value()
     if isinstance(leaf, Tensor):
@@ -129,7 +139,7 @@ def _top_level_paths(structure, names, default):
 def _truth_value(graph: FuncGraph, c, what: str) -> Value:
     with building(graph):
         if not isinstance(c, Tensor):
-            if hasattr(c, "_staged_value"):
+            if _is_variable(c):
                 c = c._staged_value()
             else:
                 return record("const", [], {"value": np.bool_(bool(c))})._value
@@ -151,7 +161,7 @@ def cond(pred, true_fn, false_fn, *, names=None):
     Tensors and numbers are merged; leaves identical (`is`) in both branches
     pass through unchanged.
     """
-    if hasattr(pred, "_staged_value") and current_graph() is not None:
+    if _is_variable(pred) and current_graph() is not None:
         pred = pred._staged_value()
     if not isinstance(pred, Tensor):
         return true_fn() if pred else false_fn()
@@ -203,6 +213,7 @@ def cond(pred, true_fn, false_fn, *, names=None):
     operands = _align_captures([tg, eg], 0)
     outs = record("cond", [pred_value, *operands], {}, output_types=out_types,
                   subgraphs={"then": tg.graph, "else": eg.graph})
+    tg.closed = eg.closed = True  # a tensor of a branch used later is a leak
     it = iter(outs)
     leaves = [next(it) if kind == "dynamic" else obj for kind, obj in merged]
     leaves = [_rebuild_leaf(obj, leaf) if kind == "dynamic" and obj is not None else leaf
@@ -216,7 +227,7 @@ def _describe_leaf(x) -> str:
         return f"a tensor {x.type}"
     if x is None:
         return "None"
-    if getattr(x, "_is_undefined", False):
+    if _is_undefined(x):
         return "undefined"
     return f"a {type(x).__name__} ({x!r:.40})"
 
@@ -248,7 +259,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
     flat = _top_level_paths(loop_vars, names, "loop_vars")
     kinds, types, weak, inits = [], [], [], []
     for name, leaf in flat:
-        if _is_convertible(leaf) and not hasattr(leaf, "_staged_value"):
+        if _is_convertible(leaf) and not _is_variable(leaf):
             t, w = _leaf_type(leaf)
             kinds.append("dynamic")
             types.append(t)
@@ -271,6 +282,18 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
         out_leaves = _check_body_outputs(loop_vars, body_out, flat, kinds)
         new_types = list(types)
         for i, ((name, init), out) in enumerate(zip(flat, out_leaves)):
+            if kinds[i] == "static" and _is_undefined(init) and _is_convertible(out) \
+                    and not _is_variable(out):
+                # A name first assigned in the loop (e.g. a value returned from inside it): its
+                # type comes from the body; before the first iteration it holds a zero of that
+                # type, which converted code never reads (it tracks whether the name is set).
+                kinds[i] = "dynamic"
+                new_types[i], _ = _leaf_type(out)
+                weak[i] = False
+                inits[i] = _placeholder_value(new_types[i])
+                flat[i] = (name, inits[i])
+                changed = True
+                continue
             if kinds[i] == "static":
                 continue
             t_out, weak_out = _leaf_type(out) if _is_convertible(out) else (None, False)
@@ -284,6 +307,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
                 changed = True
         if not changed:
             break
+        cg.closed = bg.closed = True  # this attempt's tensors are discarded
         types = new_types
     else:  # pragma: no cover - each retrace loses at least one known dim, so this cannot loop
         raise errors.LoopVariableError(f"{_where()}loop variable types did not settle")
@@ -300,6 +324,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
     out_types = [types[i] for i in dyn_index] + ([TensorType(np.int64, ())] if counter else [])
     outs = record("while_loop", [*init_values, *captures], {"num_loop_vars": nvars},
                   output_types=out_types, subgraphs={"cond": cg.graph, "body": bg.graph})
+    cg.closed = bg.closed = True  # a tensor of the loop body used after the loop is a leak
     it = iter(outs)
     leaves = []
     for i, (name, init) in enumerate(flat):
@@ -309,6 +334,14 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
             leaves.append(init)
     result = nest.pack_as(list(loop_vars), leaves)
     return result if is_list else tuple(result)
+
+
+def _placeholder_value(t):
+    if isinstance(t, ListType):
+        raise errors.LoopVariableError(f"{_where()}a list first created inside a staged loop cannot be "
+                                       f"carried out of it; create it before the loop")
+    return np.zeros(tuple(0 if d is None else d for d in t.shape), dtype=t.dtype)[()] if t.shape == () \
+        else np.zeros(tuple(0 if d is None else d for d in t.shape), dtype=t.dtype)
 
 
 def _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter, maximum_iterations):
@@ -356,12 +389,14 @@ def _check_body_outputs(loop_vars, body_out, flat, kinds):
     outs = [leaf for _, leaf in out_flat]
     for ((name, init), kind, out) in zip(flat, kinds, outs):
         if kind == "static" and out is not init:
-            if _is_convertible(out) and (init is None or getattr(init, "_is_undefined", False)):
+            if _is_undefined(init) and (_is_convertible(out) or _is_undefined(out)):
+                continue  # given a type by the first body trace, see while_loop
+            if _is_convertible(out) and init is None:
                 raise errors.LoopVariableError(
                     f"{_where()}loop variable '{name}' is {_describe_leaf(init)} before the staged loop "
                     f"and {_describe_leaf(out)} inside it; give it an initial value of the same dtype "
                     f"before the loop")
-            if not (hasattr(init, "_staged_value") and out is init):
+            if not (_is_variable(init) and out is init):
                 raise errors.LoopVariableError(
                     f"{_where()}loop variable '{name}' is a Python {type(init).__name__} that the staged "
                     f"loop body changes ({_describe_leaf(init)} -> {_describe_leaf(out)}); only tensors "

@@ -10,7 +10,7 @@ from runtime import TensorType
 from runtime.core_ops import ARG
 
 from . import errors
-from .graph_building import _where, current_graph, record
+from .graph_building import _where, current_graph, leaked_error, record
 from .tensor import Tensor
 
 
@@ -22,6 +22,9 @@ def print(*args, sep=" ", end="\n"):  # noqa: A001 - mirrors the builtin on purp
     """Python's print, staged: inside a trace it prints on every call of the graph,
     formatted exactly as Python prints the NumPy values; eagerly it just prints."""
     if current_graph() is None:
+        for a in args:
+            if isinstance(a, Tensor):  # a symbolic tensor kept from a finished trace
+                raise leaked_error(a)
         builtins.print(*args, sep=sep, end=end)
         return None
     inputs, parts = [], []

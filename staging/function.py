@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import inspect
+import os
+import sys
 import threading
 import warnings
 import weakref
 
 import numpy as np
 
-from runtime import CompiledGraph, ListType, TensorType, Value
+from runtime import CompiledGraph, GraphExecutionError, ListType, TensorType, Value
 from runtime.registry import register_op
 
 from . import errors, nest
@@ -355,7 +358,16 @@ def _call_infer(*types, fn):
 
 def _call_kernel(fn):
     run = fn._run
-    return lambda *args: run(*args)
+    compiled = fn._compiled
+
+    def call(*args):
+        try:
+            return run(*args)
+        except GraphExecutionError:
+            raise
+        except Exception as exc:  # name the failing node of the called graph, not the call
+            raise compiled.wrap_error(exc, errors.ExecutionError) from exc
+    return call
 
 
 register_op("call", infer=_call_infer, num_outputs=None, stateful=True, make_kernel=_call_kernel)(
@@ -402,26 +414,32 @@ class Function:
         self.tracing_count = 0
         self._created_variables: list = []
         self._variables_initialized = False
-        self._recent = []                # 1 per call that traced, 0 per call that did not (last 5)
+        self._recent = collections.deque(maxlen=5)  # 1 per call that traced, 0 per call that did not
         self._warned_retracing = False
-        self._bound_functions = weakref.WeakKeyDictionary()
+        self._bound_functions: dict = {}  # id(instance) -> (weakref to instance, Function)
         self._converted = None
 
     # -- descriptors: methods trace per instance ---------------------------
     def __get__(self, instance, owner):
         if instance is None:
             return self
+        key = id(instance)
+        hit = self._bound_functions.get(key)
+        if hit is not None and hit[0]() is instance:
+            return hit[1]
+        bound = Function(self.python_function, self._input_signature, self._autograph,
+                         self._reduce_retracing, self._name, _instance_ref=_instance_ref(instance))
+        cache = self._bound_functions
+
+        def forget(ref, key=key, cache=cache):
+            entry = cache.get(key)
+            if entry is not None and entry[0] is ref:
+                del cache[key]
         try:
-            bound = self._bound_functions.get(instance)
-        except TypeError:
-            bound = None
-        if bound is None:
-            bound = Function(self.python_function, self._input_signature, self._autograph,
-                             self._reduce_retracing, self._name, _instance_ref=_instance_ref(instance))
-            try:
-                self._bound_functions[instance] = bound
-            except TypeError:
-                pass
+            ref = weakref.ref(instance, forget)
+        except TypeError:  # not weak-referenceable: cannot cache without keeping it alive
+            return bound
+        cache[key] = (ref, bound)
         return bound
 
     @property
@@ -482,11 +500,16 @@ class Function:
     # -- trace keys and dispatch ---------------------------------------------
     def _lookup(self, args, kwargs, allow_trace):
         bound = _bind(self._signature, args, kwargs, self._name)
+        key_source = bound
         if self._input_signature is not None:
             bound = self._apply_input_signature(bound)
+            # The key (and so the trace) uses the signature's types: one trace accepts every
+            # input the signature accepts ([None] takes any length).
+            n = len(self._input_signature)
+            key_source = (tuple(self._input_signature) + bound[0][n:], bound[1])
         types: list = []
         paths: list = []
-        structure = _trace_structure(bound, types, "", paths)
+        structure = _trace_structure(key_source, types, "", paths)
         context = bool(_tracing_stack())
         key = (structure, tuple(types), context)
         try:
@@ -555,7 +578,6 @@ class Function:
 
     def _note_call(self, traced: bool):
         self._recent.append(1 if traced else 0)
-        del self._recent[:-5]
         if (len(self._recent) == 5 and all(self._recent) and self.tracing_count > 5
                 and not self._warned_retracing):
             self._warned_retracing = True
@@ -564,7 +586,7 @@ class Function:
                 f"triggered a retrace. Tracing is slow; likely causes: calling it with Python numbers "
                 f"or new shapes each time (pass NumPy arrays, use input_signature=... or "
                 f"reduce_retracing=True), or defining the function inside a loop.",
-                RetracingWarning, stacklevel=4)
+                RetracingWarning, stacklevel=_user_stacklevel())
 
     # -- tracing -----------------------------------------------------------
     def _trace(self, bound, structure, types, paths, context):
@@ -579,15 +601,18 @@ class Function:
         try:
             first = not self._variables_initialized
             created: list = []
+            retracing = []
 
             def on_create(var):
-                if first:
+                if first and not retracing:
                     created.append(var)
                     return
+                again = (" (it was traced again after its first trace created Variables, and created "
+                         "new ones: it creates a Variable on every call)") if retracing else ""
                 raise ValueError(
                     f"{_where_variable()}staged function {self._name!r} created a staging.Variable "
-                    f"on a trace other than its first. Variables may only be created on the first "
-                    f"call: create them outside the function, or once (e.g. `if self.v is None: "
+                    f"on a trace other than its first{again}. Variables may only be created on the "
+                    f"first call: create them outside the function, or once (e.g. `if self.v is None: "
                     f"self.v = staging.Variable(...)`)")
 
             cf = self._trace_once(bound, structure, types, paths, on_create)
@@ -596,6 +621,7 @@ class Function:
                 if created:
                     self._created_variables.extend(weakref.ref(v) for v in created)
                     # Trace again now that the variables exist: the graph must not re-create them.
+                    retracing.append(True)
                     cf = self._trace_once(bound, structure, types, paths, on_create)
             self._concretes.append((structure, tuple(types), context, cf))
             return cf
@@ -610,11 +636,13 @@ class Function:
         call_args = _replace_tensors(args, placeholders)
         call_kwargs = _replace_tensors(kwargs, placeholders)
         func = self._traceable()
-        with creation_scope(on_create), building(fg):
-            result = func(*call_args, **call_kwargs)
-            out_values, output_kinds, pack_structure, specs = _collect_outputs(fg, result)
+        try:
+            with creation_scope(on_create), building(fg):
+                result = func(*call_args, **call_kwargs)
+                out_values, output_kinds, pack_structure, specs = _collect_outputs(fg, result)
+        finally:
+            fg.closed = True
         fg.graph.outputs = out_values
-        fg.closed = True
         optimize(fg.graph)
         self.tracing_count += 1
         arg_specs = iter([TensorSpec(t.shape, t.dtype) for t in types])
@@ -658,6 +686,15 @@ def _convert(func):
     if convert is None:
         return func
     return convert(func)
+
+
+def _user_stacklevel() -> int:
+    """warnings.warn stacklevel of the innermost frame outside staging/ (as seen from the caller)."""
+    frame, level = sys._getframe(2), 2
+    own = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    while frame is not None and frame.f_code.co_filename.startswith(own):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _where_defined(func) -> str:

@@ -6,7 +6,7 @@ import threading
 
 import numpy as np
 
-from runtime import TensorType
+from runtime import TensorType, broadcast_shapes
 
 from . import errors
 from .graph_building import _where, current_graph, record
@@ -95,13 +95,23 @@ class Variable:
                 raise TypeError(f"{_where()}Variable {self.name!r} has dtype {self.dtype.name}; "
                                 f"{what}() got a {value.dtype.name} tensor. Cast it with "
                                 f".astype(np.{self.dtype.name})")
-            if not TensorType(self.dtype, tuple(value.static_shape)).most_specific_common_supertype(
-                    TensorType(self.dtype, self.shape)):
+            shape = tuple(value.static_shape)
+            try:
+                fits = broadcast_shapes(shape, self.shape) == tuple(self.shape)
+            except ValueError:
+                fits = False
+            if not fits:
                 raise ValueError(f"{_where()}Variable {self.name!r} has shape {self.shape}; {what}() got "
                                  f"a tensor of shape {value.type}")
+            if shape != tuple(self.shape):  # broadcast (and check unknown dims) when the graph runs
+                value = record("broadcast_to", [value], {"shape": tuple(self.shape)})
             return value
         arr = np.asarray(value)
-        if arr.shape != self.shape and np.broadcast_shapes(arr.shape, self.shape) != self.shape:
+        try:
+            fits = np.broadcast_shapes(arr.shape, self.shape) == self.shape
+        except ValueError:
+            fits = False
+        if not fits:
             raise ValueError(f"{_where()}Variable {self.name!r} has shape {self.shape}; {what}() got "
                              f"a value of shape {arr.shape}")
         if isinstance(value, (int, float, bool, complex)) or np.can_cast(arr.dtype, self.dtype, "same_kind"):
@@ -109,6 +119,8 @@ class Variable:
         else:
             raise TypeError(f"{_where()}Variable {self.name!r} has dtype {self.dtype.name}; {what}() got "
                             f"{arr.dtype.name}")
+        if arr.shape != self.shape:
+            arr = np.broadcast_to(arr, self.shape).copy()
         return arr[()] if arr.ndim == 0 else arr
 
     def _assign(self, value, mode, what):

@@ -210,8 +210,6 @@ def test_intermediate_is_freed_before_later_nodes_run():
     assert alive_later == [False]
 
 
-@pytest.mark.xfail(strict=True, reason="runtime/executor.py in_place(): reuses a dying buffer that a "
-                   "view / list element still aliases (reported to the lead)")
 def test_in_place_reuse_never_changes_a_view():
     """A buffer the executor recycles in place must not be visible through a view of it."""
     g = Graph("f")
@@ -225,8 +223,6 @@ def test_in_place_reuse_never_changes_a_view():
     np.testing.assert_array_equal(view_val, [2.0, 4.0, 6.0])
 
 
-@pytest.mark.xfail(strict=True, reason="runtime/executor.py in_place(): reuses a dying buffer that a "
-                   "view / list element still aliases (reported to the lead)")
 def test_in_place_reuse_never_changes_a_list_element():
     g = Graph("f")
     x = g.add_input(t((2,)), "x")

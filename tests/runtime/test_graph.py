@@ -140,7 +140,8 @@ def test_const_text_inlines_value():
     assert lines[1] == "  a:f64[3] = const [0.,1.,2.]"
     assert lines[2] == "  b:i64[] = const 7"
     # large constants are summarised on one line, never printed in full
-    assert lines[3] == "  c:i64[100] = const [ 0, 1,...,98,99]"
+    assert lines[3].startswith("  c:i64[100] = const [") and "..." in lines[3]
+    assert len(lines[3]) < 60
     assert "\n" not in format_attr(np.zeros((20, 20)))
 
 
