@@ -194,7 +194,7 @@ def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, 
         in_types = [v.type if isinstance(v, Value) else v for v in values]
         try:
             output_types = infer_types(op, in_types, attrs)
-        except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as exc:
+        except (ValueError, TypeError, IndexError, ArithmeticError, np.exceptions.AxisError) as exc:
             if isinstance(exc, errors.StagingError):
                 raise
             raise type(exc)(f"{_where()}{op_name}: {exc}") from None

@@ -14,6 +14,7 @@ class Undefined:
     """Stands for a local name that has not been assigned; any use raises UndefinedNameError."""
 
     __slots__ = ("name",)
+    _is_undefined = True  # staging recognises the marker by this class attribute
 
     def __init__(self, name: str):
         object.__setattr__(self, "name", name)
