@@ -190,6 +190,25 @@ def _replace_tensors(value, leaves):
     return value
 
 
+def _weaken(value):
+    """A signature template with each object keyed by (weakly held) identity replaced by its
+    weak key, so that a ConcreteFunction does not keep such arguments alive."""
+    if isinstance(value, (TensorSpec, bool, Variable) + _PY_VALUE_TYPES):
+        return value
+    if getattr(type(value), "__tracing_type__", None) is not None:
+        return value
+    if nest.is_namedtuple(value):
+        return type(value)(*[_weaken(v) for v in value])
+    if isinstance(value, (list, tuple)):
+        return type(value)(_weaken(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _weaken(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return value
+    key = _trace_structure(value, [], "", [])
+    return key[1] if isinstance(key, tuple) and key[:1] == ("id",) else value
+
+
 def _flat_tensors(value, out: list):
     if _tensor_type_of(value) is not None:
         out.append(value)
@@ -646,7 +665,7 @@ class Function:
         optimize(fg.graph)
         self.tracing_count += 1
         arg_specs = iter([TensorSpec(t.shape, t.dtype) for t in types])
-        bound_template = (_replace_tensors(args, arg_specs), _replace_tensors(kwargs, arg_specs))
+        bound_template = (_weaken(_replace_tensors(args, arg_specs)), _weaken(_replace_tensors(kwargs, arg_specs)))
         return ConcreteFunction(self._name, fg.graph, structure, tuple(types), paths, bound_template,
                                 (pack_structure, specs), output_kinds, self._signature, self.python_function)
 
@@ -737,7 +756,7 @@ def _conform(value, spec, name, fname):
                             f"{spec.type} does not accept")
         return value
     arr = np.asarray(value)
-    if isinstance(value, (bool, int, float, complex)) and arr.dtype != spec.dtype:
+    if not isinstance(value, (np.ndarray, np.generic)) and arr.dtype != spec.dtype:  # Python numbers, lists
         if np.can_cast(arr.dtype, spec.dtype, "same_kind") or (arr.dtype.kind in "biu" and spec.dtype.kind in "fc"):
             arr = arr.astype(spec.dtype)
     if arr.dtype != spec.dtype or not spec.type.accepts_shape(arr.shape):
