@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import importlib.util
+import linecache
 import os
 import re
 import sys
@@ -84,12 +85,22 @@ def check_text(path: str | os.PathLike, actual: str, *, update: bool = False) ->
 def converted_text(func) -> str:
     """`autograph.to_code(func)` in golden text form."""
     import autograph
-    return normalize(autograph.to_code(_python_function(func)))
+    func = _python_function(func)
+    _refresh_source(func)
+    return normalize(autograph.to_code(func))
+
+
+def _refresh_source(func) -> None:
+    """Drops stale cached lines of `func`'s file (it may have been edited since last read)."""
+    filename = getattr(getattr(func, "__code__", None), "co_filename", None)
+    if filename:
+        linecache.checkcache(filename)
 
 
 def concrete_function(func, specs: Mapping[str, Any] | Sequence[Any] | None = None):
     """The concrete function of `func` (plain or staging.Function) for `specs`."""
     import staging
+    _refresh_source(_python_function(func))
     function = func if isinstance(func, staging.Function) else staging.function(func)
     args, kwargs = split_specs(specs)
     return function.get_concrete_function(*args, **kwargs)

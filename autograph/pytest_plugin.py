@@ -69,15 +69,19 @@ class _FixtureGolden(Golden):
         __tracebackhide__ = True
         try:
             super().check(name, text)
+            return
         except GoldenMismatch as mismatch:
-            pytest.fail(str(mismatch), pytrace=False)
+            message = str(mismatch)
+        pytest.fail(message, pytrace=False)  # outside `except`: no chained duplicate
 
     def check_case(self, case):
         __tracebackhide__ = True
         try:
             super().check_case(case)
+            return
         except GoldenMismatch as mismatch:
-            pytest.fail(str(mismatch), pytrace=False)
+            message = str(mismatch)
+        pytest.fail(message, pytrace=False)  # outside `except`: no chained duplicate
 
 
 @pytest.fixture
