@@ -218,3 +218,33 @@ def test_weak_scalar_precast_matches_numpy_promotion():
         got = g(x)
         for a, b in zip(got, expected):
             assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+# -- loop counters ------------------------------------------------------------------
+
+def test_loop_counter_runs_as_python_int_with_same_results():
+    def f(xs, n):
+        def body(i, acc):
+            return i + 1, acc + xs[i]
+        return staging.while_loop(lambda i, acc: i < n, body, (np.int64(0), np.int64(0)))
+
+    g = staging.function(f, autograph=False)
+    xs = np.arange(10, dtype=np.int64)
+    i, acc = g(xs, np.int64(10))
+    assert (i, acc) == f(xs, np.int64(10)) == (10, 45)
+    assert type(i) is np.int64 and type(acc) is np.int64   # declared dtype restored at loop exit
+    source = g.get_concrete_function(xs, np.int64(10))._compiled.source
+    assert "int(" in source
+
+
+def test_counter_used_in_arithmetic_stays_numpy():
+    def f(n):
+        def body(i, acc):
+            return i + 1, acc + i * 3      # i feeds arithmetic: must keep NumPy int64 semantics
+        return staging.while_loop(lambda i, acc: i < n, body, (np.int8(0), np.int8(0)))
+
+    g = staging.function(f, autograph=False)
+    with np.errstate(over="ignore"):
+        got, expected = g(np.int8(100)), f(np.int8(100))
+    assert got[1] == expected[1] and type(got[1]) is np.int8   # wraps like int8, as eager does
+    assert "int(" not in g.get_concrete_function(np.int8(100))._compiled.source
