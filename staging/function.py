@@ -310,6 +310,11 @@ class ConcreteFunction:
         return self._bound_template
 
     @property
+    def executable_source(self) -> str:
+        """The Python source the graph was lowered to (what actually runs on a call)."""
+        return self._compiled.source
+
+    @property
     def structured_outputs(self):
         return self._output_specs
 
