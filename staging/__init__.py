@@ -3,14 +3,14 @@
 from . import errors
 from .control_flow import cond, while_loop
 from .debugging import assert_true, constant, print, py_function  # noqa: A004
-from .function import (ConcreteFunction, Function, RetracingWarning, TensorSpec, function,
+from .function import (AutographWarning, ConcreteFunction, Function, RetracingWarning, TensorSpec, function,
                        functions_run_eagerly, run_functions_eagerly)
 from .tensor import Tensor, is_symbolic
 from .tensor_array import TensorArray
 from .variables import Variable
 
 __all__ = [
-    "ConcreteFunction", "Function", "RetracingWarning", "Tensor", "TensorArray", "TensorSpec",
+    "AutographWarning", "ConcreteFunction", "Function", "RetracingWarning", "Tensor", "TensorArray", "TensorSpec",
     "Variable", "assert_true", "cond", "constant", "errors", "function", "functions_run_eagerly",
     "is_symbolic", "print", "py_function", "run_functions_eagerly", "while_loop",
 ]

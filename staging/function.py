@@ -42,6 +42,10 @@ def functions_run_eagerly() -> bool:
     return _RUN_EAGERLY[0]
 
 
+class AutographWarning(UserWarning):
+    """A function could not be converted and is traced as written."""
+
+
 class RetracingWarning(UserWarning):
     """A Function keeps tracing new graphs; each trace is slow."""
 
@@ -709,7 +713,16 @@ def _convert(func):
     convert = getattr(autograph, "convert", None)
     if convert is None:
         return func
-    return convert(func)
+    try:
+        return convert(func)
+    except errors.UnsupportedConstructError:
+        raise
+    except errors.ConversionError as exc:
+        # e.g. no source (defined with exec or in the REPL): trace the function as written,
+        # as TF does; Python control flow on symbolic values will then raise a clear error.
+        warnings.warn(f"{exc}; tracing {getattr(func, '__qualname__', func)!r} without conversion",
+                      AutographWarning, stacklevel=5)
+        return func
 
 
 def _user_stacklevel() -> int:
