@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import gast
+import ast
 
 from autograph.pyct import templates
 
 
-class _Asserts(gast.NodeTransformer):
+class _Asserts(ast.NodeTransformer):
     def visit_Assert(self, node):
         if node.msg is None:
             return templates.replace("ag__.assert_stmt(test)", node, test=node.test)

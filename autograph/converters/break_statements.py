@@ -3,23 +3,23 @@ becomes `if not break_:` after the loop (or plain code after it when there is no
 
 from __future__ import annotations
 
-import gast
+import ast
 
 from autograph.pyct import jumps
 
 
 def _is_break(stmt):
-    return isinstance(stmt, gast.Break)
+    return isinstance(stmt, ast.Break)
 
 
-class _Breaks(gast.NodeTransformer):
+class _Breaks(ast.NodeTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
 
     def _loop(self, node):
         self.generic_visit(node)
         orelse, node.orelse = node.orelse, []
-        if not jumps.contains(node.body, gast.Break, loops=False):
+        if not jumps.contains(node.body, ast.Break, loops=False):
             return [node] + orelse
         flag = self.ctx.namer.new("break_")
 
@@ -30,10 +30,10 @@ class _Breaks(gast.NodeTransformer):
             body, _ = jumps.Lowering(_is_break, make_jump, flag).block(node.body)
         except jumps.NeedFlag:
             body, _ = jumps.Lowering(_is_break, make_jump, flag, True).block(node.body)
-        node.body = body or [gast.Pass()]
+        node.body = body or [ast.Pass()]
         not_broken = jumps.not_(jumps.load(flag))
-        if isinstance(node, gast.While):
-            node.test = gast.BoolOp(op=gast.And(), values=[not_broken, node.test])
+        if isinstance(node, ast.While):
+            node.test = ast.BoolOp(op=ast.And(), values=[not_broken, node.test])
         else:
             node.ag_extra_test = not_broken
         out = [jumps.assign(flag, False, node), node]

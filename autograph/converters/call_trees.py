@@ -11,7 +11,7 @@ from __future__ import annotations
 import builtins
 import types
 
-import gast
+import ast
 
 from autograph.pyct import templates
 
@@ -29,7 +29,7 @@ def _native_module(obj) -> str | None:
     return None
 
 
-class _CallTrees(gast.NodeTransformer):
+class _CallTrees(ast.NodeTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
         self.namespace = ctx.namespace
@@ -38,10 +38,10 @@ class _CallTrees(gast.NodeTransformer):
     def _resolve(self, func):
         """The object `func` names, if it is a global/builtin attribute chain; else _MISSING."""
         chain = []
-        while isinstance(func, gast.Attribute):
+        while isinstance(func, ast.Attribute):
             chain.append(func.attr)
             func = func.value
-        if not isinstance(func, gast.Name) or func.id in self.locals or func.id in self.ctx.freevars:
+        if not isinstance(func, ast.Name) or func.id in self.locals or func.id in self.ctx.freevars:
             return _MISSING
         obj = self.namespace.get(func.id, _MISSING)
         if obj is _MISSING:
@@ -57,9 +57,9 @@ class _CallTrees(gast.NodeTransformer):
         return obj
 
     def _needs_call(self, func) -> bool:
-        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id == "ag__":
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "ag__":
             return False
-        if isinstance(func, gast.Name) and func.id == "super":
+        if isinstance(func, ast.Name) and func.id == "super":
             return False
         obj = self._resolve(func)
         if obj is _MISSING:
@@ -97,9 +97,23 @@ def _numpy_needs_routing(func) -> bool:
         return False
 
 
+def _bound_names(node) -> set:
+    """Names bound anywhere in the function: assigned, deleted, parameters, except targets."""
+    bound = set()
+    for n in ast.walk(node):
+        cls = n.__class__
+        if cls is ast.Name:
+            if n.ctx.__class__ is not ast.Load:
+                bound.add(n.id)
+        elif cls is ast.arg:
+            bound.add(n.arg)
+        elif cls is ast.ExceptHandler and n.name:
+            bound.add(n.name)
+    return bound
+
+
 def transform(node, ctx):
     transformer = _CallTrees(ctx)
     # Any name bound anywhere in the function counts as local (its value is not known statically).
-    transformer.locals = {n.id for n in gast.walk(node)
-                          if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    transformer.locals = _bound_names(node)
     return transformer.visit(node)

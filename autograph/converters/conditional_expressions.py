@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import gast
+import ast
 
 from autograph.pyct import templates
 
 
-class _ConditionalExpressions(gast.NodeTransformer):
+class _ConditionalExpressions(ast.NodeTransformer):
     def visit_IfExp(self, node):
         self.generic_visit(node)
         return templates.replace_as_expression(

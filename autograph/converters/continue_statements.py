@@ -3,22 +3,22 @@ or, when that is impossible, runs under `if not continue_`."""
 
 from __future__ import annotations
 
-import gast
+import ast
 
 from autograph.pyct import jumps
 
 
 def _is_continue(stmt):
-    return isinstance(stmt, gast.Continue)
+    return isinstance(stmt, ast.Continue)
 
 
-class _Continues(gast.NodeTransformer):
+class _Continues(ast.NodeTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
 
     def _loop(self, node):
         self.generic_visit(node)
-        if not jumps.contains(node.body, gast.Continue, loops=False):
+        if not jumps.contains(node.body, ast.Continue, loops=False):
             return node
         flag = None
 
@@ -31,7 +31,7 @@ class _Continues(gast.NodeTransformer):
             flag = self.ctx.namer.new("continue_")
             body, _ = jumps.Lowering(_is_continue, make_jump, flag, True).block(node.body)
             body.insert(0, jumps.assign(flag, False, node))
-        node.body = body or [gast.Pass()]
+        node.body = body or [ast.Pass()]
         return node
 
     visit_While = visit_For = _loop

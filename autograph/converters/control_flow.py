@@ -11,13 +11,13 @@ Branch and loop bodies become small functions that take the statement's state
 
 from __future__ import annotations
 
-import gast
+import ast
 
 from autograph.pyct import templates
 from autograph.pyct.static_analysis import activity, definitions, liveness
 
 
-class _ControlFlow(gast.NodeTransformer):
+class _ControlFlow(ast.NodeTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
         self.declared = [set()]
@@ -52,21 +52,21 @@ class _ControlFlow(gast.NodeTransformer):
         for n in state:
             if n not in node.ag_defined_in:
                 out.extend(templates.replace("name = ag__.Undefined(label)", node, name=n,
-                                             label=gast.Constant(value=n, kind=None)))
+                                             label=ast.Constant(value=n, kind=None)))
         return out
 
     def _function(self, name, params, body, state, outer, node):
         stmts = []
         if outer:
-            stmts.append(gast.Global(names=list(outer)) if self._is_global(outer)
-                         else gast.Nonlocal(names=list(outer)))
+            stmts.append(ast.Global(names=list(outer)) if self._is_global(outer)
+                         else ast.Nonlocal(names=list(outer)))
             stmts[0].lineno = node.lineno
         stmts.extend(body)
         if state:
             stmts.extend(templates.replace("return state", node,
                                            state=templates.name_tuple(state)))
         if not stmts:
-            stmts = [gast.Pass()]
+            stmts = [ast.Pass()]
         fn, = templates.replace("def fn(params):\n    body", node, fn=name, params=list(params),
                                 body=stmts)
         return fn
@@ -79,15 +79,15 @@ class _ControlFlow(gast.NodeTransformer):
         call.args.append(templates.name_tuple(state))
         call.args.append(templates.str_tuple(state))
         if outer:
-            call.keywords.append(gast.keyword(arg="outer_writes", value=templates.str_tuple(outer)))
+            call.keywords.append(ast.keyword(arg="outer_writes", value=templates.str_tuple(outer)))
         opts = getattr(node, "ag_loop_options", None)
         if opts:
-            call.keywords.append(gast.keyword(arg="opts", value=gast.Call(
+            call.keywords.append(ast.keyword(arg="opts", value=ast.Call(
                 func=templates.name("dict"), args=[], keywords=opts)))
         if not state:
-            stmt = gast.Expr(value=call)
+            stmt = ast.Expr(value=call)
         else:
-            stmt = gast.Assign(targets=[templates.name_tuple(state, gast.Store())], value=call,
+            stmt = ast.Assign(targets=[templates.name_tuple(state, ast.Store())], value=call,
                                type_comment=None)
         stmt.lineno = node.lineno
         return stmt
@@ -105,7 +105,7 @@ class _ControlFlow(gast.NodeTransformer):
         if node.orelse:
             out.append(self._function(false_name, state, node.orelse, state, outer, node))
         else:
-            false_name = gast.Constant(value=None, kind=None)
+            false_name = ast.Constant(value=None, kind=None)
         out.append(self._call("ag__.if_stmt(test, if_true, if_false)", node, state, outer,
                               test=node.test, if_true=true_name, if_false=false_name))
         return out
@@ -117,7 +117,7 @@ class _ControlFlow(gast.NodeTransformer):
         state, outer = self._state(modified, node.ag_live_in | node.ag_live_out)
         out = self._undefined(node, state)
         out.append(self._function(body_name, state, node.body, state, outer, node))
-        test = gast.Lambda(args=_lambda_args(state), body=node.test)
+        test = ast.Lambda(args=_lambda_args(state), body=node.test)
         out.append(self._call("ag__.while_stmt(test, loop_body)", node, state, outer,
                               test=test, loop_body=body_name))
         return out
@@ -129,39 +129,39 @@ class _ControlFlow(gast.NodeTransformer):
         node.body = self._block(node.body)
         state, outer = self._state(modified, node.ag_live_in | node.ag_live_out)
         out = self._undefined(node, state)
-        if isinstance(node.target, gast.Name) and node.target.id not in state:
+        if isinstance(node.target, ast.Name) and node.target.id not in state:
             item = node.target.id
             body = node.body
         else:
             item = self.ctx.namer.new("itr")
-            assign = gast.Assign(targets=[node.target], value=templates.name(item), type_comment=None)
+            assign = ast.Assign(targets=[node.target], value=templates.name(item), type_comment=None)
             assign.lineno = node.lineno
             body = [assign] + node.body
         out.append(self._function(body_name, [item] + state, body, state, outer, node))
         extra = getattr(node, "ag_extra_test", None)
-        extra_test = (gast.Lambda(args=_lambda_args(state), body=extra) if extra is not None
-                      else gast.Constant(value=None, kind=None))
+        extra_test = (ast.Lambda(args=_lambda_args(state), body=extra) if extra is not None
+                      else ast.Constant(value=None, kind=None))
         out.append(self._call("ag__.for_stmt(iterable, extra_test, loop_body)", node, state, outer,
                               iterable=node.iter, extra_test=extra_test, loop_body=body_name))
         return out
 
 
 def _lambda_args(names):
-    return gast.arguments(
-        args=[gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None) for n in names],
+    return ast.arguments(
+        args=[ast.arg(arg=n) for n in names],
         posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
 
 
 def _globals_declared(node):
     names = set()
-    for n in gast.walk(node):
-        if isinstance(n, gast.Global):
+    for n in ast.walk(node):
+        if isinstance(n, ast.Global):
             names.update(n.names)
     return names
 
 
 def transform(node, ctx):
     ctx.globals_declared = _globals_declared(node)
-    if isinstance(node, gast.Lambda):
+    if isinstance(node, ast.Lambda):
         return node
     return _ControlFlow(ctx).visit(node)

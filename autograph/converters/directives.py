@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import gast
+import ast
 
 
 def _is_directive(stmt) -> bool:
-    if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)):
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
         return False
     func = stmt.value.func
-    name = func.attr if isinstance(func, gast.Attribute) else getattr(func, "id", None)
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
     return name == "set_loop_options"
 
 
-class _Directives(gast.NodeTransformer):
+class _Directives(ast.NodeTransformer):
     def _loop(self, node):
         self.generic_visit(node)
         kept = []
@@ -22,7 +22,7 @@ class _Directives(gast.NodeTransformer):
                 node.ag_loop_options = s.value.keywords
             else:
                 kept.append(s)
-        node.body = kept or [gast.Pass()]
+        node.body = kept or [ast.Pass()]
         return node
 
     visit_While = visit_For = _loop

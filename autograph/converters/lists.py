@@ -3,18 +3,18 @@ so a staged loop can carry the list as loop state (a TensorArray underneath)."""
 
 from __future__ import annotations
 
-import gast
+import ast
 
 from autograph.pyct import templates
 
 
 def _list_call(node, method):
-    return (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
-            and node.func.attr == method and isinstance(node.func.value, gast.Name)
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == method and isinstance(node.func.value, ast.Name)
             and not node.keywords)
 
 
-class _Lists(gast.NodeTransformer):
+class _Lists(ast.NodeTransformer):
     def __init__(self):
         self.loop_depth = 0
 

@@ -6,24 +6,24 @@ would run it: `ag__.and_(x != 0, lambda: 12 // x > 2)`.
 
 from __future__ import annotations
 
-import gast
+import ast
 
 from autograph.pyct import templates
 
 
 def _simple(node):
-    while isinstance(node, gast.Attribute):
+    while isinstance(node, ast.Attribute):
         node = node.value
-    return isinstance(node, (gast.Name, gast.Constant))
+    return isinstance(node, (ast.Name, ast.Constant))
 
 
-class _Logical(gast.NodeTransformer):
+class _Logical(ast.NodeTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
 
     def visit_BoolOp(self, node):
         self.generic_visit(node)
-        template = ("ag__.and_(a, lambda: b)" if isinstance(node.op, gast.And)
+        template = ("ag__.and_(a, lambda: b)" if isinstance(node.op, ast.And)
                     else "ag__.or_(a, lambda: b)")
         result = node.values[-1]
         for value in reversed(node.values[:-1]):
@@ -32,7 +32,7 @@ class _Logical(gast.NodeTransformer):
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
-        if isinstance(node.op, gast.Not):
+        if isinstance(node.op, ast.Not):
             return templates.replace_as_expression("ag__.not_(a)", node, a=node.operand)
         return node
 
@@ -48,11 +48,11 @@ class _Logical(gast.NodeTransformer):
             right = operands[i + 1]
             if i < len(node.ops) - 1 and not _simple(right):
                 tmp = self.ctx.namer.new("cmp_")
-                bound = gast.NamedExpr(target=templates.name(tmp, gast.Store()), value=right)
-                pieces.append(gast.Compare(left=left, ops=[op], comparators=[bound]))
+                bound = ast.NamedExpr(target=templates.name(tmp, ast.Store()), value=right)
+                pieces.append(ast.Compare(left=left, ops=[op], comparators=[bound]))
                 left = templates.name(tmp)
             else:
-                pieces.append(gast.Compare(left=left, ops=[op], comparators=[right]))
+                pieces.append(ast.Compare(left=left, ops=[op], comparators=[right]))
                 left = right
         result = pieces[-1]
         for piece in reversed(pieces[:-1]):

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import copy
 
-import gast
+import ast
 
 from autograph.pyct import jumps
 
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def _nested_return(body) -> bool:
     for s in body:
-        if not isinstance(s, gast.Return) and jumps.contains([s], gast.Return):
+        if not isinstance(s, ast.Return) and jumps.contains([s], ast.Return):
             return True
     return False
 
@@ -32,20 +32,20 @@ class _FunctionLowering:
         self.loop_depth = 0
 
     def make_jump(self, stmt, flagged):
-        value = stmt.value if stmt.value is not None else gast.Constant(value=None, kind=None)
+        value = stmt.value if stmt.value is not None else ast.Constant(value=None, kind=None)
         out = [jumps.assign(self.retval, value, stmt)]
         if flagged:
             out.append(jumps.assign(self.flag, True, stmt))
         if self.loop_depth:
-            brk = gast.Break()
+            brk = ast.Break()
             brk.lineno = stmt.lineno
             out.append(brk)
         return out
 
     def loops(self, loop, lowering):
         loop = copy.copy(loop)
-        if not jumps.contains(loop.body, gast.Return):
-            if jumps.contains(loop.orelse, gast.Return):
+        if not jumps.contains(loop.body, ast.Return):
+            if jumps.contains(loop.orelse, ast.Return):
                 loop.orelse, status = lowering.block(loop.orelse)
                 return [loop], (jumps.MAYBE if status else jumps.NEVER)
             return [loop], jumps.NEVER
@@ -58,7 +58,7 @@ class _FunctionLowering:
         loop.orelse, _ = lowering.block(loop.orelse)
         if self.loop_depth:
             # Inside an enclosing loop: leave it too.
-            exit_ = jumps.make_if(jumps.load(self.flag), [gast.Break()], [], loop)
+            exit_ = jumps.make_if(jumps.load(self.flag), [ast.Break()], [], loop)
             exit_.body[0].lineno = loop.lineno
             return [loop, exit_], jumps.NEVER
         return [loop], jumps.MAYBE
@@ -73,23 +73,23 @@ class _FunctionLowering:
                                           self.loops).block(original)
         prologue = []
         docstring = []
-        if (body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant)
+        if (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
                 and isinstance(body[0].value.value, str)):
             docstring = [body.pop(0)]
         if self.flag is not None:
             prologue.append(jumps.assign(self.flag, False, self.fn))
         if status != jumps.ALWAYS:
             prologue.append(jumps.assign(self.retval, None, self.fn))
-        ret = gast.Return(value=jumps.load(self.retval))
+        ret = ast.Return(value=jumps.load(self.retval))
         ret.lineno = (body[-1] if body else self.fn).lineno
         self.fn.body = docstring + prologue + body + [ret]
 
 
 def _is_return(stmt):
-    return isinstance(stmt, gast.Return)
+    return isinstance(stmt, ast.Return)
 
 
-class _Returns(gast.NodeTransformer):
+class _Returns(ast.NodeTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
 

@@ -8,8 +8,6 @@ import linecache
 import types
 import weakref
 
-import gast
-
 from autograph import operators
 from autograph.converters import (asserts, break_statements, call_trees, conditional_expressions,
                                   continue_statements, control_flow, directives, lists,
@@ -60,35 +58,35 @@ class _Converted:
 # -- checks -----------------------------------------------------------------
 
 _UNSUPPORTED = {
-    gast.Yield: "`yield` (generators)",
-    gast.YieldFrom: "`yield from` (generators)",
-    gast.Await: "`await`",
-    gast.AsyncFor: "`async for`",
-    gast.AsyncWith: "`async with`",
-    gast.AsyncFunctionDef: "`async def`",
+    ast.Yield: "`yield` (generators)",
+    ast.YieldFrom: "`yield from` (generators)",
+    ast.Await: "`await`",
+    ast.AsyncFor: "`async for`",
+    ast.AsyncWith: "`async with`",
+    ast.AsyncFunctionDef: "`async def`",
 }
 
 
 def _check_supported(entity, fn):
     node = entity.node
-    if isinstance(node, gast.AsyncFunctionDef):
+    if isinstance(node, ast.AsyncFunctionDef):
         raise errors.UnsupportedConstructError(
             f"{entity.filename}:{entity.user_line(node.lineno)}: cannot convert {fn.__name__!r}: "
             f"`async def` functions are not supported")
-    for n in gast.walk(node):
+    for n in ast.walk(node):
         what = _UNSUPPORTED.get(type(n))
         if what is not None:
             raise errors.UnsupportedConstructError(
                 f"{entity.filename}:{entity.user_line(n.lineno)}: cannot convert {fn.__name__!r}: "
                 f"{what} is not supported in converted code; decorate it with "
                 f"autograph.do_not_convert to call it as plain Python")
-        if isinstance(n, gast.Try) and _has_control_flow(n):
+        if isinstance(n, ast.Try) and _has_control_flow(n):
             raise errors.UnsupportedConstructError(
                 f"{entity.filename}:{entity.user_line(n.lineno)}: `try` around `if`/`while`/`for` "
                 f"is not supported in converted code (an exception cannot be caught inside a staged "
                 f"branch or loop); move the control flow out of the `try` or into a do_not_convert "
                 f"function")
-        if isinstance(n, (gast.With,)) and _has_control_flow(n):
+        if isinstance(n, (ast.With,)) and _has_control_flow(n):
             raise errors.UnsupportedConstructError(
                 f"{entity.filename}:{entity.user_line(n.lineno)}: `with` around `if`/`while`/`for` "
                 f"is not supported in converted code; move the control flow out of the `with` block "
@@ -100,10 +98,56 @@ def _has_control_flow(node):
     bodies += [h.body for h in getattr(node, "handlers", [])]
     for body in bodies:
         for n in body:
-            for m in gast.walk(n):
-                if isinstance(m, (gast.If, gast.While, gast.For)):
+            for m in ast.walk(n):
+                if isinstance(m, (ast.If, ast.While, ast.For)):
                     return True
     return False
+
+
+# -- positions ----------------------------------------------------------------
+
+_TYPE_PARAMS = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
+_POSITIONED: dict = {}
+_AST = ast.AST
+
+
+def _fix_positions(tree, first):
+    """Gives every node created by a converter the line of the node it sits in (the parsed
+    nodes already carry the user's lines); end positions never precede start positions."""
+    stack = [(tree, first)]
+    pop, push = stack.pop, stack.append
+    positioned = _POSITIONED
+    while stack:
+        n, line = pop()
+        cls = n.__class__
+        p = positioned.get(cls)
+        if p is None:
+            p = positioned[cls] = ("lineno" in cls._attributes,
+                                   tuple(f for f in cls._fields if f not in ("ctx", "op", "ops")))
+        if p[0]:
+            d = n.__dict__
+            lineno = d.get("lineno")
+            if lineno is None:
+                d["lineno"] = d["end_lineno"] = line
+                d["col_offset"] = d["end_col_offset"] = 0
+            else:
+                line = lineno
+                end = d.get("end_lineno")
+                if end is None or end < lineno:
+                    d["end_lineno"] = lineno
+                    d["end_col_offset"] = d.get("col_offset") or 0
+                elif end == lineno and (d.get("end_col_offset") or 0) < (d.get("col_offset") or 0):
+                    d["end_col_offset"] = d.get("col_offset") or 0
+                if d.get("col_offset") is None:
+                    d["col_offset"] = 0
+        for f in p[1]:
+            v = getattr(n, f, None)
+            if v.__class__ is list:
+                for x in v:
+                    if isinstance(x, _AST):
+                        push((x, line))
+            elif isinstance(v, _AST):
+                push((v, line))
 
 
 # -- conversion ---------------------------------------------------------------
@@ -128,29 +172,29 @@ def _transform(fn):
 _NEEDS = {
     directives: {"set_loop_options"},
     lists: {"append", "pop"},
-    return_statements: {gast.Return},
-    continue_statements: {gast.Continue},
-    break_statements: {gast.Break, gast.Return, "loop_else"},  # returns in loops become breaks
-    asserts: {gast.Assert},
-    conditional_expressions: {gast.IfExp},
+    return_statements: {ast.Return},
+    continue_statements: {ast.Continue},
+    break_statements: {ast.Break, ast.Return, "loop_else"},  # returns in loops become breaks
+    asserts: {ast.Assert},
+    conditional_expressions: {ast.IfExp},
     # Lowered jumps add `not flag` tests.
-    logical_expressions: {gast.BoolOp, gast.Not, "chained", gast.Break, gast.Continue, gast.Return},
+    logical_expressions: {ast.BoolOp, ast.Not, "chained", ast.Break, ast.Continue, ast.Return},
 }
 
 
 def _features(node) -> set:
     """Node types and a few markers present in the tree (one walk)."""
     found = set()
-    for n in gast.walk(node):
+    for n in ast.walk(node):
         t = type(n)
         found.add(t)
-        if t is gast.Attribute:
+        if t is ast.Attribute:
             found.add(n.attr)
-        elif t is gast.Name:
+        elif t is ast.Name:
             found.add(n.id)
-        elif t is gast.Compare and len(n.ops) > 1:
+        elif t is ast.Compare and len(n.ops) > 1:
             found.add("chained")
-        elif t in (gast.For, gast.While) and n.orelse:
+        elif t in (ast.For, ast.While) and n.orelse:
             found.add("loop_else")
     return found
 
@@ -160,29 +204,17 @@ def _compile(node, ctx, fn):
     code = fn.__code__
     filename = f"<autograph converted {code.co_name} at {ctx.filename}:{code.co_firstlineno}>"
     factory_params = ["ag__"] + [n for n in code.co_freevars if n != "ag__"]
-    if isinstance(node, gast.Lambda):
-        inner = [gast.Return(value=node)]
+    if isinstance(node, ast.Lambda):
+        inner = [ast.Return(value=node)]
     else:
-        inner = [node, gast.Return(value=gast.Name(id=node.name, ctx=gast.Load(),
-                                                   annotation=None, type_comment=None))]
-    factory = gast.FunctionDef(
-        name="ag__factory", args=gast.arguments(
-            args=[gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None)
-                  for p in factory_params],
+        inner = [node, ast.Return(value=ast.Name(id=node.name, ctx=ast.Load()))]
+    factory = ast.FunctionDef(
+        name="ag__factory", args=ast.arguments(
+            args=[ast.arg(arg=p) for p in factory_params],
             posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
-        body=inner, decorator_list=[], returns=None, type_comment=None, type_params=[])
-    module = gast.gast_to_ast(gast.Module(body=[factory], type_ignores=[]))
-    offset = ctx.entity.line_offset
-    first = code.co_firstlineno
-    for n in ast.walk(module):
-        if "lineno" in n._attributes:
-            line = getattr(n, "lineno", None)
-            line = first if line is None else line + offset
-            n.lineno = n.end_lineno = line
-            col = getattr(n, "col_offset", None) or 0
-            n.col_offset = col
-            end_col = getattr(n, "end_col_offset", None)
-            n.end_col_offset = end_col if end_col is not None and end_col >= col else col
+        body=inner, decorator_list=[], returns=None, type_comment=None, **_TYPE_PARAMS)
+    module = ast.Module(body=[factory], type_ignores=[])
+    _fix_positions(module, code.co_firstlineno)
     try:
         module_code = compile(module, filename, "exec", dont_inherit=True)
     except SyntaxError as e:

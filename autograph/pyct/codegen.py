@@ -1,10 +1,8 @@
-"""Emits source from a gast tree and records which original line each emitted line came from."""
+"""Emits source from an ast tree and records which original line each emitted line came from."""
 
 from __future__ import annotations
 
 import ast
-
-import gast
 
 _Unparser = getattr(ast, "_Unparser", None)
 
@@ -13,8 +11,8 @@ if _Unparser is not None:
     class _LineRecordingUnparser(_Unparser):
         """ast.unparse that notes the origin line of every statement it writes."""
 
-        def __init__(self):
-            super().__init__()
+        def __init__(self, **kwargs):  # f-strings unparse with a nested instance (kwargs)
+            super().__init__(**kwargs)
             self.line = 0
             self.pending = None
             self.line_map = {}
@@ -33,9 +31,8 @@ if _Unparser is not None:
 
 
 def to_source(node) -> tuple[str, dict[int, int]]:
-    """(source, {emitted line: node line}) for a gast node or list of nodes."""
-    tree = gast.gast_to_ast(gast.Module(body=node if isinstance(node, list) else [node],
-                                        type_ignores=[]))
+    """(source, {emitted line: node line}) for an ast node or list of nodes."""
+    tree = ast.Module(body=node if isinstance(node, list) else [node], type_ignores=[])
     if _Unparser is None:  # pragma: no cover - every supported Python has it
         text = ast.unparse(tree)
         return text, {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 
-import gast
+import ast
 
 NEVER, MAYBE, ALWAYS = 0, 1, 2
 
@@ -19,30 +19,29 @@ class NeedFlag(Exception):
 
 
 def not_(expr):
-    return gast.UnaryOp(op=gast.Not(), operand=expr)
+    return ast.UnaryOp(op=ast.Not(), operand=expr)
 
 
 def assign(name, value, origin):
-    node = gast.Assign(targets=[gast.Name(id=name, ctx=gast.Store(), annotation=None,
-                                          type_comment=None)],
-                       value=value if isinstance(value, gast.AST) else gast.Constant(value=value, kind=None),
+    node = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())],
+                       value=value if isinstance(value, ast.AST) else ast.Constant(value=value, kind=None),
                        type_comment=None)
     node.lineno = getattr(origin, "lineno", 1)
     return node
 
 
 def load(name):
-    return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+    return ast.Name(id=name, ctx=ast.Load())
 
 
 def make_if(test, body, orelse, origin):
-    node = gast.If(test=test, body=body, orelse=orelse)
+    node = ast.If(test=test, body=body, orelse=orelse)
     node.lineno = getattr(origin, "lineno", 1)
     return node
 
 
 def _has_call(node):
-    return any(isinstance(n, gast.Call) for n in gast.walk(node))
+    return any(isinstance(n, ast.Call) for n in ast.walk(node))
 
 
 class Lowering:
@@ -99,7 +98,7 @@ class Lowering:
             node.test, node.body, node.orelse = not_(node.test), node.orelse, []
             return [node]
         if _has_call(node.test):
-            node.body = [gast.Pass()]
+            node.body = [ast.Pass()]
             return [node]
         return []
 
@@ -108,9 +107,9 @@ class Lowering:
 
         Works on shallow copies so that a failed attempt leaves the tree intact.
         """
-        if isinstance(s, (gast.If, gast.With, gast.AsyncWith, gast.Try)):
+        if isinstance(s, (ast.If, ast.With, ast.AsyncWith, ast.Try)):
             s = copy.copy(s)
-        if isinstance(s, gast.If):
+        if isinstance(s, ast.If):
             body, b = self.block(s.body)
             orelse, o = self.block(s.orelse)
             s.body, s.orelse = body, orelse
@@ -121,10 +120,10 @@ class Lowering:
             if MAYBE in (b, o):
                 return [s], MAYBE, None
             return [s], MAYBE, (b, o)
-        if isinstance(s, (gast.With, gast.AsyncWith)):
+        if isinstance(s, (ast.With, ast.AsyncWith)):
             s.body, b = self.block(s.body)
             return [s], b, None
-        if isinstance(s, gast.Try):
+        if isinstance(s, ast.Try):
             statuses = []
             s.body, st = self.block(s.body)
             statuses.append(st)
@@ -137,13 +136,13 @@ class Lowering:
             s.finalbody, st = self.block(s.finalbody)
             statuses.append(st)
             return [s], MAYBE if any(statuses) else NEVER, None
-        if isinstance(s, (gast.While, gast.For)) and self.loops is not None:
+        if isinstance(s, (ast.While, ast.For)) and self.loops is not None:
             return (*self.loops(s, self), None)
         return [s], NEVER, None
 
 
-def contains(stmts, types, stop=(gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
-                                 gast.ClassDef), loops=True):
+def contains(stmts, types, stop=(ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                 ast.ClassDef), loops=True):
     """True if a statement of `types` occurs in `stmts` (not inside nested scopes;
     not inside nested loops unless `loops`)."""
     stack = list(stmts)
@@ -153,8 +152,8 @@ def contains(stmts, types, stop=(gast.FunctionDef, gast.AsyncFunctionDef, gast.L
             return True
         if isinstance(n, stop):
             continue
-        if not loops and isinstance(n, (gast.While, gast.For)):
+        if not loops and isinstance(n, (ast.While, ast.For)):
             stack.extend(n.orelse)
             continue
-        stack.extend(c for c in gast.iter_child_nodes(n) if isinstance(c, (gast.stmt, gast.excepthandler)))
+        stack.extend(c for c in ast.iter_child_nodes(n) if isinstance(c, (ast.stmt, ast.excepthandler)))
     return False

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import gast
+import ast
 
 
 class Namer:
@@ -11,15 +11,7 @@ class Namer:
 
     @classmethod
     def for_tree(cls, node):
-        used = set()
-        for n in gast.walk(node):
-            if isinstance(n, gast.Name):
-                used.add(n.id)
-            elif isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
-                used.add(n.name)
-            elif isinstance(n, gast.alias):
-                used.add((n.asname or n.name).split(".")[0])
-        return cls(used)
+        return cls(scan(node)[1])
 
     def new(self, base: str) -> str:
         if base not in self.used:
@@ -44,15 +36,65 @@ class Namer:
             k += 1
 
 
+_Name, _arg, _arguments, _alias = ast.Name, ast.arg, ast.arguments, ast.alias
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_AST = ast.AST
+# Fields that hold no names: contexts, operators (skipped by the walk).
+_SKIP = frozenset({"ctx", "op", "ops"})
+_FIELDS: dict = {}
+
+
+def _fields(cls):
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        if cls is _arguments:
+            # Parameters in the order gast gives them (args before posonlyargs): name order
+            # decides the order of state tuples in converted code.
+            fields = ("args", "posonlyargs", "vararg", "kwonlyargs", "kw_defaults", "kwarg", "defaults")
+        else:
+            fields = tuple(f for f in cls._fields if f not in _SKIP)
+        _FIELDS[cls] = fields
+    return fields
+
+
+def scan(node):
+    """One walk: ({name: index of first occurrence in source order}, all names used).
+
+    Names are variables and parameters (the order), plus function, class and
+    import names (used, so that fresh names avoid them)."""
+    order = {}
+    used = set()
+    stack = [node]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        n = pop()
+        cls = n.__class__
+        if cls is _Name:
+            order.setdefault(n.id, len(order))
+            continue
+        if cls is _arg:
+            order.setdefault(n.arg, len(order))
+            continue
+        if cls is _alias:
+            used.add((n.asname or n.name).split(".")[0])
+            continue
+        if isinstance(n, _DEFS):
+            used.add(n.name)
+        children = []
+        for f in _fields(cls):
+            v = getattr(n, f, None)
+            if v.__class__ is list:
+                children.extend(x for x in v if isinstance(x, _AST))
+            elif isinstance(v, _AST):
+                children.append(v)
+            elif f == "name" and v.__class__ is str and cls is ast.ExceptHandler:
+                children.append(_Name(id=v, ctx=ast.Store()))  # a Name in gast's order
+        children.reverse()
+        push(children)
+    used.update(order)
+    return order, used
+
+
 def source_order(node) -> dict:
     """name -> index of its first occurrence in source order."""
-    order = {}
-
-    def walk(n):
-        if isinstance(n, gast.Name):
-            order.setdefault(n.id, len(order))
-        for child in gast.iter_child_nodes(n):
-            walk(child)
-
-    walk(node)
-    return order
+    return scan(node)[0]

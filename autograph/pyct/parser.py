@@ -1,11 +1,15 @@
-"""Finds and parses the source of a function or lambda into a gast tree."""
+"""Finds and parses the source of a function or lambda into an `ast` tree.
+
+The tree's line numbers are the user's: the parsed text is preceded by as many
+empty lines as the function is deep in its file, so no line offset needs to be
+applied afterwards (and the tree can be compiled as it is).
+"""
 
 from __future__ import annotations
 
+import ast
 import inspect
 import linecache
-
-import gast
 
 from staging import errors
 
@@ -13,18 +17,47 @@ _BLOCK_CACHE: dict[tuple[str, int], tuple[str, ...]] = {}
 
 
 class ParsedEntity:
-    """A parsed function: its gast node, the file it came from and the line offset."""
+    """A parsed function: its ast node, the file it came from and the line offset."""
 
     __slots__ = ("node", "filename", "line_offset", "source")
 
     def __init__(self, node, filename, line_offset, source):
         self.node = node
         self.filename = filename
-        self.line_offset = line_offset  # user line = node line + line_offset
+        self.line_offset = line_offset  # user line = node line + line_offset (0: lines are the user's)
         self.source = source
 
     def user_line(self, lineno: int) -> int:
         return lineno + self.line_offset
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _scan_block(lines, start):
+    """The block starting at lines[start] by indentation alone: decorators, the `def` line,
+    then every line indented deeper (blank and comment lines included). A cut inside a
+    bracket or string leaves text that does not parse; the caller then falls back to
+    inspect.getblock."""
+    first = lines[start]
+    base = _indent(first)
+    end = start + 1
+    if first.lstrip().startswith("@"):
+        while end < len(lines) and _indent(lines[end]) == base and lines[end].lstrip().startswith("@"):
+            end += 1
+        if end >= len(lines) or _indent(lines[end]) != base:
+            return None
+        end += 1  # the def line
+    while end < len(lines):
+        line = lines[end]
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#") and _indent(line) <= base:
+            break
+        end += 1
+    while end > start + 1 and (not lines[end - 1].strip() or lines[end - 1].lstrip().startswith("#")):
+        end -= 1
+    return tuple(lines[start:end])
 
 
 def _block_lines(code) -> tuple[str, ...]:
@@ -38,12 +71,15 @@ def _block_lines(code) -> tuple[str, ...]:
                 f"cannot convert {code.co_name!r}: source of {code.co_filename} is unavailable "
                 "(functions defined in the interactive interpreter or with exec cannot be converted)")
         start = code.co_firstlineno - 1
-        try:
-            lines = tuple(inspect.getblock(all_lines[start:]))
-        except Exception:  # tokenizer trouble: fall back to the single line
-            lines = (all_lines[start],)
-        _BLOCK_CACHE[key] = lines
+        lines = _BLOCK_CACHE[key] = _getblock(all_lines, start)
     return lines
+
+
+def _getblock(all_lines, start):
+    try:
+        return tuple(inspect.getblock(all_lines[start:]))
+    except Exception:  # tokenizer trouble: fall back to the single line
+        return (all_lines[start],)
 
 
 def _dedent(lines) -> str:
@@ -56,43 +92,60 @@ def _dedent(lines) -> str:
     return "".join(l[n:] if l.startswith(indent) else l for l in lines)
 
 
-def _parse(text, code):
-    try:
-        return gast.parse(text)
-    except SyntaxError as e:
-        raise errors.ConversionError(
-            f"cannot convert {code.co_name!r} at {code.co_filename}:{code.co_firstlineno}: "
-            f"its source does not parse on its own ({e.msg})") from None
+def _parse_error(code, e):
+    return errors.ConversionError(
+        f"cannot convert {code.co_name!r} at {code.co_filename}:{code.co_firstlineno}: "
+        f"its source does not parse on its own ({e.msg})")
 
 
 def parse_function(fn) -> ParsedEntity:
     """Parses `fn` (a plain function or lambda); decorators are dropped."""
     code = fn.__code__
-    lines = _block_lines(code)
-    text = _dedent(lines)
     line_offset = code.co_firstlineno - 1
     if code.co_name == "<lambda>":
+        text = _dedent(_block_lines(code))
         return _parse_lambda(fn, text, line_offset)
-    tree = _parse(text, code)
+    key = (code.co_filename, code.co_firstlineno)
+    cached = _BLOCK_CACHE.get(key)
+    tree = None
+    if cached is None:
+        all_lines = linecache.getlines(code.co_filename)
+        if all_lines:
+            # Fast path: find the block by indentation; it is right if it parses.
+            lines = _scan_block(all_lines, code.co_firstlineno - 1)
+            if lines:
+                text = _dedent(lines)
+                try:
+                    tree = ast.parse("\n" * line_offset + text)
+                    _BLOCK_CACHE[key] = lines
+                except SyntaxError:
+                    tree = None
+    if tree is None:
+        text = _dedent(_block_lines(code))
+        try:
+            tree = ast.parse("\n" * line_offset + text)
+        except SyntaxError as e:
+            raise _parse_error(code, e) from None
     node = tree.body[0] if tree.body else None
-    if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         raise errors.ConversionError(
             f"cannot convert {code.co_name!r} at {code.co_filename}:{code.co_firstlineno}: "
             "no function definition found at that line")
     node.decorator_list = []
-    return ParsedEntity(node, code.co_filename, line_offset, text)
+    return ParsedEntity(node, code.co_filename, 0, text)
 
 
 def _parse_lambda(fn, text, line_offset):
     code = fn.__code__
     tree = None
+    pad = "\n" * line_offset
     candidates = [text, "(" + text.strip() + "\n)"]
     stripped = text.strip()
     if "lambda" in stripped:
         candidates.append("(" + stripped[stripped.index("lambda"):].rstrip(",;\\") + "\n)")
     for candidate in candidates:
         try:
-            tree = gast.parse(candidate)
+            tree = ast.parse(pad + candidate)
             break
         except SyntaxError:
             continue
@@ -102,13 +155,13 @@ def _parse_lambda(fn, text, line_offset):
             "its source line does not parse on its own")
     want = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
     found = []
-    for node in gast.walk(tree):
-        if isinstance(node, gast.Lambda) and node.lineno == 1:
-            names = [a.id for a in node.args.args + node.args.kwonlyargs]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Lambda) and node.lineno == line_offset + 1:
+            names = [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
             if names == want:
                 found.append(node)
     if len(found) != 1:
         raise errors.ConversionError(
             f"cannot convert the lambda at {code.co_filename}:{code.co_firstlineno}: "
             f"{'several lambdas' if found else 'no lambda'} with arguments {want} on that line")
-    return ParsedEntity(found[0], code.co_filename, line_offset, text)
+    return ParsedEntity(found[0], code.co_filename, 0, text)

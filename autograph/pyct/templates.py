@@ -2,109 +2,108 @@
 
 from __future__ import annotations
 
+import ast
 import textwrap
 
-import gast
-
 _PARSED: dict[str, list] = {}
+_AST = ast.AST
+_Name, _arg, _Expr, _FunctionDef = ast.Name, ast.arg, ast.Expr, ast.FunctionDef
+_Tuple, _List, _Call, _arguments = ast.Tuple, ast.List, ast.Call, ast.arguments
+_POSITIONED: dict = {}
 
 
-def _copy(node, lineno):
-    """Copies a template node; every copied statement gets the origin's line number."""
-    if isinstance(node, list):
-        return [_copy(n, lineno) for n in node]
-    if not isinstance(node, gast.AST):
-        return node
-    new = type(node)(**{f: _copy(getattr(node, f), lineno) for f in node._fields})
-    if isinstance(node, (gast.stmt, gast.expr)):
-        new.lineno = lineno
-        new.col_offset = 0
-    return new
+def _positioned(cls) -> bool:
+    p = _POSITIONED.get(cls)
+    if p is None:
+        p = _POSITIONED[cls] = "lineno" in cls._attributes
+    return p
 
 
-class _Replacer(gast.NodeTransformer):
-    def __init__(self, subs):
+class _Builder:
+    """Copies a parsed template, substituting placeholders on the way (one pass).
+
+    Every copied node that has a position gets the origin's line (column 0)."""
+
+    __slots__ = ("subs", "lineno")
+
+    def __init__(self, subs, lineno):
         self.subs = subs
+        self.lineno = lineno
 
-    def _names(self, value, ctx):
-        return [gast.Name(id=v, ctx=type(ctx)(), annotation=None, type_comment=None)
-                if isinstance(v, str) else v for v in value]
+    def _new(self, cls, fields):
+        new = cls.__new__(cls)
+        d = new.__dict__
+        d.update(fields)
+        if _positioned(cls):
+            line = self.lineno
+            d["lineno"] = d["end_lineno"] = line
+            d["col_offset"] = d["end_col_offset"] = 0
+        return new
 
-    def visit_Name(self, node):
-        value = self.subs.get(node.id)
-        if value is None:
-            return node
-        if isinstance(value, str):
-            node.id = value
-            return node
-        if isinstance(value, gast.AST):
-            if hasattr(value, "ctx"):
-                value.ctx = type(node.ctx)()
-            return value
-        raise ValueError(f"placeholder {node.id!r} cannot take a list here")
+    def _name_node(self, cls, name, ctx):
+        if cls is _arg:
+            return self._new(_arg, {"arg": name, "annotation": None, "type_comment": None})
+        return self._new(_Name, {"id": name, "ctx": ctx.__class__()})
+
+    def node(self, n):
+        cls = n.__class__
+        subs = self.subs
+        if cls is _Name:
+            value = subs.get(n.id)
+            if value is None:
+                return self._name_node(_Name, n.id, n.ctx)
+            if value.__class__ is str:
+                return self._name_node(_Name, value, n.ctx)
+            if isinstance(value, _AST):
+                if hasattr(value, "ctx"):
+                    value.ctx = n.ctx.__class__()
+                return value
+            raise ValueError(f"placeholder {n.id!r} cannot take a list here")
+        if cls is _arg:
+            value = subs.get(n.arg)
+            return self._name_node(_arg, value if value.__class__ is str else n.arg, None)
+        fields = {}
+        for f in cls._fields:
+            v = getattr(n, f, None)
+            if v.__class__ is list:
+                if cls in (_Tuple, _List) and f == "elts" or cls is _Call and f == "args":
+                    v = self._splice(v, getattr(n, "ctx", None))
+                elif cls is _arguments and f == "args":
+                    v = self._splice(v, None)
+                elif v and isinstance(v[0], ast.stmt):
+                    v = self.stmts(v)
+                else:
+                    v = [self.node(x) if isinstance(x, _AST) else x for x in v]
+            elif isinstance(v, _AST):
+                v = self.node(v)
+            elif f == "name" and cls is _FunctionDef and subs.get(v).__class__ is str:
+                v = subs[v]
+            fields[f] = v
+        return self._new(cls, fields)
 
     def _splice(self, elts, ctx):
         out = []
         for e in elts:
-            if isinstance(e, gast.Name) and isinstance(self.subs.get(e.id), (list, tuple)):
-                out.extend(self._names(self.subs[e.id], ctx))
+            key = e.id if e.__class__ is _Name else e.arg if e.__class__ is _arg else None
+            value = self.subs.get(key) if key is not None else None
+            if value.__class__ in (list, tuple):
+                cls = e.__class__
+                out.extend(self._name_node(cls, v, e.ctx if cls is _Name else None)
+                           if v.__class__ is str else v for v in value)
             else:
-                out.append(self.visit(e))
+                out.append(self.node(e))
         return out
 
-    def visit_Tuple(self, node):
-        node.elts = self._splice(node.elts, node.ctx)
-        return node
-
-    visit_List = visit_Tuple
-
-    def visit_Call(self, node):
-        node.func = self.visit(node.func)
-        node.args = self._splice(node.args, gast.Load())
-        node.keywords = [self.visit(k) for k in node.keywords]
-        return node
-
-    def visit_arguments(self, node):
-        args = []
-        for a in node.args:
-            value = self.subs.get(a.id)
-            if isinstance(value, (list, tuple)):
-                args.extend(gast.Name(id=v, ctx=gast.Param(), annotation=None, type_comment=None)
-                            for v in value)
-            else:
-                args.append(self.visit(a))
-        node.args = args
-        return node
-
-    def visit_FunctionDef(self, node):
-        value = self.subs.get(node.name)
-        if isinstance(value, str):
-            node.name = value
-        node.args = self.visit(node.args)
-        node.body = self._stmts(node.body)
-        return node
-
-    def _stmts(self, stmts):
+    def stmts(self, stmts):
         out = []
         for s in stmts:
-            if (isinstance(s, gast.Expr) and isinstance(s.value, gast.Name)
-                    and isinstance(self.subs.get(s.value.id), list)):
-                out.extend(self.subs[s.value.id])
-            else:
-                r = self.visit(s)
-                out.extend(r if isinstance(r, list) else [r])
+            if s.__class__ is _Expr and s.value.__class__ is _Name:
+                value = self.subs.get(s.value.id)
+                if value.__class__ is list:
+                    out.extend(value)
+                    continue
+            out.append(self.node(s))
         return out
-
-    def generic_visit(self, node):
-        for field in node._fields:
-            old = getattr(node, field)
-            if isinstance(old, list) and old and isinstance(old[0], gast.stmt):
-                setattr(node, field, self._stmts(old))
-            elif isinstance(old, list):
-                setattr(node, field, [self.visit(x) if isinstance(x, gast.AST) else x for x in old])
-            elif isinstance(old, gast.AST):
-                setattr(node, field, self.visit(old))
-        return node
 
 
 def replace(template: str, origin=None, **subs) -> list:
@@ -117,12 +116,9 @@ def replace(template: str, origin=None, **subs) -> list:
     """
     body = _PARSED.get(template)
     if body is None:
-        body = gast.parse(textwrap.dedent(template)).body
+        body = ast.parse(textwrap.dedent(template)).body
         _PARSED[template] = body
-    lineno = getattr(origin, "lineno", 1)
-    nodes = _copy(body, lineno)
-    replacer = _Replacer(subs)
-    return replacer._stmts(nodes)
+    return _Builder(subs, getattr(origin, "lineno", 1)).stmts(body)
 
 
 def replace_as_expression(template: str, origin=None, **subs):
@@ -132,16 +128,16 @@ def replace_as_expression(template: str, origin=None, **subs):
 
 
 def name(id_, ctx=None):
-    """A gast Name node."""
-    return gast.Name(id=id_, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
+    """An ast Name node."""
+    return ast.Name(id=id_, ctx=ctx or ast.Load())
 
 
 def str_tuple(names):
     """A tuple literal of string constants, e.g. ('i', 'total')."""
-    return gast.Tuple(elts=[gast.Constant(value=n, kind=None) for n in names], ctx=gast.Load())
+    return ast.Tuple(elts=[ast.Constant(value=n, kind=None) for n in names], ctx=ast.Load())
 
 
 def name_tuple(names, ctx=None):
     """A tuple of names, e.g. (i, total)."""
-    ctx = ctx or gast.Load()
-    return gast.Tuple(elts=[name(n, type(ctx)()) for n in names], ctx=ctx)
+    ctx = ctx or ast.Load()
+    return ast.Tuple(elts=[name(n, type(ctx)()) for n in names], ctx=ctx)

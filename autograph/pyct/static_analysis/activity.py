@@ -2,30 +2,33 @@
 
 from __future__ import annotations
 
-import gast
+import ast
 
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
-           gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
+           ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
-class _Activity(gast.NodeVisitor):
+class _Activity(ast.NodeVisitor):
     def __init__(self):
         self.read = set()
         self.modified = set()
 
     def visit_Name(self, node):
-        if isinstance(node.ctx, gast.Load):
+        if isinstance(node.ctx, ast.Load):
             self.read.add(node.id)
-        else:  # Store, Del, Param
+        else:  # Store, Del
             self.modified.add(node.id)
 
+    def visit_arg(self, node):
+        self.modified.add(node.arg)
+
     def visit_AugAssign(self, node):
-        if isinstance(node.target, gast.Name):
+        if isinstance(node.target, ast.Name):
             self.read.add(node.target.id)
         self.generic_visit(node)
 
     def _function(self, node):
-        if not isinstance(node, gast.Lambda):
+        if not isinstance(node, ast.Lambda):
             self.modified.add(node.name)
             for d in node.decorator_list:
                 self.visit(d)
@@ -65,7 +68,7 @@ class _Activity(gast.NodeVisitor):
 
     def visit_ExceptHandler(self, node):
         if node.name is not None:
-            self.visit(node.name)
+            self.modified.add(node.name)
         if node.type is not None:
             self.visit(node.type)
         for s in node.body:
@@ -78,13 +81,13 @@ def free_reads(fn_node) -> set:
     args = fn_node.args
     for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
         if a is not None:
-            inner.modified.add(a.id)
+            inner.modified.add(a.arg)
     body = fn_node.body if isinstance(fn_node.body, list) else [fn_node.body]
     for s in body:
         inner.visit(s)
     declared = set()
-    for s in gast.walk(fn_node):
-        if isinstance(s, (gast.Global, gast.Nonlocal)):
+    for s in ast.walk(fn_node):
+        if isinstance(s, (ast.Global, ast.Nonlocal)):
             declared.update(s.names)
     return (inner.read - inner.modified) | (inner.read & declared)
 
@@ -111,8 +114,8 @@ def declared_outer(fn_node) -> set:
     stack = list(fn_node.body)
     while stack:
         n = stack.pop()
-        if isinstance(n, (gast.Global, gast.Nonlocal)):
+        if isinstance(n, (ast.Global, ast.Nonlocal)):
             names.update(n.names)
         elif not isinstance(n, _SCOPES):
-            stack.extend(c for c in gast.iter_child_nodes(n) if isinstance(c, gast.stmt))
+            stack.extend(c for c in ast.iter_child_nodes(n) if isinstance(c, ast.stmt))
     return names

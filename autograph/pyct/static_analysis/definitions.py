@@ -6,7 +6,7 @@ path from the function entry may have assigned before the statement runs.
 
 from __future__ import annotations
 
-import gast
+import ast
 
 from autograph.pyct.static_analysis import activity
 
@@ -17,29 +17,30 @@ class _Definitions:
             self.stmt(s, defined)
 
     def stmt(self, s, defined):
-        if isinstance(s, gast.If):
+        if isinstance(s, ast.If):
             s.ag_defined_in = frozenset(defined)
             body, orelse = set(defined), set(defined)
             self.block(s.body, body)
             self.block(s.orelse, orelse)
             defined |= body | orelse
-        elif isinstance(s, (gast.While, gast.For)):
+        elif isinstance(s, (ast.While, ast.For)):
             s.ag_defined_in = frozenset(defined)
             inner = set(defined) | activity.modified(s.body)
-            if isinstance(s, gast.For):
+            if isinstance(s, ast.For):
                 inner |= activity.modified(s.target)
             self.block(s.body, inner)
             self.block(s.orelse, inner)
             defined |= inner
-        elif isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+        elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             defined.add(s.name)
-        elif isinstance(s, (gast.With, gast.AsyncWith)):
+        elif isinstance(s, (ast.With, ast.AsyncWith)):
             defined |= activity.modified(s.items)
             self.block(s.body, defined)
-        elif isinstance(s, gast.Try):
+        elif isinstance(s, ast.Try):
             self.block(s.body, defined)
             for h in s.handlers:
-                defined |= activity.modified(h.name) if h.name is not None else set()
+                if h.name is not None:
+                    defined.add(h.name)
                 self.block(h.body, defined)
             self.block(s.orelse, defined)
             self.block(s.finalbody, defined)
@@ -53,6 +54,6 @@ def analyze(fn_node, outer_names=()) -> None:
     defined = set(outer_names)
     for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
         if a is not None:
-            defined.add(a.id)
+            defined.add(a.arg)
     if isinstance(fn_node.body, list):
         _Definitions().block(fn_node.body, defined)

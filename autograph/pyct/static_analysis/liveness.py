@@ -7,7 +7,7 @@ Runs on structured code after break/continue/return have been lowered.
 
 from __future__ import annotations
 
-import gast
+import ast
 
 from autograph.pyct.static_analysis import activity
 
