@@ -146,7 +146,7 @@ class Tensor:
 
     # -- NumPy protocols -------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        return _numpy_api().apply_ufunc(ufunc, method, inputs, kwargs)
+        return _numpy_api().apply_ufunc(ufunc, method, _read_variables(inputs), kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
         return _numpy_api().apply_function(func, args, kwargs)
@@ -158,13 +158,20 @@ class Tensor:
         return _numpy_api().call_method("astype", self, (dtype,) + args, kwargs)
 
 
+def _read_variables(inputs):
+    """Operands with each Variable replaced by its staged read (a Tensor)."""
+    if not any(hasattr(x, "_staged_value") for x in inputs):
+        return inputs
+    return tuple(x._staged_value() if hasattr(x, "_staged_value") else x for x in inputs)
+
+
 def _binary(ufunc, reflected=False):
     if reflected:
         def method(self, other):
-            return _numpy_api().apply_ufunc(ufunc, "__call__", (other, self), {})
+            return _numpy_api().apply_ufunc(ufunc, "__call__", _read_variables((other, self)), {})
     else:
         def method(self, other):
-            return _numpy_api().apply_ufunc(ufunc, "__call__", (self, other), {})
+            return _numpy_api().apply_ufunc(ufunc, "__call__", _read_variables((self, other)), {})
     return method
 
 

@@ -91,6 +91,8 @@ class Variable:
     # -- writing ------------------------------------------------------------
     def _check(self, value, what):
         if isinstance(value, Tensor):
+            if value.dtype != self.dtype and np.can_cast(value.dtype, self.dtype, "same_kind"):
+                value = record("astype", [value], {"dtype": self.dtype})  # as eagerly (same_kind)
             if value.dtype != self.dtype:
                 raise TypeError(f"{_where()}Variable {self.name!r} has dtype {self.dtype.name}; "
                                 f"{what}() got a {value.dtype.name} tensor. Cast it with "
