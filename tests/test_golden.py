@@ -18,7 +18,6 @@ CASES = discover_cases(GOLDEN_ROOT)
 KNOWN_GRAPH_FAILURES = {
     "early_return_in_loop": "converter: `return` inside a staged loop leaves retval_ as None "
                             "in one branch (BranchMismatchError)",
-    "list_append_staged_loop": "runtime executor: a list output (ListType) has no .ndim",
     "tensor_array_write_stack": "operators: a TensorArray loop variable of a staged for becomes "
                                 "a StagedList (no .write)",
 }
