@@ -416,8 +416,15 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     argv = list(sys.argv[1:] if argv is None else argv)
-    show_traceback = "--traceback" in argv[:argv.index("lint")] if "lint" in argv else "--traceback" in argv
+    leading = 0
+    while leading < len(argv) and argv[leading] == "--traceback":
+        leading += 1
+    show_traceback = leading > 0
     try:
+        if leading < len(argv) and argv[leading] == "lint":
+            # Everything after `lint` belongs to autograph lint (its own options and --help).
+            return cmd_lint(argparse.Namespace(lint_args=argv[leading + 1:]), out)
+        show_traceback = show_traceback or "--traceback" in argv
         args = build_parser().parse_args(argv)
         if args.command is None:
             build_parser().print_help(out)

@@ -241,6 +241,15 @@ def test_lint_delegates_to_autograph_lint(tmp_path, monkeypatch):
     assert seen == [[str(tmp_path), "--select", "AG001"]]
 
 
+def test_lint_options_before_paths_and_help_reach_lint(tmp_path, monkeypatch):
+    seen = []
+    import autograph.lint
+    monkeypatch.setattr(autograph.lint, "main", lambda argv: seen.append(argv) or 0)
+    assert cli.main(["lint", "--select", "AG001", str(tmp_path)]) == 0
+    assert cli.main(["lint", "--help"]) == 0
+    assert seen == [["--select", "AG001", str(tmp_path)], ["--help"]]
+
+
 def test_lint_runs_on_a_clean_file(tmp_path):
     path = tmp_path / "clean.py"
     path.write_text("def f(x):\n    return x + 1\n")
