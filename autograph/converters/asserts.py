@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import ast
 
-from autograph.pyct import templates
+from autograph.pyct import templates, transformer
 
 
-class _Asserts(ast.NodeTransformer):
+class _Asserts(transformer.Transformer):
+    statements_only = True
+
     def visit_Assert(self, node):
         if node.msg is None:
             return templates.replace("ag__.assert_stmt(test)", node, test=node.test)

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import ast
 
-from autograph.pyct import jumps
+from autograph.pyct import jumps, transformer
 
 
 def _is_break(stmt):
     return isinstance(stmt, ast.Break)
 
 
-class _Breaks(ast.NodeTransformer):
+class _Breaks(transformer.Transformer):
+    statements_only = True
+
     def __init__(self, ctx):
         self.ctx = ctx
 

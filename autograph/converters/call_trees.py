@@ -13,7 +13,7 @@ import types
 
 import ast
 
-from autograph.pyct import templates
+from autograph.pyct import templates, transformer
 
 _INTERCEPTED_BUILTINS = frozenset({"print", "len", "range", "enumerate", "zip"})
 _NATIVE_PACKAGES = ("numpy", "staging", "runtime", "math", "builtins", "operator", "functools",
@@ -29,7 +29,7 @@ def _native_module(obj) -> str | None:
     return None
 
 
-class _CallTrees(ast.NodeTransformer):
+class _CallTrees(transformer.Transformer):
     def __init__(self, ctx):
         self.ctx = ctx
         self.namespace = ctx.namespace
@@ -115,5 +115,6 @@ def _bound_names(node) -> set:
 def transform(node, ctx):
     transformer = _CallTrees(ctx)
     # Any name bound anywhere in the function counts as local (its value is not known statically).
-    transformer.locals = _bound_names(node)
+    bound = getattr(ctx, "bound", None)
+    transformer.locals = bound if bound is not None else _bound_names(node)
     return transformer.visit(node)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import ast
 
-from autograph.pyct import templates
+from autograph.pyct import templates, transformer
 
 
-class _ConditionalExpressions(ast.NodeTransformer):
+class _ConditionalExpressions(transformer.Transformer):
     def visit_IfExp(self, node):
         self.generic_visit(node)
         return templates.replace_as_expression(

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import ast
 
-from autograph.pyct import jumps
+from autograph.pyct import jumps, transformer
 
 
 def _is_continue(stmt):
     return isinstance(stmt, ast.Continue)
 
 
-class _Continues(ast.NodeTransformer):
+class _Continues(transformer.Transformer):
+    statements_only = True
+
     def __init__(self, ctx):
         self.ctx = ctx
 

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import ast
 
-from autograph.pyct import templates
+from autograph.pyct import templates, transformer
 from autograph.pyct.static_analysis import activity, definitions, liveness
 
 
-class _ControlFlow(ast.NodeTransformer):
+class _ControlFlow(transformer.Transformer):
+    statements_only = True
+
     def __init__(self, ctx):
         self.ctx = ctx
         self.declared = [set()]

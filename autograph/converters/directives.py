@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 
+from autograph.pyct import transformer
+
 
 def _is_directive(stmt) -> bool:
     if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
@@ -13,7 +15,9 @@ def _is_directive(stmt) -> bool:
     return name == "set_loop_options"
 
 
-class _Directives(ast.NodeTransformer):
+class _Directives(transformer.Transformer):
+    statements_only = True
+
     def _loop(self, node):
         self.generic_visit(node)
         kept = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from autograph.pyct import templates
+from autograph.pyct import templates, transformer
 
 
 def _list_call(node, method):
@@ -14,7 +14,9 @@ def _list_call(node, method):
             and not node.keywords)
 
 
-class _Lists(ast.NodeTransformer):
+class _Lists(transformer.Transformer):
+    statements_only = True
+
     def __init__(self):
         self.loop_depth = 0
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from autograph.pyct import templates
+from autograph.pyct import templates, transformer
 
 
 def _simple(node):
@@ -17,7 +17,7 @@ def _simple(node):
     return isinstance(node, (ast.Name, ast.Constant))
 
 
-class _Logical(ast.NodeTransformer):
+class _Logical(transformer.Transformer):
     def __init__(self, ctx):
         self.ctx = ctx
 

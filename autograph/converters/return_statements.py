@@ -11,7 +11,7 @@ import copy
 
 import ast
 
-from autograph.pyct import jumps
+from autograph.pyct import jumps, transformer
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -89,7 +89,9 @@ def _is_return(stmt):
     return isinstance(stmt, ast.Return)
 
 
-class _Returns(ast.NodeTransformer):
+class _Returns(transformer.Transformer):
+    statements_only = True
+
     def __init__(self, ctx):
         self.ctx = ctx
 

@@ -67,13 +67,13 @@ _UNSUPPORTED = {
 }
 
 
-def _check_supported(entity, fn):
+def _check_supported(entity, fn, nodes):
     node = entity.node
     if isinstance(node, ast.AsyncFunctionDef):
         raise errors.UnsupportedConstructError(
             f"{entity.filename}:{entity.user_line(node.lineno)}: cannot convert {fn.__name__!r}: "
             f"`async def` functions are not supported")
-    for n in ast.walk(node):
+    for n in nodes:
         what = _UNSUPPORTED.get(type(n))
         if what is not None:
             raise errors.UnsupportedConstructError(
@@ -154,13 +154,15 @@ def _fix_positions(tree, first):
 
 def _transform(fn):
     entity = parser.parse_function(fn)
-    _check_supported(entity, fn)
     node = entity.node
-    ctx = ConversionContext(entity, naming.Namer.for_tree(node))
+    facts = naming.scan(node)
+    _check_supported(entity, fn, facts.nodes)
+    ctx = ConversionContext(entity, naming.Namer(facts.used))
     ctx.namespace = fn.__globals__
     ctx.freevars = set(fn.__code__.co_freevars)
-    ctx.name_order = naming.source_order(node)
-    present = _features(node)
+    ctx.name_order = facts.order
+    ctx.bound = facts.bound
+    present = facts.features
     for converter in PIPELINE:
         needs = _NEEDS.get(converter)
         if needs is None or needs & present:
@@ -180,23 +182,6 @@ _NEEDS = {
     # Lowered jumps add `not flag` tests.
     logical_expressions: {ast.BoolOp, ast.Not, "chained", ast.Break, ast.Continue, ast.Return},
 }
-
-
-def _features(node) -> set:
-    """Node types and a few markers present in the tree (one walk)."""
-    found = set()
-    for n in ast.walk(node):
-        t = type(n)
-        found.add(t)
-        if t is ast.Attribute:
-            found.add(n.attr)
-        elif t is ast.Name:
-            found.add(n.id)
-        elif t is ast.Compare and len(n.ops) > 1:
-            found.add("chained")
-        elif t in (ast.For, ast.While) and n.orelse:
-            found.add("loop_else")
-    return found
 
 
 def _compile(node, ctx, fn):

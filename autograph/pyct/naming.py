@@ -11,7 +11,7 @@ class Namer:
 
     @classmethod
     def for_tree(cls, node):
-        return cls(scan(node)[1])
+        return cls(scan(node).used)
 
     def new(self, base: str) -> str:
         if base not in self.used:
@@ -37,7 +37,9 @@ class Namer:
 
 
 _Name, _arg, _arguments, _alias = ast.Name, ast.arg, ast.arguments, ast.alias
+_Load, _Compare, _Attribute = ast.Load, ast.Compare, ast.Attribute
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_LOOPS = (ast.For, ast.While)
 _AST = ast.AST
 # Fields that hold no names: contexts, operators (skipped by the walk).
 _SKIP = frozenset({"ctx", "op", "ops"})
@@ -57,29 +59,55 @@ def _fields(cls):
     return fields
 
 
-def scan(node):
-    """One walk: ({name: index of first occurrence in source order}, all names used).
+class Facts:
+    """What one walk over a function learns (see scan)."""
 
-    Names are variables and parameters (the order), plus function, class and
-    import names (used, so that fresh names avoid them)."""
-    order = {}
-    used = set()
+    __slots__ = ("order", "used", "bound", "features", "nodes")
+
+    def __init__(self):
+        self.order = {}       # name -> index of its first occurrence in source order
+        self.used = set()     # every name (variables, parameters, defs, imports): fresh names avoid them
+        self.bound = set()    # names assigned, deleted or bound as parameters / except targets
+        self.features = set()  # node classes, attribute names, Name ids, "chained", "loop_else"
+        self.nodes = []       # the nodes in source order (pre-order)
+
+
+def scan(node) -> Facts:
+    """One walk over the tree, in source order."""
+    facts = Facts()
+    order, used, bound, features, nodes = (facts.order, facts.used, facts.bound, facts.features,
+                                           facts.nodes)
     stack = [node]
     pop, push = stack.pop, stack.extend
+    add = features.add
     while stack:
         n = pop()
         cls = n.__class__
+        nodes.append(n)
+        add(cls)
         if cls is _Name:
-            order.setdefault(n.id, len(order))
+            name = n.id
+            order.setdefault(name, len(order))
+            add(name)
+            if n.ctx.__class__ is not _Load:
+                bound.add(name)
             continue
         if cls is _arg:
             order.setdefault(n.arg, len(order))
+            bound.add(n.arg)
             continue
         if cls is _alias:
             used.add((n.asname or n.name).split(".")[0])
             continue
-        if isinstance(n, _DEFS):
+        if cls is _Attribute:
+            add(n.attr)
+        elif cls is _Compare:
+            if len(n.ops) > 1:
+                add("chained")
+        elif isinstance(n, _DEFS):
             used.add(n.name)
+        elif isinstance(n, _LOOPS) and n.orelse:
+            add("loop_else")
         children = []
         for f in _fields(cls):
             v = getattr(n, f, None)
@@ -88,13 +116,14 @@ def scan(node):
             elif isinstance(v, _AST):
                 children.append(v)
             elif f == "name" and v.__class__ is str and cls is ast.ExceptHandler:
+                bound.add(v)
                 children.append(_Name(id=v, ctx=ast.Store()))  # a Name in gast's order
         children.reverse()
         push(children)
     used.update(order)
-    return order, used
+    return facts
 
 
 def source_order(node) -> dict:
     """name -> index of its first occurrence in source order."""
-    return scan(node)[0]
+    return scan(node).order

@@ -10,6 +10,8 @@ _AST = ast.AST
 _Name, _arg, _Expr, _FunctionDef = ast.Name, ast.arg, ast.Expr, ast.FunctionDef
 _Tuple, _List, _Call, _arguments = ast.Tuple, ast.List, ast.Call, ast.arguments
 _POSITIONED: dict = {}
+_LOAD, _STORE, _DEL = ast.Load(), ast.Store(), ast.Del()
+_CTX = {ast.Load: "_LOAD", ast.Store: "_STORE", ast.Del: "_DEL"}
 
 
 def _positioned(cls) -> bool:
@@ -19,91 +21,100 @@ def _positioned(cls) -> bool:
     return p
 
 
-class _Builder:
-    """Copies a parsed template, substituting placeholders on the way (one pass).
+# -- a template is compiled once into a Python function that builds its nodes --------------
+#
+# `build(subs, L)` returns the template's statements with the placeholders of `subs`
+# substituted; every node it creates has line L (column 0).
 
-    Every copied node that has a position gets the origin's line (column 0)."""
+def _name(subs, id_, ctx, L):
+    value = subs.get(id_)
+    if value is None:
+        return ast.Name(id=id_, ctx=ctx, lineno=L, col_offset=0, end_lineno=L, end_col_offset=0)
+    if value.__class__ is str:
+        return ast.Name(id=value, ctx=ctx, lineno=L, col_offset=0, end_lineno=L, end_col_offset=0)
+    if isinstance(value, _AST):
+        if hasattr(value, "ctx"):
+            value.ctx = ctx.__class__()
+        return value
+    raise ValueError(f"placeholder {id_!r} cannot take a list here")
 
-    __slots__ = ("subs", "lineno")
 
-    def __init__(self, subs, lineno):
-        self.subs = subs
-        self.lineno = lineno
+def _names(subs, id_, ctx, L):
+    """A Name in a tuple, list or call arguments: a list of str or nodes expands in place."""
+    value = subs.get(id_)
+    if value.__class__ in (list, tuple):
+        return [ast.Name(id=v, ctx=ctx.__class__(), lineno=L, col_offset=0, end_lineno=L,
+                         end_col_offset=0) if v.__class__ is str else v for v in value]
+    return [_name(subs, id_, ctx, L)]
 
-    def _new(self, cls, fields):
-        new = cls.__new__(cls)
-        d = new.__dict__
-        d.update(fields)
-        if _positioned(cls):
-            line = self.lineno
-            d["lineno"] = d["end_lineno"] = line
-            d["col_offset"] = d["end_col_offset"] = 0
-        return new
 
-    def _name_node(self, cls, name, ctx):
-        if cls is _arg:
-            return self._new(_arg, {"arg": name, "annotation": None, "type_comment": None})
-        return self._new(_Name, {"id": name, "ctx": ctx.__class__()})
+def _params(subs, id_, L):
+    value = subs.get(id_)
+    if value.__class__ in (list, tuple):
+        names = value
+    else:
+        names = [value if value.__class__ is str else id_]
+    return [ast.arg(arg=v, annotation=None, type_comment=None, lineno=L, col_offset=0, end_lineno=L,
+                    end_col_offset=0) for v in names]
 
-    def node(self, n):
-        cls = n.__class__
-        subs = self.subs
-        if cls is _Name:
-            value = subs.get(n.id)
-            if value is None:
-                return self._name_node(_Name, n.id, n.ctx)
-            if value.__class__ is str:
-                return self._name_node(_Name, value, n.ctx)
-            if isinstance(value, _AST):
-                if hasattr(value, "ctx"):
-                    value.ctx = n.ctx.__class__()
-                return value
-            raise ValueError(f"placeholder {n.id!r} cannot take a list here")
-        if cls is _arg:
-            value = subs.get(n.arg)
-            return self._name_node(_arg, value if value.__class__ is str else n.arg, None)
-        fields = {}
-        for f in cls._fields:
-            v = getattr(n, f, None)
-            if v.__class__ is list:
-                if cls in (_Tuple, _List) and f == "elts" or cls is _Call and f == "args":
-                    v = self._splice(v, getattr(n, "ctx", None))
-                elif cls is _arguments and f == "args":
-                    v = self._splice(v, None)
-                elif v and isinstance(v[0], ast.stmt):
-                    v = self.stmts(v)
-                else:
-                    v = [self.node(x) if isinstance(x, _AST) else x for x in v]
-            elif isinstance(v, _AST):
-                v = self.node(v)
-            elif f == "name" and cls is _FunctionDef and subs.get(v).__class__ is str:
-                v = subs[v]
-            fields[f] = v
-        return self._new(cls, fields)
 
-    def _splice(self, elts, ctx):
-        out = []
-        for e in elts:
-            key = e.id if e.__class__ is _Name else e.arg if e.__class__ is _arg else None
-            value = self.subs.get(key) if key is not None else None
-            if value.__class__ in (list, tuple):
-                cls = e.__class__
-                out.extend(self._name_node(cls, v, e.ctx if cls is _Name else None)
-                           if v.__class__ is str else v for v in value)
-            else:
-                out.append(self.node(e))
-        return out
+def _stmt(subs, id_, L):
+    """A statement that is only a name: a list of statements replaces it."""
+    value = subs.get(id_)
+    if value.__class__ is list:
+        return value
+    return [ast.Expr(value=_name(subs, id_, _LOAD, L), lineno=L, col_offset=0, end_lineno=L,
+                     end_col_offset=0)]
 
-    def stmts(self, stmts):
-        out = []
-        for s in stmts:
-            if s.__class__ is _Expr and s.value.__class__ is _Name:
-                value = self.subs.get(s.value.id)
-                if value.__class__ is list:
-                    out.extend(value)
-                    continue
-            out.append(self.node(s))
-        return out
+
+def _rename(subs, name):
+    value = subs.get(name)
+    return value if value.__class__ is str else name
+
+
+_HELPERS = {"_name": _name, "_names": _names, "_params": _params, "_stmt": _stmt, "_rename": _rename,
+            "_LOAD": _LOAD, "_STORE": _STORE, "_DEL": _DEL, "ast": ast}
+
+
+def _emit(node, splice=False) -> str:
+    """Python source of an expression that builds `node` (a `*list` element when `splice`)."""
+    cls = node.__class__
+    if cls is _Name:
+        ctx = _CTX[node.ctx.__class__]
+        if splice:
+            return f"*_names(subs, {node.id!r}, {ctx}, L)"
+        return f"_name(subs, {node.id!r}, {ctx}, L)"
+    if cls is _arg:
+        return f"*_params(subs, {node.arg!r}, L)"
+    if cls is _Expr and node.value.__class__ is _Name and splice:
+        return f"*_stmt(subs, {node.value.id!r}, L)"
+    parts = []
+    for f in cls._fields:
+        v = getattr(node, f, None)
+        if f == "ctx":
+            code = _CTX[v.__class__]
+        elif v.__class__ is list:
+            inner = (cls in (_Tuple, _List) and f == "elts" or cls is _Call and f == "args"
+                     or cls is _arguments and f == "args" or bool(v) and isinstance(v[0], ast.stmt))
+            code = "[" + ", ".join(_emit(x, inner) if isinstance(x, _AST) else repr(x) for x in v) + "]"
+        elif isinstance(v, _AST):
+            code = _emit(v)
+        elif f == "name" and cls is _FunctionDef:
+            code = f"_rename(subs, {v!r})"
+        else:
+            code = repr(v)
+        parts.append(f"{f}={code}")
+    if _positioned(cls):
+        parts.append("lineno=L, col_offset=0, end_lineno=L, end_col_offset=0")
+    return f"ast.{cls.__name__}({', '.join(parts)})"
+
+
+def _compile(template: str):
+    body = ast.parse(textwrap.dedent(template)).body
+    source = ("def build(subs, L):\n    return [" + ", ".join(_emit(s, True) for s in body) + "]\n")
+    namespace = dict(_HELPERS)
+    exec(compile(source, "<autograph template>", "exec"), namespace)
+    return namespace["build"]
 
 
 def replace(template: str, origin=None, **subs) -> list:
@@ -114,11 +125,10 @@ def replace(template: str, origin=None, **subs) -> list:
     str (expands into several names in a tuple, call or parameter list).
     Statements created from the template carry the line of `origin`.
     """
-    body = _PARSED.get(template)
-    if body is None:
-        body = ast.parse(textwrap.dedent(template)).body
-        _PARSED[template] = body
-    return _Builder(subs, getattr(origin, "lineno", 1)).stmts(body)
+    build = _PARSED.get(template)
+    if build is None:
+        build = _PARSED[template] = _compile(template)
+    return build(subs, getattr(origin, "lineno", 1))
 
 
 def replace_as_expression(template: str, origin=None, **subs):
@@ -127,17 +137,21 @@ def replace_as_expression(template: str, origin=None, **subs):
     return stmt.value
 
 
-def name(id_, ctx=None):
-    """An ast Name node."""
-    return ast.Name(id=id_, ctx=ctx or ast.Load())
+def name(id_, ctx=None, lineno=1):
+    """An ast Name node (on line `lineno`)."""
+    return ast.Name(id=id_, ctx=ctx or ast.Load(), lineno=lineno, col_offset=0, end_lineno=lineno,
+                    end_col_offset=0)
 
 
-def str_tuple(names):
+def str_tuple(names, lineno=1):
     """A tuple literal of string constants, e.g. ('i', 'total')."""
-    return ast.Tuple(elts=[ast.Constant(value=n, kind=None) for n in names], ctx=ast.Load())
+    return ast.Tuple(elts=[ast.Constant(value=n, kind=None, lineno=lineno, col_offset=0,
+                                        end_lineno=lineno, end_col_offset=0) for n in names],
+                     ctx=ast.Load(), lineno=lineno, col_offset=0, end_lineno=lineno, end_col_offset=0)
 
 
-def name_tuple(names, ctx=None):
+def name_tuple(names, ctx=None, lineno=1):
     """A tuple of names, e.g. (i, total)."""
     ctx = ctx or ast.Load()
-    return ast.Tuple(elts=[name(n, type(ctx)()) for n in names], ctx=ctx)
+    return ast.Tuple(elts=[name(n, type(ctx)(), lineno) for n in names], ctx=ctx, lineno=lineno,
+                     col_offset=0, end_lineno=lineno, end_col_offset=0)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import ast
 
+from autograph.pyct import transformer
+
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
            ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
-class _Activity(ast.NodeVisitor):
+class _Activity(transformer.Visitor):
     def __init__(self):
         self.read = set()
         self.modified = set()
