@@ -163,7 +163,9 @@ def _globals_declared(node):
 
 
 def transform(node, ctx):
-    ctx.globals_declared = _globals_declared(node)
+    features = getattr(ctx, "features", None)
+    ctx.globals_declared = (set() if features is not None and ast.Global not in features
+                            else _globals_declared(node))
     if isinstance(node, ast.Lambda):
         return node
     return _ControlFlow(ctx).visit(node)

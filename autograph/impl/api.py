@@ -162,6 +162,7 @@ def _transform(fn):
     ctx.freevars = set(fn.__code__.co_freevars)
     ctx.name_order = facts.order
     ctx.bound = facts.bound
+    ctx.features = facts.features
     present = facts.features
     for converter in PIPELINE:
         needs = _NEEDS.get(converter)
