@@ -100,6 +100,9 @@ def py_function(func, inputs, Tout):
         out = []
         for value, t in zip(results, types):
             arr = np.asarray(value).astype(t.dtype, copy=False)
+            if not t.accepts_shape(arr.shape):  # the check the staged kernel makes
+                raise ValueError(f"{_where()}py_function {getattr(func, '__name__', func)!r} returned "
+                                 f"shape {arr.shape}, Tout declares {t}")
             out.append(arr[()] if arr.ndim == 0 else arr)
         return list(out) if multi else out[0]
     outs = record("py_function", inputs, {"func": func, "out_types": types if multi else types[0]})

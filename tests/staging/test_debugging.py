@@ -283,3 +283,33 @@ def test_constant_eager_and_staged():
     x = np.array([3.0, 4.0])
     assert_same(f(x), g(x))
     assert "const" in str(f.get_concrete_function(x).graph)
+
+
+def test_py_function_eager_checks_like_staged():
+    def pair(a, b):
+        return a + b, a - b
+
+    out = staging.py_function(pair, [np.ones(2), np.ones(2)], (TensorSpec([None], np.float32),
+                                                                 TensorSpec([2], np.float64)))
+    assert isinstance(out, list) and len(out) == 2
+    assert_same(out[0], np.full(2, 2.0, np.float32))
+    assert_same(out[1], np.zeros(2))
+    # the first output is declared 0-d but is an array: an error eagerly, as in a graph
+    with pytest.raises(ValueError, match="shape") as info:
+        staging.py_function(pair, [1.0, np.ones(2)], [np.float64, TensorSpec([2], np.float64)])
+    assert "test_debugging.py:" in str(info.value)
+    with pytest.raises(ValueError, match="returned 1 values"):
+        staging.py_function(lambda a: (a,), [1.0], [np.float64, np.float64])
+    single = staging.py_function(lambda a: a * 2, [np.float32(1.5)], np.float64)
+    assert single == 3.0 and type(single) is np.float64
+
+
+def test_error_types_exported():
+    e = staging.errors
+    for name in ("StagingError", "ConversionError", "UnsupportedConstructError", "UndefinedNameError",
+                 "SymbolicValueError", "UnsupportedOpError", "LeakedTensorError", "RecursionInTraceError",
+                 "LoopVariableError", "BranchMismatchError", "ExecutionError"):
+        assert issubclass(getattr(e, name), e.StagingError)
+    assert issubclass(e.SymbolicValueError, TypeError)
+    assert issubclass(e.UndefinedNameError, NameError)
+    assert issubclass(e.RecursionInTraceError, RecursionError)
