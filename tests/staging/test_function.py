@@ -567,3 +567,32 @@ def test_no_retracing_warning_for_few_traces_or_interleaved_hits():
             f(np.float64(1.0), n)
             f(np.float64(1.0), n)
     assert f.tracing_count == 20
+
+
+def test_concrete_function_called_inside_a_trace():
+    @staging.function(autograph=False)
+    def inner(x):
+        return x * 2
+
+    cf = inner.get_concrete_function(TensorSpec([None], np.float64))
+
+    def g(x):
+        return cf(x) + 1
+
+    outer = staging.function(g, autograph=False)
+    for n in (1, 3):
+        x = RNG.normal(size=n)
+        assert_same(outer(x), x * 2 + 1)
+    assert inner.tracing_count == 1
+    with pytest.raises(TypeError, match="x=f64\\[2,2\\]"):
+        outer(np.ones((2, 2)))
+
+
+def test_list_outputs_and_repeated_outputs():
+    @staging.function(autograph=False)
+    def f(x):
+        return [x, x * 2], (x, x)
+
+    lst, pair = f(np.float64(1.5))
+    assert lst == [1.5, 3.0] and isinstance(lst, list)
+    assert pair == (1.5, 1.5) and all(type(p) is np.float64 for p in pair)
