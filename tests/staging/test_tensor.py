@@ -263,3 +263,19 @@ def test_tensor_from_a_failed_trace_is_a_leak():
         f(np.float64(1.0))
     with pytest.raises(staging.errors.LeakedTensorError):
         kept[0] * 2
+
+
+def test_closing_over_a_tensor_of_an_enclosing_trace_is_an_error():
+    @staging.function(autograph=False)
+    def outer(x):
+        @staging.function(autograph=False)
+        def inner(y):
+            return y + x      # x belongs to outer's trace
+
+        return inner(x * 2)
+
+    with pytest.raises(staging.errors.LeakedTensorError) as info:
+        outer(np.float64(1.0))
+    message = str(info.value)
+    assert "'outer'" in message and "'inner'" in message and "argument" in message
+    assert f"test_tensor.py:{line_below(outer.python_function, 4)}" in message
