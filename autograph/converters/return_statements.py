@@ -11,7 +11,7 @@ import copy
 
 import ast
 
-from autograph.pyct import jumps, transformer
+from autograph.pyct import jumps, templates, transformer
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -30,6 +30,7 @@ class _FunctionLowering:
         self.retval = ctx.namer.new("retval_")
         self.flag = None
         self.loop_depth = 0
+        self.in_loop = False  # a return inside a loop was lowered
 
     def make_jump(self, stmt, flagged):
         value = stmt.value if stmt.value is not None else ast.Constant(value=None, kind=None)
@@ -52,6 +53,7 @@ class _FunctionLowering:
         if self.flag is None:
             raise jumps.NeedFlag()
         self.loop_depth += 1
+        self.in_loop = True
         inner = jumps.Lowering(_is_return, self.make_jump, self.flag, True, self.loops)
         loop.body, _ = inner.block(loop.body)
         self.loop_depth -= 1
@@ -65,6 +67,7 @@ class _FunctionLowering:
 
     def lower(self):
         original = list(self.fn.body)
+        falls_off = not _always_returns(original)
         try:
             body, status = jumps.Lowering(_is_return, self.make_jump, None, False, self.loops).block(original)
         except jumps.NeedFlag:
@@ -79,10 +82,32 @@ class _FunctionLowering:
         if self.flag is not None:
             prologue.append(jumps.assign(self.flag, False, self.fn))
         if status != jumps.ALWAYS:
-            prologue.append(jumps.assign(self.retval, None, self.fn))
-        ret = ast.Return(value=jumps.load(self.retval))
+            if self.in_loop:
+                # Unset until a return runs; a staged loop gives it the type the body gives it.
+                marker = templates.replace_as_expression("ag__.UndefinedReturnValue()", self.fn)
+                prologue.append(jumps.assign(self.retval, marker, self.fn))
+            else:
+                prologue.append(jumps.assign(self.retval, None, self.fn))
+        value = jumps.load(self.retval)
+        if self.in_loop and falls_off:
+            value = templates.replace_as_expression("ag__.return_value(retval_, do_return)",
+                                                    body[-1] if body else self.fn,
+                                                    retval_=self.retval, do_return=self.flag)
+        ret = ast.Return(value=value)
         ret.lineno = (body[-1] if body else self.fn).lineno
         self.fn.body = docstring + prologue + body + [ret]
+
+
+def _always_returns(stmts) -> bool:
+    """True if running `stmts` always ends in a return or raise (never falls off their end)."""
+    for s in stmts:
+        if isinstance(s, (ast.Return, ast.Raise)):
+            return True
+        if isinstance(s, ast.If) and _always_returns(s.body) and _always_returns(s.orelse):
+            return True
+        if isinstance(s, (ast.With, ast.AsyncWith)) and _always_returns(s.body):
+            return True
+    return False
 
 
 def _is_return(stmt):

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+
 from autograph.operators import _staging, data_structures, py_builtins
-from autograph.operators.variables import Undefined, is_undefined
+from autograph.operators.variables import Undefined, is_undefined, is_undefined_return
 from staging import errors
 
 
@@ -35,24 +37,78 @@ def if_stmt(cond, if_true, if_false, state, names, outer_writes=()):
     return () if result is None else result
 
 
+class _Refill(Exception):
+    """The true branch left the return value unset and the false branch set it: trace again
+    with a placeholder of that type in the true branch."""
+
+    def __init__(self, fill):
+        super().__init__()
+        self.fill = fill
+
+
 def _staged_if(cond, if_true, if_false, state, names):
     where = _staging.where()
-    outputs = {}
+    fill = {}  # position -> placeholder for a return value one branch leaves unset
+    for _attempt in range(2):
+        outputs = {}
 
-    def branch(label, fn):
-        def run():
-            result = state if fn is None else fn(*state)
-            result = () if result is None else tuple(result)
-            outputs[label] = result
-            other = outputs.get("then" if label == "else" else "else")
-            if other is not None:
-                _check_defined(other, result, names, where)
-            return tuple(data_structures.to_staged(v) for v in result)
-        return run
+        def branch(label, fn):
+            def run():
+                result = state if fn is None else fn(*state)
+                result = () if result is None else tuple(result)
+                if label == "then" and fill:
+                    result = tuple(fill[i]() if i in fill and is_undefined_return(v) else v
+                                   for i, v in enumerate(result))
+                other = outputs.get("then")
+                if other is not None:
+                    result = _fill_return_value(other, result)
+                    _check_defined(other, result, names, where)
+                outputs[label] = result
+                return tuple(data_structures.to_staged(v) for v in result)
+            return run
 
-    results = _staging.staging().cond(cond, branch("then", if_true), branch("else", if_false),
-                                      names=tuple(names))
-    return tuple(data_structures.from_staged(v) for v in results)
+        try:
+            results = _staging.staging().cond(cond, branch("then", if_true), branch("else", if_false),
+                                              names=tuple(names))
+        except _Refill as retry:
+            fill = retry.fill
+            continue
+        return tuple(data_structures.from_staged(v) for v in results)
+    raise AssertionError("unreachable: the second trace of a staged `if` has its placeholders")
+
+
+def _fill_return_value(then, other):
+    """The false branch's outputs, with the return value given a placeholder where exactly one
+    branch sets it (converted code never reads it unset: `do_return` tells)."""
+    out = list(other)
+    refill = {}
+    for i, (a, b) in enumerate(zip(then, other)):
+        if is_undefined_return(b) and not is_undefined(a):
+            zero = _zero_like(a)
+            if zero is not None:
+                out[i] = zero()
+        elif is_undefined_return(a) and not is_undefined(b):
+            zero = _zero_like(b)
+            if zero is not None:
+                refill[i] = zero
+    if refill:
+        raise _Refill(refill)
+    return tuple(out)
+
+
+def _zero_like(x):
+    """A function making a zero of x's type (in the graph being built when it is called), or None."""
+    np = py_builtins.np
+    if _staging.is_symbolic(x):
+        shape = tuple(0 if d is None else d for d in x.shape)
+        dtype = x.dtype
+        return lambda: np.zeros(shape, dtype)[()] if shape == () else np.zeros(shape, dtype)
+    if isinstance(x, (np.ndarray, np.generic)):
+        zero = np.zeros_like(x)
+        return lambda: zero[()] if zero.ndim == 0 else zero.copy()
+    if type(x) in (bool, int, float, complex):
+        return lambda: type(x)(0)
+    return None
 
 
 def _check_defined(a, b, names, where):
@@ -68,6 +124,20 @@ def if_exp(cond, true_fn, false_fn):
     if _staging.is_symbolic(cond):
         return _staging.staging().cond(cond, true_fn, false_fn)
     return true_fn() if cond else false_fn()
+
+
+def return_value(value, do_return):
+    """The value a converted function with a `return` inside a loop returns at its end:
+    `value` if a `return` ran (`do_return`), else None (the function fell off its end)."""
+    if _staging.is_symbolic(do_return):
+        name = sys._getframe(1).f_code.co_name
+        raise errors.UndefinedNameError(
+            f"{_staging.where()}{name!r} returns a value from inside a staged loop but may also "
+            f"end without a `return` (returning None), depending on a symbolic value; end it with "
+            f"a `return` of a value of the same type")
+    if not do_return or is_undefined_return(value):
+        return None
+    return value
 
 
 # -- while ------------------------------------------------------------------
@@ -106,7 +176,8 @@ def while_stmt(test, body, state, names, opts=None, outer_writes=()):
 def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants, kind):
     where = _staging.where()
     for name, value in zip(names, state):
-        if is_undefined(value):
+        if is_undefined(value) and not is_undefined_return(value):
+            # (the return value may be unset: staging.while_loop gives it the body's type)
             raise errors.UndefinedNameError(
                 f"{where}'{name}' is assigned inside this staged {kind} but not before it, and is "
                 f"used afterwards (or in a later iteration); assign it before the loop")
@@ -119,7 +190,7 @@ def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants,
         result = body(*(data_structures.from_staged(v) for v in loop_vars))
         result = () if result is None else tuple(result)
         for name, value in zip(names, result):
-            if is_undefined(value):
+            if is_undefined(value) and not is_undefined_return(value):
                 raise errors.UndefinedNameError(
                     f"{where}'{name}' may be left unassigned by an iteration of this staged {kind}")
         return tuple(data_structures.to_staged(v) for v in result)

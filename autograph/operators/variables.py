@@ -47,5 +47,26 @@ class Undefined:
     __ne__ = __eq__
 
 
+class UndefinedReturnValue(Undefined):
+    """The value of `retval_` before a `return` inside a loop has run.
+
+    Converted code tracks whether it is set (the `do_return` flag), so a staged
+    `if` or loop may give it a placeholder of the type the other branch or the
+    loop body gives it (see operators.control_flow); a function that ends
+    without returning gets None (see return_value)."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        object.__setattr__(self, "name", "return value")
+
+    def __repr__(self):
+        return "UndefinedReturnValue()"
+
+
 def is_undefined(value) -> bool:
-    return type(value) is Undefined
+    return isinstance(value, Undefined)
+
+
+def is_undefined_return(value) -> bool:
+    return type(value) is UndefinedReturnValue

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import autograph
-from conftest import i64
+from conftest import f64, i64
 
 
 def collatz(n):
@@ -155,8 +155,6 @@ def test_staged_range_with_symbolic_bound(check_staged):
     assert f.tracing_count == 1
 
 
-@pytest.mark.xfail(reason="staging executor: UnboundLocalError in the lowered graph of a cond "
-                   "nested in a while_loop (reported to staging)")
 def test_staged_loop_heavy(check_staged):
     check_staged(loop_heavy, (np.array([1, 2, 3, 4]), i64(4)), (np.array([1, -5, 30, 2]), i64(4)))
 
@@ -165,10 +163,74 @@ def test_staged_break_and_else(check_staged):
     check_staged(while_else, i64(3), i64(10))
 
 
-@pytest.mark.xfail(strict=True, reason="return inside a staged loop: retval_ has no value before "
-                   "the loop (needs a probe trace of the body); see docs/autograph.md")
 def test_staged_return_in_loop(check_staged):
-    check_staged(find_first, (np.array([4, 5, 6]), i64(5)))
+    f = check_staged(find_first, (np.array([4, 5, 6]), i64(5)), (np.array([4, 5, 6]), i64(9)),
+                     (np.array([7, 7, 7]), i64(7)), (np.array([1, 2, 3]), i64(3)))
+    assert f.tracing_count == 1
+    assert "retval_ = ag__.UndefinedReturnValue()" in autograph.to_code(find_first)
+
+
+def first_above(x, limit):
+    i = 0
+    while i < x.shape[0]:
+        if x[i] > limit:
+            return x[i] * 2.0
+        i += 1
+    return -1.0
+
+
+def test_staged_return_in_while_loop(check_staged):
+    x = np.array([0.5, 3.0, 9.0])
+    f = check_staged(first_above, (x, f64(1.0)), (x, f64(5.0)), (x, f64(10.0)), (x, f64(-1.0)))
+    assert f.tracing_count == 1
+
+
+def index_of_first_large(x, v):
+    count = 0
+    for i in range(x.shape[0]):
+        if x[i] <= v:
+            count += 1
+        else:
+            return i * 10 + count
+    return -count
+
+
+def test_staged_return_in_else_branch_of_loop(check_staged):
+    # The branch that returns is traced second: the first is traced again with a placeholder.
+    x = np.array([1, 2, 8, 3])
+    check_staged(index_of_first_large, (x, i64(5)), (x, i64(0)), (x, i64(9)))
+
+
+def first_pair_with_sum(x, target):
+    for i in range(x.shape[0]):
+        for j in range(x.shape[0]):
+            if i < j and x[i] + x[j] == target:
+                return i * 100 + j
+    return -1
+
+
+def test_staged_return_in_nested_loops(check_staged):
+    x = np.array([3, 1, 4, 1, 5])
+    check_staged(first_pair_with_sum, (x, i64(9)), (x, i64(2)), (x, i64(100)), (x, i64(4)))
+
+
+def maybe_returns(x, n):
+    for i in range(n):
+        if x[i] > 2:
+            return x[i]
+
+
+def test_return_in_loop_without_final_return():
+    staging = pytest.importorskip("staging")
+    converted = autograph.convert(maybe_returns)
+    assert converted(np.array([1, 3]), 2) == 3
+    assert converted(np.array([1, 1]), 2) is None
+    assert "return ag__.return_value(retval_, do_return)" in autograph.to_code(maybe_returns)
+    # Staged, the function would return a tensor or None depending on the data: refused.
+    with pytest.raises(staging.errors.UndefinedNameError) as e:
+        staging.function(maybe_returns)(np.array([1, 3]), i64(2))
+    line = maybe_returns.__code__.co_firstlineno + 1
+    assert f"{__file__}:{line}:" in str(e.value) and "'maybe_returns'" in str(e.value)
 
 
 def test_set_loop_options_maximum_iterations():
