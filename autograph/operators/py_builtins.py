@@ -178,16 +178,29 @@ def call(func, *args, **kwargs):
         if _convertible(target):
             from autograph.impl import api
             return api.converted_raw(target)(*args, **kwargs)
-        if (getattr(target, "__module__", "") or "").startswith("numpy") and (_any_symbolic(
-                list(args) + list(kwargs.values())) or any(
-                    isinstance(a, data_structures.StagedList) for a in args)):
+        if (getattr(target, "__module__", "") or "").startswith("numpy") and _needs_staging(args, kwargs):
             return _numpy_call(target, args, kwargs)
         return target(*args, **kwargs)
     if (callable(target) and (getattr(target, "__module__", "") or "").startswith("numpy")
-            and (_any_symbolic(list(args) + list(kwargs.values()))
-                 or any(isinstance(a, data_structures.StagedList) for a in args))):
+            and _needs_staging(args, kwargs)):
         return _numpy_call(target, args, kwargs)
     return target(*args, **kwargs)
+
+
+def _symbolic_leaf(x, depth=0) -> bool:
+    """x is symbolic or a staged list, or a (nested) tuple/list holding one: a shape such as
+    `(n, 2)` with a symbolic `n`."""
+    if _staging.is_symbolic(x) or isinstance(x, data_structures.StagedList):
+        return True
+    if depth < 3 and type(x) in (tuple, list):
+        return any(_symbolic_leaf(v, depth + 1) for v in x)
+    return False
+
+
+def _needs_staging(args, kwargs) -> bool:
+    """A NumPy function called with symbolic arguments (possibly inside a shape) is recorded
+    by staging.numpy_api instead of running."""
+    return any(_symbolic_leaf(a) for a in args) or any(_symbolic_leaf(v) for v in kwargs.values())
 
 
 def _numpy_call(func, args, kwargs):
