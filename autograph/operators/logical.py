@@ -1,4 +1,13 @@
-"""and_, or_, not_: Python's short-circuit logic on concrete values, staged on symbolic ones."""
+"""and_, or_, not_: Python's short-circuit logic on concrete values, staged on symbolic ones.
+
+With a symbolic left operand, `x and y` / `x or y` become one staging.cond that
+traces the right operand in its own branch (so it runs only when Python would
+run it, e.g. `i < n and x[i] > 0` never reads x[n]). The result keeps Python's
+value semantics (`x or y` is x if x is true, else y) when both operands have
+the same dtype and shape, booleans included; otherwise (say an int tensor
+`or` a float) a staged `if` cannot give either value, and the result is the
+truth value of the chosen operand, a boolean tensor.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +17,14 @@ from autograph.operators import _staging
 def and_(a, b_fn):
     """`a and b`; b_fn runs only when a is true (in a staged cond when a is symbolic)."""
     if _staging.is_symbolic(a):
-        return _staging.staging().cond(a, lambda: _as_bool(b_fn()), lambda: _as_bool(a))
+        return _staged(a, b_fn, when_true=True)
     return b_fn() if a else a
 
 
 def or_(a, b_fn):
     """`a or b`; b_fn runs only when a is false (in a staged cond when a is symbolic)."""
     if _staging.is_symbolic(a):
-        return _staging.staging().cond(a, lambda: _as_bool(a), lambda: _as_bool(b_fn()))
+        return _staged(a, b_fn, when_true=False)
     return a if a else b_fn()
 
 
@@ -27,8 +36,46 @@ def not_(a):
     return not a
 
 
+def _staged(a, b_fn, when_true):
+    """One staged cond choosing b (traced first) when a's truth is `when_true`, else a."""
+    import numpy as np
+    staging = _staging.staging()
+    as_values = []
+
+    def b_branch():
+        b = b_fn()
+        as_values.append(_same_type(a, b))
+        return b if as_values[0] else _as_bool(b)
+
+    def a_branch():
+        return a if as_values[0] else _as_bool(a)
+
+    if a.dtype == np.bool_:
+        pred = a if when_true else np.logical_not(a)
+    else:
+        pred = a.astype(np.bool_) if when_true else np.logical_not(a)
+    return staging.cond(pred, b_branch, a_branch)
+
+
+def _same_type(a, b) -> bool:
+    """b can be merged with the symbolic a as a value: same dtype (a Python number of the same
+    kind counts) and same shape."""
+    import numpy as np
+    if _staging.is_symbolic(b) or isinstance(b, (np.ndarray, np.generic)):
+        return b.dtype == a.dtype and tuple(b.shape) == tuple(a.shape)
+    if a.shape != ():
+        return False
+    if type(b) is bool:
+        return a.dtype == np.bool_
+    if type(b) is int:
+        return np.issubdtype(a.dtype, np.integer)
+    if type(b) is float:
+        return np.issubdtype(a.dtype, np.floating)
+    return False
+
+
 def _as_bool(x):
-    """Staged and/or give a boolean tensor (the branches must agree on one dtype)."""
+    """The truth value of an operand, as a boolean (tensor or NumPy bool)."""
     import numpy as np
     if _staging.is_symbolic(x):
         return x if x.dtype == np.bool_ else x.astype(np.bool_)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import autograph
-from conftest import i64
+from conftest import f64, i64
 
 
 def guarded(x):
@@ -72,3 +72,51 @@ def test_staged_short_circuit(check_staged):
 def test_staged_or_and_chained(check_staged):
     check_staged(either, (i64(1), i64(-1)), (i64(-1), i64(-1)))
     check_staged(chained, i64(-1), i64(5), i64(20))
+
+
+def values_or_and(x, y):
+    return x or y, x and y, x or 2.5, y and x
+
+
+def bool_operands(x, y):
+    return (x > 1) or (y > 1), (x > 1) and (y < 1)
+
+
+def first_nonpositive(x, n):
+    i = 0
+    while i < n and x[i] > 0:   # x[n] must never be read
+        i += 1
+    return i
+
+
+def test_staged_or_and_keep_values(check_staged):
+    # Same dtype on both sides: Python's value semantics (x or y is x if x is true, else y).
+    inputs = [(f64(x), f64(y)) for x, y in [(0.0, 3.0), (2.0, 3.0), (2.0, 0.0), (0.0, 0.0), (-1.5, 4.0)]]
+    f = check_staged(values_or_and, *inputs)
+    assert f.tracing_count == 1
+    staged = f(f64(0.0), f64(3.0))
+    assert [np.asarray(v).dtype for v in staged] == [np.float64] * 4
+    assert staged[0] == 3.0 and staged[1] == 0.0
+
+
+def test_staged_or_and_on_booleans_stay_boolean(check_staged):
+    f = check_staged(bool_operands, (f64(0.0), f64(3.0)), (f64(2.0), f64(0.0)), (f64(0.0), f64(0.5)))
+    assert all(np.asarray(v).dtype == np.bool_ for v in f(f64(2.0), f64(0.0)))
+
+
+def test_staged_and_does_not_evaluate_right_side_at_run_time(check_staged):
+    x = np.array([1, 2, 3])
+    check_staged(first_nonpositive, (x, i64(3)), (np.array([1, -2, 3]), i64(3)), (x, i64(0)))
+
+
+def test_staged_or_mixed_dtypes_gives_truth_value():
+    staging = pytest.importorskip("staging")
+
+    def mixed(x, y):
+        return x and (y > 0)
+
+    # Python would give the float x when it is false; a staged `if` cannot return a float or a
+    # bool, so the result is the truth value of the chosen operand.
+    f = staging.function(mixed)
+    assert f(f64(0.0), f64(1.0)) == np.False_ and np.asarray(f(f64(0.0), f64(1.0))).dtype == np.bool_
+    assert f(f64(2.0), f64(1.0)) == np.True_
