@@ -16,6 +16,7 @@ MAX_FOLDED_ELEMENTS = 4096
 
 def optimize(graph: Graph) -> Graph:
     fold_constants(graph)
+    remove_identities(graph)
     eliminate_common_subexpressions(graph)
     eliminate_dead_code(graph)
     return graph
@@ -93,6 +94,46 @@ def _evaluate(node: Node, constants) -> list | None:
             value.setflags(write=False)
         out.append(value)
     return out
+
+
+# (op, literal position, literal) -> dtype kinds for which the node returns its other input
+# unchanged, bit for bit. `x + 0.0` is not one (-0.0 + 0.0 is +0.0), nor `x // 1.0` (floor).
+_IDENTITIES = {
+    ("add", 1, 0): "iu", ("add", 0, 0): "iu", ("subtract", 1, 0): "iuf",
+    ("multiply", 1, 1): "iuf", ("multiply", 0, 1): "iuf",
+    ("floor_divide", 1, 1): "iu", ("divide", 1, 1): "f",
+}
+
+
+def remove_identities(graph: Graph) -> None:
+    """Drops `x + 0`, `x - 0`, `x * 1`, `x // 1` (ints) and `x / 1` (floats) when the result
+    has x's exact type: the value is x itself."""
+    mapping: dict[int, Value] = {}
+
+    def visit(g: Graph):
+        kept = []
+        for node in g.nodes:
+            node.inputs = [mapping.get(id(v), v) if isinstance(v, Value) else v for v in node.inputs]
+            for sub in node.subgraphs.values():
+                visit(sub)
+            if len(node.inputs) == 2 and not node.attrs and len(node.outputs) == 1:
+                for pos in (0, 1):
+                    lit, other = node.inputs[pos], node.inputs[1 - pos]
+                    if type(lit) not in (int, float) or not isinstance(other, Value):
+                        continue
+                    kinds = _IDENTITIES.get((node.op, pos, lit))
+                    if kinds and other.type == node.outputs[0].type and other.type.dtype.kind in kinds:
+                        mapping[id(node.outputs[0])] = other
+                        break
+                else:
+                    kept.append(node)
+                    continue
+                continue
+            kept.append(node)
+        g.nodes = kept
+        g.outputs = [mapping.get(id(v), v) if isinstance(v, Value) else v for v in g.outputs]
+
+    visit(graph)
 
 
 def _attr_key(value):

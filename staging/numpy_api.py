@@ -64,6 +64,8 @@ def _as_input(x):
     """
     if _is_tensor(x) or type(x) in _PY_SCALARS or isinstance(x, (np.ndarray, np.generic)):
         return x
+    if hasattr(type(x), "_staged_value"):  # a Variable: read it where it is used
+        return x._staged_value()
     if isinstance(x, (list, tuple)):
         if _contains_tensor(x):
             if not x:
