@@ -6,7 +6,8 @@ run it, e.g. `i < n and x[i] > 0` never reads x[n]). The result keeps Python's
 value semantics (`x or y` is x if x is true, else y) when both operands have
 the same dtype and shape, booleans included; otherwise (say an int tensor
 `or` a float) a staged `if` cannot give either value, and the result is the
-truth value of the chosen operand, a boolean tensor.
+truth value of the chosen operand, a boolean tensor (for `or` the right
+operand is then traced a second time).
 """
 
 from __future__ import annotations
@@ -36,25 +37,41 @@ def not_(a):
     return not a
 
 
+class _AsBool(Exception):
+    """`a or b`: the right operand cannot be merged with the left as a value."""
+
+
 def _staged(a, b_fn, when_true):
-    """One staged cond choosing b (traced first) when a's truth is `when_true`, else a."""
-    import numpy as np
+    """One staged cond giving b when a's truth is `when_true`, else a.
+
+    staging.cond traces its true branch first. For `and` that is b's branch, which
+    decides whether the result can keep the operands' values. For `or` it is a's
+    branch: it assumes values, and b's branch asks for a second trace with truth
+    values when b turns out not to match a (different dtype or shape)."""
     staging = _staging.staging()
     as_values = []
 
     def b_branch():
         b = b_fn()
-        as_values.append(_same_type(a, b))
+        same = _same_type(a, b)
+        if not as_values:
+            as_values.append(same)
+        elif as_values[0] and not same:
+            raise _AsBool()
         return b if as_values[0] else _as_bool(b)
 
     def a_branch():
+        if not as_values:
+            as_values.append(True)
         return a if as_values[0] else _as_bool(a)
 
-    if a.dtype == np.bool_:
-        pred = a if when_true else np.logical_not(a)
-    else:
-        pred = a.astype(np.bool_) if when_true else np.logical_not(a)
-    return staging.cond(pred, b_branch, a_branch)
+    if when_true:
+        return staging.cond(a, b_branch, a_branch)
+    try:
+        return staging.cond(a, a_branch, b_branch)
+    except _AsBool:
+        as_values[:] = [False]
+        return staging.cond(a, a_branch, b_branch)
 
 
 def _same_type(a, b) -> bool:

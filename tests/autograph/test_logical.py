@@ -120,3 +120,10 @@ def test_staged_or_mixed_dtypes_gives_truth_value():
     f = staging.function(mixed)
     assert f(f64(0.0), f64(1.0)) == np.False_ and np.asarray(f(f64(0.0), f64(1.0))).dtype == np.bool_
     assert f(f64(2.0), f64(1.0)) == np.True_
+
+    def mixed_or(x, y):
+        return x or (y > 0)
+
+    g = staging.function(mixed_or)  # the right operand is traced again for truth values
+    assert g(f64(0.0), f64(1.0)) == np.True_ and np.asarray(g(f64(0.0), f64(1.0))).dtype == np.bool_
+    assert g(f64(0.0), f64(-1.0)) == np.False_ and g(f64(3.0), f64(-1.0)) == np.True_
