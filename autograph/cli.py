@@ -227,7 +227,12 @@ def cmd_demo(args, out: TextIO) -> int:
 
 
 def examples_directory() -> Path:
-    return Path(__file__).resolve().parent.parent / "examples"
+    """The repository's examples/ (source checkout or editable install), else the copy a
+    regular install puts under <prefix>/share/autograph-numpy/examples."""
+    checkout = Path(__file__).resolve().parent.parent / "examples"
+    if checkout.is_dir():
+        return checkout
+    return Path(sys.prefix) / "share" / "autograph-numpy" / "examples"
 
 
 def discover_examples() -> dict[str, Path]:

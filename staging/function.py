@@ -28,6 +28,7 @@ _NP_SCALAR_TYPES = frozenset(
                 np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128,
                 np.longdouble, np.clongdouble))
 _PY_VALUE_TYPES = (int, float, complex, str, bytes, type(None))
+_FAST_PY_TYPES = frozenset((int, float, bool, str, type(None)))
 
 _eager = threading.local()
 _RUN_EAGERLY = [False]
@@ -531,20 +532,26 @@ class Function:
     # -- calling -----------------------------------------------------------
     def __call__(self, *args, **kwargs):
         if not kwargs and not _RUN_EAGERLY[0]:
+            # Fast path: positional NumPy arrays/scalars and Python values seen before.
             key = []
             for a in args:
                 t = type(a)
                 if t is np.ndarray or t in _NP_SCALAR_TYPES:
                     key.append((a.dtype, a.shape))
+                elif t in _FAST_PY_TYPES:
+                    key.append(a if t is not bool else ("bool", a))
                 else:
                     break
             else:
-                cf = self._fast.get(tuple(key))
-                if cf is not None and not _tracing_stack():
+                hit = self._fast.get(tuple(key))
+                if hit is not None and not _tracing_stack():
+                    cf, positions = hit
                     if self._recent:
                         self._recent.append(0)
                     try:
-                        return cf._pack(cf._run(*args))
+                        if positions is None:
+                            return cf._pack(cf._run(*args))
+                        return cf._pack(cf._run(*[args[i] for i in positions]))
                     except errors.ExecutionError:
                         raise
                     except Exception as exc:
@@ -614,14 +621,24 @@ class Function:
         return cf, bound
 
     def _remember_fast(self, args, kwargs, bound, types, cf, context):
-        if kwargs or context or self._input_signature is not None:
+        """Lets later calls with the same positional argument layout skip binding and keys."""
+        if kwargs or context:
             return
-        if len(args) != len(bound[0]) or bound[1]:
-            return
-        if len(types) != len(args) or not all(_tensor_type_of(a) is not None and not isinstance(a, Tensor)
-                                              for a in args):
-            return
-        self._fast[tuple((a.dtype, a.shape) for a in args)] = cf
+        positions, key = [], []
+        for i, a in enumerate(args):
+            t = type(a)
+            if t is np.ndarray or t in _NP_SCALAR_TYPES:
+                positions.append(i)
+                key.append((a.dtype, a.shape))
+            elif t in _FAST_PY_TYPES and self._input_signature is None:
+                key.append(a if t is not bool else ("bool", a))
+            else:
+                return
+        flat: list = []
+        _flat_tensors(bound, flat)
+        if len(flat) != len(positions) or any(f is not args[i] for f, i in zip(flat, positions)):
+            return  # tensors in defaults, or converted by input_signature
+        self._fast[tuple(key)] = (cf, None if len(positions) == len(args) else tuple(positions))
 
     def _most_specific(self, structure, types, context):
         best = None
@@ -831,6 +848,8 @@ def _conform(value, spec, name, fname):
     if arr.dtype != spec.dtype or not spec.type.accepts_shape(arr.shape):
         raise TypeError(f"{fname}(): argument {name!r} is {TensorType(arr.dtype, arr.shape)}, which "
                         f"input_signature {spec.type} does not accept")
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value  # already conforming: the caller's object, unchanged
     return arr[()] if arr.ndim == 0 else arr
 
 
