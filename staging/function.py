@@ -690,7 +690,8 @@ class Function:
         if self in stack or (self._instance_ref is None and any(
                 f.python_function is self.python_function for f in stack)):
             raise errors.RecursionInTraceError(
-                f"{_where_defined(self.python_function)}: staged function {self._name!r} calls itself "
+                f"{_where_variable()}staged function {self._name!r} (defined at "
+                f"{_where_defined(self.python_function)}) calls itself "
                 f"while being traced; recursion cannot be staged. Write it as a loop (while / for), "
                 f"or recurse on Python values only")
         stack.append(self)

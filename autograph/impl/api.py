@@ -237,7 +237,10 @@ def converted_raw(fn):
     entry = _converted_entry(fn)
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     cells["ag__"] = types.CellType(operators)
-    closure = tuple(cells[n] for n in entry.code.co_freevars)
+    # A free variable the original does not close over is the function's own name (the
+    # generated wrapper binds it): the original reads it as a global, so capture that value.
+    closure = tuple(cells[n] if n in cells else types.CellType(fn.__globals__.get(n, fn))
+                    for n in entry.code.co_freevars)
     converted = types.FunctionType(entry.code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
     converted.__kwdefaults__ = fn.__kwdefaults__
     converted.__qualname__ = fn.__qualname__

@@ -523,6 +523,21 @@ def test_recursion_is_rejected():
         fact(np.int64(3))
 
 
+@staging.function
+def countdown(n):
+    if n > 0:
+        return countdown(n - 1) + 1
+    return n
+
+
+def test_recursion_with_autograph_names_the_call_site():
+    with pytest.raises(staging.errors.RecursionInTraceError) as info:
+        countdown(np.int64(3))
+    call_line = countdown.python_function.__code__.co_firstlineno + 2
+    assert f"test_function.py:{call_line}:" in str(info.value)
+    assert "'countdown'" in str(info.value)
+
+
 def test_recursion_through_another_function_is_rejected():
     @staging.function(autograph=False)
     def ping(x):
