@@ -16,8 +16,6 @@ CASES = discover_cases(GOLDEN_ROOT)
 # Cases whose graph cannot be staged yet, each with the bug it is waiting for. strict:
 # when the bug is fixed the test fails, so the entry gets removed and the graph generated.
 KNOWN_GRAPH_FAILURES = {
-    "tensor_array_write_stack": "operators: a TensorArray loop variable of a staged for becomes "
-                                "a StagedList (no .write)",
 }
 
 

@@ -52,6 +52,17 @@ class StagedList:
     def stack(self):
         return self.tensor_array.stack()
 
+    # The TensorArray API, for a staging.TensorArray the user carries through a staged loop
+    # (the loop hands every TensorArray back wrapped): `ta = ta.write(i, v)` keeps working.
+    def write(self, index, value):
+        return self.tensor_array.write(index, value)
+
+    def read(self, index):
+        return self.tensor_array.read(index)
+
+    def size(self):
+        return self.tensor_array.size()
+
     def __array__(self, dtype=None, copy=None):
         import numpy as np
         return np.asarray(self.stack(), dtype=dtype)

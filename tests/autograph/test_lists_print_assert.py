@@ -121,3 +121,18 @@ def test_methods(check_native):
             return x
     a = A(5)
     assert autograph.convert(a.f)(1) == a.f(1) == 5
+
+
+def test_explicit_tensor_array_carried_through_staged_for():
+    import staging
+
+    def f(n):
+        ta = staging.TensorArray(np.float64, size=0, dynamic_size=True)
+        for i in range(n):
+            ta = ta.write(i, i * 0.5)
+        return ta.stack()
+
+    g = staging.function(f)
+    for n in (0, 1, 5):
+        np.testing.assert_array_equal(g(np.int64(n)), f(np.int64(n)))
+    assert g.tracing_count == 1
