@@ -117,9 +117,33 @@ def make_ufunc_infer(ufunc: np.ufunc):
     return infer
 
 
+_DTYPE_CACHE: dict = {}
+_DTYPE_CACHE_LIMIT = 4096
+
+
 def _dtypes(ufunc: np.ufunc, types) -> list[np.dtype]:
+    """Output dtypes, memoised per (ufunc, input dtypes and ranks, Python scalar inputs)."""
+    key = (ufunc,) + tuple((t.dtype, len(t.shape) == 0) if isinstance(t, TensorType) else (type(t), t)
+                           for t in types)
+    try:
+        hit = _DTYPE_CACHE.get(key)
+    except TypeError:  # an unhashable literal: compute without caching
+        return _compute_dtypes(ufunc, types)
+    if hit is None:
+        hit = _compute_dtypes(ufunc, types)
+        if len(_DTYPE_CACHE) >= _DTYPE_CACHE_LIMIT:
+            _DTYPE_CACHE.clear()
+        _DTYPE_CACHE[key] = hit
+    return list(hit)
+
+
+def _compute_dtypes(ufunc: np.ufunc, types) -> tuple:
     # Size-1 stand-ins (not empty ones) so value-based errors about Python scalar inputs surface
     # at trace time as they would on any non-empty array (e.g. `int_array ** -1`).
+    return tuple(_run_dtypes(ufunc, types))
+
+
+def _run_dtypes(ufunc: np.ufunc, types) -> list[np.dtype]:
     args = [dummy(t, fill=1) for t in types]
     if ufunc.nout == 1:
         return [result_dtype(ufunc, *args)]
