@@ -31,6 +31,9 @@ _PY_VALUE_TYPES = (int, float, complex, str, bytes, type(None))
 _FAST_PY_TYPES = frozenset((int, float, bool, str, type(None)))
 
 _eager = threading.local()
+# One lock for all tracing: a trace may call other Functions (which may call back), and
+# per-Function locks taken in different orders by two threads would deadlock.
+_TRACE_LOCK = threading.RLock()
 _RUN_EAGERLY = [False]
 
 
@@ -487,7 +490,7 @@ class Function:
         self._input_signature = None
         if input_signature is not None:
             self._input_signature = tuple(_as_spec(s) for s in input_signature)
-        self._lock = threading.RLock()
+        self._lock = _TRACE_LOCK
         self._cache: dict = {}          # exact trace key -> ConcreteFunction
         self._fast: dict = {}           # tuple of per-arg keys (positional NumPy args only) -> ConcreteFunction
         self._concretes: list[tuple] = []  # (structure, arg_types, ConcreteFunction)

@@ -116,3 +116,29 @@ def test_concurrent_stateful_calls_keep_variable_consistent():
     _, errors = run_concurrently(call)
     assert errors == []
     assert v.numpy() == THREADS * 50 and bump.tracing_count == 1
+
+
+def test_mutual_recursion_started_from_two_threads_does_not_deadlock():
+    @staging.function(autograph=False)
+    def ping(x):
+        return pong(x) + 1
+
+    @staging.function(autograph=False)
+    def pong(x):
+        return ping(x) * 2
+
+    raised = []
+
+    def run(f):
+        try:
+            f(np.float64(1.0))
+        except staging.errors.RecursionInTraceError:
+            raised.append(f)
+
+    threads = [threading.Thread(target=run, args=(f,)) for f in (ping, pong)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=10)
+    assert not any(t.is_alive() for t in threads), "tracing deadlocked"
+    assert len(raised) == 2
