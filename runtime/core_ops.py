@@ -210,13 +210,6 @@ register_op("list_size", infer=lambda lst: TensorType(np.int64, ()), stateful=Tr
     lambda lst: np.int64(len(lst)))
 
 
-def _list_from_tensor(t):
-    return list(t)
-
-
-register_op("list_from_tensor",
-            infer=lambda t: ListType(TensorType(t.dtype, t.shape[1:])), stateful=True)(_list_from_tensor)
-
 
 # -- shapes and truth values -----------------------------------------------
 

@@ -275,7 +275,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
     counter = maximum_iterations is not None
 
     for _attempt in range(64):
-        cg, bg, placeholders = _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter,
+        cg, bg = _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter,
                                            maximum_iterations)
         body_out = bg._loop_out
         changed = False
@@ -373,7 +373,7 @@ def _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter, maxim
                 if counter:
                     g._loop_counter_next = g.value_of(record("add", [counter_in, 1]))
         graphs.append(g)
-    return graphs[0], graphs[1], None
+    return graphs[0], graphs[1]
 
 
 def _check_body_outputs(loop_vars, body_out, flat, kinds):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 
 import numpy as np
@@ -34,7 +33,7 @@ class FuncGraph:
     def name(self):
         return self.graph.name
 
-    def add_input(self, type_, name: str = "") -> "Tensor":
+    def add_input(self, type_, name: str = ""):
         from .tensor import Tensor
         return Tensor(self, self.graph.add_input(type_, name))
 
@@ -93,9 +92,6 @@ def current_graph() -> FuncGraph | None:
     return stack[-1] if stack else None
 
 
-def is_tracing() -> bool:
-    return bool(getattr(_state, "stack", None))
-
 
 class building:
     """Context manager making `graph` the current graph (thread-local)."""
@@ -113,17 +109,6 @@ class building:
         _stack().pop()
         return False
 
-
-class eager_scope:
-    """Temporarily no current graph (used to run Python code eagerly during a trace)."""
-
-    def __enter__(self):
-        self.saved = getattr(_state, "stack", None)
-        _state.stack = []
-
-    def __exit__(self, *exc):
-        _state.stack = self.saved
-        return False
 
 
 def _where() -> str:
@@ -207,11 +192,3 @@ def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, 
     return outs[0] if single else outs
 
 
-def fmt_location(loc) -> str:
-    if not loc:
-        return ""
-    return f"{loc[0]}:{loc[1]}"
-
-
-def short_location(loc) -> str:
-    return f"{os.path.basename(loc[0])}:{loc[1]}" if loc else "?"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import ListType, TensorType
+from runtime import TensorType
 
 from . import errors
 from .graph_building import _where, leaked_error, record
@@ -207,13 +207,8 @@ for _name in ("sum", "prod", "mean", "max", "min", "argmax", "argmin", "any", "a
               "flatten", "ravel", "dot", "take", "copy", "round", "conj", "nonzero", "repeat",
               "swapaxes", "trace", "diagonal", "fill"):
     setattr(Tensor, _name, _method(_name))
-Tensor.__hash__ = lambda self: id(self)
 
 
 def is_symbolic(x) -> bool:
     """True for a symbolic tensor (only exists while tracing)."""
     return isinstance(x, Tensor)
-
-
-def is_list_type(t) -> bool:
-    return isinstance(t, ListType)

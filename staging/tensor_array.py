@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import ListType, TensorType
+from runtime import TensorType
 
 from . import errors
 from .graph_building import _where, current_graph, record
@@ -152,7 +152,3 @@ class TensorArray:
         if self._staged:
             return f"<staging.TensorArray {self._handle.type}>"
         return f"<staging.TensorArray {self._items!r}>"
-
-
-def list_type_of(ta: TensorArray) -> ListType:
-    return ta._handle.type
