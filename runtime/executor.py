@@ -14,7 +14,11 @@ import threading
 
 import numpy as np
 
+from . import fusion
+from .fusion import UFUNCS as _UFUNCS
+from .fusion import all_inputs as _all_inputs
 from .graph import Graph, Node, Value, node_text
+from .options import get_options
 from .registry import get_op
 
 _counter = itertools.count()
@@ -50,9 +54,6 @@ def _error_class_for(original: type, base: type) -> type:
     return cls
 
 
-_UFUNCS = {name: getattr(np, name) for name in dir(np)
-           if isinstance(getattr(np, name), np.ufunc) and getattr(np, name).nout == 1
-           and getattr(np, name).__name__ == name}
 
 
 def _as_dtype(number, dtype):
@@ -82,8 +83,10 @@ def _to_scalar(value):
 class _Emitter:
     """Generates the source of one graph (subgraphs inline)."""
 
-    def __init__(self, graph: Graph):
+    def __init__(self, graph: Graph, options: dict):
         self.graph = graph
+        self.options = options
+        self.tags = 0
         self.namespace: dict = {"_to_scalar": _to_scalar, "_TRUE": np.True_}
         self.lines: list[str] = []
         self.line_nodes: dict[int, Node] = {}
@@ -94,7 +97,16 @@ class _Emitter:
         self.maybe_viewed: set[int] = set()  # values some non-ufunc node reads (it may keep a view)
 
     # -- names -----------------------------------------------------------
+    def new_tag(self) -> int:
+        self.tags += 1
+        return self.tags
+
     def fresh(self, value: Value) -> str:
+        """The value's name, made up on first use (a fused run names its outputs before the
+        op-by-op fallback defines them again)."""
+        known = self.names.get(id(value))
+        if known is not None:
+            return known
         name = f"v{self.count}"
         self.count += 1
         self.names[id(value)] = name
@@ -131,7 +143,15 @@ class _Emitter:
         last_use = _last_uses(graph) if top_level else {}
         if top_level:
             self.maybe_viewed = _maybe_viewed(graph)
-        for position, node in enumerate(graph.nodes):
+        runs = fusion.plan(graph, self.options)
+        position = 0
+        while position < len(graph.nodes):
+            run = runs.get(position)
+            if run is not None:
+                self.fused(run, indent, last_use, top_level)
+                position = run.stop
+                continue
+            node = graph.nodes[position]
             if node.op == "cond":
                 self.cond(node, indent)
             elif node.op == "while_loop":
@@ -139,10 +159,31 @@ class _Emitter:
             elif not self.in_place(node, indent, last_use.get(position, ())):
                 self.simple(node, indent)
             if top_level:
-                dead = [self.names[id(v)] for v in last_use.get(position, ())
-                        if id(v) not in self.reused]
-                if dead:
-                    self.emit(indent, f"del {', '.join(dead)}")
+                self.free(indent, last_use.get(position, ()))
+            position += 1
+
+    def free(self, indent: int, values):
+        dead = [self.names[id(v)] for v in values if id(v) not in self.reused]
+        if dead:
+            self.emit(indent, f"del {', '.join(dead)}")
+
+    def fused(self, run: fusion.Run, indent: int, last_use: dict, top_level: bool):
+        """A run of elementwise nodes: chunked when the guard holds, else op by op."""
+        produced = {id(v) for n in run.nodes for v in n.outputs}
+        dying_outer = [v for p in range(run.start, run.stop) for v in last_use.get(p, ())
+                       if id(v) not in produced]
+
+        def op_by_op(inner: int):
+            for p in range(run.start, run.stop):
+                node = run.nodes[p - run.start]
+                if not self.in_place(node, inner, last_use.get(p, ())):
+                    self.simple(node, inner)
+                if top_level:
+                    self.free(inner, [v for v in last_use.get(p, ()) if id(v) in produced])
+
+        fusion.emit_run(self, run, indent, {id(v) for v in dying_outer}, top_level, op_by_op)
+        if dying_outer:
+            self.emit(indent, f"del {', '.join(self.names[id(v)] for v in dying_outer)}")
 
     def in_place(self, node: Node, indent: int, dying) -> bool:
         """Emits an elementwise ufunc node writing into the buffer of an input that dies here
@@ -150,7 +191,7 @@ class _Emitter:
         Only buffers this graph allocated itself (ufunc results) are reused, never inputs,
         constants or views."""
         ufunc = _UFUNCS.get(node.op)
-        if ufunc is None or node.attrs or len(node.outputs) != 1:
+        if ufunc is None or node.attrs or len(node.outputs) != 1 or not self.options["buffer_reuse"]:
             return False
         out_type = node.outputs[0].type
         if out_type.ndim == 0:
@@ -171,28 +212,30 @@ class _Emitter:
         name = self.names[id(target)]
         out = self.fresh(node.outputs[0])
         # `out` passed positionally: cheaper than the keyword for small arrays
-        self.emit(indent, f"{out} = {self.bind(ufunc)}({', '.join(args)}, {name})", node)
+        self.emit(indent, f"{out} = {self.bind(ufunc)}({', '.join(args)}, {fusion.out_arg(node.op, name)})", node)
         self.owned.add(id(node.outputs[0]))
         self.reused.add(id(target))  # its buffer lives on as the output: nothing to free
         return True
 
-    def operand_refs(self, node: Node) -> list[str]:
+    def operand_refs(self, node: Node, ref=None) -> list[str]:
         """Input references; in a ufunc over arrays, a Python number that NumPy would cast to the
         array's dtype (NEP 50) is bound once as a 0-d array of that dtype: the ufunc then skips
-        converting it on every call (over 2x faster on small arrays), with identical results."""
+        converting it on every call (over 2x faster on small arrays), with identical results.
+        `ref` names Value inputs (default: their variables)."""
+        ref = ref or self.ref
         arrays = [v for v in node.inputs if isinstance(v, Value) and getattr(v.type, "ndim", 0) > 0]
         if node.op not in _UFUNCS or not arrays or len(node.inputs) == len(arrays):
-            return [self.ref(v) for v in node.inputs]
+            return [ref(v) for v in node.inputs]
         dtype = arrays[0].type.dtype
         if any(v.type.dtype != dtype for v in arrays):
-            return [self.ref(v) for v in node.inputs]
+            return [ref(v) for v in node.inputs]
         refs = []
         for v in node.inputs:
             if isinstance(v, (int, float)) and not isinstance(v, bool):
                 exact = _as_dtype(v, dtype)
                 refs.append(self.bind(exact, "c") if exact is not None else self.literal(v))
             else:
-                refs.append(self.ref(v))
+                refs.append(ref(v))
         return refs
 
     def simple(self, node: Node, indent: int):
@@ -357,40 +400,17 @@ def _maybe_viewed(graph: Graph) -> set[int]:
     return out
 
 
-def _all_inputs(node: Node):
-    """The node's inputs plus outer values its subgraphs (at any depth) refer to."""
-    yield from node.inputs
-    if not node.subgraphs:
-        return
-    defined: set[int] = set()
-    used: list = []
-
-    def scan(graph: Graph):
-        defined.update(id(v) for v in graph.inputs)
-        for n in graph.nodes:
-            used.extend(v for v in n.inputs if isinstance(v, Value))
-            defined.update(id(v) for v in n.outputs)
-            for sub in n.subgraphs.values():
-                scan(sub)
-        used.extend(v for v in graph.outputs if isinstance(v, Value))
-
-    for sub in node.subgraphs.values():
-        scan(sub)
-    for v in used:
-        if id(v) not in defined:
-            yield v
-
-
 class CompiledGraph:
     """A graph lowered to a Python function. Call it with NumPy inputs; get a tuple of outputs."""
 
-    def __init__(self, graph: Graph, error_base: type = GraphExecutionError):
+    def __init__(self, graph: Graph, error_base: type = GraphExecutionError, options: dict | None = None):
         self.graph = graph
+        self.options = get_options() if options is None else options
         self.error_base = error_base
         with _counter_lock:
             serial = next(_counter)
         self.filename = f"<staged graph {graph.name} #{serial}>"
-        emitter = _Emitter(graph)
+        emitter = _Emitter(graph, self.options)
         self.source = emitter.function("run")
         self._line_nodes = emitter.line_nodes
         code = compile(self.source, self.filename, "exec")

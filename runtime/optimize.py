@@ -8,17 +8,25 @@ import warnings
 import numpy as np
 
 from .graph import Graph, Node, Value
+from .options import get_options
 from .registry import get_op
 
 # Folding makes the result a constant held by the graph: keep big results computed at run time.
 MAX_FOLDED_ELEMENTS = 4096
 
 
-def optimize(graph: Graph) -> Graph:
-    fold_constants(graph)
-    remove_identities(graph)
-    eliminate_common_subexpressions(graph)
-    eliminate_dead_code(graph)
+def optimize(graph: Graph, options: dict | None = None) -> Graph:
+    """Runs the passes the options enable (runtime.options, read now when not given)."""
+    if options is None:
+        options = get_options()
+    if options["constant_folding"]:
+        fold_constants(graph)
+    if options["arithmetic_simplification"]:
+        remove_identities(graph)
+    if options["common_subexpression_elimination"]:
+        eliminate_common_subexpressions(graph)
+    if options["dead_code_elimination"]:
+        eliminate_dead_code(graph)
     return graph
 
 

@@ -6,11 +6,14 @@ from .debugging import assert_true, constant, print, py_function  # noqa: A004
 from .function import (AutographWarning, ConcreteFunction, Function, RetracingWarning, TensorSpec, function,
                        functions_run_eagerly, run_functions_eagerly)
 from .tensor import Tensor, is_symbolic
+from runtime.options import get_options as get_optimizer_options  # noqa: E402,I001
+from runtime.options import options as optimizer_options
+from runtime.options import set_options as set_optimizer_options
 from .tensor_array import TensorArray
 from .variables import Variable
 
 __all__ = [
     "AutographWarning", "ConcreteFunction", "Function", "RetracingWarning", "Tensor", "TensorArray", "TensorSpec",
     "Variable", "assert_true", "cond", "constant", "errors", "function", "functions_run_eagerly",
-    "is_symbolic", "print", "py_function", "run_functions_eagerly", "while_loop",
+    "get_optimizer_options", "is_symbolic", "optimizer_options", "print", "py_function", "run_functions_eagerly", "set_optimizer_options", "while_loop",
 ]

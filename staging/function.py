@@ -19,7 +19,7 @@ from runtime.registry import register_op
 
 from . import errors, nest
 from .graph_building import FuncGraph, building, current_graph, record
-from .optimize import optimize
+from .optimize import get_optimizer_options, optimize
 from .tensor import Tensor
 from .variables import Variable, creation_scope
 
@@ -253,7 +253,7 @@ class ConcreteFunction:
     """One traced graph with a fixed input signature; calling it runs the graph."""
 
     def __init__(self, name, graph, structure, arg_types, arg_paths, bound_template, output_template,
-                 output_kinds, signature, python_function):
+                 output_kinds, signature, python_function, options=None):
         self.name = name
         self.graph = graph
         self._structure = structure
@@ -264,7 +264,7 @@ class ConcreteFunction:
         self._output_kinds = output_kinds
         self._signature = signature
         self._python_function = python_function
-        self._compiled = CompiledGraph(graph, errors.ExecutionError)
+        self._compiled = CompiledGraph(graph, errors.ExecutionError, options)
         self._run = self._compiled.run
         shared = _outputs_sharing_state(graph)
         if shared:  # the caller owns its results: never hand out a Variable's own buffer
@@ -743,12 +743,14 @@ class Function:
         finally:
             fg.closed = True
         fg.graph.outputs = out_values
-        optimize(fg.graph)
+        options = get_optimizer_options()  # one snapshot for the passes and the executor
+        optimize(fg.graph, options)
         self.tracing_count += 1
         arg_specs = iter([TensorSpec(t.shape, t.dtype) for t in types])
         bound_template = (_weaken(_replace_tensors(args, arg_specs)), _weaken(_replace_tensors(kwargs, arg_specs)))
         return ConcreteFunction(self._name, fg.graph, structure, tuple(types), paths, bound_template,
-                                (pack_structure, specs), output_kinds, self._signature, self.python_function)
+                                (pack_structure, specs), output_kinds, self._signature, self.python_function,
+                                options)
 
     def _traceable(self):
         func = self.python_function

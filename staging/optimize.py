@@ -3,5 +3,6 @@
 from __future__ import annotations
 
 from runtime.optimize import optimize
+from runtime.options import get_options as get_optimizer_options
 
-__all__ = ["optimize"]
+__all__ = ["get_optimizer_options", "optimize"]

@@ -1,0 +1,298 @@
+"""Elementwise fusion: a run of elementwise ufunc nodes over arrays of one shape, executed chunk
+by chunk.
+
+Op by op, a chain of k ufuncs over an N-element array makes k passes over N elements and, once
+the arrays outgrow the CPU caches, every pass goes to main memory. A fused run instead walks the
+arrays in chunks of `fusion_chunk_bytes` and applies all k ufuncs to one chunk before moving to
+the next: intermediates live in a few chunk-sized scratch buffers that stay in cache, and only
+the values that outlive the run (the "escaping" values) get full-size arrays.
+
+Each ufunc still runs as NumPy's own loop on each chunk, so every element goes through the same
+computation as op by op. By default only ops whose result is exactly defined per element are
+fused (IEEE-754 correctly rounded arithmetic, comparisons, integer and boolean work): chunking
+then cannot change a single bit. `elementwise_fusion="all"` also fuses the transcendental ufuncs
+(exp, sin, ...): NumPy evaluates those with SIMD kernels whose last bit may in principle depend
+on alignment, so there the promise is NumPy's documented accuracy rather than bit equality.
+
+A fused run is emitted next to the op-by-op code, behind a run-time guard: the fused path is
+taken when every array input is a C-contiguous ndarray (and, for shapes unknown at trace time,
+when the inputs agree in shape and are big enough); otherwise the op-by-op code runs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .graph import Graph, Node, Value
+from .types import TensorType
+
+# single-output ufuncs by name (multi-output ones such as divmod are never fused)
+UFUNCS = {name: getattr(np, name) for name in dir(np)
+          if isinstance(getattr(np, name), np.ufunc) and getattr(np, name).nout == 1
+          and getattr(np, name).__name__ == name}
+
+# Ops whose value per element is fixed by IEEE-754 (correctly rounded or exact) for real floats:
+# computing them chunk by chunk gives the same bits as one call over the whole array.
+EXACT_OPS = frozenset((
+    "add", "subtract", "multiply", "divide", "negative", "positive", "absolute", "fabs", "square",
+    "sqrt", "reciprocal", "minimum", "maximum", "fmin", "fmax", "copysign", "nextafter", "ldexp",
+    "floor", "ceil", "trunc", "rint", "sign", "heaviside", "conjugate",
+    "less", "less_equal", "greater", "greater_equal", "equal", "not_equal",
+    "logical_and", "logical_or", "logical_xor", "logical_not",
+    "isnan", "isinf", "isfinite", "signbit",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift",
+))
+
+# ufuncs that deprecate `out` given positionally (NumPy 2.4); the others take it positionally,
+# which is cheaper than the keyword on small arrays
+_OUT_BY_KEYWORD = frozenset(("maximum", "minimum"))
+
+
+def out_arg(op: str, target: str) -> str:
+    return f"out={target}" if op in _OUT_BY_KEYWORD else target
+
+
+_REAL_KINDS = frozenset("biuf")
+_INTEGER_KINDS = frozenset("biu")
+
+
+def all_inputs(node: Node):
+    """The node's inputs plus outer values its subgraphs (at any depth) refer to."""
+    yield from node.inputs
+    if not node.subgraphs:
+        return
+    defined: set[int] = set()
+    used: list = []
+
+    def scan(graph: Graph):
+        defined.update(id(v) for v in graph.inputs)
+        for n in graph.nodes:
+            used.extend(v for v in n.inputs if isinstance(v, Value))
+            defined.update(id(v) for v in n.outputs)
+            for sub in n.subgraphs.values():
+                scan(sub)
+        used.extend(v for v in graph.outputs if isinstance(v, Value))
+
+    for sub in node.subgraphs.values():
+        scan(sub)
+    for v in used:
+        if id(v) not in defined:
+            yield v
+
+
+class Run:
+    """A fusable run: graph.nodes[start:stop], all producing arrays of `shape`."""
+
+    def __init__(self, graph: Graph, start: int, stop: int, shape: tuple):
+        self.start, self.stop, self.shape = start, stop, shape
+        self.nodes = graph.nodes[start:stop]
+        produced = {id(v) for n in self.nodes for v in n.outputs}
+        self.inputs: list[Value] = []  # outer array values, in order of first use
+        seen: set[int] = set()
+        for n in self.nodes:
+            for v in n.inputs:
+                if (isinstance(v, Value) and id(v) not in produced and v.type.ndim
+                        and id(v) not in seen):
+                    seen.add(id(v))
+                    self.inputs.append(v)
+        used_later = {id(v) for n in graph.nodes[stop:] for v in all_inputs(n) if isinstance(v, Value)}
+        used_later.update(id(v) for v in graph.outputs if isinstance(v, Value))
+        self.escaping = [n.outputs[0] for n in self.nodes if id(n.outputs[0]) in used_later]
+        # position (within the run) of each value's last read inside the run
+        self.last_read: dict[int, int] = {}
+        for i, n in enumerate(self.nodes):
+            for v in n.inputs:
+                if isinstance(v, Value):
+                    self.last_read[id(v)] = i
+        itemsize = max(v.type.dtype.itemsize for n in self.nodes for v in [*n.outputs, *n.inputs]
+                       if isinstance(v, Value))
+        self.itemsize = itemsize
+
+    @property
+    def size(self) -> int | None:
+        return math.prod(self.shape) if None not in self.shape else None
+
+
+def _member_shape(node: Node, mode) -> tuple | None:
+    """The output shape when `node` may join a fused run, else None."""
+    if (node.op not in UFUNCS or node.attrs or node.subgraphs or len(node.outputs) != 1):
+        return None
+    out = node.outputs[0].type
+    if not isinstance(out, TensorType) or out.ndim == 0:
+        return None
+    kinds = {out.dtype.kind}
+    for v in node.inputs:
+        if isinstance(v, Value):
+            t = v.type
+            if not isinstance(t, TensorType) or (t.ndim and t.shape != out.shape):
+                return None  # an input that broadcasts (or is not an array)
+            kinds.add(t.dtype.kind)
+        elif isinstance(v, complex):
+            kinds.add("c")
+        elif not isinstance(v, (bool, int, float)):
+            return None
+    if not kinds <= _REAL_KINDS:
+        return None
+    if mode != "all" and node.op not in EXACT_OPS and not kinds <= _INTEGER_KINDS:
+        return None
+    return out.shape
+
+
+def plan(graph: Graph, options: dict) -> dict[int, Run]:
+    """Start position -> Run, for the runs of `graph` (not its subgraphs) worth fusing."""
+    mode = options["elementwise_fusion"]
+    if not mode:
+        return {}
+    runs: dict[int, Run] = {}
+    start, shape = 0, None
+    bounds = []
+    for position, node in enumerate(graph.nodes):
+        member = _member_shape(node, mode)
+        if member is None or member != shape:
+            if shape is not None:
+                bounds.append((start, position, shape))
+            start, shape = position, member
+    if shape is not None:
+        bounds.append((start, len(graph.nodes), shape))
+    for start, stop, shape in bounds:
+        if stop - start < 2:
+            continue
+        run = Run(graph, start, stop, shape)
+        if run.size is not None and run.size < options["fusion_min_elements"]:
+            continue
+        runs[start] = run
+    return runs
+
+
+def chunk_bounds(n: int, chunk: int) -> tuple:
+    return tuple((s, min(s + chunk, n)) for s in range(0, n, chunk))
+
+
+def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_op_by_op) -> None:
+    """Emits `if <guard>: <fused loop> else: <op by op>` for `run`.
+
+    em: the executor's emitter. dying: ids of outer values whose last use is in the run (top
+    level only; their buffers may be reused). emit_op_by_op(indent): emits the fallback."""
+    options = em.options
+    tag = f"f{em.new_tag()}"
+    chunk = max(1, options["fusion_chunk_bytes"] // run.itemsize)
+    first = run.nodes[0]
+    ndarray = em.bind(np.ndarray, "k")
+    empty = em.bind(np.empty, "k")
+    in_refs = [em.ref(v) for v in run.inputs]
+    guard = [f"type({r}) is {ndarray} and {r}.flags.c_contiguous" for r in in_refs]
+    size = run.size
+    if size is None:
+        guard += [f"{in_refs[0]}.shape == {r}.shape" for r in in_refs[1:]]
+        guard.append(f"{in_refs[0]}.size >= {options['fusion_min_elements']}")
+    em.emit(indent, f"if {' and '.join(guard)}:", first)
+    body = indent + 1
+    n_elems = str(size) if size is not None else f"{tag}_n"
+    if size is None:
+        em.emit(body, f"{tag}_n = {in_refs[0]}.size", first)
+    locals_: list[str] = []
+    flat: dict[int, str] = {}
+    for k, (v, r) in enumerate(zip(run.inputs, in_refs)):
+        name = f"{tag}_i{k}"
+        em.emit(body, f"{name} = {r}.reshape(-1)", first)
+        flat[id(v)] = name
+        locals_.append(name)
+
+    # full-size arrays for the escaping values; a dying buffer of the same type is reused when no
+    # later node of the run reads it (each chunk is read before the same chunk is written)
+    position = {id(n.outputs[0]): i for i, n in enumerate(run.nodes)}
+    taken: set[int] = set()
+    out_flat: dict[int, str] = {}
+    shape_ref = em.literal(run.shape) if size is not None else f"{in_refs[0]}.shape"
+    for k, y in enumerate(run.escaping):
+        name = em.fresh(y)
+        donor = None
+        if top_level and options["buffer_reuse"]:
+            for v in run.inputs:
+                if (id(v) in dying and id(v) not in taken and id(v) in em.owned
+                        and id(v) not in em.maybe_viewed and v.type == y.type
+                        and run.last_read.get(id(v), -1) <= position[id(y)]):
+                    donor = v
+                    break
+        if donor is not None:
+            taken.add(id(donor))
+            em.emit(body, f"{name} = {em.ref(donor)}", first)
+            out_flat[id(y)] = flat[id(donor)]
+        else:
+            em.emit(body, f"{name} = {empty}({shape_ref}, {em.bind(y.type.dtype, 'k')})", first)
+            out_flat[id(y)] = f"{tag}_o{k}"
+            em.emit(body, f"{tag}_o{k} = {name}.reshape(-1)", first)
+            locals_.append(f"{tag}_o{k}")
+        em.owned.add(id(y))
+
+    # scratch buffers for the values that live only inside the run, reused as soon as free
+    temps: list[tuple[str, np.dtype]] = []
+    free: list[int] = []
+    slot_of: dict[int, int] = {}
+    lines: list[tuple[str, Node]] = []
+    escaping = {id(v) for v in run.escaping}
+
+    def chunk_ref(v) -> str:
+        if not isinstance(v, Value):
+            return em.literal(v)
+        if id(v) in slot_of:
+            return temps[slot_of[id(v)]][0]
+        if id(v) in out_flat:
+            return f"{out_flat[id(v)]}[{tag}_s:{tag}_e]"
+        if id(v) in flat:
+            return f"{flat[id(v)]}[{tag}_s:{tag}_e]"
+        return em.ref(v)  # a 0-d value from outside the run
+
+    for i, node in enumerate(run.nodes):
+        y = node.outputs[0]
+        args = em.operand_refs(node, ref=chunk_ref)
+        if id(y) in escaping:
+            target = chunk_ref(y)
+        else:
+            slot = None
+            for v in node.inputs:  # in place over an operand that dies here
+                if (isinstance(v, Value) and id(v) in slot_of and run.last_read[id(v)] == i
+                        and temps[slot_of[id(v)]][1] == y.type.dtype):
+                    slot = slot_of.pop(id(v))
+                    break
+            if slot is None:
+                for j, s in enumerate(free):
+                    if temps[s][1] == y.type.dtype:
+                        slot = free.pop(j)
+                        break
+            if slot is None:
+                temps.append((f"{tag}_t{len(temps)}", y.type.dtype))
+                slot = len(temps) - 1
+            slot_of[id(y)] = slot
+            target = temps[slot][0]
+        lines.append((f"{em.bind(UFUNCS[node.op], 'k')}({', '.join(args)}, {out_arg(node.op, target)})", node))
+        for v in node.inputs:
+            if isinstance(v, Value) and id(v) in slot_of and run.last_read[id(v)] == i:
+                free.append(slot_of.pop(id(v)))
+        if id(y) in slot_of and id(y) not in run.last_read:  # never read: free at once
+            free.append(slot_of.pop(id(y)))
+
+    for name, dtype in temps:
+        em.emit(body, f"{name} = {empty}({chunk}, {em.bind(dtype, 'k')})", first)
+        locals_.append(name)
+    if size is not None:
+        bounds = em.bind(chunk_bounds(size, chunk), "c")
+    else:
+        bounds = f"{em.bind(chunk_bounds, 'k')}({n_elems}, {chunk})"
+    em.emit(body, f"for {tag}_s, {tag}_e in {bounds}:", first)
+    if temps and (size is None or size % chunk):
+        em.emit(body + 1, f"if {tag}_e - {tag}_s != {chunk}:", first)
+        for name, _ in temps:
+            em.emit(body + 2, f"{name} = {name}[:{tag}_e - {tag}_s]", first)
+    for text, node in lines:
+        em.emit(body + 1, text, node)
+    locals_ += [f"{tag}_s", f"{tag}_e"]
+    # drop the views and scratch buffers: they would keep dead inputs alive
+    em.emit(body, f"del {', '.join(locals_)}", first)
+    em.emit(indent, "else:", first)
+    emit_op_by_op(indent + 1)
+
+
+__all__ = ["EXACT_OPS", "Run", "UFUNCS", "all_inputs", "chunk_bounds", "emit_run", "out_arg", "plan"]
