@@ -189,12 +189,64 @@ def sum_even_bench():
 
 def chain_bench():
     f = staging.function(chain)
-    for n, target, tf in ((100, "<= 1.0x", "TF 280 us, JAX 8 us"), (1_000_000, "<= 0.5x", "TF 6.4 ms, JAX 3 ms")):
+    unfused = staging.function(chain)
+    sizes = ((100, "<= 1.0x", "TF 280 us, JAX 8 us"), (1_000_000, "<= 0.5x", "TF 6.4 ms, JAX 3 ms"),
+             (10_000_000, "(beyond the L3 cache)", ""))
+    for n, target, quoted in sizes:
         x = np.linspace(0, 1, n, dtype=np.float32)
+        with staging.optimizer_options(elementwise_fusion=False):  # options apply when tracing
+            unfused.get_concrete_function(x)
         assert np.array_equal(f(x), chain(x)), "staged chain differs from eager"
-        staged = best_time(lambda: f(x), min_total=0.5)
-        plain = best_time(lambda: chain(x), min_total=0.5)
-        row(f"5. 150 elementwise ops on {n:,} float32", staged, plain, target, tf)
+        assert np.array_equal(unfused(x), chain(x)), "staged chain differs from eager"
+        budget = 0.5 if n < 10_000_000 else 2.0
+        staged = best_time(lambda: f(x), min_total=budget)
+        plain = best_time(lambda: chain(x), min_total=budget)
+        others = [f"op by op (no fusion) {fmt(best_time(lambda: unfused(x), min_total=budget))}"]
+        ne = _numexpr()
+        if ne is not None:
+            evaluate = _numexpr_chain(ne)
+            assert np.array_equal(evaluate(x), chain(x))
+            others.append(f"numexpr {fmt(best_time(lambda: evaluate(x), min_total=budget))}")
+        others.append(quoted)
+        row(f"5. 150 elementwise ops on {n:,} float32", staged, plain, target, "; ".join(o for o in others if o))
+
+
+def _numexpr_chain(ne):
+    expr = "x"
+    for _ in range(50):
+        expr = f"(({expr}) * a + b) - c"
+    constants = dict(a=np.float32(1.0001), b=np.float32(0.5), c=np.float32(0.25))
+    return lambda x: ne.evaluate(expr, local_dict=dict(constants, x=x))
+
+
+def memory_bench():
+    """Peak memory allocated during one call (tracemalloc sees NumPy's buffers)."""
+    import tracemalloc
+
+    def expression(x):
+        y = x * 2.0
+        z = y + x
+        w = z * y
+        v = w - z
+        return v * 0.5
+
+    def peak(fn, x):
+        fn(x)
+        tracemalloc.start()
+        try:
+            fn(x)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    for func, label in ((expression, "5-op expression"), (chain, "150-op chain")):
+        for n in (1_000_000, 4_000_000):
+            f = staging.function(func)
+            x = np.linspace(0, 1, n)
+            staged, plain = peak(f, x), peak(func, x)
+            ROWS.append((f"7. peak memory, {label}, {n // 1_000_000}M float64", f"{staged / 2**20:.1f} MiB",
+                         f"{plain / 2**20:.1f} MiB", f"{staged / plain:.2f}x",
+                         f"result itself: {x.nbytes / 2**20:.1f} MiB", ""))
 
 
 def scaling():
@@ -237,6 +289,14 @@ def scaling():
                  "~1x = linear", ""))
 
 
+def _numexpr():
+    try:
+        import numexpr  # optional: only for comparison figures
+        return numexpr
+    except ImportError:
+        return None
+
+
 def _jax():
     try:
         import jax  # noqa: F401  (optional: only for comparison figures)
@@ -251,7 +311,7 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repeats (smoke test)")
     args = parser.parse_args(argv)
     QUICK = args.quick
-    for workload in (call_overhead, conversion, collatz_bench, sum_even_bench, chain_bench, scaling):
+    for workload in (call_overhead, conversion, collatz_bench, sum_even_bench, chain_bench, memory_bench, scaling):
         workload()
     headers = ("workload", "staged", "plain NumPy", "ratio", "target / note", "others (measured here)")
     widths = [max(len(str(r[i])) for r in ROWS + [headers]) for i in range(len(headers))]

@@ -106,9 +106,32 @@ class Run:
             for v in n.inputs:
                 if isinstance(v, Value):
                     self.last_read[id(v)] = i
-        itemsize = max(v.type.dtype.itemsize for n in self.nodes for v in [*n.outputs, *n.inputs]
-                       if isinstance(v, Value))
-        self.itemsize = itemsize
+        self.itemsize = max(v.type.dtype.itemsize for n in self.nodes for v in [*n.outputs, *n.inputs]
+                            if isinstance(v, Value))
+        self.live_bytes = self._peak_live_bytes()
+
+    def _peak_live_bytes(self) -> int:
+        """Bytes per element of the arrays live at once when the run executes op by op: outer
+        inputs until their last read, intermediates until theirs, escaping values to the end."""
+        escaping = {id(v) for v in self.escaping}
+        change = [0] * (len(self.nodes) + 1)  # live bytes gained at position i (lost: negative)
+        change[0] = sum(v.type.dtype.itemsize for v in self.inputs)
+        for v in self.inputs:
+            change[self.last_read[id(v)] + 1] -= v.type.dtype.itemsize
+        for i, node in enumerate(self.nodes):
+            y = node.outputs[0]
+            change[i] += y.type.dtype.itemsize
+            if id(y) not in escaping:
+                change[self.last_read.get(id(y), i) + 1] -= y.type.dtype.itemsize
+        live = peak = 0
+        for delta in change:
+            live += delta
+            peak = max(peak, live)
+        return peak
+
+    def min_elements(self, options: dict) -> int:
+        """The size from which fusing pays (see the `fusion_min_bytes` option)."""
+        return max(1, -(-options["fusion_min_bytes"] // self.live_bytes))
 
     @property
     def size(self) -> int | None:
@@ -160,7 +183,7 @@ def plan(graph: Graph, options: dict) -> dict[int, Run]:
         if stop - start < 2:
             continue
         run = Run(graph, start, stop, shape)
-        if run.size is not None and run.size < options["fusion_min_elements"]:
+        if run.size is not None and run.size < run.min_elements(options):
             continue
         runs[start] = run
     return runs
@@ -177,7 +200,6 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
     level only; their buffers may be reused). emit_op_by_op(indent): emits the fallback."""
     options = em.options
     tag = f"f{em.new_tag()}"
-    chunk = max(1, options["fusion_chunk_bytes"] // run.itemsize)
     first = run.nodes[0]
     ndarray = em.bind(np.ndarray, "k")
     empty = em.bind(np.empty, "k")
@@ -186,7 +208,7 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
     size = run.size
     if size is None:
         guard += [f"{in_refs[0]}.shape == {r}.shape" for r in in_refs[1:]]
-        guard.append(f"{in_refs[0]}.size >= {options['fusion_min_elements']}")
+        guard.append(f"{in_refs[0]}.size >= {run.min_elements(options)}")
     em.emit(indent, f"if {' and '.join(guard)}:", first)
     body = indent + 1
     n_elems = str(size) if size is not None else f"{tag}_n"
@@ -274,6 +296,10 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
         if id(y) in slot_of and id(y) not in run.last_read:  # never read: free at once
             free.append(slot_of.pop(id(y)))
 
+    # the scratch buffers of one chunk share the budget (they stay in cache across the ufuncs);
+    # inputs and outputs are only streamed through
+    scratch = sum(dtype.itemsize for _, dtype in temps) or run.itemsize
+    chunk = max(1, options["fusion_chunk_bytes"] // scratch)
     for name, dtype in temps:
         em.emit(body, f"{name} = {empty}({chunk}, {em.bind(dtype, 'k')})", first)
         locals_.append(name)

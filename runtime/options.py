@@ -9,7 +9,27 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import glob
 import threading
+
+
+def cache_bytes(level: int, default: int) -> int:
+    """The size of CPU 0's level-`level` data cache as Linux reports it; `default` elsewhere."""
+    for index in sorted(glob.glob("/sys/devices/system/cpu/cpu0/cache/index*")):
+        try:
+            with open(f"{index}/level") as lv, open(f"{index}/type") as kind, open(f"{index}/size") as size:
+                if lv.read().strip() != str(level) or kind.read().strip() == "Instruction":
+                    continue
+                text = size.read().strip().upper()
+        except OSError:
+            continue
+        scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+        try:
+            return int(text.rstrip("KMG")) * scale
+        except ValueError:
+            continue
+    return default
+
 
 _DEFAULTS = {
     # graph passes (runtime.optimize)
@@ -20,13 +40,16 @@ _DEFAULTS = {
     # executor
     "buffer_reuse": True,  # ufunc writes into the buffer of an input that dies there
     "elementwise_fusion": True,  # True: exact ops only; "all": any elementwise ufunc; False: off
-    "fusion_min_elements": 1 << 17,  # runs over fewer elements execute op by op
-    "fusion_chunk_bytes": 1 << 18,  # size of one chunk of the widest dtype in a fused run
+    # A run is fused when, op by op, its live arrays would outgrow this (default: the last-level
+    # cache, where op-by-op passes start going to main memory); smaller runs execute op by op.
+    "fusion_min_bytes": min(max(cache_bytes(3, 0) or cache_bytes(2, 0), 1 << 20), 1 << 30) or (8 << 20),
+    # scratch memory of one chunk of a fused run (all its intermediates): the L2 cache size
+    "fusion_chunk_bytes": min(max(cache_bytes(2, 1 << 19), 1 << 16), 1 << 23),
 }
 
 _BOOLEAN = ("constant_folding", "arithmetic_simplification", "common_subexpression_elimination",
             "dead_code_elimination", "buffer_reuse")
-_POSITIVE_INT = ("fusion_min_elements", "fusion_chunk_bytes")
+_POSITIVE_INT = ("fusion_min_bytes", "fusion_chunk_bytes")
 
 _options = dict(_DEFAULTS)
 _lock = threading.Lock()
@@ -75,4 +98,4 @@ def options(**changes):
         set_options(**previous)
 
 
-__all__ = ["defaults", "get_options", "options", "set_options"]
+__all__ = ["cache_bytes", "defaults", "get_options", "options", "set_options"]

@@ -9,7 +9,7 @@ import staging
 from staging import TensorSpec
 
 # Tiny chunks so that small test arrays go through many chunks and a partial last one.
-SMALL = dict(fusion_min_elements=8, fusion_chunk_bytes=64)
+SMALL = dict(fusion_min_bytes=1, fusion_chunk_bytes=64)
 
 
 def staged(func, options=SMALL, **kwargs):
@@ -132,9 +132,12 @@ def test_run_inside_a_staged_loop_and_branch():
 
 
 def test_unknown_shapes_use_a_runtime_guard():
-    f = staged(lambda x, y: (x * 2.0 + y) * y - 1.0,
+    # op by op at most three float64 arrays are live: 24 bytes per element, so 120 bytes = 5 elements
+    f = staged(lambda x, y: (x * 2.0 + y) * y - 1.0, dict(fusion_min_bytes=120, fusion_chunk_bytes=64),
                input_signature=[TensorSpec([None], np.float64), TensorSpec([None], np.float64)])
-    for n in (3, 8, 9, 100):  # below and above fusion_min_elements
+    spec = TensorSpec([None], np.float64)
+    assert ".size >= 5" in f.concrete(spec, spec).executable_source
+    for n in (3, 4, 5, 6, 100):  # below and above the run-time threshold
         x, y = np.linspace(0, 1, n), np.linspace(2, 1, n)
         assert_same(f(x, y), (x * 2.0 + y) * y - 1.0)
     # same static shape (None,), different run-time shapes: broadcasting must still happen
@@ -204,7 +207,7 @@ def test_intermediates_get_no_full_size_buffers():
         finally:
             tracemalloc.stop()
 
-    fused = peak(dict(fusion_min_elements=1024))
+    fused = peak(dict(fusion_min_bytes=1024))
     unfused = peak(dict(elementwise_fusion=False))
     assert fused < 9_000_000  # the result plus chunk-sized scratch buffers
     assert unfused > 16_000_000  # y and z are live at the same time op by op
@@ -250,7 +253,8 @@ def test_fusion_can_be_switched_off():
 
 
 def test_small_static_arrays_are_not_fused():
-    f = staged(chain, dict(fusion_min_elements=1000))
+    # op by op, the chain keeps its input and one intermediate live: 16 bytes per float64 element
+    f = staged(chain, dict(fusion_min_bytes=16_000))
     assert "for f" not in fused_source(f, np.ones(999))
     assert "for f" in fused_source(f, np.ones(1000))
 
