@@ -85,7 +85,9 @@ def all_inputs(node: Node):
 class Run:
     """A fusable run: graph.nodes[start:stop], all producing arrays of `shape`."""
 
-    def __init__(self, graph: Graph, start: int, stop: int, shape: tuple):
+    def __init__(self, graph: Graph, start: int, stop: int, shape: tuple, last_use: dict[int, int]):
+        """last_use: value id -> position of the last node of `graph` reading it (graph outputs:
+        len(graph.nodes))."""
         self.start, self.stop, self.shape = start, stop, shape
         self.nodes = graph.nodes[start:stop]
         produced = {id(v) for n in self.nodes for v in n.outputs}
@@ -97,9 +99,7 @@ class Run:
                         and id(v) not in seen):
                     seen.add(id(v))
                     self.inputs.append(v)
-        used_later = {id(v) for n in graph.nodes[stop:] for v in all_inputs(n) if isinstance(v, Value)}
-        used_later.update(id(v) for v in graph.outputs if isinstance(v, Value))
-        self.escaping = [n.outputs[0] for n in self.nodes if id(n.outputs[0]) in used_later]
+        self.escaping = [n.outputs[0] for n in self.nodes if last_use.get(id(n.outputs[0]), -1) >= stop]
         # position (within the run) of each value's last read inside the run
         self.last_read: dict[int, int] = {}
         for i, n in enumerate(self.nodes):
@@ -179,10 +179,19 @@ def plan(graph: Graph, options: dict) -> dict[int, Run]:
             start, shape = position, member
     if shape is not None:
         bounds.append((start, len(graph.nodes), shape))
+    bounds = [b for b in bounds if b[1] - b[0] >= 2]
+    if not bounds:
+        return {}
+    last_use: dict[int, int] = {}
+    for position, node in enumerate(graph.nodes):
+        for v in all_inputs(node):
+            if isinstance(v, Value):
+                last_use[id(v)] = position
+    for v in graph.outputs:
+        if isinstance(v, Value):
+            last_use[id(v)] = len(graph.nodes)
     for start, stop, shape in bounds:
-        if stop - start < 2:
-            continue
-        run = Run(graph, start, stop, shape)
+        run = Run(graph, start, stop, shape, last_use)
         if run.size is not None and run.size < run.min_elements(options):
             continue
         runs[start] = run
