@@ -21,7 +21,13 @@ import numpy as np
 import autograph
 import staging
 
+try:
+    from . import others as _others  # python -m benchmarks.run
+except ImportError:
+    import others as _others  # python benchmarks/run.py
+
 QUICK = False
+FRAMEWORKS: list = []  # TensorFlow / JAX when installed (benchmarks/others.py)
 
 
 def best_time(fn, min_total=0.2, repeat=5) -> float:
@@ -52,6 +58,28 @@ def row(name, staged, plain, target="", others=""):
     ratio = staged / plain if plain else float("nan")
     ROWS.append((name, fmt(staged), fmt(plain) if plain else "-", f"{ratio:.2f}x" if plain else "-",
                  target, others))
+
+
+def compare(method: str, *args, quoted: str = "", min_total: float = 0.2) -> str:
+    """Times `method` of each installed framework (see others.py); the quoted figures otherwise."""
+    found = []
+    for fw in FRAMEWORKS:
+        if not hasattr(fw, method):
+            continue
+        try:
+            made = getattr(fw, method)(*args)
+            note = ""
+            if isinstance(made, tuple):  # (result, how the workload had to be changed for it)
+                made, note = made
+            seconds = made if isinstance(made, float) else best_time(made, min_total=min_total)
+        except Exception as error:  # a framework quirk must not stop the table
+            found.append(f"{fw.label} failed ({type(error).__name__})")
+            continue
+        label = fw.label + (" (lax version)" if method.endswith("_lax") else "")
+        found.append(f"{label} {fmt(seconds)}" + (f" ({note})" if note else ""))
+    if not found:
+        return quoted
+    return "; ".join(found) + " (measured here)"
 
 
 # ---------------------------------------------------------------------------
@@ -131,14 +159,9 @@ def call_overhead():
     f(x)
     plain = best_time(lambda: add_one(x))
     staged = best_time(lambda: f(x))
-    others = []
-    jax = _jax()
-    if jax is not None:
-        jf = jax.jit(add_one)
-        jf(x).block_until_ready()
-        others.append(f"JAX {fmt(best_time(lambda: jf(x).block_until_ready()))}")
     row("1. call overhead, x + 1 on a NumPy scalar", staged, plain,
-        f"+{(staged - plain) * 1e6:.2f} us (<= +3 us)", "; ".join(others) or "TF ~240 us, JAX ~6 us")
+        f"+{(staged - plain) * 1e6:.2f} us (<= +3 us)",
+        compare("call_overhead", add_one, x, quoted="TF ~240 us, JAX ~6 us"))
 
 
 def conversion():
@@ -161,8 +184,11 @@ def conversion():
     plain_func = fresh_loop_heavy()
     assert staging.function(fresh_loop_heavy())(n, xs) == plain_func(n, xs)
     plain = best_time(lambda: plain_func(n, xs))
-    row("2a. conversion of the 16-line loop function", convert_time, None, "<= 3 ms", "TF ~65 ms")
-    row("2b. first call (conversion + trace)", first_call, None, "<= 8 ms", "TF ~58 ms")
+    row("2a. conversion of the 16-line loop function", convert_time, None, "<= 3 ms",
+        compare("conversion", fresh_loop_heavy, quoted="TF ~65 ms"))
+    measured = [compare("first_call", fresh_loop_heavy, n, xs), compare("first_call_lax", n, xs)]
+    row("2b. first call (conversion + trace)", first_call, None, "<= 8 ms",
+        "; ".join(m for m in measured if m) or "TF ~58 ms")
     f = staging.function(fresh_loop_heavy())
     f(n, xs)
     row("2c. later calls of that function (n=27)", best_time(lambda: f(n, xs)), plain, "", "")
@@ -175,7 +201,7 @@ def collatz_bench():
     staged = best_time(lambda: f(n))
     plain = best_time(lambda: collatz(n))
     row("3. Collatz steps of 837799 (524 iterations)", staged, plain, "<= 2x",
-        "TF 4.1 ms, JAX 0.01 ms")
+        compare("collatz", collatz, n, quoted="TF 4.1 ms, JAX 0.01 ms"))
 
 
 def sum_even_bench():
@@ -184,7 +210,8 @@ def sum_even_bench():
     assert f(xs) == sum_even(xs)
     staged = best_time(lambda: f(xs))
     plain = best_time(lambda: sum_even(xs))
-    row("4. sum of even elements, 1000 int64 (for + continue)", staged, plain, "<= 2x", "TF 10.8 ms")
+    row("4. sum of even elements, 1000 int64 (for + continue)", staged, plain, "<= 2x",
+        compare("sum_even", sum_even, xs, quoted="TF 10.8 ms"))
 
 
 def chain_bench():
@@ -207,7 +234,7 @@ def chain_bench():
             evaluate = _numexpr_chain(ne)
             assert np.array_equal(evaluate(x), chain(x))
             others.append(f"numexpr {fmt(best_time(lambda: evaluate(x), min_total=budget))}")
-        others.append(quoted)
+        others.append(compare("chain", chain, x, quoted=quoted, min_total=budget))
         row(f"5. 150 elementwise ops on {n:,} float32", staged, plain, target, "; ".join(o for o in others if o))
 
 
@@ -297,20 +324,13 @@ def _numexpr():
         return None
 
 
-def _jax():
-    try:
-        import jax  # noqa: F401  (optional: only for comparison figures)
-        return jax
-    except ImportError:
-        return None
-
-
 def main(argv=None) -> int:
     global QUICK
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats (smoke test)")
     args = parser.parse_args(argv)
     QUICK = args.quick
+    FRAMEWORKS[:] = _others.frameworks()
     for workload in (call_overhead, conversion, collatz_bench, sum_even_bench, chain_bench, memory_bench, scaling):
         workload()
     headers = ("workload", "staged", "plain NumPy", "ratio", "target / note", "others (measured here)")
