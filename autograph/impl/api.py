@@ -209,8 +209,11 @@ def _compile(node, ctx, fn):
         ) from None
     factory_code = next(c for c in module_code.co_consts if isinstance(c, types.CodeType))
     inner_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))
-    # Tracebacks through converted code show the user's source lines; staging maps them to the user file.
-    lines = linecache.getlines(ctx.filename)
+    # Tracebacks through converted code show the user's source lines (the very lines that
+    # were parsed, not a re-read); staging maps them to the user file.
+    lines = ctx.entity.lines
+    if lines is None:
+        lines = linecache.getlines(ctx.filename)
     linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)
     source_map.register(filename, {i: (ctx.filename, i) for i in range(1, len(lines) + 1)})
     return inner_code, filename

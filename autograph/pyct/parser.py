@@ -13,19 +13,23 @@ import linecache
 
 from staging import errors
 
-_BLOCK_CACHE: dict[tuple[str, int], tuple[str, ...]] = {}
+# filename -> (the linecache lines list the blocks were cut from, {first line: block}).
+# A block is only reused while linecache returns that same list: a file re-read after an
+# edit (or a pseudo-file registered again) gives a new list, and its old blocks are dropped.
+_BLOCK_CACHE: dict[str, tuple[list[str], dict[int, tuple[str, ...]]]] = {}
 
 
 class ParsedEntity:
     """A parsed function: its ast node, the file it came from and the line offset."""
 
-    __slots__ = ("node", "filename", "line_offset", "source")
+    __slots__ = ("node", "filename", "line_offset", "source", "lines")
 
-    def __init__(self, node, filename, line_offset, source):
+    def __init__(self, node, filename, line_offset, source, lines=None):
         self.node = node
         self.filename = filename
         self.line_offset = line_offset  # user line = node line + line_offset (0: lines are the user's)
         self.source = source
+        self.lines = lines  # all lines of the file as read for this parse (linecache's list)
 
     def user_line(self, lineno: int) -> int:
         return lineno + self.line_offset
@@ -60,18 +64,38 @@ def _scan_block(lines, start):
     return tuple(lines[start:end])
 
 
-def _block_lines(code) -> tuple[str, ...]:
+def _file_lines(code) -> list[str]:
+    """The current lines of code's file. Called once per parse (a conversion-cache miss, i.e.
+    a new code object): linecache.checkcache drops the file's entry if the file changed on
+    disk, so an edited file is re-read; pseudo-files registered in linecache with no mtime
+    are left as they are."""
+    filename = code.co_filename
+    linecache.checkcache(filename)
+    all_lines = linecache.getlines(filename)
+    if not all_lines:
+        raise errors.ConversionError(
+            f"cannot convert {code.co_name!r}: source of {filename} is unavailable "
+            "(functions defined in the interactive interpreter or with exec cannot be converted)")
+    if code.co_firstlineno > len(all_lines):
+        raise errors.ConversionError(
+            f"cannot convert {code.co_name!r}: {filename} has no line {code.co_firstlineno} "
+            "(was the file edited since the function was defined?)")
+    return all_lines
+
+
+def _file_blocks(filename, all_lines) -> dict[int, tuple[str, ...]]:
+    """The cached blocks of `filename`, valid for exactly this lines list."""
+    entry = _BLOCK_CACHE.get(filename)
+    if entry is None or entry[0] is not all_lines:
+        entry = _BLOCK_CACHE[filename] = (all_lines, {})
+    return entry[1]
+
+
+def _block_lines(code, all_lines, blocks) -> tuple[str, ...]:
     """The source lines of the block that starts at code.co_firstlineno (cached)."""
-    key = (code.co_filename, code.co_firstlineno)
-    lines = _BLOCK_CACHE.get(key)
+    lines = blocks.get(code.co_firstlineno)
     if lines is None:
-        all_lines = linecache.getlines(code.co_filename)
-        if not all_lines:
-            raise errors.ConversionError(
-                f"cannot convert {code.co_name!r}: source of {code.co_filename} is unavailable "
-                "(functions defined in the interactive interpreter or with exec cannot be converted)")
-        start = code.co_firstlineno - 1
-        lines = _BLOCK_CACHE[key] = _getblock(all_lines, start)
+        lines = blocks[code.co_firstlineno] = _getblock(all_lines, code.co_firstlineno - 1)
     return lines
 
 
@@ -101,27 +125,27 @@ def _parse_error(code, e):
 def parse_function(fn) -> ParsedEntity:
     """Parses `fn` (a plain function or lambda); decorators are dropped."""
     code = fn.__code__
+    all_lines = _file_lines(code)
+    blocks = _file_blocks(code.co_filename, all_lines)
     line_offset = code.co_firstlineno - 1
     if code.co_name == "<lambda>":
-        text = _dedent(_block_lines(code))
-        return _parse_lambda(fn, text, line_offset)
-    key = (code.co_filename, code.co_firstlineno)
-    cached = _BLOCK_CACHE.get(key)
+        text = _dedent(_block_lines(code, all_lines, blocks))
+        entity = _parse_lambda(fn, text, line_offset)
+        entity.lines = all_lines
+        return entity
     tree = None
-    if cached is None:
-        all_lines = linecache.getlines(code.co_filename)
-        if all_lines:
-            # Fast path: find the block by indentation; it is right if it parses.
-            lines = _scan_block(all_lines, code.co_firstlineno - 1)
-            if lines:
-                text = _dedent(lines)
-                try:
-                    tree = ast.parse("\n" * line_offset + text)
-                    _BLOCK_CACHE[key] = lines
-                except SyntaxError:
-                    tree = None
+    if code.co_firstlineno not in blocks:
+        # Fast path: find the block by indentation; it is right if it parses.
+        lines = _scan_block(all_lines, line_offset)
+        if lines:
+            text = _dedent(lines)
+            try:
+                tree = ast.parse("\n" * line_offset + text)
+                blocks[code.co_firstlineno] = lines
+            except SyntaxError:
+                tree = None
     if tree is None:
-        text = _dedent(_block_lines(code))
+        text = _dedent(_block_lines(code, all_lines, blocks))
         try:
             tree = ast.parse("\n" * line_offset + text)
         except SyntaxError as e:
@@ -132,7 +156,7 @@ def parse_function(fn) -> ParsedEntity:
             f"cannot convert {code.co_name!r} at {code.co_filename}:{code.co_firstlineno}: "
             "no function definition found at that line")
     node.decorator_list = []
-    return ParsedEntity(node, code.co_filename, 0, text)
+    return ParsedEntity(node, code.co_filename, 0, text, all_lines)
 
 
 def _parse_lambda(fn, text, line_offset):
