@@ -205,8 +205,9 @@ class _Emitter:
         if target is None:
             return False
         for v in node.inputs:
-            if isinstance(v, Value) and v is not target and v.type.ndim != 0 and not (
-                    v.type == out_type and out_type.is_fully_defined):
+            if isinstance(v, Value) and v is not target and v.type.ndim != 0 and (
+                    not out_type.is_fully_defined
+                    or fusion.broadcasts_into(v.type.shape, out_type.shape) is None):
                 return False  # it might broadcast the result beyond the reused buffer
         args = self.operand_refs(node)
         name = self.names[id(target)]

@@ -3,9 +3,14 @@ by chunk.
 
 Op by op, a chain of k ufuncs over an N-element array makes k passes over N elements and, once
 the arrays outgrow the CPU caches, every pass goes to main memory. A fused run instead walks the
-arrays in chunks of `fusion_chunk_bytes` and applies all k ufuncs to one chunk before moving to
-the next: intermediates live in a few chunk-sized scratch buffers that stay in cache, and only
-the values that outlive the run (the "escaping" values) get full-size arrays.
+arrays in chunks and applies all k ufuncs to one chunk before moving to the next: intermediates
+live in a few chunk-sized scratch buffers (`fusion_chunk_bytes` in all) that stay in cache, and
+only the values that outlive the run (the "escaping" values) get full-size arrays.
+
+When every array operand has the run's shape, chunks are ranges of the flattened arrays. When
+some operand broadcasts (a bias vector added to every row), chunks are ranges of rows: operands
+that vary along axis 0 are sliced with the rows, the others are passed whole to every chunk and
+NumPy broadcasts them inside it, exactly as it would over the whole array.
 
 Each ufunc still runs as NumPy's own loop on each chunk, so every element goes through the same
 computation as op by op. By default only ops whose result is exactly defined per element are
@@ -15,8 +20,9 @@ then cannot change a single bit. `elementwise_fusion="all"` also fuses the trans
 on alignment, so there the promise is NumPy's documented accuracy rather than bit equality.
 
 A fused run is emitted next to the op-by-op code, behind a run-time guard: the fused path is
-taken when every array input is a C-contiguous ndarray (and, for shapes unknown at trace time,
-when the inputs agree in shape and are big enough); otherwise the op-by-op code runs.
+taken when every input of the run's shape is a C-contiguous ndarray (and, for shapes unknown at
+trace time, when those inputs agree in shape and are big enough); otherwise the op-by-op code
+runs. Runs with operands that broadcast need shapes known at trace time.
 """
 
 from __future__ import annotations
@@ -91,14 +97,21 @@ class Run:
         self.start, self.stop, self.shape = start, stop, shape
         self.nodes = graph.nodes[start:stop]
         produced = {id(v) for n in self.nodes for v in n.outputs}
-        self.inputs: list[Value] = []  # outer array values, in order of first use
+        self.inputs: list[Value] = []  # outer arrays of the run's shape, in order of first use
+        self.sliced: list[Value] = []  # outer arrays that broadcast but vary along axis 0
+        self.broadcast: list[Value] = []  # outer arrays that broadcast along axis 0: read whole
         seen: set[int] = set()
         for n in self.nodes:
             for v in n.inputs:
                 if (isinstance(v, Value) and id(v) not in produced and v.type.ndim
                         and id(v) not in seen):
                     seen.add(id(v))
-                    self.inputs.append(v)
+                    kind = broadcasts_into(v.type.shape, shape)
+                    (self.inputs if kind == "full" else self.sliced if kind == "rows" else
+                     self.broadcast).append(v)
+        # "flat": every array operand has the run's shape, chunks are ranges of the flattened
+        # arrays; "rows": some operand broadcasts, chunks are ranges of rows (axis 0)
+        self.mode = "flat" if not (self.sliced or self.broadcast) else "rows"
         self.escaping = [n.outputs[0] for n in self.nodes if last_use.get(id(n.outputs[0]), -1) >= stop]
         # position (within the run) of each value's last read inside the run
         self.last_read: dict[int, int] = {}
@@ -116,7 +129,7 @@ class Run:
         escaping = {id(v) for v in self.escaping}
         change = [0] * (len(self.nodes) + 1)  # live bytes gained at position i (lost: negative)
         change[0] = sum(v.type.dtype.itemsize for v in self.inputs)
-        for v in self.inputs:
+        for v in self.inputs:  # (operands that broadcast are small next to the run's arrays)
             change[self.last_read[id(v)] + 1] -= v.type.dtype.itemsize
         for i, node in enumerate(self.nodes):
             y = node.outputs[0]
@@ -138,6 +151,23 @@ class Run:
         return math.prod(self.shape) if None not in self.shape else None
 
 
+def broadcasts_into(shape: tuple, out: tuple) -> str | None:
+    """How an array operand of `shape` enters a run producing `out`: "full" (the same shape),
+    "rows" (broadcasts, but varies along axis 0: sliced by rows), "whole" (constant along axis 0:
+    read whole by every chunk), or None when it cannot join (unknown dims, or it broadcasts the
+    result beyond `out`)."""
+    if shape == out:
+        return "full"
+    if None in shape or None in out or len(shape) > len(out):
+        return None
+    for a, b in zip(reversed(shape), reversed(out)):
+        if a != b and a != 1:
+            return None
+    if len(shape) == len(out) and shape[0] == out[0] and out[0] != 1:
+        return "rows"
+    return "whole"
+
+
 def _member_shape(node: Node, mode) -> tuple | None:
     """The output shape when `node` may join a fused run, else None."""
     if (node.op not in UFUNCS or node.attrs or node.subgraphs or len(node.outputs) != 1):
@@ -149,8 +179,8 @@ def _member_shape(node: Node, mode) -> tuple | None:
     for v in node.inputs:
         if isinstance(v, Value):
             t = v.type
-            if not isinstance(t, TensorType) or (t.ndim and t.shape != out.shape):
-                return None  # an input that broadcasts (or is not an array)
+            if not isinstance(t, TensorType) or (t.ndim and broadcasts_into(t.shape, out.shape) is None):
+                return None  # not an array, or broadcasts the result / has unknown dims
             kinds.add(t.dtype.kind)
         elif isinstance(v, complex):
             kinds.add("c")
@@ -210,32 +240,41 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
     options = em.options
     tag = f"f{em.new_tag()}"
     first = run.nodes[0]
-    ndarray = em.bind(np.ndarray, "k")
+    flat_mode = run.mode == "flat"
     empty = em.bind(np.empty, "k")
     in_refs = [em.ref(v) for v in run.inputs]
-    guard = [f"type({r}) is {ndarray} and {r}.flags.c_contiguous" for r in in_refs]
+    guard = [f"type({r}) is {em.bind(np.ndarray, 'k')} and {r}.flags.c_contiguous" for r in in_refs]
     size = run.size
-    if size is None:
+    if size is None:  # flat mode: all operands have the run's shape, some dims unknown
         guard += [f"{in_refs[0]}.shape == {r}.shape" for r in in_refs[1:]]
         guard.append(f"{in_refs[0]}.size >= {run.min_elements(options)}")
-    em.emit(indent, f"if {' and '.join(guard)}:", first)
-    body = indent + 1
-    n_elems = str(size) if size is not None else f"{tag}_n"
-    if size is None:
+    body = indent
+    if guard:
+        em.emit(indent, f"if {' and '.join(guard)}:", first)
+        body = indent + 1
+    # chunks are ranges of `units`: elements of the flattened arrays, or rows
+    row_elems = 1 if flat_mode else math.prod(run.shape[1:])
+    if size is not None:
+        units = str(size if flat_mode else run.shape[0])
+    else:
+        units = f"{tag}_n"
         em.emit(body, f"{tag}_n = {in_refs[0]}.size", first)
     locals_: list[str] = []
-    flat: dict[int, str] = {}
+    base: dict[int, str] = {}  # value id -> the array a chunk of it is sliced from
     for k, (v, r) in enumerate(zip(run.inputs, in_refs)):
-        name = f"{tag}_i{k}"
-        em.emit(body, f"{name} = {r}.reshape(-1)", first)
-        flat[id(v)] = name
-        locals_.append(name)
+        if flat_mode:
+            em.emit(body, f"{tag}_i{k} = {r}.reshape(-1)", first)
+            locals_.append(f"{tag}_i{k}")
+            base[id(v)] = f"{tag}_i{k}"
+        else:
+            base[id(v)] = r
+    for v in run.sliced:
+        base[id(v)] = em.ref(v)
 
     # full-size arrays for the escaping values; a dying buffer of the same type is reused when no
     # later node of the run reads it (each chunk is read before the same chunk is written)
     position = {id(n.outputs[0]): i for i, n in enumerate(run.nodes)}
     taken: set[int] = set()
-    out_flat: dict[int, str] = {}
     shape_ref = em.literal(run.shape) if size is not None else f"{in_refs[0]}.shape"
     for k, y in enumerate(run.escaping):
         name = em.fresh(y)
@@ -250,12 +289,15 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
         if donor is not None:
             taken.add(id(donor))
             em.emit(body, f"{name} = {em.ref(donor)}", first)
-            out_flat[id(y)] = flat[id(donor)]
+            base[id(y)] = base[id(donor)]
         else:
             em.emit(body, f"{name} = {empty}({shape_ref}, {em.bind(y.type.dtype, 'k')})", first)
-            out_flat[id(y)] = f"{tag}_o{k}"
-            em.emit(body, f"{tag}_o{k} = {name}.reshape(-1)", first)
-            locals_.append(f"{tag}_o{k}")
+            if flat_mode:
+                em.emit(body, f"{tag}_o{k} = {name}.reshape(-1)", first)
+                locals_.append(f"{tag}_o{k}")
+                base[id(y)] = f"{tag}_o{k}"
+            else:
+                base[id(y)] = name
         em.owned.add(id(y))
 
     # scratch buffers for the values that live only inside the run, reused as soon as free
@@ -270,11 +312,9 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
             return em.literal(v)
         if id(v) in slot_of:
             return temps[slot_of[id(v)]][0]
-        if id(v) in out_flat:
-            return f"{out_flat[id(v)]}[{tag}_s:{tag}_e]"
-        if id(v) in flat:
-            return f"{flat[id(v)]}[{tag}_s:{tag}_e]"
-        return em.ref(v)  # a 0-d value from outside the run
+        if id(v) in base:
+            return f"{base[id(v)]}[{tag}_s:{tag}_e]"
+        return em.ref(v)  # a 0-d value, or an array that broadcasts along axis 0: read whole
 
     for i, node in enumerate(run.nodes):
         y = node.outputs[0]
@@ -307,17 +347,21 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
 
     # the scratch buffers of one chunk share the budget (they stay in cache across the ufuncs);
     # inputs and outputs are only streamed through
-    scratch = sum(dtype.itemsize for _, dtype in temps) or run.itemsize
+    scratch = (sum(dtype.itemsize for _, dtype in temps) or run.itemsize) * row_elems
     chunk = max(1, options["fusion_chunk_bytes"] // scratch)
+    temp_shape = em.literal((chunk,) + tuple(run.shape[1:])) if not flat_mode else str(chunk)
     for name, dtype in temps:
-        em.emit(body, f"{name} = {empty}({chunk}, {em.bind(dtype, 'k')})", first)
+        em.emit(body, f"{name} = {empty}({temp_shape}, {em.bind(dtype, 'k')})", first)
         locals_.append(name)
     if size is not None:
-        bounds = em.bind(chunk_bounds(size, chunk), "c")
+        n_units = int(units)
+        bounds = em.bind(chunk_bounds(n_units, chunk), "c")
+        partial = n_units % chunk
     else:
-        bounds = f"{em.bind(chunk_bounds, 'k')}({n_elems}, {chunk})"
+        bounds = f"{em.bind(chunk_bounds, 'k')}({units}, {chunk})"
+        partial = True
     em.emit(body, f"for {tag}_s, {tag}_e in {bounds}:", first)
-    if temps and (size is None or size % chunk):
+    if temps and partial:
         em.emit(body + 1, f"if {tag}_e - {tag}_s != {chunk}:", first)
         for name, _ in temps:
             em.emit(body + 2, f"{name} = {name}[:{tag}_e - {tag}_s]", first)
@@ -326,8 +370,10 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
     locals_ += [f"{tag}_s", f"{tag}_e"]
     # drop the views and scratch buffers: they would keep dead inputs alive
     em.emit(body, f"del {', '.join(locals_)}", first)
-    em.emit(indent, "else:", first)
-    emit_op_by_op(indent + 1)
+    if guard:
+        em.emit(indent, "else:", first)
+        emit_op_by_op(indent + 1)
 
 
-__all__ = ["EXACT_OPS", "Run", "UFUNCS", "all_inputs", "chunk_bounds", "emit_run", "out_arg", "plan"]
+__all__ = ["EXACT_OPS", "Run", "UFUNCS", "all_inputs", "broadcasts_into", "chunk_bounds", "emit_run", "out_arg",
+           "plan"]

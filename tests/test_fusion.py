@@ -331,3 +331,81 @@ def test_graph_passes_follow_the_options():
     assert text.count("add") >= 3 and "multiply" in text and text.count("multiply") == 3
     optimized = str(staging.function(g).get_concrete_function(x).graph)
     assert optimized.count("add") == 2 and optimized.count("multiply") == 1
+
+
+def test_operands_that_broadcast_are_chunked_by_rows():
+    def normalize(x, mean, scale, row_weight):
+        y = (x - mean) / scale  # mean, scale: (k,) broadcast along rows
+        y = y * row_weight + 0.5  # row_weight: (n, 1) sliced with the rows
+        return np.maximum(y, 0.0) * y
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((37, 6))
+    mean, scale = x.mean(axis=0), x.std(axis=0) + 0.1
+    row_weight = rng.standard_normal((37, 1))
+    f = staged(normalize)
+    assert "for f" in fused_source(f, x, mean, scale, row_weight)
+    assert_same(f(x, mean, scale, row_weight), normalize(x, mean, scale, row_weight))
+
+
+def test_a_run_with_no_operand_of_its_shape():
+    def outer(col, row):
+        grid = col * row  # (n, 1) * (1, k) -> (n, k): nothing has the run's shape up front
+        return grid + col - row * 0.5
+
+    col = np.linspace(-1, 1, 23).reshape(23, 1)
+    row = np.linspace(0, 2, 9).reshape(1, 9)
+    f = staged(outer)
+    assert "for f" in fused_source(f, col, row)
+    assert_same(f(col, row), outer(col, row))
+    assert_same(f(col * 3, row), outer(col * 3, row))
+
+
+def test_three_dimensional_runs_with_broadcasting():
+    def g(x, b, c):
+        return ((x + b) * c - x) / (c + 2.0)
+
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((7, 4, 5)).astype(np.float32)
+    b = rng.standard_normal((4, 1)).astype(np.float32)  # whole: constant along axis 0
+    c = rng.standard_normal((7, 1, 5)).astype(np.float32)  # sliced with the rows
+    f = staged(g)
+    assert "for f" in fused_source(f, x, b, c)
+    assert_same(f(x, b, c), g(x, b, c))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_broadcasting_programs(seed):
+    rng = np.random.default_rng(100 + seed)
+    program, source = _random_program(rng, int(rng.integers(3, 20)))
+    n, k = int(rng.integers(2, 30)), int(rng.integers(1, 9))
+    shapes = [(n, k), (k,), (n, 1), (1, k), (1, 1)]
+    x = rng.standard_normal((n, k))
+    y = rng.standard_normal(shapes[int(rng.integers(0, len(shapes)))])
+    f = staged(program, autograph=False)
+    for got, want in zip(f(x, y), program(x, y)):
+        try:
+            assert_same(got, want)
+        except AssertionError:
+            raise AssertionError(f"staged and eager differ for\n{source}\n{f.concrete(x, y).executable_source}")
+
+
+def test_buffer_reuse_with_operands_that_broadcast():
+    def g(x, bias, row):
+        y = x * 2.0  # a fresh buffer...
+        y = y + bias  # ...reused although `bias` broadcasts into it
+        small = row * 3.0  # (1, k): must not receive the (n, k) result below
+        z = small + y
+        return z - bias, small
+
+    x = np.linspace(0, 1, 24).reshape(4, 6)
+    bias = np.linspace(-1, 1, 6)
+    row = np.linspace(2, 3, 6).reshape(1, 6)
+    f = staged(g, dict(elementwise_fusion=False))
+    source = fused_source(f, x, bias, row)
+    assert "for f" not in source
+    # parameters are v0, v1, v2; `y + bias` writes into y's buffer (v3), `small + y` into y's (v4)
+    # and never into small's
+    assert "(v3, v1, v3)" in source and "(v5, v4, v4)" in source, source
+    for got, want in zip(f(x, bias, row), g(x, bias, row)):
+        assert_same(got, want)
