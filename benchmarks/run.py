@@ -238,6 +238,27 @@ def chain_bench():
         row(f"5. 150 elementwise ops on {n:,} float32", staged, plain, target, "; ".join(o for o in others if o))
 
 
+def normalize(x, mean, scale, w, b):
+    y = (x - mean) / scale
+    y = y * w + b
+    return np.maximum(y, 0.0) * y + 1.0
+
+
+def broadcast_bench():
+    """An elementwise run with operands that broadcast (chunked by rows when fused)."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4000, 1000))
+    args = (x, x.mean(axis=0), x.std(axis=0), rng.standard_normal(1000), rng.standard_normal(1000))
+    f, unfused = staging.function(normalize), staging.function(normalize)
+    with staging.optimizer_options(elementwise_fusion=False):
+        unfused.get_concrete_function(*args)
+    assert np.array_equal(f(*args), normalize(*args)) and np.array_equal(unfused(*args), normalize(*args))
+    staged = best_time(lambda: f(*args), min_total=1.0)
+    plain = best_time(lambda: normalize(*args), min_total=1.0)
+    row("8. normalize + ReLU, 4000x1000 float64 (broadcasting)", staged, plain, "",
+        f"op by op (no fusion) {fmt(best_time(lambda: unfused(*args), min_total=1.0))}")
+
+
 def _numexpr_chain(ne):
     expr = "x"
     for _ in range(50):
@@ -331,7 +352,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     QUICK = args.quick
     FRAMEWORKS[:] = _others.frameworks()
-    for workload in (call_overhead, conversion, collatz_bench, sum_even_bench, chain_bench, memory_bench, scaling):
+    for workload in (call_overhead, conversion, collatz_bench, sum_even_bench, chain_bench, broadcast_bench, memory_bench, scaling):
         workload()
     headers = ("workload", "staged", "plain NumPy", "ratio", "target / note", "others (measured here)")
     widths = [max(len(str(r[i])) for r in ROWS + [headers]) for i in range(len(headers))]
