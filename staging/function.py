@@ -29,6 +29,7 @@ _NP_SCALAR_TYPES = frozenset(
                 np.longdouble, np.clongdouble))
 _PY_VALUE_TYPES = (int, float, complex, str, bytes, type(None))
 _FAST_PY_TYPES = frozenset((int, float, bool, str, type(None)))
+_STRONG_BOUND_MAX = 64  # methods of non-weak-referenceable instances cached per Function (LRU)
 
 _eager = threading.local()
 # One lock for all tracing: a trace may call other Functions (which may call back), and
@@ -175,6 +176,21 @@ def _trace_structure(value, types: list, path: str, tensor_paths: list):
     except TypeError:
         return ("id", _WeakIdKey(value))
     return ("eq", type(value), value)
+
+
+def _stable_key(value) -> bool:
+    """Whether `value`'s trace-key part is fixed for the object's lifetime (mutating a list, a
+    dict or a dataclass held in a default changes its key; a __tracing_type__ may depend on
+    state). Tensors count as stable: they are graph inputs, never baked into the trace."""
+    if _tensor_type_of(value) is not None or isinstance(value, (bool, Variable) + _PY_VALUE_TYPES):
+        return True
+    if getattr(type(value), "__tracing_type__", None) is not None:
+        return False
+    if isinstance(value, tuple):  # tuples and namedtuples: stable if their elements are
+        return all(_stable_key(v) for v in value)
+    if isinstance(value, (list, dict)) or (dataclasses.is_dataclass(value) and not isinstance(value, type)):
+        return False
+    return True  # keyed by identity, or by == on a hashable object
 
 
 def _replace_tensors(value, leaves):
@@ -499,17 +515,47 @@ class Function:
         self._variables_initialized = False
         self._recent = collections.deque(maxlen=5)  # 1 per call that traced, 0 per call that did not
         self._warned_retracing = False
+        self._fast_kw: dict = {}        # (positional keys, ((name, key), ...)) -> (ConcreteFunction, order)
+        # Parameters whose default's trace key depends on mutable contents (a list, a dict, ...):
+        # a fast entry made while such a default was applied could go stale, so none is made.
+        self._unstable_defaults = frozenset(
+            p.name for p in self._signature.parameters.values()
+            if p.default is not inspect.Parameter.empty and not _stable_key(p.default))
+        self._positional_params = tuple(
+            p.name for p in self._signature.parameters.values()
+            if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD))
         self._bound_functions: dict = {}  # id(instance) -> (weakref to instance, Function)
+        # Methods of instances that cannot be weakly referenced (e.g. __slots__ without
+        # __weakref__): id(instance) -> (instance, Function), least recently used first. These
+        # entries hold their instance strongly, so at most _STRONG_BOUND_MAX such instances are
+        # kept alive by this Function (until evicted); see __get__.
+        self._strong_bound: collections.OrderedDict = collections.OrderedDict()
+        self._strong_bound_lock = threading.Lock()
         self._converted = None
 
     # -- descriptors: methods trace per instance ---------------------------
     def __get__(self, instance, owner):
+        """The Function bound to `instance`: one per instance, so its traces are reused.
+
+        Weak-referenceable instances: cached by id with a weak reference; the entry goes away
+        when the instance dies. Other instances (e.g. a class with __slots__ and no
+        __weakref__) are cached in a small LRU (_STRONG_BOUND_MAX entries) that holds them
+        strongly: such an instance stays alive while it is in that cache, and a method of an
+        instance evicted from it is bound (and traced) anew on its next access.
+        """
         if instance is None:
             return self
         key = id(instance)
         hit = self._bound_functions.get(key)
         if hit is not None and hit[0]() is instance:
             return hit[1]
+        strong = self._strong_bound
+        if strong:
+            with self._strong_bound_lock:
+                hit = strong.get(key)
+                if hit is not None and hit[0] is instance:  # identity, not just a reused id
+                    strong.move_to_end(key)
+                    return hit[1]
         bound = Function(self.python_function, self._input_signature, self._autograph,
                          self._reduce_retracing, self._name, _instance_ref=_instance_ref(instance))
         cache = self._bound_functions
@@ -520,7 +566,16 @@ class Function:
                 del cache[key]
         try:
             ref = weakref.ref(instance, forget)
-        except TypeError:  # not weak-referenceable: cannot cache without keeping it alive
+        except TypeError:  # not weak-referenceable: keep it (bounded) in the strong LRU
+            with self._strong_bound_lock:
+                hit = strong.get(key)
+                if hit is not None and hit[0] is instance:  # another thread bound it meanwhile
+                    strong.move_to_end(key)
+                    return hit[1]
+                strong[key] = (instance, bound)
+                strong.move_to_end(key)
+                while len(strong) > _STRONG_BOUND_MAX:
+                    strong.popitem(last=False)
             return bound
         cache[key] = (ref, bound)
         return bound
@@ -534,8 +589,8 @@ class Function:
 
     # -- calling -----------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if not kwargs and not _RUN_EAGERLY[0]:
-            # Fast path: positional NumPy arrays/scalars and Python values seen before.
+        if not _RUN_EAGERLY[0]:
+            # Fast path: NumPy arrays/scalars and Python values in a layout seen before.
             key = []
             for a in args:
                 t = type(a)
@@ -546,19 +601,45 @@ class Function:
                 else:
                     break
             else:
-                hit = self._fast.get(tuple(key))
-                if hit is not None and not _tracing_stack():
-                    cf, positions = hit
-                    if self._recent:
-                        self._recent.append(0)
-                    try:
-                        if positions is None:
-                            return cf._pack(cf._run(*args))
-                        return cf._pack(cf._run(*[args[i] for i in positions]))
-                    except errors.ExecutionError:
-                        raise
-                    except Exception as exc:
-                        raise cf._compiled.wrap_error(exc, errors.ExecutionError) from exc
+                if not kwargs:
+                    hit = self._fast.get(tuple(key))
+                    if hit is not None and not _tracing_stack():
+                        cf, positions = hit
+                        if self._recent:
+                            self._recent.append(0)
+                        try:
+                            if positions is None:
+                                return cf._pack(cf._run(*args))
+                            return cf._pack(cf._run(*[args[i] for i in positions]))
+                        except errors.ExecutionError:
+                            raise
+                        except Exception as exc:
+                            raise cf._compiled.wrap_error(exc, errors.ExecutionError) from exc
+                else:
+                    # Keyword call: the key adds (name, key) per keyword in call order; the entry
+                    # says which of args + kwargs values (in call order) feed the graph, in order.
+                    kw = []
+                    for name, a in kwargs.items():
+                        t = type(a)
+                        if t is np.ndarray or t in _NP_SCALAR_TYPES:
+                            kw.append((name, (a.dtype, a.shape)))
+                        elif t in _FAST_PY_TYPES:
+                            kw.append((name, a if t is not bool else ("bool", a)))
+                        else:
+                            break
+                    else:
+                        hit = self._fast_kw.get((tuple(key), tuple(kw)))
+                        if hit is not None and not _tracing_stack():
+                            cf, order = hit
+                            if self._recent:
+                                self._recent.append(0)
+                            values = args + tuple(kwargs.values())
+                            try:
+                                return cf._pack(cf._run(*[values[i] for i in order]))
+                            except errors.ExecutionError:
+                                raise
+                            except Exception as exc:
+                                raise cf._compiled.wrap_error(exc, errors.ExecutionError) from exc
         return self._call_slow(args, kwargs)
 
     def _call_slow(self, args, kwargs):
@@ -619,16 +700,34 @@ class Function:
                         self._note_call(traced=True)
                     self._cache[key] = cf
                     self._remember_fast(args, kwargs, bound, types, cf, context)
-        elif self._recent:
-            self._recent.append(0)
+        else:
+            if self._recent:
+                self._recent.append(0)
+            # A layout not seen before can still hit an existing trace (e.g. f(x, y=y) after
+            # f(x, y)): make it fast too.
+            self._remember_fast(args, kwargs, bound, types, cf, context)
         return cf, bound
 
     def _remember_fast(self, args, kwargs, bound, types, cf, context):
-        """Lets later calls with the same positional argument layout skip binding and keys."""
-        if kwargs or context:
+        """Lets later calls with the same argument layout (positional and keyword) skip binding
+        and trace keys.
+
+        An entry is made only when the fast key determines the slow path's trace key and its
+        graph inputs: every argument is a NumPy array/scalar (a graph input, passed as is) or a
+        simple Python value (part of the key; not with input_signature, which may convert it);
+        the graph's inputs are exactly the caller's arrays (none from defaults, none converted
+        by input_signature); and no default whose key depends on mutable contents was applied.
+        """
+        if context:
             return
+        if self._unstable_defaults:
+            supplied = set(self._positional_params[:len(args)])
+            supplied.update(kwargs)
+            if not self._unstable_defaults <= supplied:
+                return
+        values = args + tuple(kwargs.values()) if kwargs else args
         positions, key = [], []
-        for i, a in enumerate(args):
+        for i, a in enumerate(values):
             t = type(a)
             if t is np.ndarray or t in _NP_SCALAR_TYPES:
                 positions.append(i)
@@ -639,9 +738,27 @@ class Function:
                 return
         flat: list = []
         _flat_tensors(bound, flat)
-        if len(flat) != len(positions) or any(f is not args[i] for f, i in zip(flat, positions)):
-            return  # tensors in defaults, or converted by input_signature
-        self._fast[tuple(key)] = (cf, None if len(positions) == len(args) else tuple(positions))
+        if len(flat) != len(positions):
+            return  # tensors in defaults
+        if not kwargs:
+            if any(f is not args[i] for f, i in zip(flat, positions)):
+                return  # converted by input_signature
+            self._fast[tuple(key)] = (cf, None if len(positions) == len(args) else tuple(positions))
+            return
+        # Keyword call: the graph takes its inputs in bound order (parameters in signature order,
+        # keyword-only and **kwargs entries sorted by name); find each one among the call's
+        # values by identity. An array passed twice is ambiguous: no entry (the slow path works).
+        order = []
+        for f in flat:
+            found = [i for i in positions if values[i] is f]
+            if len(found) != 1:
+                return  # converted by input_signature, or the same object passed twice
+            order.append(found[0])
+        if sorted(order) != positions:
+            return
+        n = len(args)
+        names = tuple(kwargs)
+        self._fast_kw[(tuple(key[:n]), tuple(zip(names, key[n:])))] = (cf, tuple(order))
 
     def _most_specific(self, structure, types, context):
         best = None
