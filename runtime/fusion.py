@@ -261,13 +261,18 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
         em.emit(body, f"{tag}_n = {in_refs[0]}.size", first)
     locals_: list[str] = []
     base: dict[int, str] = {}  # value id -> the array a chunk of it is sliced from
+
+    def chunked(ref: str, local: str) -> str:
+        """What chunks of array `ref` are sliced from: in flat mode a flattened view of it
+        (bound to `local`), in rows mode the array itself."""
+        if not flat_mode:
+            return ref
+        em.emit(body, f"{local} = {ref}.reshape(-1)", first)
+        locals_.append(local)
+        return local
+
     for k, (v, r) in enumerate(zip(run.inputs, in_refs)):
-        if flat_mode:
-            em.emit(body, f"{tag}_i{k} = {r}.reshape(-1)", first)
-            locals_.append(f"{tag}_i{k}")
-            base[id(v)] = f"{tag}_i{k}"
-        else:
-            base[id(v)] = r
+        base[id(v)] = chunked(r, f"{tag}_i{k}")
     for v in run.sliced:
         base[id(v)] = em.ref(v)
 
@@ -292,12 +297,7 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
             base[id(y)] = base[id(donor)]
         else:
             em.emit(body, f"{name} = {empty}({shape_ref}, {em.bind(y.type.dtype, 'k')})", first)
-            if flat_mode:
-                em.emit(body, f"{tag}_o{k} = {name}.reshape(-1)", first)
-                locals_.append(f"{tag}_o{k}")
-                base[id(y)] = f"{tag}_o{k}"
-            else:
-                base[id(y)] = name
+            base[id(y)] = chunked(name, f"{tag}_o{k}")
         em.owned.add(id(y))
 
     # scratch buffers for the values that live only inside the run, reused as soon as free
