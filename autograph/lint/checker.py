@@ -7,10 +7,11 @@ import dataclasses
 import io
 import re
 import tokenize
-from typing import Iterable, Iterator
+import warnings
+from typing import Iterable, Iterator, Mapping
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from .index import ModuleIndex, StagedFunction, dotted, target_names
 from .rules import PARSE_ERROR, message
@@ -81,6 +82,7 @@ class _Raw:
     fields: dict[str, object]
     line_of: dict[str, cst.CSTNode] = dataclasses.field(default_factory=dict)
     fix: Fix | None = None
+    top: cst.BaseStatement | None = None   # the module-level statement `node` is in
 
 
 @dataclasses.dataclass
@@ -270,6 +272,7 @@ class FunctionChecker(cst.CSTVisitor):
         self.conditional = 0
         self.targets: set[int] = set()       # Name nodes that are not reads
         self.reported_reads: set[str] = set()
+        self.top = index.top_statement(staged.node)
 
     def run(self) -> None:
         node = self.staged.node
@@ -282,7 +285,7 @@ class FunctionChecker(cst.CSTVisitor):
                fix: Fix | None = None, line_of: dict[str, cst.CSTNode] | None = None,
                **fields: object) -> None:
         fields.setdefault("func", self.func)
-        self.out.append(_Raw(code, node, key or code, fields, line_of or {}, fix))
+        self.out.append(_Raw(code, node, key or code, fields, line_of or {}, fix, self.top))
 
     # name resolution
     def resolve(self, name: str) -> tuple[str, Scope | None]:
@@ -728,6 +731,119 @@ def noqa_lines(source: str) -> dict[int, frozenset[str] | None]:
     return result
 
 
+_NEWLINE = re.compile(r"\r\n?|\n")     # what libcst's PositionProvider counts as a line break
+_FINAL_NEWLINE = re.compile(r"(?:\r\n?|\n)\Z")
+
+
+class Positions:
+    """Start positions of nodes, equal to `PositionProvider` over the whole module.
+
+    Resolving positions for a whole module is a code generation pass with position
+    tracking plus a visit of the whole tree (close to half a second for 3,000 lines), so
+    only the module-level statements that hold a reported node are resolved. Such a
+    statement's code starts at column 0 of a fresh line and does not depend on what
+    precedes it, so positions inside it are its positions on its own, moved down by
+    the lines before it. That line offset comes from Python's `ast` (the line of the
+    statement's first token) and is checked against the source text. The whole module
+    is resolved instead when the reported statements are most of it (one pass is then
+    cheaper) or when anything does not line up: a source `ast` rejects, a node whose
+    statement is unknown, a statement libcst does not reproduce exactly.
+    """
+
+    # Above this share of the module's statements or lines, resolve the whole module.
+    whole_module_above = 0.5
+
+    def __init__(self, module: cst.Module, source: str,
+                 tops: Iterable[cst.BaseStatement | None]) -> None:
+        """`tops`: the module-level statements of every node that will be asked for."""
+        self.module = module
+        self.source = source
+        self._whole: Mapping[cst.CSTNode, CodeRange] | None = None
+        # id(statement) -> (positions in the statement alone, lines before it)
+        self._statements: dict[int, tuple[Mapping[cst.CSTNode, CodeRange], int]] = {}
+        if not self._resolve_statements(tops):
+            self._statements.clear()
+            self._resolve_whole()
+
+    def start(self, node: cst.CSTNode, top: cst.BaseStatement | None) -> CodePosition:
+        """Where `node` starts; `top` is the module-level statement it is in, if known."""
+        found = self._statements.get(id(top)) if top is not None else None
+        if found is not None:
+            ranges, offset = found
+            where = ranges.get(node)
+            if where is not None:
+                return CodePosition(where.start.line + offset, where.start.column)
+        return self._resolve_whole()[node].start
+
+    def _resolve_whole(self) -> Mapping[cst.CSTNode, CodeRange]:
+        if self._whole is None:
+            self._whole = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(
+                PositionProvider)
+        return self._whole
+
+    def _resolve_statements(self, tops: Iterable[cst.BaseStatement | None]) -> bool:
+        """Resolve only the statements `tops`; False when the whole module is needed."""
+        module = self.module
+        order = {id(stmt): i for i, stmt in enumerate(module.body)}
+        wanted: set[int] = set()
+        for top in tops:
+            i = order.get(id(top))
+            if i is None or module.body[i] is not top:
+                return False                    # a node outside any known statement
+            wanted.add(i)
+        share = self.whole_module_above
+        if len(wanted) > share * len(module.body):
+            return False                        # findings all over: one pass is cheaper
+        lines = self._statement_lines()
+        if lines is None:
+            return False
+        first, last = lines
+        if sum(last[i] - first[i] + 1 for i in wanted) > share * last[-1]:
+            return False
+        line_starts = [0] + [m.end() for m in _NEWLINE.finditer(self.source)]
+        for i in sorted(wanted):
+            top = module.body[i]
+            alone = cst.Module(body=[top], header=[], footer=[], encoding=module.encoding,
+                               default_indent=module.default_indent,
+                               default_newline=module.default_newline)
+            ranges = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
+            offset = first[i] - ranges[top].start.line
+            # Its code, leading comments and blank lines included, must be the source
+            # text from the start of line offset + 1.
+            code = alone.code
+            if i == len(module.body) - 1 and not module.has_trailing_newline:
+                code = _FINAL_NEWLINE.sub("", code)   # no line break at the end of the file
+            if not (0 <= offset < len(line_starts)
+                    and self.source.startswith(code, line_starts[offset])):
+                return False
+            self._statements[id(top)] = (ranges, offset)
+        return True
+
+    def _statement_lines(self) -> tuple[list[int], list[int]] | None:
+        """Per module-level statement, the lines of its first and last token (from `ast`)."""
+        source = self.source
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                # a byte order mark is no line; `ast` accepts one in bytes only
+                tree = ast.parse(source[1:] if source.startswith("\ufeff") else source)
+        except Exception:                       # syntax newer than this Python, ...
+            return None
+        body = tree.body
+        first: list[int] = []
+        last: list[int] = []
+        j = 0
+        for stmt in self.module.body:
+            # a line `a = 1; b = 2` is one libcst statement and two `ast` ones
+            n = len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
+            if j + n > len(body):
+                return None
+            first.append(body[j].lineno)
+            last.append(body[j + n - 1].end_lineno or body[j + n - 1].lineno)
+            j += n
+        return (first, last) if first and j == len(body) else None
+
+
 def _parse_error(source: str, path: str, err: cst.ParserSyntaxError) -> Finding:
     """AG000 for an unparsable file, located by Python's own parser when it agrees."""
     try:
@@ -760,15 +876,17 @@ def check_source(source: str, path: str, select: frozenset[str] | None = None,
     staged_ids = {id(s.node) for s in index.staged}
     for staged in index.staged:
         FunctionChecker(index, staged, staged_ids, raw).run()
-    if not raw:
+    items = [item for item in raw if (select is None or item.code in select)
+             and not (ignore and item.code in ignore)]
+    if not items:
         return result
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    tops = [item.top for item in items]
+    tops += [index.top_statement(node) for item in items for node in item.line_of.values()]
+    positions = Positions(module, source, tops)
     noqa = noqa_lines(source)
     seen: set[tuple[int, int, str]] = set()
-    for item in raw:
-        if (select is not None and item.code not in select) or (ignore and item.code in ignore):
-            continue
-        start = positions[item.node].start
+    for item in items:
+        start = positions.start(item.node, item.top)
         key = (start.line, start.column, item.code)
         silenced = noqa.get(start.line, frozenset())
         if key in seen or silenced is None or item.code in silenced:
@@ -776,7 +894,7 @@ def check_source(source: str, path: str, select: frozenset[str] | None = None,
         seen.add(key)
         fields = dict(item.fields)
         for field, node in item.line_of.items():
-            fields[field] = positions[node].start.line
+            fields[field] = positions.start(node, index.top_statement(node)).line
         finding = Finding(path, start.line, start.column + 1, item.code,
                           message(item.key, **fields), fixable=item.fix is not None)
         result.findings.append(finding)

@@ -104,7 +104,12 @@ class ModuleIndex:
         self._defs: list[_Def] = []
         self._defs_by_scope: dict[int, dict[str, _Def]] = {}
         self._wraps: list[tuple[cst.Call, cst.CSTNode, cst.ClassDef | None, set[str]]] = []
-        self._walk(module.body, module, None, module_level=True)
+        # id(def or binding node) -> (node, the module-level statement it is in)
+        self._tops: dict[int, tuple[cst.CSTNode, cst.BaseStatement | None]] = {}
+        self._top: cst.BaseStatement | None = None
+        for stmt in module.body:
+            self._top = stmt
+            self._walk((stmt,), module, None, module_level=True)
         self.staged: list[StagedFunction] = self._find_staged()
 
     # -- qualified names -------------------------------------------------------------
@@ -131,6 +136,11 @@ class ModuleIndex:
         return [b for b in self.bindings.get(name, ())
                 if not (b.value is not None and self._is_staging_function_call(b.value))]
 
+    def top_statement(self, node: cst.CSTNode) -> cst.BaseStatement | None:
+        """The module-level statement a function or binding node is in (None: unknown)."""
+        entry = self._tops.get(id(node))
+        return entry[1] if entry is not None and entry[0] is node else None
+
     def reassigned(self, name: str) -> Binding | None:
         """A second binding of a module-level value name, or a `global` write; else None."""
         bindings = self.value_bindings(name)
@@ -145,6 +155,7 @@ class ModuleIndex:
     def _bind(self, name: str, node: cst.CSTNode, kind: str,
               value: cst.BaseExpression | None = None) -> None:
         self.bindings.setdefault(name, []).append(Binding(name, node, kind, value))
+        self._tops[id(node)] = (node, self._top)
 
     def _walk(self, body: tuple | list, scope: cst.CSTNode, cls: cst.ClassDef | None,
               module_level: bool, globals_: frozenset[str] = frozenset()) -> None:
@@ -237,6 +248,7 @@ class ModuleIndex:
         if module_level:
             self._bind(node.name.value, node.name, "def")
         entry = _Def(node, scope, cls if scope is cls else None)
+        self._tops[id(node)] = (node, self._top)
         self._defs.append(entry)
         self._defs_by_scope.setdefault(id(scope), {})[node.name.value] = entry
         if isinstance(node.body, cst.IndentedBlock):
