@@ -101,6 +101,8 @@ class ModuleIndex:
         self.bindings: dict[str, list[Binding]] = {}
         self.staging_import_stmt: cst.SimpleStatementLine | None = None
         self.last_import_stmt: cst.SimpleStatementLine | None = None
+        self._synthetic: set[int] = set()  # ids of statement lines made up for one-line suites
+        self._keep: list = []
         self._defs: list[_Def] = []
         self._defs_by_scope: dict[int, dict[str, _Def]] = {}
         self._wraps: list[tuple[cst.Call, cst.CSTNode, cst.ClassDef | None, set[str]]] = []
@@ -206,21 +208,32 @@ class ModuleIndex:
             if isinstance(block, cst.IndentedBlock):
                 self._walk(block.body, scope, cls, module_level, globals_)
             elif isinstance(block, cst.SimpleStatementSuite):
-                self._walk([cst.SimpleStatementLine(body=block.body)], scope, cls,
-                           module_level, globals_)
+                self._walk([self._suite_line(block)], scope, cls, module_level, globals_)
+
+    def _suite_line(self, suite: cst.SimpleStatementSuite) -> cst.SimpleStatementLine:
+        """A statement line standing for the one-line suite of `if c: ...` or `def f(): ...`,
+        to walk it like a block; it is not in the module tree, so nothing may point at it."""
+        line = cst.SimpleStatementLine(body=suite.body)
+        self._synthetic.add(id(line))
+        self._keep.append(line)  # ids stay unique while the index lives
+        return line
 
     def _small(self, small: cst.BaseSmallStatement, line: cst.SimpleStatementLine,
                scope: cst.CSTNode, cls: cst.ClassDef | None, module_level: bool,
                globals_: frozenset[str]) -> None:
         if isinstance(small, (cst.Import, cst.ImportFrom)):
+            # `if c: import x` sits in a suite, not a statement line of the module: bind the
+            # import itself, and never insert fixes after it
+            real_line = id(line) not in self._synthetic
             for local, qualified in import_bindings(small):
                 self.imports[local] = qualified
                 if module_level:
                     self.module_imports[local] = qualified
-                    self._bind(local, line, "import")
-                    if qualified.split(".")[0] == STAGING and self.staging_import_stmt is None:
+                    self._bind(local, line if real_line else small, "import")
+                    if (real_line and qualified.split(".")[0] == STAGING
+                            and self.staging_import_stmt is None):
                         self.staging_import_stmt = line
-            if module_level:
+            if module_level and real_line:
                 self.last_import_stmt = line
             return
         targets: list[cst.BaseExpression] = []
@@ -254,7 +267,7 @@ class ModuleIndex:
         if isinstance(node.body, cst.IndentedBlock):
             body = node.body.body
         else:
-            body = [cst.SimpleStatementLine(body=node.body.body)]
+            body = [self._suite_line(node.body)]
         self._walk(body, node, None, False, _declared_globals(body))
 
     # -- staged functions ------------------------------------------------------------
