@@ -255,7 +255,7 @@ def broadcast_bench():
     assert np.array_equal(f(*args), normalize(*args)) and np.array_equal(unfused(*args), normalize(*args))
     staged = best_time(lambda: f(*args), min_total=1.0)
     plain = best_time(lambda: normalize(*args), min_total=1.0)
-    row("8. normalize + ReLU, 4000x1000 float64 (broadcasting)", staged, plain, "",
+    row("5b. normalize + ReLU, 4000x1000 float64 (broadcasting)", staged, plain, "",
         f"op by op (no fusion) {fmt(best_time(lambda: unfused(*args), min_total=1.0))}")
 
 
