@@ -35,6 +35,7 @@ _eager = threading.local()
 # One lock for all tracing: a trace may call other Functions (which may call back), and
 # per-Function locks taken in different orders by two threads would deadlock.
 _TRACE_LOCK = threading.RLock()
+_weakref = weakref.ref  # a global: Function.__get__ makes one per bound object it hands out
 _RUN_EAGERLY = [False]
 
 
@@ -256,6 +257,9 @@ def _flat_tensors(value, out: list):
 
 
 _tracing = threading.local()
+# Traces in progress in all threads (changed only under _TRACE_LOCK, which every trace holds):
+# while it is 0, no thread is tracing, so a call's fast path can skip the thread-local stack.
+_TRACES_RUNNING = [0]
 
 
 def _tracing_stack() -> list:
@@ -524,9 +528,11 @@ class Function:
         self._positional_params = tuple(
             p.name for p in self._signature.parameters.values()
             if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD))
-        self._bound_functions: dict = {}  # id(instance) -> (weakref to instance, Function)
+        # Methods: id(instance) -> [weakref to instance, per-instance Function's __dict__, weakref
+        # to the last _BoundFunction handed out] (see __get__); nothing here holds the instance.
+        self._bound_functions: dict = {}
         # Methods of instances that cannot be weakly referenced (e.g. __slots__ without
-        # __weakref__): id(instance) -> (instance, Function), least recently used first. These
+        # __weakref__): id(instance) -> (instance, _BoundFunction), least recently used first. These
         # entries hold their instance strongly, so at most _STRONG_BOUND_MAX such instances are
         # kept alive by this Function (until evicted); see __get__.
         self._strong_bound: collections.OrderedDict = collections.OrderedDict()
@@ -535,20 +541,38 @@ class Function:
 
     # -- descriptors: methods trace per instance ---------------------------
     def __get__(self, instance, owner):
-        """The Function bound to `instance`: one per instance, so its traces are reused.
+        """This method bound to `instance`, like a bound method: it holds `instance` strongly.
 
-        Weak-referenceable instances: cached by id with a weak reference; the entry goes away
-        when the instance dies. Other instances (e.g. a class with __slots__ and no
-        __weakref__) are cached in a small LRU (_STRONG_BOUND_MAX entries) that holds them
-        strongly: such an instance stays alive while it is in that cache, and a method of an
-        instance evicted from it is bound (and traced) anew on its next access.
+        Each instance has one per-instance Function (its traces), created on the first access
+        and reused by every later one; the object returned is a _BoundFunction that shares that
+        Function's state and holds the instance for as long as it is alive, so
+        `Model(3.0).apply(x)` and `m = Model(2.0).apply; m(x)` work. The per-instance cache
+        itself does not keep instances alive:
+
+        Weak-referenceable instances: cached by id with a weak reference (and a weak reference
+        to the live bound object, so `obj.apply is obj.apply`); the entry goes away when the
+        instance dies. Other instances (e.g. a class with __slots__ and no __weakref__) are
+        cached in a small LRU (_STRONG_BOUND_MAX entries) that holds them strongly: such an
+        instance stays alive while it is in that cache, and a method of an instance evicted
+        from it is bound (and traced) anew on its next access.
         """
         if instance is None:
             return self
         key = id(instance)
-        hit = self._bound_functions.get(key)
-        if hit is not None and hit[0]() is instance:
-            return hit[1]
+        entry = self._bound_functions.get(key)
+        if entry is not None:
+            # entry: [weak ref to the instance, the per-instance Function's __dict__ (its
+            # state), weak ref to the last bound object handed out]. While that bound object
+            # is alive, return it again (`obj.apply is obj.apply`); otherwise make another.
+            bound = entry[2]()
+            if bound is not None and bound.__self__ is instance:
+                return bound
+            if entry[0]() is instance:
+                bound = _BoundFunction()
+                bound.__dict__ = entry[1]
+                bound.__self__ = instance
+                entry[2] = _weakref(bound)
+                return bound
         strong = self._strong_bound
         if strong:
             with self._strong_bound_lock:
@@ -556,8 +580,6 @@ class Function:
                 if hit is not None and hit[0] is instance:  # identity, not just a reused id
                     strong.move_to_end(key)
                     return hit[1]
-        bound = Function(self.python_function, self._input_signature, self._autograph,
-                         self._reduce_retracing, self._name, _instance_ref=_instance_ref(instance))
         cache = self._bound_functions
 
         def forget(ref, key=key, cache=cache):
@@ -567,6 +589,16 @@ class Function:
         try:
             ref = weakref.ref(instance, forget)
         except TypeError:  # not weak-referenceable: keep it (bounded) in the strong LRU
+            ref = None
+        # The per-instance Function reaches its instance through a weak reference (or, for
+        # an instance held by the strong LRU, a strong one): the cache must not keep it alive.
+        state = Function(self.python_function, self._input_signature, self._autograph,
+                         self._reduce_retracing, self._name,
+                         _instance_ref=ref if ref is not None else _instance_ref(instance))
+        bound = _BoundFunction()
+        bound.__dict__ = state.__dict__
+        bound.__self__ = instance
+        if ref is None:
             with self._strong_bound_lock:
                 hit = strong.get(key)
                 if hit is not None and hit[0] is instance:  # another thread bound it meanwhile
@@ -577,7 +609,15 @@ class Function:
                 while len(strong) > _STRONG_BOUND_MAX:
                     strong.popitem(last=False)
             return bound
-        cache[key] = (ref, bound)
+        entry = cache.get(key)
+        if entry is not None and entry[0]() is instance:  # another thread bound it meanwhile
+            other = entry[2]()
+            if other is not None and other.__self__ is instance:
+                return other
+            bound.__dict__ = entry[1]
+            entry[2] = _weakref(bound)
+            return bound
+        cache[key] = [ref, state.__dict__, _weakref(bound)]
         return bound
 
     @property
@@ -603,7 +643,7 @@ class Function:
             else:
                 if not kwargs:
                     hit = self._fast.get(tuple(key))
-                    if hit is not None and not _tracing_stack():
+                    if hit is not None and (not _TRACES_RUNNING[0] or not _tracing_stack()):
                         cf, positions = hit
                         if self._recent:
                             self._recent.append(0)
@@ -629,7 +669,7 @@ class Function:
                             break
                     else:
                         hit = self._fast_kw.get((tuple(key), tuple(kw)))
-                        if hit is not None and not _tracing_stack():
+                        if hit is not None and (not _TRACES_RUNNING[0] or not _tracing_stack()):
                             cf, order = hit
                             if self._recent:
                                 self._recent.append(0)
@@ -808,13 +848,15 @@ class Function:
     def _trace(self, bound, structure, types, paths, context):
         stack = _tracing_stack()
         if self in stack or (self._instance_ref is None and any(
-                f.python_function is self.python_function for f in stack)):
+                f.python_function is self.python_function for f in stack)) or (
+                type(self) is _BoundFunction and _bound_in(self, stack)):
             raise errors.RecursionInTraceError(
                 f"{_where_variable()}staged function {self._name!r} (defined at "
                 f"{_where_defined(self.python_function)}) calls itself "
                 f"while being traced; recursion cannot be staged. Write it as a loop (while / for), "
                 f"or recurse on Python values only")
         stack.append(self)
+        _TRACES_RUNNING[0] += 1
         try:
             first = not self._variables_initialized
             created: list = []
@@ -843,6 +885,7 @@ class Function:
             self._concretes.append((structure, tuple(types), context, cf))
             return cf
         finally:
+            _TRACES_RUNNING[0] -= 1
             stack.pop()
 
     def _trace_once(self, bound, structure, types, paths, on_create):
@@ -887,6 +930,35 @@ class Function:
 
     def experimental_get_tracing_count(self) -> int:
         return self.tracing_count
+
+
+class _BoundFunction(Function):
+    """A staged method bound to its instance (what `instance.method` returns), like a bound method.
+
+    It holds the instance strongly (`__self__`) for as long as it is alive, so a method of a
+    temporary instance (`Model(3.0).apply(x)`) or a method kept after its instance was dropped
+    (`m = Model(2.0).apply; m(x)`) works. Its state (traces, tracing_count, python_function,
+    ...) is the per-instance Function's: it uses that Function's __dict__ as its own, so every
+    bound object of one instance shares one set of traces and the call path is Function's
+    own, with no forwarding. The per-instance cache holds only that state and weak references,
+    so it does not keep the instance alive (see Function.__get__).
+    """
+
+    __slots__ = ("__self__",)
+    __init__ = object.__init__  # Function.__get__ makes it empty (cheaply), then sets its state
+
+    def __get__(self, instance, owner):
+        return self  # already bound, as a bound method stays bound to its instance
+
+    def __repr__(self):
+        return f"<bound staging.Function {self._name} of {self.__self__!r}>"
+
+
+def _bound_in(bound, stack) -> bool:
+    """Whether a bound object of the same method and instance as `bound` is on `stack` (bound
+    objects of one instance share their state, their __dict__, but need not be one object)."""
+    state = bound.__dict__
+    return any(type(f) is _BoundFunction and f.__dict__ is state for f in stack)
 
 
 def _instance_ref(instance):
