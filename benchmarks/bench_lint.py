@@ -73,18 +73,6 @@ def clean_{i}(x, y=None):
         total = total + k
     return total
 '''
-BIG_FINDINGS = '''
-
-@staging.function
-def step_{i}(x, acc=[]):
-    """A staged step with four findings."""
-    print("tracing step")
-    total = x * SCALE
-    for k in [1, 2, 3]:
-        total = total + k
-    history.append(total)
-    return total
-'''
 
 
 def build_big_module(path: str, lines: int = 3_000, every: int = 40) -> tuple[int, int]:
@@ -96,13 +84,12 @@ def build_big_module(path: str, lines: int = 3_000, every: int = 40) -> tuple[in
     i = 0
     while text.count("\n") + BIG_CLEAN.count("\n") <= lines:
         bad = i % every == 1 or i % every == every // 2
-        text += (BIG_FINDINGS if bad else BIG_CLEAN).format(i=i)
+        text += (STAGED_BLOCK.format(n='big', i=i) if bad else BIG_CLEAN.format(i=i))
         i += 1
     text += "\n" * (lines - text.count("\n"))
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(text)
     return text.count("\n"), i
-
 
 def build_corpus(root: str, files: int = 50, staged: int = 10, lines: int = 10_000) -> int:
     """Write the corpus under `root`; return the number of lines written."""
@@ -124,7 +111,6 @@ def build_corpus(root: str, files: int = 50, staged: int = 10, lines: int = 10_0
         written += text.count("\n")
     return written
 
-
 def _time(paths: list[str], repeat: int) -> tuple[int, float, float]:
     """(findings, best, worst) of `repeat` timed runs of lint_paths(paths)."""
     times = []
@@ -133,7 +119,6 @@ def _time(paths: list[str], repeat: int) -> tuple[int, float, float]:
         findings = lint_paths(paths)
         times.append(time.perf_counter() - start)
     return len(findings), min(times), max(times)
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
@@ -153,7 +138,6 @@ def main() -> None:
         findings, best, worst = _time([path], args.repeat)
     print(f"{f'{lines} lines / 1 file / {staged} staged':<36} {findings:>8} "
           f"{best:>8.3f} {worst:>8.3f} {'-':>8}")
-
 
 if __name__ == "__main__":
     main()

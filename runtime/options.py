@@ -60,10 +60,6 @@ def get_options() -> dict:
     return dict(_options)
 
 
-def defaults() -> dict:
-    return dict(_DEFAULTS)
-
-
 def _check(name: str, value) -> None:
     if name not in _DEFAULTS:
         close = difflib.get_close_matches(name, _DEFAULTS, n=1)
@@ -98,4 +94,4 @@ def options(**changes):
         set_options(**previous)
 
 
-__all__ = ["cache_bytes", "defaults", "get_options", "options", "set_options"]
+__all__ = ["cache_bytes", "get_options", "options", "set_options"]

@@ -179,6 +179,21 @@ def _trace_structure(value, types: list, path: str, tensor_paths: list):
     return ("eq", type(value), value)
 
 
+_NOT_FAST = object()  # _fast_key of an argument the fast path does not handle
+
+
+def _fast_key(a):
+    """The fast path's key of one argument: (dtype, shape) of a NumPy array or scalar (a graph
+    input), the value of a simple Python value (part of the trace key; bools apart, since
+    True == 1), or _NOT_FAST."""
+    t = type(a)
+    if t is np.ndarray or t in _NP_SCALAR_TYPES:
+        return (a.dtype, a.shape)
+    if t in _FAST_PY_TYPES:
+        return a if t is not bool else ("bool", a)
+    return _NOT_FAST
+
+
 def _stable_key(value) -> bool:
     """Whether `value`'s trace-key part is fixed for the object's lifetime (mutating a list, a
     dict or a dataclass held in a default changes its key; a __tracing_type__ may depend on
@@ -630,7 +645,9 @@ class Function:
     # -- calling -----------------------------------------------------------
     def __call__(self, *args, **kwargs):
         if not _RUN_EAGERLY[0]:
-            # Fast path: NumPy arrays/scalars and Python values in a layout seen before.
+            # Fast path: NumPy arrays/scalars and Python values in a layout seen before. The
+            # per-argument key is _fast_key's, written out here for the positional arguments
+            # (a function call per argument would cost more than the rest of the lookup).
             key = []
             for a in args:
                 t = type(a)
@@ -645,42 +662,28 @@ class Function:
                     hit = self._fast.get(tuple(key))
                     if hit is not None and (not _TRACES_RUNNING[0] or not _tracing_stack()):
                         cf, positions = hit
-                        if self._recent:
-                            self._recent.append(0)
-                        try:
-                            if positions is None:
-                                return cf._pack(cf._run(*args))
-                            return cf._pack(cf._run(*[args[i] for i in positions]))
-                        except errors.ExecutionError:
-                            raise
-                        except Exception as exc:
-                            raise cf._compiled.wrap_error(exc, errors.ExecutionError) from exc
+                        return self._run_fast(cf, args if positions is None else [args[i] for i in positions])
                 else:
                     # Keyword call: the key adds (name, key) per keyword in call order; the entry
                     # says which of args + kwargs values (in call order) feed the graph, in order.
-                    kw = []
-                    for name, a in kwargs.items():
-                        t = type(a)
-                        if t is np.ndarray or t in _NP_SCALAR_TYPES:
-                            kw.append((name, (a.dtype, a.shape)))
-                        elif t in _FAST_PY_TYPES:
-                            kw.append((name, a if t is not bool else ("bool", a)))
-                        else:
-                            break
-                    else:
-                        hit = self._fast_kw.get((tuple(key), tuple(kw)))
-                        if hit is not None and (not _TRACES_RUNNING[0] or not _tracing_stack()):
-                            cf, order = hit
-                            if self._recent:
-                                self._recent.append(0)
-                            values = args + tuple(kwargs.values())
-                            try:
-                                return cf._pack(cf._run(*[values[i] for i in order]))
-                            except errors.ExecutionError:
-                                raise
-                            except Exception as exc:
-                                raise cf._compiled.wrap_error(exc, errors.ExecutionError) from exc
+                    kw = tuple((name, _fast_key(a)) for name, a in kwargs.items())
+                    hit = self._fast_kw.get((tuple(key), kw))
+                    if hit is not None and (not _TRACES_RUNNING[0] or not _tracing_stack()):
+                        cf, order = hit
+                        values = args + tuple(kwargs.values())
+                        return self._run_fast(cf, [values[i] for i in order])
         return self._call_slow(args, kwargs)
+
+    def _run_fast(self, cf, inputs):
+        """Runs a fast-path hit: `inputs` are exactly the graph's inputs."""
+        if self._recent:
+            self._recent.append(0)
+        try:
+            return cf._pack(cf._run(*inputs))
+        except errors.ExecutionError:
+            raise
+        except Exception as exc:
+            raise cf._compiled.wrap_error(exc, errors.ExecutionError) from exc
 
     def _call_slow(self, args, kwargs):
         if _RUN_EAGERLY[0]:
@@ -699,7 +702,10 @@ class Function:
         return cf
 
     def _callable(self):
-        func = self.python_function
+        return self._bound_to_instance(self.python_function)
+
+    def _bound_to_instance(self, func):
+        """`func` bound to this method's instance (as is for a plain function)."""
         if self._instance_ref is not None:
             instance = self._instance_ref()
             if instance is None:
@@ -768,14 +774,12 @@ class Function:
         values = args + tuple(kwargs.values()) if kwargs else args
         positions, key = [], []
         for i, a in enumerate(values):
-            t = type(a)
-            if t is np.ndarray or t in _NP_SCALAR_TYPES:
-                positions.append(i)
-                key.append((a.dtype, a.shape))
-            elif t in _FAST_PY_TYPES and self._input_signature is None:
-                key.append(a if t is not bool else ("bool", a))
-            else:
+            k = _fast_key(a)
+            if k is _NOT_FAST or (type(a) in _FAST_PY_TYPES and self._input_signature is not None):
                 return
+            if type(a) not in _FAST_PY_TYPES:
+                positions.append(i)
+            key.append(k)
         flat: list = []
         _flat_tensors(bound, flat)
         if len(flat) != len(positions):
@@ -918,12 +922,7 @@ class Function:
             if self._converted is None:
                 self._converted = _convert(func)
             func = self._converted
-        if self._instance_ref is not None:
-            instance = self._instance_ref()
-            if instance is None:
-                raise ReferenceError(f"the object of method {self._name!r} no longer exists")
-            return func.__get__(instance)
-        return func
+        return self._bound_to_instance(func)
 
     def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
         return "\n\n".join(cf.pretty_printed_signature(verbose) for _, _, _, cf in self._concretes)
