@@ -1,19 +1,26 @@
-"""Staging: trace Python + NumPy functions into graphs and run them (tf.function for NumPy)."""
+"""Staging: trace Python + NumPy functions into graphs and run them (tf.function for NumPy).
 
-from . import errors
+The tracing core (tensor, graph_building, numpy_api, control_flow, variables, tensor_array,
+debugging, errors, source_map, nest) never imports autograph; `staging.function` (the Function
+layer) asks autograph to convert functions it traces.
+"""
+
+from runtime.options import get_options as get_optimizer_options
+from runtime.options import options as optimizer_options
+from runtime.options import set_options as set_optimizer_options
+
+from . import errors, numpy_api  # noqa: F401  (numpy_api installs Tensor's operators)
 from .control_flow import cond, while_loop
 from .debugging import assert_true, constant, print, py_function  # noqa: A004
 from .function import (AutographWarning, ConcreteFunction, Function, RetracingWarning, TensorSpec, function,
                        functions_run_eagerly, run_functions_eagerly)
 from .tensor import Tensor, is_symbolic
-from runtime.options import get_options as get_optimizer_options  # noqa: E402,I001
-from runtime.options import options as optimizer_options
-from runtime.options import set_options as set_optimizer_options
 from .tensor_array import TensorArray
 from .variables import Variable
 
 __all__ = [
     "AutographWarning", "ConcreteFunction", "Function", "RetracingWarning", "Tensor", "TensorArray", "TensorSpec",
     "Variable", "assert_true", "cond", "constant", "errors", "function", "functions_run_eagerly",
-    "get_optimizer_options", "is_symbolic", "optimizer_options", "print", "py_function", "run_functions_eagerly", "set_optimizer_options", "while_loop",
+    "get_optimizer_options", "is_symbolic", "optimizer_options", "print", "py_function", "run_functions_eagerly",
+    "set_optimizer_options", "while_loop",
 ]

@@ -7,8 +7,9 @@ import numpy as np
 from runtime import ListType, TensorType, Value
 
 from . import errors, nest
-from .graph_building import FuncGraph, _where, building, current_graph, record
-from .tensor import Tensor
+from .graph_building import FuncGraph, building, current_graph, record
+from .source_map import where
+from .tensor import Tensor, has_staged_value
 
 
 # -- leaves ------------------------------------------------------------------
@@ -20,11 +21,6 @@ def _is_tensor_array(x) -> bool:
     return getattr(type(x), "_is_tensor_array", False)
 
 
-def _is_variable(x) -> bool:
-    # looked up on the type: markers such as autograph's Undefined raise on any attribute access
-    return hasattr(type(x), "_staged_value")
-
-
 def _is_undefined(x) -> bool:
     """autograph's marker for a name with no value yet (class attribute `_is_undefined`)."""
     return getattr(type(x), "_is_undefined", False)
@@ -32,7 +28,7 @@ def _is_undefined(x) -> bool:
 
 def _is_convertible(x) -> bool:
     return isinstance(x, (Tensor, np.ndarray, np.generic) + _PY_NUMBERS) or _is_tensor_array(x) \
-        or _is_variable(x)
+        or has_staged_value(x)
 
 
 def _leaf_type(x):
@@ -41,7 +37,7 @@ def _leaf_type(x):
         return x.type, False
     if _is_tensor_array(x):
         return x._handle.type, False
-    if _is_variable(x):
+    if has_staged_value(x):
         return TensorType(x.dtype, x.shape), False
     if isinstance(x, _PY_NUMBERS):
         return TensorType(np.result_type(type(x)) if type(x) is not bool else np.bool_, ()), True
@@ -80,7 +76,7 @@ def _value_in(graph: FuncGraph, leaf, target) -> Value:
     """`leaf` as a Value of `graph` with dtype `target.dtype` (recording a cast/const if needed)."""
     if _is_tensor_array(leaf):
         return graph.value_of(leaf._handle)
-    if _is_variable(leaf):
+    if has_staged_value(leaf):
         with building(graph):
             leaf = leaf._staged_value()
     if isinstance(leaf, Tensor):
@@ -139,13 +135,13 @@ def _top_level_paths(structure, names, default):
 def _truth_value(graph: FuncGraph, c, what: str) -> Value:
     with building(graph):
         if not isinstance(c, Tensor):
-            if _is_variable(c):
+            if has_staged_value(c):
                 c = c._staged_value()
             else:
                 return record("const", [], {"value": np.bool_(bool(c))})._value
         if c.type.shape != ():
             raise errors.SymbolicValueError(
-                f"{_where()}the {what} is a tensor of shape {c.type}, not a scalar: its truth value is "
+                f"{where()}the {what} is a tensor of shape {c.type}, not a scalar: its truth value is "
                 f"ambiguous; reduce it with .any() or .all()")
         if c.dtype != np.bool_:
             c = record("truth", [c])
@@ -161,7 +157,7 @@ def cond(pred, true_fn, false_fn, *, names=None):
     Tensors and numbers are merged; leaves identical (`is`) in both branches
     pass through unchanged.
     """
-    if _is_variable(pred) and current_graph() is not None:
+    if has_staged_value(pred) and current_graph() is not None:
         pred = pred._staged_value()
     if not isinstance(pred, Tensor):
         return true_fn() if pred else false_fn()
@@ -181,7 +177,7 @@ def cond(pred, true_fn, false_fn, *, names=None):
 
     if nest.structure_signature(t_out) != nest.structure_signature(e_out):
         raise errors.BranchMismatchError(
-            f"{_where()}the branches of a staged `if` return different structures: "
+            f"{where()}the branches of a staged `if` return different structures: "
             f"{_describe_structure(t_out)} vs {_describe_structure(e_out)}")
     single = not isinstance(t_out, (tuple, list))
     t_items = [t_out] if single else list(t_out)
@@ -196,14 +192,14 @@ def cond(pred, true_fn, false_fn, *, names=None):
             continue
         if not (_is_convertible(a) and _is_convertible(b)):
             raise errors.BranchMismatchError(
-                f"{_where()}'{name}' is {_describe_leaf(a)} in the true branch and {_describe_leaf(b)} "
+                f"{where()}'{name}' is {_describe_leaf(a)} in the true branch and {_describe_leaf(b)} "
                 f"in the false branch of a staged `if`; both branches must give it a tensor or number")
         ta, weak_a = _leaf_type(a)
         tb, weak_b = _leaf_type(b)
         try:
             joined = _join_types(ta, tb, weak_a, weak_b, f"'{name}'")
         except errors.BranchMismatchError as exc:
-            raise errors.BranchMismatchError(f"{_where()}{exc} (branches of a staged `if`)") from None
+            raise errors.BranchMismatchError(f"{where()}{exc} (branches of a staged `if`)") from None
         merged.append(("dynamic", a if _is_tensor_array(a) else b if _is_tensor_array(b) else None))
         out_types.append(joined)
 
@@ -259,7 +255,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
     flat = _top_level_paths(loop_vars, names, "loop_vars")
     kinds, types, weak, inits = [], [], [], []
     for name, leaf in flat:
-        if _is_convertible(leaf) and not _is_variable(leaf):
+        if _is_convertible(leaf) and not has_staged_value(leaf):
             t, w = _leaf_type(leaf)
             kinds.append("dynamic")
             types.append(t)
@@ -283,7 +279,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
         new_types = list(types)
         for i, ((name, init), out) in enumerate(zip(flat, out_leaves)):
             if kinds[i] == "static" and _is_undefined(init) and _is_convertible(out) \
-                    and not _is_variable(out):
+                    and not has_staged_value(out):
                 # A name first assigned in the loop (e.g. a value returned from inside it): its
                 # type comes from the body; before the first iteration it holds a zero of that
                 # type, which converted code never reads (it tracks whether the name is set).
@@ -299,7 +295,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
             t_out, weak_out = _leaf_type(out) if _is_convertible(out) else (None, False)
             if t_out is None:
                 raise errors.LoopVariableError(
-                    f"{_where()}loop variable '{name}' is a tensor before the loop but the loop body "
+                    f"{where()}loop variable '{name}' is a tensor before the loop but the loop body "
                     f"makes it {_describe_leaf(out)}")
             new = _generalise(types[i], t_out, weak[i], weak_out, name)
             if new != types[i]:
@@ -310,7 +306,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
         cg.closed = bg.closed = True  # this attempt's tensors are discarded
         types = new_types
     else:  # pragma: no cover - each retrace loses at least one known dim, so this cannot loop
-        raise errors.LoopVariableError(f"{_where()}loop variable types did not settle")
+        raise errors.LoopVariableError(f"{where()}loop variable types did not settle")
 
     dyn_index = [i for i, k in enumerate(kinds) if k == "dynamic"]
     cg.graph.outputs = [cg._loop_cond]
@@ -338,7 +334,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
 
 def _placeholder_value(t):
     if isinstance(t, ListType):
-        raise errors.LoopVariableError(f"{_where()}a list first created inside a staged loop cannot be "
+        raise errors.LoopVariableError(f"{where()}a list first created inside a staged loop cannot be "
                                        f"carried out of it; create it before the loop")
     return np.zeros(tuple(0 if d is None else d for d in t.shape), dtype=t.dtype)[()] if t.shape == () \
         else np.zeros(tuple(0 if d is None else d for d in t.shape), dtype=t.dtype)
@@ -380,11 +376,11 @@ def _check_body_outputs(loop_vars, body_out, flat, kinds):
     if not isinstance(body_out, (tuple, list)) or len(body_out) != len(loop_vars):
         got = f"{len(body_out)} values" if isinstance(body_out, (tuple, list)) else _describe_leaf(body_out)
         raise errors.LoopVariableError(
-            f"{_where()}the loop body must return {len(loop_vars)} loop variables, got {got}")
+            f"{where()}the loop body must return {len(loop_vars)} loop variables, got {got}")
     out_flat = _top_level_paths(tuple(body_out), None, "loop_vars")
     if nest.structure_signature(tuple(body_out)) != nest.structure_signature(loop_vars):
         raise errors.LoopVariableError(
-            f"{_where()}the loop body changes the structure of the loop variables "
+            f"{where()}the loop body changes the structure of the loop variables "
             f"({_describe_structure(loop_vars)} before, {_describe_structure(body_out)} after)")
     outs = [leaf for _, leaf in out_flat]
     for ((name, init), kind, out) in zip(flat, kinds, outs):
@@ -393,12 +389,12 @@ def _check_body_outputs(loop_vars, body_out, flat, kinds):
                 continue  # given a type by the first body trace, see while_loop
             if _is_convertible(out) and init is None:
                 raise errors.LoopVariableError(
-                    f"{_where()}loop variable '{name}' is {_describe_leaf(init)} before the staged loop "
+                    f"{where()}loop variable '{name}' is {_describe_leaf(init)} before the staged loop "
                     f"and {_describe_leaf(out)} inside it; give it an initial value of the same dtype "
                     f"before the loop")
-            if not (_is_variable(init) and out is init):
+            if not (has_staged_value(init) and out is init):
                 raise errors.LoopVariableError(
-                    f"{_where()}loop variable '{name}' is a Python {type(init).__name__} that the staged "
+                    f"{where()}loop variable '{name}' is a Python {type(init).__name__} that the staged "
                     f"loop body changes ({_describe_leaf(init)} -> {_describe_leaf(out)}); only tensors "
                     f"and numbers can change in a staged loop")
     return outs
@@ -409,7 +405,7 @@ def _generalise(before, after, weak_before, weak_after, name):
         try:
             return _join_types(before, after, False, False, f"'{name}'")
         except errors.BranchMismatchError as exc:
-            raise errors.LoopVariableError(f"{_where()}loop variable {exc}") from None
+            raise errors.LoopVariableError(f"{where()}loop variable {exc}") from None
     if before.dtype != after.dtype:
         if weak_after:
             after = TensorType(before.dtype, after.shape)
@@ -417,12 +413,12 @@ def _generalise(before, after, weak_before, weak_after, name):
             before = TensorType(after.dtype, before.shape)
         else:
             raise errors.LoopVariableError(
-                f"{_where()}loop variable '{name}' changes dtype from {before.dtype.name} before the "
+                f"{where()}loop variable '{name}' changes dtype from {before.dtype.name} before the "
                 f"loop to {after.dtype.name} in the loop body; cast it (e.g. .astype(np."
                 f"{after.dtype.name})) before the loop so it keeps one dtype")
     if len(before.shape) != len(after.shape):
         raise errors.LoopVariableError(
-            f"{_where()}loop variable '{name}' changes rank from {before} to {after} in the loop body")
+            f"{where()}loop variable '{name}' changes rank from {before} to {after} in the loop body")
     return TensorType(before.dtype, tuple(a if a == b else None for a, b in zip(before.shape, after.shape)))
 
 
@@ -442,7 +438,7 @@ def _apply_shape_invariants(flat, types, shape_invariants):
             t = TensorType(types[i].dtype, spec_shape)
             if not t.is_supertype_of(types[i]):
                 raise errors.LoopVariableError(
-                    f"{_where()}shape invariant {t} for loop variable '{name}' does not accept its "
+                    f"{where()}shape invariant {t} for loop variable '{name}' does not accept its "
                     f"initial value {types[i]}")
             types[i] = t
 

@@ -10,12 +10,9 @@ from runtime import TensorType
 from runtime.core_ops import ARG
 
 from . import errors
-from .graph_building import _where, current_graph, leaked_error, record
-from .tensor import Tensor
-
-
-def _is_value(x) -> bool:
-    return isinstance(x, Tensor) or hasattr(x, "_staged_value")
+from .graph_building import current_graph, record
+from .source_map import where
+from .tensor import Tensor, has_staged_value, leaked_error, staged_value
 
 
 def print(*args, sep=" ", end="\n"):  # noqa: A001 - mirrors the builtin on purpose
@@ -29,8 +26,8 @@ def print(*args, sep=" ", end="\n"):  # noqa: A001 - mirrors the builtin on purp
         return None
     inputs, parts = [], []
     for a in args:
-        if _is_value(a):
-            inputs.append(a._staged_value() if hasattr(a, "_staged_value") else a)
+        if isinstance(a, Tensor) or has_staged_value(a):
+            inputs.append(staged_value(a))
             parts.append(ARG)
         elif isinstance(a, (np.ndarray, np.generic)):
             inputs.append(a)
@@ -49,15 +46,15 @@ def _printable(obj):
 def assert_true(condition, message=None):
     """`assert condition, message`, staged when `condition` is symbolic: failing raises
     an error that is an AssertionError carrying `message`."""
-    if hasattr(condition, "_staged_value") and current_graph() is not None:
-        condition = condition._staged_value()
+    if current_graph() is not None:
+        condition = staged_value(condition)
     if not isinstance(condition, Tensor):
         if not condition:
             raise AssertionError(message) if message is not None else AssertionError()
         return None
     if condition.type.shape != ():
         raise errors.SymbolicValueError(
-            f"{_where()}assert on a tensor of shape {condition.type}: its truth value is ambiguous; "
+            f"{where()}assert on a tensor of shape {condition.type}: its truth value is ambiguous; "
             f"assert on .all() or .any() of it")
     parts, inputs = [], [condition]
     if message is not None:
@@ -101,7 +98,7 @@ def py_function(func, inputs, Tout):
         for value, t in zip(results, types):
             arr = np.asarray(value).astype(t.dtype, copy=False)
             if not t.accepts_shape(arr.shape):  # the check the staged kernel makes
-                raise ValueError(f"{_where()}py_function {getattr(func, '__name__', func)!r} returned "
+                raise ValueError(f"{where()}py_function {getattr(func, '__name__', func)!r} returned "
                                  f"shape {arr.shape}, Tout declares {t}")
             out.append(arr[()] if arr.ndim == 0 else arr)
         return list(out) if multi else out[0]

@@ -10,6 +10,8 @@ from runtime import Graph, Node, TensorType, Value
 from runtime.registry import get_op, infer_types, UnknownOpError
 
 from . import errors, source_map
+from .source_map import where
+from .tensor import Tensor, has_staged_value, leaked_error
 
 _state = threading.local()
 
@@ -34,7 +36,6 @@ class FuncGraph:
         return self.graph.name
 
     def add_input(self, type_, name: str = ""):
-        from .tensor import Tensor
         return Tensor(self, self.graph.add_input(type_, name))
 
     def value_of(self, tensor) -> Value:
@@ -46,7 +47,7 @@ class FuncGraph:
             raise leaked_error(tensor)
         if self.outer is None or not self._encloses(owner):
             raise errors.LeakedTensorError(
-                f"{_where()}symbolic tensor {tensor._describe()} belongs to another trace "
+                f"{where()}symbolic tensor {tensor._describe()} belongs to another trace "
                 f"({owner.function_name!r}) and cannot be used in {self.function_name!r}; pass it as "
                 f"an argument instead of closing over it")
         outer_value = self.outer.value_of(tensor)
@@ -67,17 +68,6 @@ class FuncGraph:
                 return True
             g = g.outer
         return False
-
-
-def leaked_error(tensor) -> errors.LeakedTensorError:
-    made = ""
-    if tensor._value.producer is not None and tensor._value.producer.location:
-        file, line = tensor._value.producer.location
-        made = f" (created at {file}:{line})"
-    return errors.LeakedTensorError(
-        f"{_where()}symbolic tensor {tensor._describe()}{made} was used outside the trace of "
-        f"{tensor._graph.function_name!r} that created it; it has no value here. Return it from "
-        f"the staged function instead of storing it in a global or an attribute")
 
 
 def _stack() -> list:
@@ -111,11 +101,6 @@ class building:
 
 
 
-def _where() -> str:
-    loc = source_map.user_location(2)
-    return f"{loc[0]}:{loc[1]}: " if loc else ""
-
-
 def user_location():
     return source_map.user_location(2)
 
@@ -125,7 +110,6 @@ _SCALAR_LITERALS = (bool, int, float, complex)
 
 def to_value(graph: FuncGraph, item, op_name: str = "") -> Value | object:
     """A node input for `item`: a Value, or a Python scalar kept as a weak literal."""
-    from .tensor import Tensor
     if isinstance(item, Tensor):
         return graph.value_of(item)
     if isinstance(item, Value):  # already a value of `graph` (control-flow operands)
@@ -135,17 +119,16 @@ def to_value(graph: FuncGraph, item, op_name: str = "") -> Value | object:
         return item
     if isinstance(item, (np.ndarray, np.generic)):
         return constant_value(graph, item)
-    read = getattr(item, "_staged_value", None)  # Variables
-    if read is not None:
-        return graph.value_of(read())
+    if has_staged_value(item):  # Variables
+        return graph.value_of(item._staged_value())
     raise errors.UnsupportedOpError(
-        f"{_where()}op {op_name!r} cannot take a {type(item).__name__} ({item!r:.60}) as an input; "
+        f"{where()}op {op_name!r} cannot take a {type(item).__name__} ({item!r:.60}) as an input; "
         f"only arrays, numbers and symbolic tensors can be staged")
 
 
 def constant_value(graph: FuncGraph, array) -> Value:
     if isinstance(array, np.ndarray) and array.dtype.hasobject:
-        raise errors.UnsupportedOpError(f"{_where()}object arrays cannot be staged")
+        raise errors.UnsupportedOpError(f"{where()}object arrays cannot be staged")
     if isinstance(array, np.ndarray):
         array = array.copy()
         array.setflags(write=False)
@@ -161,13 +144,12 @@ def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, 
     Returns a Tensor for single-output ops, a tuple of Tensors otherwise
     (an empty tuple for ops without outputs).
     """
-    from .tensor import Tensor
     fg = graph if graph is not None else current_graph()
     if fg is None:
         for item in inputs:
             if isinstance(item, Tensor):
                 raise leaked_error(item)
-        raise errors.StagingError(f"{_where()}op {op_name!r} was recorded outside of any trace")
+        raise errors.StagingError(f"{where()}op {op_name!r} was recorded outside of any trace")
     attrs = attrs or {}
     values = [to_value(fg, item, op_name) for item in inputs]
     if output_types is None:
@@ -175,14 +157,14 @@ def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, 
             op = get_op(op_name)
         except UnknownOpError:
             raise errors.UnsupportedOpError(
-                f"{_where()}no staged op {op_name!r}; wrap the computation in staging.py_function") from None
+                f"{where()}no staged op {op_name!r}; wrap the computation in staging.py_function") from None
         in_types = [v.type if isinstance(v, Value) else v for v in values]
         try:
             output_types = infer_types(op, in_types, attrs)
         except (ValueError, TypeError, IndexError, ArithmeticError, np.exceptions.AxisError) as exc:
             if isinstance(exc, errors.StagingError):
                 raise
-            raise type(exc)(f"{_where()}{op_name}: {exc}") from None
+            raise type(exc)(f"{where()}{op_name}: {exc}") from None
         single = op.num_outputs == 1
     else:
         single = False

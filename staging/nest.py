@@ -1,4 +1,10 @@
-"""Flattening and packing of nested Python structures (tuple, list, dict, namedtuple, dataclass)."""
+"""Nested Python structures (tuple, list, dict, namedtuple, dataclass): one walker for them all.
+
+Containers are tuples and lists (namedtuples included), dicts (walked in sorted key order) and
+dataclass instances (their fields in order); everything else is a leaf. Every function takes
+`is_leaf`, a predicate that makes some containers leaves (trace keys treat an object with a
+`__tracing_type__` as a leaf, whatever its type).
+"""
 
 from __future__ import annotations
 
@@ -9,25 +15,8 @@ def is_namedtuple(x) -> bool:
     return isinstance(x, tuple) and hasattr(type(x), "_fields")
 
 
-def flatten(structure) -> list:
-    """Leaves in a deterministic order (dict keys sorted)."""
-    out: list = []
-    _flatten(structure, out)
-    return out
-
-
-def _flatten(s, out):
-    if isinstance(s, (tuple, list)):
-        for item in s:
-            _flatten(item, out)
-    elif isinstance(s, dict):
-        for key in _sorted_keys(s):
-            _flatten(s[key], out)
-    elif dataclasses.is_dataclass(s) and not isinstance(s, type):
-        for f in dataclasses.fields(s):
-            _flatten(getattr(s, f.name), out)
-    else:
-        out.append(s)
+def _is_dataclass_instance(x) -> bool:
+    return dataclasses.is_dataclass(x) and not isinstance(x, type)
 
 
 def _sorted_keys(d):
@@ -37,61 +26,76 @@ def _sorted_keys(d):
         return sorted(d, key=repr)
 
 
-def flatten_with_paths(structure, prefix: str = "") -> list[tuple[str, object]]:
-    """[(path, leaf)], paths like `x`, `x[0]`, `x['a']`, `x.field`."""
+def _children(s, is_leaf):
+    """[(path suffix, child)] of a container, or None for a leaf."""
+    if is_leaf is not None and is_leaf(s):
+        return None
+    if is_namedtuple(s):
+        return [(f".{name}", item) for name, item in zip(type(s)._fields, s)]
+    if isinstance(s, (tuple, list)):
+        return [(f"[{i}]", item) for i, item in enumerate(s)]
+    if isinstance(s, dict):
+        return [(f"[{key!r}]", s[key]) for key in _sorted_keys(s)]
+    if _is_dataclass_instance(s):
+        return [(f".{f.name}", getattr(s, f.name)) for f in dataclasses.fields(s)]
+    return None
+
+
+def flatten_with_paths(structure, prefix: str = "", is_leaf=None) -> list[tuple[str, object]]:
+    """[(path, leaf)] in a deterministic order, paths like `x`, `x[0]`, `x['a']`, `x.field`."""
     out: list = []
-    _flatten_paths(structure, prefix, out)
+    stack = [(prefix, structure)]
+    while stack:
+        path, s = stack.pop()
+        children = _children(s, is_leaf)
+        if children is None:
+            out.append((path, s))
+        else:
+            stack.extend((path + suffix, child) for suffix, child in reversed(children))
     return out
 
 
-def _flatten_paths(s, path, out):
+def flatten(structure, is_leaf=None) -> list:
+    """The leaves, in the order of flatten_with_paths."""
+    return [leaf for _, leaf in flatten_with_paths(structure, "", is_leaf)]
+
+
+def _rebuild(s, items):
+    """A container like `s` holding `items` (its children, in _children order)."""
     if is_namedtuple(s):
-        for name, item in zip(type(s)._fields, s):
-            _flatten_paths(item, f"{path}.{name}", out)
-    elif isinstance(s, (tuple, list)):
-        for i, item in enumerate(s):
-            _flatten_paths(item, f"{path}[{i}]", out)
-    elif isinstance(s, dict):
-        for key in _sorted_keys(s):
-            _flatten_paths(s[key], f"{path}[{key!r}]", out)
-    elif dataclasses.is_dataclass(s) and not isinstance(s, type):
-        for f in dataclasses.fields(s):
-            _flatten_paths(getattr(s, f.name), f"{path}.{f.name}", out)
-    else:
-        out.append((path, s))
-
-
-def pack_as(structure, leaves):
-    """Rebuilds `structure` with its leaves replaced, in flatten order."""
-    it = iter(leaves)
-    result = _pack(structure, it)
-    return result
-
-
-def _pack(s, it):
-    if is_namedtuple(s):
-        return type(s)(*[_pack(item, it) for item in s])
+        return type(s)(*items)
     if isinstance(s, tuple):
-        return tuple(_pack(item, it) for item in s)
+        return tuple(items)
     if isinstance(s, list):
-        return [_pack(item, it) for item in s]
+        return list(items)
     if isinstance(s, dict):
-        packed = {key: _pack(s[key], it) for key in _sorted_keys(s)}
-        return type(s)((key, packed[key]) for key in s) if type(s) is not dict else {k: packed[k] for k in s}
-    if dataclasses.is_dataclass(s) and not isinstance(s, type):
-        return dataclasses.replace(s, **{f.name: _pack(getattr(s, f.name), it) for f in dataclasses.fields(s)
-                                         if f.init})
-    return next(it)
+        packed = dict(zip(_sorted_keys(s), items))
+        if type(s) is dict:
+            return {k: packed[k] for k in s}  # the caller's key order
+        return type(s)((k, packed[k]) for k in s)
+    fields = dataclasses.fields(s)
+    return dataclasses.replace(s, **{f.name: item for f, item in zip(fields, items) if f.init})
 
 
-def structure_signature(s):
+def map_structure(fn, structure, is_leaf=None):
+    """`structure` rebuilt with every leaf replaced by fn(leaf)."""
+    children = _children(structure, is_leaf)
+    if children is None:
+        return fn(structure)
+    return _rebuild(structure, [map_structure(fn, child, is_leaf) for _, child in children])
+
+
+def pack_as(structure, leaves, is_leaf=None):
+    """Rebuilds `structure` with its leaves replaced by `leaves`, in flatten order."""
+    it = iter(leaves)
+    return map_structure(lambda _: next(it), structure, is_leaf)
+
+
+def structure_signature(s, is_leaf=None):
     """A hashable description of the containers only (leaves replaced by '*')."""
-    if is_namedtuple(s):
-        return (type(s), tuple(structure_signature(i) for i in s))
-    if isinstance(s, (tuple, list)):
-        return (type(s), tuple(structure_signature(i) for i in s))
+    children = _children(s, is_leaf)
+    if children is None:
+        return "*"
     if isinstance(s, dict):
-        return (type(s), tuple((k, structure_signature(s[k])) for k in _sorted_keys(s)))
-    if dataclasses.is_dataclass(s) and not isinstance(s, type):
-        return (type(s), tuple(structure_signature(getattr(s, f.name)) for f in dataclasses.fields(s)))
-    return "*"
+        return (type(s), tuple((k, structure_signature(s[k], is_leaf)) for k in _sorted_keys(s)))
+    return (type(s), tuple(structure_signature(child, is_leaf) for _, child in children))

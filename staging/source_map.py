@@ -70,6 +70,13 @@ def user_location(depth: int = 1) -> tuple[str, int] | None:
     return None
 
 
+def where() -> str:
+    """'file:line: ' of the innermost user frame (see user_location), or '' when there is none:
+    the prefix of every error message that points at user code."""
+    loc = user_location(2)
+    return f"{loc[0]}:{loc[1]}: " if loc else ""
+
+
 _STDLIB = os.path.dirname(os.__file__) + os.sep
 
 

@@ -7,7 +7,8 @@ import numpy as np
 from runtime import TensorType
 
 from . import errors
-from .graph_building import _where, current_graph, record
+from .graph_building import current_graph, record
+from .source_map import where
 from .tensor import Tensor
 
 
@@ -39,7 +40,7 @@ class TensorArray:
             self._items = None
         else:
             if isinstance(size, Tensor):
-                raise errors.SymbolicValueError(f"{_where()}TensorArray size is symbolic outside a trace")
+                raise errors.SymbolicValueError(f"{where()}TensorArray size is symbolic outside a trace")
             self._handle = None
             self._items = [None] * int(size)
 
@@ -60,13 +61,13 @@ class TensorArray:
         if isinstance(value, Tensor):
             if value.dtype != self.dtype:
                 raise errors.LoopVariableError(
-                    f"{_where()}TensorArray of {self.dtype.name} cannot hold a {value.dtype.name} value; "
+                    f"{where()}TensorArray of {self.dtype.name} cannot hold a {value.dtype.name} value; "
                     f"cast it with .astype(np.{self.dtype.name})")
             return value
         arr = np.asarray(value)
         if arr.dtype != self.dtype:
             if not isinstance(value, (int, float, bool, complex)) and not np.can_cast(arr.dtype, self.dtype, "same_kind"):
-                raise TypeError(f"{_where()}TensorArray of {self.dtype.name} cannot hold a {arr.dtype.name} value")
+                raise TypeError(f"{where()}TensorArray of {self.dtype.name} cannot hold a {arr.dtype.name} value")
             arr = arr.astype(self.dtype)
         return arr[()] if arr.ndim == 0 else arr
 
@@ -105,7 +106,7 @@ class TensorArray:
         if self._staged:
             if self._handle.type.element is None:
                 raise errors.SymbolicValueError(
-                    f"{_where()}TensorArray.read() before any write: its element type is unknown; give "
+                    f"{where()}TensorArray.read() before any write: its element type is unknown; give "
                     f"dtype= and element_shape= when creating it")
             return record("list_read", [self._handle, index])
         value = self._items[int(index)]
@@ -126,7 +127,7 @@ class TensorArray:
             if el is None:
                 if self.dtype is None or self.element_shape is None:
                     raise errors.SymbolicValueError(
-                        f"{_where()}TensorArray.stack() of a list whose element type is unknown (nothing "
+                        f"{where()}TensorArray.stack() of a list whose element type is unknown (nothing "
                         f"was written); give dtype= and element_shape=")
                 el = TensorType(self.dtype, self.element_shape)
             return record("list_stack", [self._handle], {"dtype": el.dtype, "element_shape": el.shape})
@@ -145,7 +146,7 @@ class TensorArray:
     def to_list(self) -> list:
         """The elements as a Python list (eager only)."""
         if self._staged:
-            raise errors.SymbolicValueError(f"{_where()}to_list() of a staged TensorArray; return it instead")
+            raise errors.SymbolicValueError(f"{where()}to_list() of a staged TensorArray; return it instead")
         return list(self._items)
 
     def __repr__(self):

@@ -9,7 +9,8 @@ import numpy as np
 from runtime import TensorType, broadcast_shapes
 
 from . import errors
-from .graph_building import _where, current_graph, record
+from .graph_building import current_graph, record
+from .source_map import where
 from .tensor import Tensor
 
 _creation = threading.local()
@@ -52,7 +53,7 @@ class Variable:
             initial_value = initial_value()
         if isinstance(initial_value, Tensor):
             raise errors.SymbolicValueError(
-                f"{_where()}a Variable's initial value must be concrete, but it depends on a traced "
+                f"{where()}a Variable's initial value must be concrete, but it depends on a traced "
                 f"argument {initial_value._describe()}; initialize it from a NumPy value or a Python "
                 f"number and assign() the traced value afterwards")
         value = np.array(initial_value, dtype=dtype)
@@ -80,7 +81,7 @@ class Variable:
     def numpy(self):
         if current_graph() is not None:
             raise errors.SymbolicValueError(
-                f"{_where()}Variable {self.name!r}.numpy() inside a staged function has no value while "
+                f"{where()}Variable {self.name!r}.numpy() inside a staged function has no value while "
                 f"tracing; use the Variable (or .read_value()) in computations instead")
         return self._copy()
 
@@ -94,7 +95,7 @@ class Variable:
             if value.dtype != self.dtype and np.can_cast(value.dtype, self.dtype, "same_kind"):
                 value = record("astype", [value], {"dtype": self.dtype})  # as eagerly (same_kind)
             if value.dtype != self.dtype:
-                raise TypeError(f"{_where()}Variable {self.name!r} has dtype {self.dtype.name}; "
+                raise TypeError(f"{where()}Variable {self.name!r} has dtype {self.dtype.name}; "
                                 f"{what}() got a {value.dtype.name} tensor. Cast it with "
                                 f".astype(np.{self.dtype.name})")
             shape = tuple(value.static_shape)
@@ -103,7 +104,7 @@ class Variable:
             except ValueError:
                 fits = False
             if not fits:
-                raise ValueError(f"{_where()}Variable {self.name!r} has shape {self.shape}; {what}() got "
+                raise ValueError(f"{where()}Variable {self.name!r} has shape {self.shape}; {what}() got "
                                  f"a tensor of shape {value.type}")
             if shape != tuple(self.shape):  # broadcast (and check unknown dims) when the graph runs
                 value = record("broadcast_to", [value], {"shape": tuple(self.shape)})
@@ -114,12 +115,12 @@ class Variable:
         except ValueError:
             fits = False
         if not fits:
-            raise ValueError(f"{_where()}Variable {self.name!r} has shape {self.shape}; {what}() got "
+            raise ValueError(f"{where()}Variable {self.name!r} has shape {self.shape}; {what}() got "
                              f"a value of shape {arr.shape}")
         if isinstance(value, (int, float, bool, complex)) or np.can_cast(arr.dtype, self.dtype, "same_kind"):
             arr = arr.astype(self.dtype)
         else:
-            raise TypeError(f"{_where()}Variable {self.name!r} has dtype {self.dtype.name}; {what}() got "
+            raise TypeError(f"{where()}Variable {self.name!r} has dtype {self.dtype.name}; {what}() got "
                             f"{arr.dtype.name}")
         if arr.shape != self.shape:
             arr = np.broadcast_to(arr, self.shape).copy()
@@ -160,7 +161,7 @@ class Variable:
     def __array__(self, dtype=None, copy=None):
         if current_graph() is not None:
             raise errors.SymbolicValueError(
-                f"{_where()}Variable {self.name!r} converted to a NumPy array while tracing; use it in "
+                f"{where()}Variable {self.name!r} converted to a NumPy array while tracing; use it in "
                 f"NumPy calls directly (np.sum(v)) or call v.read_value()")
         return np.array(self._value, dtype=dtype)
 

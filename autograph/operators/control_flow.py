@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import sys
 
-from autograph.operators import _staging, data_structures, py_builtins
-from autograph.operators.variables import Undefined, is_undefined, is_undefined_return
+import numpy as np
+
+from autograph.operators import data_structures, py_builtins
+from autograph.operators.variables import is_undefined, is_undefined_return
+from staging import control_flow as staged
 from staging import errors
+from staging.source_map import where as _where
+from staging.tensor import is_symbolic
 
 
 def _outer_write_error(kind, outer_writes):
     names = ", ".join(repr(n) for n in outer_writes)
     return errors.UnsupportedConstructError(
-        f"{_staging.where()}global/nonlocal {names} is written inside a staged {kind} (its condition "
+        f"{_where()}global/nonlocal {names} is written inside a staged {kind} (its condition "
         f"is symbolic); such writes would happen once while tracing, not on every call. Return the "
         f"value instead, or use a staging.Variable")
 
@@ -24,7 +29,7 @@ def if_stmt(cond, if_true, if_false, state, names, outer_writes=()):
 
     Branches take the state names as arguments and return their new values.
     """
-    if _staging.is_symbolic(cond) or data_structures.is_staged_value(cond):
+    if is_symbolic(cond) or data_structures.is_staged_value(cond):
         if outer_writes:
             raise _outer_write_error("`if`", outer_writes)
         return _staged_if(cond, if_true, if_false, tuple(state), names)
@@ -47,7 +52,7 @@ class _Refill(Exception):
 
 
 def _staged_if(cond, if_true, if_false, state, names):
-    where = _staging.where()
+    where = _where()
     fill = {}  # position -> placeholder for a return value one branch leaves unset
     for _attempt in range(2):
         outputs = {}
@@ -68,7 +73,7 @@ def _staged_if(cond, if_true, if_false, state, names):
             return run
 
         try:
-            results = _staging.staging().cond(cond, branch("then", if_true), branch("else", if_false),
+            results = staged.cond(cond, branch("then", if_true), branch("else", if_false),
                                               names=tuple(names))
         except _Refill as retry:
             fill = retry.fill
@@ -98,8 +103,7 @@ def _fill_return_value(then, other):
 
 def _zero_like(x):
     """A function making a zero of x's type (in the graph being built when it is called), or None."""
-    np = py_builtins.np
-    if _staging.is_symbolic(x):
+    if is_symbolic(x):
         shape = tuple(0 if d is None else d for d in x.shape)
         dtype = x.dtype
         return lambda: np.zeros(shape, dtype)[()] if shape == () else np.zeros(shape, dtype)
@@ -121,18 +125,18 @@ def _check_defined(a, b, names, where):
 
 def if_exp(cond, true_fn, false_fn):
     """`a if cond else b`; staged with staging.cond when cond is symbolic."""
-    if _staging.is_symbolic(cond):
-        return _staging.staging().cond(cond, true_fn, false_fn)
+    if is_symbolic(cond):
+        return staged.cond(cond, true_fn, false_fn)
     return true_fn() if cond else false_fn()
 
 
 def return_value(value, do_return):
     """The value a converted function with a `return` inside a loop returns at its end:
     `value` if a `return` ran (`do_return`), else None (the function fell off its end)."""
-    if _staging.is_symbolic(do_return):
+    if is_symbolic(do_return):
         name = sys._getframe(1).f_code.co_name
         raise errors.UndefinedNameError(
-            f"{_staging.where()}{name!r} returns a value from inside a staged loop but may also "
+            f"{_where()}{name!r} returns a value from inside a staged loop but may also "
             f"end without a `return` (returning None), depending on a symbolic value; end it with "
             f"a `return` of a value of the same type")
     if not do_return or is_undefined_return(value):
@@ -157,11 +161,11 @@ def while_stmt(test, body, state, names, opts=None, outer_writes=()):
     state = tuple(state)
     count = 0
     while True:
-        if maximum_iterations is not None and not _staging.is_symbolic(maximum_iterations) \
+        if maximum_iterations is not None and not is_symbolic(maximum_iterations) \
                 and count >= maximum_iterations:
             return state
         t = test(*state)
-        if _staging.is_symbolic(t):
+        if is_symbolic(t):
             if outer_writes:
                 raise _outer_write_error("`while` loop", outer_writes)
             remaining = maximum_iterations - count if maximum_iterations is not None else None
@@ -174,7 +178,7 @@ def while_stmt(test, body, state, names, opts=None, outer_writes=()):
 
 
 def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants, kind):
-    where = _staging.where()
+    where = _where()
     for name, value in zip(names, state):
         if is_undefined(value) and not is_undefined_return(value):
             # (the return value may be unset: staging.while_loop gives it the body's type)
@@ -198,7 +202,7 @@ def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants,
     kwargs = {"names": tuple(names)}
     if shape_invariants:
         kwargs["shape_invariants"] = shape_invariants
-    results = _staging.staging().while_loop(cond_fn, body_fn, loop_vars, maximum_iterations, **kwargs)
+    results = staged.while_loop(cond_fn, body_fn, loop_vars, maximum_iterations, **kwargs)
     return tuple(data_structures.from_staged(v) for v in results)
 
 
@@ -226,9 +230,9 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None, outer_writes=(
             return state
         if extra_test is not None:
             t = extra_test(*state)
-            if _staging.is_symbolic(t):
+            if is_symbolic(t):
                 raise errors.SymbolicValueError(
-                    f"{_staging.where()}this `for` loop iterates over a Python "
+                    f"{_where()}this `for` loop iterates over a Python "
                     f"{type(iterable).__name__}, but its `break`/`return` condition became symbolic; "
                     f"iterate over a tensor or a range() so the loop can be staged")
             if not t:
@@ -251,7 +255,7 @@ def _range_for(rng, extra_test, body, state, names, maximum_iterations, shape_in
         if maximum_iterations is not None and count >= maximum_iterations:
             return state
         t = extra_test(*state)
-        if _staging.is_symbolic(t):
+        if is_symbolic(t):
             if outer_writes:
                 raise _outer_write_error("`for` loop", outer_writes)
             rest = py_builtins.StagedRange(rng.start + position * rng.step, rng.stop, rng.step)
@@ -266,7 +270,6 @@ def _range_for(rng, extra_test, body, state, names, maximum_iterations, shape_in
 
 
 def _staged_for(iterable, extra_test, body, state, names, maximum_iterations, shape_invariants):
-    np = py_builtins.np
     length = py_builtins.staged_length(iterable)
 
     def test(i, *state):
@@ -274,7 +277,7 @@ def _staged_for(iterable, extra_test, body, state, names, maximum_iterations, sh
         if extra_test is None:
             return in_range
         more = extra_test(*state)
-        if not _staging.is_symbolic(more) and not _staging.is_symbolic(in_range):
+        if not is_symbolic(more) and not is_symbolic(in_range):
             return in_range and more
         return np.logical_and(in_range, more)
 

@@ -3,7 +3,12 @@ on TensorArrays; StagedList is what user code sees of such a list after the loop
 
 from __future__ import annotations
 
-from autograph.operators import _staging
+import numpy as np
+
+from staging import errors
+from staging.source_map import where
+from staging.tensor import is_symbolic
+from staging.tensor_array import TensorArray
 
 
 def _is_tensor_array(x) -> bool:
@@ -25,10 +30,9 @@ class StagedList:
 
     def __len__(self):
         size = self.tensor_array.size()
-        if _staging.is_symbolic(size):
-            from staging import errors
+        if is_symbolic(size):
             raise errors.SymbolicValueError(
-                f"{_staging.where()}len() of a list built by a staged loop is symbolic; call len() "
+                f"{where()}len() of a list built by a staged loop is symbolic; call len() "
                 f"in converted code (it returns a tensor) or use np.stack(lst).shape[0]")
         return int(size)
 
@@ -64,11 +68,9 @@ class StagedList:
         return self.tensor_array.size()
 
     def __array__(self, dtype=None, copy=None):
-        import numpy as np
         return np.asarray(self.stack(), dtype=dtype)
 
     def __array_function__(self, func, types, args, kwargs):
-        import numpy as np
         if func in (np.stack, np.asarray, np.array, np.vstack) and args and args[0] is self:
             stacked = self.stack()
             return stacked if func in (np.stack, np.asarray, np.array) else func(stacked, *args[1:], **kwargs)
@@ -91,8 +93,7 @@ def to_staged(value):
     if isinstance(value, StagedList):
         return value.tensor_array
     if type(value) is list:
-        staging = _staging.staging()
-        ta = staging.TensorArray(dtype=None, size=0, dynamic_size=True)
+        ta = TensorArray(dtype=None, size=0, dynamic_size=True)
         for item in value:
             ta = ta.append(item)
         return ta

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from autograph.operators import _staging
+from staging.debugging import assert_true
+from staging.tensor import is_symbolic
 
 
 def assert_stmt(test, message_fn=None):
     """`assert test, message`; message_fn runs only if needed (once, when staged)."""
-    if _staging.is_symbolic(test):
+    if is_symbolic(test):
         message = message_fn() if message_fn is not None else None
-        _staging.staging().assert_true(test, message)
+        assert_true(test, message)
         return
     if not test:
         if message_fn is None:

@@ -12,27 +12,29 @@ operand is then traced a second time).
 
 from __future__ import annotations
 
-from autograph.operators import _staging
+import numpy as np
+
+from staging.control_flow import cond
+from staging.tensor import is_symbolic
 
 
 def and_(a, b_fn):
     """`a and b`; b_fn runs only when a is true (in a staged cond when a is symbolic)."""
-    if _staging.is_symbolic(a):
+    if is_symbolic(a):
         return _staged(a, b_fn, when_true=True)
     return b_fn() if a else a
 
 
 def or_(a, b_fn):
     """`a or b`; b_fn runs only when a is false (in a staged cond when a is symbolic)."""
-    if _staging.is_symbolic(a):
+    if is_symbolic(a):
         return _staged(a, b_fn, when_true=False)
     return a if a else b_fn()
 
 
 def not_(a):
     """`not a`; a logical_not node when a is symbolic."""
-    if _staging.is_symbolic(a):
-        import numpy as np
+    if is_symbolic(a):
         return np.logical_not(a)
     return not a
 
@@ -48,7 +50,6 @@ def _staged(a, b_fn, when_true):
     decides whether the result can keep the operands' values. For `or` it is a's
     branch: it assumes values, and b's branch asks for a second trace with truth
     values when b turns out not to match a (different dtype or shape)."""
-    staging = _staging.staging()
     as_values = []
 
     def b_branch():
@@ -66,19 +67,18 @@ def _staged(a, b_fn, when_true):
         return a if as_values[0] else _as_bool(a)
 
     if when_true:
-        return staging.cond(a, b_branch, a_branch)
+        return cond(a, b_branch, a_branch)
     try:
-        return staging.cond(a, a_branch, b_branch)
+        return cond(a, a_branch, b_branch)
     except _AsBool:
         as_values[:] = [False]
-        return staging.cond(a, a_branch, b_branch)
+        return cond(a, a_branch, b_branch)
 
 
 def _same_type(a, b) -> bool:
     """b can be merged with the symbolic a as a value: same dtype (a Python number of the same
     kind counts) and same shape."""
-    import numpy as np
-    if _staging.is_symbolic(b) or isinstance(b, (np.ndarray, np.generic)):
+    if is_symbolic(b) or isinstance(b, (np.ndarray, np.generic)):
         return b.dtype == a.dtype and tuple(b.shape) == tuple(a.shape)
     if a.shape != ():
         return False
@@ -93,7 +93,6 @@ def _same_type(a, b) -> bool:
 
 def _as_bool(x):
     """The truth value of an operand, as a boolean (tensor or NumPy bool)."""
-    import numpy as np
-    if _staging.is_symbolic(x):
+    if is_symbolic(x):
         return x if x.dtype == np.bool_ else x.astype(np.bool_)
     return np.bool_(bool(x))

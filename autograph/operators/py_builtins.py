@@ -9,8 +9,12 @@ import types
 
 import numpy as np
 
-from autograph.operators import _staging, data_structures
+from autograph.operators import data_structures
 from autograph.operators.variables import Undefined
+from staging import errors, numpy_api, source_map
+from staging.debugging import print as staged_print
+from staging.source_map import where as _where
+from staging.tensor import is_symbolic
 
 
 # -- staged iterables ------------------------------------------------------
@@ -45,7 +49,7 @@ _STAGED_ITERABLES = (StagedRange, StagedEnumerate, StagedZip, data_structures.St
 
 
 def is_staged_iterable(x) -> bool:
-    return isinstance(x, _STAGED_ITERABLES) or _staging.is_symbolic(x)
+    return isinstance(x, _STAGED_ITERABLES) or is_symbolic(x)
 
 
 def staged_length(x):
@@ -70,11 +74,10 @@ def staged_length(x):
         return result
     if isinstance(x, data_structures.StagedList):
         return x.tensor_array.size()
-    if _staging.is_symbolic(x):
+    if is_symbolic(x):
         if x.ndim == 0:
-            from staging import errors
             raise errors.SymbolicValueError(
-                f"{_staging.where()}cannot iterate over a scalar tensor")
+                f"{_where()}cannot iterate over a scalar tensor")
         n = x.shape[0]
         return n if n is not None else np.shape(x)[0]
     return len(x)
@@ -95,7 +98,7 @@ def staged_item(x, i):
 # -- builtins ---------------------------------------------------------------
 
 def _any_symbolic(args) -> bool:
-    return any(_staging.is_symbolic(a) for a in args)
+    return any(is_symbolic(a) for a in args)
 
 
 def range_(*args):
@@ -107,7 +110,7 @@ def range_(*args):
 
 
 def enumerate_(iterable, start=0):
-    if is_staged_iterable(iterable) or _staging.is_symbolic(start):
+    if is_staged_iterable(iterable) or is_symbolic(start):
         return StagedEnumerate(iterable, start)
     return enumerate(iterable, start)
 
@@ -121,17 +124,17 @@ def zip_(*iterables, **kwargs):
 def len_(obj):
     if isinstance(obj, data_structures.StagedList):
         size = obj.tensor_array.size()
-        return size if _staging.is_symbolic(size) else int(size)
-    if _staging.is_symbolic(obj) and obj.ndim > 0 and obj.shape[0] is None:
+        return size if is_symbolic(size) else int(size)
+    if is_symbolic(obj) and obj.ndim > 0 and obj.shape[0] is None:
         return np.shape(obj)[0]
     return len(obj)
 
 
 def print_(*args, **kwargs):
-    if any(_staging.is_symbolic(a) or isinstance(a, data_structures.StagedList) for a in args):
+    if any(is_symbolic(a) or isinstance(a, data_structures.StagedList) for a in args):
         if set(kwargs) - {"sep", "end"}:
-            raise TypeError(f"{_staging.where()}staged print() supports only sep= and end=")
-        return _staging.staging().print(*args, **kwargs)
+            raise TypeError(f"{_where()}staged print() supports only sep= and end=")
+        return staged_print(*args, **kwargs)
     return print(*args, **kwargs)
 
 
@@ -155,7 +158,6 @@ def _convertible(func) -> bool:
     code = func.__code__
     if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
         return False
-    from staging import source_map
     return not source_map.is_generated(code.co_filename)
 
 
@@ -190,7 +192,7 @@ def call(func, *args, **kwargs):
 def _symbolic_leaf(x, depth=0) -> bool:
     """x is symbolic or a staged list, or a (nested) tuple/list holding one: a shape such as
     `(n, 2)` with a symbolic `n`."""
-    if _staging.is_symbolic(x) or isinstance(x, data_structures.StagedList):
+    if is_symbolic(x) or isinstance(x, data_structures.StagedList):
         return True
     if depth < 3 and type(x) in (tuple, list):
         return any(_symbolic_leaf(v, depth + 1) for v in x)
@@ -208,10 +210,6 @@ def _numpy_call(func, args, kwargs):
             and isinstance(args[0], data_structures.StagedList)):
         return args[0].stack()
     args = tuple(a.stack() if isinstance(a, data_structures.StagedList) else a for a in args)
-    try:
-        from staging import numpy_api
-    except ImportError:
-        return func(*args, **kwargs)
     if numpy_api.has_function(func):
         return numpy_api.apply_function(func, args, kwargs)
     return func(*args, **kwargs)

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from staging import errors, source_map
-
-
-def _where() -> str:
-    loc = source_map.user_location(2)
-    return f"{loc[0]}:{loc[1]}: " if loc else ""
+from staging import errors
+from staging.source_map import where as _where
 
 
 class Undefined:

@@ -1,0 +1,270 @@
+"""ConcreteFunction: one traced graph with a fixed input signature, and the `call` op that runs
+one from inside another trace."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime import CompiledGraph, GraphExecutionError, ListType, TensorType, Value
+from runtime.registry import register_op
+
+from . import errors, nest
+from .graph_building import FuncGraph, current_graph, record
+from .tensor import Tensor
+from .trace_key import TensorSpec, bind, flat_tensors, tensor_type_of, trace_key
+from .variables import Variable
+
+
+class ConcreteFunction:
+    """One traced graph with a fixed input signature; calling it runs the graph."""
+
+    def __init__(self, name, graph, structure, arg_types, bound_template, output_template,
+                 output_kinds, signature, python_function, options=None):
+        self.name = name
+        self.graph = graph
+        self._structure = structure
+        self._arg_types = arg_types          # TensorTypes of the flat tensor inputs
+        self._bound_template = bound_template  # (args, kwargs) with TensorSpecs for tensors
+        self._pack_structure, self._output_specs = output_template
+        self._output_kinds = output_kinds
+        self._signature = signature
+        self._python_function = python_function
+        self._compiled = CompiledGraph(graph, errors.ExecutionError, options)
+        self._run = self._compiled.run
+        shared = _outputs_sharing_state(graph)
+        if shared:  # the caller owns its results: never hand out a Variable's own buffer
+            self._run = _copying(self._run, shared)
+        self.output_types = tuple(v.type for v in graph.outputs if isinstance(v, Value))
+        self._pack = self._make_packer()
+
+    # -- outputs ---------------------------------------------------------
+    def _make_packer(self):
+        kinds = self._output_kinds
+        template = self._pack_structure
+        if kinds == "single":
+            return lambda outs: outs[0]
+        if kinds == "tuple":
+            return lambda outs: outs
+        if kinds == "none":
+            return lambda outs: None
+        leaves_static = kinds  # list: for each leaf, ("dyn", None) or ("static", obj)
+
+        def pack(outs):
+            it = iter(outs)
+            leaves = [next(it) if kind == "dyn" else obj for kind, obj in leaves_static]
+            return nest.pack_as(template, leaves)
+        return pack
+
+    # -- calling ---------------------------------------------------------
+    def _execute(self, inputs):
+        """Runs the graph on its flat inputs; a failure is re-raised naming the failing node and
+        the user's line that created it."""
+        try:
+            return self._run(*inputs)
+        except GraphExecutionError:
+            raise
+        except Exception as exc:
+            raise self._compiled.wrap_error(exc, errors.ExecutionError) from exc
+
+    def _call_flat(self, tensors):
+        return self._pack(self._execute(tensors))
+
+    def __call__(self, *args, **kwargs):
+        bound = bind(self._signature, args, kwargs, self.name)
+        structure, types, _ = trace_key(bound)
+        if structure != self._structure or not all(
+                spec.is_supertype_of(t) for spec, t in zip(self._arg_types, types)):
+            raise TypeError(f"{self.name}(): arguments {_describe_args(bound, self._signature)} do not "
+                            f"match the concrete function's signature\n{self.pretty_printed_signature()}")
+        if current_graph() is not None:
+            return record_call(self, bound)
+        return self._call_flat(flat_tensors(bound))
+
+    # -- introspection -----------------------------------------------------
+    @property
+    def structured_input_signature(self):
+        return self._bound_template
+
+    @property
+    def executable_source(self) -> str:
+        """The Python source the graph was lowered to (what actually runs on a call)."""
+        return self._compiled.source
+
+    @property
+    def structured_outputs(self):
+        return self._output_specs
+
+    @property
+    def inputs(self):
+        return [TensorSpec(t.shape, t.dtype) for t in self._arg_types]
+
+    def pretty_printed_signature(self, verbose: bool = True) -> str:
+        """The signature as text: one line per argument and the outputs (verbose), or one line
+        `name(x: f64[?], n: 3) -> f64[?]`."""
+        args, kwargs = self._bound_template
+        params = list(self._signature.parameters)
+        values = list(args) + [kwargs.get(p) for p in params[len(args):]]
+        if not verbose:
+            described = ", ".join(f"{name}: {_describe_spec(value)}" for name, value in zip(params, values))
+            return f"{self.name}({described}) -> {_describe_spec(self._output_specs)}"
+        lines = [f"{self.name}({', '.join(params)})"]
+        lines.append("  Args:")
+        for name, value in zip(params, values):
+            lines.append(f"    {name}: {_describe_spec(value)}")
+        lines.append("  Returns:")
+        lines.append(f"    {_describe_spec(self._output_specs)}")
+        return "\n".join(lines)
+
+    def __graph_repr__(self):
+        return self.name
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self.name}{tuple(str(t) for t in self._arg_types)}>"
+
+
+# Ops whose result may be a view of their first input.
+_VIEW_OPS = frozenset({"getitem", "reshape", "transpose", "squeeze", "expand_dims"})
+
+
+def _outputs_sharing_state(graph) -> tuple:
+    """Indices of graph outputs (arrays) that may be a Variable's buffer or a view of it."""
+    return tuple(i for i, v in enumerate(graph.outputs)
+                 if isinstance(v, Value) and getattr(v.type, "ndim", 0) > 0 and _shares_state(v, {}))
+
+
+def _shares_state(value, outer: dict) -> bool:
+    """`outer` maps id(subgraph input) -> the Value it stands for in the enclosing graph."""
+    while isinstance(value, Value):
+        if value.producer is None:
+            value = outer.get(id(value))
+            continue
+        node = value.producer
+        if node.op == "read_variable":
+            return True
+        if node.op == "cond":
+            for sub in node.subgraphs.values():
+                inner = dict(outer)
+                inner.update((id(a), b) for a, b in zip(sub.inputs, node.inputs[1:]))
+                if _shares_state(sub.outputs[value.index], inner):
+                    return True
+            return False
+        if node.op == "while_loop":  # the initial value (no iteration) or the body's result
+            body = node.subgraphs["body"]
+            nvars = node.attrs["num_loop_vars"]
+            inner = dict(outer)
+            inner.update((id(a), b) for a, b in zip(body.inputs[nvars:], node.inputs[nvars:]))
+            return _shares_state(node.inputs[value.index], outer) or \
+                _shares_state(body.outputs[value.index], inner)
+        if node.op not in _VIEW_OPS or not node.inputs:
+            return False
+        value = node.inputs[0]
+    return False
+
+
+def _copying(run, indices):
+    def run_and_copy(*args):
+        outs = list(run(*args))
+        for i in indices:
+            outs[i] = outs[i].copy()
+        return tuple(outs)
+    return run_and_copy
+
+
+def _describe_spec(value) -> str:
+    if isinstance(value, TensorSpec):
+        return str(value.type)
+    if isinstance(value, (list, tuple)) and not nest.is_namedtuple(value):
+        inner = ", ".join(_describe_spec(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_describe_spec(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, ListType):
+        return str(value)
+    if isinstance(value, Variable):
+        return f"Variable {value.name!r} {TensorType(value.dtype, value.shape)}"
+    return repr(value)
+
+
+def _describe_args(bound, signature) -> str:
+    args, kwargs = bound
+    parts = []
+    for name, value in zip(signature.parameters, args):
+        t = tensor_type_of(value)
+        parts.append(f"{name}={t if t is not None else repr(value)}")
+    return "(" + ", ".join(parts) + ")"
+
+
+# -- calls of a Function from another trace ---------------------------------
+
+def _call_infer(*types, fn):
+    return fn.output_types
+
+
+def _call_kernel(fn):
+    execute = fn._execute  # a failure names the node of the called graph, not the call
+    return lambda *args: execute(args)
+
+
+register_op("call", infer=_call_infer, num_outputs=None, stateful=True, make_kernel=_call_kernel)(
+    lambda *args, fn: fn._run(*args))
+
+
+def record_call(cf: ConcreteFunction, bound):
+    outs = record("call", flat_tensors(bound), {"fn": cf})
+    return cf._pack(tuple(outs))
+
+
+def collect_outputs(fg: FuncGraph, result):
+    """Graph outputs for the tensor leaves of `result`, plus how to rebuild it.
+
+    Returns (values, kinds, structure, specs): kinds is "none", "single",
+    "tuple" (a flat tuple of tensors) or a list of ("dyn", None) / ("static", obj)
+    per leaf; structure is what leaves are packed into; specs shows it with
+    TensorSpecs in place of tensors (structured_outputs).
+    """
+    from .tensor_array import TensorArray
+    if result is None:
+        return [], "none", None, None
+    leaves = nest.flatten(result)
+    values, kinds = [], []
+    for leaf in leaves:
+        if isinstance(leaf, Variable):
+            leaf = leaf._staged_value()
+        if isinstance(leaf, TensorArray):
+            if not leaf._staged:
+                kinds.append(("static", leaf.to_list()))
+                continue
+            leaf = leaf._handle
+        if isinstance(leaf, Tensor):
+            values.append(fg.value_of(leaf))
+            kinds.append(("dyn", None))
+        elif isinstance(leaf, (np.ndarray, np.generic)):
+            values.append(record("const", [], {"value": leaf})._value)
+            kinds.append(("dyn", None))
+        else:
+            kinds.append(("static", leaf))
+    specs = iter([_spec(v) for v in values])
+    spec_leaves = [next(specs) if kind == "dyn" else obj for kind, obj in kinds]
+    if len(leaves) == 1 and leaves[0] is result and kinds[0][0] == "dyn":
+        return values, "single", None, spec_leaves[0]
+    spec_structure = nest.pack_as(result, spec_leaves)
+    if type(result) is tuple and len(result) == len(leaves) and all(k == "dyn" for k, _ in kinds) and \
+            all(not isinstance(r, (tuple, list, dict)) for r in result):
+        return values, "tuple", None, spec_structure
+    return values, kinds, result, spec_structure
+
+
+def _spec(value: Value):
+    return value.type if isinstance(value.type, ListType) else TensorSpec(value.type.shape, value.type.dtype)
+
+
+def _lists_to_python(result):
+    from .tensor_array import TensorArray
+    if isinstance(result, TensorArray):
+        return result.to_list()
+    if isinstance(result, (list, tuple)) and any(isinstance(r, TensorArray) for r in nest.flatten(result)):
+        return nest.pack_as(result, [r.to_list() if isinstance(r, TensorArray) else r
+                                     for r in nest.flatten(result)])
+    return result
+
+

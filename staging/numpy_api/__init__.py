@@ -1,0 +1,121 @@
+"""The NumPy frontend of symbolic tensors: ufuncs, NumPy functions, methods and indexing become
+op records. Importing it installs Tensor's operators, indexing, methods and NumPy protocols.
+
+One module per family (reductions, shapes, creation, linalg, indexing, methods, ufuncs); each
+family module ends with the table of the NumPy functions it stages.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..graph_building import record
+from ..tensor import Tensor, has_staged_value, staged_value
+from . import creation, linalg, reductions, shapes
+from ._common import _unsupported, numpy_name
+from .indexing import getitem
+from .methods import call_method
+from .ufuncs import apply_ufunc
+
+_FUNCTIONS = {**reductions.FUNCTIONS, **shapes.FUNCTIONS, **linalg.FUNCTIONS, **creation.FUNCTIONS}
+
+
+def has_function(func) -> bool:
+    """True when `func` (a NumPy function) can be staged by apply_function."""
+    return func in _FUNCTIONS
+
+
+def supported_functions() -> list[str]:
+    """Names (np.xxx) of the NumPy functions apply_function stages."""
+    return sorted({numpy_name(f) if numpy_name(f).startswith("np.") else f"np.{f.__name__}" for f in _FUNCTIONS})
+
+
+def apply_function(func, args, kwargs):
+    """`func(*args, **kwargs)` for a NumPy function with symbolic arguments (Tensor.__array_function__)."""
+    handler = _FUNCTIONS.get(func)
+    if handler is None:
+        raise _unsupported(f"{numpy_name(func)} (no staged op)")
+    return handler(*args, **kwargs)
+
+
+# --- installing the frontend on Tensor ---------------------------------------------------------
+
+def _read_values(inputs):
+    """Operands with each Variable replaced by its staged read (a Tensor)."""
+    if not any(has_staged_value(x) for x in inputs):
+        return inputs
+    return tuple(staged_value(x) for x in inputs)
+
+
+def _binary(ufunc, reflected=False):
+    if reflected:
+        def method(self, other):
+            return apply_ufunc(ufunc, "__call__", _read_values((other, self)), {})
+    else:
+        def method(self, other):
+            return apply_ufunc(ufunc, "__call__", _read_values((self, other)), {})
+    return method
+
+
+def _unary(ufunc):
+    def method(self):
+        return apply_ufunc(ufunc, "__call__", (self,), {})
+    return method
+
+
+def _method(name):
+    def method(self, *args, **kwargs):
+        return call_method(name, self, args, kwargs)
+    method.__name__ = name
+    return method
+
+
+def _shape(self) -> tuple:
+    """Known dims as ints; unknown dims as symbolic int64 scalars."""
+    return tuple(d if d is not None else record("dim", [self], {"axis": i})
+                 for i, d in enumerate(self._value.type.shape))
+
+
+def _size(self):
+    total = 1
+    for d in _shape(self):
+        total = total * d
+    return total
+
+
+def _install():
+    def array_ufunc(self, ufunc, method, *inputs, **kwargs):
+        return apply_ufunc(ufunc, method, _read_values(inputs), kwargs)
+
+    def array_function(self, func, types, args, kwargs):
+        return apply_function(func, args, kwargs)
+
+    Tensor.__array_ufunc__ = array_ufunc
+    Tensor.__array_function__ = array_function
+    Tensor.__getitem__ = getitem
+    Tensor.shape = property(_shape)
+    Tensor.size = property(_size)
+    Tensor.T = property(lambda self: call_method("transpose", self, (), {}))
+    binary = {
+        "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+        "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power, "matmul": np.matmul,
+        "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+        "lshift": np.left_shift, "rshift": np.right_shift, "divmod": np.divmod,
+    }
+    for name, ufunc in binary.items():
+        setattr(Tensor, f"__{name}__", _binary(ufunc))
+        setattr(Tensor, f"__r{name}__", _binary(ufunc, reflected=True))
+    for name, ufunc in {"lt": np.less, "le": np.less_equal, "eq": np.equal, "ne": np.not_equal,
+                        "gt": np.greater, "ge": np.greater_equal}.items():
+        setattr(Tensor, f"__{name}__", _binary(ufunc))
+    for name, ufunc in {"neg": np.negative, "pos": np.positive, "abs": np.absolute,
+                        "invert": np.invert}.items():
+        setattr(Tensor, f"__{name}__", _unary(ufunc))
+    for name in ("sum", "prod", "mean", "max", "min", "argmax", "argmin", "any", "all", "std", "var",
+                 "reshape", "transpose", "cumsum", "cumprod", "sort", "argsort", "clip", "squeeze",
+                 "flatten", "ravel", "dot", "take", "copy", "round", "conj", "nonzero", "repeat",
+                 "swapaxes", "trace", "diagonal", "fill", "astype"):
+        setattr(Tensor, name, _method(name))
+
+
+_install()

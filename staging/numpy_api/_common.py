@@ -1,0 +1,138 @@
+"""Shared plumbing of the NumPy frontend: turning arguments into op inputs and static attrs."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .. import errors
+from ..graph_building import record
+from ..source_map import where as _where
+from ..tensor import Tensor, has_staged_value
+
+_NO_VALUE = np._NoValue  # NumPy's own "argument not given" sentinel
+_PY_SCALARS = (bool, int, float, complex)
+
+
+def _record(op_name, inputs, attrs=None):
+    return record(op_name, list(inputs), dict(attrs or {}))
+
+
+def _is_tensor(x) -> bool:
+    return isinstance(x, Tensor)
+
+
+def _contains_tensor(x) -> bool:
+    if _is_tensor(x):
+        return True
+    if isinstance(x, (list, tuple)):
+        return any(_contains_tensor(v) for v in x)
+    return False
+
+
+def numpy_name(func) -> str:
+    """`np.linalg.svd` style name of a NumPy callable."""
+    name = getattr(func, "__name__", repr(func))
+    module = getattr(func, "__module__", None) or "numpy"
+    if module == "numpy" or module.startswith("numpy._"):
+        return f"np.{name}"
+    if module.startswith("numpy."):
+        return "np." + module[len("numpy."):] + "." + name
+    return f"{module}.{name}"
+
+
+def _unsupported(what: str, hint: str = "") -> errors.UnsupportedOpError:
+    hint = hint or ("wrap the computation in staging.py_function(func, inputs, Tout) to run it in "
+                    "Python on the concrete values")
+    return errors.UnsupportedOpError(f"{_where()}{what} is not supported on symbolic tensors; {hint}")
+
+
+def _as_input(x):
+    """An op input: a Tensor, a Python scalar literal, or a concrete NumPy value.
+
+    Lists/tuples holding tensors are stacked into one tensor (as np.array would).
+    """
+    if _is_tensor(x) or type(x) in _PY_SCALARS or isinstance(x, (np.ndarray, np.generic)):
+        return x
+    if has_staged_value(x):  # a Variable: read it where it is used
+        return x._staged_value()
+    if isinstance(x, (list, tuple)):
+        if _contains_tensor(x):
+            if not x:
+                return np.asarray(x)
+            return _record("stack", [_as_input(v) for v in x])
+        return np.asarray(x)
+    if isinstance(x, _PY_SCALARS):  # subclasses of Python numbers (not NumPy scalars)
+        return np.asarray(x)
+    if x is None:
+        raise TypeError(f"{_where()}None cannot be used as an array operand")
+    return np.asarray(x)
+
+
+def _ndim(x) -> int:
+    return x.ndim if _is_tensor(x) else np.ndim(x)
+
+
+def _static_int(value, what: str) -> int:
+    if _is_tensor(value):
+        raise _unsupported(f"a symbolic {what}", f"{what} must be a Python int known while tracing")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{_where()}{what} must be an integer, got {value!r}") from None
+
+
+def _axis_attr(axis, what: str = "axis"):
+    """axis as an attr: None, an int or a tuple of ints."""
+    if axis is None:
+        return None
+    if isinstance(axis, (tuple, list)):
+        return tuple(_static_int(a, what) for a in axis)
+    return _static_int(axis, what)
+
+
+def _static_bool(value, what: str) -> bool:
+    if _is_tensor(value):
+        raise _unsupported(f"a symbolic {what}", f"{what} must be a Python bool known while tracing")
+    return bool(value)
+
+
+def _no_out(out, name):
+    if out is not None:
+        raise _unsupported(f"{name}(..., out=...)", "symbolic tensors are immutable; use the returned value")
+
+
+def _reject(name, **given):
+    """Raises for arguments that were passed with a value other than NumPy's default."""
+    for key, value in given.items():
+        if value is not _NO_VALUE:
+            raise _unsupported(f"{name}(..., {key}=...)", "drop the argument or use staging.py_function")
+
+
+def _shape_attr(shape, what: str = "shape"):
+    """A shape argument -> (attr with None for symbolic dims, the symbolic dim inputs)."""
+    if _is_tensor(shape):
+        if shape.ndim != 0:
+            raise _unsupported(f"a symbolic {what} vector", f"pass the {what} as a tuple of ints / scalar tensors")
+        shape = (shape,)
+    elif not isinstance(shape, (tuple, list)):
+        shape = (shape,)
+    attr, inputs = [], []
+    for d in shape:
+        if _is_tensor(d):
+            if d.ndim != 0 or d.dtype.kind not in "iu":
+                raise TypeError(f"{_where()}a symbolic {what} entry must be an integer scalar, got {d.type}")
+            attr.append(None)
+            inputs.append(d)
+        else:
+            try:
+                attr.append(operator.index(d))
+            except TypeError:
+                raise TypeError(f"{_where()}{what} entries must be integers, got {d!r}") from None
+    return tuple(attr), inputs
+
+
+def _check_order(order, name):
+    if order not in ("C", "K", "A", None):
+        raise _unsupported(f"{name}(..., order={order!r})", "only C order can be staged")

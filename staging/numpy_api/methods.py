@@ -1,0 +1,86 @@
+"""ndarray methods of symbolic tensors (x.sum(), x.reshape(...), x.astype(...), ...)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import errors
+from ._common import _check_order, _is_tensor, _record, _unsupported, _where
+from .linalg import _dot
+from .reductions import (_all, _any, _argmax, _argmin, _argsort, _max, _mean, _min, _prod, _scan, _std, _sum,
+                         _var)
+from .shapes import (_clip, _diagonal, _nonzero, _repeat, _reshape_to, _round, _squeeze, _swapaxes, _take,
+                     _trace, _transpose)
+
+def _m_reshape(x, *shape, order="C", copy=None):
+    _check_order(order, "ndarray.reshape")
+    if len(shape) == 1 and (isinstance(shape[0], (tuple, list)) or (_is_tensor(shape[0]) and shape[0].ndim == 1)):
+        shape = shape[0]
+    return _reshape_to(x, shape)
+
+
+def _m_transpose(x, *axes):
+    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+        axes = axes[0]
+    return _transpose(x, axes if axes else None)
+
+
+def _m_astype(x, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    if order != "K" or casting != "unsafe":
+        raise _unsupported("ndarray.astype(..., order/casting=...)")
+    return _record("astype", [x], {"dtype": np.dtype(dtype)})
+
+
+def _m_sort(x, *args, **kwargs):
+    raise _unsupported("ndarray.sort() (it sorts in place, and symbolic tensors are immutable)",
+                       "use the functional form `x = np.sort(x, axis)`")
+
+
+def _m_fill(x, *args, **kwargs):
+    raise _unsupported("ndarray.fill() (it writes in place, and symbolic tensors are immutable)",
+                       "use np.full_like(x, value)")
+
+
+def _m_flatten(x, order="C"):
+    _check_order(order, "ndarray.flatten")
+    return _reshape_to(x, (-1,))
+
+
+def _m_copy(x, order="C"):
+    _check_order(order, "ndarray.copy")
+    return _record("copy", [x])
+
+
+def _m_clip(x, min=None, max=None, out=None, **kwargs):  # noqa: A002
+    return _clip(x, min, max, out, **kwargs)
+
+
+def _m_conj(x):
+    return _record("conjugate", [x])
+
+
+def _m_symbolic(name):
+    def method(x, *args, **kwargs):
+        raise errors.SymbolicValueError(
+            f"{_where()}.{name}() of a symbolic tensor needs its value, which is only known when the staged "
+            f"graph runs; return the tensor from the staged function, or use staging.py_function")
+    return method
+
+
+_METHODS = {
+    "sum": _sum, "prod": _prod, "mean": _mean, "max": _max, "min": _min, "argmax": _argmax, "argmin": _argmin,
+    "any": _any, "all": _all, "std": _std, "var": _var, "cumsum": _scan("cumsum"), "cumprod": _scan("cumprod"),
+    "argsort": _argsort, "squeeze": _squeeze, "take": _take, "dot": _dot, "repeat": _repeat,
+    "swapaxes": _swapaxes, "diagonal": _diagonal, "trace": _trace, "round": _round, "nonzero": _nonzero,
+    "reshape": _m_reshape, "transpose": _m_transpose, "astype": _m_astype, "sort": _m_sort, "fill": _m_fill,
+    "flatten": _m_flatten, "ravel": _m_flatten, "copy": _m_copy, "clip": _m_clip, "conj": _m_conj,
+    "conjugate": _m_conj, "item": _m_symbolic("item"), "tolist": _m_symbolic("tolist"),
+}
+
+
+def call_method(name, x, args, kwargs):
+    """x.name(*args, **kwargs) for a symbolic x, with ndarray's method signature."""
+    handler = _METHODS.get(name)
+    if handler is None:
+        raise _unsupported(f"ndarray.{name}()")
+    return handler(x, *args, **kwargs)

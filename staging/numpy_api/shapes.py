@@ -1,0 +1,225 @@
+"""Shape and selection functions: reshape, transpose, concatenate, where, clip, take, ..."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._common import (_NO_VALUE, _as_input, _axis_attr, _check_order, _is_tensor, _ndim, _no_out, _record,
+                      _shape_attr, _static_int, _unsupported, _where)
+from .indexing import getitem
+
+def _reshape_to(a, shape):
+    attr, inputs = _shape_attr(shape)
+    return _record("reshape", [_as_input(a), *inputs], {"shape": attr})
+
+
+def _reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
+    _check_order(order, "np.reshape")
+    if shape is None:
+        shape = newshape
+    if shape is None:
+        raise TypeError(f"{_where()}reshape() missing required argument 'shape'")
+    return _reshape_to(a, shape)
+
+
+def _ravel(a, order="C"):
+    _check_order(order, "np.ravel")
+    return _reshape_to(a, (-1,))
+
+
+def _transpose(a, axes=None):
+    attrs = {} if axes is None else {"axes": tuple(_static_int(x, "axes") for x in axes)}
+    return _record("transpose", [_as_input(a)], attrs)
+
+
+def _permute_dims(a, /, axes=None):
+    return _transpose(a, axes)
+
+
+def _swapaxes(a, axis1, axis2):
+    a = _as_input(a)
+    n = _ndim(a)
+    i = _static_int(axis1, "axis1")
+    j = _static_int(axis2, "axis2")
+    for ax in (i, j):
+        if not -n <= ax < n:
+            raise np.exceptions.AxisError(ax, n)
+    perm = list(range(n))
+    perm[i % n], perm[j % n] = perm[j % n], perm[i % n]
+    return _record("transpose", [a], {"axes": tuple(perm)})
+
+
+def _expand_dims(a, axis):
+    return _record("expand_dims", [_as_input(a)], {"axis": _axis_attr(axis)})
+
+
+def _squeeze(a, axis=None):
+    attrs = {} if axis is None else {"axis": _axis_attr(axis)}
+    return _record("squeeze", [_as_input(a)], attrs)
+
+
+def _concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    _no_out(out, "np.concatenate")
+    if casting != "same_kind":
+        raise _unsupported(f"np.concatenate(..., casting={casting!r})")
+    attrs = {}
+    if axis is None:
+        attrs["axis"] = None
+    elif _static_int(axis, "axis") != 0:
+        attrs["axis"] = _static_int(axis, "axis")
+    if dtype is not None:
+        attrs["dtype"] = np.dtype(dtype)
+    return _record("concatenate", [_as_input(x) for x in arrays], attrs)
+
+
+def _stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    _no_out(out, "np.stack")
+    if casting != "same_kind":
+        raise _unsupported(f"np.stack(..., casting={casting!r})")
+    attrs = {}
+    if _static_int(axis, "axis") != 0:
+        attrs["axis"] = _static_int(axis, "axis")
+    if dtype is not None:
+        attrs["dtype"] = np.dtype(dtype)
+    return _record("stack", [_as_input(x) for x in arrays], attrs)
+
+
+def _atleast(x, ndim):
+    x = _as_input(x)
+    n = _ndim(x)
+    if n >= ndim:
+        return x
+    if ndim == 1 or n == 0:
+        return _reshape_to(x, (1,) * ndim) if n == 0 else x
+    return _record("expand_dims", [x], {"axis": 0})  # 1-d -> (1, n)
+
+
+def _hstack(tup, *, dtype=None, casting="same_kind"):
+    arrs = [_atleast(x, 1) for x in tup]
+    axis = 0 if arrs and _ndim(arrs[0]) == 1 else 1
+    return _concatenate(arrs, axis=axis, dtype=dtype, casting=casting)
+
+
+def _vstack(tup, *, dtype=None, casting="same_kind"):
+    return _concatenate([_atleast(x, 2) for x in tup], axis=0, dtype=dtype, casting=casting)
+
+
+def _broadcast_to(array, shape, subok=False):
+    attr, inputs = _shape_attr(shape)
+    return _record("broadcast_to", [_as_input(array), *inputs], {"shape": attr})
+
+
+def _nonzero(a):
+    a = _as_input(a)
+    n = _ndim(a)
+    if n == 0:
+        raise ValueError(f"{_where()}Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() "
+                         "instead.")
+    coords = _record("argwhere", [a])
+    return tuple(getitem(coords, (slice(None), i)) for i in range(n))
+
+
+def _argwhere(a):
+    return _record("argwhere", [_as_input(a)])
+
+
+def _np_where(condition, *xy):
+    if not xy:
+        return _nonzero(condition)
+    if len(xy) != 2:
+        raise ValueError(f"{_where()}either both or neither of x and y should be given")
+    return _record("where", [_as_input(condition), _as_input(xy[0]), _as_input(xy[1])])
+
+
+def _clip(a, a_min=_NO_VALUE, a_max=_NO_VALUE, out=None, *, min=_NO_VALUE, max=_NO_VALUE, **kwargs):  # noqa: A002
+    _no_out(out, "np.clip")
+    if kwargs:
+        raise _unsupported(f"np.clip(..., {next(iter(kwargs))}=...)")
+    if min is not _NO_VALUE:
+        if a_min is not _NO_VALUE:
+            raise ValueError(f"{_where()}Passed more than one argument for minimum: a_min and min")
+        a_min = min
+    if max is not _NO_VALUE:
+        if a_max is not _NO_VALUE:
+            raise ValueError(f"{_where()}Passed more than one argument for maximum: a_max and max")
+        a_max = max
+    lo = None if a_min is _NO_VALUE else a_min
+    hi = None if a_max is _NO_VALUE else a_max
+    inputs = [_as_input(a)] + [_as_input(b) for b in (lo, hi) if b is not None]
+    bounds = {(True, True): "min_max", (True, False): "min", (False, True): "max", (False, False): "none"}[
+        (lo is not None, hi is not None)]
+    return _record("clip", inputs, {} if bounds == "min_max" else {"bounds": bounds})
+
+
+def _take(a, indices, axis=None, out=None, mode="raise"):
+    _no_out(out, "np.take")
+    if mode != "raise":
+        raise _unsupported(f"np.take(..., mode={mode!r})")
+    attrs = {} if axis is None else {"axis": _static_int(axis, "axis")}
+    return _record("take", [_as_input(a), _as_input(indices)], attrs)
+
+
+def _astype(x, dtype, /, *, copy=True, device=None):
+    if device is not None:
+        raise _unsupported("np.astype(..., device=...)")
+    return _record("astype", [_as_input(x)], {"dtype": np.dtype(dtype)})
+
+
+def _copy(a, order="K", subok=False):
+    _check_order(order, "np.copy")
+    return _record("copy", [_as_input(a)])
+
+
+def _round(a, decimals=0, out=None):
+    _no_out(out, "np.round")
+    d = _static_int(decimals, "decimals")
+    return _record("round", [_as_input(a)], {"decimals": d} if d else {})
+
+
+def _repeat(a, repeats, axis=None):
+    if _is_tensor(repeats) or np.ndim(repeats) != 0:
+        raise _unsupported("np.repeat with an array or symbolic `repeats`", "pass a Python int")
+    attrs = {"repeats": _static_int(repeats, "repeats")}
+    if axis is not None:
+        attrs["axis"] = _static_int(axis, "axis")
+    return _record("repeat", [_as_input(a)], attrs)
+
+
+def _diag_attrs(offset, axis1, axis2):
+    attrs = {}
+    for key, value, default in (("offset", offset, 0), ("axis1", axis1, 0), ("axis2", axis2, 1)):
+        v = _static_int(value, key)
+        if v != default:
+            attrs[key] = v
+    return attrs
+
+
+def _diagonal(a, offset=0, axis1=0, axis2=1):
+    return _record("diagonal", [_as_input(a)], _diag_attrs(offset, axis1, axis2))
+
+
+def _trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    _no_out(out, "np.trace")
+    attrs = _diag_attrs(offset, axis1, axis2)
+    if dtype is not None:
+        attrs["dtype"] = np.dtype(dtype)
+    return _record("trace", [_as_input(a)], attrs)
+
+
+def _ndim_func(a):
+    return _ndim(a)
+
+
+def _shape_func(a):
+    return a.shape if _is_tensor(a) else np.shape(a)
+
+
+FUNCTIONS = {
+    np.reshape: _reshape, np.ravel: _ravel, np.transpose: _transpose, np.swapaxes: _swapaxes,
+    np.expand_dims: _expand_dims, np.squeeze: _squeeze, np.concatenate: _concatenate, np.stack: _stack,
+    np.hstack: _hstack, np.vstack: _vstack, np.broadcast_to: _broadcast_to,
+    np.where: _np_where, np.nonzero: _nonzero, np.argwhere: _argwhere, np.clip: _clip, np.take: _take,
+    np.copy: _copy, np.round: _round, np.repeat: _repeat, np.diagonal: _diagonal, np.trace: _trace,
+    np.ndim: _ndim_func, np.shape: _shape_func, np.around: _round, np.concat: _concatenate,
+    np.permute_dims: _permute_dims, np.astype: _astype,
+}

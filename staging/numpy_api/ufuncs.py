@@ -1,0 +1,59 @@
+"""Ufunc calls and `ufunc.reduce` on symbolic tensors."""
+
+from __future__ import annotations
+
+from runtime.ops import UFUNCS
+
+from ._common import _as_input, _record, _unsupported, _where
+from .reductions import _reduce
+
+_UFUNC_DEFAULT_KWARGS = {"where": True, "casting": "same_kind", "order": "K", "subok": True,
+                         "dtype": None, "signature": None}
+
+_REDUCE_OPS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
+               "logical_and": "all", "logical_or": "any"}
+
+
+def _check_out(kwargs, name):
+    out = kwargs.get("out")
+    if out is not None and not (isinstance(out, tuple) and all(o is None for o in out)):
+        raise _unsupported(f"{name}(..., out=...)", "symbolic tensors are immutable; use the returned value")
+
+
+def apply_ufunc(ufunc, method, inputs, kwargs):
+    """`ufunc.method(*inputs, **kwargs)` on symbolic inputs (from Tensor.__array_ufunc__ and operators)."""
+    name = getattr(ufunc, "__name__", repr(ufunc))
+    if UFUNCS.get(name) is not ufunc:
+        raise _unsupported(f"the ufunc {name!r} (not a NumPy ufunc with a staged op)")
+    kwargs = dict(kwargs)
+    if method == "__call__":
+        _check_out(kwargs, f"np.{name}")
+        kwargs.pop("out", None)
+        for key, value in kwargs.items():
+            if key not in _UFUNC_DEFAULT_KWARGS or not _same(value, _UFUNC_DEFAULT_KWARGS[key]):
+                raise _unsupported(f"np.{name}(..., {key}={value!r})",
+                                   "only the default ufunc keyword arguments can be staged")
+        if len(inputs) != ufunc.nin:
+            raise TypeError(f"{_where()}np.{name} takes {ufunc.nin} argument(s) but {len(inputs)} were given")
+        return _record(name, [_as_input(x) for x in inputs])
+    if method == "reduce":
+        op = _REDUCE_OPS.get(name)
+        if op is None:
+            raise _unsupported(f"np.{name}.reduce", f"supported: {', '.join(f'np.{n}.reduce' for n in _REDUCE_OPS)}")
+        _check_out(kwargs, f"np.{name}.reduce")
+        kwargs.pop("out", None)
+        (array,) = inputs
+        axis = kwargs.pop("axis", 0)
+        keepdims = kwargs.pop("keepdims", False)
+        dtype = kwargs.pop("dtype", None)
+        for key, value in kwargs.items():
+            if not (key == "where" and value is True):
+                raise _unsupported(f"np.{name}.reduce(..., {key}=...)")
+        if dtype is not None and op not in ("sum", "prod"):
+            raise _unsupported(f"np.{name}.reduce(..., dtype=...)")
+        return _reduce(op, array, axis, keepdims, dtype=dtype)
+    raise _unsupported(f"np.{name}.{method}", "only ufunc calls and .reduce are staged")
+
+
+def _same(a, b) -> bool:
+    return a is b or (type(a) is type(b) and a == b)

@@ -1,0 +1,218 @@
+"""Trace keys: what part of a call's arguments selects (or makes) a trace, and TensorSpec.
+
+NumPy arrays and scalars (and symbolic tensors, and TensorSpecs standing for them) are graph
+inputs: only their dtype and shape are part of the key. Everything else is part of the trace:
+Python numbers, strings and None by value, Variables and other objects by identity (held
+weakly) or by `==`, objects defining `__tracing_type__()` by what it returns. Containers
+(tuple, list, dict, namedtuple, dataclass) are walked with staging.nest.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import weakref
+
+import numpy as np
+
+from runtime import TensorType
+
+from . import nest
+from .tensor import Tensor
+from .variables import Variable
+
+NP_SCALAR_TYPES = frozenset(
+    t for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+                np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128,
+                np.longdouble, np.clongdouble))
+PY_VALUE_TYPES = (int, float, complex, str, bytes, type(None))
+# Python values the fast path of Function.__call__ keys by value (see fast_key)
+FAST_PY_TYPES = frozenset((int, float, bool, str, type(None)))
+
+
+class TensorSpec:
+    """Describes a tensor argument: shape (dims int or None) and dtype."""
+
+    __slots__ = ("type", "name")
+
+    def __init__(self, shape, dtype=np.float64, name=None):
+        self.type = TensorType(np.dtype(dtype), shape)
+        self.name = name
+
+    @classmethod
+    def from_value(cls, value, name=None) -> "TensorSpec":
+        if isinstance(value, Tensor):
+            return cls(value.type.shape, value.dtype, name)
+        arr = np.asarray(value)
+        return cls(arr.shape, arr.dtype, name)
+
+    @property
+    def shape(self):
+        return self.type.shape
+
+    @property
+    def dtype(self):
+        return self.type.dtype
+
+    def is_compatible_with(self, value) -> bool:
+        t = tensor_type_of(value)
+        return t is not None and self.type.is_supertype_of(t)
+
+    def __eq__(self, other):
+        return isinstance(other, TensorSpec) and self.type == other.type and self.name == other.name
+
+    def __hash__(self):
+        return hash((self.type, self.name))
+
+    def __repr__(self):
+        name = f", name={self.name!r}" if self.name else ""
+        return f"TensorSpec(shape={self.type.shape}, dtype={self.type.dtype.name}{name})"
+
+
+def tensor_type_of(value):
+    """The TensorType of a value that is a graph input (array, NumPy scalar, Tensor, TensorSpec), else None."""
+    if isinstance(value, Tensor):
+        return value.type
+    if isinstance(value, TensorSpec):
+        return value.type
+    if type(value) is np.ndarray or type(value) in NP_SCALAR_TYPES:
+        if value.dtype.hasobject:
+            return None
+        return TensorType(value.dtype, value.shape)
+    return None
+
+
+class WeakIdKey:
+    """Trace-key part for an object compared by identity, held weakly."""
+
+    __slots__ = ("ref", "ident")
+
+    def __init__(self, obj):
+        self.ident = id(obj)
+        try:
+            self.ref = weakref.ref(obj)
+        except TypeError:
+            self.ref = lambda obj=obj: obj  # not weak-referenceable: hold it
+
+    def __eq__(self, other):
+        return isinstance(other, WeakIdKey) and self.ident == other.ident and \
+            self.ref() is not None and self.ref() is other.ref()
+
+    def __hash__(self):
+        return self.ident
+
+    def __repr__(self):
+        obj = self.ref()
+        return f"<{type(obj).__name__} object>" if obj is not None else "<dead object>"
+
+
+_TENSOR = "T"
+
+
+def _has_tracing_type(value) -> bool:
+    return getattr(type(value), "__tracing_type__", None) is not None
+
+
+def _leaf_key(value):
+    """The trace-key part of one leaf that is not a graph input."""
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, PY_VALUE_TYPES):
+        return value  # 1 == 1.0: no retrace
+    if isinstance(value, Variable):
+        return ("Variable", WeakIdKey(value))
+    tracing_type = getattr(type(value), "__tracing_type__", None)
+    if tracing_type is not None:
+        return ("custom", type(value), tracing_type(value))
+    if isinstance(value, Tensor) or isinstance(value, np.ndarray):
+        raise TypeError(f"cannot use {value!r} as a staged argument")
+    if type(value).__hash__ is object.__hash__ or type(value).__hash__ is None:
+        return ("id", WeakIdKey(value))
+    try:
+        hash(value)
+    except TypeError:
+        return ("id", WeakIdKey(value))
+    return ("eq", type(value), value)
+
+
+def trace_key(value) -> tuple:
+    """(structure, types, paths) of `value`: `structure` is the hashable part of the trace key;
+    `types` the TensorTypes of the graph inputs in it, in order; `paths` where each one sits
+    (`[0][1]`, `['a']`, `.field`)."""
+    types, paths, parts = [], [], []
+    for path, leaf in nest.flatten_with_paths(value, "", _has_tracing_type):
+        t = tensor_type_of(leaf)
+        if t is not None:
+            types.append(t)
+            paths.append(path)
+            parts.append(_TENSOR)
+        else:
+            parts.append(_leaf_key(leaf))
+    return (nest.structure_signature(value, _has_tracing_type), tuple(parts)), types, paths
+
+
+NOT_FAST = object()  # fast_key of an argument the fast path does not handle
+
+
+def fast_key(a):
+    """The fast path's key of one argument: (dtype, shape) of a NumPy array or scalar (a graph
+    input), the value of a simple Python value (part of the trace key; bools apart, since
+    True == 1), or NOT_FAST."""
+    t = type(a)
+    if t is np.ndarray or t in NP_SCALAR_TYPES:
+        return (a.dtype, a.shape)
+    if t in FAST_PY_TYPES:
+        return a if t is not bool else ("bool", a)
+    return NOT_FAST
+
+
+def stable_key(value) -> bool:
+    """Whether `value`'s trace-key part is fixed for the object's lifetime (mutating a list, a
+    dict or a dataclass held in a default changes its key; a __tracing_type__ may depend on
+    state). Tensors count as stable: they are graph inputs, never baked into the trace."""
+    if tensor_type_of(value) is not None or isinstance(value, (bool, Variable) + PY_VALUE_TYPES):
+        return True
+    if getattr(type(value), "__tracing_type__", None) is not None:
+        return False
+    if isinstance(value, tuple):  # tuples and namedtuples: stable if their elements are
+        return all(stable_key(v) for v in value)
+    if isinstance(value, (list, dict)) or (dataclasses.is_dataclass(value) and not isinstance(value, type)):
+        return False
+    return True  # keyed by identity, or by == on a hashable object
+
+
+def replace_tensors(value, leaves):
+    """`value` with each graph-input leaf (in trace-key order) replaced by next(leaves)."""
+    return nest.map_structure(lambda leaf: next(leaves) if tensor_type_of(leaf) is not None else leaf,
+                              value, _has_tracing_type)
+
+
+def flat_tensors(value) -> list:
+    """The graph-input leaves of `value`, in trace-key order."""
+    return [leaf for leaf in nest.flatten(value, _has_tracing_type) if tensor_type_of(leaf) is not None]
+
+
+def _weak_leaf(value):
+    if isinstance(value, (TensorSpec, bool, Variable) + PY_VALUE_TYPES) or _has_tracing_type(value):
+        return value
+    key = _leaf_key(value)
+    return key[1] if isinstance(key, tuple) and key[:1] == ("id",) else value
+
+
+def weaken(value):
+    """A signature template with each object keyed by (weakly held) identity replaced by its
+    weak key, so that a ConcreteFunction does not keep such arguments alive. Dataclasses are
+    kept whole."""
+    return nest.map_structure(
+        _weak_leaf, value, lambda v: _has_tracing_type(v) or dataclasses.is_dataclass(v))
+
+
+def bind(signature, args, kwargs, name):
+    """Canonical (args tuple, kwargs dict): positional parameters in order, defaults applied."""
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise TypeError(f"{name}(): {exc}") from None
+    bound.apply_defaults()
+    return (tuple(bound.args), dict(bound.kwargs))
+
+
