@@ -17,9 +17,6 @@ import threading
 import warnings
 import weakref
 
-import numpy as np
-
-from runtime import TensorType
 from runtime.optimize import optimize
 from runtime.options import get_options as get_optimizer_options
 
@@ -27,10 +24,9 @@ from . import errors, nest
 from .concrete_function import ConcreteFunction, collect_outputs, record_call
 from .graph_building import FuncGraph, building, current_graph
 from .method_binding import MethodBinder
-from .tensor_array import TensorArray
 from .source_map import where
-from .tensor import Tensor
-from .trace_key import (FAST_PY_TYPES, NOT_FAST, TensorSpec, bind, fast_key, flat_tensors,
+from .tensor_array import TensorArray
+from .trace_key import (FAST_PY_TYPES, NOT_FAST, TensorSpec, as_spec, bind, conform, fast_key, flat_tensors,
                         replace_tensors, stable_key, trace_key, weaken)
 from .variables import creation_scope
 
@@ -99,7 +95,7 @@ class Function:
             self._signature = self._signature.replace(parameters=params)
         self._input_signature = None
         if input_signature is not None:
-            self._input_signature = tuple(_as_spec(s) for s in input_signature)
+            self._input_signature = tuple(as_spec(s) for s in input_signature)
         self._lock = _TRACE_LOCK
         self._cache: dict = {}          # exact trace key -> ConcreteFunction
         self._fast: dict = {}           # tuple of per-arg keys (positional NumPy args only) -> ConcreteFunction
@@ -320,7 +316,7 @@ class Function:
         out = list(args)
         for i, spec in enumerate(specs):
             name = params[i] if i < len(params) else f"args[{i}]"
-            out[i] = _conform(args[i], spec, name, self._name)
+            out[i] = conform(args[i], spec, name, self._name)
         return (tuple(out), kwargs)
 
     def _note_call(self, traced: bool):
@@ -475,45 +471,6 @@ def _where_defined(func) -> str:
     if code is None:
         return getattr(func, "__qualname__", repr(func))
     return f"{code.co_filename}:{code.co_firstlineno}"
-
-
-def _as_spec(spec):
-    if isinstance(spec, TensorSpec):
-        return spec
-    if isinstance(spec, (list, tuple)):
-        return type(spec)(_as_spec(s) for s in spec)
-    raise TypeError(f"input_signature entries must be staging.TensorSpec, got {spec!r}")
-
-
-def _conform(value, spec, name, fname):
-    """`value` checked against `spec` (nested), converted to a NumPy value; TypeError names the argument."""
-    if isinstance(spec, (list, tuple)):
-        if not isinstance(value, (list, tuple)) or len(value) != len(spec):
-            raise TypeError(f"{fname}(): argument {name!r} must be a sequence of {len(spec)} tensors "
-                            f"matching input_signature, got {value!r:.60}")
-        return type(spec)(_conform(v, s, f"{name}[{i}]", fname) for i, (v, s) in enumerate(zip(value, spec)))
-    if isinstance(value, TensorSpec):
-        t = value.type
-        if not spec.type.is_supertype_of(t):
-            raise TypeError(f"{fname}(): argument {name!r} is {t}, which input_signature "
-                            f"{spec.type} does not accept")
-        return TensorSpec(spec.shape, spec.dtype)
-    if isinstance(value, Tensor):
-        t = value.type
-        if not spec.type.is_supertype_of(t):
-            raise TypeError(f"{fname}(): argument {name!r} is {t}, which input_signature "
-                            f"{spec.type} does not accept")
-        return value
-    arr = np.asarray(value)
-    if not isinstance(value, (np.ndarray, np.generic)) and arr.dtype != spec.dtype:  # Python numbers, lists
-        if np.can_cast(arr.dtype, spec.dtype, "same_kind") or (arr.dtype.kind in "biu" and spec.dtype.kind in "fc"):
-            arr = arr.astype(spec.dtype)
-    if arr.dtype != spec.dtype or not spec.type.accepts_shape(arr.shape):
-        raise TypeError(f"{fname}(): argument {name!r} is {TensorType(arr.dtype, arr.shape)}, which "
-                        f"input_signature {spec.type} does not accept")
-    if isinstance(value, (np.ndarray, np.generic)):
-        return value  # already conforming: the caller's object, unchanged
-    return arr[()] if arr.ndim == 0 else arr
 
 
 def _lists_to_python(result):

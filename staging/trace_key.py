@@ -216,3 +216,42 @@ def bind(signature, args, kwargs, name):
     return (tuple(bound.args), dict(bound.kwargs))
 
 
+# -- input signatures ----------------------------------------------------------
+
+def as_spec(spec):
+    if isinstance(spec, TensorSpec):
+        return spec
+    if isinstance(spec, (list, tuple)):
+        return type(spec)(as_spec(s) for s in spec)
+    raise TypeError(f"input_signature entries must be staging.TensorSpec, got {spec!r}")
+
+
+def conform(value, spec, name, fname):
+    """`value` checked against `spec` (nested), converted to a NumPy value; TypeError names the argument."""
+    if isinstance(spec, (list, tuple)):
+        if not isinstance(value, (list, tuple)) or len(value) != len(spec):
+            raise TypeError(f"{fname}(): argument {name!r} must be a sequence of {len(spec)} tensors "
+                            f"matching input_signature, got {value!r:.60}")
+        return type(spec)(conform(v, s, f"{name}[{i}]", fname) for i, (v, s) in enumerate(zip(value, spec)))
+    if isinstance(value, TensorSpec):
+        t = value.type
+        if not spec.type.is_supertype_of(t):
+            raise TypeError(f"{fname}(): argument {name!r} is {t}, which input_signature "
+                            f"{spec.type} does not accept")
+        return TensorSpec(spec.shape, spec.dtype)
+    if isinstance(value, Tensor):
+        t = value.type
+        if not spec.type.is_supertype_of(t):
+            raise TypeError(f"{fname}(): argument {name!r} is {t}, which input_signature "
+                            f"{spec.type} does not accept")
+        return value
+    arr = np.asarray(value)
+    if not isinstance(value, (np.ndarray, np.generic)) and arr.dtype != spec.dtype:  # Python numbers, lists
+        if np.can_cast(arr.dtype, spec.dtype, "same_kind") or (arr.dtype.kind in "biu" and spec.dtype.kind in "fc"):
+            arr = arr.astype(spec.dtype)
+    if arr.dtype != spec.dtype or not spec.type.accepts_shape(arr.shape):
+        raise TypeError(f"{fname}(): argument {name!r} is {TensorType(arr.dtype, arr.shape)}, which "
+                        f"input_signature {spec.type} does not accept")
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value  # already conforming: the caller's object, unchanged
+    return arr[()] if arr.ndim == 0 else arr
