@@ -75,7 +75,7 @@ def _tracing_stack() -> list:
 
 
 class Function:
-    """A Python function staged into graphs, one per input signature (see DESIGN.md)."""
+    """A Python function staged into graphs, one per input signature (see docs/guide.md)."""
 
     def __init__(self, python_function, input_signature=None, autograph=True, reduce_retracing=False,
                  name=None, _instance_ref=None):
