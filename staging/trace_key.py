@@ -10,6 +10,7 @@ weakly) or by `==`, objects defining `__tracing_type__()` by what it returns. Co
 from __future__ import annotations
 
 import dataclasses
+import math
 import weakref
 
 import numpy as np
@@ -112,12 +113,30 @@ def _has_tracing_type(value) -> bool:
     return getattr(type(value), "__tracing_type__", None) is not None
 
 
+def _float_part(x: float):
+    """A float as a key part: NaN equals NaN, -0.0 differs from 0.0 (each can change a result)."""
+    if x != x:
+        return "nan"
+    if x == 0.0:
+        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
+    return x
+
+
+def python_value_key(value):
+    """The key of a Python number, string, bytes or None: its exact type and its value, so that
+    `2` and `2.0`, `True` and `1`, `0.0` and `-0.0`, an IntEnum member and its int differ."""
+    t = type(value)
+    if isinstance(value, float):
+        return (t, _float_part(value))
+    if isinstance(value, complex):
+        return (t, _float_part(value.real), _float_part(value.imag))
+    return (t, value)
+
+
 def _leaf_key(value):
     """The trace-key part of one leaf that is not a graph input."""
-    if isinstance(value, bool):
-        return ("bool", value)
-    if isinstance(value, PY_VALUE_TYPES):
-        return value  # 1 == 1.0: no retrace
+    if isinstance(value, (bool,) + PY_VALUE_TYPES):
+        return python_value_key(value)
     if isinstance(value, Variable):
         return ("Variable", WeakIdKey(value))
     tracing_type = getattr(type(value), "__tracing_type__", None)
@@ -155,13 +174,12 @@ NOT_FAST = object()  # fast_key of an argument the fast path does not handle
 
 def fast_key(a):
     """The fast path's key of one argument: (dtype, shape) of a NumPy array or scalar (a graph
-    input), the value of a simple Python value (part of the trace key; bools apart, since
-    True == 1), or NOT_FAST."""
+    input), python_value_key of a simple Python value (part of the trace key), or NOT_FAST."""
     t = type(a)
     if t is np.ndarray or t in NP_SCALAR_TYPES:
         return (a.dtype, a.shape)
     if t in FAST_PY_TYPES:
-        return a if t is not bool else ("bool", a)
+        return (t, a) if t is not float else (t, _float_part(a))
     return NOT_FAST
 
 

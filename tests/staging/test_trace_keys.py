@@ -76,10 +76,39 @@ def test_python_numbers_keyed_by_value():
     assert len(traces) == 1
     assert_same(f(x, 3), scaled(x, 3))
     assert len(traces) == 2
-    # 1 == 1.0: no retrace (the value is baked into the graph)
-    f(x, 2.0)
-    assert len(traces) == 2
-    np.testing.assert_array_equal(f(x, 2.0), x * 2)
+    # 2 == 2.0, but an int and a float can give different results: separate traces
+    assert_same(f(x, 2.0), scaled(x, 2.0))
+    assert len(traces) == 3
+    assert_same(f(x, 2.0), scaled(x, 2.0))
+    assert len(traces) == 3
+
+
+def test_python_numbers_keyed_by_type_and_value():
+    """Each pair below compares equal in Python but can change the result: each is its own
+    trace, and the staged result equals the eager one (dtype included)."""
+    import enum
+
+    class Level(enum.IntEnum):
+        LOW = 1
+
+    def g(x, k):
+        return x * k, 1.0 / k if k else np.copysign(1.0, k)
+
+    f, traces = counting(g)
+    x = np.arange(3, dtype=np.int32)
+    pairs = [(2, 2.0), (True, 1), (0.0, -0.0), (Level.LOW, 1), (2, 2 + 0j)]
+    for a, b in pairs:
+        for k in (a, b, a, b):
+            assert_same(f(x, k), g(x, k))
+    assert len(traces) == 8  # 2, 2.0, True, 1, 0.0, -0.0, Level.LOW, 2+0j
+
+
+def test_nan_argument_traces_once():
+    f, traces = counting(lambda x, k: x + k)
+    x = np.arange(2.0)
+    for _ in range(3):
+        np.testing.assert_array_equal(f(x, float("nan")), x + float("nan"))
+    assert len(traces) == 1
 
 
 def test_bools_are_not_numbers():
