@@ -289,8 +289,8 @@ def test_python_value_keywords_are_part_of_the_trace_key():
         assert_same(f(x, flag=True, n=True), g(x, flag=True, n=True))
         assert_same(f(x, n="ab"[0] == "a", flag=False), g(x, n=True, flag=False))
         assert_same(f(x, n=None is None), g(x, n=True))
-    # n=2 (and 2.0: 2 == 2.0), n=3, (1, True), (True, True), (True, False)
-    assert f.tracing_count == 5
+    # n=2, n=3, n=2.0 (a float: its own trace), (1, True), (True, True), (True, False)
+    assert f.tracing_count == 6
 
 
 def test_same_array_passed_twice_by_keyword():
