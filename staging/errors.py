@@ -18,9 +18,10 @@ class UnsupportedConstructError(ConversionError):
     symbolic control flow, `global`/`nonlocal` writes from staged branches..."""
 
 
-class UndefinedNameError(StagingError, NameError):
+class UndefinedNameError(StagingError, UnboundLocalError):
     """A name assigned in only one branch of a staged `if` (or only inside a
-    staged loop) is used afterwards."""
+    staged loop) is used afterwards, or a name is read before it is assigned.
+    It is an UnboundLocalError (a NameError), as the same read raises in Python."""
 
 
 class SymbolicValueError(StagingError, TypeError):
