@@ -1,6 +1,6 @@
 """Graph IR, op registry with NumPy kernels, and the executor that runs graphs."""
 
-from . import core_ops  # noqa: F401  (registers const, print, assert, variables, lists)
+from . import control_ops, core_ops  # noqa: F401  (register cond, while_loop, const, print, variables...)
 from .executor import CompiledGraph, GraphExecutionError, execute
 from .graph import Graph, ListType, Node, Value, format_graph
 from .registry import OpDef, UnknownOpError, all_ops, get_op, has_op, register_op

@@ -54,7 +54,7 @@ class Node:
     location: (file, line) of the user code that created the node, or None.
     """
 
-    __slots__ = ("op", "inputs", "attrs", "outputs", "subgraphs", "location")
+    __slots__ = ("op", "inputs", "attrs", "outputs", "subgraphs", "location", "_stateful")
 
     def __init__(self, op: str, inputs, attrs, output_types, location=None, subgraphs=None):
         self.op = op
@@ -63,6 +63,7 @@ class Node:
         self.outputs = [Value(t, self, i) for i, t in enumerate(output_types)]
         self.subgraphs = dict(subgraphs or {})
         self.location = location
+        self._stateful = None
 
     @property
     def opdef(self):
@@ -70,22 +71,22 @@ class Node:
 
     @property
     def stateful(self) -> bool:
-        if self.op in _CONTROL_FLOW:
-            return any(n.stateful for g in self.subgraphs.values() for n in g.walk())
-        return get_op(self.op).stateful
+        """The op is stateful, or a node of a subgraph is. Asked once per node, then kept: the
+        passes never remove, fold or merge stateful nodes, so the answer cannot change."""
+        if self._stateful is None:
+            self._stateful = get_op(self.op).stateful or any(
+                n.stateful for g in self.subgraphs.values() for n in g.nodes)
+        return self._stateful
 
     def __repr__(self):
         return f"<Node {self.op}>"
-
-
-_CONTROL_FLOW = ("cond", "while_loop")
 
 
 class Graph:
     """A function body: inputs, nodes in program order, outputs.
 
     Outputs are Values or Python scalars. Subgraphs of control-flow nodes are
-    Graphs whose inputs are bound by the node (see the executor).
+    Graphs whose inputs are bound by the node (see OpDef.bind_subgraph).
     """
 
     def __init__(self, name: str = "graph"):
