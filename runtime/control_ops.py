@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .graph import Graph, ListType, Node, Value
+from .graph import Graph, Node, Value
 from .registry import register_op
-from .types import TensorType
+from .types import TensorType, accepts
 
 
 def _given_by_subgraphs(name: str):
@@ -24,16 +24,6 @@ def _type_of(item):
     return item.type if isinstance(item, Value) else None
 
 
-def _accepts(general, specific) -> bool:
-    """Whether a value of type `specific` may stand where `general` is declared (a branch or loop
-    result may know more dims than the node's output, a list may not know its elements yet)."""
-    if isinstance(general, ListType) and isinstance(specific, ListType):
-        return general.element is None or specific.element is None or _accepts(general.element, specific.element)
-    if isinstance(general, TensorType) and isinstance(specific, TensorType):
-        return general.is_supertype_of(specific)
-    return False
-
-
 def _check_inputs(label: str, graph: Graph, declared: list) -> str | None:
     """The inputs of subgraph `label` against the types of what the node binds to them."""
     if len(graph.inputs) != len(declared):
@@ -50,7 +40,7 @@ def _check_results(what: str, results: list, outputs: list) -> str | None:
         return f"{what} gives {len(results)} values for {len(outputs)} outputs"
     for k, (r, out) in enumerate(zip(results, outputs)):
         t = _type_of(r)
-        if t is not None and not _accepts(out.type, t):
+        if t is not None and not accepts(out.type, t):
             return f"{what} gives {t} for output {k}, declared {out.type}"
     return None
 

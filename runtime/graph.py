@@ -30,6 +30,15 @@ class ListType:
     def __str__(self):
         return f"list[{self.element if self.element is not None else '?'}]"
 
+    def is_supertype_of(self, other) -> bool:
+        """True when a list of type `other` is also one of this type (an unknown element type,
+        on either side, fits: a list gets its element type from its first write)."""
+        if not isinstance(other, ListType):
+            return False
+        if self.element is None or other.element is None:
+            return True
+        return self.element.is_supertype_of(other.element)
+
 
 class Value:
     """One SSA value: a graph input or one output of a node."""
@@ -118,6 +127,12 @@ class Graph:
 
     def format(self, locations: bool = False) -> str:
         return format_graph(self, locations=locations)
+
+    def lint(self) -> None:
+        """Checks the graph's invariants (runtime.verify); raises InvalidGraphError naming the
+        first node that breaks one."""
+        from .verify import verify
+        verify(self)
 
 
 # ----------------------------------------------------------------------------

@@ -11,13 +11,15 @@ from .analysis import node_uses, replace_uses
 from .graph import Graph, Node, Value
 from .options import get_options
 from .registry import get_op
+from .verify import verify
 
 # Folding makes the result a constant held by the graph: keep big results computed at run time.
 MAX_FOLDED_ELEMENTS = 4096
 
 
 def optimize(graph: Graph, options: dict | None = None) -> Graph:
-    """Runs the passes the options enable (runtime.options, read now when not given)."""
+    """Runs the passes the options enable (runtime.options, read now when not given), then
+    checks the result when `verify_graphs` is on."""
     if options is None:
         options = get_options()
     if options["constant_folding"]:
@@ -28,6 +30,8 @@ def optimize(graph: Graph, options: dict | None = None) -> Graph:
         eliminate_common_subexpressions(graph)
     if options["dead_code_elimination"]:
         eliminate_dead_code(graph)
+    if options.get("verify_graphs"):
+        verify(graph)
     return graph
 
 
