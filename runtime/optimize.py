@@ -119,7 +119,7 @@ def remove_identities(graph: Graph) -> None:
                         continue
                     kinds = _IDENTITIES.get((node.op, pos, lit))
                     if kinds and other.type == node.outputs[0].type and other.type.dtype.kind in kinds:
-                        mapping[node.outputs[0]] = mapping.get(other, other)  # x itself, not x + 0
+                        mapping[node.outputs[0]] = mapping.get(other, other)  # x may be dropped too
                         break
                 else:
                     kept.append(node)
