@@ -100,7 +100,7 @@ register_op("py_function", infer=_py_function_infer, stateful=True, num_outputs=
 # `var` is any object with a `_value` attribute holding a NumPy value.
 
 register_op("read_variable", infer=lambda *, var: TensorType(var.dtype, var.shape), stateful=True,
-            make_kernel=lambda var: (lambda: var._value))(lambda *, var: var._value)
+            may_alias_state=True, make_kernel=lambda var: (lambda: var._value))(lambda *, var: var._value)
 
 
 def _assign_kernel(var, mode):

@@ -1,9 +1,10 @@
 """The executor: lowers a graph once to straight-line Python source and runs it.
 
 Each node becomes one line calling its kernel (or an inlined expression for
-operators), `cond` becomes an `if`, `while_loop` a `while`, so a call pays no
-per-node dispatch. Intermediates that are arrays are deleted after their last
-use. A failure is re-raised naming the node and the user's file:line.
+operators); a structured op writes its own code through its OpDef.emit hook (`cond`
+an `if`, `while_loop` a `while`), so a call pays no per-node dispatch. Intermediates
+that are arrays are deleted after their last use. A failure is re-raised naming the
+node and the user's file:line.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import threading
 import numpy as np
 
 from . import fusion
+from .analysis import dead_after, maybe_viewed
 from .fusion import UFUNCS as _UFUNCS
-from .fusion import all_inputs as _all_inputs
 from .graph import Graph, Node, Value, node_text
 from .options import get_options
 from .registry import get_op
@@ -54,8 +55,6 @@ def _error_class_for(original: type, base: type) -> type:
     return cls
 
 
-
-
 def _as_dtype(number, dtype):
     """`number` as a 0-d array of `dtype` when NumPy's weak-scalar rule casts it exactly so."""
     if dtype.kind not in "iuf" or (isinstance(number, float) and dtype.kind != "f"):
@@ -80,8 +79,38 @@ def _to_scalar(value):
     return value
 
 
+class BufferPlan:
+    """Which arrays of the top-level graph may have their buffer written over by a later node
+    (buffer reuse): those the graph allocated itself (ufunc results, never inputs, constants or
+    views) that no node may keep a view of (analysis.maybe_viewed)."""
+
+    def __init__(self, maybe_viewed: set[int]):
+        self._maybe_viewed = maybe_viewed
+        self._owned: set[int] = set()  # values holding a fresh buffer this graph allocated
+        self._taken: set[int] = set()  # values whose buffer a later node took over
+
+    def own(self, value: Value) -> None:
+        """`value` holds a fresh buffer the graph allocated."""
+        self._owned.add(id(value))
+
+    def reusable(self, value: Value) -> bool:
+        """Whether `value`'s buffer may be written over once `value` is dead."""
+        return id(value) in self._owned and id(value) not in self._maybe_viewed
+
+    def take(self, value: Value) -> None:
+        """A node writes its result into `value`'s buffer: it lives on, nothing to free."""
+        self._taken.add(id(value))
+
+    def taken(self, value: Value) -> bool:
+        return id(value) in self._taken
+
+
 class _Emitter:
-    """Generates the source of one graph (subgraphs inline)."""
+    """Generates the source of one graph (subgraphs inline).
+
+    A structured op's emit hook writes its code with: fresh(value) (a new variable),
+    ref(item), bind(obj), name_as(value, ref) (a subgraph input is another name), emit(indent,
+    text, node), assign(indent, targets, sources, node) and body(subgraph, indent, False)."""
 
     def __init__(self, graph: Graph, options: dict):
         self.graph = graph
@@ -92,9 +121,7 @@ class _Emitter:
         self.line_nodes: dict[int, Node] = {}
         self.names: dict[int, str] = {}
         self.count = 0
-        self.owned: set[int] = set()  # values holding a fresh buffer this graph allocated
-        self.reused: set[int] = set()  # values whose buffer an in-place node took over
-        self.maybe_viewed: set[int] = set()  # values some non-ufunc node reads (it may keep a view)
+        self.buffers = BufferPlan(maybe_viewed(graph, _UFUNCS))
 
     # -- names -----------------------------------------------------------
     def new_tag(self) -> int:
@@ -111,6 +138,10 @@ class _Emitter:
         self.count += 1
         self.names[id(value)] = name
         return name
+
+    def name_as(self, value: Value, ref: str) -> None:
+        """`value` (a subgraph input) is read as `ref`, the name or literal it is bound to."""
+        self.names[id(value)] = ref
 
     def ref(self, item) -> str:
         if isinstance(item, Value):
@@ -140,9 +171,7 @@ class _Emitter:
 
     # -- bodies ----------------------------------------------------------
     def body(self, graph: Graph, indent: int, top_level: bool):
-        last_use = _last_uses(graph) if top_level else {}
-        if top_level:
-            self.maybe_viewed = _maybe_viewed(graph)
+        last_use = dead_after(graph) if top_level else {}
         runs = fusion.plan(graph, self.options)
         position = 0
         while position < len(graph.nodes):
@@ -152,10 +181,9 @@ class _Emitter:
                 position = run.stop
                 continue
             node = graph.nodes[position]
-            if node.op == "cond":
-                self.cond(node, indent)
-            elif node.op == "while_loop":
-                self.while_loop(node, indent)
+            emit = get_op(node.op).emit
+            if emit is not None:
+                emit(self, node, indent)
             elif not self.in_place(node, indent, last_use.get(position, ())):
                 self.simple(node, indent)
             if top_level:
@@ -163,7 +191,7 @@ class _Emitter:
             position += 1
 
     def free(self, indent: int, values):
-        dead = [self.names[id(v)] for v in values if id(v) not in self.reused]
+        dead = [self.names[id(v)] for v in values if not self.buffers.taken(v)]
         if dead:
             self.emit(indent, f"del {', '.join(dead)}")
 
@@ -198,8 +226,7 @@ class _Emitter:
             return False
         target = None
         for v in node.inputs:
-            if (isinstance(v, Value) and v in dying and id(v) in self.owned and v.type == out_type
-                    and id(v) not in self.maybe_viewed):
+            if isinstance(v, Value) and v in dying and v.type == out_type and self.buffers.reusable(v):
                 target = v
                 break
         if target is None:
@@ -214,8 +241,8 @@ class _Emitter:
         out = self.fresh(node.outputs[0])
         # `out` passed positionally: cheaper than the keyword for small arrays
         self.emit(indent, f"{out} = {self.bind(ufunc)}({', '.join(args)}, {fusion.out_arg(node.op, name)})", node)
-        self.owned.add(id(node.outputs[0]))
-        self.reused.add(id(target))  # its buffer lives on as the output: nothing to free
+        self.buffers.own(node.outputs[0])
+        self.buffers.take(target)
         return True
 
     def operand_refs(self, node: Node, ref=None) -> list[str]:
@@ -254,7 +281,7 @@ class _Emitter:
         else:
             call = f"{self.bind(op.kernel(node.attrs))}({', '.join(args)})"
         if node.op in _UFUNCS and len(outs) == 1:
-            self.owned.add(id(node.outputs[0]))
+            self.buffers.own(node.outputs[0])
         if not outs:
             self.emit(indent, call, node)
         elif len(outs) == 1 and op.num_outputs == 1:
@@ -265,44 +292,6 @@ class _Emitter:
     def assign(self, indent: int, targets: list[str], sources: list[str], node: Node):
         if targets:
             self.emit(indent, f"{', '.join(targets)} = {', '.join(sources)}", node)
-
-    def cond(self, node: Node, indent: int):
-        pred, *operands = node.inputs
-        outs = [self.fresh(v) for v in node.outputs]
-        self.emit(indent, f"if {self.ref(pred)}:", node)
-        for label, keyword in (("then", None), ("else", "else:")):
-            if keyword:
-                self.emit(indent, keyword, node)
-            sub = node.subgraphs[label]
-            for inner, outer in zip(sub.inputs, operands):
-                self.names[id(inner)] = self.ref(outer)
-            self.body(sub, indent + 1, top_level=False)
-            self.assign(indent + 1, outs, [self.ref(v) for v in sub.outputs], node)
-            if not outs and not sub.nodes:
-                self.emit(indent + 1, "pass")
-
-    def while_loop(self, node: Node, indent: int):
-        nvars = node.attrs["num_loop_vars"]
-        inits, captures = node.inputs[:nvars], node.inputs[nvars:]
-        outs = [self.fresh(v) for v in node.outputs]
-        counters = _python_int_counters(node)
-        self.assign(indent, outs, [f"int({self.ref(v)})" if i in counters else self.ref(v)
-                                   for i, v in enumerate(inits)], node)
-        self.emit(indent, "while True:", node)
-        for label in ("cond", "body"):
-            sub = node.subgraphs[label]
-            for inner, name in zip(sub.inputs, outs):
-                self.names[id(inner)] = name
-            for inner, outer in zip(sub.inputs[nvars:], captures):
-                self.names[id(inner)] = self.ref(outer)
-            self.body(sub, indent + 1, top_level=False)
-            if label == "cond":
-                self.emit(indent + 1, f"if not {self.ref(sub.outputs[0])}:", node)
-                self.emit(indent + 2, "break")
-            else:
-                self.assign(indent + 1, outs, [self.ref(v) for v in sub.outputs], node)
-        for i in sorted(counters):  # back to the declared dtype for whatever reads the result
-            self.emit(indent, f"{outs[i]} = {self.bind(node.outputs[i].type.dtype.type, 'k')}({outs[i]})", node)
 
     def function(self, name: str) -> str:
         params = [self.fresh(v) for v in self.graph.inputs]
@@ -321,84 +310,6 @@ class _Emitter:
             rets.append(ref)
         self.emit(1, f"return ({', '.join(rets)}{',' if len(rets) == 1 else ''})")
         return "\n".join(self.lines) + "\n"
-
-
-def _last_uses(graph: Graph) -> dict[int, list[Value]]:
-    """Node position -> array values (ndim > 0 or list) whose last top-level use it is."""
-    last: dict[int, int] = {}
-    values: dict[int, Value] = {}
-    for position, node in enumerate(graph.nodes):
-        for v in _all_inputs(node):
-            if isinstance(v, Value):
-                last[id(v)] = position
-                values[id(v)] = v
-        for v in node.outputs:
-            last.setdefault(id(v), position)
-            values[id(v)] = v
-    keep = {id(v) for v in graph.outputs if isinstance(v, Value)}
-    keep.update(id(v) for v in graph.inputs)  # the caller holds those anyway
-    out: dict[int, list[Value]] = {}
-    for vid, position in last.items():
-        v = values[vid]
-        if vid in keep or getattr(v.type, "ndim", 1) == 0:
-            continue
-        out.setdefault(position, []).append(v)
-    return out
-
-
-_COMPARISONS = frozenset(("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"))
-
-
-def _python_int_counters(node: Node) -> set[int]:
-    """Loop variables of a while_loop that may run as Python ints: integer scalars that are
-    only compared, used as an index, and stepped by an int literal (`i = i + 1`), like the
-    index of a staged `for`. Python int arithmetic is several times faster than NumPy
-    scalar arithmetic and gives the same values (a counter never nears 2**63)."""
-    nvars = node.attrs["num_loop_vars"]
-    cond, body = node.subgraphs["cond"], node.subgraphs["body"]
-    found = set()
-    for j in range(nvars):
-        t = node.outputs[j].type
-        if not hasattr(t, "dtype") or t.dtype.kind not in "iu" or t.shape != ():
-            continue
-        step = body.outputs[j]
-        stepper = step.producer if isinstance(step, Value) else None
-        if (stepper is None or stepper.op not in ("add", "subtract") or stepper.subgraphs
-                or stepper.inputs[0] is not body.inputs[j]
-                or not (type(stepper.inputs[1]) is int)):
-            continue
-        if all(_counter_uses_ok(g, g.inputs[j], stepper) for g in (cond, body)):
-            found.add(j)
-    return found
-
-
-def _counter_uses_ok(graph: Graph, counter: Value, stepper: Node) -> bool:
-    for n in graph.nodes:
-        if n is stepper:
-            continue
-        for position, v in enumerate(n.inputs):
-            if v is not counter:
-                continue
-            if n.op in _COMPARISONS and not n.subgraphs:
-                continue
-            if n.op == "getitem" and position > 0:
-                continue
-            return False
-    outputs = [v for v in graph.outputs]
-    uses_as_output = [i for i, v in enumerate(outputs) if v is counter]
-    return not uses_as_output
-
-
-def _maybe_viewed(graph: Graph) -> set[int]:
-    """Values read by anything but an elementwise ufunc (indexing, reshape, control flow, calls...):
-    such a node may return a view sharing the value's buffer, so the buffer is never reused."""
-    out: set[int] = set()
-    for node in graph.nodes:
-        if node.op in _UFUNCS and not node.subgraphs:
-            continue
-        out.update(id(v) for v in _all_inputs(node) if isinstance(v, Value))
-    out.update(id(v) for v in graph.outputs if isinstance(v, Value))
-    return out
 
 
 class CompiledGraph:

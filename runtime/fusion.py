@@ -31,6 +31,7 @@ import math
 
 import numpy as np
 
+from .analysis import last_uses
 from .graph import Graph, Node, Value
 from .types import TensorType
 
@@ -62,30 +63,6 @@ def out_arg(op: str, target: str) -> str:
 
 _REAL_KINDS = frozenset("biuf")
 _INTEGER_KINDS = frozenset("biu")
-
-
-def all_inputs(node: Node):
-    """The node's inputs plus outer values its subgraphs (at any depth) refer to."""
-    yield from node.inputs
-    if not node.subgraphs:
-        return
-    defined: set[int] = set()
-    used: list = []
-
-    def scan(graph: Graph):
-        defined.update(id(v) for v in graph.inputs)
-        for n in graph.nodes:
-            used.extend(v for v in n.inputs if isinstance(v, Value))
-            defined.update(id(v) for v in n.outputs)
-            for sub in n.subgraphs.values():
-                scan(sub)
-        used.extend(v for v in graph.outputs if isinstance(v, Value))
-
-    for sub in node.subgraphs.values():
-        scan(sub)
-    for v in used:
-        if id(v) not in defined:
-            yield v
 
 
 class Run:
@@ -212,14 +189,7 @@ def plan(graph: Graph, options: dict) -> dict[int, Run]:
     bounds = [b for b in bounds if b[1] - b[0] >= 2]
     if not bounds:
         return {}
-    last_use: dict[int, int] = {}
-    for position, node in enumerate(graph.nodes):
-        for v in all_inputs(node):
-            if isinstance(v, Value):
-                last_use[id(v)] = position
-    for v in graph.outputs:
-        if isinstance(v, Value):
-            last_use[id(v)] = len(graph.nodes)
+    last_use = last_uses(graph)
     for start, stop, shape in bounds:
         run = Run(graph, start, stop, shape, last_use)
         if run.size is not None and run.size < run.min_elements(options):
@@ -235,8 +205,9 @@ def chunk_bounds(n: int, chunk: int) -> tuple:
 def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_op_by_op) -> None:
     """Emits `if <guard>: <fused loop> else: <op by op>` for `run`.
 
-    em: the executor's emitter. dying: ids of outer values whose last use is in the run (top
-    level only; their buffers may be reused). emit_op_by_op(indent): emits the fallback."""
+    em: the executor's emitter; its buffer plan (em.buffers) says which buffers may be written
+    over. dying: ids of outer values whose last use is in the run (top level only; their
+    buffers may be reused). emit_op_by_op(indent): emits the fallback."""
     options = em.options
     tag = f"f{em.new_tag()}"
     first = run.nodes[0]
@@ -286,8 +257,7 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
         donor = None
         if top_level and options["buffer_reuse"]:
             for v in run.inputs:
-                if (id(v) in dying and id(v) not in taken and id(v) in em.owned
-                        and id(v) not in em.maybe_viewed and v.type == y.type
+                if (id(v) in dying and id(v) not in taken and em.buffers.reusable(v) and v.type == y.type
                         and run.last_read.get(id(v), -1) <= position[id(y)]):
                     donor = v
                     break
@@ -298,7 +268,7 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
         else:
             em.emit(body, f"{name} = {empty}({shape_ref}, {em.bind(y.type.dtype, 'k')})", first)
             base[id(y)] = chunked(name, f"{tag}_o{k}")
-        em.owned.add(id(y))
+        em.buffers.own(y)
 
     # scratch buffers for the values that live only inside the run, reused as soon as free
     temps: list[tuple[str, np.dtype]] = []
@@ -375,5 +345,4 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
         emit_op_by_op(indent + 1)
 
 
-__all__ = ["EXACT_OPS", "Run", "UFUNCS", "all_inputs", "broadcasts_into", "chunk_bounds", "emit_run", "out_arg",
-           "plan"]
+__all__ = ["EXACT_OPS", "Run", "UFUNCS", "broadcasts_into", "chunk_bounds", "emit_run", "out_arg", "plan"]

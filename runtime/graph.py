@@ -30,6 +30,15 @@ class ListType:
     def __str__(self):
         return f"list[{self.element if self.element is not None else '?'}]"
 
+    def is_supertype_of(self, other) -> bool:
+        """True when a list of type `other` is also one of this type (an unknown element type,
+        on either side, fits: a list gets its element type from its first write)."""
+        if not isinstance(other, ListType):
+            return False
+        if self.element is None or other.element is None:
+            return True
+        return self.element.is_supertype_of(other.element)
+
 
 class Value:
     """One SSA value: a graph input or one output of a node."""
@@ -54,7 +63,7 @@ class Node:
     location: (file, line) of the user code that created the node, or None.
     """
 
-    __slots__ = ("op", "inputs", "attrs", "outputs", "subgraphs", "location")
+    __slots__ = ("op", "inputs", "attrs", "outputs", "subgraphs", "location", "_stateful")
 
     def __init__(self, op: str, inputs, attrs, output_types, location=None, subgraphs=None):
         self.op = op
@@ -63,6 +72,7 @@ class Node:
         self.outputs = [Value(t, self, i) for i, t in enumerate(output_types)]
         self.subgraphs = dict(subgraphs or {})
         self.location = location
+        self._stateful = None
 
     @property
     def opdef(self):
@@ -70,22 +80,22 @@ class Node:
 
     @property
     def stateful(self) -> bool:
-        if self.op in _CONTROL_FLOW:
-            return any(n.stateful for g in self.subgraphs.values() for n in g.walk())
-        return get_op(self.op).stateful
+        """The op is stateful, or a node of a subgraph is. Asked once per node, then kept: the
+        passes never remove, fold or merge stateful nodes, so the answer cannot change."""
+        if self._stateful is None:
+            self._stateful = get_op(self.op).stateful or any(
+                n.stateful for g in self.subgraphs.values() for n in g.nodes)
+        return self._stateful
 
     def __repr__(self):
         return f"<Node {self.op}>"
-
-
-_CONTROL_FLOW = ("cond", "while_loop")
 
 
 class Graph:
     """A function body: inputs, nodes in program order, outputs.
 
     Outputs are Values or Python scalars. Subgraphs of control-flow nodes are
-    Graphs whose inputs are bound by the node (see the executor).
+    Graphs whose inputs are bound by the node (see OpDef.bind_subgraph).
     """
 
     def __init__(self, name: str = "graph"):
@@ -117,6 +127,12 @@ class Graph:
 
     def format(self, locations: bool = False) -> str:
         return format_graph(self, locations=locations)
+
+    def lint(self) -> None:
+        """Checks the graph's invariants (runtime.verify); raises InvalidGraphError naming the
+        first node that breaks one."""
+        from .verify import verify
+        verify(self)
 
 
 # ----------------------------------------------------------------------------

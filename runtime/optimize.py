@@ -7,16 +7,19 @@ import warnings
 
 import numpy as np
 
+from .analysis import node_uses, replace_uses
 from .graph import Graph, Node, Value
 from .options import get_options
 from .registry import get_op
+from .verify import verify
 
 # Folding makes the result a constant held by the graph: keep big results computed at run time.
 MAX_FOLDED_ELEMENTS = 4096
 
 
 def optimize(graph: Graph, options: dict | None = None) -> Graph:
-    """Runs the passes the options enable (runtime.options, read now when not given)."""
+    """Runs the passes the options enable (runtime.options, read now when not given), then
+    checks the result when `verify_graphs` is on."""
     if options is None:
         options = get_options()
     if options["constant_folding"]:
@@ -27,22 +30,9 @@ def optimize(graph: Graph, options: dict | None = None) -> Graph:
         eliminate_common_subexpressions(graph)
     if options["dead_code_elimination"]:
         eliminate_dead_code(graph)
+    if options.get("verify_graphs"):
+        verify(graph)
     return graph
-
-
-def _replace_uses(graph: Graph, mapping: dict[int, Value]) -> None:
-    if not mapping:
-        return
-    for node in graph.walk():
-        node.inputs = [mapping.get(id(v), v) if isinstance(v, Value) else v for v in node.inputs]
-    _replace_outputs(graph, mapping)
-
-
-def _replace_outputs(graph: Graph, mapping):
-    graph.outputs = [mapping.get(id(v), v) if isinstance(v, Value) else v for v in graph.outputs]
-    for node in graph.nodes:
-        for sub in node.subgraphs.values():
-            _replace_outputs(sub, mapping)
 
 
 def _is_pure(node: Node) -> bool:
@@ -51,37 +41,36 @@ def _is_pure(node: Node) -> bool:
 
 def fold_constants(graph: Graph) -> None:
     """Evaluates pure nodes whose inputs are all constants or literals, once, at trace time."""
-    constants: dict[int, object] = {}
-    mapping: dict[int, Value] = {}
+    constants: dict[Value, object] = {}  # outputs of const nodes and of folded nodes -> value
+    mapping: dict[Value, Value] = {}
 
     def visit(g: Graph):
         new_nodes = []
         for node in g.nodes:
-            node.inputs = [mapping.get(id(v), v) if isinstance(v, Value) else v for v in node.inputs]
             if node.op == "const":
-                constants[id(node.outputs[0])] = node.attrs["value"]
+                constants[node.outputs[0]] = node.attrs["value"]
             elif _is_pure(node) and node.inputs and all(
-                    not isinstance(v, Value) or id(v) in constants for v in node.inputs):
+                    not isinstance(v, Value) or v in constants for v in node.inputs):
                 folded = _evaluate(node, constants)
                 if folded is not None:
                     for out, value in zip(node.outputs, folded):
                         const = Node("const", [], {"value": value}, [out.type], node.location)
                         new_nodes.append(const)
-                        constants[id(const.outputs[0])] = value
-                        mapping[id(out)] = const.outputs[0]
+                        constants[out] = value
+                        mapping[out] = const.outputs[0]
                     continue
             for sub in node.subgraphs.values():
                 visit(sub)
             new_nodes.append(node)
         g.nodes = new_nodes
-        g.outputs = [mapping.get(id(v), v) if isinstance(v, Value) else v for v in g.outputs]
 
     visit(graph)
+    replace_uses(graph, mapping)
 
 
 def _evaluate(node: Node, constants) -> list | None:
     op = get_op(node.op)
-    args = [constants[id(v)] if isinstance(v, Value) else v for v in node.inputs]
+    args = [constants[v] if isinstance(v, Value) else v for v in node.inputs]
     try:
         with warnings.catch_warnings(), np.errstate(all="raise"):
             warnings.simplefilter("error")
@@ -116,12 +105,11 @@ _IDENTITIES = {
 def remove_identities(graph: Graph) -> None:
     """Drops `x + 0`, `x - 0`, `x * 1`, `x // 1` (ints) and `x / 1` (floats) when the result
     has x's exact type: the value is x itself."""
-    mapping: dict[int, Value] = {}
+    mapping: dict[Value, Value] = {}
 
     def visit(g: Graph):
         kept = []
         for node in g.nodes:
-            node.inputs = [mapping.get(id(v), v) if isinstance(v, Value) else v for v in node.inputs]
             for sub in node.subgraphs.values():
                 visit(sub)
             if len(node.inputs) == 2 and not node.attrs and len(node.outputs) == 1:
@@ -131,7 +119,7 @@ def remove_identities(graph: Graph) -> None:
                         continue
                     kinds = _IDENTITIES.get((node.op, pos, lit))
                     if kinds and other.type == node.outputs[0].type and other.type.dtype.kind in kinds:
-                        mapping[id(node.outputs[0])] = other
+                        mapping[node.outputs[0]] = mapping.get(other, other)  # x may be dropped too
                         break
                 else:
                     kept.append(node)
@@ -139,9 +127,9 @@ def remove_identities(graph: Graph) -> None:
                 continue
             kept.append(node)
         g.nodes = kept
-        g.outputs = [mapping.get(id(v), v) if isinstance(v, Value) else v for v in g.outputs]
 
     visit(graph)
+    replace_uses(graph, mapping)
 
 
 def _attr_key(value):
@@ -165,27 +153,29 @@ def _literal_key(value):
 def eliminate_common_subexpressions(graph: Graph) -> None:
     """Merges pure nodes with the same op, inputs and attributes (constants by value).
     Subgraphs are handled on their own (no merging across a control-flow boundary)."""
-    seen: dict = {}
-    mapping: dict[int, Value] = {}
-    kept = []
-    for node in graph.nodes:
-        node.inputs = [mapping.get(id(v), v) if isinstance(v, Value) else v for v in node.inputs]
-        for sub in node.subgraphs.values():
-            _replace_uses(sub, mapping)
-            eliminate_common_subexpressions(sub)
-        if _is_pure(node):
-            key = (node.op,
-                   tuple(("v", id(v)) if isinstance(v, Value) else _literal_key(v) for v in node.inputs),
-                   tuple(sorted((k, _attr_key(v)) for k, v in node.attrs.items())))
-            hit = seen.get(key)
-            if hit is not None and len(hit.outputs) == len(node.outputs):
-                for old, new in zip(node.outputs, hit.outputs):
-                    mapping[id(old)] = new
-                continue
-            seen[key] = node
-        kept.append(node)
-    graph.nodes = kept
-    graph.outputs = [mapping.get(id(v), v) if isinstance(v, Value) else v for v in graph.outputs]
+    mapping: dict[Value, Value] = {}  # output of a dropped node -> the same output of its twin
+
+    def visit(g: Graph):
+        seen: dict = {}
+        kept = []
+        for node in g.nodes:
+            for sub in node.subgraphs.values():
+                visit(sub)
+            if _is_pure(node):
+                key = (node.op,
+                       tuple(("v", id(mapping.get(v, v))) if isinstance(v, Value) else _literal_key(v)
+                             for v in node.inputs),
+                       tuple(sorted((k, _attr_key(v)) for k, v in node.attrs.items())))
+                hit = seen.get(key)
+                if hit is not None and len(hit.outputs) == len(node.outputs):
+                    mapping.update(zip(node.outputs, hit.outputs))
+                    continue
+                seen[key] = node
+            kept.append(node)
+        g.nodes = kept
+
+    visit(graph)
+    replace_uses(graph, mapping)
 
 
 def eliminate_dead_code(graph: Graph) -> None:
@@ -196,10 +186,7 @@ def eliminate_dead_code(graph: Graph) -> None:
         if node.stateful or any(id(v) in live for v in node.outputs):
             for sub in node.subgraphs.values():
                 eliminate_dead_code(sub)
-                for inner in sub.walk():
-                    live.update(id(v) for v in inner.inputs if isinstance(v, Value))
-                live.update(id(v) for v in sub.outputs if isinstance(v, Value))
             kept.append(node)
-            live.update(id(v) for v in node.inputs if isinstance(v, Value))
+            live.update(id(v) for v in node_uses(node) if isinstance(v, Value))
     kept.reverse()
     graph.nodes = kept

@@ -27,6 +27,20 @@ class OpDef:
     stateful ops are never folded, deduplicated or removed and keep program order.
     num_outputs: 1 for a single output; n for a tuple of n outputs; None when
     the count depends on attrs (infer and impl then always give tuples).
+    may_alias_input: the result may be a view of the first input (reshape, getitem ...).
+    may_alias_state: the result may be program state itself (a Variable's buffer).
+
+    Structured ops (control flow) carry subgraphs, and every question about them is asked
+    through these hooks, never by op name (`node` is a Node of the op):
+    subgraphs: the labels of the subgraphs each node carries (`cond`: then, else).
+    bind_subgraph(node, label) -> list: per input of subgraph `label`, the node input it
+    stands for on entry, or None when it changes from one iteration to the next.
+    output_sources(node, i) -> [(label, value)]: what output i may be: `value` is an input of
+    the node (label None) or an output of subgraph `label`.
+    emit(emitter, node, indent): writes the node's code (runtime.executor, class _Emitter).
+    check(node) -> str | None: what is wrong with the node's subgraphs (their arity, their
+    types against the node's inputs and outputs), for runtime.verify; None when all is well.
+    A structured node is stateful when a node of its subgraphs is (Node.stateful).
     """
 
     name: str
@@ -38,6 +52,13 @@ class OpDef:
     expr: str | None = None
     doc: str = ""
     make_expr: Callable | None = None
+    may_alias_input: bool = False
+    may_alias_state: bool = False
+    subgraphs: tuple[str, ...] = ()
+    bind_subgraph: Callable | None = None
+    output_sources: Callable | None = None
+    emit: Callable | None = None
+    check: Callable | None = None
 
     def kernel(self, attrs: dict) -> Callable:
         if self.make_kernel is not None:
@@ -56,14 +77,10 @@ class UnknownOpError(LookupError):
     pass
 
 
-def register_op(name: str, *, infer: Callable, stateful: bool = False, num_outputs: int | None = 1,
-                make_kernel: Callable | None = None, expr: str | None = None, doc: str = "",
-                make_expr: Callable | None = None):
-    """Decorator registering `impl` under `name`."""
+def register_op(name: str, *, infer: Callable, **fields):
+    """Decorator registering `impl` under `name`; `fields` are the other OpDef fields."""
     def decorate(impl):
-        if name in _REGISTRY:
-            raise ValueError(f"op {name!r} registered twice")
-        _REGISTRY[name] = OpDef(name, impl, infer, stateful, num_outputs, make_kernel, expr, doc, make_expr)
+        add_op(OpDef(name, impl, infer, **fields))
         return impl
     return decorate
 

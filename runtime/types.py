@@ -100,6 +100,12 @@ class TensorType:
         return TensorType(self.dtype, tuple(a if a == b else None for a, b in zip(self.shape, other.shape)))
 
 
+def accepts(declared, actual) -> bool:
+    """Whether a value of type `actual` may stand where type `declared` is expected: the same
+    kind of type, and `declared` is `actual` or less specific (`f64[?]` accepts `f64[3]`)."""
+    return type(declared) is type(actual) and declared.is_supertype_of(actual)
+
+
 def broadcast_shapes(*shapes):
     """NumPy broadcasting over shapes with unknown (`None`) dims.
 

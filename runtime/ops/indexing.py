@@ -229,6 +229,6 @@ def make_getitem_expr(*input_types, index):
 
 
 @register_op("getitem", infer=getitem_infer, make_kernel=make_getitem_kernel, make_expr=make_getitem_expr,
-             doc="x[index]; see runtime.ops.indexing for the index attr")
+             may_alias_input=True, doc="x[index]; see runtime.ops.indexing for the index attr")
 def getitem(x, *inputs, index):
     return make_getitem_kernel(index)(x, *inputs)

@@ -69,7 +69,7 @@ def reshape_infer(x, *sizes, shape):
 
 
 @register_op("reshape", infer=reshape_infer, make_kernel=lambda shape: _dynamic_kernel(np.reshape, tuple(shape)),
-             doc="np.reshape(x, shape); None entries of `shape` come from integer scalar inputs")
+             may_alias_input=True, doc="np.reshape(x, shape); None entries of `shape` come from integer scalar inputs")
 def reshape(x, *sizes, shape):
     return np.reshape(x, fill_dynamic(tuple(shape), sizes))
 
@@ -88,7 +88,7 @@ def transpose_infer(x, axes=None):
     return TensorType(x.dtype, tuple(x.shape[a] for a in norm))
 
 
-@register_op("transpose", infer=transpose_infer, doc="np.transpose(x, axes)")
+@register_op("transpose", infer=transpose_infer, may_alias_input=True, doc="np.transpose(x, axes)")
 def transpose(x, axes=None):
     return np.transpose(x, axes)
 
@@ -102,7 +102,7 @@ def expand_dims_infer(x, axis):
     return TensorType(x.dtype, tuple(1 if i in norm else next(dims) for i in range(out_ndim)))
 
 
-@register_op("expand_dims", infer=expand_dims_infer, doc="np.expand_dims(x, axis)")
+@register_op("expand_dims", infer=expand_dims_infer, may_alias_input=True, doc="np.expand_dims(x, axis)")
 def expand_dims(x, axis):
     return np.expand_dims(x, axis)
 
@@ -121,7 +121,7 @@ def squeeze_infer(x, axis=None):
     return TensorType(x.dtype, tuple(d for i, d in enumerate(x.shape) if i not in axes))
 
 
-@register_op("squeeze", infer=squeeze_infer, doc="np.squeeze(x, axis)")
+@register_op("squeeze", infer=squeeze_infer, may_alias_input=True, doc="np.squeeze(x, axis)")
 def squeeze(x, axis=None):
     return np.squeeze(x, axis)
 

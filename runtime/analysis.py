@@ -1,0 +1,122 @@
+"""Whole-graph facts shared by the passes, the executor and fusion: uses, last uses, values that
+may be viewed, use replacement, and outputs that may share program state."""
+
+from __future__ import annotations
+
+from typing import Container
+
+from .graph import Graph, Node, Value
+from .registry import get_op
+
+
+def node_uses(node: Node) -> list:
+    """What `node` reads: its inputs (Values and literals), then the outer Values its subgraphs
+    (at any depth) refer to."""
+    uses = list(node.inputs)
+    if not node.subgraphs:
+        return uses
+    defined: set[int] = set()
+    inner: list[Value] = []
+
+    def scan(graph: Graph):
+        defined.update(id(v) for v in graph.inputs)
+        for n in graph.nodes:
+            inner.extend(v for v in n.inputs if isinstance(v, Value))
+            defined.update(id(v) for v in n.outputs)
+            for sub in n.subgraphs.values():
+                scan(sub)
+        inner.extend(v for v in graph.outputs if isinstance(v, Value))
+
+    for sub in node.subgraphs.values():
+        scan(sub)
+    uses.extend(v for v in inner if id(v) not in defined)
+    return uses
+
+
+def last_uses(graph: Graph) -> dict[int, int]:
+    """id(value) -> position of the last node of `graph` that reads it (node_uses), or
+    len(graph.nodes) for an output of the graph. Values nothing reads are absent."""
+    last: dict[int, int] = {}
+    for position, node in enumerate(graph.nodes):
+        for v in node_uses(node):
+            if isinstance(v, Value):
+                last[id(v)] = position
+    for v in graph.outputs:
+        if isinstance(v, Value):
+            last[id(v)] = len(graph.nodes)
+    return last
+
+
+def dead_after(graph: Graph) -> dict[int, list[Value]]:
+    """Node position -> the arrays (ndim > 0, or lists) that die there: their last use, or their
+    producer when nothing reads them. Inputs and outputs of the graph never die (the caller
+    holds them). In the order the values are defined."""
+    last = last_uses(graph)
+    keep = {id(v) for v in graph.outputs if isinstance(v, Value)}
+    out: dict[int, list[Value]] = {}
+    for position, node in enumerate(graph.nodes):
+        for v in node.outputs:
+            if id(v) not in keep and getattr(v.type, "ndim", 1) != 0:
+                out.setdefault(last.get(id(v), position), []).append(v)
+    return out
+
+
+def maybe_viewed(graph: Graph, elementwise: Container[str]) -> set[int]:
+    """Ids of the values of `graph` that some node may keep a view of: those read by any node
+    but one of the `elementwise` ops (which only read their inputs element by element), or
+    read inside a subgraph, and the graph's outputs. Their buffers must never be written."""
+    out: set[int] = set()
+    for node in graph.nodes:
+        if node.op in elementwise and not node.subgraphs:
+            continue
+        out.update(id(v) for v in node_uses(node) if isinstance(v, Value))
+    out.update(id(v) for v in graph.outputs if isinstance(v, Value))
+    return out
+
+
+def replace_uses(graph: Graph, mapping: dict[Value, Value]) -> None:
+    """Every use of a Value `v` in `mapping` (node inputs, graph outputs, in `graph` and its
+    subgraphs) becomes a use of mapping[v]."""
+    if not mapping:
+        return
+    graph.outputs = [mapping.get(v, v) if isinstance(v, Value) else v for v in graph.outputs]
+    for node in graph.nodes:
+        node.inputs = [mapping.get(v, v) if isinstance(v, Value) else v for v in node.inputs]
+        for sub in node.subgraphs.values():
+            replace_uses(sub, mapping)
+
+
+def outputs_sharing_state(graph: Graph) -> tuple:
+    """Indices of graph outputs (arrays) that may be program state (a Variable's buffer) or a
+    view of it: a caller must get copies of those."""
+    return tuple(i for i, v in enumerate(graph.outputs)
+                 if isinstance(v, Value) and getattr(v.type, "ndim", 0) > 0 and _shares_state(v, {}))
+
+
+def _shares_state(value, outer: dict) -> bool:
+    """`outer` maps id(subgraph input) -> the Value it stands for in the enclosing graph."""
+    while isinstance(value, Value):
+        node = value.producer
+        if node is None:
+            value = outer.get(id(value))
+            continue
+        op = get_op(node.op)
+        if op.may_alias_state:
+            return True
+        if op.output_sources is not None:
+            for label, source in op.output_sources(node, value.index):
+                inner = outer
+                if label is not None:
+                    inner = dict(outer)
+                    inner.update((id(a), b) for a, b in zip(node.subgraphs[label].inputs,
+                                                            op.bind_subgraph(node, label)) if b is not None)
+                if _shares_state(source, inner):
+                    return True
+            return False
+        if not op.may_alias_input or not node.inputs:
+            return False
+        value = node.inputs[0]
+    return False
+
+
+__all__ = ["dead_after", "last_uses", "maybe_viewed", "node_uses", "outputs_sharing_state", "replace_uses"]

@@ -1,0 +1,193 @@
+"""The structured ops `cond` and `while_loop`, with the hooks that describe their subgraphs."""
+
+from __future__ import annotations
+
+from .graph import Graph, Node, Value
+from .registry import register_op
+from .types import TensorType, accepts
+
+
+def _given_by_subgraphs(name: str):
+    def infer(*input_types, **attrs):
+        raise TypeError(f"{name} has no type rule: its output types follow from its subgraphs and "
+                        f"are given when the node is recorded")
+    return infer
+
+
+def _run_by_emit(name: str):
+    def impl(*inputs, **attrs):
+        raise TypeError(f"{name} has no kernel: the executor emits its code (OpDef.emit)")
+    return impl
+
+
+def _type_of(item):
+    return item.type if isinstance(item, Value) else None
+
+
+def _check_inputs(label: str, graph: Graph, declared: list) -> str | None:
+    """The inputs of subgraph `label` against the types of what the node binds to them."""
+    if len(graph.inputs) != len(declared):
+        return f"subgraph {label!r} has {len(graph.inputs)} inputs, the node binds {len(declared)}"
+    for k, (inner, t) in enumerate(zip(graph.inputs, declared)):
+        if t is not None and inner.type != t:
+            return f"input {k} of subgraph {label!r} is {inner.type}, the node binds {t}"
+    return None
+
+
+def _check_results(what: str, results: list, outputs: list) -> str | None:
+    """Values (a subgraph's outputs, a loop's initial values) against the node outputs they become."""
+    if len(results) != len(outputs):
+        return f"{what} gives {len(results)} values for {len(outputs)} outputs"
+    for k, (r, out) in enumerate(zip(results, outputs)):
+        t = _type_of(r)
+        if t is not None and not accepts(out.type, t):
+            return f"{what} gives {t} for output {k}, declared {out.type}"
+    return None
+
+
+# -- cond ---------------------------------------------------------------------
+# inputs: pred, *operands; subgraphs then / else take the operands and give the outputs.
+
+def _cond_bind(node: Node, label: str) -> list:
+    return node.inputs[1:]
+
+
+def _cond_sources(node: Node, index: int) -> list:
+    return [(label, node.subgraphs[label].outputs[index]) for label in ("then", "else")]
+
+
+def _cond_check(node: Node) -> str | None:
+    if not node.inputs or _type_of(node.inputs[0]) not in (None, TensorType(bool, ())):
+        return "the predicate (input 0) must be a bool scalar"
+    operand_types = [_type_of(v) for v in node.inputs[1:]]
+    for label in ("then", "else"):
+        sub = node.subgraphs[label]
+        problem = (_check_inputs(label, sub, operand_types)
+                   or _check_results(f"subgraph {label!r}", sub.outputs, node.outputs))
+        if problem:
+            return problem
+    return None
+
+
+def _cond_emit(em, node: Node, indent: int) -> None:
+    pred, *operands = node.inputs
+    outs = [em.fresh(v) for v in node.outputs]
+    em.emit(indent, f"if {em.ref(pred)}:", node)
+    for label, keyword in (("then", None), ("else", "else:")):
+        if keyword:
+            em.emit(indent, keyword, node)
+        sub = node.subgraphs[label]
+        for inner, outer in zip(sub.inputs, operands):
+            em.name_as(inner, em.ref(outer))
+        em.body(sub, indent + 1, top_level=False)
+        em.assign(indent + 1, outs, [em.ref(v) for v in sub.outputs], node)
+        if not outs and not sub.nodes:
+            em.emit(indent + 1, "pass")
+
+
+register_op("cond", infer=_given_by_subgraphs("cond"), num_outputs=None, subgraphs=("then", "else"),
+            bind_subgraph=_cond_bind, output_sources=_cond_sources, emit=_cond_emit, check=_cond_check,
+            doc="`then(*operands)` if pred else `else(*operands)`")(_run_by_emit("cond"))
+
+
+# -- while_loop -----------------------------------------------------------------
+# inputs: the initial values of the num_loop_vars loop variables, then captured values;
+# subgraphs cond / body take (loop variables, captures); cond gives the bool to go on, body
+# the next loop variables; the outputs are the loop variables after the last iteration.
+
+def _while_bind(node: Node, label: str) -> list:
+    nvars = node.attrs["num_loop_vars"]
+    return [None] * nvars + node.inputs[nvars:]
+
+
+def _while_sources(node: Node, index: int) -> list:
+    """The initial value (no iteration) or the body's result."""
+    return [(None, node.inputs[index]), ("body", node.subgraphs["body"].outputs[index])]
+
+
+def _while_check(node: Node) -> str | None:
+    nvars = node.attrs.get("num_loop_vars")
+    if not isinstance(nvars, int) or not 0 <= nvars <= len(node.inputs):
+        return f"num_loop_vars={nvars!r} does not fit its {len(node.inputs)} inputs"
+    if len(node.outputs) != nvars:
+        return f"{len(node.outputs)} outputs for {nvars} loop variables"
+    declared = [v.type for v in node.outputs] + [_type_of(v) for v in node.inputs[nvars:]]
+    cond, body = node.subgraphs["cond"], node.subgraphs["body"]
+    problem = (_check_results("the initial value", node.inputs[:nvars], node.outputs)
+               or _check_inputs("cond", cond, declared) or _check_inputs("body", body, declared))
+    if problem:
+        return problem
+    if len(cond.outputs) != 1 or _type_of(cond.outputs[0]) not in (None, TensorType(bool, ())):
+        return "subgraph 'cond' must return one bool scalar"
+    return _check_results("subgraph 'body'", body.outputs, node.outputs)
+
+
+def _while_emit(em, node: Node, indent: int) -> None:
+    nvars = node.attrs["num_loop_vars"]
+    inits, captures = node.inputs[:nvars], node.inputs[nvars:]
+    outs = [em.fresh(v) for v in node.outputs]
+    counters = _python_int_counters(node)
+    em.assign(indent, outs, [f"int({em.ref(v)})" if i in counters else em.ref(v)
+                             for i, v in enumerate(inits)], node)
+    em.emit(indent, "while True:", node)
+    for label in ("cond", "body"):
+        sub = node.subgraphs[label]
+        for inner, name in zip(sub.inputs, outs):
+            em.name_as(inner, name)
+        for inner, outer in zip(sub.inputs[nvars:], captures):
+            em.name_as(inner, em.ref(outer))
+        em.body(sub, indent + 1, top_level=False)
+        if label == "cond":
+            em.emit(indent + 1, f"if not {em.ref(sub.outputs[0])}:", node)
+            em.emit(indent + 2, "break")
+        else:
+            em.assign(indent + 1, outs, [em.ref(v) for v in sub.outputs], node)
+    for i in sorted(counters):  # back to the declared dtype for whatever reads the result
+        em.emit(indent, f"{outs[i]} = {em.bind(node.outputs[i].type.dtype.type, 'k')}({outs[i]})", node)
+
+
+_COMPARISONS = frozenset(("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"))
+
+
+def _python_int_counters(node: Node) -> set[int]:
+    """Loop variables of a while_loop that may run as Python ints: integer scalars that are
+    only compared, used as an index, and stepped by an int literal (`i = i + 1`), like the
+    index of a staged `for`. Python int arithmetic is several times faster than NumPy
+    scalar arithmetic and gives the same values (a counter never nears 2**63)."""
+    nvars = node.attrs["num_loop_vars"]
+    cond, body = node.subgraphs["cond"], node.subgraphs["body"]
+    found = set()
+    for j in range(nvars):
+        t = node.outputs[j].type
+        if not hasattr(t, "dtype") or t.dtype.kind not in "iu" or t.shape != ():
+            continue
+        step = body.outputs[j]
+        stepper = step.producer if isinstance(step, Value) else None
+        if (stepper is None or stepper.op not in ("add", "subtract") or stepper.subgraphs
+                or stepper.inputs[0] is not body.inputs[j]
+                or not (type(stepper.inputs[1]) is int)):
+            continue
+        if all(_counter_uses_ok(g, g.inputs[j], stepper) for g in (cond, body)):
+            found.add(j)
+    return found
+
+
+def _counter_uses_ok(graph: Graph, counter: Value, stepper: Node) -> bool:
+    for n in graph.nodes:
+        if n is stepper:
+            continue
+        for position, v in enumerate(n.inputs):
+            if v is not counter:
+                continue
+            if n.op in _COMPARISONS and not n.subgraphs:
+                continue
+            if n.op == "getitem" and position > 0:
+                continue
+            return False
+    return not any(v is counter for v in graph.outputs)
+
+
+register_op("while_loop", infer=_given_by_subgraphs("while_loop"), num_outputs=None,
+            subgraphs=("cond", "body"), bind_subgraph=_while_bind, output_sources=_while_sources,
+            emit=_while_emit, check=_while_check,
+            doc="loop variables = body(*loop variables, *captures) while cond(...)")(_run_by_emit("while_loop"))
