@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime import CompiledGraph, GraphExecutionError, ListType, TensorType, Value
+from runtime.analysis import outputs_sharing_state
 from runtime.registry import register_op
 
 from . import errors, nest
@@ -31,7 +32,7 @@ class ConcreteFunction:
         self._python_function = python_function
         self._compiled = CompiledGraph(graph, errors.ExecutionError, options)
         self._run = self._compiled.run
-        shared = _outputs_sharing_state(graph)
+        shared = outputs_sharing_state(graph)
         if shared:  # the caller owns its results: never hand out a Variable's own buffer
             self._run = _copying(self._run, shared)
         self.output_types = tuple(v.type for v in graph.outputs if isinstance(v, Value))
@@ -120,45 +121,6 @@ class ConcreteFunction:
 
     def __repr__(self):
         return f"<ConcreteFunction {self.name}{tuple(str(t) for t in self._arg_types)}>"
-
-
-# Ops whose result may be a view of their first input.
-_VIEW_OPS = frozenset({"getitem", "reshape", "transpose", "squeeze", "expand_dims"})
-
-
-def _outputs_sharing_state(graph) -> tuple:
-    """Indices of graph outputs (arrays) that may be a Variable's buffer or a view of it."""
-    return tuple(i for i, v in enumerate(graph.outputs)
-                 if isinstance(v, Value) and getattr(v.type, "ndim", 0) > 0 and _shares_state(v, {}))
-
-
-def _shares_state(value, outer: dict) -> bool:
-    """`outer` maps id(subgraph input) -> the Value it stands for in the enclosing graph."""
-    while isinstance(value, Value):
-        if value.producer is None:
-            value = outer.get(id(value))
-            continue
-        node = value.producer
-        if node.op == "read_variable":
-            return True
-        if node.op == "cond":
-            for sub in node.subgraphs.values():
-                inner = dict(outer)
-                inner.update((id(a), b) for a, b in zip(sub.inputs, node.inputs[1:]))
-                if _shares_state(sub.outputs[value.index], inner):
-                    return True
-            return False
-        if node.op == "while_loop":  # the initial value (no iteration) or the body's result
-            body = node.subgraphs["body"]
-            nvars = node.attrs["num_loop_vars"]
-            inner = dict(outer)
-            inner.update((id(a), b) for a, b in zip(body.inputs[nvars:], node.inputs[nvars:]))
-            return _shares_state(node.inputs[value.index], outer) or \
-                _shares_state(body.outputs[value.index], inner)
-        if node.op not in _VIEW_OPS or not node.inputs:
-            return False
-        value = node.inputs[0]
-    return False
 
 
 def _copying(run, indices):
