@@ -90,12 +90,16 @@ def outputs_sharing_state(graph: Graph) -> tuple:
     """Indices of graph outputs (arrays) that may be program state (a Variable's buffer) or a
     view of it: a caller must get copies of those."""
     return tuple(i for i, v in enumerate(graph.outputs)
-                 if isinstance(v, Value) and getattr(v.type, "ndim", 0) > 0 and _shares_state(v, {}))
+                 if isinstance(v, Value) and getattr(v.type, "ndim", 0) > 0 and _shares_state(v, {}, set()))
 
 
-def _shares_state(value, outer: dict) -> bool:
-    """`outer` maps id(subgraph input) -> the Value it stands for in the enclosing graph."""
+def _shares_state(value, outer: dict, seen: set) -> bool:
+    """`outer` maps id(subgraph input) -> the Value it stands for in the enclosing graph; `seen`
+    holds the values already followed (a loop variable leads back to itself)."""
     while isinstance(value, Value):
+        if id(value) in seen:
+            return False
+        seen.add(id(value))
         node = value.producer
         if node is None:
             value = outer.get(id(value))
@@ -109,8 +113,8 @@ def _shares_state(value, outer: dict) -> bool:
                 if label is not None:
                     inner = dict(outer)
                     inner.update((id(a), b) for a, b in zip(node.subgraphs[label].inputs,
-                                                            op.bind_subgraph(node, label)) if b is not None)
-                if _shares_state(source, inner):
+                                                            op.bind_subgraph(node, label)))
+                if _shares_state(source, inner, seen):
                     return True
             return False
         if not op.may_alias_input or not node.inputs:

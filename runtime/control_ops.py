@@ -97,7 +97,7 @@ register_op("cond", infer=_given_by_subgraphs("cond"), num_outputs=None, subgrap
 
 def _while_bind(node: Node, label: str) -> list:
     nvars = node.attrs["num_loop_vars"]
-    return [None] * nvars + node.inputs[nvars:]
+    return node.outputs[:nvars] + node.inputs[nvars:]
 
 
 def _while_sources(node: Node, index: int) -> list:

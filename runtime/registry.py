@@ -33,8 +33,9 @@ class OpDef:
     Structured ops (control flow) carry subgraphs, and every question about them is asked
     through these hooks, never by op name (`node` is a Node of the op):
     subgraphs: the labels of the subgraphs each node carries (`cond`: then, else).
-    bind_subgraph(node, label) -> list: per input of subgraph `label`, the node input it
-    stands for on entry, or None when it changes from one iteration to the next.
+    bind_subgraph(node, label) -> list: per input of subgraph `label`, the value it stands
+    for: a node input, or, for a loop variable (a different value on each iteration), the node
+    output that carries it (the loop variable over all iterations).
     output_sources(node, i) -> [(label, value)]: what output i may be: `value` is an input of
     the node (label None) or an output of subgraph `label`.
     emit(emitter, node, indent): writes the node's code (runtime.executor, class _Emitter).

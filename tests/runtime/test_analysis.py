@@ -150,8 +150,6 @@ def test_state_through_cond_and_while():
     assert shared(loop_fresh, n) == ()
 
 
-@pytest.mark.xfail(strict=True, reason="outputs_sharing_state leaves loop-carried subgraph inputs unbound: "
-                   "a loop that swaps a Variable's buffer into another loop variable hands it to the caller")
 def test_state_swapped_between_loop_variables():
     v = staging.Variable(np.arange(3.0))
 
