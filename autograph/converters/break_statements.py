@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from autograph.pyct import jumps, transformer
+from autograph.pyct import anno, jumps, transformer
 
 
 def _is_break(stmt):
@@ -37,7 +37,7 @@ class _Breaks(transformer.Transformer):
         if isinstance(node, ast.While):
             node.test = ast.BoolOp(op=ast.And(), values=[not_broken, node.test])
         else:
-            node.ag_extra_test = not_broken
+            anno.setanno(node, anno.Basic.EXTRA_TEST, not_broken)
         out = [jumps.assign(flag, False, node), node]
         if orelse:
             out.append(jumps.make_if(jumps.not_(jumps.load(flag)), orelse, [], node))

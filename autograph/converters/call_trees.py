@@ -33,7 +33,8 @@ class _CallTrees(transformer.Transformer):
     def __init__(self, ctx):
         self.ctx = ctx
         self.namespace = ctx.namespace
-        self.locals = set()
+        # Any name bound anywhere in the function counts as local (its value is not known statically).
+        self.locals = ctx.bound
 
     def _resolve(self, func):
         """The object `func` names, if it is a global/builtin attribute chain; else _MISSING."""
@@ -97,24 +98,5 @@ def _numpy_needs_routing(func) -> bool:
         return False
 
 
-def _bound_names(node) -> set:
-    """Names bound anywhere in the function: assigned, deleted, parameters, except targets."""
-    bound = set()
-    for n in ast.walk(node):
-        cls = n.__class__
-        if cls is ast.Name:
-            if n.ctx.__class__ is not ast.Load:
-                bound.add(n.id)
-        elif cls is ast.arg:
-            bound.add(n.arg)
-        elif cls is ast.ExceptHandler and n.name:
-            bound.add(n.name)
-    return bound
-
-
 def transform(node, ctx):
-    transformer = _CallTrees(ctx)
-    # Any name bound anywhere in the function counts as local (its value is not known statically).
-    bound = getattr(ctx, "bound", None)
-    transformer.locals = bound if bound is not None else _bound_names(node)
-    return transformer.visit(node)
+    return _CallTrees(ctx).visit(node)

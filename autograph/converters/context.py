@@ -2,16 +2,42 @@
 
 from __future__ import annotations
 
-from autograph.pyct import naming
+import dataclasses
+from typing import Mapping
+
+from autograph.pyct import naming, parser
 
 
+@dataclasses.dataclass(frozen=True)
 class ConversionContext:
-    """What a converter may need: the user's file, a line mapper and a fresh-name source."""
+    """What the converters of one function share; no field changes once it is built.
 
-    def __init__(self, entity, namer: naming.Namer):
-        self.entity = entity  # pyct.parser.ParsedEntity
-        self.namer = namer
-        self.name_order: dict = {}
+    All fields but `namer` are facts about the function, read only; the namer is the one
+    piece of mutable state (it records every name it hands out).
+    """
+
+    entity: parser.ParsedEntity
+    """The parsed function: its ast node, file name and source lines."""
+
+    namespace: Mapping[str, object]
+    """The function's globals (the live dict), to resolve call targets at conversion time."""
+
+    freevars: frozenset[str]
+    """Names the function closes over: their values are not known at conversion time."""
+
+    name_order: Mapping[str, int]
+    """Name -> index of its first occurrence in source order; orders the names of state tuples."""
+
+    bound: frozenset[str]
+    """Names bound anywhere in the function: assigned, deleted, parameters, except targets."""
+
+    features: frozenset
+    """What occurs in the function: node classes, attribute names, Name ids, "chained" (a
+    chained comparison), "loop_else" (a loop with an else clause). Converters that need a
+    construct skip their work when it is absent."""
+
+    namer: naming.Namer
+    """The source of fresh names, avoiding the function's own names and those handed out."""
 
     @property
     def filename(self) -> str:

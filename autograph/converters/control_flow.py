@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import ast
 
-from autograph.pyct import templates, transformer
+from autograph.pyct import anno, templates, transformer
 from autograph.pyct.static_analysis import activity, definitions, liveness
 
 
 class _ControlFlow(transformer.Transformer):
     statements_only = True
 
-    def __init__(self, ctx):
+    def __init__(self, ctx, globals_declared):
         self.ctx = ctx
-        self.declared = [set()]
+        self.globals_declared = globals_declared  # names declared `global` anywhere in the function
+        self.declared = [set()]  # per function scope: its `global` / `nonlocal` names
 
     # Scopes
 
@@ -51,8 +52,9 @@ class _ControlFlow(transformer.Transformer):
 
     def _undefined(self, node, state):
         out = []
+        defined = anno.getanno(node, anno.Static.DEFINED_IN)
         for n in state:
-            if n not in node.ag_defined_in:
+            if n not in defined:
                 out.extend(templates.replace("name = ag__.Undefined(label)", node, name=n,
                                              label=ast.Constant(value=n, kind=None)))
         return out
@@ -74,7 +76,7 @@ class _ControlFlow(transformer.Transformer):
         return fn
 
     def _is_global(self, names):
-        return all(n in self.ctx.globals_declared for n in names)
+        return all(n in self.globals_declared for n in names)
 
     def _call(self, template, node, state, outer, **subs):
         call = templates.replace_as_expression(template, node, **subs)
@@ -82,7 +84,7 @@ class _ControlFlow(transformer.Transformer):
         call.args.append(templates.str_tuple(state))
         if outer:
             call.keywords.append(ast.keyword(arg="outer_writes", value=templates.str_tuple(outer)))
-        opts = getattr(node, "ag_loop_options", None)
+        opts = anno.getanno(node, anno.Basic.LOOP_OPTIONS, None)
         if opts:
             call.keywords.append(ast.keyword(arg="opts", value=ast.Call(
                 func=templates.name("dict"), args=[], keywords=opts)))
@@ -101,7 +103,7 @@ class _ControlFlow(transformer.Transformer):
         modified = activity.modified(node.body + node.orelse)
         node.body = self._block(node.body)
         node.orelse = self._block(node.orelse)
-        state, outer = self._state(modified, node.ag_live_out | node.ag_live_in)
+        state, outer = self._state(modified, _live(node))
         out = self._undefined(node, state)
         out.append(self._function(true_name, state, node.body, state, outer, node))
         if node.orelse:
@@ -116,7 +118,7 @@ class _ControlFlow(transformer.Transformer):
         body_name, = self.ctx.namer.new_group(("loop_body",))
         modified = activity.modified(node.body)
         node.body = self._block(node.body)
-        state, outer = self._state(modified, node.ag_live_in | node.ag_live_out)
+        state, outer = self._state(modified, _live(node))
         out = self._undefined(node, state)
         out.append(self._function(body_name, state, node.body, state, outer, node))
         test = ast.Lambda(args=_lambda_args(state), body=node.test)
@@ -129,7 +131,7 @@ class _ControlFlow(transformer.Transformer):
         targets = activity.modified(node.target)
         modified = activity.modified(node.body) | targets
         node.body = self._block(node.body)
-        state, outer = self._state(modified, node.ag_live_in | node.ag_live_out)
+        state, outer = self._state(modified, _live(node))
         out = self._undefined(node, state)
         if isinstance(node.target, ast.Name) and node.target.id not in state:
             item = node.target.id
@@ -140,12 +142,16 @@ class _ControlFlow(transformer.Transformer):
             assign.lineno = node.lineno
             body = [assign] + node.body
         out.append(self._function(body_name, [item] + state, body, state, outer, node))
-        extra = getattr(node, "ag_extra_test", None)
+        extra = anno.getanno(node, anno.Basic.EXTRA_TEST, None)
         extra_test = (ast.Lambda(args=_lambda_args(state), body=extra) if extra is not None
                       else ast.Constant(value=None, kind=None))
         out.append(self._call("ag__.for_stmt(iterable, extra_test, loop_body)", node, state, outer,
                               iterable=node.iter, extra_test=extra_test, loop_body=body_name))
         return out
+
+
+def _live(node):
+    return anno.getanno(node, anno.Static.LIVE_IN) | anno.getanno(node, anno.Static.LIVE_OUT)
 
 
 def _lambda_args(names):
@@ -163,9 +169,7 @@ def _globals_declared(node):
 
 
 def transform(node, ctx):
-    features = getattr(ctx, "features", None)
-    ctx.globals_declared = (set() if features is not None and ast.Global not in features
-                            else _globals_declared(node))
     if isinstance(node, ast.Lambda):
         return node
-    return _ControlFlow(ctx).visit(node)
+    globals_declared = _globals_declared(node) if ast.Global in ctx.features else set()
+    return _ControlFlow(ctx, globals_declared).visit(node)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from autograph.pyct import transformer
+from autograph.pyct import anno, transformer
 
 
 def _is_directive(stmt) -> bool:
@@ -23,7 +23,7 @@ class _Directives(transformer.Transformer):
         kept = []
         for s in node.body:
             if _is_directive(s):
-                node.ag_loop_options = s.value.keywords
+                anno.setanno(node, anno.Basic.LOOP_OPTIONS, s.value.keywords)
             else:
                 kept.append(s)
         node.body = kept or [ast.Pass()]

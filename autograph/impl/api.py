@@ -157,13 +157,11 @@ def _transform(fn):
     node = entity.node
     facts = naming.scan(node)
     _check_supported(entity, fn, facts.nodes)
-    ctx = ConversionContext(entity, naming.Namer(facts.used))
-    ctx.namespace = fn.__globals__
-    ctx.freevars = set(fn.__code__.co_freevars)
-    ctx.name_order = facts.order
-    ctx.bound = facts.bound
-    ctx.features = facts.features
-    present = facts.features
+    ctx = ConversionContext(
+        entity=entity, namespace=fn.__globals__, freevars=frozenset(fn.__code__.co_freevars),
+        name_order=types.MappingProxyType(facts.order), bound=frozenset(facts.bound),
+        features=frozenset(facts.features), namer=naming.Namer(facts.used))
+    present = ctx.features
     for converter in PIPELINE:
         needs = _NEEDS.get(converter)
         if needs is None or needs & present:

@@ -1,6 +1,6 @@
 """Which names may have been assigned before each if/while/for (the rest are undefined there).
 
-Annotates If, While and For nodes with `ag_defined_in`: the names that some
+Annotates If, While and For nodes with anno.Static.DEFINED_IN: the names that some
 path from the function entry may have assigned before the statement runs.
 """
 
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 
+from autograph.pyct import anno
 from autograph.pyct.static_analysis import activity
 
 
@@ -18,13 +19,13 @@ class _Definitions:
 
     def stmt(self, s, defined):
         if isinstance(s, ast.If):
-            s.ag_defined_in = frozenset(defined)
+            anno.setanno(s, anno.Static.DEFINED_IN, frozenset(defined))
             body, orelse = set(defined), set(defined)
             self.block(s.body, body)
             self.block(s.orelse, orelse)
             defined |= body | orelse
         elif isinstance(s, (ast.While, ast.For)):
-            s.ag_defined_in = frozenset(defined)
+            anno.setanno(s, anno.Static.DEFINED_IN, frozenset(defined))
             inner = set(defined) | activity.modified(s.body)
             if isinstance(s, ast.For):
                 inner |= activity.modified(s.target)

@@ -1,7 +1,7 @@
 """Liveness: which names may be read after each if/while/for before being written again.
 
-Annotates If, While and For nodes with `ag_live_out` (live after the statement)
-and `ag_live_in` (live on entry; for loops, live at the loop head).
+Annotates If, While and For nodes with anno.Static.LIVE_OUT (live after the statement)
+and anno.Static.LIVE_IN (live on entry; for loops, live at the loop head).
 Runs on structured code after break/continue/return have been lowered.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 
+from autograph.pyct import anno
 from autograph.pyct.static_analysis import activity
 
 
@@ -30,14 +31,14 @@ class _Liveness:
         return (live - writes) | reads
 
     def visit_If(self, s, live):
-        s.ag_live_out = frozenset(live)
+        anno.setanno(s, anno.Static.LIVE_OUT, frozenset(live))
         body_in = self.block(s.body, live)
         else_in = self.block(s.orelse, live)
-        s.ag_live_in = frozenset(body_in | else_in)
+        anno.setanno(s, anno.Static.LIVE_IN, frozenset(body_in | else_in))
         return body_in | else_in | activity.read(s.test)
 
     def visit_While(self, s, live):
-        s.ag_live_out = frozenset(live)
+        anno.setanno(s, anno.Static.LIVE_OUT, frozenset(live))
         test_reads = activity.read(s.test)
         head = self.block(s.orelse, live) | test_reads
         for _ in range(8):
@@ -45,14 +46,14 @@ class _Liveness:
             if new_head == head:
                 break
             head = new_head
-        s.ag_live_in = frozenset(head)
+        anno.setanno(s, anno.Static.LIVE_IN, frozenset(head))
         return head
 
     def visit_For(self, s, live):
-        s.ag_live_out = frozenset(live)
+        anno.setanno(s, anno.Static.LIVE_OUT, frozenset(live))
         targets = _targets(s.target)
         exit_live = self.block(s.orelse, live)
-        extra_test = getattr(s, "ag_extra_test", None)  # set by the break converter
+        extra_test = anno.getanno(s, anno.Basic.EXTRA_TEST, None)  # set by the break converter
         if extra_test is not None:
             exit_live = exit_live | activity.read(extra_test)
         head = set(exit_live)
@@ -61,7 +62,7 @@ class _Liveness:
             if new_head == head:
                 break
             head = new_head
-        s.ag_live_in = frozenset(head)
+        anno.setanno(s, anno.Static.LIVE_IN, frozenset(head))
         return head | activity.read(s.iter)
 
     def visit_Return(self, s, live):

@@ -1,0 +1,60 @@
+"""Typed annotations on ast nodes: the declared keys and setanno / getanno / hasanno."""
+
+from __future__ import annotations
+
+import enum
+
+
+class _Key(enum.Enum):
+    __hash__ = object.__hash__  # members are singletons; Enum's own hash is a Python call
+
+
+class Basic(_Key):
+    """Annotations a converter leaves for the converters and analyses after it."""
+
+    EXTRA_TEST = "For: the loop-continue test added by the break converter (an expression)"
+    LOOP_OPTIONS = "While/For: the keywords of the set_loop_options(...) call of its body"
+
+
+class Static(_Key):
+    """Annotations of the static analyses (pyct/static_analysis), each a frozenset of names."""
+
+    LIVE_IN = "If/While/For: names live on entry (for loops: at the loop head)"
+    LIVE_OUT = "If/While/For: names live after the statement"
+    DEFINED_IN = "If/While/For: names some path from the function entry may have assigned"
+
+
+_KEY_TYPES = (Basic, Static)
+_FIELD = "_ag_anno"  # the one node attribute: a dict key -> value
+_NO_ANNOS: dict = {}  # never written
+_NO_DEFAULT = object()
+
+
+# The accessors run tens of times per conversion, so each checks its key inline.
+def _unknown(key):
+    return TypeError(f"unknown annotation key {key!r}: declare it in autograph.pyct.anno")
+
+
+def setanno(node, key, value) -> None:
+    if key.__class__ not in _KEY_TYPES:
+        raise _unknown(key)
+    d = node.__dict__
+    # A new dict on each write: a shallow copy of the node (copy.copy) shares the old one, and
+    # writing to either must not show on the other.
+    d[_FIELD] = {**d.get(_FIELD, _NO_ANNOS), key: value}
+
+
+def getanno(node, key, default=_NO_DEFAULT):
+    """The value of `key` on `node`; `default` if it has none, else KeyError."""
+    if key.__class__ not in _KEY_TYPES:
+        raise _unknown(key)
+    value = node.__dict__.get(_FIELD, _NO_ANNOS).get(key, default)
+    if value is _NO_DEFAULT:
+        raise KeyError(f"{type(node).__name__} node has no annotation {key}")
+    return value
+
+
+def hasanno(node, key) -> bool:
+    if key.__class__ not in _KEY_TYPES:
+        raise _unknown(key)
+    return key in node.__dict__.get(_FIELD, _NO_ANNOS)
