@@ -14,7 +14,6 @@ import numpy as np
 sys.path.insert(0, __file__.rsplit("/benchmarks/", 1)[0])
 
 import autograph  # noqa: E402
-from autograph.impl import api  # noqa: E402
 
 SOURCE = '''
 def loop_heavy(x, n):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 
 from autograph.pyct import templates, transformer
 

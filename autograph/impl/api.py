@@ -1,254 +1,89 @@
-"""convert, to_code, do_not_convert, set_loop_options, and the per-code-object conversion cache."""
+"""The public API (convert, to_code, do_not_convert, set_loop_options) and the `ag__` namespace
+that converted code calls: the operators plus `ag__.call`, which converts user functions on
+their way in."""
 
 from __future__ import annotations
 
-import ast
 import functools
-import linecache
 import types
-import weakref
+
+import numpy as np
 
 from autograph import operators
-from autograph.converters import (asserts, break_statements, call_trees, conditional_expressions,
-                                  continue_statements, control_flow, directives, lists,
-                                  logical_expressions, return_statements)
-from autograph.converters.context import ConversionContext
-from autograph.operators import data_structures
+from autograph.impl import conversion
+from autograph.impl.conversion import DO_NOT_CONVERT
+from autograph.operators import data_structures, py_builtins
 from autograph.operators.variables import Undefined
-from autograph.pyct import codegen, naming, parser
-from staging import errors, source_map
-
-# The conversion pipeline, in order. Jumps are lowered before control flow is
-# converted; calls are wrapped last so generated ag__ calls are left alone.
-PIPELINE = (
-    directives,
-    lists,
-    return_statements,
-    continue_statements,
-    break_statements,
-    asserts,
-    control_flow,
-    conditional_expressions,
-    logical_expressions,
-    call_trees,
-)
-
-_DO_NOT_CONVERT = "__autograph_do_not_convert__"
-_BY_CODE: dict = {}
-_BY_FUNCTION = weakref.WeakKeyDictionary()
+from staging import numpy_api
 
 
-class _Converted:
-    """One converted code object: its generated source (lazily) and compiled code."""
+# -- ag__.call ----------------------------------------------------------------
 
-    __slots__ = ("node", "ctx", "code", "filename", "_source")
-
-    def __init__(self, node, ctx, code, filename):
-        self.node, self.ctx, self.code, self.filename = node, ctx, code, filename
-        self._source = None
-
-    @property
-    def source(self) -> str:
-        if self._source is None:
-            text = codegen.to_source(self.node)[0]
-            self._source = "\n".join(line for line in text.splitlines() if line.strip()) + "\n"
-        return self._source
-
-
-# -- checks -----------------------------------------------------------------
-
-_UNSUPPORTED = {
-    ast.Yield: "`yield` (generators)",
-    ast.YieldFrom: "`yield from` (generators)",
-    ast.Await: "`await`",
-    ast.AsyncFor: "`async for`",
-    ast.AsyncWith: "`async with`",
-    ast.AsyncFunctionDef: "`async def`",
-}
+def converted_call(func, *args, **kwargs):
+    """`func(*args, **kwargs)` from converted code: user functions are converted first (cached);
+    builtins that act differently on symbolic values are replaced by their staged versions;
+    NumPy functions given symbolic arguments are staged."""
+    for a in args:
+        if type(a) is Undefined:
+            a._fail()
+    override = py_builtins.OVERRIDES.get(func) if not isinstance(func, (list, dict)) else None
+    if override is not None:
+        return override(*args, **kwargs)
+    if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType):
+        if conversion.is_user_code(func.__func__):
+            return conversion.converted_raw(func.__func__, AG)(func.__self__, *args, **kwargs)
+        return func(*args, **kwargs)
+    if type(func) is types.FunctionType and conversion.is_user_code(func):
+        return conversion.converted_raw(func, AG)(*args, **kwargs)
+    if (callable(func) and (getattr(func, "__module__", "") or "").startswith("numpy")
+            and _needs_staging(args, kwargs)):
+        return _numpy_call(func, args, kwargs)
+    return func(*args, **kwargs)
 
 
-def _check_supported(entity, fn, nodes):
-    node = entity.node
-    if isinstance(node, ast.AsyncFunctionDef):
-        raise errors.UnsupportedConstructError(
-            f"{entity.filename}:{entity.user_line(node.lineno)}: cannot convert {fn.__name__!r}: "
-            f"`async def` functions are not supported")
-    for n in nodes:
-        what = _UNSUPPORTED.get(type(n))
-        if what is not None:
-            raise errors.UnsupportedConstructError(
-                f"{entity.filename}:{entity.user_line(n.lineno)}: cannot convert {fn.__name__!r}: "
-                f"{what} is not supported in converted code; decorate it with "
-                f"autograph.do_not_convert to call it as plain Python")
-        if isinstance(n, ast.Try) and _has_control_flow(n):
-            raise errors.UnsupportedConstructError(
-                f"{entity.filename}:{entity.user_line(n.lineno)}: `try` around `if`/`while`/`for` "
-                f"is not supported in converted code (an exception cannot be caught inside a staged "
-                f"branch or loop); move the control flow out of the `try` or into a do_not_convert "
-                f"function")
-        if isinstance(n, (ast.With,)) and _has_control_flow(n):
-            raise errors.UnsupportedConstructError(
-                f"{entity.filename}:{entity.user_line(n.lineno)}: `with` around `if`/`while`/`for` "
-                f"is not supported in converted code; move the control flow out of the `with` block "
-                f"or into a do_not_convert function")
-
-
-def _has_control_flow(node):
-    bodies = [node.body] + [getattr(node, f) for f in ("orelse", "finalbody") if hasattr(node, f)]
-    bodies += [h.body for h in getattr(node, "handlers", [])]
-    for body in bodies:
-        for n in body:
-            for m in ast.walk(n):
-                if isinstance(m, (ast.If, ast.While, ast.For)):
-                    return True
+def _symbolic_leaf(x, depth=0) -> bool:
+    """x is symbolic or a staged list, or a (nested) tuple/list holding one: a shape such as
+    `(n, 2)` with a symbolic `n`."""
+    if py_builtins.is_symbolic(x) or isinstance(x, data_structures.StagedList):
+        return True
+    if depth < 3 and type(x) in (tuple, list):
+        return any(_symbolic_leaf(v, depth + 1) for v in x)
     return False
 
 
-# -- positions ----------------------------------------------------------------
-
-_TYPE_PARAMS = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
-_POSITIONED: dict = {}
-_AST = ast.AST
-
-
-def _fix_positions(tree, first):
-    """Gives every node created by a converter the line of the node it sits in (the parsed
-    nodes already carry the user's lines); end positions never precede start positions."""
-    stack = [(tree, first)]
-    pop, push = stack.pop, stack.append
-    positioned = _POSITIONED
-    while stack:
-        n, line = pop()
-        cls = n.__class__
-        p = positioned.get(cls)
-        if p is None:
-            p = positioned[cls] = ("lineno" in cls._attributes,
-                                   tuple(f for f in cls._fields if f not in ("ctx", "op", "ops")))
-        if p[0]:
-            d = n.__dict__
-            lineno = d.get("lineno")
-            if lineno is None:
-                d["lineno"] = d["end_lineno"] = line
-                d["col_offset"] = d["end_col_offset"] = 0
-            else:
-                line = lineno
-                end = d.get("end_lineno")
-                if end is None or end < lineno:
-                    d["end_lineno"] = lineno
-                    d["end_col_offset"] = d.get("col_offset") or 0
-                elif end == lineno and (d.get("end_col_offset") or 0) < (d.get("col_offset") or 0):
-                    d["end_col_offset"] = d.get("col_offset") or 0
-                if d.get("col_offset") is None:
-                    d["col_offset"] = 0
-        for f in p[1]:
-            v = getattr(n, f, None)
-            if v.__class__ is list:
-                for x in v:
-                    if isinstance(x, _AST):
-                        push((x, line))
-            elif isinstance(v, _AST):
-                push((v, line))
+def _needs_staging(args, kwargs) -> bool:
+    """A NumPy function called with symbolic arguments (possibly inside a shape) is recorded
+    by staging.numpy_api instead of running."""
+    return any(_symbolic_leaf(a) for a in args) or any(_symbolic_leaf(v) for v in kwargs.values())
 
 
-# -- conversion ---------------------------------------------------------------
-
-def _transform(fn):
-    entity = parser.parse_function(fn)
-    node = entity.node
-    facts = naming.scan(node)
-    _check_supported(entity, fn, facts.nodes)
-    ctx = ConversionContext(
-        entity=entity, namespace=fn.__globals__, freevars=frozenset(fn.__code__.co_freevars),
-        name_order=types.MappingProxyType(facts.order), bound=frozenset(facts.bound),
-        features=frozenset(facts.features), namer=naming.Namer(facts.used))
-    present = ctx.features
-    for converter in PIPELINE:
-        needs = _NEEDS.get(converter)
-        if needs is None or needs & present:
-            node = converter.transform(node, ctx)
-    return node, ctx
+def _numpy_call(func, args, kwargs):
+    if (func in (np.stack, np.asarray, np.array) and len(args) == 1 and not kwargs
+            and isinstance(args[0], data_structures.StagedList)):
+        return args[0].stack()
+    args = tuple(a.stack() if isinstance(a, data_structures.StagedList) else a for a in args)
+    if numpy_api.has_function(func):
+        return numpy_api.apply_function(func, args, kwargs)
+    return func(*args, **kwargs)
 
 
-# Converters that only matter when some construct occurs; the others always run.
-_NEEDS = {
-    directives: {"set_loop_options"},
-    lists: {"append", "pop"},
-    return_statements: {ast.Return},
-    continue_statements: {ast.Continue},
-    break_statements: {ast.Break, ast.Return, "loop_else"},  # returns in loops become breaks
-    asserts: {ast.Assert},
-    conditional_expressions: {ast.IfExp},
-    # Lowered jumps add `not flag` tests.
-    logical_expressions: {ast.BoolOp, ast.Not, "chained", ast.Break, ast.Continue, ast.Return},
-}
+def _ag_namespace() -> types.ModuleType:
+    namespace = types.ModuleType("ag__", "What converted code calls: autograph.operators and ag__.call.")
+    for name in operators.__all__:
+        setattr(namespace, name, getattr(operators, name))
+    namespace.call = converted_call
+    return namespace
 
 
-def _compile(node, ctx, fn):
-    """Compiles the converted function inside a factory whose parameters are its free names."""
-    code = fn.__code__
-    filename = f"<autograph converted {code.co_name} at {ctx.filename}:{code.co_firstlineno}>"
-    factory_params = ["ag__"] + [n for n in code.co_freevars if n != "ag__"]
-    if isinstance(node, ast.Lambda):
-        inner = [ast.Return(value=node)]
-    else:
-        inner = [node, ast.Return(value=ast.Name(id=node.name, ctx=ast.Load()))]
-    factory = ast.FunctionDef(
-        name="ag__factory", args=ast.arguments(
-            args=[ast.arg(arg=p) for p in factory_params],
-            posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
-        body=inner, decorator_list=[], returns=None, type_comment=None, **_TYPE_PARAMS)
-    module = ast.Module(body=[factory], type_ignores=[])
-    _fix_positions(module, code.co_firstlineno)
-    try:
-        module_code = compile(module, filename, "exec", dont_inherit=True)
-    except SyntaxError as e:
-        raise errors.ConversionError(
-            f"{ctx.filename}:{e.lineno}: converted code of {code.co_name!r} does not compile: {e.msg}"
-        ) from None
-    factory_code = next(c for c in module_code.co_consts if isinstance(c, types.CodeType))
-    inner_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))
-    # Tracebacks through converted code show the user's source lines (the very lines that
-    # were parsed, not a re-read); staging maps them to the user file.
-    lines = ctx.entity.lines
-    if lines is None:
-        lines = linecache.getlines(ctx.filename)
-    linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)
-    source_map.register(filename, {i: (ctx.filename, i) for i in range(1, len(lines) + 1)})
-    return inner_code, filename
+AG = _ag_namespace()
 
 
-def _converted_entry(fn) -> _Converted:
-    code = fn.__code__
-    # Code objects compare by content; the file and line tell apart identical functions.
-    key = (code, code.co_filename, code.co_firstlineno)
-    entry = _BY_CODE.get(key)
-    if entry is None:
-        node, ctx = _transform(fn)
-        inner_code, filename = _compile(node, ctx, fn)
-        entry = _Converted(node, ctx, inner_code, filename)
-        _BY_CODE[key] = entry
-    return entry
-
+# -- public API -------------------------------------------------------------------
 
 def converted_raw(fn):
-    """The converted version of plain function `fn` (cached per function and per code object)."""
-    converted = _BY_FUNCTION.get(fn)
-    if converted is not None:
-        return converted
-    entry = _converted_entry(fn)
-    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-    cells["ag__"] = types.CellType(operators)
-    # A free variable the original does not close over is the function's own name (the
-    # generated wrapper binds it): the original reads it as a global, so capture that value.
-    closure = tuple(cells[n] if n in cells else types.CellType(fn.__globals__.get(n, fn))
-                    for n in entry.code.co_freevars)
-    converted = types.FunctionType(entry.code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
-    converted.__kwdefaults__ = fn.__kwdefaults__
-    converted.__qualname__ = fn.__qualname__
-    converted.__doc__ = fn.__doc__
-    converted.__module__ = fn.__module__
-    _BY_FUNCTION[fn] = converted
-    return converted
+    """The converted version of plain function `fn` (cached), without the return handling of
+    convert()."""
+    return conversion.converted_raw(fn, AG)
 
 
 def _finish(result):
@@ -260,7 +95,7 @@ def _finish(result):
 def convert(func):
     """The converted version of `func`: Python control flow on concrete values, staged
     control flow on symbolic ones. Functions, methods, nested functions and lambdas."""
-    if getattr(func, _DO_NOT_CONVERT, False) or getattr(func, "__autograph_converted__", False):
+    if getattr(func, DO_NOT_CONVERT, False) or getattr(func, "__autograph_converted__", False):
         return func
     if isinstance(func, types.MethodType):
         return types.MethodType(convert(func.__func__), func.__self__)
@@ -288,7 +123,7 @@ def to_code(func) -> str:
     func = getattr(func, "__wrapped__", func) if getattr(func, "__autograph_converted__", False) else func
     if not isinstance(func, types.FunctionType):
         raise TypeError(f"to_code() expects a Python function, got {type(func).__name__}")
-    return _converted_entry(func).source
+    return conversion.converted_source(func)
 
 
 def do_not_convert(func=None):
@@ -296,13 +131,13 @@ def do_not_convert(func=None):
     if func is None:
         return do_not_convert
     try:
-        setattr(func, _DO_NOT_CONVERT, True)
+        setattr(func, DO_NOT_CONVERT, True)
         return func
     except (AttributeError, TypeError):
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             return func(*args, **kwargs)
-        setattr(wrapper, _DO_NOT_CONVERT, True)
+        setattr(wrapper, DO_NOT_CONVERT, True)
         return wrapper
 
 

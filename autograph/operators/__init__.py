@@ -1,12 +1,13 @@
-"""The `ag__` namespace that converted code calls: overloaded control flow, logic, lists and calls."""
+"""What converted code calls as `ag__.*`: overloaded control flow, logic, lists and assertions.
+
+autograph.impl.api assembles the `ag__` namespace from these and its `call`."""
 
 from autograph.operators.control_flow import for_stmt, if_exp, if_stmt, return_value, while_stmt
 from autograph.operators.data_structures import StagedList, list_append, list_pop
 from autograph.operators.exceptions import assert_stmt
 from autograph.operators.logical import and_, not_, or_
-from autograph.operators.py_builtins import call
 from autograph.operators.variables import Undefined, UndefinedReturnValue
 
 __all__ = ["if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_stmt",
-           "call", "list_append", "list_pop", "Undefined", "UndefinedReturnValue", "StagedList",
+           "list_append", "list_pop", "Undefined", "UndefinedReturnValue", "StagedList",
            "return_value"]

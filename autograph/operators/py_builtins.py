@@ -1,17 +1,14 @@
-"""ag__.call and the builtins that behave differently on symbolic values (print, len, range,
-enumerate, zip), plus the staged iterables for loops."""
+"""The builtins that behave differently on symbolic values (print, len, range, enumerate, zip),
+and the staged iterables for loops."""
 
 from __future__ import annotations
 
 import builtins
-import inspect
-import types
 
 import numpy as np
 
 from autograph.operators import data_structures
-from autograph.operators.variables import Undefined
-from staging import errors, numpy_api, source_map
+from staging import errors
 from staging.debugging import print as staged_print
 from staging.source_map import where as _where
 from staging.tensor import is_symbolic
@@ -138,78 +135,5 @@ def print_(*args, **kwargs):
     return print(*args, **kwargs)
 
 
-_OVERRIDES = {builtins.print: print_, builtins.len: len_, builtins.range: range_,
+OVERRIDES = {builtins.print: print_, builtins.len: len_, builtins.range: range_,
               builtins.enumerate: enumerate_, builtins.zip: zip_}
-
-
-# -- call -------------------------------------------------------------------
-
-_DO_NOT_CONVERT = "__autograph_do_not_convert__"
-_NATIVE_PREFIXES = ("numpy", "staging", "runtime", "autograph", "builtins", "math", "functools",
-                    "itertools", "collections", "operator", "typing", "abc", "copy", "re", "inspect")
-
-
-def _convertible(func) -> bool:
-    if getattr(func, _DO_NOT_CONVERT, False):
-        return False
-    module = getattr(func, "__module__", None) or ""
-    if module.split(".")[0] in _NATIVE_PREFIXES:
-        return False
-    code = func.__code__
-    if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
-        return False
-    return not source_map.is_generated(code.co_filename)
-
-
-def call(func, *args, **kwargs):
-    """Calls `func`, converting it first if it is user code (cached); builtins that act
-    differently on symbolic values are replaced by their staged versions."""
-    for a in args:
-        if type(a) is Undefined:
-            a._fail()
-    override = _OVERRIDES.get(func) if not isinstance(func, (list, dict)) else None
-    if override is not None:
-        return override(*args, **kwargs)
-    target = func
-    if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType):
-        if _convertible(func.__func__):
-            from autograph.impl import api
-            return api.converted_raw(func.__func__)(func.__self__, *args, **kwargs)
-        return func(*args, **kwargs)
-    if type(target) is types.FunctionType:
-        if _convertible(target):
-            from autograph.impl import api
-            return api.converted_raw(target)(*args, **kwargs)
-        if (getattr(target, "__module__", "") or "").startswith("numpy") and _needs_staging(args, kwargs):
-            return _numpy_call(target, args, kwargs)
-        return target(*args, **kwargs)
-    if (callable(target) and (getattr(target, "__module__", "") or "").startswith("numpy")
-            and _needs_staging(args, kwargs)):
-        return _numpy_call(target, args, kwargs)
-    return target(*args, **kwargs)
-
-
-def _symbolic_leaf(x, depth=0) -> bool:
-    """x is symbolic or a staged list, or a (nested) tuple/list holding one: a shape such as
-    `(n, 2)` with a symbolic `n`."""
-    if is_symbolic(x) or isinstance(x, data_structures.StagedList):
-        return True
-    if depth < 3 and type(x) in (tuple, list):
-        return any(_symbolic_leaf(v, depth + 1) for v in x)
-    return False
-
-
-def _needs_staging(args, kwargs) -> bool:
-    """A NumPy function called with symbolic arguments (possibly inside a shape) is recorded
-    by staging.numpy_api instead of running."""
-    return any(_symbolic_leaf(a) for a in args) or any(_symbolic_leaf(v) for v in kwargs.values())
-
-
-def _numpy_call(func, args, kwargs):
-    if (func in (np.stack, np.asarray, np.array) and len(args) == 1 and not kwargs
-            and isinstance(args[0], data_structures.StagedList)):
-        return args[0].stack()
-    args = tuple(a.stack() if isinstance(a, data_structures.StagedList) else a for a in args)
-    if numpy_api.has_function(func):
-        return numpy_api.apply_function(func, args, kwargs)
-    return func(*args, **kwargs)

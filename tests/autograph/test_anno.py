@@ -10,7 +10,7 @@ import pytest
 
 from autograph.converters import break_statements, directives
 from autograph.converters.context import ConversionContext
-from autograph.impl import api
+from autograph.impl import conversion
 from autograph.pyct import anno, naming
 from autograph.pyct.static_analysis import definitions, liveness
 
@@ -111,7 +111,7 @@ def _converted_example(x):
 
 
 def test_conversion_context_declares_every_field_and_is_frozen():
-    _, ctx = api._transform(_converted_example)
+    _, ctx = conversion._transform(_converted_example)
     names = [f.name for f in dataclasses.fields(ctx)]
     assert names == ["entity", "namespace", "freevars", "name_order", "bound", "features", "namer"]
     for name in names + ["globals_declared", "anything"]:

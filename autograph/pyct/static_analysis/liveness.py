@@ -7,7 +7,6 @@ Runs on structured code after break/continue/return have been lowered.
 
 from __future__ import annotations
 
-import ast
 
 from autograph.pyct import anno
 from autograph.pyct.static_analysis import activity

@@ -1,0 +1,274 @@
+"""The converter: parse a function, run the pipeline of converters, compile the result; cached
+per code object. The `ag__` namespace converted code calls is given by autograph.impl.api."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import linecache
+import types
+import weakref
+
+from autograph.converters import (asserts, break_statements, call_trees, conditional_expressions,
+                                  continue_statements, control_flow, directives, lists,
+                                  logical_expressions, return_statements)
+from autograph.converters.context import ConversionContext
+from autograph.pyct import codegen, naming, parser
+from staging import errors, source_map
+
+# The conversion pipeline, in order. Jumps are lowered before control flow is
+# converted; calls are wrapped last so generated ag__ calls are left alone.
+PIPELINE = (
+    directives,
+    lists,
+    return_statements,
+    continue_statements,
+    break_statements,
+    asserts,
+    control_flow,
+    conditional_expressions,
+    logical_expressions,
+    call_trees,
+)
+
+# The attribute autograph.do_not_convert sets: converted code calls such functions as they are.
+DO_NOT_CONVERT = "__autograph_do_not_convert__"
+_BY_CODE: dict = {}
+_BY_FUNCTION = weakref.WeakKeyDictionary()
+
+
+class _Converted:
+    """One converted code object: its generated source (lazily) and compiled code."""
+
+    __slots__ = ("node", "ctx", "code", "filename", "_source")
+
+    def __init__(self, node, ctx, code, filename):
+        self.node, self.ctx, self.code, self.filename = node, ctx, code, filename
+        self._source = None
+
+    @property
+    def source(self) -> str:
+        if self._source is None:
+            text = codegen.to_source(self.node)[0]
+            self._source = "\n".join(line for line in text.splitlines() if line.strip()) + "\n"
+        return self._source
+
+
+# -- checks -----------------------------------------------------------------
+
+_UNSUPPORTED = {
+    ast.Yield: "`yield` (generators)",
+    ast.YieldFrom: "`yield from` (generators)",
+    ast.Await: "`await`",
+    ast.AsyncFor: "`async for`",
+    ast.AsyncWith: "`async with`",
+    ast.AsyncFunctionDef: "`async def`",
+}
+
+
+def _check_supported(entity, fn, nodes):
+    node = entity.node
+    if isinstance(node, ast.AsyncFunctionDef):
+        raise errors.UnsupportedConstructError(
+            f"{entity.filename}:{entity.user_line(node.lineno)}: cannot convert {fn.__name__!r}: "
+            f"`async def` functions are not supported")
+    for n in nodes:
+        what = _UNSUPPORTED.get(type(n))
+        if what is not None:
+            raise errors.UnsupportedConstructError(
+                f"{entity.filename}:{entity.user_line(n.lineno)}: cannot convert {fn.__name__!r}: "
+                f"{what} is not supported in converted code; decorate it with "
+                f"autograph.do_not_convert to call it as plain Python")
+        if isinstance(n, ast.Try) and _has_control_flow(n):
+            raise errors.UnsupportedConstructError(
+                f"{entity.filename}:{entity.user_line(n.lineno)}: `try` around `if`/`while`/`for` "
+                f"is not supported in converted code (an exception cannot be caught inside a staged "
+                f"branch or loop); move the control flow out of the `try` or into a do_not_convert "
+                f"function")
+        if isinstance(n, (ast.With,)) and _has_control_flow(n):
+            raise errors.UnsupportedConstructError(
+                f"{entity.filename}:{entity.user_line(n.lineno)}: `with` around `if`/`while`/`for` "
+                f"is not supported in converted code; move the control flow out of the `with` block "
+                f"or into a do_not_convert function")
+
+
+def _has_control_flow(node):
+    bodies = [node.body] + [getattr(node, f) for f in ("orelse", "finalbody") if hasattr(node, f)]
+    bodies += [h.body for h in getattr(node, "handlers", [])]
+    for body in bodies:
+        for n in body:
+            for m in ast.walk(n):
+                if isinstance(m, (ast.If, ast.While, ast.For)):
+                    return True
+    return False
+
+
+# -- positions ----------------------------------------------------------------
+
+_TYPE_PARAMS = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
+_POSITIONED: dict = {}
+_AST = ast.AST
+
+
+def _fix_positions(tree, first):
+    """Gives every node created by a converter the line of the node it sits in (the parsed
+    nodes already carry the user's lines); end positions never precede start positions."""
+    stack = [(tree, first)]
+    pop, push = stack.pop, stack.append
+    positioned = _POSITIONED
+    while stack:
+        n, line = pop()
+        cls = n.__class__
+        p = positioned.get(cls)
+        if p is None:
+            p = positioned[cls] = ("lineno" in cls._attributes,
+                                   tuple(f for f in cls._fields if f not in ("ctx", "op", "ops")))
+        if p[0]:
+            d = n.__dict__
+            lineno = d.get("lineno")
+            if lineno is None:
+                d["lineno"] = d["end_lineno"] = line
+                d["col_offset"] = d["end_col_offset"] = 0
+            else:
+                line = lineno
+                end = d.get("end_lineno")
+                if end is None or end < lineno:
+                    d["end_lineno"] = lineno
+                    d["end_col_offset"] = d.get("col_offset") or 0
+                elif end == lineno and (d.get("end_col_offset") or 0) < (d.get("col_offset") or 0):
+                    d["end_col_offset"] = d.get("col_offset") or 0
+                if d.get("col_offset") is None:
+                    d["col_offset"] = 0
+        for f in p[1]:
+            v = getattr(n, f, None)
+            if v.__class__ is list:
+                for x in v:
+                    if isinstance(x, _AST):
+                        push((x, line))
+            elif isinstance(v, _AST):
+                push((v, line))
+
+
+# -- conversion ---------------------------------------------------------------
+
+def _transform(fn):
+    entity = parser.parse_function(fn)
+    node = entity.node
+    facts = naming.scan(node)
+    _check_supported(entity, fn, facts.nodes)
+    ctx = ConversionContext(
+        entity=entity, namespace=fn.__globals__, freevars=frozenset(fn.__code__.co_freevars),
+        name_order=types.MappingProxyType(facts.order), bound=frozenset(facts.bound),
+        features=frozenset(facts.features), namer=naming.Namer(facts.used))
+    present = ctx.features
+    for converter in PIPELINE:
+        needs = _NEEDS.get(converter)
+        if needs is None or needs & present:
+            node = converter.transform(node, ctx)
+    return node, ctx
+
+
+# Converters that only matter when some construct occurs; the others always run.
+_NEEDS = {
+    directives: {"set_loop_options"},
+    lists: {"append", "pop"},
+    return_statements: {ast.Return},
+    continue_statements: {ast.Continue},
+    break_statements: {ast.Break, ast.Return, "loop_else"},  # returns in loops become breaks
+    asserts: {ast.Assert},
+    conditional_expressions: {ast.IfExp},
+    # Lowered jumps add `not flag` tests.
+    logical_expressions: {ast.BoolOp, ast.Not, "chained", ast.Break, ast.Continue, ast.Return},
+}
+
+
+def _compile(node, ctx, fn):
+    """Compiles the converted function inside a factory whose parameters are its free names."""
+    code = fn.__code__
+    filename = f"<autograph converted {code.co_name} at {ctx.filename}:{code.co_firstlineno}>"
+    factory_params = ["ag__"] + [n for n in code.co_freevars if n != "ag__"]
+    if isinstance(node, ast.Lambda):
+        inner = [ast.Return(value=node)]
+    else:
+        inner = [node, ast.Return(value=ast.Name(id=node.name, ctx=ast.Load()))]
+    factory = ast.FunctionDef(
+        name="ag__factory", args=ast.arguments(
+            args=[ast.arg(arg=p) for p in factory_params],
+            posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=inner, decorator_list=[], returns=None, type_comment=None, **_TYPE_PARAMS)
+    module = ast.Module(body=[factory], type_ignores=[])
+    _fix_positions(module, code.co_firstlineno)
+    try:
+        module_code = compile(module, filename, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        raise errors.ConversionError(
+            f"{ctx.filename}:{e.lineno}: converted code of {code.co_name!r} does not compile: {e.msg}"
+        ) from None
+    factory_code = next(c for c in module_code.co_consts if isinstance(c, types.CodeType))
+    inner_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))
+    # Tracebacks through converted code show the user's source lines (the very lines that
+    # were parsed, not a re-read); staging maps them to the user file.
+    lines = ctx.entity.lines
+    if lines is None:
+        lines = linecache.getlines(ctx.filename)
+    linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)
+    source_map.register(filename, {i: (ctx.filename, i) for i in range(1, len(lines) + 1)})
+    return inner_code, filename
+
+
+def converted_source(fn) -> str:
+    """The converted source of plain function `fn` (what to_code shows)."""
+    return _converted_entry(fn).source
+
+
+def _converted_entry(fn) -> _Converted:
+    code = fn.__code__
+    # Code objects compare by content; the file and line tell apart identical functions.
+    key = (code, code.co_filename, code.co_firstlineno)
+    entry = _BY_CODE.get(key)
+    if entry is None:
+        node, ctx = _transform(fn)
+        inner_code, filename = _compile(node, ctx, fn)
+        entry = _Converted(node, ctx, inner_code, filename)
+        _BY_CODE[key] = entry
+    return entry
+
+
+def converted_raw(fn, ag_namespace):
+    """The converted version of plain function `fn`, its `ag__` name bound to `ag_namespace`
+    (cached per function and per code object)."""
+    converted = _BY_FUNCTION.get(fn)
+    if converted is not None:
+        return converted
+    entry = _converted_entry(fn)
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    cells["ag__"] = types.CellType(ag_namespace)
+    # A free variable the original does not close over is the function's own name (the
+    # generated wrapper binds it): the original reads it as a global, so capture that value.
+    closure = tuple(cells[n] if n in cells else types.CellType(fn.__globals__.get(n, fn))
+                    for n in entry.code.co_freevars)
+    converted = types.FunctionType(entry.code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
+    converted.__kwdefaults__ = fn.__kwdefaults__
+    converted.__qualname__ = fn.__qualname__
+    converted.__doc__ = fn.__doc__
+    converted.__module__ = fn.__module__
+    _BY_FUNCTION[fn] = converted
+    return converted
+
+
+def is_user_code(func) -> bool:
+    """Whether converted code should convert `func` (a plain function) before calling it: user
+    code, not marked do_not_convert, not a generator, not itself generated."""
+    if getattr(func, DO_NOT_CONVERT, False):
+        return False
+    module = getattr(func, "__module__", None) or ""
+    if module.split(".")[0] in _NATIVE_PREFIXES:
+        return False
+    code = func.__code__
+    if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
+        return False
+    return not source_map.is_generated(code.co_filename)
+
+
+_NATIVE_PREFIXES = ("numpy", "staging", "runtime", "autograph", "builtins", "math", "functools",
+                    "itertools", "collections", "operator", "typing", "abc", "copy", "re", "inspect")
