@@ -128,12 +128,6 @@ class Graph:
     def format(self, locations: bool = False) -> str:
         return format_graph(self, locations=locations)
 
-    def lint(self) -> None:
-        """Checks the graph's invariants (runtime.verify); raises InvalidGraphError naming the
-        first node that breaks one."""
-        from .verify import verify
-        verify(self)
-
 
 # ----------------------------------------------------------------------------
 # Text form

@@ -45,7 +45,7 @@ _DEFAULTS = {
     "fusion_min_bytes": min(max(cache_bytes(3, 0) or cache_bytes(2, 0), 1 << 20), 1 << 30) or (8 << 20),
     # scratch memory of one chunk of a fused run (all its intermediates): the L2 cache size
     "fusion_chunk_bytes": min(max(cache_bytes(2, 1 << 19), 1 << 16), 1 << 23),
-    # checks every graph after the passes (runtime.verify, Graph.lint); the test suite turns it on
+    # checks every graph after the passes (runtime.verify); the test suite turns it on
     "verify_graphs": False,
 }
 

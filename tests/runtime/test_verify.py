@@ -1,4 +1,4 @@
-"""The graph verifier (runtime.verify, Graph.lint): each kind of broken graph is rejected with a
+"""The graph verifier (runtime.verify): each kind of broken graph is rejected with a
 message naming the node, its file:line and the problem; every staged graph passes."""
 
 from __future__ import annotations
@@ -79,7 +79,6 @@ def while_graph():
 def test_valid_graphs_pass():
     for g in (cond_graph(), while_graph()):
         verify(g)
-        g.lint()
 
 
 def test_a_subgraph_may_read_a_value_of_an_enclosing_graph_defined_before_the_node():

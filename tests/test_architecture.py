@@ -1,0 +1,128 @@
+"""The layering of the packages: runtime <- staging <- autograph, and no import cycles."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PACKAGES = ("runtime", "staging", "autograph")
+MAX_LINES = 500
+
+
+def _module_name(path: pathlib.Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, pathlib.Path]:
+    return {_module_name(p): p for package in PACKAGES for p in sorted((ROOT / package).rglob("*.py"))}
+
+
+MODULES = _modules()
+
+
+def _resolve(module: str, path: pathlib.Path, node) -> list[str]:
+    """The project modules an import statement imports (`from a import b` is a.b when that is a
+    module, else a)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    base = node.module or ""
+    if node.level:
+        package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+        package = package[:len(package) - (node.level - 1)]
+        base = ".".join(package + ([base] if base else []))
+    return [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base for alias in node.names]
+
+
+def _imports() -> dict[str, list[tuple[str, bool]]]:
+    """module -> [(imported project module, at module level)]."""
+    graph: dict = {}
+    for module, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top_level = {id(n) for n in tree.body}
+        edges = []
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for target in _resolve(module, path, node):
+                    while target and target not in MODULES:  # `import a.b.c` -> the deepest module
+                        target = target.rpartition(".")[0]
+                    if target:
+                        edges.append((target, id(node) in top_level))
+        graph[module] = edges
+    return graph
+
+
+IMPORTS = _imports()
+
+
+def _layer(module: str) -> str:
+    return module.split(".")[0]
+
+
+def test_runtime_imports_neither_staging_nor_autograph():
+    bad = [(m, t) for m, edges in IMPORTS.items() if _layer(m) == "runtime"
+           for t, _ in edges if _layer(t) != "runtime"]
+    assert not bad
+
+
+def test_staging_never_imports_autograph_at_module_level():
+    bad = [(m, t) for m, edges in IMPORTS.items() if _layer(m) == "staging"
+           for t, top in edges if _layer(t) == "autograph" and top]
+    assert not bad
+    lazy = {m for m, edges in IMPORTS.items() if _layer(m) == "staging"
+            for t, _ in edges if _layer(t) == "autograph"}
+    assert lazy <= {"staging.function"}  # the autograph=True path converts lazily
+
+
+CONVERTER = ("autograph", "autograph.impl", "autograph.operators", "autograph.converters", "autograph.pyct")
+
+
+def test_the_converter_uses_the_staging_core_not_the_function_layer():
+    """staging.function converts with autograph; the converter itself builds on the tracing core
+    (the command line, golden files and pytest plugin sit on top of both)."""
+    converter = [m for m in IMPORTS if m == "autograph" or m.startswith(CONVERTER[1:])]
+    assert "autograph.impl.api" in converter
+    bad = [(m, t) for m in converter for t, _ in IMPORTS[m] if t in ("staging", "staging.function")]
+    assert not bad
+
+
+def test_no_import_cycles_including_function_level_imports():
+    graph = {m: sorted({t for t, _ in edges if t != m}) for m, edges in IMPORTS.items()}
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    cycles = []
+
+    def visit(module, path):
+        state[module] = 1
+        for target in graph.get(module, ()):
+            if state.get(target) == 1:
+                cycles.append(path[path.index(target):] + [target])
+            elif target not in state:
+                visit(target, path + [target])
+        state[module] = 2
+
+    for module in graph:
+        if module not in state:
+            visit(module, [module])
+    assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_import_graph_sees_lazy_imports():
+    """The checks above would pass vacuously if function-level imports were missed."""
+    assert ("autograph", False) in IMPORTS["staging.function"]
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_modules_start_with_a_docstring_and_stay_small(module):
+    path = MODULES[module]
+    text = path.read_text(encoding="utf-8")
+    docstring = ast.get_docstring(ast.parse(text))
+    assert docstring, f"{path.relative_to(ROOT)} has no module docstring"
+    lines = text.count("\n")
+    if lines > MAX_LINES:  # allowed with a reason at the top
+        assert "long because" in docstring.lower(), (
+            f"{path.relative_to(ROOT)} has {lines} lines; split it or say at its top why it is long")
