@@ -230,22 +230,3 @@ def _truth_infer(x):
 
 
 register_op("truth", infer=_truth_infer, expr="({0} != 0)")(_truth)
-
-
-# Logical ops on bool scalars inline as bitwise operators: the same np.bool_ results without
-# a ufunc call (NumPy's scalar operators are several times faster than ufuncs on scalars).
-# `_TRUE` is np.True_ in the executor's namespace (`b ^ True` with a Python bool is slow).
-def _bool_expr(template):
-    def rule(*types):
-        if all(isinstance(t, TensorType) and t.dtype == np.bool_ and t.ndim == 0 for t in types):
-            return template
-        return None
-    return rule
-
-
-def _register_bool_exprs():
-    from .registry import has_op, set_expr_rule
-    for name, template in (("logical_not", "{0} ^ _TRUE"), ("logical_and", "{0} & {1}"),
-                           ("logical_or", "{0} | {1}"), ("logical_xor", "{0} ^ {1}")):
-        if has_op(name):
-            set_expr_rule(name, _bool_expr(template))

@@ -16,7 +16,7 @@ import threading
 import numpy as np
 
 from . import fusion
-from .analysis import dead_after, maybe_viewed
+from .analysis import dead_after, maybe_viewed, outputs_sharing_state
 from .fusion import UFUNCS as _UFUNCS
 from .graph import Graph, Node, Value, node_text
 from .options import get_options
@@ -296,19 +296,28 @@ class _Emitter:
     def function(self, name: str) -> str:
         params = [self.fresh(v) for v in self.graph.inputs]
         self.emit(0, f"def {name}({', '.join(params)}):")
-        self.body(self.graph, 1, top_level=True)
+        # A failure is re-raised with the failing node's context (CompiledGraph.failure); the try
+        # costs nothing while nothing fails.
+        self.emit(1, "try:")
+        self.body(self.graph, 2, top_level=True)
         rets = []
         produced = {id(v) for n in self.graph.nodes for v in n.outputs}
         const_outputs = {id(v) for n in self.graph.nodes if n.op == "const" for v in n.outputs}
-        for v in self.graph.outputs:
+        sharing_state = set(outputs_sharing_state(self.graph))
+        for i, v in enumerate(self.graph.outputs):
             ref = self.ref(v)
             ndim = getattr(v.type, "ndim", None) if isinstance(v, Value) else None
-            if ndim and id(v) in const_outputs:
-                ref = f"{ref}.copy()"  # callers may mutate outputs; constants must stay intact
+            if ndim and (id(v) in const_outputs or i in sharing_state):
+                # the caller owns its results: constants and Variables' buffers must stay intact
+                ref = f"{ref}.copy()"
             elif ndim == 0 and id(v) in produced:
                 ref = f"_to_scalar({ref})"
             rets.append(ref)
-        self.emit(1, f"return ({', '.join(rets)}{',' if len(rets) == 1 else ''})")
+        self.emit(2, f"return ({', '.join(rets)}{',' if len(rets) == 1 else ''})")
+        self.emit(1, "except _GraphExecutionError:")  # failed in a graph it called: already placed
+        self.emit(2, "raise")
+        self.emit(1, "except Exception as exc:")
+        self.emit(2, "raise _failure(exc)")
         return "\n".join(self.lines) + "\n"
 
 
@@ -327,16 +336,22 @@ class CompiledGraph:
         self._line_nodes = emitter.line_nodes
         code = compile(self.source, self.filename, "exec")
         namespace = emitter.namespace
+        namespace["_GraphExecutionError"] = GraphExecutionError
+        namespace["_failure"] = self.failure
         exec(code, namespace)
+        # Calling it runs the graph; a failure is re-raised naming the failing node and the
+        # user's line that created it.
         self.run = namespace["run"]
 
     def __call__(self, *args):
-        try:
-            return self.run(*args)
-        except GraphExecutionError:
-            raise
-        except Exception as exc:
-            raise self.wrap_error(exc, self.error_base) from exc
+        return self.run(*args)
+
+    def failure(self, exc: BaseException) -> BaseException:
+        """What the generated code raises when `exc` escapes it: `exc` with its node's context."""
+        error = self.wrap_error(exc, self.error_base)
+        if error is not exc:
+            error.__cause__ = exc
+        return error
 
     def node_at_failure(self, tb) -> Node | None:
         node = None

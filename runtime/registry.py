@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable
 
 from .types import TensorType
@@ -91,11 +91,6 @@ def add_op(op: OpDef) -> OpDef:
         raise ValueError(f"op {op.name!r} registered twice")
     _REGISTRY[op.name] = op
     return op
-
-
-def set_expr_rule(name: str, make_expr: Callable) -> None:
-    """Gives an already registered op an inlining rule (see OpDef.make_expr)."""
-    _REGISTRY[name] = replace(get_op(name), make_expr=make_expr)
 
 
 def get_op(name: str) -> OpDef:

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import CompiledGraph, GraphExecutionError, ListType, TensorType, Value
-from runtime.analysis import outputs_sharing_state
+from runtime import CompiledGraph, ListType, TensorType, Value
 from runtime.registry import register_op
 
 from . import errors, nest
@@ -31,10 +30,9 @@ class ConcreteFunction:
         self._signature = signature
         self._python_function = python_function
         self._compiled = CompiledGraph(graph, errors.ExecutionError, options)
-        self._run = self._compiled.run
-        shared = outputs_sharing_state(graph)
-        if shared:  # the caller owns its results: never hand out a Variable's own buffer
-            self._run = _copying(self._run, shared)
+        # Runs the graph on its flat inputs; a failure is re-raised naming the failing node and
+        # the user's line that created it.
+        self._execute = self._compiled.run
         self.output_types = tuple(v.type for v in graph.outputs if isinstance(v, Value))
         self._pack = self._make_packer()
 
@@ -57,18 +55,8 @@ class ConcreteFunction:
         return pack
 
     # -- calling ---------------------------------------------------------
-    def _execute(self, inputs):
-        """Runs the graph on its flat inputs; a failure is re-raised naming the failing node and
-        the user's line that created it."""
-        try:
-            return self._run(*inputs)
-        except GraphExecutionError:
-            raise
-        except Exception as exc:
-            raise self._compiled.wrap_error(exc, errors.ExecutionError) from exc
-
     def _call_flat(self, tensors):
-        return self._pack(self._execute(tensors))
+        return self._pack(self._execute(*tensors))
 
     def __call__(self, *args, **kwargs):
         bound = bind(self._signature, args, kwargs, self.name)
@@ -123,15 +111,6 @@ class ConcreteFunction:
         return f"<ConcreteFunction {self.name}{tuple(str(t) for t in self._arg_types)}>"
 
 
-def _copying(run, indices):
-    def run_and_copy(*args):
-        outs = list(run(*args))
-        for i in indices:
-            outs[i] = outs[i].copy()
-        return tuple(outs)
-    return run_and_copy
-
-
 def _describe_spec(value) -> str:
     if isinstance(value, TensorSpec):
         return str(value.type)
@@ -163,12 +142,11 @@ def _call_infer(*types, fn):
 
 
 def _call_kernel(fn):
-    execute = fn._execute  # a failure names the node of the called graph, not the call
-    return lambda *args: execute(args)
+    return fn._execute  # a failure names the node of the called graph, not the call
 
 
 register_op("call", infer=_call_infer, num_outputs=None, stateful=True, make_kernel=_call_kernel)(
-    lambda *args, fn: fn._run(*args))
+    lambda *args, fn: fn._execute(*args))
 
 
 def record_call(cf: ConcreteFunction, bound):

@@ -171,7 +171,7 @@ class Function:
         """Runs a fast-path hit: `inputs` are exactly the graph's inputs."""
         if self._recent:
             self._recent.append(0)
-        return cf._pack(cf._execute(inputs))
+        return cf._pack(cf._execute(*inputs))
 
     def _call_slow(self, args, kwargs):
         if _RUN_EAGERLY[0]:

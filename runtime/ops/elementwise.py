@@ -150,8 +150,25 @@ def _run_dtypes(ufunc: np.ufunc, types) -> list[np.dtype]:
     return [result_dtype(lambda *xs, i=i: ufunc(*xs)[i], *args) for i in range(ufunc.nout)]
 
 
+# Logical ops on bool scalars inline as bitwise operators: the same np.bool_ results without
+# a ufunc call (NumPy's scalar operators are several times faster than ufuncs on scalars).
+# `_TRUE` is np.True_ in the executor's namespace (`b ^ True` with a Python bool is slow).
+_BOOL_SCALAR_EXPRS = {"logical_not": "{0} ^ _TRUE", "logical_and": "{0} & {1}", "logical_or": "{0} | {1}",
+                      "logical_xor": "{0} ^ {1}"}
+
+
+def _bool_scalar_expr(template):
+    def rule(*types):
+        if all(isinstance(t, TensorType) and t.dtype == np.bool_ and t.ndim == 0 and not t.weak
+               for t in types):
+            return template
+        return None
+    return rule
+
+
 for _name, _ufunc in UFUNCS.items():
+    _template = _BOOL_SCALAR_EXPRS.get(_name)
     register_op(_name, infer=make_ufunc_infer(_ufunc), num_outputs=_ufunc.nout,
-                expr=OPERATOR_EXPRS.get(_name),
+                expr=OPERATOR_EXPRS.get(_name), make_expr=_bool_scalar_expr(_template) if _template else None,
                 doc=f"np.{_name} ({_ufunc.nin} in, {_ufunc.nout} out)")(_ufunc)
-del _name, _ufunc
+del _name, _ufunc, _template
