@@ -8,12 +8,12 @@ enumerate, zip) and NumPy functions that need routing for symbolic arguments.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import types
 
-import ast
-
 from autograph.pyct import templates, transformer
+from staging import numpy_api
 
 _INTERCEPTED_BUILTINS = frozenset({"print", "len", "range", "enumerate", "zip"})
 _NATIVE_PACKAGES = ("numpy", "staging", "runtime", "math", "builtins", "operator", "functools",
@@ -89,12 +89,8 @@ class _CallTrees(transformer.Transformer):
 
 def _numpy_needs_routing(func) -> bool:
     try:
-        from staging import numpy_api
-    except ImportError:
-        return False
-    try:
-        return bool(numpy_api.has_function(func))
-    except Exception:
+        return numpy_api.has_function(func)
+    except TypeError:  # an unhashable object
         return False
 
 
