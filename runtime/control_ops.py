@@ -45,6 +45,10 @@ def _check_results(what: str, results: list, outputs: list) -> str | None:
     return None
 
 
+# what a condition may be: a NumPy bool or a Python bool (None: a literal)
+_PREDICATE_TYPES = (None, TensorType(bool, ()), TensorType.python_scalar(bool))
+
+
 # -- cond ---------------------------------------------------------------------
 # inputs: pred, *operands; subgraphs then / else take the operands and give the outputs.
 
@@ -57,7 +61,7 @@ def _cond_sources(node: Node, index: int) -> list:
 
 
 def _cond_check(node: Node) -> str | None:
-    if not node.inputs or _type_of(node.inputs[0]) not in (None, TensorType(bool, ())):
+    if not node.inputs or _type_of(node.inputs[0]) not in _PREDICATE_TYPES:
         return "the predicate (input 0) must be a bool scalar"
     operand_types = [_type_of(v) for v in node.inputs[1:]]
     for label in ("then", "else"):
@@ -117,7 +121,7 @@ def _while_check(node: Node) -> str | None:
                or _check_inputs("cond", cond, declared) or _check_inputs("body", body, declared))
     if problem:
         return problem
-    if len(cond.outputs) != 1 or _type_of(cond.outputs[0]) not in (None, TensorType(bool, ())):
+    if len(cond.outputs) != 1 or _type_of(cond.outputs[0]) not in _PREDICATE_TYPES:
         return "subgraph 'cond' must return one bool scalar"
     return _check_results("subgraph 'body'", body.outputs, node.outputs)
 
@@ -159,8 +163,8 @@ def _python_int_counters(node: Node) -> set[int]:
     found = set()
     for j in range(nvars):
         t = node.outputs[j].type
-        if not hasattr(t, "dtype") or t.dtype.kind not in "iu" or t.shape != ():
-            continue
+        if not hasattr(t, "dtype") or t.dtype.kind not in "iu" or t.shape != () or t.weak:
+            continue  # (a weak int is a Python int already)
         step = body.outputs[j]
         stepper = step.producer if isinstance(step, Value) else None
         if (stepper is None or stepper.op not in ("add", "subtract") or stepper.subgraphs

@@ -36,7 +36,8 @@ def _const_infer(*, value):
     return TensorType.of(value)
 
 
-register_op("const", infer=_const_infer, make_kernel=lambda value: (lambda: value))(lambda *, value: value)
+register_op("const", infer=_const_infer, make_kernel=lambda value: (lambda: value), weak_results=True,
+            doc="a constant: a NumPy value, or a Python number (of a weak type)")(lambda *, value: value)
 
 
 # -- print / assert ----------------------------------------------------------
@@ -206,16 +207,30 @@ def _list_stack(lst, *, dtype, element_shape):
 register_op("list_stack", infer=lambda lst, *, dtype, element_shape: TensorType(dtype, (None,) + tuple(element_shape)),
             stateful=True)(_list_stack)
 
-register_op("list_size", infer=lambda lst: TensorType(np.int64, ()), stateful=True)(
-    lambda lst: np.int64(len(lst)))
+register_op("list_size", infer=lambda lst: TensorType.python_scalar(int), stateful=True, weak_results=True,
+            doc="len(lst): a Python int")(len)
 
 
 
 # -- shapes and truth values -----------------------------------------------
 
-register_op("dim", infer=lambda x, *, axis: TensorType(np.int64, ()),
-            make_kernel=lambda axis: (lambda x: np.int64(np.shape(x)[axis])))(
-    lambda x, *, axis: np.int64(np.shape(x)[axis]))
+register_op("dim", infer=lambda x, *, axis: TensorType.python_scalar(int), weak_results=True,
+            make_kernel=lambda axis: (lambda x: np.shape(x)[axis]),
+            doc="x.shape[axis]: a Python int")(lambda x, *, axis: np.shape(x)[axis])
+
+
+# -- Python numbers --------------------------------------------------------------
+
+def _python_number_infer(x, *, kind):
+    if not (isinstance(x, TensorType) and x.weak) and type(x) not in (bool, int, float, complex):
+        raise TypeError(f"python_number converts a Python number, not a {x}")
+    return TensorType.python_scalar(kind)
+
+
+register_op("python_number", infer=_python_number_infer, weak_results=True,
+            make_kernel=lambda kind: kind,
+            doc="kind(x) for a Python number x (kind is bool, int, float or complex)")(
+    lambda x, *, kind: kind(x))
 
 
 def _truth(x):

@@ -73,6 +73,17 @@ def _as_dtype(number, dtype):
     return converted
 
 
+def _ipow(a, b):
+    """Python's `a ** b` on Python numbers, for a power traced as int ** int: a negative
+    exponent would make it a float, a type the graph was not built for."""
+    result = a ** b
+    if type(result) is float and type(a) is int and type(b) is int:
+        raise ValueError(f"{a} ** {b} is a float in Python, but this power was traced as an int (its "
+                         f"exponent was not known to be non-negative); write float({a}) ** {b} to get "
+                         f"a float")
+    return result
+
+
 def _to_scalar(value):
     if type(value) is np.ndarray and value.ndim == 0:
         return value[()]
@@ -116,7 +127,7 @@ class _Emitter:
         self.graph = graph
         self.options = options
         self.tags = 0
-        self.namespace: dict = {"_to_scalar": _to_scalar, "_TRUE": np.True_}
+        self.namespace: dict = {"_to_scalar": _to_scalar, "_TRUE": np.True_, "_ipow": _ipow}
         self.lines: list[str] = []
         self.line_nodes: dict[int, Node] = {}
         self.names: dict[int, str] = {}
@@ -277,7 +288,8 @@ class _Emitter:
         if expr is not None:
             call = "(" + expr.format(*args) + ")"
         elif node.op == "const":
-            call = self.bind(node.attrs["value"], "c")
+            value = node.attrs["value"]
+            call = self.literal(value) if type(value) in (bool, int, float) else self.bind(value, "c")
         else:
             call = f"{self.bind(op.kernel(node.attrs))}({', '.join(args)})"
         if node.op in _UFUNCS and len(outs) == 1:

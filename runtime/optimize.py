@@ -10,6 +10,7 @@ import numpy as np
 from .analysis import node_uses, replace_uses
 from .graph import Graph, Node, Value
 from .options import get_options
+from .ops.elementwise import PYTHON_OPERATORS
 from .registry import get_op
 from .verify import verify
 
@@ -71,10 +72,15 @@ def fold_constants(graph: Graph) -> None:
 def _evaluate(node: Node, constants) -> list | None:
     op = get_op(node.op)
     args = [constants[v] if isinstance(v, Value) else v for v in node.inputs]
+    weak = any(getattr(v.type, "weak", False) for v in node.outputs)
+    # a node with weak outputs computes as Python's operator does (what the executor emits)
+    kernel = PYTHON_OPERATORS.get(node.op) if weak else op.kernel(node.attrs)
+    if kernel is None:
+        return None
     try:
         with warnings.catch_warnings(), np.errstate(all="raise"):
             warnings.simplefilter("error")
-            result = op.kernel(node.attrs)(*args)
+            result = kernel(*args)
     except Exception:  # leave it to run time, where the error names the node
         return None
     results = [result] if op.num_outputs == 1 else list(result)
@@ -82,6 +88,11 @@ def _evaluate(node: Node, constants) -> list | None:
         return None
     out = []
     for value, v in zip(results, node.outputs):
+        if getattr(v.type, "weak", False):
+            if type(value) is not v.type.python_type:
+                return None
+            out.append(value)
+            continue
         if not isinstance(value, (np.ndarray, np.generic)) or np.size(value) > MAX_FOLDED_ELEMENTS:
             return None
         if not v.type.accepts_shape(np.shape(value)) or np.asarray(value).dtype != v.type.dtype:

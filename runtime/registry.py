@@ -42,6 +42,9 @@ class OpDef:
     check(node) -> str | None: what is wrong with the node's subgraphs (their arity, their
     types against the node's inputs and outputs), for runtime.verify; None when all is well.
     A structured node is stateful when a node of its subgraphs is (Node.stateful).
+    weak_results: the rule may give weak types (Python numbers known at run time, see
+    TensorType): the op computes on Python numbers as Python does. Results of other ops are
+    NumPy values, so their weak types are made strong.
     """
 
     name: str
@@ -60,6 +63,7 @@ class OpDef:
     output_sources: Callable | None = None
     emit: Callable | None = None
     check: Callable | None = None
+    weak_results: bool = False
 
     def kernel(self, attrs: dict) -> Callable:
         if self.make_kernel is not None:
@@ -111,6 +115,7 @@ def all_ops() -> dict[str, OpDef]:
 def infer_types(op: OpDef, input_types, attrs) -> tuple[TensorType, ...]:
     """Runs the op's rule and always returns a tuple of output types."""
     out = op.infer(*input_types, **attrs)
-    if op.num_outputs == 1:
-        return (out,)
-    return tuple(out)
+    outs = (out,) if op.num_outputs == 1 else tuple(out)
+    if not op.weak_results:
+        outs = tuple(t.strong() if isinstance(t, TensorType) else t for t in outs)
+    return outs

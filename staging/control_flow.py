@@ -31,63 +31,89 @@ def _is_convertible(x) -> bool:
         or has_staged_value(x)
 
 
+def _python_kind(x):
+    """bool, int, float or complex: the Python number type of `x` (an IntEnum is an int)."""
+    for kind in _PY_NUMBERS:
+        if isinstance(x, kind):
+            return kind
+    return None
+
+
 def _leaf_type(x):
-    """The graph type a leaf would have, and whether it is a weak Python scalar."""
+    """The graph type a leaf would have: a Python number has a weak type (see TensorType)."""
     if isinstance(x, Tensor):
-        return x.type, False
+        return x.type
     if _is_tensor_array(x):
-        return x._handle.type, False
+        return x._handle.type
     if has_staged_value(x):
-        return TensorType(x.dtype, x.shape), False
-    if isinstance(x, _PY_NUMBERS):
-        return TensorType(np.result_type(type(x)) if type(x) is not bool else np.bool_, ()), True
+        return TensorType(x.dtype, x.shape)
+    kind = _python_kind(x)
+    if kind is not None:
+        return TensorType.python_scalar(kind)
     arr = np.asarray(x)
-    return TensorType(arr.dtype, arr.shape), False
+    return TensorType(arr.dtype, arr.shape)
 
 
-def _join_types(a, b, weak_a: bool, weak_b: bool, what: str):
-    """The type a merged value takes, or raise naming `what`."""
+_KIND_ORDER = (bool, int, float, complex)
+
+
+def _join_types(a, b, what: str, error=errors.BranchMismatchError):
+    """The type a value takes where two paths meet with types `a` and `b`, or raise `error`
+    naming `what`.
+
+    Python numbers meet as Python does: a bool and an int make an int, an int and a float a
+    float. A Python number meeting a NumPy value takes the dtype NEP 50 gives their
+    combination (an int with an int32 value is int32); the value that was a Python number is
+    cast, so on a path where it stays one (a loop that runs zero times, a branch not taken)
+    the result is that number as the joined dtype. NumPy values of different dtypes or ranks
+    do not meet: cast one explicitly."""
     if isinstance(a, ListType) or isinstance(b, ListType):
         if not (isinstance(a, ListType) and isinstance(b, ListType)):
-            raise errors.BranchMismatchError(f"{what} is a list in one case and a tensor in the other")
+            raise error(f"{what} is a list in one case and a tensor in the other")
         if a.element is None or b.element is None:
             return ListType(a.element or b.element)
-        joined = _join_types(a.element, b.element, False, False, f"the elements of {what}")
-        return ListType(joined)
-    dtype = a.dtype
-    if a.dtype != b.dtype:
-        if weak_a and not weak_b:
-            dtype = b.dtype
-        elif weak_b and not weak_a:
-            dtype = a.dtype
-        elif weak_a and weak_b:
-            dtype = np.result_type(a.dtype, b.dtype)
-        else:
-            raise errors.BranchMismatchError(f"{what} has dtype {a.dtype.name} in one case and "
-                                             f"{b.dtype.name} in the other; cast one of them explicitly")
+        return ListType(_join_types(a.element, b.element, f"the elements of {what}", error))
+    if a == b:
+        return a
+    if a.weak and b.weak:
+        kind = max(a.python_type, b.python_type, key=_KIND_ORDER.index)
+        return TensorType.python_scalar(kind)
     if len(a.shape) != len(b.shape):
-        raise errors.BranchMismatchError(f"{what} has rank {len(a.shape)} ({a}) in one case and rank "
-                                         f"{len(b.shape)} ({b}) in the other")
-    shape = tuple(x if x == y else None for x, y in zip(a.shape, b.shape))
-    return TensorType(dtype, shape)
+        raise error(f"{what} has rank {len(a.shape)} ({a}) in one case and rank {len(b.shape)} ({b}) in "
+                    f"the other")
+    if a.weak or b.weak:
+        weak, strong = (a, b) if a.weak else (b, a)
+        dtype = np.result_type(strong.dtype, _REPRESENTATIVE[weak.python_type])
+        return TensorType(dtype, strong.shape)
+    if a.dtype != b.dtype:
+        raise error(f"{what} has dtype {a.dtype.name} in one case and {b.dtype.name} in the other; cast "
+                    f"one of them explicitly")
+    return TensorType(a.dtype, tuple(x if x == y else None for x, y in zip(a.shape, b.shape)))
+
+
+_REPRESENTATIVE = {bool: True, int: 1, float: 1.0, complex: 1j}
 
 
 def _value_in(graph: FuncGraph, leaf, target) -> Value:
-    """`leaf` as a Value of `graph` with dtype `target.dtype` (recording a cast/const if needed)."""
+    """`leaf` as a Value of `graph` of type `target` (recording a cast or a constant if needed)."""
     if _is_tensor_array(leaf):
         return graph.value_of(leaf._handle)
     if has_staged_value(leaf):
         with building(graph):
             leaf = leaf._staged_value()
-    if isinstance(leaf, Tensor):
-        value = graph.value_of(leaf)
-        if value.type.dtype != target.dtype:
-            with building(graph):
-                return graph.value_of(record("astype", [leaf], {"dtype": target.dtype}))
-        return value
     with building(graph):
-        return record("const", [], {"value": np.asarray(leaf, dtype=target.dtype)[()]
-                                    if np.ndim(leaf) == 0 else np.asarray(leaf, dtype=target.dtype)})._value
+        if isinstance(leaf, Tensor):
+            if leaf.type.weak and target.weak and leaf.type != target:  # e.g. an int that meets a float
+                leaf = record("python_number", [leaf], {"kind": target.python_type})
+            elif leaf.type.dtype != target.dtype or leaf.type.weak != target.weak:
+                leaf = record("astype", [leaf], {"dtype": target.dtype})
+            return graph.value_of(leaf)
+        if target.weak:
+            value = target.python_type(leaf)
+        else:
+            array = np.asarray(leaf, dtype=target.dtype)
+            value = array[()] if array.ndim == 0 else array
+        return record("const", [], {"value": value})._value
 
 
 def _rebuild_leaf(template, tensor: Tensor):
@@ -194,10 +220,8 @@ def cond(pred, true_fn, false_fn, *, names=None):
             raise errors.BranchMismatchError(
                 f"{where()}'{name}' is {_describe_leaf(a)} in the true branch and {_describe_leaf(b)} "
                 f"in the false branch of a staged `if`; both branches must give it a tensor or number")
-        ta, weak_a = _leaf_type(a)
-        tb, weak_b = _leaf_type(b)
         try:
-            joined = _join_types(ta, tb, weak_a, weak_b, f"'{name}'")
+            joined = _join_types(_leaf_type(a), _leaf_type(b), f"'{name}'")
         except errors.BranchMismatchError as exc:
             raise errors.BranchMismatchError(f"{where()}{exc} (branches of a staged `if`)") from None
         merged.append(("dynamic", a if _is_tensor_array(a) else b if _is_tensor_array(b) else None))
@@ -253,19 +277,15 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
         return _eager_while(cond, body, loop_vars, maximum_iterations, is_list)
 
     flat = _top_level_paths(loop_vars, names, "loop_vars")
-    kinds, types, weak, inits = [], [], [], []
+    kinds, types, inits = [], [], []
     for name, leaf in flat:
         if _is_convertible(leaf) and not has_staged_value(leaf):
-            t, w = _leaf_type(leaf)
             kinds.append("dynamic")
-            types.append(t)
-            weak.append(w)
-            inits.append(leaf)
+            types.append(_leaf_type(leaf))
         else:
             kinds.append("static")
             types.append(None)
-            weak.append(False)
-            inits.append(leaf)
+        inits.append(leaf)
     if shape_invariants:
         _apply_shape_invariants(flat, types, shape_invariants)
     counter = maximum_iterations is not None
@@ -284,20 +304,18 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
                 # type comes from the body; before the first iteration it holds a zero of that
                 # type, which converted code never reads (it tracks whether the name is set).
                 kinds[i] = "dynamic"
-                new_types[i], _ = _leaf_type(out)
-                weak[i] = False
+                new_types[i] = _leaf_type(out)
                 inits[i] = _placeholder_value(new_types[i])
                 flat[i] = (name, inits[i])
                 changed = True
                 continue
             if kinds[i] == "static":
                 continue
-            t_out, weak_out = _leaf_type(out) if _is_convertible(out) else (None, False)
-            if t_out is None:
+            if not _is_convertible(out):
                 raise errors.LoopVariableError(
                     f"{where()}loop variable '{name}' is a tensor before the loop but the loop body "
                     f"makes it {_describe_leaf(out)}")
-            new = _generalise(types[i], t_out, weak[i], weak_out, name)
+            new = _generalise(types[i], _leaf_type(out), name)
             if new != types[i]:
                 new_types[i] = new
                 changed = True
@@ -336,6 +354,8 @@ def _placeholder_value(t):
     if isinstance(t, ListType):
         raise errors.LoopVariableError(f"{where()}a list first created inside a staged loop cannot be "
                                        f"carried out of it; create it before the loop")
+    if t.weak:
+        return t.python_type(0)
     return np.zeros(tuple(0 if d is None else d for d in t.shape), dtype=t.dtype)[()] if t.shape == () \
         else np.zeros(tuple(0 if d is None else d for d in t.shape), dtype=t.dtype)
 
@@ -400,26 +420,18 @@ def _check_body_outputs(loop_vars, body_out, flat, kinds):
     return outs
 
 
-def _generalise(before, after, weak_before, weak_after, name):
-    if isinstance(before, ListType) or isinstance(after, ListType):
-        try:
-            return _join_types(before, after, False, False, f"'{name}'")
-        except errors.BranchMismatchError as exc:
-            raise errors.LoopVariableError(f"{where()}loop variable {exc}") from None
-    if before.dtype != after.dtype:
-        if weak_after:
-            after = TensorType(before.dtype, after.shape)
-        elif weak_before and np.result_type(before.dtype, after.dtype) == after.dtype:
-            before = TensorType(after.dtype, before.shape)
-        else:
-            raise errors.LoopVariableError(
-                f"{where()}loop variable '{name}' changes dtype from {before.dtype.name} before the "
-                f"loop to {after.dtype.name} in the loop body; cast it (e.g. .astype(np."
-                f"{after.dtype.name})) before the loop so it keeps one dtype")
-    if len(before.shape) != len(after.shape):
+def _generalise(before, after, name):
+    """The type of a loop variable that is `before` on entry and `after` after an iteration."""
+    if (isinstance(before, TensorType) and isinstance(after, TensorType) and not before.weak
+            and not after.weak and before.dtype != after.dtype):
         raise errors.LoopVariableError(
-            f"{where()}loop variable '{name}' changes rank from {before} to {after} in the loop body")
-    return TensorType(before.dtype, tuple(a if a == b else None for a, b in zip(before.shape, after.shape)))
+            f"{where()}loop variable '{name}' changes dtype from {before.dtype.name} before the "
+            f"loop to {after.dtype.name} in the loop body; cast it (e.g. .astype(np."
+            f"{after.dtype.name})) before the loop so it keeps one dtype")
+    try:
+        return _join_types(before, after, f"loop variable '{name}'", errors.LoopVariableError)
+    except errors.LoopVariableError as exc:
+        raise errors.LoopVariableError(f"{where()}{exc}") from None
 
 
 def _apply_shape_invariants(flat, types, shape_invariants):

@@ -51,7 +51,8 @@ class TensorArray:
 
     def _with_handle(self, handle: Tensor) -> "TensorArray":
         el = handle.type.element
-        dtype = self.dtype if self.dtype is not None else (el.dtype if el is not None else None)
+        # an undeclared dtype is the elements' (a list of Python numbers keeps them as they are)
+        dtype = self.dtype if self.dtype is not None else (el.dtype if el is not None and not el.weak else None)
         return TensorArray(dtype, dynamic_size=self.dynamic_size, element_shape=self.element_shape,
                            _handle=handle)
 
@@ -59,6 +60,8 @@ class TensorArray:
         if self.dtype is None:
             return value
         if isinstance(value, Tensor):
+            if value.type.weak:  # a Python number known at run time: cast as eagerly
+                return record("astype", [value], {"dtype": self.dtype})
             if value.dtype != self.dtype:
                 raise errors.LoopVariableError(
                     f"{where()}TensorArray of {self.dtype.name} cannot hold a {value.dtype.name} value; "
@@ -94,7 +97,7 @@ class TensorArray:
     def append(self, value) -> "TensorArray":
         if self._staged:
             value = self._cast(value)
-            handle = record("list_write", [self._handle, self.size(), value], {"dynamic_size": True})
+            handle = record("list_write", [self._handle, self.length(), value], {"dynamic_size": True})
             return self._with_handle(handle)
         value = self._cast(value)
         if self.dtype is None:
@@ -139,9 +142,16 @@ class TensorArray:
         return np.stack(self._items)
 
     def size(self):
+        """The number of elements, an int64 scalar (as TF's TensorArray.size())."""
+        if self._staged:
+            return record("astype", [self.length()], {"dtype": np.dtype(np.int64)})
+        return np.int64(len(self._items))
+
+    def length(self):
+        """len() of the list: a Python int (symbolic while tracing a staged list)."""
         if self._staged:
             return record("list_size", [self._handle])
-        return np.int64(len(self._items))
+        return len(self._items)
 
     def to_list(self) -> list:
         """The elements as a Python list (eager only)."""

@@ -287,6 +287,6 @@ def _staged_for(iterable, extra_test, body, state, names, maximum_iterations, sh
         result = () if result is None else tuple(result)
         return (i + 1, *result)
 
-    result = _staged_loop(test, loop_body, (np.int64(0), *state), ("<for index>", *names),
+    result = _staged_loop(test, loop_body, (0, *state), ("<for index>", *names),
                           maximum_iterations, shape_invariants, "`for` loop")
     return result[1:]

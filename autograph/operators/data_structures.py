@@ -29,7 +29,7 @@ class StagedList:
         self.tensor_array = tensor_array
 
     def __len__(self):
-        size = self.tensor_array.size()
+        size = self.tensor_array.length()
         if is_symbolic(size):
             raise errors.SymbolicValueError(
                 f"{where()}len() of a list built by a staged loop is symbolic; call len() "
@@ -40,7 +40,7 @@ class StagedList:
         if isinstance(index, slice):
             return self.stack()[index]
         if isinstance(index, int) and index < 0:
-            index = self.tensor_array.size() + index
+            index = self.tensor_array.length() + index
         return self.tensor_array.read(index)
 
     def __iter__(self):

@@ -33,9 +33,10 @@ def or_(a, b_fn):
 
 
 def not_(a):
-    """`not a`; a logical_not node when a is symbolic."""
+    """`not a`; a logical_not node when a is symbolic. For a Python number known at run time
+    (a weak value) `not a` is `a == 0`, which stays a Python bool, as eagerly."""
     if is_symbolic(a):
-        return np.logical_not(a)
+        return a == 0 if a.type.weak else np.logical_not(a)
     return not a
 
 

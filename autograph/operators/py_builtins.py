@@ -70,7 +70,7 @@ def staged_length(x):
             result = np.minimum(result, n)
         return result
     if isinstance(x, data_structures.StagedList):
-        return x.tensor_array.size()
+        return x.tensor_array.length()
     if is_symbolic(x):
         if x.ndim == 0:
             raise errors.SymbolicValueError(
@@ -120,10 +120,10 @@ def zip_(*iterables, **kwargs):
 
 def len_(obj):
     if isinstance(obj, data_structures.StagedList):
-        size = obj.tensor_array.size()
+        size = obj.tensor_array.length()
         return size if is_symbolic(size) else int(size)
-    if is_symbolic(obj) and obj.ndim > 0 and obj.shape[0] is None:
-        return np.shape(obj)[0]
+    if is_symbolic(obj) and obj.ndim > 0 and obj.static_shape[0] is None:
+        return obj.shape[0]  # a Python int known when the graph runs
     return len(obj)
 
 

@@ -10,39 +10,53 @@ import numpy as np
 
 from ..types import TensorType
 
-# Python scalar literals are "weak" inputs (NEP 50); everything else is a TensorType.
+# An input type is a TensorType, or a Python scalar literal itself (its value is known). Python
+# numbers are "weak" inputs (NEP 50): literals, and weak TensorTypes (values known at run time).
 PY_SCALARS = (bool, int, float, complex)
+# The Python number that stands for every value of a weak type in a rule: NumPy's result dtype
+# depends only on its kind (NEP 50).
+_REPRESENTATIVE = {bool: True, int: 1, float: 1.0, complex: 1j}
+
+
+def is_literal(t) -> bool:
+    """True for a Python scalar literal input."""
+    return type(t) in PY_SCALARS  # exact: np.float64 subclasses float but is not weak
 
 
 def is_weak(t) -> bool:
-    """True for a Python scalar literal input type."""
-    return type(t) in PY_SCALARS  # exact: np.float64 subclasses float but is not weak
+    """True for a Python number: a literal, or a value of a weak type."""
+    return type(t) in PY_SCALARS or (isinstance(t, TensorType) and t.weak)
+
+
+def python_value(t):
+    """The literal itself, or the representative Python number of a weak type."""
+    return t if type(t) in PY_SCALARS else _REPRESENTATIVE[t.python_type]
 
 
 def shape_of(t) -> tuple:
     return () if is_weak(t) else t.shape
 
 
-
 def dtype_of(t) -> np.dtype:
     """The dtype NumPy gives the value on its own (a weak scalar's default dtype)."""
-    return np.asarray(t).dtype if is_weak(t) else t.dtype
+    return np.asarray(t).dtype if is_literal(t) else t.dtype
 
 
 def check_type(t, what: str = "input"):
-    if not (is_weak(t) or isinstance(t, TensorType)):
+    if not (is_literal(t) or isinstance(t, TensorType)):
         raise TypeError(f"{what} type must be a TensorType or a Python scalar, got {t!r}")
     return t
 
 
 def dummy(t, fill: int = 0):
-    """A concrete stand-in with `t`'s dtype for dtype inference; Python scalars are kept as-is.
+    """A concrete stand-in with `t`'s dtype for dtype inference; Python numbers (literals and
+    weak types) are Python numbers.
 
     fill=0 gives an empty array of the right rank (no values, so no value-dependent errors);
     fill=1 gives an array of ones with every dim 1 (for functions that reject empty input).
     """
     if is_weak(t):
-        return t
+        return python_value(t)
     check_type(t)
     if fill == 0:
         return np.empty((0,) * t.ndim, dtype=t.dtype)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import operator
 import re
 
 import numpy as np
 
 from ..registry import register_op
 from ..types import TensorType, broadcast_shapes
-from ._rules import check_type, dummy, fmt_shape, result_dtype, shape_of
+from ._rules import check_type, dummy, fmt_shape, is_literal, is_weak, python_value, result_dtype, shape_of
 
 # Python operator templates the executor may inline: only where the operator on NumPy values
 # dispatches to exactly this ufunc. `**` is left out: ndarray.__pow__ has fast paths
@@ -98,12 +99,63 @@ def gufunc_shapes(ufunc: np.ufunc, shapes) -> list[tuple]:
     return [loop + tuple(sizes[name] for name, _ in core if name not in missing) for core in out_cores]
 
 
+# Python's operator for each ufunc a Python operator dispatches to. On Python numbers only
+# (literals and weak types: numbers known at run time) such an op is Python's own arithmetic:
+# it runs as the operator and gives a Python number, as the same expression does eagerly.
+PYTHON_OPERATORS = {
+    "add": operator.add, "subtract": operator.sub, "multiply": operator.mul, "divide": operator.truediv,
+    "floor_divide": operator.floordiv, "remainder": operator.mod, "power": operator.pow,
+    "divmod": divmod, "negative": operator.neg, "positive": operator.pos, "absolute": operator.abs,
+    "invert": operator.invert, "less": operator.lt, "less_equal": operator.le, "equal": operator.eq,
+    "not_equal": operator.ne, "greater": operator.gt, "greater_equal": operator.ge,
+    "bitwise_and": operator.and_, "bitwise_or": operator.or_, "bitwise_xor": operator.xor,
+    "left_shift": operator.lshift, "right_shift": operator.rshift, "pow": operator.pow,
+}
+PYTHON_EXPRS = {**{k: v for k, v in OPERATOR_EXPRS.items() if k in PYTHON_OPERATORS},
+                "power": "_ipow({0}, {1})", "pow": "_ipow({0}, {1})", "divmod": "divmod({0}, {1})"}
+
+
+_FLOAT64_SCALAR = TensorType(np.float64, ())
+
+
+def python_operands(name, types) -> bool:
+    """True when Python's operator `name` gives a Python number: every input is a Python number
+    (one known only at run time), or a Python complex meets a float64 scalar on its right and
+    complex's own operator takes it (np.float64 subclasses float: `(1+2j) + np.float64(1)` is
+    a Python complex, while `(1+2j) < np.float64(1)` falls back to NumPy)."""
+    if all(is_weak(t) for t in types):
+        return not all(is_literal(t) for t in types)
+    if not (len(types) == 2 and isinstance(types[0], TensorType) and types[0].weak
+            and types[0].python_type is complex and types[1] == _FLOAT64_SCALAR):
+        return False
+    try:
+        return PYTHON_OPERATORS[name](1j, 1.0) is not NotImplemented
+    except TypeError:
+        return False
+
+
+def _python_result_types(name, types):
+    """The weak types of Python's operator on Python numbers of these types (the types depend on
+    the operands' types only: `1 / 1` is a float, `True + True` an int)."""
+    func = PYTHON_OPERATORS[name]
+    args = [python_value(t) if is_weak(t) else 1.0 for t in types]  # (1.0: a float64 scalar)
+    try:
+        result = func(*args)
+    except TypeError as exc:  # e.g. ~1.0: the error the same Python expression raises
+        raise TypeError(f"{name}: {exc}") from None
+    results = result if isinstance(result, tuple) else (result,)
+    return tuple(TensorType.python_scalar(type(r)) for r in results)
+
+
 def make_ufunc_infer(ufunc: np.ufunc):
     def infer(*types):
         if len(types) != ufunc.nin:
             raise TypeError(f"{ufunc.__name__} takes {ufunc.nin} input(s), got {len(types)}")
         for t in types:
             check_type(t, f"{ufunc.__name__} input")
+        if ufunc.__name__ in PYTHON_OPERATORS and python_operands(ufunc.__name__, types):
+            outs = _python_result_types(ufunc.__name__, types)
+            return outs[0] if ufunc.nout == 1 else outs
         shapes = [shape_of(t) for t in types]
         if ufunc.signature:
             out_shapes = gufunc_shapes(ufunc, shapes)
@@ -123,7 +175,7 @@ _DTYPE_CACHE_LIMIT = 4096
 
 def _dtypes(ufunc: np.ufunc, types) -> list[np.dtype]:
     """Output dtypes, memoised per (ufunc, input dtypes and ranks, Python scalar inputs)."""
-    key = (ufunc,) + tuple((t.dtype, len(t.shape) == 0) if isinstance(t, TensorType) else (type(t), t)
+    key = (ufunc,) + tuple((t.dtype, len(t.shape) == 0, t.weak) if isinstance(t, TensorType) else (type(t), t)
                            for t in types)
     try:
         hit = _DTYPE_CACHE.get(key)
@@ -157,18 +209,31 @@ _BOOL_SCALAR_EXPRS = {"logical_not": "{0} ^ _TRUE", "logical_and": "{0} & {1}", 
                       "logical_xor": "{0} ^ {1}"}
 
 
-def _bool_scalar_expr(template):
+def _make_expr(name):
+    """The inline expression of a node of ufunc `name` for its input types, or None (the
+    registered `expr`, or the kernel)."""
+    python = PYTHON_EXPRS.get(name)
+    bool_scalar = _BOOL_SCALAR_EXPRS.get(name)
+
     def rule(*types):
-        if all(isinstance(t, TensorType) and t.dtype == np.bool_ and t.ndim == 0 and not t.weak
-               for t in types):
-            return template
+        if python is not None and python_operands(name, types):
+            return python
+        if bool_scalar is not None and all(isinstance(t, TensorType) and t.dtype == np.bool_ and t.ndim == 0
+                                           and not t.weak for t in types):
+            return bool_scalar
         return None
-    return rule
+    return rule if python is not None or bool_scalar is not None else None
 
 
 for _name, _ufunc in UFUNCS.items():
-    _template = _BOOL_SCALAR_EXPRS.get(_name)
     register_op(_name, infer=make_ufunc_infer(_ufunc), num_outputs=_ufunc.nout,
-                expr=OPERATOR_EXPRS.get(_name), make_expr=_bool_scalar_expr(_template) if _template else None,
+                expr=OPERATOR_EXPRS.get(_name), make_expr=_make_expr(_name), weak_results=True,
                 doc=f"np.{_name} ({_ufunc.nin} in, {_ufunc.nout} out)")(_ufunc)
-del _name, _ufunc, _template
+del _name, _ufunc
+
+# Python's `**`, apart from np.power: on NumPy scalars it is NumPy's scalar power (the C library's
+# pow, which may differ from the ufunc's loop in the last bit), and on arrays it takes the
+# shortcuts ndarray.__pow__ takes for some exponents. The staged op is the operator itself.
+_pow_infer = make_ufunc_infer(np.power)
+register_op("pow", infer=lambda *types: _pow_infer(*types), expr="{0} ** {1}", make_expr=_make_expr("pow"),
+            weak_results=True, doc="x ** y (Python's operator)")(operator.pow)

@@ -303,8 +303,11 @@ def astype_infer(x, dtype):
 
 
 def _astype(x, dtype):
-    # np.float64 subclasses float, so test the exact type: only true Python scalars lack .astype
-    return np.asarray(x).astype(dtype) if type(x) in (bool, int, float, complex) else x.astype(dtype)
+    # A Python number (np.float64 subclasses float: test the exact type) becomes a NumPy scalar
+    # as it would meeting an array of `dtype` (NEP 50: an int out of its range raises).
+    if type(x) in (bool, int, float, complex):
+        return np.asarray(x, dtype=dtype)[()]
+    return x.astype(dtype)
 
 
 @register_op("astype", infer=astype_infer, make_kernel=lambda dtype: lambda x: _astype(x, dtype),

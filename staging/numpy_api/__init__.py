@@ -12,7 +12,7 @@ import numpy as np
 from ..graph_building import record
 from ..tensor import Tensor, has_staged_value, staged_value
 from . import creation, linalg, reductions, shapes
-from ._common import _unsupported, numpy_name
+from ._common import _as_input, _unsupported, numpy_name
 from .indexing import getitem
 from .methods import call_method
 from .ufuncs import apply_ufunc
@@ -57,6 +57,14 @@ def _binary(ufunc, reflected=False):
     return method
 
 
+def _power_operator(reflected):
+    """`x ** y`: the `pow` op (Python's operator, see runtime.ops.elementwise), not np.power."""
+    def method(self, other):
+        operands = _read_values((other, self) if reflected else (self, other))
+        return record("pow", [_as_input(x) for x in operands])
+    return method
+
+
 def _unary(ufunc):
     def method(self):
         return apply_ufunc(ufunc, "__call__", (self,), {})
@@ -98,13 +106,15 @@ def _install():
     Tensor.T = property(lambda self: call_method("transpose", self, (), {}))
     binary = {
         "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
-        "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power, "matmul": np.matmul,
+        "floordiv": np.floor_divide, "mod": np.remainder, "matmul": np.matmul,
         "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
         "lshift": np.left_shift, "rshift": np.right_shift, "divmod": np.divmod,
     }
     for name, ufunc in binary.items():
         setattr(Tensor, f"__{name}__", _binary(ufunc))
         setattr(Tensor, f"__r{name}__", _binary(ufunc, reflected=True))
+    Tensor.__pow__ = _power_operator(reflected=False)
+    Tensor.__rpow__ = _power_operator(reflected=True)
     for name, ufunc in {"lt": np.less, "le": np.less_equal, "eq": np.equal, "ne": np.not_equal,
                         "gt": np.greater, "ge": np.greater_equal}.items():
         setattr(Tensor, f"__{name}__", _binary(ufunc))
