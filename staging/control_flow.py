@@ -4,174 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import ListType, TensorType, Value
+from runtime import ListType, TensorType
 
-from . import errors, nest
+from . import errors, mutation, nest
 from .graph_building import FuncGraph, building, current_graph, record
+from .joins import (align_captures, is_convertible, is_tensor_array, is_undefined, join_types, leaf_type,
+                    rebuild_leaf, top_level_paths, truth_value, value_in)
 from .source_map import where
 from .tensor import Tensor, has_staged_value
-
-
-# -- leaves ------------------------------------------------------------------
-
-_PY_NUMBERS = (bool, int, float, complex)
-
-
-def _is_tensor_array(x) -> bool:
-    return getattr(type(x), "_is_tensor_array", False)
-
-
-def _is_undefined(x) -> bool:
-    """autograph's marker for a name with no value yet (class attribute `_is_undefined`)."""
-    return getattr(type(x), "_is_undefined", False)
-
-
-def _is_convertible(x) -> bool:
-    return isinstance(x, (Tensor, np.ndarray, np.generic) + _PY_NUMBERS) or _is_tensor_array(x) \
-        or has_staged_value(x)
-
-
-def _python_kind(x):
-    """bool, int, float or complex: the Python number type of `x` (an IntEnum is an int)."""
-    for kind in _PY_NUMBERS:
-        if isinstance(x, kind):
-            return kind
-    return None
-
-
-def _leaf_type(x):
-    """The graph type a leaf would have: a Python number has a weak type (see TensorType)."""
-    if isinstance(x, Tensor):
-        return x.type
-    if _is_tensor_array(x):
-        return x._handle.type
-    if has_staged_value(x):
-        return TensorType(x.dtype, x.shape)
-    kind = _python_kind(x)
-    if kind is not None:
-        return TensorType.python_scalar(kind)
-    arr = np.asarray(x)
-    return TensorType(arr.dtype, arr.shape)
-
-
-_KIND_ORDER = (bool, int, float, complex)
-
-
-def _join_types(a, b, what: str, error=errors.BranchMismatchError):
-    """The type a value takes where two paths meet with types `a` and `b`, or raise `error`
-    naming `what`.
-
-    Python numbers meet as Python does: a bool and an int make an int, an int and a float a
-    float. A Python number meeting a NumPy value takes the dtype NEP 50 gives their
-    combination (an int with an int32 value is int32); the value that was a Python number is
-    cast, so on a path where it stays one (a loop that runs zero times, a branch not taken)
-    the result is that number as the joined dtype. NumPy values of different dtypes or ranks
-    do not meet: cast one explicitly."""
-    if isinstance(a, ListType) or isinstance(b, ListType):
-        if not (isinstance(a, ListType) and isinstance(b, ListType)):
-            raise error(f"{what} is a list in one case and a tensor in the other")
-        if a.element is None or b.element is None:
-            return ListType(a.element or b.element)
-        return ListType(_join_types(a.element, b.element, f"the elements of {what}", error))
-    if a == b:
-        return a
-    if a.weak and b.weak:
-        kind = max(a.python_type, b.python_type, key=_KIND_ORDER.index)
-        return TensorType.python_scalar(kind)
-    if len(a.shape) != len(b.shape):
-        raise error(f"{what} has rank {len(a.shape)} ({a}) in one case and rank {len(b.shape)} ({b}) in "
-                    f"the other")
-    if a.weak or b.weak:
-        weak, strong = (a, b) if a.weak else (b, a)
-        dtype = np.result_type(strong.dtype, _REPRESENTATIVE[weak.python_type])
-        return TensorType(dtype, strong.shape)
-    if a.dtype != b.dtype:
-        raise error(f"{what} has dtype {a.dtype.name} in one case and {b.dtype.name} in the other; cast "
-                    f"one of them explicitly")
-    return TensorType(a.dtype, tuple(x if x == y else None for x, y in zip(a.shape, b.shape)))
-
-
-_REPRESENTATIVE = {bool: True, int: 1, float: 1.0, complex: 1j}
-
-
-def _value_in(graph: FuncGraph, leaf, target) -> Value:
-    """`leaf` as a Value of `graph` of type `target` (recording a cast or a constant if needed)."""
-    if _is_tensor_array(leaf):
-        return graph.value_of(leaf._handle)
-    if has_staged_value(leaf):
-        with building(graph):
-            leaf = leaf._staged_value()
-    with building(graph):
-        if isinstance(leaf, Tensor):
-            if leaf.type.weak and target.weak and leaf.type != target:  # e.g. an int that meets a float
-                leaf = record("python_number", [leaf], {"kind": target.python_type})
-            elif leaf.type.dtype != target.dtype or leaf.type.weak != target.weak:
-                leaf = record("astype", [leaf], {"dtype": target.dtype})
-            return graph.value_of(leaf)
-        if target.weak:
-            value = target.python_type(leaf)
-        else:
-            array = np.asarray(leaf, dtype=target.dtype)
-            value = array[()] if array.ndim == 0 else array
-        return record("const", [], {"value": value})._value
-
-
-def _rebuild_leaf(template, tensor: Tensor):
-    if _is_tensor_array(template):
-        return template._with_handle(tensor)
-    return tensor
-
-
-def _align_captures(graphs: list[FuncGraph], leading: int) -> list[Value]:
-    """Makes every graph's inputs [its first `leading` inputs] + [one per captured outer value],
-    in the same order for all graphs; returns the outer values in that order."""
-    order: list[Value] = []
-    seen: set[int] = set()
-    for g in graphs:
-        for outer_value, _ in g.captures.values():
-            if id(outer_value) not in seen:
-                seen.add(id(outer_value))
-                order.append(outer_value)
-    for g in graphs:
-        head = g.graph.inputs[:leading]
-        head_names = g.graph.input_names[:leading]
-        tail = []
-        for outer_value in order:
-            hit = g.captures.get(id(outer_value))
-            tail.append(hit[1] if hit is not None else Value(outer_value.type))
-        g.graph.inputs = head + tail
-        g.graph.input_names = head_names + ["capture"] * len(tail)
-    return order
-
-
-def _name_of(names, index: int, path: str, default: str) -> str:
-    top = names[index] if names is not None and index < len(names) else f"{default}[{index}]"
-    return top + path
-
-
-def _top_level_paths(structure, names, default):
-    """[(display name, leaf)] for a tuple/list of top-level items."""
-    out = []
-    for i, item in enumerate(structure):
-        for path, leaf in nest.flatten_with_paths(item):
-            out.append((_name_of(names, i, path, default), leaf))
-    return out
-
-
-def _truth_value(graph: FuncGraph, c, what: str) -> Value:
-    with building(graph):
-        if not isinstance(c, Tensor):
-            if has_staged_value(c):
-                c = c._staged_value()
-            else:
-                return record("const", [], {"value": np.bool_(bool(c))})._value
-        if c.type.shape != ():
-            raise errors.SymbolicValueError(
-                f"{where()}the {what} is a tensor of shape {c.type}, not a scalar: its truth value is "
-                f"ambiguous; reduce it with .any() or .all()")
-        if c.dtype != np.bool_:
-            c = record("truth", [c])
-        return graph.value_of(c)
 
 
 # -- cond --------------------------------------------------------------------
@@ -190,16 +30,18 @@ def cond(pred, true_fn, false_fn, *, names=None):
     outer = current_graph()
     if outer is None:
         outer = pred._graph  # raises the leaked-tensor error below
-    pred_value = _truth_value(outer, pred, "condition of a staged `if`")
+    pred_value = truth_value(outer, pred, "condition of a staged `if`")
 
     branches = []
     for label, fn in (("then", true_fn), ("else", false_fn)):
         g = FuncGraph(label, outer=outer)
         g.function_name = outer.function_name
-        with building(g):
+        with building(g), mutation.recording() as journal:
             result = fn()
-        branches.append((g, result))
-    (tg, t_out), (eg, e_out) = branches
+        written = {ident: (location, location.read()) for ident, (location, _) in journal.before.items()}
+        journal.undo()  # the other branch starts from the state before the `if`
+        branches.append((g, result, written))
+    (tg, t_out, t_written), (eg, e_out, e_written) = branches
 
     if nest.structure_signature(t_out) != nest.structure_signature(e_out):
         raise errors.BranchMismatchError(
@@ -208,37 +50,56 @@ def cond(pred, true_fn, false_fn, *, names=None):
     single = not isinstance(t_out, (tuple, list))
     t_items = [t_out] if single else list(t_out)
     e_items = [e_out] if single else list(e_out)
-    t_leaves = _top_level_paths(t_items, names, "output")
-    e_leaves = [leaf for _, leaf in _top_level_paths(e_items, names, "output")]
+    t_leaves = top_level_paths(t_items, names, "output")
+    e_leaves = [leaf for _, leaf in top_level_paths(e_items, names, "output")]
+    n_results = len(t_leaves)
+    # Items and attributes written in either branch (d["a"] = ..., obj.n = ...) merge like
+    # variables; a branch that does not write one leaves it as it was before the `if`.
+    locations = [loc for loc, _ in t_written.values()] + [
+        loc for ident, (loc, _) in e_written.items() if ident not in t_written]
+    for location in locations:
+        before = location.read()
+        a = t_written.get(location.ident, (None, before))[1]
+        b = e_written.get(location.ident, (None, before))[1]
+        if (a is mutation.MISSING) != (b is mutation.MISSING):
+            raise errors.UndefinedNameError(
+                f"{where()}{location.describe()} is set in only one branch of this staged `if`, whose "
+                f"condition is symbolic, and did not exist before it; set it in both branches or "
+                f"before the `if`")
+        t_leaves.append((location.describe(), a))
+        e_leaves.append(b)
 
     merged, out_types = [], []
     for (name, a), b in zip(t_leaves, e_leaves):
-        if a is b and not isinstance(a, Tensor) and not _is_tensor_array(a):
+        if a is b and not isinstance(a, Tensor) and not is_tensor_array(a):
             merged.append(("static", a))
             continue
-        if not (_is_convertible(a) and _is_convertible(b)):
+        if not (is_convertible(a) and is_convertible(b)):
             raise errors.BranchMismatchError(
                 f"{where()}'{name}' is {_describe_leaf(a)} in the true branch and {_describe_leaf(b)} "
                 f"in the false branch of a staged `if`; both branches must give it a tensor or number")
         try:
-            joined = _join_types(_leaf_type(a), _leaf_type(b), f"'{name}'")
+            joined = join_types(leaf_type(a), leaf_type(b), f"'{name}'")
         except errors.BranchMismatchError as exc:
             raise errors.BranchMismatchError(f"{where()}{exc} (branches of a staged `if`)") from None
-        merged.append(("dynamic", a if _is_tensor_array(a) else b if _is_tensor_array(b) else None))
+        merged.append(("dynamic", a if is_tensor_array(a) else b if is_tensor_array(b) else None))
         out_types.append(joined)
 
     dyn = [(a, b) for (_, a), b, (kind, _) in zip(t_leaves, e_leaves, merged) if kind == "dynamic"]
-    tg.graph.outputs = [_value_in(tg, a, t) for (a, _), t in zip(dyn, out_types)]
-    eg.graph.outputs = [_value_in(eg, b, t) for (_, b), t in zip(dyn, out_types)]
-    operands = _align_captures([tg, eg], 0)
+    tg.graph.outputs = [value_in(tg, a, t) for (a, _), t in zip(dyn, out_types)]
+    eg.graph.outputs = [value_in(eg, b, t) for (_, b), t in zip(dyn, out_types)]
+    operands = align_captures([tg, eg], 0)
     outs = record("cond", [pred_value, *operands], {}, output_types=out_types,
                   subgraphs={"then": tg.graph, "else": eg.graph})
     tg.closed = eg.closed = True  # a tensor of a branch used later is a leak
     it = iter(outs)
     leaves = [next(it) if kind == "dynamic" else obj for kind, obj in merged]
-    leaves = [_rebuild_leaf(obj, leaf) if kind == "dynamic" and obj is not None else leaf
+    leaves = [rebuild_leaf(obj, leaf) if kind == "dynamic" and obj is not None else leaf
               for (kind, obj), leaf in zip(merged, leaves)]
-    rebuilt = nest.pack_as(t_items, leaves)
+    for location, value in zip(locations, leaves[n_results:]):
+        mutation.note(location)  # (an enclosing staged branch or loop sees the write)
+        location.write(value)
+    rebuilt = nest.pack_as(t_items, leaves[:n_results])
     return rebuilt[0] if single else type(t_out)(rebuilt) if not nest.is_namedtuple(t_out) else type(t_out)(*rebuilt)
 
 
@@ -247,7 +108,7 @@ def _describe_leaf(x) -> str:
         return f"a tensor {x.type}"
     if x is None:
         return "None"
-    if _is_undefined(x):
+    if is_undefined(x):
         return "undefined"
     return f"a {type(x).__name__} ({x!r:.40})"
 
@@ -276,12 +137,12 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
     if outer is None:
         return _eager_while(cond, body, loop_vars, maximum_iterations, is_list)
 
-    flat = _top_level_paths(loop_vars, names, "loop_vars")
+    flat = top_level_paths(loop_vars, names, "loop_vars")
     kinds, types, inits = [], [], []
     for name, leaf in flat:
-        if _is_convertible(leaf) and not has_staged_value(leaf):
+        if is_convertible(leaf) and not has_staged_value(leaf):
             kinds.append("dynamic")
-            types.append(_leaf_type(leaf))
+            types.append(leaf_type(leaf))
         else:
             kinds.append("static")
             types.append(None)
@@ -289,33 +150,57 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
     if shape_invariants:
         _apply_shape_invariants(flat, types, shape_invariants)
     counter = maximum_iterations is not None
+    n_vars = len(flat)
+    # Items and attributes the body writes (d["a"] = ..., obj.n = ...) are loop variables too,
+    # after the variables proper: found by tracing the body, then traced again as variables.
+    places: list = []
 
     for _attempt in range(64):
         cg, bg = _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter,
-                                           maximum_iterations)
+                             maximum_iterations, places)
         body_out = bg._loop_out
         changed = False
-        out_leaves = _check_body_outputs(loop_vars, body_out, flat, kinds)
+        out_leaves = _check_body_outputs(loop_vars, body_out, flat[:n_vars], kinds[:n_vars]) + bg._loop_places_out
         new_types = list(types)
+        for location in bg._loop_written:
+            if all(location.ident != known.ident for known in places):
+                init = location.read()  # its value before the loop (the traces are undone)
+                if init is mutation.MISSING:
+                    raise errors.UndefinedNameError(
+                        f"{where()}{location.describe()} is first set inside this staged loop, whose "
+                        f"condition is symbolic; set it before the loop")
+                places.append(location)
+                flat.append((location.describe(), init))
+                inits.append(init)
+                dynamic = is_convertible(init) and not has_staged_value(init)
+                kinds.append("dynamic" if dynamic else "static")
+                types.append(leaf_type(init) if dynamic else None)
+                new_types.append(types[-1])
+                changed = True
         for i, ((name, init), out) in enumerate(zip(flat, out_leaves)):
-            if kinds[i] == "static" and _is_undefined(init) and _is_convertible(out) \
+            if kinds[i] == "static" and is_undefined(init) and is_convertible(out) \
                     and not has_staged_value(out):
                 # A name first assigned in the loop (e.g. a value returned from inside it): its
                 # type comes from the body; before the first iteration it holds a zero of that
                 # type, which converted code never reads (it tracks whether the name is set).
                 kinds[i] = "dynamic"
-                new_types[i] = _leaf_type(out)
+                new_types[i] = leaf_type(out)
                 inits[i] = _placeholder_value(new_types[i])
                 flat[i] = (name, inits[i])
                 changed = True
                 continue
             if kinds[i] == "static":
+                if i >= n_vars and out is not init:
+                    raise errors.LoopVariableError(
+                        f"{where()}{name} is {_describe_leaf(init)} before the staged loop and "
+                        f"{_describe_leaf(out)} inside it; only tensors and numbers can change in a "
+                        f"staged loop")
                 continue
-            if not _is_convertible(out):
+            if not is_convertible(out):
                 raise errors.LoopVariableError(
                     f"{where()}loop variable '{name}' is a tensor before the loop but the loop body "
                     f"makes it {_describe_leaf(out)}")
-            new = _generalise(types[i], _leaf_type(out), name)
+            new = _generalise(types[i], leaf_type(out), name)
             if new != types[i]:
                 new_types[i] = new
                 changed = True
@@ -328,13 +213,13 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
 
     dyn_index = [i for i, k in enumerate(kinds) if k == "dynamic"]
     cg.graph.outputs = [cg._loop_cond]
-    bg.graph.outputs = [_value_in(bg, out_leaves[i], types[i]) for i in dyn_index]
-    init_values = [_value_in(outer, inits[i], types[i]) for i in dyn_index]
+    bg.graph.outputs = [value_in(bg, out_leaves[i], types[i]) for i in dyn_index]
+    init_values = [value_in(outer, inits[i], types[i]) for i in dyn_index]
     if counter:
         bg.graph.outputs.append(bg._loop_counter_next)
         init_values.append(record("const", [], {"value": np.int64(0)})._value)
     nvars = len(init_values)
-    captures = _align_captures([cg, bg], nvars)
+    captures = align_captures([cg, bg], nvars)
     out_types = [types[i] for i in dyn_index] + ([TensorType(np.int64, ())] if counter else [])
     outs = record("while_loop", [*init_values, *captures], {"num_loop_vars": nvars},
                   output_types=out_types, subgraphs={"cond": cg.graph, "body": bg.graph})
@@ -343,10 +228,13 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
     leaves = []
     for i, (name, init) in enumerate(flat):
         if kinds[i] == "dynamic":
-            leaves.append(_rebuild_leaf(init, next(it)))
+            leaves.append(rebuild_leaf(init, next(it)))
         else:
             leaves.append(init)
-    result = nest.pack_as(list(loop_vars), leaves)
+    for location, value in zip(places, leaves[n_vars:]):
+        mutation.note(location)  # (an enclosing staged branch or loop sees the write)
+        location.write(value)
+    result = nest.pack_as(list(loop_vars), leaves[:n_vars])
     return result if is_list else tuple(result)
 
 
@@ -360,7 +248,13 @@ def _placeholder_value(t):
         else np.zeros(tuple(0 if d is None else d for d in t.shape), dtype=t.dtype)
 
 
-def _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter, maximum_iterations):
+def _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter, maximum_iterations, places):
+    """Traces cond and body into subgraphs. Entries of `flat` past the loop variables proper are
+    the `places` (items and attributes) the body writes: their placeholders are written into
+    them while the functions are traced (and undone after). Sets on the body graph `_loop_out`,
+    `_loop_places_out` (the places' values after the body) and `_loop_written` (the places it
+    wrote)."""
+    n_vars = len(flat) - len(places)
     graphs = []
     for label in ("cond", "body"):
         g = FuncGraph(label, outer=outer)
@@ -369,25 +263,38 @@ def _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter, maxim
         for (name, init), kind, t in zip(flat, kinds, types):
             if kind == "dynamic":
                 p = g.add_input(t, name)
-                placeholders.append(_rebuild_leaf(init, p))
+                placeholders.append(rebuild_leaf(init, p))
             else:
                 placeholders.append(init)
         counter_in = g.add_input(TensorType(np.int64, ()), "iteration") if counter else None
-        vars_ = nest.pack_as(list(loop_vars), placeholders)
-        with building(g):
+        vars_ = nest.pack_as(list(loop_vars), placeholders[:n_vars])
+        with building(g), mutation.recording() as journal:
+            for location, value in zip(places, placeholders[n_vars:]):
+                mutation.note(location)
+                location.write(value)
             if label == "cond":
-                c = _truth_value(g, cond(*vars_), "condition of a staged `while`")
+                c = truth_value(g, cond(*vars_), "condition of a staged `while`")
                 if counter:
                     below = record("less", [counter_in, maximum_iterations])
                     c = g.value_of(record("logical_and", [below, Tensor(g, c)]))
                 g._loop_cond = c
+                known = {location.ident for location in places}
+                extra = [location for location in journal.locations if location.ident not in known]
+                if extra:
+                    raise errors.UnsupportedConstructError(
+                        f"{where()}the condition of this staged loop writes {extra[0].describe()}; "
+                        f"a condition that changes state cannot be staged: move the write into the "
+                        f"loop body")
             else:
                 out = body(*vars_)
                 if len(loop_vars) == 1 and not isinstance(out, (tuple, list)):
                     out = (out,)
                 g._loop_out = out
+                g._loop_places_out = [location.read() for location in places]
+                g._loop_written = journal.locations
                 if counter:
                     g._loop_counter_next = g.value_of(record("add", [counter_in, 1]))
+        journal.undo()
         graphs.append(g)
     return graphs[0], graphs[1]
 
@@ -397,7 +304,7 @@ def _check_body_outputs(loop_vars, body_out, flat, kinds):
         got = f"{len(body_out)} values" if isinstance(body_out, (tuple, list)) else _describe_leaf(body_out)
         raise errors.LoopVariableError(
             f"{where()}the loop body must return {len(loop_vars)} loop variables, got {got}")
-    out_flat = _top_level_paths(tuple(body_out), None, "loop_vars")
+    out_flat = top_level_paths(tuple(body_out), None, "loop_vars")
     if nest.structure_signature(tuple(body_out)) != nest.structure_signature(loop_vars):
         raise errors.LoopVariableError(
             f"{where()}the loop body changes the structure of the loop variables "
@@ -405,9 +312,9 @@ def _check_body_outputs(loop_vars, body_out, flat, kinds):
     outs = [leaf for _, leaf in out_flat]
     for ((name, init), kind, out) in zip(flat, kinds, outs):
         if kind == "static" and out is not init:
-            if _is_undefined(init) and (_is_convertible(out) or _is_undefined(out)):
+            if is_undefined(init) and (is_convertible(out) or is_undefined(out)):
                 continue  # given a type by the first body trace, see while_loop
-            if _is_convertible(out) and init is None:
+            if is_convertible(out) and init is None:
                 raise errors.LoopVariableError(
                     f"{where()}loop variable '{name}' is {_describe_leaf(init)} before the staged loop "
                     f"and {_describe_leaf(out)} inside it; give it an initial value of the same dtype "
@@ -429,7 +336,7 @@ def _generalise(before, after, name):
             f"loop to {after.dtype.name} in the loop body; cast it (e.g. .astype(np."
             f"{after.dtype.name})) before the loop so it keeps one dtype")
     try:
-        return _join_types(before, after, f"loop variable '{name}'", errors.LoopVariableError)
+        return join_types(before, after, f"loop variable '{name}'", errors.LoopVariableError)
     except errors.LoopVariableError as exc:
         raise errors.LoopVariableError(f"{where()}{exc}") from None
 

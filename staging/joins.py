@@ -1,0 +1,177 @@
+"""What staged branches and loops share: the graph type of a value, where two paths' values
+meet (Python numbers and NEP 50), and the values a subgraph takes or gives."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime import ListType, TensorType, Value
+
+from . import errors, nest
+from .graph_building import FuncGraph, building, record
+from .source_map import where
+from .tensor import Tensor, has_staged_value
+
+# -- leaves ------------------------------------------------------------------
+
+_PY_NUMBERS = (bool, int, float, complex)
+
+
+def is_tensor_array(x) -> bool:
+    return getattr(type(x), "_is_tensor_array", False)
+
+
+def is_undefined(x) -> bool:
+    """autograph's marker for a name with no value yet (class attribute `_is_undefined`)."""
+    return getattr(type(x), "_is_undefined", False)
+
+
+def is_convertible(x) -> bool:
+    return isinstance(x, (Tensor, np.ndarray, np.generic) + _PY_NUMBERS) or is_tensor_array(x) \
+        or has_staged_value(x)
+
+
+def python_kind(x):
+    """bool, int, float or complex: the Python number type of `x` (an IntEnum is an int; a
+    NumPy scalar, such as np.float64 that subclasses float, is not a Python number)."""
+    if isinstance(x, np.generic):
+        return None
+    for kind in _PY_NUMBERS:
+        if isinstance(x, kind):
+            return kind
+    return None
+
+
+def leaf_type(x):
+    """The graph type a leaf would have: a Python number has a weak type (see TensorType)."""
+    if isinstance(x, Tensor):
+        return x.type
+    if is_tensor_array(x):
+        return x._handle.type
+    if has_staged_value(x):
+        return TensorType(x.dtype, x.shape)
+    kind = python_kind(x)
+    if kind is not None:
+        return TensorType.python_scalar(kind)
+    arr = np.asarray(x)
+    return TensorType(arr.dtype, arr.shape)
+
+
+_KIND_ORDER = (bool, int, float, complex)
+
+
+def join_types(a, b, what: str, error=errors.BranchMismatchError):
+    """The type a value takes where two paths meet with types `a` and `b`, or raise `error`
+    naming `what`.
+
+    Python numbers meet as Python does: a bool and an int make an int, an int and a float a
+    float. A Python number meeting a NumPy value takes the dtype NEP 50 gives their
+    combination (an int with an int32 value is int32); the value that was a Python number is
+    cast, so on a path where it stays one (a loop that runs zero times, a branch not taken)
+    the result is that number as the joined dtype. NumPy values of different dtypes or ranks
+    do not meet: cast one explicitly."""
+    if isinstance(a, ListType) or isinstance(b, ListType):
+        if not (isinstance(a, ListType) and isinstance(b, ListType)):
+            raise error(f"{what} is a list in one case and a tensor in the other")
+        if a.element is None or b.element is None:
+            return ListType(a.element or b.element)
+        return ListType(join_types(a.element, b.element, f"the elements of {what}", error))
+    if a == b:
+        return a
+    if a.weak and b.weak:
+        kind = max(a.python_type, b.python_type, key=_KIND_ORDER.index)
+        return TensorType.python_scalar(kind)
+    if len(a.shape) != len(b.shape):
+        raise error(f"{what} has rank {len(a.shape)} ({a}) in one case and rank {len(b.shape)} ({b}) in "
+                    f"the other")
+    if a.weak or b.weak:
+        weak, strong = (a, b) if a.weak else (b, a)
+        dtype = np.result_type(strong.dtype, _REPRESENTATIVE[weak.python_type])
+        return TensorType(dtype, strong.shape)
+    if a.dtype != b.dtype:
+        raise error(f"{what} has dtype {a.dtype.name} in one case and {b.dtype.name} in the other; cast "
+                    f"one of them explicitly")
+    return TensorType(a.dtype, tuple(x if x == y else None for x, y in zip(a.shape, b.shape)))
+
+
+_REPRESENTATIVE = {bool: True, int: 1, float: 1.0, complex: 1j}
+
+
+def value_in(graph: FuncGraph, leaf, target) -> Value:
+    """`leaf` as a Value of `graph` of type `target` (recording a cast or a constant if needed)."""
+    if is_tensor_array(leaf):
+        return graph.value_of(leaf._handle)
+    if has_staged_value(leaf):
+        with building(graph):
+            leaf = leaf._staged_value()
+    with building(graph):
+        if isinstance(leaf, Tensor):
+            if leaf.type.weak and target.weak and leaf.type != target:  # e.g. an int that meets a float
+                leaf = record("python_number", [leaf], {"kind": target.python_type})
+            elif leaf.type.dtype != target.dtype or leaf.type.weak != target.weak:
+                leaf = record("astype", [leaf], {"dtype": target.dtype})
+            return graph.value_of(leaf)
+        if target.weak:
+            value = target.python_type(leaf)
+        else:
+            array = np.asarray(leaf, dtype=target.dtype)
+            value = array[()] if array.ndim == 0 else array
+        return record("const", [], {"value": value})._value
+
+
+def rebuild_leaf(template, tensor: Tensor):
+    if is_tensor_array(template):
+        return template._with_handle(tensor)
+    return tensor
+
+
+def align_captures(graphs: list[FuncGraph], leading: int) -> list[Value]:
+    """Makes every graph's inputs [its first `leading` inputs] + [one per captured outer value],
+    in the same order for all graphs; returns the outer values in that order."""
+    order: list[Value] = []
+    seen: set[int] = set()
+    for g in graphs:
+        for outer_value, _ in g.captures.values():
+            if id(outer_value) not in seen:
+                seen.add(id(outer_value))
+                order.append(outer_value)
+    for g in graphs:
+        head = g.graph.inputs[:leading]
+        head_names = g.graph.input_names[:leading]
+        tail = []
+        for outer_value in order:
+            hit = g.captures.get(id(outer_value))
+            tail.append(hit[1] if hit is not None else Value(outer_value.type))
+        g.graph.inputs = head + tail
+        g.graph.input_names = head_names + ["capture"] * len(tail)
+    return order
+
+
+def name_of(names, index: int, path: str, default: str) -> str:
+    top = names[index] if names is not None and index < len(names) else f"{default}[{index}]"
+    return top + path
+
+
+def top_level_paths(structure, names, default):
+    """[(display name, leaf)] for a tuple/list of top-level items."""
+    out = []
+    for i, item in enumerate(structure):
+        for path, leaf in nest.flatten_with_paths(item):
+            out.append((name_of(names, i, path, default), leaf))
+    return out
+
+
+def truth_value(graph: FuncGraph, c, what: str) -> Value:
+    with building(graph):
+        if not isinstance(c, Tensor):
+            if has_staged_value(c):
+                c = c._staged_value()
+            else:
+                return record("const", [], {"value": np.bool_(bool(c))})._value
+        if c.type.shape != ():
+            raise errors.SymbolicValueError(
+                f"{where()}the {what} is a tensor of shape {c.type}, not a scalar: its truth value is "
+                f"ambiguous; reduce it with .any() or .all()")
+        if c.dtype != np.bool_:
+            c = record("truth", [c])
+        return graph.value_of(c)

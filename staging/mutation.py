@@ -1,0 +1,147 @@
+"""The mutation journal: writes into Python objects made while a staged branch or loop body is
+traced.
+
+A staged `if` traces both branches and a staged loop traces its body once, whatever the
+condition is when the graph runs; a write such as `d["a"] = v` or `obj.n = obj.n + 1` made
+while tracing would otherwise happen once, at trace time, for both branches. Instead each
+write goes through `write_item` / `write_attr` (converted code calls them for every
+subscript and attribute assignment), which note the location and its value before the first
+write in the innermost journal. `staging.control_flow` then undoes a branch's writes before
+tracing the other branch, and turns the locations written into outputs of the `cond` (or loop
+variables of the `while_loop`), writing the merged values back afterwards: the composite
+name becomes a branch or loop variable, as in TensorFlow's AutoGraph.
+
+Outside a journal (eager code, or traced code outside staged control flow) the writes are
+plain Python writes.
+"""
+
+from __future__ import annotations
+
+import threading
+
+_state = threading.local()
+
+
+class _Missing:
+    """The value of a location that did not exist (a new key, a new attribute)."""
+
+    _is_missing = True
+
+    def __repr__(self):
+        return "<missing>"
+
+
+MISSING = _Missing()
+
+
+class Location:
+    """One written place: item `key` of `obj`, or attribute `key` of `obj`."""
+
+    __slots__ = ("obj", "kind", "key")
+
+    def __init__(self, obj, kind: str, key):
+        self.obj, self.kind, self.key = obj, kind, key
+
+    @property
+    def ident(self):
+        key = self.key
+        try:
+            hash(key)
+        except TypeError:
+            key = ("id", id(key))
+        return (id(self.obj), self.kind, key)
+
+    def read(self):
+        try:
+            if self.kind == "item":
+                return self.obj[self.key]
+            return getattr(self.obj, self.key)
+        except (KeyError, IndexError, AttributeError):
+            return MISSING
+
+    def write(self, value):
+        """Sets the location to `value` (MISSING deletes it) without noting it anywhere."""
+        if value is MISSING:
+            if self.kind == "item":
+                del self.obj[self.key]
+            else:
+                delattr(self.obj, self.key)
+        elif self.kind == "item":
+            self.obj[self.key] = value
+        else:
+            setattr(self.obj, self.key, value)
+
+    def describe(self, names=None) -> str:
+        """`d['a']`, `obj.attr`: the location as the user wrote it, as far as it is known."""
+        base = (names or {}).get(id(self.obj)) or type(self.obj).__name__
+        return f"{base}[{self.key!r}]" if self.kind == "item" else f"{base}.{self.key}"
+
+
+class Journal:
+    """The locations written while one branch or loop body was traced, with their values from
+    before the first write, in order of first write."""
+
+    def __init__(self):
+        self.before: dict = {}  # ident -> (Location, value before the first write)
+
+    def note(self, location: Location) -> None:
+        ident = location.ident
+        if ident not in self.before:
+            self.before[ident] = (location, location.read())
+
+    @property
+    def locations(self) -> list[Location]:
+        return [loc for loc, _ in self.before.values()]
+
+    def undo(self) -> None:
+        """Restores every location to its value from before (latest first)."""
+        for location, value in reversed(list(self.before.values())):
+            location.write(value)
+
+
+def _journals() -> list:
+    stack = getattr(_state, "stack", None)
+    if stack is None:
+        stack = _state.stack = []
+    return stack
+
+
+class recording:
+    """Context manager: writes made inside go into a new journal (returned by `with`)."""
+
+    def __enter__(self) -> Journal:
+        journal = Journal()
+        _journals().append(journal)
+        return journal
+
+    def __exit__(self, *exc):
+        _journals().pop()
+        return False
+
+
+def note(location: Location) -> None:
+    """Notes a write about to happen at `location` in the innermost journal, if any."""
+    stack = getattr(_state, "stack", None)
+    if stack:
+        stack[-1].note(location)
+
+
+def write_item(obj, key, value):
+    """`obj[key] = value`, noted in the innermost journal."""
+    if getattr(_state, "stack", None):
+        note(Location(obj, "item", key))
+    obj[key] = value
+
+
+def write_attr(obj, name: str, value):
+    """`setattr(obj, name, value)`, noted in the innermost journal."""
+    if getattr(_state, "stack", None):
+        note(Location(obj, "attr", name))
+    setattr(obj, name, value)
+
+
+def delete_item(obj, key):
+    """`del obj[key]`, noted in the innermost journal."""
+    if getattr(_state, "stack", None):
+        note(Location(obj, "item", key))
+    del obj[key]
