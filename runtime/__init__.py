@@ -1,14 +1,14 @@
 """Graph IR, op registry with NumPy kernels, and the executor that runs graphs."""
 
 from . import control_ops, core_ops, ops  # noqa: F401  (register the ops: control flow, core, NumPy)
-from .executor import CompiledGraph, GraphExecutionError, execute
+from .executor import CompiledGraph, execute
 from .graph import Graph, ListType, Node, Value, format_graph
 from .registry import OpDef, UnknownOpError, all_ops, get_op, has_op, register_op
 from .types import TensorType, broadcast_shapes
 from .verify import InvalidGraphError, verify
 
 __all__ = [
-    "CompiledGraph", "Graph", "GraphExecutionError", "InvalidGraphError", "ListType", "Node", "OpDef",
+    "CompiledGraph", "Graph", "InvalidGraphError", "ListType", "Node", "OpDef",
     "TensorType", "UnknownOpError", "Value", "all_ops", "broadcast_shapes", "execute", "format_graph",
     "get_op", "has_op", "register_op", "verify",
 ]

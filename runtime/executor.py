@@ -26,33 +26,7 @@ _counter = itertools.count()
 _counter_lock = threading.Lock()
 
 
-class GraphExecutionError(Exception):
-    """Raised when a node fails at run time. Carries the node and its location."""
-
-    def __init__(self, message, node=None, location=None):
-        super().__init__(message)
-        self.node = node
-        self.location = location
-
-
-_error_classes: dict = {}
-
-
-def _error_class_for(original: type, base: type) -> type:
-    """A class that is both `base` and the original exception type, so that
-    `except AssertionError` (or ValueError, ...) still catches staged failures."""
-    key = (original, base)
-    cls = _error_classes.get(key)
-    if cls is None:
-        if issubclass(original, base):
-            cls = original
-        else:
-            try:
-                cls = type(original.__name__, (base, original), {"__module__": base.__module__})
-            except TypeError:  # incompatible layouts (e.g. OSError): fall back to the base type
-                cls = base
-        _error_classes[key] = cls
-    return cls
+_noted = threading.local()  # the exception a graph has last placed, per thread
 
 
 def _as_dtype(number, dtype):
@@ -326,20 +300,22 @@ class _Emitter:
                 ref = f"_to_scalar({ref})"
             rets.append(ref)
         self.emit(2, f"return ({', '.join(rets)}{',' if len(rets) == 1 else ''})")
-        self.emit(1, "except _GraphExecutionError:")  # failed in a graph it called: already placed
-        self.emit(2, "raise")
         self.emit(1, "except Exception as exc:")
-        self.emit(2, "raise _failure(exc)")
+        self.emit(2, "_failure(exc)")
+        self.emit(2, "raise")
         return "\n".join(self.lines) + "\n"
 
 
 class CompiledGraph:
-    """A graph lowered to a Python function. Call it with NumPy inputs; get a tuple of outputs."""
+    """A graph lowered to a Python function. Call it with NumPy inputs; get a tuple of outputs.
 
-    def __init__(self, graph: Graph, error_base: type = GraphExecutionError, options: dict | None = None):
+    When a node fails, the exception reaches the caller as itself (its type, its attributes),
+    with a note (PEP 678) naming the failing node and the user's file:line that created it.
+    """
+
+    def __init__(self, graph: Graph, options: dict | None = None):
         self.graph = graph
         self.options = get_options() if options is None else options
-        self.error_base = error_base
         with _counter_lock:
             serial = next(_counter)
         self.filename = f"<staged graph {graph.name} #{serial}>"
@@ -348,22 +324,25 @@ class CompiledGraph:
         self._line_nodes = emitter.line_nodes
         code = compile(self.source, self.filename, "exec")
         namespace = emitter.namespace
-        namespace["_GraphExecutionError"] = GraphExecutionError
         namespace["_failure"] = self.failure
         exec(code, namespace)
-        # Calling it runs the graph; a failure is re-raised naming the failing node and the
-        # user's line that created it.
+        # Calling it runs the graph (a failure is placed: see failure()).
         self.run = namespace["run"]
 
     def __call__(self, *args):
         return self.run(*args)
 
-    def failure(self, exc: BaseException) -> BaseException:
-        """What the generated code raises when `exc` escapes it: `exc` with its node's context."""
-        error = self.wrap_error(exc, self.error_base)
-        if error is not exc:
-            error.__cause__ = exc
-        return error
+    def failure(self, exc: BaseException) -> None:
+        """Called by the generated code with the exception escaping it: adds a note naming the
+        failing node and the user's line that created it (once: a graph that called the failing
+        graph leaves the note of the node that failed)."""
+        if getattr(_noted, "exc", None) is exc:
+            return
+        node = self.node_at_failure(exc.__traceback__)
+        if node is None:
+            return
+        _noted.exc = exc
+        exc.add_note(failure_note(node, self.graph.name))
 
     def node_at_failure(self, tb) -> Node | None:
         node = None
@@ -373,23 +352,11 @@ class CompiledGraph:
             tb = tb.tb_next
         return node
 
-    def wrap_error(self, exc: BaseException, base: type = GraphExecutionError) -> BaseException:
-        node = self.node_at_failure(exc.__traceback__)
-        if node is None:
-            return exc
-        where = ""
-        if node.location:
-            where = f"{node.location[0]}:{node.location[1]}: "
-        message = f"{where}{exc}\n  while executing `{node_text(node)}` in staged graph {self.graph.name!r}"
-        cls = _error_class_for(type(exc), base)
-        try:
-            err = cls(message)
-        except Exception:
-            err = base(message)
-        if isinstance(err, GraphExecutionError) or hasattr(err, "node"):
-            err.node = node
-            err.location = node.location
-        return err
+
+def failure_note(node: Node, graph_name: str) -> str:
+    """`file:line: while running `node` in staged graph 'name'` (the note a failure gets)."""
+    where = f"{node.location[0]}:{node.location[1]}: " if node.location else ""
+    return f"{where}raised while running `{node_text(node)}` in staged graph {graph_name!r}"
 
 
 def execute(graph: Graph, *args):
@@ -397,4 +364,4 @@ def execute(graph: Graph, *args):
     return CompiledGraph(graph)(*args)
 
 
-__all__ = ["CompiledGraph", "GraphExecutionError", "execute"]
+__all__ = ["CompiledGraph", "execute", "failure_note"]

@@ -29,7 +29,7 @@ class ConcreteFunction:
         self._output_kinds = output_kinds
         self._signature = signature
         self._python_function = python_function
-        self._compiled = CompiledGraph(graph, errors.ExecutionError, options)
+        self._compiled = CompiledGraph(graph, options)
         # Runs the graph on its flat inputs; a failure is re-raised naming the failing node and
         # the user's line that created it.
         self._execute = self._compiled.run

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from runtime.executor import GraphExecutionError
-
 
 class StagingError(Exception):
     """Base of every error this project raises on purpose."""
@@ -50,8 +48,9 @@ class BranchMismatchError(StagingError, TypeError):
     """The two branches of a staged `if` produce values that cannot be merged."""
 
 
-class ExecutionError(StagingError, GraphExecutionError):
-    """A node failed while a staged graph ran; the message names the node and
-    the user's file:line that created it. When the original error was an
-    AssertionError, ValueError, ... the raised error is also an instance of it.
-    `node` is the failing node, `location` its (file, line)."""
+class ExecutionError(StagingError):
+    """Kept so that code naming it still imports: nothing is raised as ExecutionError any more.
+    An exception raised while a staged graph runs (by NumPy, an assert, a py_function, ...)
+    reaches the caller as itself, its type and attributes unchanged, as it would eagerly, with
+    a note (PEP 678, shown in the traceback) naming the failing node and the user's file:line
+    that created it."""

@@ -126,6 +126,21 @@ def to_value(graph: FuncGraph, item, op_name: str = "") -> Value | object:
         f"only arrays, numbers and symbolic tensors can be staged")
 
 
+def _with_location(exc: BaseException, prefix: str) -> BaseException:
+    """`exc` with `prefix` (the user's file:line and the op) before its message: a new exception
+    of the same type when its type is built from a message alone, else `exc` itself with the
+    prefix as a note (its own constructor arguments and attributes untouched)."""
+    if len(exc.args) <= 1 and type(exc).__str__ is BaseException.__str__ and not vars(exc):
+        try:
+            located = type(exc)(f"{prefix}{exc}")
+        except Exception:  # noqa: BLE001 - a constructor that wants other arguments
+            located = None
+        if located is not None and type(located) is type(exc) and str(located) == f"{prefix}{exc}":
+            return located
+    exc.add_note(prefix.rstrip(": ") + ": raised while staging this op")
+    return exc
+
+
 def constant_value(graph: FuncGraph, array) -> Value:
     if isinstance(array, np.ndarray) and array.dtype.hasobject:
         raise errors.UnsupportedOpError(f"{where()}object arrays cannot be staged")
@@ -164,7 +179,10 @@ def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, 
         except (ValueError, TypeError, IndexError, ArithmeticError, np.exceptions.AxisError) as exc:
             if isinstance(exc, errors.StagingError):
                 raise
-            raise type(exc)(f"{where()}{op_name}: {exc}") from None
+            located = _with_location(exc, f"{where()}{op_name}: ")
+            if located is exc:
+                raise
+            raise located from None
         single = op.num_outputs == 1
     else:
         single = False

@@ -11,6 +11,11 @@ from staging import TensorSpec
 # Tiny chunks so that small test arrays go through many chunks and a partial last one.
 SMALL = dict(fusion_min_bytes=1, fusion_chunk_bytes=64)
 
+def text(exc) -> str:
+    """An exception's message and its notes (a run-time failure names the user's line in a note)."""
+    return "\n".join([str(exc), *getattr(exc, "__notes__", ())])
+
+
 
 def staged(func, options=SMALL, **kwargs):
     """`func` traced with the given optimizer options (they apply when a trace is made)."""
@@ -228,9 +233,9 @@ def test_errors_in_a_fused_run_name_the_user_line():
     with np.errstate(invalid="raise"):
         with pytest.raises(FloatingPointError) as info:
             f(x)
-    assert "test_fusion.py" in str(info.value)
-    assert "divide" in str(info.value)
-    assert isinstance(info.value, staging.errors.ExecutionError)
+    assert "test_fusion.py" in text(info.value)
+    assert "divide" in text(info.value)
+    assert type(info.value) is FloatingPointError  # NumPy's own error
 
 
 def test_transcendental_ops_fuse_only_when_asked():

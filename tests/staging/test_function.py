@@ -16,6 +16,11 @@ from _staging_helpers import assert_same
 
 RNG = np.random.default_rng(42)
 
+def text(exc) -> str:
+    """An exception's message and its notes (a run-time failure names the user's line in a note)."""
+    return "\n".join([str(exc), *getattr(exc, "__notes__", ())])
+
+
 
 def line_of(func, offset):
     """The line `offset` lines below `def` of `func` (decorators excluded)."""
@@ -132,7 +137,7 @@ def test_trace_time_error_names_user_line():
 
     with pytest.raises(ValueError) as info:
         f(np.ones(3), np.ones(4))
-    assert f"test_function.py:{line_of(f.python_function, 2)}" in str(info.value)
+    assert f"test_function.py:{line_of(f.python_function, 2)}" in text(info.value)
 
 
 def test_run_time_error_names_user_line():
@@ -143,12 +148,12 @@ def test_run_time_error_names_user_line():
     assert f(np.arange(3.0), np.int64(2)) == 2.0
     with pytest.raises(IndexError) as info:
         f(np.arange(3.0), np.int64(3))
-    assert isinstance(info.value, staging.errors.ExecutionError)
-    assert f"test_function.py:{line_of(f.python_function, 2)}" in str(info.value)
+    assert type(info.value) is IndexError  # NumPy's own error
+    assert f"test_function.py:{line_of(f.python_function, 2)}" in text(info.value)
     # the fast path (positional NumPy arguments, cached) reports it the same way
     with pytest.raises(IndexError) as again:
         f(np.arange(3.0), np.int64(-4))
-    assert f"test_function.py:{line_of(f.python_function, 2)}" in str(again.value)
+    assert f"test_function.py:{line_of(f.python_function, 2)}" in text(again.value)
 
 
 # -- get_concrete_function / ConcreteFunction -------------------------------------
@@ -504,7 +509,7 @@ def test_failure_inside_called_function_names_inner_line():
     assert outer(np.arange(3.0), np.int64(1)) == 2.0
     with pytest.raises(IndexError) as info:
         outer(np.arange(3.0), np.int64(9))
-    assert f"test_function.py:{line_of(inner.python_function, 2)}" in str(info.value)
+    assert f"test_function.py:{line_of(inner.python_function, 2)}" in text(info.value)
 
 
 def test_recursion_is_rejected():
@@ -515,8 +520,8 @@ def test_recursion_is_rejected():
     with pytest.raises(staging.errors.RecursionInTraceError) as info:
         fact(np.int64(3))
     assert isinstance(info.value, RecursionError)
-    assert "'fact'" in str(info.value) and "recursion" in str(info.value)
-    assert "test_function.py:" in str(info.value)
+    assert "'fact'" in text(info.value) and "recursion" in text(info.value)
+    assert "test_function.py:" in text(info.value)
     # recursion on Python values (no retrace of the same signature in progress) is still an error
     # only when it re-enters the trace: plain calls afterwards still fail the same way
     with pytest.raises(staging.errors.RecursionInTraceError):
@@ -535,8 +540,8 @@ def test_recursion_with_autograph_names_the_call_site():
         countdown(np.int64(3))
     lines = open(__file__).read().splitlines()
     call_line = lines.index("        return countdown(n - 1) + 1") + 1
-    assert f"test_function.py:{call_line}:" in str(info.value)
-    assert "'countdown'" in str(info.value)
+    assert f"test_function.py:{call_line}:" in text(info.value)
+    assert "'countdown'" in text(info.value)
 
 
 def test_recursion_through_another_function_is_rejected():

@@ -39,6 +39,11 @@ class Slotted:
         self.traces += 1
         return x * self.k - 1.0
 
+def text(exc) -> str:
+    """An exception's message and its notes (a run-time failure names the user's line in a note)."""
+    return "\n".join([str(exc), *getattr(exc, "__notes__", ())])
+
+
 
 def eager_apply(obj, x):
     return x * obj.k - 1.0
@@ -335,9 +340,9 @@ def test_run_time_errors_on_the_keyword_fast_path():
     x = np.ones(2)
     assert_same(f(x, y=x), 2 * x)
     for _ in range(2):
-        with pytest.raises(staging.errors.ExecutionError, match="too big") as info:
+        with pytest.raises(ValueError, match="too big") as info:
             f(x, y=x * 100)
-        assert isinstance(info.value, ValueError)
+        assert type(info.value) is ValueError and "test_function_binding_fastpath.py" in text(info.value)
 
 
 def test_keyword_calls_with_input_signature():
