@@ -98,24 +98,29 @@ register_op("py_function", infer=_py_function_infer, stateful=True, num_outputs=
 
 
 # -- variables ---------------------------------------------------------------
-# `var` is any object with a `_value` attribute holding a NumPy value.
+# `var` is any object with `dtype`, `shape`, a `_value` attribute holding a NumPy value and a
+# `_lock` (a threading.Lock) that makes each update atomic.
 
 register_op("read_variable", infer=lambda *, var: TensorType(var.dtype, var.shape), stateful=True,
             may_alias_state=True, make_kernel=lambda var: (lambda: var._value))(lambda *, var: var._value)
 
 
-def _assign_kernel(var, mode):
+def update_variable(var, mode: str, value) -> None:
+    """`var = value` (mode "set"), `var += value` ("add") or `var -= value` ("sub"), atomically:
+    concurrent updates of one variable from several threads never lose one another."""
     dtype = var.dtype
-    if mode == "set":
-        def run(value):
-            var._value = np.array(value, dtype=dtype)[()] if np.ndim(value) == 0 else np.array(value, dtype=dtype)
-    elif mode == "add":
-        def run(value):
-            var._value = (var._value + value).astype(dtype, copy=False)
-    else:
-        def run(value):
-            var._value = (var._value - value).astype(dtype, copy=False)
-    return run
+    with var._lock:
+        if mode == "set":
+            new = np.array(value, dtype=dtype)
+        elif mode == "add":
+            new = (var._value + value).astype(dtype, copy=False)
+        else:
+            new = (var._value - value).astype(dtype, copy=False)
+        var._value = new[()] if new.ndim == 0 else new
+
+
+def _assign_kernel(var, mode):
+    return lambda value: update_variable(var, mode, value)
 
 
 register_op("assign_variable", infer=lambda t, *, var, mode: (), num_outputs=0, stateful=True,

@@ -7,6 +7,7 @@ import threading
 import numpy as np
 
 from runtime import TensorType, broadcast_shapes
+from runtime.core_ops import update_variable
 
 from . import errors
 from .graph_building import current_graph, record
@@ -58,6 +59,7 @@ class Variable:
                 f"number and assign() the traced value afterwards")
         value = np.array(initial_value, dtype=dtype)
         self._value = value[()] if value.ndim == 0 else value
+        self._lock = threading.Lock()  # each update is atomic (runtime.core_ops.update_variable)
         self.dtype = value.dtype
         self.shape = value.shape
         self.name = name or "Variable"
@@ -131,13 +133,7 @@ class Variable:
         if current_graph() is not None:
             record("assign_variable", [value], {"var": self, "mode": mode})
             return self
-        if mode == "set":
-            self._value = np.array(value, dtype=self.dtype)[()] if self.shape == () else \
-                np.broadcast_to(np.array(value, dtype=self.dtype), self.shape).copy()
-        elif mode == "add":
-            self._value = (self._value + value).astype(self.dtype, copy=False)
-        else:
-            self._value = (self._value - value).astype(self.dtype, copy=False)
+        update_variable(self, mode, value)
         return self
 
     def assign(self, value):
