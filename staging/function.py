@@ -28,11 +28,9 @@ from .source_map import where
 from .tensor_array import TensorArray
 from .trace_key import (FAST_PY_TYPES, NOT_FAST, TensorSpec, as_spec, bind, conform, fast_key, flat_tensors,
                         replace_tensors, stable_key, trace_key, weaken)
+from .trace_lock import TraceLock
 from .variables import creation_scope
 
-# One lock for all tracing: a trace may call other Functions (which may call back), and
-# per-Function locks taken in different orders by two threads would deadlock.
-_TRACE_LOCK = threading.RLock()
 _RUN_EAGERLY = [False]
 
 
@@ -58,9 +56,10 @@ class RetracingWarning(UserWarning):
 
 
 _tracing = threading.local()
-# Traces in progress in all threads (changed only under _TRACE_LOCK, which every trace holds):
-# while it is 0, no thread is tracing, so a call's fast path can skip the thread-local stack.
+# Traces in progress in all threads (changed under _TRACES_RUNNING_LOCK): while it is 0, no
+# thread is tracing, so a call's fast path can skip the thread-local stack.
 _TRACES_RUNNING = [0]
+_TRACES_RUNNING_LOCK = threading.Lock()
 
 
 def _tracing_stack() -> list:
@@ -96,7 +95,7 @@ class Function:
         self._input_signature = None
         if input_signature is not None:
             self._input_signature = tuple(as_spec(s) for s in input_signature)
-        self._lock = _TRACE_LOCK
+        self._lock = TraceLock()  # held while tracing (staging.trace_lock)
         self._cache: dict = {}          # exact trace key -> ConcreteFunction
         self._fast: dict = {}           # tuple of per-arg keys (positional NumPy args only) -> ConcreteFunction
         self._concretes: list[tuple] = []  # (structure, arg_types, ConcreteFunction)
@@ -217,7 +216,7 @@ class Function:
         except TypeError as exc:  # an unhashable __tracing_type__ result
             raise TypeError(f"{self._name}(): cannot build a trace key: {exc}") from None
         if cf is None:
-            with self._lock:
+            with self._lock.hold():
                 cf = self._cache.get(key)
                 if cf is None:
                     cf = self._most_specific(structure, types, context)
@@ -343,7 +342,8 @@ class Function:
                 f"while being traced; recursion cannot be staged. Write it as a loop (while / for), "
                 f"or recurse on Python values only")
         stack.append(self)
-        _TRACES_RUNNING[0] += 1
+        with _TRACES_RUNNING_LOCK:
+            _TRACES_RUNNING[0] += 1
         try:
             first = not self._variables_initialized
             created: list = []
@@ -372,7 +372,8 @@ class Function:
             self._concretes.append((structure, tuple(types), context, cf))
             return cf
         finally:
-            _TRACES_RUNNING[0] -= 1
+            with _TRACES_RUNNING_LOCK:
+                _TRACES_RUNNING[0] -= 1
             stack.pop()
 
     def _trace_once(self, bound, structure, types, paths, on_create):

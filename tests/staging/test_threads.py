@@ -169,3 +169,37 @@ def test_concurrent_eager_variable_updates_are_never_lost():
     counter = staging.Variable(0.0)
     _, errors = run_concurrently(lambda i: [counter.assign_add(1.0) for _ in range(300)])
     assert errors == [] and counter.numpy() == THREADS * 300.0
+
+
+def test_a_trace_may_wait_for_another_thread_that_traces_another_function():
+    """f's Python code starts a thread that calls (and traces) g, and waits for it."""
+    @staging.function(autograph=False)
+    def g(x):
+        return x * 3
+
+    @staging.function(autograph=False)
+    def f(x):
+        box = []
+        worker = threading.Thread(target=lambda: box.append(g(np.float64(2.0))))
+        worker.start()
+        worker.join(timeout=20)
+        assert not worker.is_alive(), "the inner trace never finished (deadlock)"
+        return x + box[0]
+
+    assert f(np.float64(1.0)) == 7.0
+
+
+def test_unrelated_functions_trace_in_parallel():
+    """Each trace waits until the other one has started: possible only if they overlap."""
+    started = [threading.Event(), threading.Event()]
+
+    def make(me, other):
+        def body(x):
+            started[me].set()
+            assert started[other].wait(timeout=20), "the other trace never started while this one ran"
+            return x + me
+        return staging.function(body, autograph=False)
+
+    fs = [make(0, 1), make(1, 0)]
+    results, errors = run_concurrently(lambda i: fs[i](np.float64(1.0)), n=2)
+    assert errors == [] and results == [1.0, 2.0]
