@@ -12,8 +12,9 @@ from runtime.options import set_options as set_optimizer_options
 from . import errors, numpy_api  # noqa: F401  (numpy_api installs Tensor's operators)
 from .control_flow import cond, while_loop
 from .debugging import assert_true, constant, print, py_function  # noqa: A004
-from .function import (AutographWarning, ConcreteFunction, Function, RetracingWarning, TensorSpec, function,
-                       functions_run_eagerly, run_functions_eagerly)
+from .function import (AutographWarning, ConcreteFunction, Function, TensorSpec, function, functions_run_eagerly,
+                       run_functions_eagerly)
+from .retracing import RetracingWarning
 from .tensor import Tensor, is_symbolic
 from .tensor_array import TensorArray
 from .variables import Variable

@@ -8,7 +8,7 @@ import numpy as np
 from runtime import CompiledGraph, ListType, TensorType, Value
 from runtime.registry import register_op
 
-from . import errors, nest
+from . import nest
 from .graph_building import FuncGraph, current_graph, record
 from .tensor import Tensor
 from .trace_key import TensorSpec, bind, flat_tensors, tensor_type_of, trace_key

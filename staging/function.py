@@ -11,8 +11,6 @@ from __future__ import annotations
 import collections
 import functools
 import inspect
-import os
-import sys
 import threading
 import warnings
 import weakref
@@ -24,10 +22,11 @@ from . import errors, nest
 from .concrete_function import ConcreteFunction, collect_outputs, record_call
 from .graph_building import FuncGraph, building, current_graph
 from .method_binding import MethodBinder
+from .retracing import note_trace, where_defined
 from .source_map import where
 from .tensor_array import TensorArray
-from .trace_key import (FAST_PY_TYPES, NOT_FAST, TensorSpec, as_spec, bind, conform, fast_key, flat_tensors,
-                        replace_tensors, stable_key, trace_key, weaken)
+from .trace_key import (FAST_PY_TYPES, NOT_FAST, ArgumentError, TensorSpec, as_spec, bind, conform, fast_key,
+                        flat_tensors, replace_tensors, stable_key, trace_key, weaken)
 from .trace_lock import TraceLock
 from .variables import creation_scope
 
@@ -45,10 +44,6 @@ def functions_run_eagerly() -> bool:
 
 class AutographWarning(UserWarning):
     """A function could not be converted and is traced as written."""
-
-
-class RetracingWarning(UserWarning):
-    """A Function keeps tracing new graphs; each trace is slow."""
 
 
 # ---------------------------------------------------------------------------
@@ -104,6 +99,7 @@ class Function:
         self._variables_initialized = False
         self._recent = collections.deque(maxlen=5)  # 1 per call that traced, 0 per call that did not
         self._warned_retracing = False
+        self._last_cause = "its arguments changed"
         self._fast_kw: dict = {}        # (positional keys, ((name, key), ...)) -> (ConcreteFunction, order)
         # Parameters whose default's trace key depends on mutable contents (a list, a dict, ...):
         # a fast entry made while such a default was applied could go stale, so none is made.
@@ -208,7 +204,10 @@ class Function:
             # input the signature accepts ([None] takes any length).
             n = len(self._input_signature)
             key_source = (tuple(self._input_signature) + bound[0][n:], bound[1])
-        structure, types, paths = trace_key(key_source)
+        try:
+            structure, types, paths = trace_key(key_source)
+        except ArgumentError as exc:
+            raise TypeError(f"{where()}{self._name}(): {exc.naming(list(self._signature.parameters))}") from None
         context = bool(_tracing_stack())
         key = (structure, tuple(types), context)
         try:
@@ -225,8 +224,9 @@ class Function:
                         trace_types = types
                         if self._reduce_retracing:
                             trace_types = self._relaxed(structure, types, context)
+                        previous = self._concretes[-1][:2] if self._concretes else None
                         cf = self._trace(bound, structure, trace_types, paths, context)
-                        self._note_call(traced=True)
+                        note_trace(self, previous, (structure, tuple(types)), key_source)
                     self._cache[key] = cf
                     self._remember_fast(args, kwargs, bound, types, cf, context)
         else:
@@ -318,18 +318,6 @@ class Function:
             out[i] = conform(args[i], spec, name, self._name)
         return (tuple(out), kwargs)
 
-    def _note_call(self, traced: bool):
-        self._recent.append(1 if traced else 0)
-        if (len(self._recent) == 5 and all(self._recent) and self.tracing_count > 5
-                and not self._warned_retracing):
-            self._warned_retracing = True
-            warnings.warn(
-                f"5 out of the last 5 calls to {self._name!r} ({_where_defined(self.python_function)}) "
-                f"triggered a retrace. Tracing is slow; likely causes: calling it with Python numbers "
-                f"or new shapes each time (pass NumPy arrays, use input_signature=... or "
-                f"reduce_retracing=True), or defining the function inside a loop.",
-                RetracingWarning, stacklevel=_user_stacklevel())
-
     # -- tracing -----------------------------------------------------------
     def _trace(self, bound, structure, types, paths, context):
         stack = _tracing_stack()
@@ -338,7 +326,7 @@ class Function:
                 type(self) is _BoundFunction and _bound_in(self, stack)):
             raise errors.RecursionInTraceError(
                 f"{where()}staged function {self._name!r} (defined at "
-                f"{_where_defined(self.python_function)}) calls itself "
+                f"{where_defined(self.python_function)}) calls itself "
                 f"while being traced; recursion cannot be staged. Write it as a loop (while / for), "
                 f"or recurse on Python values only")
         stack.append(self)
@@ -456,22 +444,6 @@ def _convert(func):
         warnings.warn(f"{exc}; tracing {getattr(func, '__qualname__', func)!r} without conversion",
                       AutographWarning, stacklevel=5)
         return func
-
-
-def _user_stacklevel() -> int:
-    """warnings.warn stacklevel of the innermost frame outside staging/ (as seen from the caller)."""
-    frame, level = sys._getframe(2), 2
-    own = os.path.dirname(os.path.abspath(__file__)) + os.sep
-    while frame is not None and frame.f_code.co_filename.startswith(own):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
-def _where_defined(func) -> str:
-    code = getattr(func, "__code__", None)
-    if code is None:
-        return getattr(func, "__qualname__", repr(func))
-    return f"{code.co_filename}:{code.co_firstlineno}"
 
 
 def _lists_to_python(result):

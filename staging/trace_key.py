@@ -75,10 +75,88 @@ def tensor_type_of(value):
         return value.type
     if isinstance(value, TensorSpec):
         return value.type
-    if type(value) is np.ndarray or type(value) in NP_SCALAR_TYPES:
+    t = type(value)
+    if t is np.ndarray or t in NP_SCALAR_TYPES or (isinstance(value, np.ndarray) and _plain_subclass(t)):
         if value.dtype.hasobject:
             return None
         return TensorType(value.dtype, value.shape)
+    return None
+
+
+# What an ndarray subclass may not redefine to be taken as its base array: the protocols and
+# operators through which it would compute differently (np.matrix's `*` is a matrix product, a
+# masked array skips masked values).
+_SEMANTIC_METHODS = frozenset((
+    "__array_ufunc__", "__array_function__", "__getitem__", "__add__", "__radd__", "__sub__", "__rsub__",
+    "__mul__", "__rmul__", "__matmul__", "__rmatmul__", "__truediv__", "__rtruediv__", "__floordiv__",
+    "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__lt__", "__le__", "__eq__", "__ne__",
+    "__gt__", "__ge__", "__neg__", "__abs__", "__and__", "__or__", "__xor__", "__invert__"))
+_PLAIN: dict = {np.memmap: True}  # memmap computes as its base array (its __getitem__ only keeps the map)
+
+
+def _plain_subclass(cls) -> bool:
+    """Whether an ndarray subclass computes exactly as a base ndarray (and may stand for one)."""
+    plain = _PLAIN.get(cls)
+    if plain is None:
+        plain = all(klass is np.ndarray or _PLAIN.get(klass, False)
+                    or not (_SEMANTIC_METHODS & set(vars(klass)))
+                    for klass in cls.__mro__[:cls.__mro__.index(np.ndarray)])
+        _PLAIN[cls] = plain
+    return plain
+
+
+def as_graph_input(value):
+    """What the graph receives for a graph-input argument: a plain ndarray for an ndarray
+    subclass that computes as one (np.memmap, a subclass adding only attributes)."""
+    if type(value) is not np.ndarray and isinstance(value, np.ndarray):
+        return value.view(np.ndarray)
+    return value
+
+
+class ArgumentError(TypeError):
+    """An argument that cannot be staged; `path` says where it is in (args, kwargs)."""
+
+    def __init__(self, reason: str, path: str):
+        super().__init__(reason)
+        self.reason, self.path = reason, path
+
+    def naming(self, parameters) -> str:
+        """The reason with the argument named by its parameter (`x`, `x[1]`, `opts['lr']`)."""
+        return self.reason.replace("{name}", argument_name(self.path, parameters), 1)
+
+
+def argument_name(path: str, parameters) -> str:
+    """'argument x[1]' for the trace-key path '[0][0][1]' of a bound (args, kwargs) pair."""
+    parts = path.split("]", 2)
+    if len(parts) < 3 or not parts[0].startswith("["):
+        return f"argument {path}"
+    group, key = parts[0][1:], parts[1][1:]
+    rest = parts[2]
+    if group == "0" and key.isdigit() and int(key) < len(parameters):
+        key = parameters[int(key)]
+    elif group == "1":
+        key = key.strip("'\"")
+    return f"argument {key!r}{rest}" if not rest else f"argument '{key}{rest}'"
+
+
+def refusal(value) -> str | None:
+    """Why an array-like argument cannot be staged ("{name}" stands for the argument), or None."""
+    name = "{name}"
+    if isinstance(value, np.ndarray):
+        kind = type(value)
+        if value.dtype.hasobject:
+            return (f"{name} is an object array (dtype=object): staged graphs compute on numbers, "
+                    f"strings and other fixed-size types; convert it, or pass the objects as a "
+                    f"Python value")
+        if isinstance(value, np.matrix):
+            return (f"{name} is a numpy.matrix, whose operators differ from an ndarray's (`*` is a "
+                    f"matrix product); pass np.asarray(x) and use `@` for products")
+        if isinstance(value, np.ma.MaskedArray):
+            return (f"{name} is a masked array: staged ops would compute on the masked values too; "
+                    f"pass x.filled(value) or np.asarray(x)")
+        if not _plain_subclass(kind):
+            return (f"{name} is a {kind.__module__}.{kind.__qualname__}, an ndarray subclass that "
+                    f"redefines how it computes; pass np.asarray(x)")
     return None
 
 
@@ -143,7 +221,7 @@ def _leaf_key(value):
     if tracing_type is not None:
         return ("custom", type(value), tracing_type(value))
     if isinstance(value, Tensor) or isinstance(value, np.ndarray):
-        raise TypeError(f"cannot use {value!r} as a staged argument")
+        raise TypeError(f"cannot use {value!r:.60} as a staged argument")
     if type(value).__hash__ is object.__hash__ or type(value).__hash__ is None:
         return ("id", WeakIdKey(value))
     try:
@@ -160,6 +238,8 @@ def trace_key(value) -> tuple:
     types, paths, parts = [], [], []
     for path, leaf in nest.flatten_with_paths(value, "", _has_tracing_type):
         t = tensor_type_of(leaf)
+        if t is None and isinstance(leaf, np.ndarray):
+            raise ArgumentError(refusal(leaf) or f"cannot use {leaf!r:.60} as a staged argument", path)
         if t is not None:
             types.append(t)
             paths.append(path)
@@ -167,6 +247,29 @@ def trace_key(value) -> tuple:
         else:
             parts.append(_leaf_key(leaf))
     return (nest.structure_signature(value, _has_tracing_type), tuple(parts)), types, paths
+
+
+def retrace_cause(previous, current, value, parameters) -> str:
+    """What differs between the trace key `previous` (structure, types) and `current` of the
+    arguments `value`, naming the argument: why a call traced again."""
+    (shape_before, parts_before), types_before = previous
+    (shape_now, parts_now), types_now = current
+    if shape_before != shape_now:
+        return "the structure of its arguments changed (other containers or keywords)"
+    leaves = nest.flatten_with_paths(value, "", _has_tracing_type)
+    tensor = 0
+    for (path, leaf), before, now in zip(leaves, parts_before, parts_now):
+        if now == _TENSOR and before == _TENSOR:
+            if types_before[tensor] != types_now[tensor]:
+                return (f"{argument_name(path, parameters)} changed from {types_before[tensor]} to "
+                        f"{types_now[tensor]} (declare None dims with input_signature=..., or use "
+                        f"reduce_retracing=True)")
+            tensor += 1
+        elif before != now:
+            return (f"{argument_name(path, parameters)} is a Python value ({type(leaf).__name__}) that "
+                    f"changes from call to call (now {leaf!r:.30}); a Python value is part of the trace: "
+                    f"pass a NumPy value (np.float64(...), np.asarray(...)) to make it a graph input")
+    return "its arguments changed"
 
 
 NOT_FAST = object()  # fast_key of an argument the fast path does not handle
@@ -205,8 +308,9 @@ def replace_tensors(value, leaves):
 
 
 def flat_tensors(value) -> list:
-    """The graph-input leaves of `value`, in trace-key order."""
-    return [leaf for leaf in nest.flatten(value, _has_tracing_type) if tensor_type_of(leaf) is not None]
+    """The graph inputs `value` holds, in trace-key order (ndarray subclasses as base arrays)."""
+    return [as_graph_input(leaf) for leaf in nest.flatten(value, _has_tracing_type)
+            if tensor_type_of(leaf) is not None]
 
 
 def _weak_leaf(value):

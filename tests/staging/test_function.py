@@ -572,7 +572,36 @@ def test_retracing_warning_names_the_function():
     assert len(retracing) == 1
     message = str(retracing[0].message)
     assert "keeps_retracing" in message and "test_function.py:" in message
+    assert "argument 'n' is a Python value (int) that changes from call to call" in message  # the cause
     assert retracing[0].filename == __file__  # points at the caller, not at staging
+
+
+def test_retracing_warning_names_a_changing_shape():
+    @staging.function(autograph=False)
+    def grows(x):
+        return x + 1
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for n in range(1, 9):
+            grows(np.ones(n))
+    (warning,) = [w for w in caught if issubclass(w.category, staging.RetracingWarning)]
+    assert "argument 'x' changed from f64[5] to f64[6]" in str(warning.message)
+
+
+def test_a_function_staged_anew_in_a_loop_warns_once():
+    def body(x):
+        return x * 3
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(8):
+            staging.function(body, autograph=False)(np.float64(1.0))  # a new Function each time
+    retracing = [w for w in caught if issubclass(w.category, staging.RetracingWarning)]
+    assert len(retracing) == 1
+    message = str(retracing[0].message)
+    assert "'body'" in message and "staged by 5 different staging.function objects" in message
+    assert retracing[0].filename == __file__
 
 
 def test_no_retracing_warning_for_few_traces_or_interleaved_hits():

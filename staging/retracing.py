@@ -1,0 +1,77 @@
+"""Warnings about retracing: a function traced on every call, and a function staged anew on
+every call (a staging.function made inside a loop), each naming the cause."""
+
+from __future__ import annotations
+
+import collections
+import os
+import sys
+import threading
+import warnings
+
+from .trace_key import retrace_cause
+
+
+class RetracingWarning(UserWarning):
+    """A Function keeps tracing new graphs; each trace is slow."""
+
+
+def note_trace(function, previous, current, key_source) -> None:
+    """Called after `function` traced for the arguments `key_source` (trace key `current`; the key
+    of its previous trace `previous`, or None). Warns (once) when its last 5 calls all traced,
+    naming what changed, and when its Python function is staged anew again and again."""
+    function._recent.append(1)
+    if previous is not None:
+        function._last_cause = retrace_cause(previous, current, key_source, list(function._signature.parameters))
+    if (len(function._recent) == 5 and all(function._recent) and function.tracing_count > 5
+            and not function._warned_retracing):
+        function._warned_retracing = True
+        warnings.warn(
+            f"5 out of the last 5 calls to {function._name!r} ({where_defined(function.python_function)}) "
+            f"traced it again: {function._last_cause}. Tracing is slow.",
+            RetracingWarning, stacklevel=user_stacklevel())
+    if function._instance_ref is None and function.tracing_count == 1:
+        _note_new_function(function)
+
+
+# Python functions (by code object) -> how many distinct Functions staging them have traced:
+# a staging.function made anew on every call of a loop traces every time.
+_STAGED_ANEW: collections.OrderedDict = collections.OrderedDict()
+_STAGED_ANEW_MAX = 1024
+_STAGED_ANEW_LOCK = threading.Lock()
+
+
+def _note_new_function(function) -> None:
+    code = getattr(function.python_function, "__code__", None)
+    if code is None:
+        return
+    with _STAGED_ANEW_LOCK:
+        count = _STAGED_ANEW.pop(code, 0) + 1
+        _STAGED_ANEW[code] = count
+        while len(_STAGED_ANEW) > _STAGED_ANEW_MAX:
+            _STAGED_ANEW.popitem(last=False)
+    if count == 5:
+        warnings.warn(
+            f"{function._name!r} ({where_defined(function.python_function)}) was staged by 5 different "
+            f"staging.function objects, and each traced it again: staging.function is called anew "
+            f"each time (inside a loop, or in a function called repeatedly). Create the staged "
+            f"function once and reuse it.",
+            RetracingWarning, stacklevel=user_stacklevel())
+
+
+def user_stacklevel() -> int:
+    """warnings.warn stacklevel of the innermost frame outside staging/ (as seen from the caller)."""
+    frame, level = sys._getframe(2), 2
+    own = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    while frame is not None and frame.f_code.co_filename.startswith(own):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def where_defined(func) -> str:
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return getattr(func, "__qualname__", repr(func))
+    return f"{code.co_filename}:{code.co_firstlineno}"
+
+
