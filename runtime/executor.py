@@ -9,6 +9,8 @@ node and the user's file:line.
 
 from __future__ import annotations
 
+import ast
+import builtins
 import itertools
 import math
 import threading
@@ -26,6 +28,9 @@ _counter = itertools.count()
 _counter_lock = threading.Lock()
 
 
+# Subgraph bodies nested deeper than this many indentation levels are emitted as functions
+# (Python refuses more than 100 levels; a fused run adds a few inside a body).
+_MAX_INDENT = 40
 _noted = threading.local()  # the exception a graph has last placed, per thread
 
 
@@ -107,6 +112,7 @@ class _Emitter:
         self.names: dict[int, str] = {}
         self.count = 0
         self.buffers = BufferPlan(maybe_viewed(graph, _UFUNCS))
+        self.helpers: list = []  # (lines, {line: node}) of subgraph bodies emitted as functions
 
     # -- names -----------------------------------------------------------
     def new_tag(self) -> int:
@@ -156,6 +162,9 @@ class _Emitter:
 
     # -- bodies ----------------------------------------------------------
     def body(self, graph: Graph, indent: int, top_level: bool):
+        if not top_level and indent > _MAX_INDENT:
+            self._body_in_helper(graph, indent)
+            return
         last_use = dead_after(graph) if top_level else {}
         runs = fusion.plan(graph, self.options)
         position = 0
@@ -174,6 +183,29 @@ class _Emitter:
             if top_level:
                 self.free(indent, last_use.get(position, ()))
             position += 1
+
+    def _body_in_helper(self, graph: Graph, indent: int):
+        """Emits a subgraph's body as a module-level function and, here, its call: Python refuses
+        code nested more than 100 blocks deep (a 100-case elif chain is 100 nested conds). The
+        function takes the names the body reads and returns the names of the subgraph's outputs
+        it defines, so the caller's code after the body reads them as if it were inline."""
+        outer = self.lines, self.line_nodes
+        self.lines, self.line_nodes = [], {}
+        self.body(graph, 1, top_level=False)
+        lines, nodes = self.lines, self.line_nodes
+        self.lines, self.line_nodes = outer
+        loads, stores = set(), set()
+        for n in ast.walk(ast.parse("\n".join(line[4:] for line in lines) or "pass")):
+            if isinstance(n, ast.Name):
+                (loads if isinstance(n.ctx, ast.Load) else stores).add(n.id)
+        params = sorted(loads - stores - set(self.namespace) - set(vars(builtins)))
+        results = list(dict.fromkeys(r for r in (self.ref(v) for v in graph.outputs) if r in stores))
+        name = f"_body{self.new_tag()}"
+        header = f"def {name}({', '.join(params)}):"
+        footer = f"    return ({', '.join(results)}{',' if len(results) == 1 else ''})"
+        self.helpers.append(([header, *lines, footer], {k + 1: node for k, node in nodes.items()}))
+        call = f"{name}({', '.join(params)})"
+        self.emit(indent, f"{', '.join(results)}, = {call}" if results else call)
 
     def free(self, indent: int, values):
         dead = [self.names[id(v)] for v in values if not self.buffers.taken(v)]
@@ -303,6 +335,9 @@ class _Emitter:
         self.emit(1, "except Exception as exc:")
         self.emit(2, "_failure(exc)")
         self.emit(2, "raise")
+        for lines, nodes in self.helpers:  # (defined after `run`: called only when it runs)
+            self.line_nodes.update((len(self.lines) + k, node) for k, node in nodes.items())
+            self.lines.extend(lines)
         return "\n".join(self.lines) + "\n"
 
 
