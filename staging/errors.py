@@ -34,6 +34,14 @@ class UnsupportedOpError(StagingError, TypeError):
     """A NumPy function or Python operation that has no registered op."""
 
 
+class MutationError(StagingError, TypeError):
+    """An in-place write into a symbolic array (`x[i] = v`, `x += v`, `x.sort()`, `x.fill(v)`)
+    that cannot be staged faithfully: into an argument (eager code would modify the caller's
+    array), into a tensor created outside the staged `if` or loop body doing the write, or
+    through the result of a reshape, which NumPy makes a view or a copy depending on memory
+    layout. Reading such a reshape result after its base was written raises it too."""
+
+
 class LeakedTensorError(StagingError):
     """A symbolic tensor was used outside the trace that created it."""
 

@@ -40,6 +40,9 @@ class FuncGraph:
 
     def value_of(self, tensor) -> Value:
         """The Value standing for `tensor` in this graph, capturing it from an enclosing graph if needed."""
+        alias = tensor._alias
+        if alias is not None and alias.stale is not None:  # see staging.aliasing
+            raise errors.MutationError(f"{where()}{alias.stale}")
         owner = tensor._graph
         if owner is self:
             return tensor._value
@@ -137,6 +140,26 @@ def constant_value(graph: FuncGraph, array) -> Value:
     return node.outputs[0]
 
 
+_LOCATED_TYPES: dict = {}
+
+
+def _located(exc: Exception, message: str) -> Exception:
+    """An exception of `exc`'s type carrying `message`. NumPy's casting errors take structured
+    constructor arguments, not a message: they get a subclass (cached) that takes one."""
+    try:
+        return type(exc)(message)
+    except Exception:  # noqa: BLE001  (any constructor signature)
+        cls = _LOCATED_TYPES.get(type(exc))
+        if cls is None:
+            cls = type(type(exc).__name__, (type(exc),), {
+                "__init__": lambda self, msg: Exception.__init__(self, msg),
+                "__str__": lambda self: str(self.args[0]),
+                "__reduce__": lambda self: (TypeError, self.args),
+                "__module__": type(exc).__module__})
+            _LOCATED_TYPES[type(exc)] = cls
+        return cls(message)
+
+
 def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, subgraphs=None,
            output_types=None):
     """Adds one `op_name` node to the current graph; returns its symbolic output(s).
@@ -164,7 +187,7 @@ def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, 
         except (ValueError, TypeError, IndexError, ArithmeticError, np.exceptions.AxisError) as exc:
             if isinstance(exc, errors.StagingError):
                 raise
-            raise type(exc)(f"{where()}{op_name}: {exc}") from None
+            raise _located(exc, f"{where()}{op_name}: {exc}") from None
         single = op.num_outputs == 1
     else:
         single = False
