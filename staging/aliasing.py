@@ -13,7 +13,8 @@ a view writes the new contents back into the root through those steps; after any
 a root, each of its live views is derived again from the new root. reshape and ravel return a
 view or a copy depending on the memory layout, which is unknown while tracing: their results
 are "maybe" views: writing into one is refused, and one read after its root was written
-raises (staging.graph_building.FuncGraph.value_of checks `View.stale`).
+raises (staging.stale_values.check_use checks `View.stale`). Aliases that views cannot follow,
+through staged control flow, are staging.stale_values' concern.
 
 Refused writes (errors.MutationError): into an argument of the staged function (eager code
 would modify the caller's array; copy it first), through a maybe-view, into a tensor that
@@ -30,7 +31,8 @@ import numpy as np
 
 from . import errors
 from .graph_building import current_graph, record
-from .source_map import user_frame, where
+from .source_map import user_names, where
+from .stale_values import argument_of, describe as _describe, mark_overwritten
 from .tensor import Tensor, leaked_error
 
 VIEW, READONLY, MAYBE = "view", "readonly", "maybe"
@@ -91,34 +93,6 @@ def _live_views(root: Tensor) -> list:
 
 # -- the checks made before a write -------------------------------------------------------------
 
-def _names_of(tensor: Tensor, outwards: bool = False) -> list[str]:
-    """The user's local names bound to `tensor` in the innermost user frame (with `outwards`,
-    in the first frame from there outwards that has one), for error messages."""
-    frame = user_frame(2)
-    while frame is not None:
-        try:
-            names = sorted(name for name, value in frame.f_locals.items()
-                           if value is tensor and not name.startswith("ag__"))
-        except Exception:  # noqa: BLE001  (a frame whose locals cannot be read)
-            names = []
-        if names or not outwards:
-            return names
-        frame = frame.f_back
-    return []
-
-
-def _describe(tensor: Tensor, fallback: str = "this array") -> str:
-    names = _names_of(tensor)
-    return f"'{names[0]}'" if names else fallback
-
-
-def _is_argument(tensor: Tensor) -> bool:
-    """Whether `tensor` is (still) an argument of the staged function being traced."""
-    fg = tensor._graph
-    return fg.outer is None and tensor._value.producer is None and \
-        any(v is tensor._value for v in fg.graph.inputs)
-
-
 def check_rebind(tensor: Tensor, what: str) -> None:
     """Raises when a write would rebind `tensor` from inside a staged `if` branch or loop body
     that `tensor` is not part of (it belongs to an enclosing graph). Such a write cannot yet
@@ -133,7 +107,7 @@ def check_rebind(tensor: Tensor, what: str) -> None:
         raise leaked_error(tensor)
     if fg._encloses(owner):
         construct = "`if`" if fg.name in ("then", "else") else "loop"
-        names = _names_of(tensor)
+        names = user_names(tensor)
         name, var = (f"'{names[0]}'", names[0]) if names else ("an array", "x")
         raise errors.MutationError(
             f"{where()}{what} writes into {name} inside a staged {construct}, but {name} was created "
@@ -163,14 +137,17 @@ def check_writable(target: Tensor, what: str, in_place_op: bool = False) -> None
             f"{where()}{what} writes into {_describe(target)}, whose data was {root._stored}: eagerly "
             f"the list holds the array itself and would show this write, while the staged list "
             f"holds its value. Store or take a copy (`.copy()`), or rebind instead of writing in place")
-    if _is_argument(root):
-        names = _names_of(root, outwards=True)
-        arg = names[0] if names else "x"
+    if argument_of(root._graph, root._value) is not None:
+        direct = root._value.producer is None
+        names = user_names(root, outwards=True)
+        arg = names[0] if names and direct else "x"
         through = "" if root is target else f" (through a view of it{_made_at(target)})"
+        if not direct:
+            through += " (it may be the argument itself, passed through a staged `if` or loop)"
         raise errors.MutationError(
-            f"{where()}{what} writes into argument '{arg}'{through}: eagerly this modifies the "
-            f"caller's array, which a staged function does not do. Copy it first: "
-            f"`{arg} = {arg}.copy()` (or np.array({arg}))")
+            f"{where()}{what} writes into {'argument ' + repr(arg) if direct else _describe(target)}{through}: "
+            f"eagerly this modifies the caller's array, which a staged function does not do. Copy "
+            f"the argument first: `{arg} = {arg}.copy()` (or np.array({arg}))")
 
 
 def _root(tensor: Tensor) -> Tensor:
@@ -265,11 +242,11 @@ def write(target: Tensor, new: Tensor) -> None:
             new_root = _unapply(step, base, new_root)
     if root._written != "carried":  # a loop variable keeps being the loop's array once rebound
         root._written = "carried" if _is_loop_carried(root) else True
+    old = root._value
     _rebind(root, new_root)
-    for w in _live_views(root):
-        if w is target:
-            _rebind(w, new)
-        elif w._alias.kind == MAYBE:
+    mark_overwritten(root._graph, old, where().rstrip(": ") or "an earlier line")
+    for w in _live_views(root):  # the written view too: its value must be a view of the root's
+        if w._alias.kind == MAYBE:
             if w._alias.stale is None:
                 w._alias.stale = _stale_message(w)
         else:
@@ -281,7 +258,7 @@ def write(target: Tensor, new: Tensor) -> None:
 
 def _stale_message(tensor: Tensor) -> str:
     loc = where().rstrip(": ")
-    return (f"this array is the result of a reshape/ravel{_made_at(tensor)}, and the array it was "
+    return (f"{_describe(tensor)} is the result of a reshape/ravel{_made_at(tensor)}, and the array it was "
             f"reshaped from was written afterwards (at {loc or 'an earlier line'}): NumPy's "
             f"reshape returns a view or a copy depending on memory layout, so whether it sees that "
             f"write is not known while tracing. Call .copy() on the reshaped array before the "

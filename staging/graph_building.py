@@ -30,6 +30,9 @@ class FuncGraph:
         self.captures: dict[int, tuple[Value, Value]] = {}  # id(outer value) -> (outer value, inner input)
         self.closed = False
         self.function_name = name
+        # Facts about the whole trace (this graph and the graphs nested in it), shared by them:
+        # once an in-place write happened, "check_use" (staging.aliasing) vets every use.
+        self.trace_state: dict = outer.trace_state if outer is not None else {}
 
     @property
     def name(self):
@@ -40,9 +43,8 @@ class FuncGraph:
 
     def value_of(self, tensor) -> Value:
         """The Value standing for `tensor` in this graph, capturing it from an enclosing graph if needed."""
-        alias = tensor._alias
-        if alias is not None and alias.stale is not None:  # see staging.aliasing
-            raise errors.MutationError(f"{where()}{alias.stale}")
+        if self.trace_state and tensor._graph.trace_state is self.trace_state:
+            self.trace_state["check_use"](tensor)  # stale aliases of written arrays raise
         owner = tensor._graph
         if owner is self:
             return tensor._value

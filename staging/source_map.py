@@ -64,6 +64,23 @@ def user_frame(depth: int = 1):
     return found[0] if found else None
 
 
+def user_names(obj, outwards: bool = False) -> list[str]:
+    """The names bound to `obj` (by identity) in the innermost user frame, or with `outwards`
+    in the first user frame from there outwards that has any; for error messages."""
+    found = _find_user_frame(sys._getframe(1))
+    frame = found[0] if found else None
+    while frame is not None:
+        try:
+            names = sorted(name for name, value in frame.f_locals.items()
+                           if value is obj and not name.startswith("ag__"))
+        except Exception:  # noqa: BLE001  (a frame whose locals cannot be read)
+            names = []
+        if names or not outwards:
+            return names
+        frame = frame.f_back
+    return []
+
+
 def _find_user_frame(frame):
     """(frame, (file, line)) of the innermost user frame from `frame` outwards, or None."""
     while frame is not None:

@@ -298,13 +298,22 @@ def _check_value_shape(value, target_shape, flavour, dtype):
                      f"{_fmt(target_shape)}")
 
 
+_CAST_OK: set = set()
+
+
 def _check_value_cast(value, dtype):
     """Raises what NumPy raises when `value` (a Python number, known now) or any value of its
     dtype cannot be stored in an array of `dtype` (300 into int8, NaN into int, 1j into float)."""
+    key = (dtype, type(value), value) if is_weak(value) else (dtype, dtype_of(value))
+    if key in _CAST_OK:
+        return
     stand_in = dummy(value, fill=1)  # a Python number as it is; an array of ones otherwise
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         np.zeros(1, dtype)[...] = stand_in
+    if len(_CAST_OK) > 4096:
+        _CAST_OK.clear()
+    _CAST_OK.add(key)
 
 
 def setitem_infer(x, value, *inputs, index):

@@ -53,7 +53,7 @@ def _m_fill(x, value):
 
 def _m_flatten(x, order="C"):
     _check_order(order, "ndarray.flatten")
-    return _reshape_to(x, (-1,), kind=None)  # always a copy
+    return _record("copy", [_reshape_to(x, (-1,), kind=None)])  # always a copy in NumPy
 
 
 def _m_ravel(x, order="C"):

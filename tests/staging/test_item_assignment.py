@@ -301,8 +301,9 @@ def test_ufunc_out_writes_in_place():
         a += x[0]
         return a
 
-    with pytest.raises(errors.UnsupportedOpError, match="a = a \\+ t"):
+    with pytest.raises(errors.UnsupportedOpError, match="a = a \\+ t") as info:
         staging.function(into_numpy_array, autograph=False)(A)
+    assert line_of(into_numpy_array, 2) in str(info.value) and "np.add" in str(info.value)
 
 
 def test_read_only_views_raise_like_numpy():
@@ -314,6 +315,9 @@ def test_read_only_views_raise_like_numpy():
             return y
 
         assert isinstance(staged_equals_eager(f, A), ValueError)
+        with pytest.raises(ValueError, match="read-only") as info:
+            staging.function(f, autograph=False)(A)
+        assert f"test_item_assignment.py:{write.__code__.co_firstlineno}:" in str(info.value)  # the write
 
     def g(x):  # a read-only view still sees writes into its base
         y = x.copy()
@@ -368,6 +372,7 @@ def test_reading_a_reshape_after_its_base_was_written_is_refused():
     with pytest.raises(errors.MutationError, match="reshape") as info:
         staging.function(f, autograph=False)(A)
     assert line_of(f, 4) in str(info.value) and line_of(f, 3) in str(info.value)
+    assert str(info.value).split(": ", 1)[1].startswith("'r' is the result of a reshape/ravel made at")
 
     def fine(x):  # reshape after the write, or copy the reshape before it
         y = x.copy()
