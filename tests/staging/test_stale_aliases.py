@@ -163,3 +163,16 @@ def test_without_aliases_in_place_loops_and_ifs_match_eager():
 
     for args in ((A, np.int64(2)), (-A, np.int64(0)), (A, np.int64(3))):
         same(staging.function(f)(*args), f(*[a.copy() for a in args]))
+
+
+def test_a_stale_alias_used_inside_the_function_is_named():
+    def f(x, n):
+        y = x.copy()
+        before = y
+        for i in range(n):
+            y += 1
+        return before.sum()
+
+    message = refused(f, A, np.int64(2))
+    assert message.startswith(f"{__file__}:{f.__code__.co_firstlineno + 5}: 'before' may be the same array")
+    assert where_of(f, 4) in message
