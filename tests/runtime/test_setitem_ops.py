@@ -51,8 +51,9 @@ INDEXES = [
 def _values(target_shape, dtype):
     """Values to assign: numbers, NumPy scalars, arrays of fitting and unfitting shapes."""
     arr = RNG.uniform(-3, 3, size=target_shape)
-    out = [2, 2.7, True, -1, np.float64(1.5), np.int8(3), np.array(4.0), arr.astype(dtype),
-           arr.astype(np.float64), arr.astype(np.int64)]
+    out = [2, 2.7, True, -1, 1j, float("nan"), np.float64(1.5), np.int8(3), np.complex64(1 + 2j),
+           np.array(4.0), arr.astype(dtype), arr.astype(np.float64), arr.astype(np.int64),
+           (arr + 1j).astype(np.complex128)]
     if target_shape:
         out += [arr[..., :1].astype(dtype), arr[(0,) * (len(target_shape) - 1)].astype(np.float32),
                 arr[None].astype(dtype), np.ones((2,) + target_shape, dtype), np.ones((7,), dtype)]

@@ -93,6 +93,27 @@ def test_setitem_matches_numpy(x, key, value):
         staged_equals_eager(f, x, value, generalize=False)
 
 
+def test_complex_into_real_warns_at_run_time_as_numpy_does():
+    def f(x, v):
+        y = x.copy()
+        y[0] = v
+        return y
+
+    v = np.array([1 + 2j, 3j, 1, 2j])
+    with pytest.warns(np.exceptions.ComplexWarning):
+        expected = f(A, v)
+    staged = staging.function(f, autograph=False)
+    with pytest.warns(np.exceptions.ComplexWarning):
+        same(staged(A, v), expected)
+
+    def g(x):
+        y = x.copy()
+        y[0] = 1j  # a Python complex into a float array: NumPy raises TypeError
+        return y
+
+    assert isinstance(staged_equals_eager(g, A), TypeError)
+
+
 def test_setitem_with_symbolic_index_and_value():
     def f(x, i, j, v):
         y = x.copy()
