@@ -205,10 +205,10 @@ def _list_stack_kernel(dtype, element_shape, empty="zeros"):
             if empty == "stack":
                 raise ValueError("need at least one array to stack")
             if empty == "array":
-                raise ValueError(f"np.array() of an empty list gives a float64 array of shape (0,), but the "
-                                 f"staged result was traced as {traced} from the elements appended while "
-                                 f"tracing; check for an empty list before converting it, or convert it with "
-                                 f"np.stack (which raises on an empty list)")
+                raise ValueError(f"an empty list converted to an array (np.array, or a NumPy function given the "
+                                 f"list) gives a float64 array of shape (0,), but the staged result was traced "
+                                 f"as {traced} from the elements appended while tracing; check for an empty "
+                                 f"list before converting it, or use np.stack (which raises on an empty list)")
             return np.zeros(zeros_shape, dtype=dtype)
         return np.stack(lst).astype(dtype, copy=False)
     return run

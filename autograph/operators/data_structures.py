@@ -82,7 +82,7 @@ class StagedList:
             return self.to_array(func, *args[1:], **kwargs)
         if func is np.vstack and args and args[0] is self:
             return func(self.stack(), *args[1:], **kwargs)
-        args = tuple(a.stack() if isinstance(a, StagedList) else a for a in args)
+        args = tuple(a.to_array(np.asarray) if isinstance(a, StagedList) else a for a in args)
         return func(*args, **kwargs)
 
     def _staged_value(self):

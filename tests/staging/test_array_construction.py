@@ -3,6 +3,8 @@ what eager NumPy gives: its dtype discovery, shapes, and its result (or error) f
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -28,13 +30,15 @@ def same(got, expected):
 
 def staged_equals_eager(fn, *args):
     """`fn` converted and staged returns what it returns eagerly, or raises the same exception type."""
-    try:
-        expected = fn(*args)
-    except Exception as exc:  # noqa: BLE001  (the exception type is what we compare)
-        with pytest.raises(type(exc)) as info:
-            staging.function(fn)(*args)
-        return info.value
-    same(staging.function(fn)(*args), expected)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NumPy's warnings (mean of an empty list) in both runs
+        try:
+            expected = fn(*args)
+        except Exception as exc:  # noqa: BLE001  (the exception type is what we compare)
+            with pytest.raises(type(exc)) as info:
+                staging.function(fn)(*args)
+            return info.value
+        same(staging.function(fn)(*args), expected)
     return expected
 
 
@@ -162,7 +166,15 @@ def never_appended(x, n):
     return np.array(out)
 
 
-@pytest.mark.parametrize("fn", [euler, collect_scalars, collect_with_dtype, stack_axis, never_appended])
+def reduce_list(x, n):
+    out = []
+    for i in range(n):
+        out.append(x[0, 0] * i)
+    return np.sum(out), np.mean(out), np.max(np.asarray(out) + 1.0) if n > 0 else np.float64(0.0)
+
+
+@pytest.mark.parametrize("fn", [euler, collect_scalars, collect_with_dtype, stack_axis, never_appended,
+                                reduce_list])
 @pytest.mark.parametrize("n", [0, 1, 3])
 def test_lists_built_by_staged_loops_convert_like_numpy(fn, n):
     staged_equals_eager(fn, A[0] if fn is euler else A, np.int64(n))
@@ -183,6 +195,16 @@ def test_np_array_of_an_empty_list_of_rows_is_a_clear_run_time_error():
     with pytest.raises(ValueError, match=r"float64 array of shape \(0,\)") as info:
         f(A, np.int64(0))
     assert f"test_array_construction.py:{collect_rows.__code__.co_firstlineno + 4}" in str(info.value)
+
+    def mean_rows(x, n):
+        out = []
+        for i in range(n):
+            out.append(x[0] * i)
+        return np.mean(out, axis=0)  # eagerly nan for an empty list: a scalar, not the traced f64[4]
+
+    with pytest.raises(ValueError, match="an empty list converted to an array") as info:
+        staging.function(mean_rows)(A, np.int64(0))
+    assert f"test_array_construction.py:{mean_rows.__code__.co_firstlineno + 4}" in str(info.value)
 
 
 def test_tensor_array_stack_keeps_its_empty_result():
