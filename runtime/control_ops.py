@@ -185,8 +185,8 @@ def _counter_uses_ok(graph: Graph, counter: Value, stepper: Node) -> bool:
                 continue
             if n.op in _COMPARISONS and not n.subgraphs:
                 continue
-            if n.op == "getitem" and position > 0:
-                continue
+            if (n.op == "getitem" and position > 0) or (n.op == "setitem" and position > 1):
+                continue  # an index: a Python int selects what an integer scalar selects
             return False
     return not any(v is counter for v in graph.outputs)
 

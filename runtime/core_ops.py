@@ -196,21 +196,39 @@ def _list_pop(lst):
 register_op("list_pop", infer=_list_pop_infer, num_outputs=2, stateful=True)(_list_pop)
 
 
-def _list_stack_infer(lst):
-    el = lst.element
-    return TensorType(el.dtype, (None,) + el.shape)
+def _list_stack_kernel(dtype, element_shape, empty="zeros"):
+    """Stacks a list. An empty list gives (0, *element_shape) zeros (TensorArray.stack, as in
+    TensorFlow) with empty="zeros"; raises as np.stack does with empty="stack"; with
+    empty="array" it is np.array() of an empty list, a float64 array of shape (0,), which the
+    traced type of the result (another dtype or rank) cannot hold: an error."""
+    zeros_shape = (0,) + tuple(0 if d is None else d for d in element_shape)
+    traced = TensorType(dtype, (None,) + tuple(element_shape))
+
+    def run(lst):
+        if any(v is None for v in lst):
+            raise ValueError("TensorArray.stack(): some elements were never written")
+        if not lst:
+            if empty == "stack":
+                raise ValueError("need at least one array to stack")
+            if empty == "array":
+                raise ValueError(f"an empty list converted to an array (np.array, or a NumPy function given the "
+                                 f"list) gives a float64 array of shape (0,), but the staged result was traced "
+                                 f"as {traced} from the elements appended while tracing; check for an empty "
+                                 f"list before converting it, or use np.stack (which raises on an empty list)")
+            return np.zeros(zeros_shape, dtype=dtype)
+        return np.stack(lst).astype(dtype, copy=False)
+    return run
 
 
-def _list_stack(lst, *, dtype, element_shape):
-    if any(v is None for v in lst):
-        raise ValueError("TensorArray.stack(): some elements were never written")
-    if not lst:
-        return np.zeros((0,) + tuple(0 if d is None else d for d in element_shape), dtype=dtype)
-    return np.stack(lst).astype(dtype, copy=False)
+def _list_stack_infer(lst, *, dtype, element_shape, empty="zeros"):
+    if empty not in ("zeros", "stack", "array"):
+        raise ValueError(f"list_stack: empty must be 'zeros', 'stack' or 'array', got {empty!r}")
+    return TensorType(dtype, (None,) + tuple(element_shape))
 
 
-register_op("list_stack", infer=lambda lst, *, dtype, element_shape: TensorType(dtype, (None,) + tuple(element_shape)),
-            stateful=True)(_list_stack)
+register_op("list_stack", infer=_list_stack_infer, stateful=True, make_kernel=_list_stack_kernel,
+            doc="np.stack of a list's elements; attr empty says what an empty list gives")(
+    lambda lst, *, dtype, element_shape, empty="zeros": _list_stack_kernel(dtype, element_shape, empty)(lst))
 
 register_op("list_size", infer=lambda lst: TensorType.python_scalar(int), stateful=True, weak_results=True,
             doc="len(lst): a Python int")(len)

@@ -32,6 +32,16 @@ class UnsupportedOpError(StagingError, TypeError):
     """A NumPy function or Python operation that has no registered op."""
 
 
+class MutationError(StagingError, TypeError):
+    """An in-place write into a symbolic array (`x[i] = v`, `x += v`, `x.sort()`, `x.fill(v)`)
+    that cannot be staged faithfully: into an argument (eager code would modify the caller's
+    array), into a tensor created outside the staged `if` or loop body doing the write, through
+    the result of a reshape (NumPy makes a view or a copy depending on memory layout), or into
+    an array in a list built by a staged loop. Also raised when a tensor that eagerly would show
+    a write does not: a reshape result read after its base was written, or a value that may be
+    a written array through a staged `if` or loop."""
+
+
 class LeakedTensorError(StagingError):
     """A symbolic tensor was used outside the trace that created it."""
 

@@ -30,6 +30,9 @@ class FuncGraph:
         self.captures: dict[int, tuple[Value, Value]] = {}  # id(outer value) -> (outer value, inner input)
         self.closed = False
         self.function_name = name
+        # Facts about the whole trace (this graph and the graphs nested in it), shared by them:
+        # once an in-place write happened, "check_use" (staging.aliasing) vets every use.
+        self.trace_state: dict = outer.trace_state if outer is not None else {}
 
     @property
     def name(self):
@@ -40,6 +43,8 @@ class FuncGraph:
 
     def value_of(self, tensor) -> Value:
         """The Value standing for `tensor` in this graph, capturing it from an enclosing graph if needed."""
+        if self.trace_state and tensor._graph.trace_state is self.trace_state:
+            self.trace_state["check_use"](tensor)  # stale aliases of written arrays raise
         owner = tensor._graph
         if owner is self:
             return tensor._value
@@ -150,6 +155,9 @@ def constant_value(graph: FuncGraph, array) -> Value:
     node = Node("const", [], {"value": array}, [TensorType.of(array)], user_location())
     graph.graph.add_node(node)
     return node.outputs[0]
+
+
+
 
 
 def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, subgraphs=None,

@@ -54,7 +54,35 @@ def is_own_file(filename: str) -> bool:
 def user_location(depth: int = 1) -> tuple[str, int] | None:
     """The innermost stack frame in user code, as (file, line), mapped through
     converted-code line tables. None when there is no user frame."""
-    frame = sys._getframe(depth)
+    found = _find_user_frame(sys._getframe(depth))
+    return found[1] if found else None
+
+
+def user_frame(depth: int = 1):
+    """The innermost stack frame in user code (generated code counts as the user's), or None."""
+    found = _find_user_frame(sys._getframe(depth))
+    return found[0] if found else None
+
+
+def user_names(obj, outwards: bool = False) -> list[str]:
+    """The names bound to `obj` (by identity) in the innermost user frame, or with `outwards`
+    in the first user frame from there outwards that has any; for error messages."""
+    found = _find_user_frame(sys._getframe(1))
+    frame = found[0] if found else None
+    while frame is not None:
+        try:
+            names = sorted(name for name, value in frame.f_locals.items()
+                           if value is obj and not name.startswith("ag__"))
+        except Exception:  # noqa: BLE001  (a frame whose locals cannot be read)
+            names = []
+        if names or not outwards:
+            return names
+        frame = frame.f_back
+    return []
+
+
+def _find_user_frame(frame):
+    """(frame, (file, line)) of the innermost user frame from `frame` outwards, or None."""
     while frame is not None:
         code = frame.f_code
         filename = code.co_filename
@@ -62,10 +90,10 @@ def user_location(depth: int = 1) -> tuple[str, int] | None:
         if table is not None:
             hit = lookup(filename, frame.f_lineno)
             if hit is not None:
-                return hit
+                return frame, hit
         elif not filename.startswith(_OWN_DIRS) and not filename.startswith("<frozen"):
             if "/numpy/" not in filename and not _is_stdlib(filename):
-                return (filename, frame.f_lineno)
+                return frame, (filename, frame.f_lineno)
         frame = frame.f_back
     return None
 

@@ -25,14 +25,22 @@ class Tensor:
     (through `__array_ufunc__` / `__array_function__`) record nodes instead of
     computing. Python needs concrete values for `bool()`, `int()`, `len()` and
     iteration: those raise SymbolicValueError.
+
+    A Tensor object is a mutable reference to a graph value: an in-place write
+    (`x[i] = v`, `x += v`) records a node computing the new array and points the
+    object, and every view of the same data, at its output (staging.aliasing).
     """
 
-    __slots__ = ("_graph", "_value", "__weakref__")
+    __slots__ = ("_graph", "_value", "_alias", "_views", "_stored", "_written", "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, graph, value):
         self._graph = graph
         self._value = value
+        self._alias = None   # a staging.aliasing.View when this tensor is a view of another
+        self._views = None   # weak references to the views of this tensor (see staging.aliasing)
+        self._stored = None  # where the data went into (or came from) a staged list, if it did
+        self._written = False  # written in place: True, or "carried" for a staged loop's variable
 
     # -- static information --------------------------------------------
     @property
@@ -109,13 +117,11 @@ class Tensor:
     def __contains__(self, item):
         raise self._symbolic_error("`in`")
 
-    def __setitem__(self, key, value):
-        raise errors.UnsupportedOpError(
-            f"{where()}symbolic tensors are immutable: item assignment `x[...] = v` cannot be staged; "
-            f"build a new value instead (np.where(mask, v, x), np.concatenate, ...)")
-
     def __array__(self, dtype=None, copy=None):
-        raise self._symbolic_error("converting to a NumPy array (np.asarray / np.array)")
+        raise self._symbolic_error(
+            "converting to a NumPy array (np.asarray / np.array)",
+            " (converted code stages np.array / np.asarray of tensors and of lists of them; unconverted "
+            "code can use np.stack)")
 
     def item(self, *args):
         raise self._symbolic_error(".item()")

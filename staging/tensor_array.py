@@ -6,7 +6,7 @@ import numpy as np
 
 from runtime import TensorType
 
-from . import errors
+from . import aliasing, errors
 from .graph_building import current_graph, record
 from .source_map import where
 from .tensor import Tensor
@@ -81,6 +81,7 @@ class TensorArray:
             if not isinstance(value, Tensor):
                 value = np.asarray(value)
                 value = value[()] if value.ndim == 0 else value
+            aliasing.note_stored(value, "written into")
             handle = record("list_write", [self._handle, index, value], {"dynamic_size": self.dynamic_size})
             return self._with_handle(handle)
         index = int(index)
@@ -97,6 +98,7 @@ class TensorArray:
     def append(self, value) -> "TensorArray":
         if self._staged:
             value = self._cast(value)
+            aliasing.note_stored(value, "appended to")
             handle = record("list_write", [self._handle, self.length(), value], {"dynamic_size": True})
             return self._with_handle(handle)
         value = self._cast(value)
@@ -111,7 +113,9 @@ class TensorArray:
                 raise errors.SymbolicValueError(
                     f"{where()}TensorArray.read() before any write: its element type is unknown; give "
                     f"dtype= and element_shape= when creating it")
-            return record("list_read", [self._handle, index])
+            value = record("list_read", [self._handle, index])
+            aliasing.note_stored(value, "read from")
+            return value
         value = self._items[int(index)]
         if value is None:
             raise ValueError(f"TensorArray element {int(index)} was read before it was written")
@@ -140,6 +144,47 @@ class TensorArray:
             shape = tuple(0 if d is None else d for d in (self.element_shape or ()))
             return np.zeros((0,) + shape, dtype=self.dtype or np.float64)
         return np.stack(self._items)
+
+    def numpy_stack(self, axis=0, dtype=None):
+        """np.stack(list, axis, dtype) of the elements: an empty list raises ValueError, as in
+        NumPy (TensorArray.stack gives an empty array instead)."""
+        if not self._staged:
+            return np.stack(self._items, axis=axis, dtype=dtype)
+        el = self._handle.type.element
+        if el is None:  # nothing was ever written: the list is empty whenever the graph runs
+            el = TensorType(self.dtype or np.float64, self.element_shape or ())
+        out = np.dtype(dtype) if dtype is not None else el.dtype
+        if not np.can_cast(el.dtype, out, "same_kind"):
+            raise TypeError(f"{where()}Cannot cast array data from dtype('{el.dtype}') to dtype('{out}') "
+                            f"according to the rule 'same_kind'")
+        stacked = record("list_stack", [self._handle], {"dtype": out, "element_shape": el.shape, "empty": "stack"})
+        ndim = len(el.shape) + 1
+        axis = int(axis)
+        if not -ndim <= axis < ndim:
+            raise np.exceptions.AxisError(axis, ndim, f"{where()}np.stack")
+        axis %= ndim
+        if axis:
+            perm = list(range(1, ndim))
+            perm.insert(axis, 0)
+            stacked = record("transpose", [stacked], {"axes": tuple(perm)})
+        return stacked
+
+    def numpy_array(self, dtype=None):
+        """np.array(list, dtype) of the elements. An empty list gives what NumPy gives, a float64
+        (or `dtype`) array of shape (0,), when that fits the traced type of the result; otherwise
+        the run raises ValueError. With no element ever written (an always empty list) the
+        result is that (0,) array."""
+        if not self._staged:
+            return np.array(self._items, dtype=dtype)
+        el = self._handle.type.element
+        empty_dtype = np.dtype(dtype) if dtype is not None else np.dtype(np.float64)
+        if el is None:
+            el = TensorType(empty_dtype, ())
+        out = np.dtype(dtype) if dtype is not None else el.dtype
+        attrs = {"dtype": out, "element_shape": el.shape}
+        if el.shape != () or out != empty_dtype:
+            attrs["empty"] = "array"
+        return record("list_stack", [self._handle], attrs)
 
     def size(self):
         """The number of elements, an int64 scalar (as TF's TensorArray.size())."""

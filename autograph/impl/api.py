@@ -58,10 +58,10 @@ def _needs_staging(args, kwargs) -> bool:
 
 
 def _numpy_call(func, args, kwargs):
-    if (func in (np.stack, np.asarray, np.array) and len(args) == 1 and not kwargs
-            and isinstance(args[0], data_structures.StagedList)):
-        return args[0].stack()
-    args = tuple(a.stack() if isinstance(a, data_structures.StagedList) else a for a in args)
+    if func in (np.stack, np.asarray, np.array) and args and isinstance(args[0], data_structures.StagedList):
+        return args[0].to_array(func, *args[1:], **kwargs)
+    # Any other NumPy function reads a list as np.asarray(list) (an empty one: float64, (0,)).
+    args = tuple(a.to_array(np.asarray) if isinstance(a, data_structures.StagedList) else a for a in args)
     if numpy_api.has_function(func):
         return numpy_api.apply_function(func, args, kwargs)
     return func(*args, **kwargs)

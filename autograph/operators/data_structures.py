@@ -70,11 +70,19 @@ class StagedList:
     def __array__(self, dtype=None, copy=None):
         return np.asarray(self.stack(), dtype=dtype)
 
+    def to_array(self, func, *args, **kwargs):
+        """np.stack / np.array / np.asarray (func) of the list, with NumPy's result for an empty
+        list (np.stack raises, np.array gives a float64 array of shape (0,))."""
+        if func is np.stack:
+            return _call_with(self.tensor_array.numpy_stack, args, kwargs, ("axis", "out"))
+        return _call_with(self.tensor_array.numpy_array, args, kwargs, ("dtype",))
+
     def __array_function__(self, func, types, args, kwargs):
-        if func in (np.stack, np.asarray, np.array, np.vstack) and args and args[0] is self:
-            stacked = self.stack()
-            return stacked if func in (np.stack, np.asarray, np.array) else func(stacked, *args[1:], **kwargs)
-        args = tuple(a.stack() if isinstance(a, StagedList) else a for a in args)
+        if func in (np.stack, np.asarray, np.array) and args and args[0] is self:
+            return self.to_array(func, *args[1:], **kwargs)
+        if func is np.vstack and args and args[0] is self:
+            return func(self.stack(), *args[1:], **kwargs)
+        args = tuple(a.to_array(np.asarray) if isinstance(a, StagedList) else a for a in args)
         return func(*args, **kwargs)
 
     def _staged_value(self):
@@ -82,6 +90,31 @@ class StagedList:
 
     def __repr__(self):
         return f"StagedList({self.tensor_array!r})"
+
+
+_DEFAULTS = {"out": None, "casting": "same_kind", "copy": (True, None), "order": ("K", "C", "A", None),
+             "ndmin": 0, "subok": False, "like": None, "device": None}
+
+
+def _call_with(method, args, kwargs, positional):
+    """method(axis=..., dtype=...) from NumPy-style arguments: `positional` names the arguments
+    after the list, in order; the others must keep NumPy's defaults (else a clear error)."""
+    given = dict(zip(positional, args))
+    if len(args) > len(positional):
+        raise TypeError(f"{where()}too many arguments for a list built by a staged loop")
+    given.update(kwargs)
+    taken = {}
+    for key, value in given.items():
+        if key in ("axis", "dtype"):
+            taken[key] = value
+            continue
+        default = _DEFAULTS.get(key, object())
+        ok = value in default if isinstance(default, tuple) else (value is default or value == default)
+        if not ok:
+            raise errors.UnsupportedOpError(
+                f"{where()}{key}={value!r} is not supported when converting a list built by a staged "
+                f"loop to an array; convert it first (np.stack(lst)) and then use the array")
+    return method(**taken)
 
 
 def is_staged_value(x) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import operator
 import re
+import warnings
 
 import numpy as np
 
@@ -237,3 +238,59 @@ del _name, _ufunc
 _pow_infer = make_ufunc_infer(np.power)
 register_op("pow", infer=lambda *types: _pow_infer(*types), expr="{0} ** {1}", make_expr=_make_expr("pow"),
             weak_results=True, doc="x ** y (Python's operator)")(operator.pow)
+
+
+# --- a ufunc written into an existing array: x += y, np.add(a, b, out=x) --------------------------
+
+def _resolve_arg(t):
+    """What ufunc.resolve_dtypes takes for an input: int, float, complex for a weak number (NEP 50)."""
+    python_type = type(t) if is_weak(t) else getattr(t, "python_type", None)
+    if python_type in (int, float, complex):
+        return python_type
+    return np.dtype(bool) if python_type is bool else t.dtype
+
+
+def _ufunc_out_infer(target, *types, ufunc):
+    func = UFUNCS.get(ufunc)
+    if func is None or func.nout != 1:
+        raise TypeError(f"ufunc_out: {ufunc!r} is not a NumPy ufunc with one output")
+    check_type(target, "ufunc_out target")
+    if not isinstance(target, TensorType) or getattr(target, "weak", False):
+        raise TypeError("ufunc_out: the output operand must be an array")
+    for t in types:
+        check_type(t, f"{ufunc} input")
+    # NumPy resolves the loop's dtypes, and the same-kind cast into the output, before shapes.
+    loop = func.resolve_dtypes(tuple(_resolve_arg(t) for t in types) + (target.dtype,), casting="same_kind")
+    for t, dtype in zip(types, loop):
+        if type(t) is int and dtype.kind in "iu":
+            np.array(t, dtype=dtype)  # a Python int out of the loop dtype's range: OverflowError
+    result = make_ufunc_infer(func)(*types)
+    try:
+        shape = broadcast_shapes(target.shape, result.shape)
+    except ValueError:
+        shape = None
+    if shape is None or len(shape) != target.ndim or any(
+            t is not None and s != t for s, t in zip(shape, target.shape)):
+        raise ValueError(f"non-broadcastable output operand with shape {fmt_shape(target.shape).replace(' ', '')} "
+                         f"doesn't match the broadcast shape {fmt_shape(result.shape).replace(' ', '')}")
+    # NumPy itself on stand-ins, for errors that depend on a Python number's value (int ** -1).
+    out = np.ones((1,) * target.ndim, target.dtype)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        func(*[dummy(t, fill=1) for t in types], out=out)
+    return target
+
+
+def _ufunc_out_kernel(ufunc):
+    func = UFUNCS[ufunc]
+
+    def run(target, *inputs):
+        out = np.array(target, copy=True)
+        func(*inputs, out=out)
+        return out
+    return run
+
+
+register_op("ufunc_out", infer=_ufunc_out_infer, make_kernel=_ufunc_out_kernel,
+            doc="np.<ufunc>(*inputs, out=<a copy of target>) (x += y); the result has target's type")(
+    lambda target, *inputs, ufunc: _ufunc_out_kernel(ufunc)(target, *inputs))

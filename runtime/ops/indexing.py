@@ -1,4 +1,5 @@
-"""The getitem op: basic and advanced NumPy indexing with static or symbolic index parts.
+"""The getitem and setitem ops: NumPy indexing (basic and advanced, static or symbolic index parts),
+and assignment through such an index into a copy.
 
 The `index` attr is a tuple with one entry per index item:
   an int            -> static integer index
@@ -6,16 +7,18 @@ The `index` attr is a tuple with one entry per index item:
   "..."             -> Ellipsis
   "start:stop:step" -> a slice; each part is an int, empty (None) or "?" (the next input)
   "?"               -> the next input: an integer scalar, an integer array or a boolean mask
-Inputs after `x` supply the "?" parts in order.
+Inputs after `x` (getitem) or after `x, value` (setitem) supply the "?" parts in order.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
 from ..registry import register_op
 from ..types import TensorType
-from ._rules import check_type, dtype_of, fmt_shape, is_weak, shape_of
+from ._rules import check_type, dtype_of, dummy, fmt_shape, is_weak, shape_of
 from .elementwise import broadcast
 
 INVALID_INDEX = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
@@ -104,6 +107,13 @@ def getitem_infer(x, *inputs, index):
     check_type(x, "getitem input")
     if is_weak(x):
         raise IndexError("invalid index to scalar variable.")
+    return index_result(x, inputs, index)[0]
+
+
+def index_result(x, inputs, index):
+    """(type of x[index], flavour): flavour is 'element' (an integer per dim: a scalar),
+    'basic' (a view in NumPy), 'advanced' (integer arrays or masks: a copy) or 'mask' (one
+    boolean mask over every dim, NumPy's special case for assignment)."""
     items = _items(tuple(index), inputs)
     kinds = []
     consumed = 0
@@ -116,6 +126,14 @@ def getitem_infer(x, *inputs, index):
         kinds.append(kind)
     if consumed > x.ndim:
         raise IndexError(f"too many indices for array: array is {x.ndim}-dimensional, but {consumed} were indexed")
+    if kinds == ["mask"] and consumed == x.ndim:
+        flavour = "mask"
+    elif any(k in ("array", "mask") for k in kinds):
+        flavour = "advanced"
+    elif consumed == x.ndim and all(k == "int" for k in kinds):
+        flavour = "element"
+    else:
+        flavour = "basic"
     if "ellipsis" in kinds:
         pos = kinds.index("ellipsis")
         fill = [("slice", (None, None, None))] * (x.ndim - consumed)
@@ -159,7 +177,7 @@ def getitem_infer(x, *inputs, index):
             axis += len(mshape)
 
     if not has_arrays:
-        return TensorType(x.dtype, tuple(d for _, dims in pieces for d in dims))
+        return TensorType(x.dtype, tuple(d for _, dims in pieces for d in dims)), flavour
     try:
         adv = broadcast(*adv_shapes)
     except ValueError:
@@ -174,11 +192,11 @@ def getitem_infer(x, *inputs, index):
         shape = tuple(before) + adv + tuple(after)
     else:
         shape = adv + tuple(basic)
-    return TensorType(x.dtype, shape)
+    return TensorType(x.dtype, shape), flavour
 
 
-def make_getitem_kernel(index):
-    """Precompiles the key builder for one index structure."""
+def _key_builder(index):
+    """(build, n_inputs): build(inputs) makes the NumPy key for one index structure."""
     builders = []
     n_inputs = 0
     for entry in tuple(index):
@@ -197,12 +215,21 @@ def make_getitem_kernel(index):
             builders.append(lambda it, v=int(entry): v)
     if n_inputs == 0:
         key = tuple(b(iter(())) for b in builders)
-        return lambda x: x[key]
+        return (lambda inputs: key), 0
 
-    def kernel(x, *inputs):
+    def build(inputs):
         it = iter(inputs)
-        return x[tuple(b(it) for b in builders)]
-    return kernel
+        return tuple(b(it) for b in builders)
+    return build, n_inputs
+
+
+def make_getitem_kernel(index):
+    """Precompiles the key builder for one index structure."""
+    build, n_inputs = _key_builder(index)
+    if n_inputs == 0:
+        key = build(())
+        return lambda x: x[key]
+    return lambda x, *inputs: x[build(inputs)]
 
 
 def make_getitem_expr(*input_types, index):
@@ -232,3 +259,94 @@ def make_getitem_expr(*input_types, index):
              may_alias_input=True, doc="x[index]; see runtime.ops.indexing for the index attr")
 def getitem(x, *inputs, index):
     return make_getitem_kernel(index)(x, *inputs)
+
+
+# --- setitem: x[index] = value, as a new array ---------------------------------------------------
+
+def _fmt(shape) -> str:
+    """A shape as NumPy writes it in assignment errors: (2,1), (3,)."""
+    dims = ["?" if d is None else str(d) for d in shape]
+    return "(" + ",".join(dims) + ("," if len(dims) == 1 else "") + ")"
+
+
+def _check_value_shape(value, target_shape, flavour, dtype):
+    """Raises what NumPy raises when `value` cannot be assigned to a selection of `target_shape`
+    of an array of `dtype`; unknown dims (None) are accepted (NumPy checks them when the graph runs)."""
+    value_shape = shape_of(value)
+    if flavour == "element":  # one element: NumPy converts the value with the dtype's scalar rules
+        if value_shape and None not in value_shape:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                np.zeros(1, dtype)[0] = np.ones(value_shape, dtype_of(value))
+        return
+    if flavour == "mask":
+        if len(value_shape) > 1:
+            raise TypeError(f"NumPy boolean array indexing assignment requires a 0 or 1-dimensional input, "
+                            f"input has {len(value_shape)} dimensions")
+        return  # the number of selected elements is only known when the graph runs
+    shape = tuple(value_shape)
+    while len(shape) > len(target_shape) and shape[0] in (1, None):
+        shape = shape[1:]  # NumPy drops leading unit dims of the value
+    ok = len(shape) <= len(target_shape) and all(
+        v is None or t is None or v == 1 or v == t for v, t in zip(shape[::-1], target_shape[::-1]))
+    if ok:
+        return
+    if flavour == "advanced":
+        raise ValueError(f"shape mismatch: value array of shape {_fmt(value_shape)} could not be broadcast "
+                         f"to indexing result of shape {_fmt(target_shape)}")
+    raise ValueError(f"could not broadcast input array from shape {_fmt(value_shape)} into shape "
+                     f"{_fmt(target_shape)}")
+
+
+_CAST_OK: set = set()
+
+
+def _check_value_cast(value, dtype):
+    """Raises what NumPy raises when `value` (a Python number, known now) or any value of its
+    dtype cannot be stored in an array of `dtype` (300 into int8, NaN into int, 1j into float)."""
+    key = (dtype, type(value), value) if is_weak(value) else (dtype, dtype_of(value))
+    if key in _CAST_OK:
+        return
+    stand_in = dummy(value, fill=1)  # a Python number as it is; an array of ones otherwise
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.zeros(1, dtype)[...] = stand_in
+    if len(_CAST_OK) > 4096:
+        _CAST_OK.clear()
+    _CAST_OK.add(key)
+
+
+def setitem_infer(x, value, *inputs, index):
+    check_type(x, "setitem input")
+    check_type(value, "setitem value")
+    if is_weak(x):
+        raise TypeError(f"'{type(x).__name__}' object does not support item assignment")
+    target, flavour = index_result(x, inputs, index)
+    _check_value_shape(value, target.shape, flavour, x.dtype)
+    _check_value_cast(value, x.dtype)
+    return x
+
+
+def make_setitem_kernel(index):
+    """x[index] = value on a copy of x, by NumPy itself (its casting, broadcasting and errors)."""
+    build, n_inputs = _key_builder(index)
+    if n_inputs == 0:
+        key = build(())
+
+        def run(x, value):
+            out = np.array(x, copy=True)
+            out[key] = value
+            return out
+        return run
+
+    def run_dynamic(x, value, *inputs):
+        out = np.array(x, copy=True)
+        out[build(inputs)] = value
+        return out
+    return run_dynamic
+
+
+@register_op("setitem", infer=setitem_infer, make_kernel=make_setitem_kernel,
+             doc="a copy of x with x[index] = value (NumPy's assignment); index as for getitem")
+def setitem(x, value, *inputs, index):
+    return make_setitem_kernel(index)(x, value, *inputs)

@@ -13,9 +13,12 @@ from ..graph_building import record
 from ..tensor import Tensor, has_staged_value, staged_value
 from . import creation, linalg, reductions, shapes
 from ._common import _as_input, _unsupported, numpy_name
-from .indexing import getitem
+from .indexing import getitem, setitem, tensor_setitem
 from .methods import call_method
-from .ufuncs import apply_ufunc
+from .ufuncs import apply_ufunc, ufunc_into
+
+__all__ = ["apply_function", "apply_ufunc", "call_method", "getitem", "has_function", "setitem",
+           "supported_functions"]
 
 _FUNCTIONS = {**reductions.FUNCTIONS, **shapes.FUNCTIONS, **linalg.FUNCTIONS, **creation.FUNCTIONS}
 
@@ -65,6 +68,17 @@ def _power_operator(reflected):
     return method
 
 
+def _in_place(ufunc, symbol):
+    """`x op= y`: NumPy writes the result into x (same-kind casting to x's dtype). A 0-d tensor
+    that is not a view behaves as a NumPy scalar, which is immutable: Python falls back to
+    `x = x op y` (NotImplemented)."""
+    def method(self, other):
+        if self.ndim == 0 and self._alias is None:
+            return NotImplemented
+        return ufunc_into(ufunc, self, _read_values((self, other)), f"`x {symbol}= y`")
+    return method
+
+
 def _unary(ufunc):
     def method(self):
         return apply_ufunc(ufunc, "__call__", (self,), {})
@@ -101,9 +115,12 @@ def _install():
     Tensor.__array_ufunc__ = array_ufunc
     Tensor.__array_function__ = array_function
     Tensor.__getitem__ = getitem
+    Tensor.__setitem__ = tensor_setitem
     Tensor.shape = property(_shape)
     Tensor.size = property(_size)
     Tensor.T = property(lambda self: call_method("transpose", self, (), {}))
+    symbols = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**",
+               "matmul": "@", "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>"}
     binary = {
         "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
         "floordiv": np.floor_divide, "mod": np.remainder, "matmul": np.matmul,
@@ -113,8 +130,11 @@ def _install():
     for name, ufunc in binary.items():
         setattr(Tensor, f"__{name}__", _binary(ufunc))
         setattr(Tensor, f"__r{name}__", _binary(ufunc, reflected=True))
+        if name in symbols:
+            setattr(Tensor, f"__i{name}__", _in_place(ufunc, symbols[name]))
     Tensor.__pow__ = _power_operator(reflected=False)
     Tensor.__rpow__ = _power_operator(reflected=True)
+    Tensor.__ipow__ = _in_place(np.power, "**")
     for name, ufunc in {"lt": np.less, "le": np.less_equal, "eq": np.equal, "ne": np.not_equal,
                         "gt": np.greater, "ge": np.greater_equal}.items():
         setattr(Tensor, f"__{name}__", _binary(ufunc))

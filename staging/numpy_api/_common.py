@@ -9,7 +9,7 @@ import numpy as np
 from .. import errors
 from ..graph_building import record
 from ..source_map import where as _where
-from ..tensor import Tensor, has_staged_value
+from ..tensor import Tensor, has_staged_value, staged_value
 
 _NO_VALUE = np._NoValue  # NumPy's own "argument not given" sentinel
 _PY_SCALARS = (bool, int, float, complex)
@@ -51,7 +51,7 @@ def _unsupported(what: str, hint: str = "") -> errors.UnsupportedOpError:
 def _as_input(x):
     """An op input: a Tensor, a Python scalar literal, or a concrete NumPy value.
 
-    Lists/tuples holding tensors are stacked into one tensor (as np.array would).
+    Lists/tuples holding tensors become one tensor, as np.array would make them.
     """
     if _is_tensor(x) or type(x) in _PY_SCALARS or isinstance(x, (np.ndarray, np.generic)):
         return x
@@ -59,15 +59,62 @@ def _as_input(x):
         return x._staged_value()
     if isinstance(x, (list, tuple)):
         if _contains_tensor(x):
-            if not x:
-                return np.asarray(x)
-            return _record("stack", [_as_input(v) for v in x])
+            return array_from_nested(x)
         return np.asarray(x)
     if isinstance(x, _PY_SCALARS):  # subclasses of Python numbers (not NumPy scalars)
         return np.asarray(x)
     if x is None:
         raise TypeError(f"{_where()}None cannot be used as an array operand")
     return np.asarray(x)
+
+
+def _flat_leaves(obj, out: list) -> list:
+    if isinstance(obj, (list, tuple)):
+        for item in obj:
+            _flat_leaves(item, out)
+    else:
+        out.append(obj)
+    return out
+
+
+def _stand_in(leaf):
+    """A concrete value NumPy's array construction treats like `leaf` when choosing a dtype."""
+    if _is_tensor(leaf):
+        t = leaf.type
+        return t.python_type(0) if getattr(t, "weak", False) else np.zeros((), t.dtype)
+    if isinstance(leaf, np.ndarray):
+        return np.zeros((), leaf.dtype)
+    return leaf
+
+
+def _read_leaves(obj):
+    """`obj` with Variables and staged lists replaced by their symbolic reads."""
+    if isinstance(obj, (list, tuple)):
+        return [_read_leaves(v) for v in obj]
+    return staged_value(obj) if has_staged_value(obj) else obj
+
+
+def array_from_nested(obj, dtype=None):
+    """np.array(obj, dtype) for a (nested) list or tuple holding symbolic tensors: the dtype NumPy
+    would choose (Python numbers are not weak here: np.array([np.float32(1), 2.0]) is float64),
+    then one `stack` per nesting level."""
+    obj = _read_leaves(obj)
+    leaves = _flat_leaves(obj, [])
+    try:
+        found = np.array([_stand_in(v) for v in leaves], dtype=dtype).dtype
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise type(exc)(f"{_where()}{exc}") from None
+    if found.hasobject:
+        raise errors.UnsupportedOpError(f"{_where()}np.array of these values gives an object array, which "
+                                        f"cannot be staged")
+
+    def build(item):
+        if _is_tensor(item):
+            return item if item.dtype == found else _record("astype", [item], {"dtype": found})
+        if isinstance(item, (list, tuple)) and _contains_tensor(item):
+            return _record("stack", [build(v) for v in item])
+        return np.array(item, dtype=found)
+    return build(obj)
 
 
 def _ndim(x) -> int:
@@ -100,7 +147,8 @@ def _static_bool(value, what: str) -> bool:
 
 def _no_out(out, name):
     if out is not None:
-        raise _unsupported(f"{name}(..., out=...)", "symbolic tensors are immutable; use the returned value")
+        raise _unsupported(f"{name}(..., out=...)",
+                           "out= is not staged here; use the returned value (`y[...] = np.sum(x)` writes it into y)")
 
 
 def _reject(name, **given):

@@ -1,4 +1,4 @@
-"""Array creation from symbolic shapes or values: zeros, ones, full, eye, arange, *_like."""
+"""Array creation from symbolic shapes or values: zeros, ones, full, eye, arange, *_like, array, asarray."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ import operator
 
 import numpy as np
 
+from .. import aliasing
+from ..tensor import has_staged_value, staged_value
 from ._common import (_NO_VALUE, _as_input, _check_order, _contains_tensor, _is_tensor, _record, _shape_attr,
-                      _unsupported, _where)
+                      _unsupported, _where, array_from_nested)
 
 def _like(op):
     def like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
@@ -109,7 +111,47 @@ def _arange(start_or_stop=_NO_VALUE, /, stop=_NO_VALUE, step=_NO_VALUE, dtype=No
     return _record("arange", inputs, attrs)
 
 
+_NO_COPY = "Unable to avoid copy while creating an array as requested."
+
+
+def _array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):  # noqa: A002
+    """np.array of a symbolic tensor, or of a (nested) list/tuple holding some."""
+    if like is not None:
+        raise _unsupported("np.array(..., like=...)")
+    if has_staged_value(object):
+        object = staged_value(object)  # noqa: A001
+    if _is_tensor(object):
+        want = object.dtype if dtype is None else np.dtype(dtype)
+        if copy is False:
+            if want != object.dtype:
+                raise ValueError(f"{_where()}{_NO_COPY}")
+            out = object
+        elif want != object.dtype:
+            out = _record("astype", [object], {"dtype": want})
+        elif copy is None:
+            out = object
+        else:
+            out = _record("copy", [object])
+    elif isinstance(object, (list, tuple)) and _contains_tensor(object):
+        if copy is False:
+            raise ValueError(f"{_where()}{_NO_COPY}")
+        out = array_from_nested(object, dtype)
+    else:
+        return np.array(object, dtype=dtype, copy=copy, order=order, subok=subok, ndmin=ndmin)
+    ndmin = int(ndmin)
+    if out.ndim < ndmin:  # ndmin prepends unit dims: a view of the array (or of its copy)
+        out = aliasing.track_view(_record("expand_dims", [out], {"axis": tuple(range(ndmin - out.ndim))}), out)
+    return out
+
+
+def _asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    if device is not None:
+        raise _unsupported("np.asarray(..., device=...)")
+    return _array(a, dtype, copy=copy, like=like)
+
+
 FUNCTIONS = {
+    np.array: _array, np.asarray: _asarray,
     np.zeros_like: _like("zeros_like"), np.ones_like: _like("ones_like"), np.full_like: _full_like,
     np.zeros: _sized("zeros", np.zeros), np.ones: _sized("ones", np.ones), np.full: _full,
     np.eye: _eye, np.arange: _arange,

@@ -1,14 +1,18 @@
-"""x[key] on a symbolic x: basic and advanced indexing with static or symbolic parts."""
+"""x[key] and x[key] = value on a symbolic x: basic and advanced indexing with static or symbolic parts."""
 
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 
-from runtime.ops.indexing import format_slice
+from runtime import TensorType
+from runtime.ops.indexing import format_slice, index_result
 
-from ._common import _as_input, _is_tensor, _record, _where
+from .. import aliasing
+from ._common import _as_input, _is_tensor, _record, _where, array_from_nested
+
 
 def _slice_part(value, inputs):
     if value is None:
@@ -24,12 +28,15 @@ def _slice_part(value, inputs):
         raise TypeError(f"{_where()}slice indices must be integers or None or have an __index__ method") from None
 
 
-def getitem(x, key):
-    """x[key] on a symbolic x: ints, slices (static or symbolic bounds), None, Ellipsis, integer
-    scalars/arrays and boolean masks (concrete or symbolic)."""
+def parse_key(key):
+    """(index attr, index inputs, basic): `basic` when NumPy's result is a view of x (ints, slices,
+    None, Ellipsis), unless every item is an integer (a scalar). A symbolic integer scalar counts
+    as an int: eagerly it is a NumPy integer (from a reduction, arithmetic, a loop counter); a
+    concrete 0-d integer array index makes a copy in NumPy, as integer arrays do."""
     if not isinstance(key, tuple):
         key = (key,)
     index, inputs = [], []
+    basic = True
     for k in key:
         if k is None:
             index.append(None)
@@ -42,9 +49,11 @@ def getitem(x, key):
             if k.dtype.kind not in "iub":
                 raise IndexError(f"{_where()}only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) "
                                  f"and integer or boolean arrays are valid indices; got a symbolic {k.type}")
+            basic = basic and k.ndim == 0 and k.dtype.kind in "iu"
             index.append("?")
             inputs.append(k)
         elif isinstance(k, (bool, np.bool_)):
+            basic = False
             index.append("?")
             inputs.append(np.asarray(k))
         elif isinstance(k, (int, np.integer)):
@@ -56,9 +65,71 @@ def getitem(x, key):
                     arr = arr.astype(np.intp)  # x[[]] selects nothing, as in NumPy
                 else:
                     raise IndexError(f"{_where()}arrays used as indices must be of integer (or boolean) type")
+            basic = basic and _is_tensor(arr) and arr.ndim == 0 and arr.dtype.kind in "iu"
             index.append("?")
             inputs.append(arr)
         else:
             raise IndexError(f"{_where()}only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
                              f"integer or boolean arrays are valid indices; got {type(k).__name__}")
-    return _record("getitem", [x, *inputs], {"index": tuple(index)})
+    return tuple(index), inputs, basic
+
+
+def _is_element(index, ndim: int) -> bool:
+    """Every item an integer, one per dim: NumPy returns a scalar (a copy), not a view."""
+    return len(index) == ndim and all(e == "?" or (isinstance(e, int) and e is not None) for e in index)
+
+
+def getitem(x, key):
+    """x[key] on a symbolic x: ints, slices (static or symbolic bounds), None, Ellipsis, integer
+    scalars/arrays and boolean masks (concrete or symbolic)."""
+    index, inputs, basic = parse_key(key)
+    out = _record("getitem", [x, *inputs], {"index": index})
+    if basic and _is_tensor(x) and not _is_element(index, x.ndim):
+        aliasing.track_view(out, x)
+    return out
+
+
+def _type_of(x):
+    return x.type if _is_tensor(x) else (x if type(x) in (bool, int, float, complex) else TensorType.of(x))
+
+
+def _value_input(x, value, index, inputs):
+    """`value` as the value input of setitem on x: NumPy converts it to x's dtype first."""
+    if _is_tensor(value) or type(value) in (bool, int, float, complex) or isinstance(value, np.ndarray):
+        return _as_input(value)
+    if isinstance(value, np.generic):
+        _convert(lambda: np.zeros(1, x.dtype).__setitem__(Ellipsis, value))  # 300 into int8, NaN into int
+        return value
+    if isinstance(value, (list, tuple)):
+        converted = array_from_nested(value, dtype=x.dtype)
+        target = index_result(_type_of(x), [_type_of(i) for i in inputs], index)[0]
+        if converted.ndim > target.ndim:
+            raise ValueError(f"{_where()}setting an array element with a sequence. The requested array would "
+                             f"exceed the maximum number of dimension of {target.ndim}.")
+        return converted
+    return _as_input(value)
+
+
+def _convert(func):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # NumPy warns again when the graph runs, as eagerly
+            return func()
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise type(exc)(f"{_where()}{exc}") from None
+
+
+def setitem(x, key, value):
+    """A new array equal to `x` after NumPy's `x[key] = value` (x itself is not changed). x may
+    be a symbolic tensor or a NumPy array; key as for getitem."""
+    if isinstance(x, np.generic) or not (_is_tensor(x) or isinstance(x, np.ndarray)):
+        raise TypeError(f"{_where()}'{type(x).__name__}' object does not support item assignment")
+    index, inputs, _ = parse_key(key)
+    return _record("setitem", [x, _value_input(x, value, index, inputs), *inputs], {"index": index})
+
+
+def tensor_setitem(x, key, value):
+    """Tensor.__setitem__: `x[key] = value` in place (x and the arrays sharing its memory are
+    rebound to the new value; see staging.aliasing)."""
+    aliasing.check_writable(x, "`x[...] = v`")
+    aliasing.write(x, setitem(x, key, value))

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import errors
+from .. import aliasing, errors
 from ._common import _check_order, _is_tensor, _record, _unsupported, _where
+from .indexing import setitem
 from .linalg import _dot
-from .reductions import (_all, _any, _argmax, _argmin, _argsort, _max, _mean, _min, _prod, _scan, _std, _sum,
-                         _var)
+from .reductions import (_all, _any, _argmax, _argmin, _argsort, _max, _mean, _min, _prod, _scan, _sort_attrs,
+                         _std, _sum, _var)
 from .shapes import (_clip, _diagonal, _nonzero, _repeat, _reshape_to, _round, _squeeze, _swapaxes, _take,
                      _trace, _transpose)
 
@@ -28,21 +29,35 @@ def _m_transpose(x, *axes):
 def _m_astype(x, dtype, order="K", casting="unsafe", subok=True, copy=True):
     if order != "K" or casting != "unsafe":
         raise _unsupported("ndarray.astype(..., order/casting=...)")
+    if not copy and x.dtype == np.dtype(dtype):
+        return x  # NumPy returns the array itself
     return _record("astype", [x], {"dtype": np.dtype(dtype)})
 
 
-def _m_sort(x, *args, **kwargs):
-    raise _unsupported("ndarray.sort() (it sorts in place, and symbolic tensors are immutable)",
-                       "use the functional form `x = np.sort(x, axis)`")
+def _m_sort(x, axis=-1, kind=None, order=None, *, stable=None):
+    """x.sort(): sorts x in place (the tensor and its views are rebound, see staging.aliasing)."""
+    if axis is None:
+        raise TypeError(f"{_where()}'NoneType' object cannot be interpreted as an integer")
+    aliasing.check_writable(x, "`x.sort()`")
+    aliasing.write(x, _record("sort", [x], _sort_attrs("ndarray.sort", axis, kind, order, stable)))
 
 
-def _m_fill(x, *args, **kwargs):
-    raise _unsupported("ndarray.fill() (it writes in place, and symbolic tensors are immutable)",
-                       "use np.full_like(x, value)")
+def _m_fill(x, value):
+    """x.fill(value): every element set to value in place (as `x[...] = value`)."""
+    aliasing.check_writable(x, "`x.fill(v)`")
+    if (_is_tensor(value) and value.ndim != 0) or (isinstance(value, (np.ndarray, list, tuple))
+                                                   and np.ndim(value) != 0):
+        raise ValueError(f"{_where()}setting an array element with a sequence.")
+    aliasing.write(x, setitem(x, Ellipsis, value))
 
 
 def _m_flatten(x, order="C"):
     _check_order(order, "ndarray.flatten")
+    return _record("copy", [_reshape_to(x, (-1,), kind=None)])  # always a copy in NumPy
+
+
+def _m_ravel(x, order="C"):
+    _check_order(order, "ndarray.ravel")
     return _reshape_to(x, (-1,))
 
 
@@ -73,7 +88,7 @@ _METHODS = {
     "argsort": _argsort, "squeeze": _squeeze, "take": _take, "dot": _dot, "repeat": _repeat,
     "swapaxes": _swapaxes, "diagonal": _diagonal, "trace": _trace, "round": _round, "nonzero": _nonzero,
     "reshape": _m_reshape, "transpose": _m_transpose, "astype": _m_astype, "sort": _m_sort, "fill": _m_fill,
-    "flatten": _m_flatten, "ravel": _m_flatten, "copy": _m_copy, "clip": _m_clip, "conj": _m_conj,
+    "flatten": _m_flatten, "ravel": _m_ravel, "copy": _m_copy, "clip": _m_clip, "conj": _m_conj,
     "conjugate": _m_conj, "item": _m_symbolic("item"), "tolist": _m_symbolic("tolist"),
 }
 

@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import aliasing
+from ..aliasing import MAYBE, READONLY
 from ._common import (_NO_VALUE, _as_input, _axis_attr, _check_order, _is_tensor, _ndim, _no_out, _record,
                       _shape_attr, _static_int, _unsupported, _where)
 from .indexing import getitem
 
-def _reshape_to(a, shape):
+
+def _view(op, a, attrs=None, extra=(), kind=aliasing.VIEW):
+    """Records `op` on `a`; its result shares `a`'s memory as NumPy's does (staging.aliasing)."""
+    a = _as_input(a)
+    out = _record(op, [a, *extra], attrs)
+    return out if kind is None else aliasing.track_view(out, a, kind)
+
+def _reshape_to(a, shape, kind=MAYBE):
+    """reshape: NumPy gives a view when the memory layout allows, else a copy (MAYBE)."""
     attr, inputs = _shape_attr(shape)
-    return _record("reshape", [_as_input(a), *inputs], {"shape": attr})
+    return _view("reshape", a, {"shape": attr}, inputs, kind)
 
 
 def _reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
@@ -29,7 +39,7 @@ def _ravel(a, order="C"):
 
 def _transpose(a, axes=None):
     attrs = {} if axes is None else {"axes": tuple(_static_int(x, "axes") for x in axes)}
-    return _record("transpose", [_as_input(a)], attrs)
+    return _view("transpose", a, attrs)
 
 
 def _permute_dims(a, /, axes=None):
@@ -46,16 +56,16 @@ def _swapaxes(a, axis1, axis2):
             raise np.exceptions.AxisError(ax, n)
     perm = list(range(n))
     perm[i % n], perm[j % n] = perm[j % n], perm[i % n]
-    return _record("transpose", [a], {"axes": tuple(perm)})
+    return _view("transpose", a, {"axes": tuple(perm)})
 
 
 def _expand_dims(a, axis):
-    return _record("expand_dims", [_as_input(a)], {"axis": _axis_attr(axis)})
+    return _view("expand_dims", a, {"axis": _axis_attr(axis)})
 
 
 def _squeeze(a, axis=None):
     attrs = {} if axis is None else {"axis": _axis_attr(axis)}
-    return _record("squeeze", [_as_input(a)], attrs)
+    return _view("squeeze", a, attrs)
 
 
 def _concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
@@ -90,7 +100,7 @@ def _atleast(x, ndim):
     if n >= ndim:
         return x
     if ndim == 1 or n == 0:
-        return _reshape_to(x, (1,) * ndim) if n == 0 else x
+        return _reshape_to(x, (1,) * ndim, kind=None) if n == 0 else x
     return _record("expand_dims", [x], {"axis": 0})  # 1-d -> (1, n)
 
 
@@ -106,7 +116,7 @@ def _vstack(tup, *, dtype=None, casting="same_kind"):
 
 def _broadcast_to(array, shape, subok=False):
     attr, inputs = _shape_attr(shape)
-    return _record("broadcast_to", [_as_input(array), *inputs], {"shape": attr})
+    return _view("broadcast_to", array, {"shape": attr}, inputs, READONLY)
 
 
 def _nonzero(a):
@@ -162,6 +172,8 @@ def _take(a, indices, axis=None, out=None, mode="raise"):
 def _astype(x, dtype, /, *, copy=True, device=None):
     if device is not None:
         raise _unsupported("np.astype(..., device=...)")
+    if not copy and _is_tensor(x) and x.dtype == np.dtype(dtype):
+        return x  # NumPy returns the array itself
     return _record("astype", [_as_input(x)], {"dtype": np.dtype(dtype)})
 
 
@@ -195,7 +207,7 @@ def _diag_attrs(offset, axis1, axis2):
 
 
 def _diagonal(a, offset=0, axis1=0, axis2=1):
-    return _record("diagonal", [_as_input(a)], _diag_attrs(offset, axis1, axis2))
+    return _view("diagonal", a, _diag_attrs(offset, axis1, axis2), kind=READONLY)
 
 
 def _trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from runtime.ops import UFUNCS
 
-from ._common import _as_input, _record, _unsupported, _where
+from .. import aliasing
+from ._common import _as_input, _is_tensor, _record, _unsupported, _where
 from .reductions import _reduce
 
 _UFUNC_DEFAULT_KWARGS = {"where": True, "casting": "same_kind", "order": "K", "subok": True,
@@ -17,7 +20,35 @@ _REDUCE_OPS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "m
 def _check_out(kwargs, name):
     out = kwargs.get("out")
     if out is not None and not (isinstance(out, tuple) and all(o is None for o in out)):
-        raise _unsupported(f"{name}(..., out=...)", "symbolic tensors are immutable; use the returned value")
+        raise _unsupported(f"{name}(..., out=...)",
+                           "out= is not staged here; use the returned value (`y[...] = np.sum(x)` writes it into y)")
+
+
+def ufunc_into(ufunc, target, inputs, what):
+    """`ufunc(*inputs, out=target)` for a symbolic target: the result, cast to target's dtype with
+    NumPy's same-kind rule, is written into target in place (staging.aliasing). Returns target."""
+    aliasing.check_writable(target, what, in_place_op=True)
+    new = _record("ufunc_out", [target, *[_as_input(x) for x in inputs]], {"ufunc": ufunc.__name__})
+    aliasing.write(target, new)
+    return target
+
+
+def _out_target(out, ufunc, name):
+    """The symbolic array named by `out=`, or None when out is not given."""
+    if isinstance(out, tuple):
+        if all(o is None for o in out):
+            return None
+        if len(out) != 1 or ufunc.nout != 1:
+            raise _unsupported(f"np.{name}(..., out=...) with several outputs")
+        out = out[0]
+    if out is None:
+        return None
+    if not _is_tensor(out):
+        what = "a NumPy array" if isinstance(out, np.ndarray) else type(out).__name__
+        raise _unsupported(f"np.{name}(..., out=...) into {what} with symbolic operands",
+                           "a NumPy array cannot hold a symbolic result; use the returned value "
+                           "(`a = a + t` instead of `a += t`)")
+    return out
 
 
 def apply_ufunc(ufunc, method, inputs, kwargs):
@@ -27,14 +58,15 @@ def apply_ufunc(ufunc, method, inputs, kwargs):
         raise _unsupported(f"the ufunc {name!r} (not a NumPy ufunc with a staged op)")
     kwargs = dict(kwargs)
     if method == "__call__":
-        _check_out(kwargs, f"np.{name}")
-        kwargs.pop("out", None)
+        target = _out_target(kwargs.pop("out", None), ufunc, name)
         for key, value in kwargs.items():
             if key not in _UFUNC_DEFAULT_KWARGS or not _same(value, _UFUNC_DEFAULT_KWARGS[key]):
                 raise _unsupported(f"np.{name}(..., {key}={value!r})",
                                    "only the default ufunc keyword arguments can be staged")
         if len(inputs) != ufunc.nin:
             raise TypeError(f"{_where()}np.{name} takes {ufunc.nin} argument(s) but {len(inputs)} were given")
+        if target is not None:
+            return ufunc_into(ufunc, target, inputs, f"np.{name}(..., out=...)")
         return _record(name, [_as_input(x) for x in inputs])
     if method == "reduce":
         op = _REDUCE_OPS.get(name)

@@ -1,0 +1,178 @@
+"""Aliases that staged control flow hides: a value passed through a staged `if` or loop may be
+an array from before it, and a loop variable written in place is the loop's initial array.
+Staged code either shows what eager code shows, or refuses at trace time naming the write."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import staging
+from staging import errors
+
+A = np.arange(12.0).reshape(3, 4)
+
+
+def where_of(func, offset):
+    return f"test_stale_aliases.py:{func.__code__.co_firstlineno + offset}"
+
+
+def same(got, expected):
+    if isinstance(expected, tuple):
+        for g, e in zip(got, expected):
+            same(g, e)
+        return
+    got, expected = np.asarray(got), np.asarray(expected)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_array_equal(got, expected)
+
+
+def refused(fn, *args):
+    with pytest.raises(errors.MutationError) as info:
+        staging.function(fn)(*args)
+    return str(info.value)
+
+
+def pass_through_if(x):
+    y = x.copy()
+    if x[0, 0] > 0:
+        z = y          # eagerly z is y on this path
+    else:
+        z = y * 2
+    y[0, 0] = 99
+    return z
+
+
+def pass_through_loop(x, n):
+    y = x.copy()
+    z = y * 0
+    for i in range(n):
+        z = y          # eagerly z is y after one iteration
+    y[0, 0] = 99
+    return z
+
+
+def alias_before_loop(x, n):
+    y = x.copy()
+    z = y              # eagerly z is y: it sees the loop's writes
+    for i in range(n):
+        y += 1
+    return z
+
+
+def view_before_loop(x, n):
+    y = x.copy()
+    row = y[1]
+    for i in range(n):
+        y[...] = y * 2
+        y += 1
+    return row
+
+
+def alias_before_nested_loops(x, n):
+    y = x.copy()
+    keep = y
+    for i in range(n):
+        for j in range(n):
+            y *= 2         # the inner loop writes the outer loop's variable, which is keep's array
+    return keep
+
+
+@pytest.mark.parametrize("fn,args,write_line", [
+    (alias_before_nested_loops, (A, np.int64(2)), 5),
+    (pass_through_if, (A,), 6), (pass_through_if, (-A,), 6),
+    (pass_through_loop, (A, np.int64(2)), 5), (alias_before_loop, (A, np.int64(2)), 4),
+    (view_before_loop, (A, np.int64(2)), 4),
+])
+def test_a_stale_alias_is_refused_naming_the_write(fn, args, write_line):
+    message = refused(fn, *args)
+    assert "may be the same array as one written in place at" in message
+    assert where_of(fn, write_line) in message
+
+
+def test_loop_variables_sharing_memory_are_refused():
+    def views_each_other(x, n):
+        a = x.copy()
+        b = a[1:]
+        for i in range(n):
+            a += 1
+            b += 1
+        return a, b
+
+    def become_one(x, n):
+        a = x.copy()
+        b = x.copy()
+        for i in range(n):
+            a += 1
+            b = a
+        return a, b
+
+    def reads_its_start(x, n):
+        a = x.copy()
+        start = a
+        s = np.float64(0.0)
+        for i in range(n):
+            a += 1
+            s = s + start.sum()
+        return s
+
+    for fn, line in ((views_each_other, 4), (become_one, 4), (reads_its_start, 5)):
+        message = refused(fn, A, np.int64(2))
+        assert "they are one array" in message and where_of(fn, line) in message
+        assert "'a'" in message or "'b'" in message
+
+
+def test_a_loop_writing_an_argument_in_place_is_refused():
+    def f(x, n):
+        for i in range(n):
+            x += 1
+        return x
+
+    message = refused(f, A.copy(), np.int64(2))
+    assert "loop variable 'x'" in message and "argument" in message and where_of(f, 2) in message
+
+
+def test_a_value_from_an_if_that_may_be_an_argument_is_not_written():
+    def f(x):
+        if x[0, 0] > 0:
+            y = x
+        else:
+            y = x * 2
+        y[0] = 5
+        return y
+
+    message = refused(f, A)
+    assert "may be the argument itself" in message and where_of(f, 5) in message
+
+
+def test_without_aliases_in_place_loops_and_ifs_match_eager():
+    def f(x, n):
+        y = x.copy()
+        if x[0, 0] > 0:
+            y = y * 3      # a new array on one path, y itself on the other: no other name holds it
+        y[0] = 5
+        z = x.copy()
+        for i in range(n):
+            z += 1
+            z[i] = 0
+            for j in range(n):
+                z *= 2     # nested: the inner loop writes the outer loop's variable
+        w = z[1:]
+        w += 1
+        return y, z, w
+
+    for args in ((A, np.int64(2)), (-A, np.int64(0)), (A, np.int64(3))):
+        same(staging.function(f)(*args), f(*[a.copy() for a in args]))
+
+
+def test_a_stale_alias_used_inside_the_function_is_named():
+    def f(x, n):
+        y = x.copy()
+        before = y
+        for i in range(n):
+            y += 1
+        return before.sum()
+
+    message = refused(f, A, np.int64(2))
+    assert message.startswith(f"{__file__}:{f.__code__.co_firstlineno + 5}: 'before' may be the same array")
+    assert where_of(f, 4) in message
