@@ -254,3 +254,67 @@ def test_staged_maximum_iterations(check_staged):
             i += 1
         return i
     assert staging.function(f)(i64(10)) == 3
+
+
+# `continue` in the `else:` clause of an inner loop continues the outer loop.
+
+def continue_in_inner_else(n):
+    s = 0
+    for i in range(n):
+        for j in range(3):
+            s += j
+        else:
+            continue
+        s += 100
+    return s
+
+
+def continue_in_inner_else_after_break(n, m):
+    s = 0
+    for i in range(n):
+        for j in range(3):
+            if j == m:
+                break
+            s += j
+        else:
+            continue
+        s += 100
+    return s
+
+
+def continue_in_inner_while_else(n, m):
+    s = 0
+    i = 0
+    while i < n:
+        i += 1
+        j = 0
+        while j < 3:
+            if j == m:
+                break
+            j += 1
+            s += j
+        else:
+            if i % 2 == 0:
+                continue
+            s += 1000
+        s += 100
+    return s
+
+
+def test_continue_in_inner_loop_else_compiles():
+    code = autograph.to_code(continue_in_inner_else)
+    assert not any(line.strip() == "continue" for line in code.splitlines())
+    assert "continue_ = True" in autograph.to_code(continue_in_inner_else_after_break)
+
+
+@pytest.mark.parametrize("f, inputs", [
+    (continue_in_inner_else, [(0,), (2,)]),
+    (continue_in_inner_else_after_break, [(3, 1), (3, 5), (0, 0)]),
+    (continue_in_inner_while_else, [(4, 1), (4, 7), (1, 7)]),
+])
+def test_continue_in_inner_loop_else(same_as_eager, f, inputs):
+    autograph_inputs = [tuple(np.int64(a) for a in args) for args in inputs]
+    check = autograph.convert(f)
+    for args in inputs:
+        assert check(*args) == f(*args)
+    same_as_eager(f, *autograph_inputs)
