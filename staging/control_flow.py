@@ -176,9 +176,11 @@ def cond(pred, true_fn, false_fn, *, names=None):
     (tg, t_out), (eg, e_out) = branches
 
     if nest.structure_signature(t_out) != nest.structure_signature(e_out):
+        path, a, b = _first_difference(t_out, e_out, names, "output")
         raise errors.BranchMismatchError(
-            f"{where()}the branches of a staged `if` return different structures: "
-            f"{_describe_structure(t_out)} vs {_describe_structure(e_out)}")
+            f"{where()}the branches of a staged `if` give {path} different structures: "
+            f"{_describe_structure(a)} in the true branch and {_describe_structure(b)} in the false "
+            f"branch")
     single = not isinstance(t_out, (tuple, list))
     t_items = [t_out] if single else list(t_out)
     e_items = [e_out] if single else list(e_out)
@@ -230,10 +232,30 @@ def _describe_leaf(x) -> str:
 
 def _describe_structure(s) -> str:
     if isinstance(s, (tuple, list)):
-        return f"{type(s).__name__} of {len(s)}"
+        return f"a {type(s).__name__} of {len(s)}"
     if isinstance(s, dict):
-        return f"dict with keys {sorted(map(str, s))}"
-    return "a single value"
+        return f"a dict with keys {sorted(map(str, s))}"
+    return _describe_leaf(s)
+
+
+def _first_difference(a, b, names, default):
+    """(description of the place, its value in a, its value in b) where the structures of
+    a and b first differ; top-level items of a tuple/list are named by `names`."""
+    def walk(x, y, path):
+        cx, cy = nest._children(x, None), nest._children(y, None)
+        if cx is None or cy is None or type(x) is not type(y) or [p for p, _ in cx] != [p for p, _ in cy]:
+            return path, x, y
+        for (suffix, u), (_, v) in zip(cx, cy):
+            if nest.structure_signature(u) != nest.structure_signature(v):
+                return walk(u, v, path + suffix)
+        return path, x, y
+
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)) and len(a) == len(b):
+        for i, (u, v) in enumerate(zip(a, b)):
+            if nest.structure_signature(u) != nest.structure_signature(v):
+                path, x, y = walk(u, v, "")
+                return f"'{_name_of(names, i, path, default)}'", x, y
+    return "the outputs", a, b
 
 
 # -- while_loop --------------------------------------------------------------
@@ -275,7 +297,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
                                            maximum_iterations)
         body_out = bg._loop_out
         changed = False
-        out_leaves = _check_body_outputs(loop_vars, body_out, flat, kinds)
+        out_leaves = _check_body_outputs(loop_vars, body_out, flat, kinds, names)
         new_types = list(types)
         for i, ((name, init), out) in enumerate(zip(flat, out_leaves)):
             if kinds[i] == "static" and _is_undefined(init) and _is_convertible(out) \
@@ -372,16 +394,17 @@ def _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter, maxim
     return graphs[0], graphs[1]
 
 
-def _check_body_outputs(loop_vars, body_out, flat, kinds):
+def _check_body_outputs(loop_vars, body_out, flat, kinds, names):
     if not isinstance(body_out, (tuple, list)) or len(body_out) != len(loop_vars):
         got = f"{len(body_out)} values" if isinstance(body_out, (tuple, list)) else _describe_leaf(body_out)
         raise errors.LoopVariableError(
             f"{where()}the loop body must return {len(loop_vars)} loop variables, got {got}")
     out_flat = _top_level_paths(tuple(body_out), None, "loop_vars")
     if nest.structure_signature(tuple(body_out)) != nest.structure_signature(loop_vars):
+        path, a, b = _first_difference(tuple(loop_vars), tuple(body_out), names, "loop_vars")
         raise errors.LoopVariableError(
-            f"{where()}the loop body changes the structure of the loop variables "
-            f"({_describe_structure(loop_vars)} before, {_describe_structure(body_out)} after)")
+            f"{where()}the loop body changes the structure of loop variable {path}: "
+            f"{_describe_structure(a)} before the loop, {_describe_structure(b)} after an iteration")
     outs = [leaf for _, leaf in out_flat]
     for ((name, init), kind, out) in zip(flat, kinds, outs):
         if kind == "static" and out is not init:

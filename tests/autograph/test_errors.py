@@ -97,3 +97,34 @@ def test_error_in_user_code_points_to_user_line():
     frames = traceback.extract_tb(e.value.__traceback__)
     assert any(fr.lineno == f.__code__.co_firstlineno + 2 and "x + \"a\"" in (fr.line or "")
                for fr in frames)
+
+
+def structure_changes_in_loop(x):
+    s = {"a": x}
+    while x > 0:
+        s = x * 7.0
+        x = x - 1
+    return s
+
+
+def structure_differs_in_branches(x):
+    if x > 0:
+        y = (x, (x, x))
+    else:
+        y = (x, x)
+    return y
+
+
+def test_structure_mismatch_names_the_element():
+    staging = pytest.importorskip("staging")
+    with pytest.raises(errors.LoopVariableError) as e:
+        staging.function(structure_changes_in_loop)(np.float64(1.0))
+    line = structure_changes_in_loop.__code__.co_firstlineno + 2
+    assert f"{HERE}:{line}:" in str(e.value)
+    assert ("loop variable 's': a dict with keys ['a'] before the loop, a tensor f64[] after an "
+            "iteration") in str(e.value)
+    with pytest.raises(errors.BranchMismatchError) as e:
+        staging.function(structure_differs_in_branches)(np.float64(1.0))
+    line = structure_differs_in_branches.__code__.co_firstlineno + 1
+    assert f"{HERE}:{line}:" in str(e.value)
+    assert "'y[1]' different structures: a tuple of 2 in the true branch and a tensor f64[]" in str(e.value)
