@@ -57,6 +57,7 @@ class _Continues(transformer.Transformer):
         return node
 
     visit_While = visit_For = _loop
+    visit_ClassDef = transformer.Transformer.methods_only
 
     def visit_FunctionDef(self, node):
         self.generic_visit(node)

@@ -36,6 +36,7 @@ class _ControlFlow(transformer.Transformer):
         return node
 
     visit_AsyncFunctionDef = visit_FunctionDef
+    visit_ClassDef = transformer.Transformer.methods_only
 
     def _block(self, stmts):
         out = []

@@ -27,6 +27,7 @@ class _Lists(transformer.Transformer):
         return node
 
     visit_While = visit_For = _loop
+    visit_ClassDef = transformer.Transformer.methods_only
 
     def visit_FunctionDef(self, node):
         depth, self.loop_depth = self.loop_depth, 0

@@ -8,6 +8,7 @@ applied afterwards (and the tree can be compiled as it is).
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
 import linecache
 
@@ -130,7 +131,13 @@ def parse_function(fn) -> ParsedEntity:
     line_offset = code.co_firstlineno - 1
     if code.co_name == "<lambda>":
         text = _dedent(_block_lines(code, all_lines, blocks))
-        entity = _parse_lambda(fn, text, line_offset)
+        try:
+            entity = _parse_lambda(fn, text, line_offset)
+        except errors.ConversionError:
+            # A lambda on a continuation line of a longer statement: find it in the file.
+            entity = _lambda_in_file(fn, all_lines)
+            if entity is None:
+                raise
         entity.lines = all_lines
         return entity
     tree = None
@@ -159,6 +166,62 @@ def parse_function(fn) -> ParsedEntity:
     return ParsedEntity(node, code.co_filename, 0, text, all_lines)
 
 
+def _lambda_args(node) -> list:
+    return [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
+
+
+def _pick_lambda(code, candidates):
+    """The one lambda of `candidates` (all on code's first line, with its arguments) that
+    compiled to `code`: told apart by the column of the code's first instruction if needed."""
+    if len(candidates) <= 1:
+        return candidates
+    # The first instruction (RESUME) spans nothing; the others lie inside the lambda's body.
+    positions = [p for p in getattr(code, "co_positions", lambda: ())()
+                 if p[0] is not None and p[2] is not None and (p[1], p[3]) > (p[0], p[2])]
+    if positions:
+        line, _, col, _ = min(positions, key=lambda p: (p[0], p[2] or 0))
+        inside = [c for c in candidates if _covers(c.body, line, col)]
+        if len(inside) == 1:
+            return inside
+    return candidates
+
+
+def _covers(node, line, col) -> bool:
+    start = (node.lineno, node.col_offset)
+    end = (node.end_lineno, node.end_col_offset)
+    return start <= (line, col or 0) < end
+
+
+# filename -> (the linecache lines list, the parsed module or None when it does not parse)
+_FILE_TREES: dict[str, tuple[list[str], object]] = {}
+
+
+def _lambda_in_file(fn, all_lines):
+    """The lambda of `fn` found by parsing its whole file (a lambda on a continuation line of
+    a multi-line statement), or None when the file does not parse."""
+    code = fn.__code__
+    filename = code.co_filename
+    entry = _FILE_TREES.get(filename)
+    if entry is None or entry[0] is not all_lines:
+        try:
+            tree = ast.parse("".join(all_lines))
+        except (SyntaxError, ValueError):
+            tree = None
+        entry = _FILE_TREES[filename] = (all_lines, tree)
+    tree = entry[1]
+    if tree is None:
+        return None
+    want = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
+             and n.lineno == code.co_firstlineno and _lambda_args(n) == want]
+    found = _pick_lambda(code, found)
+    if len(found) != 1:
+        return None
+    node = copy.deepcopy(found[0])
+    first, last = node.lineno, node.end_lineno
+    return ParsedEntity(node, filename, 0, "".join(all_lines[first - 1:last]))
+
+
 def _parse_lambda(fn, text, line_offset):
     code = fn.__code__
     tree = None
@@ -178,12 +241,8 @@ def _parse_lambda(fn, text, line_offset):
             f"cannot convert the lambda at {code.co_filename}:{code.co_firstlineno}: "
             "its source line does not parse on its own")
     want = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Lambda) and node.lineno == line_offset + 1:
-            names = [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
-            if names == want:
-                found.append(node)
+    found = [node for node in ast.walk(tree) if isinstance(node, ast.Lambda)
+             and node.lineno == line_offset + 1 and _lambda_args(node) == want]
     if len(found) != 1:
         raise errors.ConversionError(
             f"cannot convert the lambda at {code.co_filename}:{code.co_firstlineno}: "

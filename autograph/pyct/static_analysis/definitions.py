@@ -37,6 +37,13 @@ class _Definitions:
         elif isinstance(s, (ast.With, ast.AsyncWith)):
             defined |= activity.modified(s.items)
             self.block(s.body, defined)
+        elif isinstance(s, ast.Match):
+            after = set(defined)
+            for case in s.cases:
+                inner = set(defined) | activity.modified(case.pattern)
+                self.block(case.body, inner)
+                after |= inner
+            defined |= after
         elif isinstance(s, ast.Try):
             self.block(s.body, defined)
             for h in s.handlers:
