@@ -161,9 +161,50 @@ def parse_function(fn) -> ParsedEntity:
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         raise errors.ConversionError(
             f"cannot convert {code.co_name!r} at {code.co_filename}:{code.co_firstlineno}: "
-            "no function definition found at that line")
+            "no function definition found at that line (was the file edited since the function "
+            "was defined? reload its module)")
+    _check_matches(code, node)
     node.decorator_list = []
     return ParsedEntity(node, code.co_filename, 0, text, all_lines)
+
+
+def _code_arguments(code) -> list:
+    n = code.co_argcount + code.co_kwonlyargcount
+    n += bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    return list(code.co_varnames[:n])
+
+
+def _node_arguments(node) -> list:
+    args = node.args
+    names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+    names += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+    return names
+
+
+def _check_matches(code, node):
+    """The definition found in the file now must be the one that was compiled into `code`:
+    same name, same arguments, and every line of the code inside it. A file edited after its
+    module was imported may hold another function there; converting that would run code
+    other than the one called."""
+    first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    problem = None
+    if node.name != code.co_name:
+        problem = f"the source at that line now defines {node.name!r}"
+    elif _node_arguments(node) != _code_arguments(code):
+        problem = (f"its source now takes ({', '.join(_node_arguments(node))}), the running "
+                   f"function takes ({', '.join(_code_arguments(code))})")
+    elif first != code.co_firstlineno:
+        problem = f"its source now starts at line {first}"
+    else:
+        lines = [line for _, _, line in code.co_lines() if line is not None]
+        if lines and not first <= min(lines) <= max(lines) <= node.end_lineno:
+            problem = (f"its source now ends at line {node.end_lineno}, the running function has "
+                       f"code on line {max(lines)}")
+    if problem is not None:
+        raise errors.ConversionError(
+            f"cannot convert {code.co_name!r} at {code.co_filename}:{code.co_firstlineno}: "
+            f"{problem} (the file was edited since the function was defined); reload its "
+            f"module to convert the new version")
 
 
 def _lambda_args(node) -> list:
@@ -184,6 +225,12 @@ def _pick_lambda(code, candidates):
         if len(inside) == 1:
             return inside
     return candidates
+
+
+def _spans_code(node, code) -> bool:
+    """Every line of `code` lies inside `node` (a lambda found on code's first line)."""
+    lines = [line for _, _, line in code.co_lines() if line is not None]
+    return not lines or node.lineno <= min(lines) <= max(lines) <= node.end_lineno
 
 
 def _covers(node, line, col) -> bool:
@@ -213,7 +260,7 @@ def _lambda_in_file(fn, all_lines):
         return None
     want = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
     found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
-             and n.lineno == code.co_firstlineno and _lambda_args(n) == want]
+             and n.lineno == code.co_firstlineno and _lambda_args(n) == want and _spans_code(n, code)]
     found = _pick_lambda(code, found)
     if len(found) != 1:
         return None
@@ -242,7 +289,8 @@ def _parse_lambda(fn, text, line_offset):
             "its source line does not parse on its own")
     want = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
     found = [node for node in ast.walk(tree) if isinstance(node, ast.Lambda)
-             and node.lineno == line_offset + 1 and _lambda_args(node) == want]
+             and node.lineno == line_offset + 1 and _lambda_args(node) == want
+             and _spans_code(node, code)]
     if len(found) != 1:
         raise errors.ConversionError(
             f"cannot convert the lambda at {code.co_filename}:{code.co_firstlineno}: "
