@@ -6,6 +6,9 @@ from __future__ import annotations
 import ast
 import inspect
 import linecache
+import os
+import sys
+import sysconfig
 import types
 import weakref
 
@@ -258,17 +261,46 @@ def converted_raw(fn, ag_namespace):
 
 def is_user_code(func) -> bool:
     """Whether converted code should convert `func` (a plain function) before calling it: user
-    code, not marked do_not_convert, not a generator, not itself generated."""
+    code, not marked do_not_convert, not a generator, not itself generated. Library code (the
+    standard library, installed packages, this project) runs as it is; see is_library_file."""
     if getattr(func, DO_NOT_CONVERT, False):
-        return False
-    module = getattr(func, "__module__", None) or ""
-    if module.split(".")[0] in _NATIVE_PREFIXES:
         return False
     code = func.__code__
     if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
         return False
-    return not source_map.is_generated(code.co_filename)
+    filename = code.co_filename
+    if source_map.is_generated(filename):
+        return False
+    return not is_library_file(filename)
 
 
-_NATIVE_PREFIXES = ("numpy", "staging", "runtime", "autograph", "builtins", "math", "functools",
-                    "itertools", "collections", "operator", "typing", "abc", "copy", "re", "inspect")
+def _library_dirs() -> tuple:
+    dirs = {os.path.dirname(os.__file__)}
+    for key in ("stdlib", "platstdlib"):
+        for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}:
+            try:
+                dirs.add(sysconfig.get_path(key, vars={"installed_base": prefix, "base": prefix,
+                                                       "installed_platbase": prefix,
+                                                       "platbase": prefix}))
+            except KeyError:  # pragma: no cover - a scheme without that path
+                pass
+    return tuple(os.path.normpath(d) + os.sep for d in dirs if d)
+
+
+_LIBRARY_DIRS = _library_dirs()
+_PACKAGE_DIRS = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep)
+_LIBRARY_FILES: dict = {}
+
+
+def is_library_file(filename: str) -> bool:
+    """A module of the standard library (under the interpreter's stdlib directories), of an
+    installed package (any site-packages or dist-packages directory), frozen or built in, or
+    of this project (autograph, staging, runtime). Everything else is user code."""
+    hit = _LIBRARY_FILES.get(filename)
+    if hit is None:
+        path = os.path.normpath(os.path.abspath(filename)) if not filename.startswith("<") else filename
+        hit = (filename.startswith("<frozen") or filename.startswith(_LIBRARY_DIRS)
+               or path.startswith(_LIBRARY_DIRS) or any(d in path for d in _PACKAGE_DIRS)
+               or source_map.is_own_file(path))
+        _LIBRARY_FILES[filename] = hit
+    return hit
