@@ -20,17 +20,19 @@ from autograph.pyct import codegen, naming, parser
 from staging import errors, source_map
 
 # The conversion pipeline, in order. Jumps are lowered before control flow is
-# converted; calls are wrapped last so generated ag__ calls are left alone.
+# converted; and/or/not in between (the lowered jumps add tests, and whether only an
+# expression's truth value matters is seen on the if/while/assert it is the test of);
+# calls are wrapped last so generated ag__ calls are left alone.
 PIPELINE = (
     directives,
     lists,
     return_statements,
     continue_statements,
     break_statements,
+    logical_expressions,
     asserts,
     control_flow,
     conditional_expressions,
-    logical_expressions,
     call_trees,
 )
 
