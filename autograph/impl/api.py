@@ -124,9 +124,22 @@ def converted_raw(fn):
 
 
 def _finish(result):
-    if type(result) is Undefined:
-        result._fail()
+    _check_defined(result)
     return data_structures.unwrap_output(result)
+
+
+def _check_defined(value, depth=0):
+    """A converted function's result holds no Undefined marker, also inside a tuple, list or
+    dict (a name read before it was assigned raises, as in Python)."""
+    if isinstance(value, Undefined):
+        value._fail()
+    if depth < 8:
+        if type(value) in (tuple, list):
+            for v in value:
+                _check_defined(v, depth + 1)
+        elif type(value) is dict:
+            for v in value.values():
+                _check_defined(v, depth + 1)
 
 
 def convert(func):

@@ -17,6 +17,7 @@ from autograph.converters import (asserts, break_statements, call_trees, conditi
                                   logical_expressions, return_statements)
 from autograph.converters.context import ConversionContext
 from autograph.pyct import codegen, naming, parser
+from autograph.pyct.static_analysis import cells
 from staging import errors, source_map
 
 # The conversion pipeline, in order. Jumps are lowered before control flow is
@@ -159,6 +160,8 @@ def _fix_positions(tree, first):
 def _transform(fn):
     entity = parser.parse_function(fn)
     node = entity.node
+    if not isinstance(node, ast.Lambda):
+        cells.analyze(node, fn.__code__)
     facts = naming.scan(node)
     _check_supported(entity, fn, facts.nodes)
     ctx = ConversionContext(

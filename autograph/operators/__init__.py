@@ -6,8 +6,8 @@ from autograph.operators.control_flow import for_stmt, if_exp, if_stmt, return_v
 from autograph.operators.data_structures import StagedList, list_append, list_pop
 from autograph.operators.exceptions import assert_stmt
 from autograph.operators.logical import and_, not_, or_
-from autograph.operators.variables import Undefined, UndefinedReturnValue
+from autograph.operators.variables import Undefined, UndefinedReturnValue, ld
 
 __all__ = ["if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_stmt",
            "list_append", "list_pop", "Undefined", "UndefinedReturnValue", "StagedList",
-           "return_value"]
+           "return_value", "ld"]
