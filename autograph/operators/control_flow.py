@@ -53,6 +53,9 @@ def _staged_if(cond, if_true, if_false, state, names, cells):
     n = len(names)
     all_names = names + cells.names
     initial_cells = cells.get()
+    # A list in the state is one a branch appends to or pops from: a staged list, so that
+    # the branches change copies, at run time, and never the list the caller holds.
+    state = tuple(data_structures.staged_list(v) if type(v) is list else v for v in state)
     fill = {}  # position -> placeholder for a return value one branch leaves unset
     for _attempt in range(2):
         outputs = {}
