@@ -14,7 +14,7 @@ import weakref
 
 from autograph.converters import (asserts, break_statements, call_trees, conditional_expressions,
                                   continue_statements, control_flow, directives, lists,
-                                  logical_expressions, return_statements)
+                                  logical_expressions, return_statements, try_and_with)
 from autograph.converters.context import ConversionContext
 from autograph.pyct import codegen, naming, parser
 from autograph.pyct.static_analysis import cells
@@ -31,6 +31,7 @@ PIPELINE = (
     continue_statements,
     break_statements,
     logical_expressions,
+    try_and_with,
     asserts,
     control_flow,
     conditional_expressions,
@@ -85,28 +86,6 @@ def _check_supported(entity, fn, nodes):
                 f"{entity.filename}:{entity.user_line(n.lineno)}: cannot convert {fn.__name__!r}: "
                 f"{what} is not supported in converted code; decorate it with "
                 f"autograph.do_not_convert to call it as plain Python")
-        if isinstance(n, ast.Try) and _has_control_flow(n):
-            raise errors.UnsupportedConstructError(
-                f"{entity.filename}:{entity.user_line(n.lineno)}: `try` around `if`/`while`/`for` "
-                f"is not supported in converted code (an exception cannot be caught inside a staged "
-                f"branch or loop); move the control flow out of the `try` or into a do_not_convert "
-                f"function")
-        if isinstance(n, (ast.With,)) and _has_control_flow(n):
-            raise errors.UnsupportedConstructError(
-                f"{entity.filename}:{entity.user_line(n.lineno)}: `with` around `if`/`while`/`for` "
-                f"is not supported in converted code; move the control flow out of the `with` block "
-                f"or into a do_not_convert function")
-
-
-def _has_control_flow(node):
-    bodies = [node.body] + [getattr(node, f) for f in ("orelse", "finalbody") if hasattr(node, f)]
-    bodies += [h.body for h in getattr(node, "handlers", [])]
-    for body in bodies:
-        for n in body:
-            for m in ast.walk(n):
-                if isinstance(m, (ast.If, ast.While, ast.For)):
-                    return True
-    return False
 
 
 # -- positions ----------------------------------------------------------------
@@ -183,6 +162,7 @@ _NEEDS = {
     return_statements: {ast.Return},
     continue_statements: {ast.Continue},
     break_statements: {ast.Break, ast.Return, "loop_else"},  # returns in loops become breaks
+    try_and_with: {ast.Try, ast.With, getattr(ast, "TryStar", ast.Try)},
     asserts: {ast.Assert},
     conditional_expressions: {ast.IfExp},
     # Lowered jumps add `not flag` tests.

@@ -2,6 +2,7 @@
 
 autograph.impl.api assembles the `ag__` namespace from these and its `call`."""
 
+from autograph.operators.contexts import catches, caught, context
 from autograph.operators.control_flow import for_stmt, if_exp, if_stmt, return_value, while_stmt
 from autograph.operators.data_structures import StagedList, list_append, list_pop
 from autograph.operators.exceptions import assert_stmt
@@ -10,4 +11,4 @@ from autograph.operators.variables import Undefined, UndefinedReturnValue, ld
 
 __all__ = ["if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_stmt",
            "list_append", "list_pop", "Undefined", "UndefinedReturnValue", "StagedList",
-           "return_value", "ld"]
+           "return_value", "ld", "context", "catches", "caught"]

@@ -7,6 +7,7 @@ import sys
 import numpy as np
 
 from autograph.operators import data_structures, py_builtins
+from autograph.operators.contexts import mark_staged_region
 from autograph.operators.staged_state import (Cells, Refill, check_ran, display_names, is_return_value,
                                               placeholder, undefined_positions, zero_like)
 from autograph.operators.variables import is_undefined, is_undefined_return
@@ -82,8 +83,9 @@ def _staged_if(cond, if_true, if_false, state, names, cells):
         except Refill as retry:
             fill = retry.fill
             continue
-        except BaseException:
+        except BaseException as error:
             cells.set(initial_cells)
+            mark_staged_region(error, where, "`if`")
             raise
         results = tuple(data_structures.from_staged(v) for v in results)
         cells.set(results[n:])
@@ -131,7 +133,12 @@ def _check_defined(a, b, names, where):
 def if_exp(cond, true_fn, false_fn):
     """`a if cond else b`; staged with staging.cond when cond is symbolic."""
     if is_symbolic(cond):
-        return staged.cond(cond, true_fn, false_fn)
+        where = _where()
+        try:
+            return staged.cond(cond, true_fn, false_fn)
+        except BaseException as error:
+            mark_staged_region(error, where, "`a if c else b`")
+            raise
     return true_fn() if cond else false_fn()
 
 
@@ -232,8 +239,9 @@ def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants,
         except Refill as retry:
             fills.update(retry.fill)
             continue
-        except BaseException:
+        except BaseException as error:
             cells.set(full[n:])
+            mark_staged_region(error, where, kind)
             raise
         break
     else:  # pragma: no cover - each attempt fills at least one more position

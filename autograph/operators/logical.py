@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from autograph.operators.contexts import mark_staged_region
 from staging import errors
 from staging.control_flow import cond
 from staging.source_map import where as _where
@@ -78,13 +79,18 @@ def _staged(a, b_fn, when_true, value):
             as_values.append(True)
         return a if as_values[0] else _as_bool(a)
 
-    if when_true:
-        return cond(a, b_branch, a_branch)
+    where = _where()
     try:
-        return cond(a, a_branch, b_branch)
-    except _AsBool:
-        as_values[:] = [False]
-        return cond(a, a_branch, b_branch)
+        if when_true:
+            return cond(a, b_branch, a_branch)
+        try:
+            return cond(a, a_branch, b_branch)
+        except _AsBool:
+            as_values[:] = [False]
+            return cond(a, a_branch, b_branch)
+    except BaseException as error:
+        mark_staged_region(error, where, f"`{op}`")
+        raise
 
 
 def _describe(x) -> str:
