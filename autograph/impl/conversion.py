@@ -12,9 +12,10 @@ import sysconfig
 import types
 import weakref
 
-from autograph.converters import (asserts, break_statements, call_trees, conditional_expressions,
-                                  continue_statements, control_flow, directives, lists,
-                                  logical_expressions, return_statements, try_and_with)
+from autograph.converters import (asserts, break_statements, call_trees, composite_assignments,
+                                  conditional_expressions, continue_statements, control_flow,
+                                  directives, lists, logical_expressions, return_statements,
+                                  try_and_with)
 from autograph.converters.context import ConversionContext
 from autograph.pyct import codegen, naming, parser
 from autograph.pyct.static_analysis import cells
@@ -34,6 +35,7 @@ PIPELINE = (
     try_and_with,
     asserts,
     control_flow,
+    composite_assignments,
     conditional_expressions,
     call_trees,
 )
@@ -139,6 +141,9 @@ def _fix_positions(tree, first):
 def _transform(fn):
     entity = parser.parse_function(fn)
     node = entity.node
+    owner = naming.defining_class(fn.__qualname__)
+    if owner is not None:
+        naming.mangle_private_names(node, owner)
     if not isinstance(node, ast.Lambda):
         cells.analyze(node, fn.__code__)
     facts = naming.scan(node)
@@ -164,6 +169,7 @@ _NEEDS = {
     break_statements: {ast.Break, ast.Return, "loop_else"},  # returns in loops become breaks
     try_and_with: {ast.Try, ast.With, getattr(ast, "TryStar", ast.Try)},
     asserts: {ast.Assert},
+    composite_assignments: {ast.Subscript, ast.Attribute},
     conditional_expressions: {ast.IfExp},
     # Lowered jumps add `not flag` tests.
     logical_expressions: {ast.BoolOp, ast.Not, "chained", ast.Break, ast.Continue, ast.Return},
