@@ -42,6 +42,7 @@ class _ControlFlow(transformer.Transformer):
         self.ctx = ctx
         self.globals_declared = globals_declared  # names declared `global` anywhere in the function
         self.scopes = []  # per function: (cells, global/nonlocal names, names given an Undefined)
+        self.values_name = None
 
     # Scopes
 
@@ -113,7 +114,9 @@ class _ControlFlow(transformer.Transformer):
         if not cells:
             return [], {}
         get_name, set_name = self.ctx.namer.new_group(("get_state", "set_state"))
-        values = self.ctx.namer.new("values_")
+        if self.values_name is None:  # set_state's parameter: one name serves them all
+            self.values_name = self.ctx.namer.new("values_")
+        values = self.values_name
         getter, = templates.replace("def get_state():\n    return cells", node, get_state=get_name,
                                     cells=templates.name_tuple(cells))
         setter, = templates.replace("def set_state(values):\n    cells = values", node,
