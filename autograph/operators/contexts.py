@@ -116,7 +116,7 @@ class _Catches:
     def __exit__(self, exc_type, exc, tb):
         if exc is not None:
             region = getattr(exc, _REGION, None)
-            if region is not None and self._catches(exc_type):
+            if region is not None and self._catches(exc_type) and not _is_refusal(exc):
                 where, kind = region
                 raise errors.UnsupportedConstructError(
                     f"{self.where}this `try` would catch the {exc_type.__name__} raised while "

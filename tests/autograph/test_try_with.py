@@ -250,3 +250,21 @@ def test_with_of_a_non_context_manager_is_a_type_error():
         f(1)
     with pytest.raises(TypeError, match="does not support the context manager protocol"):
         autograph.convert(f)(1)
+
+
+def refusal_inside_staged_if(x):
+    try:
+        if x > 0:
+            y = x
+        else:
+            y = (x, x)
+    except TypeError:
+        y = 0.0
+    return y
+
+
+def test_a_refusal_from_a_staged_branch_keeps_its_own_message():
+    staging = pytest.importorskip("staging")
+    with pytest.raises(errors.BranchMismatchError) as e:
+        staging.function(refusal_inside_staged_if)(f64(1.0))
+    assert "'y'" in str(e.value)
