@@ -1,6 +1,7 @@
-"""Assignments to subscripts and attributes become `ag__.setitem(obj, key, value)` /
-`ag__.setattr(obj, 'name', value)`, so that writes to composite names go through one place
-(today plain Python writes, see operators/composites.py).
+"""Assignments to subscripts and attributes become `ag__.setitem` / `ag__.setattr` calls.
+
+Writes to composite names then go through one place (today plain Python writes, see
+operators/composites.py).
 
     d[k] = v            ->  ag__.setitem(d, k, v)
     x[:, 0] = v         ->  ag__.setitem(x, ag__.key[:, 0], v)

@@ -1,6 +1,7 @@
-"""`lst.append(x)` / `lst.pop()` inside if/while/for bodies become `ag__.list_append` /
-`ag__.list_pop`, so a staged branch or loop carries the list as state (a TensorArray
-underneath) and appends and pops happen when the graph runs, not once while tracing.
+"""`lst.append(x)` / `lst.pop()` inside if/while/for bodies become `ag__.list_append` / `list_pop`.
+
+A staged branch or loop then carries the list as state (a TensorArray underneath), and
+appends and pops happen when the graph runs, not once while tracing.
 
 A `pop()` used inside an expression is hoisted into a statement before it,
 `lst, popped = ag__.list_pop(lst)`; operands Python evaluates before the pop and that

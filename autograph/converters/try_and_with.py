@@ -1,5 +1,6 @@
-"""`with` items and the bodies of `try` statements with `except` clauses are wrapped so that
-staged code inside them keeps Python's meaning or is refused while tracing.
+"""`with` items and the bodies of `try` statements with `except` clauses get guards.
+
+With them staged code inside keeps Python's meaning or is refused while tracing.
 
     with np.errstate(divide='raise'):      with ag__.context(np.errstate(divide='raise')):
         ...                                    ...

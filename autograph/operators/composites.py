@@ -1,5 +1,7 @@
-"""setitem and setattr: the writes to subscripts and attributes of converted code (plain
-Python writes), and the in-place operators augmented assignments to them use."""
+"""setitem and setattr: the writes to subscripts and attributes of converted code.
+
+Plain Python writes for now, and the in-place operators augmented assignments use.
+"""
 
 from __future__ import annotations
 

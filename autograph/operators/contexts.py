@@ -1,5 +1,6 @@
-"""context and catches: `with` and `try` in converted code, entered and caught while tracing,
-with a refusal wherever staged code inside would make that differ from Python.
+"""context, catches, caught: `with` and `try` in converted code, entered and caught while tracing.
+
+They refuse wherever staged code inside would make that differ from Python.
 
 A context manager is entered and left while tracing, as in TensorFlow. NumPy's run-time
 contexts (np.errstate, np.printoptions, warnings.catch_warnings, contextlib.suppress) act

@@ -1,5 +1,8 @@
-"""min, max and sum on symbolic values, with Python's semantics: min/max return the first
-extreme operand (compared with `<` / `>`), sum is a left fold from `start`."""
+"""min, max and sum on symbolic values, with Python's semantics.
+
+min/max return the first extreme operand (compared with `<` / `>`), sum is a left fold
+from `start`.
+"""
 
 from __future__ import annotations
 

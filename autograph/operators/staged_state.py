@@ -1,6 +1,8 @@
-"""The state a staged if/loop carries besides its arguments: cell variables reached through
-get_state/set_state, placeholders for names a branch or loop body assigns first, and the
-run-time check that a loop creating a variable ran."""
+"""What a staged if/loop carries besides its arguments: cells, placeholders, the loop-ran check.
+
+Cell variables are reached through get_state/set_state; names a branch or loop body
+assigns first get placeholders; a loop creating a variable checks at run time that it ran.
+"""
 
 from __future__ import annotations
 

@@ -36,6 +36,10 @@ def total_of_tensor(x):
     return sum(x)
 
 
+def absolute(x, y):
+    return abs(x), abs(y - x)
+
+
 nan = np.float64(np.nan)
 
 
@@ -56,6 +60,7 @@ nan = np.float64(np.nan)
     (total, (np.int64(3),)),
     (total_of_tensor, (np.array([0.1, 0.2, 0.3]),)),   # Python's order of additions
     (total_of_tensor, (np.array([[1, 2], [3, 4]], np.int32),)),
+    (absolute, (np.float64(-1.5), np.int32(3))),
 ])
 def test_staged_builtins_match_python(same_as_eager, f, args):
     same_as_eager(f, args)

@@ -1,5 +1,6 @@
-"""Cell variables: the names of a function that a nested function, lambda, class or generator
-reads or writes, found from the code objects Python compiled (annotation Static.CELLS).
+"""Cell variables of a function (annotation Static.CELLS), from the code objects Python compiled.
+
+They are the names a nested function, lambda, class or generator reads or writes.
 
 Such a name must live in the function's own cell when converted code writes it from a branch
 or loop body, or the nested function would read a stale value (see converters/control_flow).

@@ -1,5 +1,7 @@
-"""The state of a converted if/while/for: which names its branch or loop body functions take,
-give back, reach through the enclosing function's cells, or write as global/nonlocal.
+"""The state of a converted if/while/for: the names its branch or loop body functions use.
+
+Which names they take, give back, reach through the enclosing function's cells, or write
+as global/nonlocal.
 
 Read by the control-flow converter, which writes the body functions, and by the definitions
 analysis, which must know which names a body function binds. Needs the liveness
