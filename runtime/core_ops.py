@@ -52,15 +52,18 @@ register_op("print", infer=lambda *ts, parts, sep, end: (), num_outputs=0, state
             make_kernel=_print_kernel)(lambda *args, parts, sep, end: _print_kernel(parts, sep, end)(*args))
 
 
-def _assert_kernel(parts):
+def _assert_kernel(parts, error=AssertionError):
+    """Raises `error` (AssertionError, or an error type of the staging layer's own checks) with
+    the parts as its message when the condition is false."""
     def run(condition, *args):
         if not condition:
-            raise AssertionError(" ".join(str(p) for p in _fill(parts, args)) if parts else "")
+            raise error(" ".join(str(p) for p in _fill(parts, args)) if parts else "")
     return run
 
 
-register_op("assert", infer=lambda *ts, parts: (), num_outputs=0, stateful=True,
-            make_kernel=_assert_kernel)(lambda c, *args, parts: _assert_kernel(parts)(c, *args))
+register_op("assert", infer=lambda *ts, parts, error=AssertionError: (), num_outputs=0, stateful=True,
+            make_kernel=_assert_kernel)(
+    lambda c, *args, parts, error=AssertionError: _assert_kernel(parts, error)(c, *args))
 
 
 # -- Python escape hatch -----------------------------------------------------
@@ -160,8 +163,8 @@ def _list_write(lst, index, value, *, dynamic_size):
 
 
 def _list_write_infer(lst, index, value, *, dynamic_size):
-    if not isinstance(value, TensorType):  # a weak Python scalar takes the list's dtype
-        value = TensorType(lst.element.dtype if lst.element is not None else np.asarray(value).dtype, ())
+    if not isinstance(value, TensorType):  # a Python number, stored as it is: a Python number
+        value = TensorType.of(value)
     if lst.element is None:
         return ListType(value)
     joined = lst.element.most_specific_common_supertype(value)
@@ -180,7 +183,7 @@ def _list_read(lst, index):
     return value
 
 
-register_op("list_read", infer=lambda lst, i: lst.element, stateful=True)(_list_read)
+register_op("list_read", infer=lambda lst, i: lst.element, stateful=True, weak_results=True)(_list_read)
 
 
 def _list_pop_infer(lst):
@@ -193,7 +196,7 @@ def _list_pop(lst):
     return lst, lst.pop()
 
 
-register_op("list_pop", infer=_list_pop_infer, num_outputs=2, stateful=True)(_list_pop)
+register_op("list_pop", infer=_list_pop_infer, num_outputs=2, stateful=True, weak_results=True)(_list_pop)
 
 
 def _list_stack_kernel(dtype, element_shape, empty="zeros"):

@@ -145,7 +145,8 @@ def _call_kernel(fn):
     return fn._execute  # a failure names the node of the called graph, not the call
 
 
-register_op("call", infer=_call_infer, num_outputs=None, stateful=True, make_kernel=_call_kernel)(
+register_op("call", infer=_call_infer, num_outputs=None, stateful=True, make_kernel=_call_kernel,
+            weak_results=True)(
     lambda *args, fn: fn._execute(*args))
 
 

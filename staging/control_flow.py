@@ -8,7 +8,7 @@ from runtime import ListType, TensorType
 
 from . import errors, mutation, nest
 from .graph_building import FuncGraph, building, current_graph, record
-from .joins import (align_captures, is_convertible, is_tensor_array, is_undefined, join_types, leaf_type,
+from .joins import (align_captures, is_convertible, is_tensor_array, is_undefined, join_types, leaf_type, name_of,
                     rebuild_leaf, top_level_paths, truth_value, value_in)
 from .source_map import where
 from .tensor import Tensor, has_staged_value
@@ -44,9 +44,11 @@ def cond(pred, true_fn, false_fn, *, names=None):
     (tg, t_out, t_written), (eg, e_out, e_written) = branches
 
     if nest.structure_signature(t_out) != nest.structure_signature(e_out):
+        path, a, b = _first_difference(t_out, e_out, names, "output")
         raise errors.BranchMismatchError(
-            f"{where()}the branches of a staged `if` return different structures: "
-            f"{_describe_structure(t_out)} vs {_describe_structure(e_out)}")
+            f"{where()}the branches of a staged `if` give {path} different structures: "
+            f"{_describe_structure(a)} in the true branch and {_describe_structure(b)} in the false "
+            f"branch")
     single = not isinstance(t_out, (tuple, list))
     t_items = [t_out] if single else list(t_out)
     e_items = [e_out] if single else list(e_out)
@@ -115,10 +117,30 @@ def _describe_leaf(x) -> str:
 
 def _describe_structure(s) -> str:
     if isinstance(s, (tuple, list)):
-        return f"{type(s).__name__} of {len(s)}"
+        return f"a {type(s).__name__} of {len(s)}"
     if isinstance(s, dict):
-        return f"dict with keys {sorted(map(str, s))}"
-    return "a single value"
+        return f"a dict with keys {sorted(map(str, s))}"
+    return _describe_leaf(s)
+
+
+def _first_difference(a, b, names, default):
+    """(description of the place, its value in a, its value in b) where the structures of
+    a and b first differ; top-level items of a tuple/list are named by `names`."""
+    def walk(x, y, path):
+        cx, cy = nest._children(x, None), nest._children(y, None)
+        if cx is None or cy is None or type(x) is not type(y) or [p for p, _ in cx] != [p for p, _ in cy]:
+            return path, x, y
+        for (suffix, u), (_, v) in zip(cx, cy):
+            if nest.structure_signature(u) != nest.structure_signature(v):
+                return walk(u, v, path + suffix)
+        return path, x, y
+
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)) and len(a) == len(b):
+        for i, (u, v) in enumerate(zip(a, b)):
+            if nest.structure_signature(u) != nest.structure_signature(v):
+                path, x, y = walk(u, v, "")
+                return f"'{name_of(names, i, path, default)}'", x, y
+    return "the outputs", a, b
 
 
 # -- while_loop --------------------------------------------------------------
@@ -160,7 +182,8 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
                              maximum_iterations, places)
         body_out = bg._loop_out
         changed = False
-        out_leaves = _check_body_outputs(loop_vars, body_out, flat[:n_vars], kinds[:n_vars]) + bg._loop_places_out
+        out_leaves = _check_body_outputs(loop_vars, body_out, flat[:n_vars], kinds[:n_vars], names) + \
+            bg._loop_places_out
         new_types = list(types)
         for location in bg._loop_written:
             if all(location.ident != known.ident for known in places):
@@ -299,16 +322,17 @@ def _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter, maxim
     return graphs[0], graphs[1]
 
 
-def _check_body_outputs(loop_vars, body_out, flat, kinds):
+def _check_body_outputs(loop_vars, body_out, flat, kinds, names):
     if not isinstance(body_out, (tuple, list)) or len(body_out) != len(loop_vars):
         got = f"{len(body_out)} values" if isinstance(body_out, (tuple, list)) else _describe_leaf(body_out)
         raise errors.LoopVariableError(
             f"{where()}the loop body must return {len(loop_vars)} loop variables, got {got}")
     out_flat = top_level_paths(tuple(body_out), None, "loop_vars")
     if nest.structure_signature(tuple(body_out)) != nest.structure_signature(loop_vars):
+        path, a, b = _first_difference(tuple(loop_vars), tuple(body_out), names, "loop_vars")
         raise errors.LoopVariableError(
-            f"{where()}the loop body changes the structure of the loop variables "
-            f"({_describe_structure(loop_vars)} before, {_describe_structure(body_out)} after)")
+            f"{where()}the loop body changes the structure of loop variable {path}: "
+            f"{_describe_structure(a)} before the loop, {_describe_structure(b)} after an iteration")
     outs = [leaf for _, leaf in out_flat]
     for ((name, init), kind, out) in zip(flat, kinds, outs):
         if kind == "static" and out is not init:

@@ -67,6 +67,12 @@ def assert_true(condition, message=None):
     return None
 
 
+def check(condition, message: str, error: type) -> None:
+    """A staged check of the staging layer itself: when the graph runs and `condition` (a
+    symbolic bool scalar) is false, it raises `error(message)` (message: with the user's line)."""
+    record("assert", [condition], {"parts": (message,), "error": error})
+
+
 def _as_type(spec) -> TensorType:
     if isinstance(spec, (type, np.dtype, str)):  # a dtype (np.float64 has class attributes `shape`, `dtype`)
         return TensorType(np.dtype(spec), ())

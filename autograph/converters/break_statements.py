@@ -44,6 +44,7 @@ class _Breaks(transformer.Transformer):
         return out
 
     visit_While = visit_For = _loop
+    visit_ClassDef = transformer.Transformer.methods_only
 
 
 def transform(node, ctx):

@@ -3,7 +3,7 @@
 Calls whose target is known at conversion time to be a builtin, NumPy or
 staging function are left alone (they need no conversion), except the few
 builtins that behave differently on symbolic values (print, len, range,
-enumerate, zip) and NumPy functions that need routing for symbolic arguments.
+enumerate, zip, min, max, sum) and NumPy functions that need routing for symbolic arguments.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import types
 from autograph.pyct import templates, transformer
 from staging import numpy_api
 
-_INTERCEPTED_BUILTINS = frozenset({"print", "len", "range", "enumerate", "zip"})
+_INTERCEPTED_BUILTINS = frozenset({"print", "len", "range", "enumerate", "zip", "min", "max", "sum"})
 _NATIVE_PACKAGES = ("numpy", "staging", "runtime", "math", "builtins", "operator", "functools",
                     "itertools", "collections", "autograph")
 _MISSING = object()

@@ -7,6 +7,24 @@ Branch and loop bodies become small functions that take the statement's state
         y = y + 1
         return (y,)
     (y,) = ag__.if_stmt(x > 0, if_true, None, (y,), ('y',))
+
+An `if` passes its outputs first, then the names a branch reads before writing them
+(`names` lists the outputs only). A name that a nested function or lambda of the function
+reads (a cell variable) is not passed: the body functions declare it `nonlocal`, so every
+write reaches the variable the closure reads, and a staged statement reaches it through
+`get_state()` / `set_state(values)`:
+
+    def loop_body(i):
+        nonlocal a
+        a += 1
+        ...
+    def get_state():
+        return (a,)
+    def set_state(values_):
+        nonlocal a
+        (a,) = values_
+    (i,) = ag__.while_stmt(lambda i: i < n, loop_body, (i,), ('i',), cells=('a',),
+                           get_state=get_state, set_state=set_state)
 """
 
 from __future__ import annotations
@@ -14,7 +32,7 @@ from __future__ import annotations
 import ast
 
 from autograph.pyct import anno, templates, transformer
-from autograph.pyct.static_analysis import activity, definitions, liveness
+from autograph.pyct.static_analysis import activity, definitions, liveness, statement_state
 
 
 class _ControlFlow(transformer.Transformer):
@@ -23,19 +41,26 @@ class _ControlFlow(transformer.Transformer):
     def __init__(self, ctx, globals_declared):
         self.ctx = ctx
         self.globals_declared = globals_declared  # names declared `global` anywhere in the function
-        self.declared = [set()]  # per function scope: its `global` / `nonlocal` names
+        self.scopes = []  # per function: (cells, global/nonlocal names, names given an Undefined)
+        self.values_name = None
 
     # Scopes
 
     def visit_FunctionDef(self, node):
         liveness.analyze(node)
         definitions.analyze(node)
-        self.declared.append(activity.declared_outer(node))
+        cells = anno.getanno(node, anno.Static.CELLS, frozenset())
+        maybe_undefined = set()
+        reads = _returned_values(node.body)  # before the bodies move into functions
+        self.scopes.append((cells, activity.declared_outer(node), maybe_undefined))
         node.body = self._block(node.body)
-        self.declared.pop()
+        self.scopes.pop()
+        for r, assigned in reads:
+            r.value = _checked(r.value, maybe_undefined - assigned)
         return node
 
     visit_AsyncFunctionDef = visit_FunctionDef
+    visit_ClassDef = transformer.Transformer.methods_only
 
     def _block(self, stmts):
         out = []
@@ -46,53 +71,82 @@ class _ControlFlow(transformer.Transformer):
 
     # Helpers
 
-    def _state(self, modified, live):
-        declared = self.declared[-1]
-        return self.ctx.ordered((modified & live) - declared), self.ctx.ordered(modified & declared)
+    def _state(self, node):
+        cells, declared, _ = self.scopes[-1]
+        return statement_state.of(node, cells, declared)
 
-    def _undefined(self, node, state):
+    def _undefined(self, node, names):
+        """`name = ag__.Undefined('name')` for each of `names` that may be unbound here."""
         out = []
         defined = anno.getanno(node, anno.Static.DEFINED_IN)
-        for n in state:
-            if n not in defined:
-                out.extend(templates.replace("name = ag__.Undefined(label)", node, name=n,
-                                             label=ast.Constant(value=n, kind=None)))
+        for n in self.ctx.ordered(set(names) - defined):
+            self.scopes[-1][2].add(n)
+            out.extend(templates.replace("name = ag__.Undefined(label)", node, name=n,
+                                         label=ast.Constant(value=n, kind=None)))
         return out
 
-    def _function(self, name, params, body, state, outer, node):
-        stmts = []
-        if outer:
-            stmts.append(ast.Global(names=list(outer)) if self._is_global(outer)
-                         else ast.Nonlocal(names=list(outer)))
-            stmts[0].lineno = node.lineno
+    def _function(self, name, params, body, outputs, state, node):
+        stmts = self._declarations(state, node)
         stmts.extend(body)
-        if state:
+        if outputs:
             stmts.extend(templates.replace("return state", node,
-                                           state=templates.name_tuple(state)))
+                                           state=templates.name_tuple(outputs)))
         if not stmts:
             stmts = [ast.Pass()]
         fn, = templates.replace("def fn(params):\n    body", node, fn=name, params=list(params),
                                 body=stmts)
         return fn
 
-    def _is_global(self, names):
-        return all(n in self.globals_declared for n in names)
+    def _declarations(self, state, node):
+        """`global` / `nonlocal` statements for what a body function writes outside itself."""
+        globals_ = [n for n in self.ctx.ordered(state.outer) if n in self.globals_declared]
+        nonlocals = [n for n in self.ctx.ordered(state.outer | state.cells) if n not in globals_]
+        out = []
+        for names, cls in ((globals_, ast.Global), (nonlocals, ast.Nonlocal)):
+            if names:
+                stmt = cls(names=names)
+                stmt.lineno = node.lineno
+                out.append(stmt)
+        return out
 
-    def _call(self, template, node, state, outer, **subs):
+    def _cell_functions(self, node, cells):
+        """get_state / set_state for the merged cell variables (nothing when there are none)."""
+        if not cells:
+            return [], {}
+        get_name, set_name = self.ctx.namer.new_group(("get_state", "set_state"))
+        if self.values_name is None:  # set_state's parameter: one name serves them all
+            self.values_name = self.ctx.namer.new("values_")
+        values = self.values_name
+        getter, = templates.replace("def get_state():\n    return cells", node, get_state=get_name,
+                                    cells=templates.name_tuple(cells))
+        setter, = templates.replace("def set_state(values):\n    cells = values", node,
+                                    set_state=set_name, values=values,
+                                    cells=templates.name_tuple(cells, ast.Store()))
+        decl = ast.Nonlocal(names=list(cells))
+        decl.lineno = node.lineno
+        setter.body.insert(0, decl)
+        return [getter, setter], {"get_state": get_name, "set_state": set_name}
+
+    def _call(self, template, node, params, outputs, state, cells, cell_fns, **subs):
         call = templates.replace_as_expression(template, node, **subs)
-        call.args.append(templates.name_tuple(state))
-        call.args.append(templates.str_tuple(state))
-        if outer:
-            call.keywords.append(ast.keyword(arg="outer_writes", value=templates.str_tuple(outer)))
+        call.args.append(templates.name_tuple(params))
+        call.args.append(templates.str_tuple(outputs))
+        if state.outer:
+            call.keywords.append(ast.keyword(
+                arg="outer_writes", value=templates.str_tuple(self.ctx.ordered(state.outer))))
+        if cells:
+            call.keywords.append(ast.keyword(arg="cells", value=templates.str_tuple(cells)))
+            for key, name in cell_fns.items():
+                call.keywords.append(ast.keyword(arg=key, value=templates.name(name)))
         opts = anno.getanno(node, anno.Basic.LOOP_OPTIONS, None)
         if opts:
             call.keywords.append(ast.keyword(arg="opts", value=ast.Call(
                 func=templates.name("dict"), args=[], keywords=opts)))
-        if not state:
+        if not outputs:
             stmt = ast.Expr(value=call)
         else:
-            stmt = ast.Assign(targets=[templates.name_tuple(state, ast.Store())], value=call,
-                               type_comment=None)
+            stmt = ast.Assign(targets=[templates.name_tuple(outputs, ast.Store())], value=call,
+                              type_comment=None)
         stmt.lineno = node.lineno
         return stmt
 
@@ -100,40 +154,48 @@ class _ControlFlow(transformer.Transformer):
 
     def visit_If(self, node):
         true_name, false_name = self.ctx.namer.new_group(("if_true", "if_false"))
-        modified = activity.modified(node.body + node.orelse)
+        state = self._state(node)
         node.body = self._block(node.body)
         node.orelse = self._block(node.orelse)
-        state, outer = self._state(modified, _live(node))
-        out = self._undefined(node, state)
-        out.append(self._function(true_name, state, node.body, state, outer, node))
+        outputs = self.ctx.ordered(state.outputs)
+        params = outputs + self.ctx.ordered(state.inputs - state.outputs)
+        cells = self.ctx.ordered(state.merged_cells)
+        out = self._undefined(node, params + self.ctx.ordered(state.cells))
+        out.append(self._function(true_name, params, node.body, outputs, state, node))
         if node.orelse:
-            out.append(self._function(false_name, state, node.orelse, state, outer, node))
+            out.append(self._function(false_name, params, node.orelse, outputs, state, node))
         else:
             false_name = ast.Constant(value=None, kind=None)
-        out.append(self._call("ag__.if_stmt(test, if_true, if_false)", node, state, outer,
-                              test=node.test, if_true=true_name, if_false=false_name))
+        cell_defs, cell_fns = self._cell_functions(node, cells)
+        out.extend(cell_defs)
+        out.append(self._call("ag__.if_stmt(test, if_true, if_false)", node, params, outputs,
+                              state, cells, cell_fns, test=node.test, if_true=true_name,
+                              if_false=false_name))
         return out
 
     def visit_While(self, node):
         body_name, = self.ctx.namer.new_group(("loop_body",))
-        modified = activity.modified(node.body)
+        state = self._state(node)
         node.body = self._block(node.body)
-        state, outer = self._state(modified, _live(node))
-        out = self._undefined(node, state)
-        out.append(self._function(body_name, state, node.body, state, outer, node))
-        test = ast.Lambda(args=_lambda_args(state), body=node.test)
-        out.append(self._call("ag__.while_stmt(test, loop_body)", node, state, outer,
-                              test=test, loop_body=body_name))
+        loop_vars = self.ctx.ordered(state.outputs)
+        cells = self.ctx.ordered(state.merged_cells)
+        out = self._undefined(node, loop_vars + self.ctx.ordered(state.cells))
+        out.append(self._function(body_name, loop_vars, node.body, loop_vars, state, node))
+        test = ast.Lambda(args=_lambda_args(loop_vars), body=node.test)
+        cell_defs, cell_fns = self._cell_functions(node, cells)
+        out.extend(cell_defs)
+        out.append(self._call("ag__.while_stmt(test, loop_body)", node, loop_vars, loop_vars,
+                              state, cells, cell_fns, test=test, loop_body=body_name))
         return out
 
     def visit_For(self, node):
         body_name, = self.ctx.namer.new_group(("loop_body",))
-        targets = activity.modified(node.target)
-        modified = activity.modified(node.body) | targets
+        state = self._state(node)
         node.body = self._block(node.body)
-        state, outer = self._state(modified, _live(node))
-        out = self._undefined(node, state)
-        if isinstance(node.target, ast.Name) and node.target.id not in state:
+        loop_vars = self.ctx.ordered(state.outputs)
+        cells = self.ctx.ordered(state.merged_cells)
+        out = self._undefined(node, loop_vars + self.ctx.ordered(state.cells))
+        if isinstance(node.target, ast.Name) and node.target.id not in set(loop_vars) | state.cells:
             item = node.target.id
             body = node.body
         else:
@@ -141,17 +203,67 @@ class _ControlFlow(transformer.Transformer):
             assign = ast.Assign(targets=[node.target], value=templates.name(item), type_comment=None)
             assign.lineno = node.lineno
             body = [assign] + node.body
-        out.append(self._function(body_name, [item] + state, body, state, outer, node))
+        out.append(self._function(body_name, [item] + loop_vars, body, loop_vars, state, node))
         extra = anno.getanno(node, anno.Basic.EXTRA_TEST, None)
-        extra_test = (ast.Lambda(args=_lambda_args(state), body=extra) if extra is not None
+        extra_test = (ast.Lambda(args=_lambda_args(loop_vars), body=extra) if extra is not None
                       else ast.Constant(value=None, kind=None))
-        out.append(self._call("ag__.for_stmt(iterable, extra_test, loop_body)", node, state, outer,
-                              iterable=node.iter, extra_test=extra_test, loop_body=body_name))
+        cell_defs, cell_fns = self._cell_functions(node, cells)
+        out.extend(cell_defs)
+        out.append(self._call("ag__.for_stmt(iterable, extra_test, loop_body)", node, loop_vars,
+                              loop_vars, state, cells, cell_fns, iterable=node.iter,
+                              extra_test=extra_test, loop_body=body_name))
         return out
 
 
-def _live(node):
-    return anno.getanno(node, anno.Static.LIVE_IN) | anno.getanno(node, anno.Static.LIVE_OUT)
+def _returned_values(stmts) -> list:
+    """[(node, names surely assigned before it)] for the user's `return` statements of one
+    function scope and the assignments lowered returns became (their values are what the
+    function returns)."""
+    found = []
+
+    def block(body, assigned):
+        for n in body:
+            assigned = stmt(n, assigned)
+        return assigned
+
+    def stmt(n, assigned):
+        lowered = anno.getanno(n, anno.Basic.LOWERED_RETURN, False)
+        if (isinstance(n, ast.Return) and n.value is not None and not lowered) or (
+                isinstance(n, ast.Assign) and lowered):
+            found.append((n, frozenset(assigned)))
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return assigned | {n.name}  # another scope
+        if isinstance(n, ast.If):
+            return assigned | (block(n.body, assigned) & block(n.orelse, assigned))
+        if isinstance(n, (ast.While, ast.For)):
+            targets = activity.modified(n.target) if isinstance(n, ast.For) else set()
+            block(n.body, assigned | targets)  # may run zero times
+            return assigned
+        if isinstance(n, (ast.With, ast.AsyncWith)):
+            return block(n.body, assigned | activity.modified(n.items))
+        fields = transformer.statement_fields(n.__class__)
+        if fields:
+            for field in fields:
+                for part in getattr(n, field, None) or []:
+                    if isinstance(part, (ast.excepthandler, ast.match_case)):
+                        block(part.body, assigned)
+                    else:
+                        stmt(part, assigned)
+            return assigned
+        return assigned | activity.modified(n)
+
+    block(stmts, frozenset())
+    return found
+
+
+def _checked(value, names):
+    """A returned value in which a name that may still hold the Undefined marker is read
+    through `ag__.ld(name)`, which raises at that line, as Python would."""
+    if isinstance(value, ast.Name) and value.id in names:
+        return templates.replace_as_expression("ag__.ld(name)", value, name=value.id)
+    if isinstance(value, (ast.Tuple, ast.List)):
+        value.elts = [_checked(e, names) for e in value.elts]
+    return value
 
 
 def _lambda_args(names):

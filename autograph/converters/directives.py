@@ -30,6 +30,7 @@ class _Directives(transformer.Transformer):
         return node
 
     visit_While = visit_For = _loop
+    visit_ClassDef = transformer.Transformer.methods_only
 
 
 def transform(node, ctx):

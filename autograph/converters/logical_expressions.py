@@ -2,13 +2,21 @@
 
 The right operand is wrapped in a lambda so that it runs only when Python
 would run it: `ag__.and_(x != 0, lambda: 12 // x > 2)`.
+
+Where only the truth value of the result matters (the test of `if`, `while`,
+`assert`, `a if c else b`, a comprehension's `if`, the operand of `not`), the
+call is plain. Where the value itself is used and an operand may be something
+other than a boolean, the call says so with `value=True`: the staged result
+must then be one of the operands, as in Python (see operators.logical). Runs
+after the jumps are lowered (they add `not flag` tests) and before control flow
+is converted (which hides the tests in calls).
 """
 
 from __future__ import annotations
 
 import ast
 
-from autograph.pyct import templates, transformer
+from autograph.pyct import anno, templates, transformer
 
 
 def _simple(node):
@@ -17,24 +25,96 @@ def _simple(node):
     return isinstance(node, (ast.Name, ast.Constant))
 
 
+def _always_bool(node) -> bool:
+    """An expression whose value is a boolean whatever its operands: a comparison, `not`, a
+    bool constant, or and/or of those."""
+    if isinstance(node, ast.Compare) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+        return True
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, bool)
+    if isinstance(node, ast.BoolOp):
+        return all(_always_bool(v) for v in node.values)
+    return False
+
+
 class _Logical(transformer.Transformer):
     def __init__(self, ctx):
         self.ctx = ctx
 
-    def visit_BoolOp(self, node):
+    def _test(self, node):
+        """Converts an expression whose truth value only is used."""
+        if isinstance(node, ast.BoolOp):
+            return self._bool_op(node, value=False)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return self._not(node)
+        return self.visit(node)
+
+    def visit_If(self, node):
+        node.test = self._test(node.test)
+        for field in ("body", "orelse"):
+            setattr(node, field, self._statements(getattr(node, field)))
+        return node
+
+    visit_While = visit_If
+
+    def visit_For(self, node):
         self.generic_visit(node)
-        template = ("ag__.and_(a, lambda: b)" if isinstance(node.op, ast.And)
-                    else "ag__.or_(a, lambda: b)")
-        result = node.values[-1]
-        for value in reversed(node.values[:-1]):
-            result = templates.replace_as_expression(template, node, a=value, b=result)
+        extra = anno.getanno(node, anno.Basic.EXTRA_TEST, None)  # set by the break converter
+        if extra is not None:
+            anno.setanno(node, anno.Basic.EXTRA_TEST, self._test(extra))
+        return node
+
+    def visit_Assert(self, node):
+        node.test = self._test(node.test)
+        if node.msg is not None:
+            node.msg = self.visit(node.msg)
+        return node
+
+    def visit_IfExp(self, node):
+        node.test = self._test(node.test)
+        node.body = self.visit(node.body)
+        node.orelse = self.visit(node.orelse)
+        return node
+
+    def visit_comprehension(self, node):
+        node.target = self.visit(node.target)
+        node.iter = self.visit(node.iter)
+        node.ifs = [self._test(c) for c in node.ifs]
+        return node
+
+    def _statements(self, stmts):
+        out = []
+        for s in stmts:
+            r = self.visit(s)
+            out.extend(r if isinstance(r, list) else [r])
+        return out
+
+    def visit_BoolOp(self, node):
+        return self._bool_op(node, value=True)
+
+    def _bool_op(self, node, value):
+        convert = self.visit if value else self._test
+        values = [convert(v) for v in node.values]
+        if value and not _always_bool(node):
+            template = ("ag__.and_(a, lambda: b, value=True)" if isinstance(node.op, ast.And)
+                        else "ag__.or_(a, lambda: b, value=True)")
+        else:
+            template = ("ag__.and_(a, lambda: b)" if isinstance(node.op, ast.And)
+                        else "ag__.or_(a, lambda: b)")
+        result = values[-1]
+        for v in reversed(values[:-1]):
+            result = templates.replace_as_expression(template, node, a=v, b=result)
         return result
 
     def visit_UnaryOp(self, node):
-        self.generic_visit(node)
         if isinstance(node.op, ast.Not):
-            return templates.replace_as_expression("ag__.not_(a)", node, a=node.operand)
+            return self._not(node)
+        self.generic_visit(node)
         return node
+
+    def _not(self, node):
+        operand = self._test(node.operand)
+        return templates.replace_as_expression("ag__.not_(a)", node, a=operand)
 
     def visit_Compare(self, node):
         self.generic_visit(node)

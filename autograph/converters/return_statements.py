@@ -3,6 +3,10 @@
 `if c: return a` followed by more code puts that code in the `else` branch;
 a return inside a loop sets `do_return` and breaks out (the break converter
 then lowers the break), and the code after the loop runs under `if not do_return`.
+Where some path may not assign it, `retval_` starts as `ag__.UndefinedReturnValue()`
+(a staged `if` or loop gives it a placeholder of the type the other path returns).
+A function that may end without a `return` sets `do_return` on every return and ends
+with `return ag__.return_value(retval_, do_return)`: None when no return ran.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import copy
 
 import ast
 
-from autograph.pyct import jumps, templates, transformer
+from autograph.pyct import anno, jumps, templates, transformer
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -30,11 +34,11 @@ class _FunctionLowering:
         self.retval = ctx.namer.new("retval_")
         self.flag = None
         self.loop_depth = 0
-        self.in_loop = False  # a return inside a loop was lowered
 
     def make_jump(self, stmt, flagged):
         value = stmt.value if stmt.value is not None else ast.Constant(value=None, kind=None)
         out = [jumps.assign(self.retval, value, stmt)]
+        anno.setanno(out[0], anno.Basic.LOWERED_RETURN, True)
         if flagged:
             out.append(jumps.assign(self.flag, True, stmt))
         if self.loop_depth:
@@ -53,7 +57,6 @@ class _FunctionLowering:
         if self.flag is None:
             raise jumps.NeedFlag()
         self.loop_depth += 1
-        self.in_loop = True
         inner = jumps.Lowering(_is_return, self.make_jump, self.flag, True, self.loops)
         loop.body, _ = inner.block(loop.body)
         self.loop_depth -= 1
@@ -69,6 +72,10 @@ class _FunctionLowering:
         original = list(self.fn.body)
         falls_off = not _always_returns(original)
         try:
+            if falls_off:
+                # The end tells a function that returned None by falling off its end from
+                # one that returned a value: the flag records that a return ran.
+                raise jumps.NeedFlag()
             body, status = jumps.Lowering(_is_return, self.make_jump, None, False, self.loops).block(original)
         except jumps.NeedFlag:
             self.flag = self.ctx.namer.new("do_return")
@@ -82,19 +89,18 @@ class _FunctionLowering:
         if self.flag is not None:
             prologue.append(jumps.assign(self.flag, False, self.fn))
         if status != jumps.ALWAYS:
-            if self.in_loop:
-                # Unset until a return runs; a staged loop gives it the type the body gives it.
-                marker = templates.replace_as_expression("ag__.UndefinedReturnValue()", self.fn)
-                prologue.append(jumps.assign(self.retval, marker, self.fn))
-            else:
-                prologue.append(jumps.assign(self.retval, None, self.fn))
+            # Unset until a return runs; a staged `if` or loop gives it a placeholder of the
+            # type the other branch or the loop body gives it (`do_return` tells it is unset).
+            marker = templates.replace_as_expression("ag__.UndefinedReturnValue()", self.fn)
+            prologue.append(jumps.assign(self.retval, marker, self.fn))
         value = jumps.load(self.retval)
-        if self.in_loop and falls_off:
+        if falls_off:
             value = templates.replace_as_expression("ag__.return_value(retval_, do_return)",
                                                     body[-1] if body else self.fn,
                                                     retval_=self.retval, do_return=self.flag)
         ret = ast.Return(value=value)
         ret.lineno = (body[-1] if body else self.fn).lineno
+        anno.setanno(ret, anno.Basic.LOWERED_RETURN, True)
         self.fn.body = docstring + prologue + body + [ret]
 
 

@@ -14,7 +14,7 @@ from autograph.impl import conversion
 from autograph.impl.conversion import DO_NOT_CONVERT
 from autograph.operators import data_structures, py_builtins
 from autograph.operators.variables import Undefined
-from staging import numpy_api
+from staging import errors, numpy_api, source_map
 
 
 # -- ag__.call ----------------------------------------------------------------
@@ -32,13 +32,50 @@ def converted_call(func, *args, **kwargs):
     if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType):
         if conversion.is_user_code(func.__func__):
             return conversion.converted_raw(func.__func__, AG)(func.__self__, *args, **kwargs)
-        return func(*args, **kwargs)
-    if type(func) is types.FunctionType and conversion.is_user_code(func):
-        return conversion.converted_raw(func, AG)(*args, **kwargs)
-    if (callable(func) and (getattr(func, "__module__", "") or "").startswith("numpy")
-            and _needs_staging(args, kwargs)):
+        return _library_call(func, args, kwargs)
+    if type(func) is types.FunctionType:
+        if conversion.is_user_code(func):
+            return conversion.converted_raw(func, AG)(*args, **kwargs)
+        if not _is_numpy(func):
+            return _library_call(func, args, kwargs)
+    if callable(func) and _is_numpy(func) and _needs_staging(args, kwargs):
         return _numpy_call(func, args, kwargs)
     return func(*args, **kwargs)
+
+
+def _is_numpy(func) -> bool:
+    return (getattr(func, "__module__", "") or "").startswith("numpy")
+
+
+def _library_call(func, args, kwargs):
+    """Library code (not converted) runs as it is. When it fails on a symbolic argument, the
+    error names the line of user code that called it."""
+    try:
+        return func(*args, **kwargs)
+    except Exception as error:
+        if not _needs_staging(args, kwargs):
+            raise
+        raise _at_call_site(func, error) from error
+
+
+def _at_call_site(func, error):
+    where = source_map.where()
+    if not where or str(error).startswith(where):
+        return error
+    name = getattr(func, "__qualname__", None) or getattr(func, "__name__", repr(func))
+    module = getattr(func, "__module__", None)
+    called = f"{module}.{name}" if module else name
+    if isinstance(error, errors.StagingError):
+        try:
+            return type(error)(f"{where}in {called}(), called here: {error}")
+        except TypeError:  # pragma: no cover - an error type with another constructor
+            return error
+    if isinstance(error, (TypeError, AttributeError)):
+        return errors.SymbolicValueError(
+            f"{where}{called}() is library code, run as it is (not converted), and it cannot take "
+            f"a symbolic tensor: {type(error).__name__}: {error}. Pass it concrete values, or run it "
+            f"at run time with staging.py_function")
+    return error
 
 
 def _symbolic_leaf(x, depth=0) -> bool:
@@ -87,9 +124,22 @@ def converted_raw(fn):
 
 
 def _finish(result):
-    if type(result) is Undefined:
-        result._fail()
+    _check_defined(result)
     return data_structures.unwrap_output(result)
+
+
+def _check_defined(value, depth=0):
+    """A converted function's result holds no Undefined marker, also inside a tuple, list or
+    dict (a name read before it was assigned raises, as in Python)."""
+    if isinstance(value, Undefined):
+        value._fail()
+    if depth < 8:
+        if type(value) in (tuple, list):
+            for v in value:
+                _check_defined(v, depth + 1)
+        elif type(value) is dict:
+            for v in value.values():
+                _check_defined(v, depth + 1)
 
 
 def convert(func):

@@ -6,28 +6,37 @@ from __future__ import annotations
 import ast
 import inspect
 import linecache
+import os
+import sys
+import sysconfig
 import types
 import weakref
 
-from autograph.converters import (asserts, break_statements, call_trees, conditional_expressions,
-                                  continue_statements, control_flow, directives, lists,
-                                  logical_expressions, return_statements)
+from autograph.converters import (asserts, break_statements, call_trees, composite_assignments,
+                                  conditional_expressions, continue_statements, control_flow,
+                                  directives, lists, logical_expressions, return_statements,
+                                  try_and_with)
 from autograph.converters.context import ConversionContext
 from autograph.pyct import codegen, naming, parser
+from autograph.pyct.static_analysis import cells
 from staging import errors, source_map
 
 # The conversion pipeline, in order. Jumps are lowered before control flow is
-# converted; calls are wrapped last so generated ag__ calls are left alone.
+# converted; and/or/not in between (the lowered jumps add tests, and whether only an
+# expression's truth value matters is seen on the if/while/assert it is the test of);
+# calls are wrapped last so generated ag__ calls are left alone.
 PIPELINE = (
     directives,
     lists,
     return_statements,
     continue_statements,
     break_statements,
+    logical_expressions,
+    try_and_with,
     asserts,
     control_flow,
+    composite_assignments,
     conditional_expressions,
-    logical_expressions,
     call_trees,
 )
 
@@ -79,28 +88,6 @@ def _check_supported(entity, fn, nodes):
                 f"{entity.filename}:{entity.user_line(n.lineno)}: cannot convert {fn.__name__!r}: "
                 f"{what} is not supported in converted code; decorate it with "
                 f"autograph.do_not_convert to call it as plain Python")
-        if isinstance(n, ast.Try) and _has_control_flow(n):
-            raise errors.UnsupportedConstructError(
-                f"{entity.filename}:{entity.user_line(n.lineno)}: `try` around `if`/`while`/`for` "
-                f"is not supported in converted code (an exception cannot be caught inside a staged "
-                f"branch or loop); move the control flow out of the `try` or into a do_not_convert "
-                f"function")
-        if isinstance(n, (ast.With,)) and _has_control_flow(n):
-            raise errors.UnsupportedConstructError(
-                f"{entity.filename}:{entity.user_line(n.lineno)}: `with` around `if`/`while`/`for` "
-                f"is not supported in converted code; move the control flow out of the `with` block "
-                f"or into a do_not_convert function")
-
-
-def _has_control_flow(node):
-    bodies = [node.body] + [getattr(node, f) for f in ("orelse", "finalbody") if hasattr(node, f)]
-    bodies += [h.body for h in getattr(node, "handlers", [])]
-    for body in bodies:
-        for n in body:
-            for m in ast.walk(n):
-                if isinstance(m, (ast.If, ast.While, ast.For)):
-                    return True
-    return False
 
 
 # -- positions ----------------------------------------------------------------
@@ -154,6 +141,11 @@ def _fix_positions(tree, first):
 def _transform(fn):
     entity = parser.parse_function(fn)
     node = entity.node
+    owner = naming.defining_class(fn.__qualname__)
+    if owner is not None:
+        naming.mangle_private_names(node, owner)
+    if not isinstance(node, ast.Lambda):
+        cells.analyze(node, fn.__code__)
     facts = naming.scan(node)
     _check_supported(entity, fn, facts.nodes)
     ctx = ConversionContext(
@@ -175,7 +167,9 @@ _NEEDS = {
     return_statements: {ast.Return},
     continue_statements: {ast.Continue},
     break_statements: {ast.Break, ast.Return, "loop_else"},  # returns in loops become breaks
+    try_and_with: {ast.Try, ast.With, getattr(ast, "TryStar", ast.Try)},
     asserts: {ast.Assert},
+    composite_assignments: {ast.Subscript, ast.Attribute},
     conditional_expressions: {ast.IfExp},
     # Lowered jumps add `not flag` tests.
     logical_expressions: {ast.BoolOp, ast.Not, "chained", ast.Break, ast.Continue, ast.Return},
@@ -258,17 +252,46 @@ def converted_raw(fn, ag_namespace):
 
 def is_user_code(func) -> bool:
     """Whether converted code should convert `func` (a plain function) before calling it: user
-    code, not marked do_not_convert, not a generator, not itself generated."""
+    code, not marked do_not_convert, not a generator, not itself generated. Library code (the
+    standard library, installed packages, this project) runs as it is; see is_library_file."""
     if getattr(func, DO_NOT_CONVERT, False):
-        return False
-    module = getattr(func, "__module__", None) or ""
-    if module.split(".")[0] in _NATIVE_PREFIXES:
         return False
     code = func.__code__
     if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
         return False
-    return not source_map.is_generated(code.co_filename)
+    filename = code.co_filename
+    if source_map.is_generated(filename):
+        return False
+    return not is_library_file(filename)
 
 
-_NATIVE_PREFIXES = ("numpy", "staging", "runtime", "autograph", "builtins", "math", "functools",
-                    "itertools", "collections", "operator", "typing", "abc", "copy", "re", "inspect")
+def _library_dirs() -> tuple:
+    dirs = {os.path.dirname(os.__file__)}
+    for key in ("stdlib", "platstdlib"):
+        for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}:
+            try:
+                dirs.add(sysconfig.get_path(key, vars={"installed_base": prefix, "base": prefix,
+                                                       "installed_platbase": prefix,
+                                                       "platbase": prefix}))
+            except KeyError:  # pragma: no cover - a scheme without that path
+                pass
+    return tuple(os.path.normpath(d) + os.sep for d in dirs if d)
+
+
+_LIBRARY_DIRS = _library_dirs()
+_PACKAGE_DIRS = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep)
+_LIBRARY_FILES: dict = {}
+
+
+def is_library_file(filename: str) -> bool:
+    """A module of the standard library (under the interpreter's stdlib directories), of an
+    installed package (any site-packages or dist-packages directory), frozen or built in, or
+    of this project (autograph, staging, runtime). Everything else is user code."""
+    hit = _LIBRARY_FILES.get(filename)
+    if hit is None:
+        path = os.path.normpath(os.path.abspath(filename)) if not filename.startswith("<") else filename
+        hit = (filename.startswith("<frozen") or filename.startswith(_LIBRARY_DIRS)
+               or path.startswith(_LIBRARY_DIRS) or any(d in path for d in _PACKAGE_DIRS)
+               or source_map.is_own_file(path))
+        _LIBRARY_FILES[filename] = hit
+    return hit

@@ -30,6 +30,8 @@ NONDETERMINISTIC = frozenset({
     "os.times",
 })
 ARRAY_CONSTRUCTORS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
+RUN_TIME_CONTEXTS = frozenset({"numpy.errstate", "numpy.printoptions", "warnings.catch_warnings",
+                               "contextlib.suppress"})
 MUTABLE_FACTORIES = frozenset({"list", "dict", "set", "bytearray", "collections.defaultdict",
                                "collections.OrderedDict", "collections.deque",
                                "collections.Counter"})
@@ -444,14 +446,18 @@ class FunctionChecker(cst.CSTVisitor):
             name = "yield from" if isinstance(node.value, cst.From) else "yield"
             self.report("AG010", node, "AG010-yield", name=name)
 
-    def visit_Try(self, node: cst.Try) -> None:
-        self._check_block(node, "try")
+    # Refused while tracing: a try/except (its clauses may catch what staged code raises at
+    # run time) and a `with` of a NumPy run-time context, around staged code.
+    def visit_Try(self, node: cst.Try | cst.TryStar) -> None:
+        if node.handlers:
+            self._check_block(node, "try")
 
-    def visit_TryStar(self, node: cst.TryStar) -> None:
-        self._check_block(node, "try")
+    visit_TryStar = visit_Try
 
     def visit_With(self, node: cst.With) -> None:
-        self._check_block(node, "with")
+        names = [self.index.qualname(i.item.func) for i in node.items if isinstance(i.item, cst.Call)]
+        for name in (n for n in names if n in RUN_TIME_CONTEXTS):
+            return self._check_block(node, f"with {name}")
 
     def _check_block(self, node: cst.CSTNode, name: str) -> None:
         for stmt in _statements_inside(node):

@@ -37,7 +37,8 @@ RULES: dict[str, Rule] = {
         Rule("AG009", "leaked-tensor",
              "value computed in a staged function stored where it outlives the call"),
         Rule("AG010", "unsupported-construct",
-             "yield, async, or try/with around possibly symbolic control flow"),
+             "yield, async, try/except or a NumPy run-time context around possibly symbolic "
+             "control flow"),
     )
 }
 
@@ -85,9 +86,10 @@ MESSAGES: dict[str, str] = {
                     "converter; return a list or a staging.TensorArray instead"),
     "AG010-async": ("staged function '{func}' is 'async def', which the converter rejects; "
                     "make it a plain 'def'"),
-    "AG010-block": ("'{name}' around control flow on '{var}', which may be symbolic, is "
-                    "rejected by the converter; move the if/while/for out of the '{name}' "
-                    "block"),
+    "AG010-block": ("'{name}' around control flow on '{var}', which may be symbolic: staged, it "
+                    "runs when the graph runs, after the '{name}' block has finished while "
+                    "tracing, so the block would not apply to it and the staged function is "
+                    "refused; move the if/while/for out of the '{name}' block"),
 }
 
 

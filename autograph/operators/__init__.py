@@ -1,13 +1,17 @@
-"""What converted code calls as `ag__.*`: overloaded control flow, logic, lists and assertions.
+"""What converted code calls as `ag__.*`: overloaded control flow, logic, lists, assertions,
+contexts and writes to composite names.
 
 autograph.impl.api assembles the `ag__` namespace from these and its `call`."""
 
+from autograph.operators import composites
+from autograph.operators.composites import *  # noqa: F401,F403 - setitem, setattr, key, iadd ...
+from autograph.operators.contexts import catches, caught, context
 from autograph.operators.control_flow import for_stmt, if_exp, if_stmt, return_value, while_stmt
 from autograph.operators.data_structures import StagedList, list_append, list_pop
 from autograph.operators.exceptions import assert_stmt
 from autograph.operators.logical import and_, not_, or_
-from autograph.operators.variables import Undefined, UndefinedReturnValue
+from autograph.operators.variables import Undefined, UndefinedReturnValue, ld
 
 __all__ = ["if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_stmt",
            "list_append", "list_pop", "Undefined", "UndefinedReturnValue", "StagedList",
-           "return_value"]
+           "return_value", "ld", "context", "catches", "caught", *composites.__all__]

@@ -7,6 +7,9 @@ import sys
 import numpy as np
 
 from autograph.operators import data_structures, py_builtins
+from autograph.operators.contexts import mark_staged_region
+from autograph.operators.staged_state import (Cells, Refill, check_ran, display_names, is_return_value,
+                                              placeholder, undefined_positions, zero_like)
 from autograph.operators.variables import is_undefined, is_undefined_return
 from staging import control_flow as staged
 from staging import errors
@@ -24,61 +27,69 @@ def _outer_write_error(kind, outer_writes):
 
 # -- if ------------------------------------------------------------------------
 
-def if_stmt(cond, if_true, if_false, state, names, outer_writes=()):
+def if_stmt(cond, if_true, if_false, state, names, outer_writes=(), cells=(), get_state=None,
+            set_state=None):
     """Runs one branch on a concrete condition, stages both with staging.cond on a symbolic one.
 
-    Branches take the state names as arguments and return their new values.
+    Branches take `state` as arguments (the outputs first, named by `names`, then names a
+    branch reads before writing) and return the new values of the outputs. `cells`: cell
+    variables the branches write, read and written with get_state() / set_state(values).
     """
     if is_symbolic(cond) or data_structures.is_staged_value(cond):
         if outer_writes:
             raise _outer_write_error("`if`", outer_writes)
-        return _staged_if(cond, if_true, if_false, tuple(state), names)
+        return _staged_if(cond, if_true, if_false, tuple(state), tuple(names),
+                          Cells(cells, get_state, set_state))
     if cond:
         result = if_true(*state)
     elif if_false is not None:
         result = if_false(*state)
     else:
-        return state
+        return tuple(state[:len(names)])
     return () if result is None else result
 
 
-class _Refill(Exception):
-    """The true branch left the return value unset and the false branch set it: trace again
-    with a placeholder of that type in the true branch."""
-
-    def __init__(self, fill):
-        super().__init__()
-        self.fill = fill
-
-
-def _staged_if(cond, if_true, if_false, state, names):
+def _staged_if(cond, if_true, if_false, state, names, cells):
     where = _where()
+    n = len(names)
+    all_names = names + cells.names
+    initial_cells = cells.get()
+    # A list in the state is one a branch appends to or pops from: a staged list, so that
+    # the branches change copies, at run time, and never the list the caller holds.
+    state = tuple(data_structures.staged_list(v) if type(v) is list else v for v in state)
     fill = {}  # position -> placeholder for a return value one branch leaves unset
     for _attempt in range(2):
         outputs = {}
 
         def branch(label, fn):
             def run():
-                result = state if fn is None else fn(*state)
-                result = () if result is None else tuple(result)
+                cells.set(initial_cells)
+                result = state[:n] if fn is None else fn(*state)
+                result = (() if result is None else tuple(result)) + cells.get()
                 if label == "then" and fill:
                     result = tuple(fill[i]() if i in fill and is_undefined_return(v) else v
                                    for i, v in enumerate(result))
                 other = outputs.get("then")
                 if other is not None:
                     result = _fill_return_value(other, result)
-                    _check_defined(other, result, names, where)
+                    _check_defined(other, result, all_names, where)
                 outputs[label] = result
                 return tuple(data_structures.to_staged(v) for v in result)
             return run
 
         try:
             results = staged.cond(cond, branch("then", if_true), branch("else", if_false),
-                                              names=tuple(names))
-        except _Refill as retry:
+                                  names=display_names(all_names))
+        except Refill as retry:
             fill = retry.fill
             continue
-        return tuple(data_structures.from_staged(v) for v in results)
+        except BaseException as error:
+            cells.set(initial_cells)
+            mark_staged_region(error, where, "`if`")
+            raise
+        results = tuple(data_structures.from_staged(v) for v in results)
+        cells.set(results[n:])
+        return results[:n]
     raise AssertionError("unreachable: the second trace of a staged `if` has its placeholders")
 
 
@@ -89,35 +100,31 @@ def _fill_return_value(then, other):
     refill = {}
     for i, (a, b) in enumerate(zip(then, other)):
         if is_undefined_return(b) and not is_undefined(a):
-            zero = _zero_like(a)
+            zero = zero_like(a)
             if zero is not None:
                 out[i] = zero()
         elif is_undefined_return(a) and not is_undefined(b):
-            zero = _zero_like(b)
+            zero = zero_like(b)
             if zero is not None:
                 refill[i] = zero
     if refill:
-        raise _Refill(refill)
+        raise Refill(refill)
     return tuple(out)
-
-
-def _zero_like(x):
-    """A function making a zero of x's type (in the graph being built when it is called), or None."""
-    if is_symbolic(x):
-        shape = tuple(0 if d is None else d for d in x.shape)
-        dtype = x.dtype
-        return lambda: np.zeros(shape, dtype)[()] if shape == () else np.zeros(shape, dtype)
-    if isinstance(x, (np.ndarray, np.generic)):
-        zero = np.zeros_like(x)
-        return lambda: zero[()] if zero.ndim == 0 else zero.copy()
-    if type(x) in (bool, int, float, complex):
-        return lambda: type(x)(0)
-    return None
 
 
 def _check_defined(a, b, names, where):
     for name, x, y in zip(names, a, b):
+        if is_return_value(name) and ((x is None) != (y is None)):
+            raise errors.BranchMismatchError(
+                f"{where}this function returns a value on one path and None on another, "
+                f"depending on the symbolic condition of this `if`; a staged function returns "
+                f"one kind of value: return a value of the same type on every path")
         if is_undefined(x) != is_undefined(y):
+            if is_return_value(name):
+                raise errors.BranchMismatchError(
+                    f"{where}this function returns a value on one path of this `if` (whose "
+                    f"condition is symbolic) that cannot be given a placeholder on the other; "
+                    f"return tensors or numbers (or tuples, lists and dicts of them)")
             raise errors.UndefinedNameError(
                 f"{where}'{name}' is assigned in only one branch of this `if`, whose condition is "
                 f"symbolic, and is used afterwards; assign it in both branches or before the `if`")
@@ -126,19 +133,26 @@ def _check_defined(a, b, names, where):
 def if_exp(cond, true_fn, false_fn):
     """`a if cond else b`; staged with staging.cond when cond is symbolic."""
     if is_symbolic(cond):
-        return staged.cond(cond, true_fn, false_fn)
+        where = _where()
+        try:
+            return staged.cond(cond, true_fn, false_fn)
+        except BaseException as error:
+            mark_staged_region(error, where, "`a if c else b`")
+            raise
     return true_fn() if cond else false_fn()
 
 
 def return_value(value, do_return):
-    """The value a converted function with a `return` inside a loop returns at its end:
+    """The value a converted function that may end without a `return` returns at its end:
     `value` if a `return` ran (`do_return`), else None (the function fell off its end)."""
+    if value is None or (type(value) is tuple and all(v is None for v in value)):
+        return value if do_return is True else None
     if is_symbolic(do_return):
         name = sys._getframe(1).f_code.co_name
-        raise errors.UndefinedNameError(
-            f"{_where()}{name!r} returns a value from inside a staged loop but may also "
-            f"end without a `return` (returning None), depending on a symbolic value; end it with "
-            f"a `return` of a value of the same type")
+        raise errors.BranchMismatchError(
+            f"{_where()}{name!r} returns a value on one path and None on another (it can "
+            f"end without a `return`), depending on a symbolic value; a staged function returns "
+            f"one kind of value: end it with a `return` of a value of the same type")
     if not do_return or is_undefined_return(value):
         return None
     return value
@@ -154,9 +168,10 @@ def _options(opts):
     return opts.get("maximum_iterations"), opts.get("shape_invariants")
 
 
-def while_stmt(test, body, state, names, opts=None, outer_writes=()):
+def while_stmt(test, body, state, names, opts=None, outer_writes=(), cells=(), get_state=None,
+               set_state=None):
     """Loops natively while `test(*state)` is concrete; the first symbolic test stages the rest
-    of the loop as one staging.while_loop."""
+    of the loop as one staging.while_loop. `cells`: as for if_stmt."""
     maximum_iterations, shape_invariants = _options(opts)
     state = tuple(state)
     count = 0
@@ -169,7 +184,8 @@ def while_stmt(test, body, state, names, opts=None, outer_writes=()):
             if outer_writes:
                 raise _outer_write_error("`while` loop", outer_writes)
             remaining = maximum_iterations - count if maximum_iterations is not None else None
-            return _staged_loop(test, body, state, names, remaining, shape_invariants, "`while` loop")
+            return _staged_loop(test, body, state, names, remaining, shape_invariants,
+                                "`while` loop", Cells(cells, get_state, set_state))
         if not t:
             return state
         result = body(*state)
@@ -177,52 +193,87 @@ def while_stmt(test, body, state, names, opts=None, outer_writes=()):
         count += 1
 
 
-def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants, kind):
+def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants, kind, cells):
+    """One staging.while_loop. Loop variables are `state` and then the cells; a name first
+    assigned in the body gets a placeholder of the type the first trace of the body gives it
+    (and, unless it is the return value, a run-time check that the loop ran)."""
     where = _where()
-    for name, value in zip(names, state):
-        if is_undefined(value) and not is_undefined_return(value):
-            # (the return value may be unset: staging.while_loop gives it the body's type)
-            raise errors.UndefinedNameError(
-                f"{where}'{name}' is assigned inside this staged {kind} but not before it, and is "
-                f"used afterwards (or in a later iteration); assign it before the loop")
-    loop_vars = tuple(data_structures.to_staged(v) for v in state)
+    n = len(state)
+    full = tuple(state) + cells.get()
+    count = len(full)
+    all_names = tuple(names) + cells.names
+    undefined, created = undefined_positions(full)
+    fills = {}
+
+    def split(values):
+        values = tuple(data_structures.from_staged(v) for v in values[:count])
+        cells.set(values[n:])
+        return values[:n]
 
     def cond_fn(*loop_vars):
-        return test(*(data_structures.from_staged(v) for v in loop_vars))
+        return test(*split(loop_vars))
 
     def body_fn(*loop_vars):
-        result = body(*(data_structures.from_staged(v) for v in loop_vars))
-        result = () if result is None else tuple(result)
-        for name, value in zip(names, result):
+        result = body(*split(loop_vars))
+        result = (() if result is None else tuple(result)) + cells.get()
+        new = {i: placeholder(display_names(all_names)[i], result[i], where, kind) for i in undefined
+               if i not in fills and not is_undefined(result[i])}
+        if new:
+            raise Refill(new)
+        for name, value in zip(all_names, result):
             if is_undefined(value) and not is_undefined_return(value):
                 raise errors.UndefinedNameError(
                     f"{where}'{name}' may be left unassigned by an iteration of this staged {kind}")
-        return tuple(data_structures.to_staged(v) for v in result)
+        ran = (np.bool_(True),) if created else ()
+        return tuple(data_structures.to_staged(v) for v in result) + ran
 
-    kwargs = {"names": tuple(names)}
+    kwargs = {"names": display_names(all_names) + (("<loop ran>",) if created else ())}
     if shape_invariants:
         kwargs["shape_invariants"] = shape_invariants
-    results = staged.while_loop(cond_fn, body_fn, loop_vars, maximum_iterations, **kwargs)
-    return tuple(data_structures.from_staged(v) for v in results)
+    for _attempt in range(len(undefined) + 1):
+        initial = tuple(fills.get(i, v) for i, v in enumerate(full))
+        loop_vars = tuple(data_structures.to_staged(v) for v in initial)
+        loop_vars += (np.bool_(False),) if created else ()
+        try:
+            results = staged.while_loop(cond_fn, body_fn, loop_vars, maximum_iterations, **kwargs)
+        except Refill as retry:
+            fills.update(retry.fill)
+            continue
+        except BaseException as error:
+            cells.set(full[n:])
+            mark_staged_region(error, where, kind)
+            raise
+        break
+    else:  # pragma: no cover - each attempt fills at least one more position
+        raise AssertionError("unreachable: staged loop placeholders did not settle")
+    if created:
+        check_ran(results[-1], [all_names[i] for i in created], kind)
+        results = results[:-1]
+    results = tuple(data_structures.from_staged(v) for v in results)
+    cells.set(results[n:])
+    return results[:n]
 
 
 # -- for ----------------------------------------------------------------------
 
-def for_stmt(iterable, extra_test, body, state, names, opts=None, outer_writes=()):
+def for_stmt(iterable, extra_test, body, state, names, opts=None, outer_writes=(), cells=(),
+             get_state=None, set_state=None):
     """`for item in iterable` natively for Python iterables; one staging.while_loop over a
-    symbolic tensor's first axis, a range with a symbolic bound, or enumerate/zip of those."""
+    symbolic tensor's first axis, a range with a symbolic bound, or enumerate/zip of those.
+    `cells`: as for if_stmt."""
     maximum_iterations, shape_invariants = _options(opts)
     state = tuple(state)
+    cells = Cells(cells, get_state, set_state)
     if py_builtins.is_staged_iterable(iterable):
         if outer_writes:
             raise _outer_write_error("`for` loop", outer_writes)
         return _staged_for(iterable, extra_test, body, state, names, maximum_iterations,
-                           shape_invariants)
+                           shape_invariants, cells)
     if is_undefined(iterable):
         iterable._fail()
     if isinstance(iterable, range) and extra_test is not None:
         return _range_for(iterable, extra_test, body, state, names, maximum_iterations,
-                          shape_invariants, outer_writes)
+                          shape_invariants, outer_writes, cells)
     iterator = iter(iterable)
     count = 0
     while True:
@@ -247,7 +298,7 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None, outer_writes=(
 
 
 def _range_for(rng, extra_test, body, state, names, maximum_iterations, shape_invariants,
-               outer_writes):
+               outer_writes, cells):
     """A loop over a concrete range whose break condition may turn symbolic: the remaining
     iterations are then staged."""
     count = 0
@@ -260,7 +311,8 @@ def _range_for(rng, extra_test, body, state, names, maximum_iterations, shape_in
                 raise _outer_write_error("`for` loop", outer_writes)
             rest = py_builtins.StagedRange(rng.start + position * rng.step, rng.stop, rng.step)
             remaining = maximum_iterations - count if maximum_iterations is not None else None
-            return _staged_for(rest, extra_test, body, state, names, remaining, shape_invariants)
+            return _staged_for(rest, extra_test, body, state, names, remaining, shape_invariants,
+                               cells)
         if not t:
             return state
         result = body(item, *state)
@@ -269,8 +321,11 @@ def _range_for(rng, extra_test, body, state, names, maximum_iterations, shape_in
     return state
 
 
-def _staged_for(iterable, extra_test, body, state, names, maximum_iterations, shape_invariants):
+def _staged_for(iterable, extra_test, body, state, names, maximum_iterations, shape_invariants,
+                cells):
     length = py_builtins.staged_length(iterable)
+    if not is_symbolic(length) and length == 0:
+        return state  # a tensor with a static first dim of 0: the body never runs, as in Python
 
     def test(i, *state):
         in_range = i < length
@@ -288,5 +343,5 @@ def _staged_for(iterable, extra_test, body, state, names, maximum_iterations, sh
         return (i + 1, *result)
 
     result = _staged_loop(test, loop_body, (0, *state), ("<for index>", *names),
-                          maximum_iterations, shape_invariants, "`for` loop")
+                          maximum_iterations, shape_invariants, "`for` loop", cells)
     return result[1:]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from staging import errors
+from staging.control_flow import while_loop
 from staging.source_map import where
 from staging.tensor import is_symbolic
 from staging.tensor_array import TensorArray
@@ -88,6 +89,17 @@ class StagedList:
     def _staged_value(self):
         return self.stack()
 
+    # `lst + [x]` and `[x] + lst` make a new list, as Python's do (the operands are not changed).
+    def __add__(self, other):
+        if not isinstance(other, (list, tuple, StagedList)):
+            return NotImplemented
+        return StagedList(_concatenate(self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, (list, tuple)):
+            return NotImplemented
+        return StagedList(_concatenate(other, self))
+
     def __repr__(self):
         return f"StagedList({self.tensor_array!r})"
 
@@ -115,6 +127,32 @@ def _call_with(method, args, kwargs, positional):
                 f"{where()}{key}={value!r} is not supported when converting a list built by a staged "
                 f"loop to an array; convert it first (np.stack(lst)) and then use the array")
     return method(**taken)
+
+
+def _concatenate(first, second):
+    """A new TensorArray holding the items of `first` then those of `second` (Python
+    sequences or staged lists; a staged list's items are copied by a staged loop)."""
+    ta = TensorArray(dtype=None, size=0, dynamic_size=True)
+    for part in (first, second):
+        if isinstance(part, StagedList):
+            ta = _copy_items(part.tensor_array, ta)
+        else:
+            for item in part:
+                ta = ta.append(item)
+    return ta
+
+
+def _copy_items(source, target):
+    if source._staged and source._handle.type.element is None:
+        return target  # nothing was ever written to it: it is empty
+    _, target = while_loop(lambda i, t: i < source.size(), lambda i, t: (i + 1, t.append(source.read(i))),
+                           (np.int64(0), target), names=("<copy index>", "list"))
+    return target
+
+
+def staged_list(values):
+    """A Python list as a StagedList (a new TensorArray holding its items)."""
+    return StagedList(to_staged(list(values)))
 
 
 def is_staged_value(x) -> bool:

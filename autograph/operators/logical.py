@@ -2,33 +2,43 @@
 
 With a symbolic left operand, `x and y` / `x or y` become one staging.cond that
 traces the right operand in its own branch (so it runs only when Python would
-run it, e.g. `i < n and x[i] > 0` never reads x[n]). The result keeps Python's
-value semantics (`x or y` is x if x is true, else y) when both operands have
-the same dtype and shape, booleans included; otherwise (say an int tensor
-`or` a float) a staged `if` cannot give either value, and the result is the
-truth value of the chosen operand, a boolean tensor (for `or` the right
-operand is then traced a second time).
+run it, e.g. `i < n and x[i] > 0` never reads x[n]). The result is the chosen
+operand, as in Python (`x or y` is x if x is true, else y), when both operands
+have the same dtype and shape, booleans included (a Python number of the same
+kind counts).
+
+Otherwise (say an int tensor `or` a float) Python's result would be an int or a
+float depending on the value. Where converted code only uses the truth value
+(the test of an `if`, `while`, `assert`...), the result is then the truth value
+of the chosen operand, a boolean tensor (for `or` the right operand is traced a
+second time). Where the value is used (`value=True`), it is refused with a
+SymbolicValueError naming the line.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from autograph.operators.contexts import mark_staged_region
+from staging import errors
 from staging.control_flow import cond
+from staging.source_map import where as _where
 from staging.tensor import is_symbolic
 
 
-def and_(a, b_fn):
-    """`a and b`; b_fn runs only when a is true (in a staged cond when a is symbolic)."""
+def and_(a, b_fn, value=False):
+    """`a and b`; b_fn runs only when a is true (in a staged cond when a is symbolic).
+    `value`: the result's value is used, not only its truth."""
     if is_symbolic(a):
-        return _staged(a, b_fn, when_true=True)
+        return _staged(a, b_fn, when_true=True, value=value)
     return b_fn() if a else a
 
 
-def or_(a, b_fn):
-    """`a or b`; b_fn runs only when a is false (in a staged cond when a is symbolic)."""
+def or_(a, b_fn, value=False):
+    """`a or b`; b_fn runs only when a is false (in a staged cond when a is symbolic).
+    `value`: the result's value is used, not only its truth."""
     if is_symbolic(a):
-        return _staged(a, b_fn, when_true=False)
+        return _staged(a, b_fn, when_true=False, value=value)
     return a if a else b_fn()
 
 
@@ -44,7 +54,7 @@ class _AsBool(Exception):
     """`a or b`: the right operand cannot be merged with the left as a value."""
 
 
-def _staged(a, b_fn, when_true):
+def _staged(a, b_fn, when_true, value):
     """One staged cond giving b when a's truth is `when_true`, else a.
 
     staging.cond traces its true branch first. For `and` that is b's branch, which
@@ -52,10 +62,13 @@ def _staged(a, b_fn, when_true):
     branch: it assumes values, and b's branch asks for a second trace with truth
     values when b turns out not to match a (different dtype or shape)."""
     as_values = []
+    op = "and" if when_true else "or"
 
     def b_branch():
         b = b_fn()
         same = _same_type(a, b)
+        if value and not same:
+            raise _mixed_error(op, a, b)
         if not as_values:
             as_values.append(same)
         elif as_values[0] and not same:
@@ -67,13 +80,33 @@ def _staged(a, b_fn, when_true):
             as_values.append(True)
         return a if as_values[0] else _as_bool(a)
 
-    if when_true:
-        return cond(a, b_branch, a_branch)
+    where = _where()
     try:
-        return cond(a, a_branch, b_branch)
-    except _AsBool:
-        as_values[:] = [False]
-        return cond(a, a_branch, b_branch)
+        if when_true:
+            return cond(a, b_branch, a_branch)
+        try:
+            return cond(a, a_branch, b_branch)
+        except _AsBool:
+            as_values[:] = [False]
+            return cond(a, a_branch, b_branch)
+    except BaseException as error:
+        mark_staged_region(error, where, f"`{op}`")
+        raise
+
+
+def _describe(x) -> str:
+    if is_symbolic(x):
+        return f"a tensor {x.type}"
+    if isinstance(x, (np.ndarray, np.generic)):
+        return f"a {x.dtype} value of shape {x.shape}"
+    return f"a {type(x).__name__}"
+
+
+def _mixed_error(op, a, b):
+    return errors.SymbolicValueError(
+        f"{_where()}`x {op} y` with a symbolic x gives x or y as it is, and here they differ ({_describe(a)} "
+        f"and {_describe(b)}): the result's type would depend on x's value, known only when the graph "
+        f"runs; give both operands one dtype and shape (or use only the truth value, e.g. in an `if`)")
 
 
 def _same_type(a, b) -> bool:

@@ -1,5 +1,5 @@
-"""The builtins that behave differently on symbolic values (print, len, range, enumerate, zip),
-and the staged iterables for loops."""
+"""The builtins that behave differently on symbolic values (print, len, range, enumerate, zip,
+min, max, sum), and the staged iterables for loops."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import builtins
 
 import numpy as np
 
-from autograph.operators import data_structures
+from autograph.operators import data_structures, py_reductions
 from staging import errors
 from staging.debugging import print as staged_print
 from staging.source_map import where as _where
@@ -136,4 +136,5 @@ def print_(*args, **kwargs):
 
 
 OVERRIDES = {builtins.print: print_, builtins.len: len_, builtins.range: range_,
-              builtins.enumerate: enumerate_, builtins.zip: zip_}
+              builtins.enumerate: enumerate_, builtins.zip: zip_, builtins.min: py_reductions.min_,
+              builtins.max: py_reductions.max_, builtins.sum: py_reductions.sum_}

@@ -66,3 +66,11 @@ def is_undefined(value) -> bool:
 
 def is_undefined_return(value) -> bool:
     return type(value) is UndefinedReturnValue
+
+
+def ld(value):
+    """A read of a name that may hold the Undefined marker (converted code reads returned
+    names through it): raises UndefinedNameError at the reading line, as Python would."""
+    if isinstance(value, Undefined):
+        value._fail()
+    return value

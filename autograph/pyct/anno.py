@@ -14,6 +14,8 @@ class Basic(_Key):
 
     EXTRA_TEST = "For: the loop-continue test added by the break converter (an expression)"
     LOOP_OPTIONS = "While/For: the keywords of the set_loop_options(...) call of its body"
+    LOWERED_RETURN = ("Assign/Return: made by the return converter (the assignment of a user "
+                      "`return`'s value, or the function's one final `return`)")
 
 
 class Static(_Key):
@@ -21,7 +23,10 @@ class Static(_Key):
 
     LIVE_IN = "If/While/For: names live on entry (for loops: at the loop head)"
     LIVE_OUT = "If/While/For: names live after the statement"
-    DEFINED_IN = "If/While/For: names some path from the function entry may have assigned"
+    DEFINED_IN = ("If/While/For: names that may be bound at this point in the Python function "
+                  "holding it in converted code (the function itself or a branch/loop body)")
+    CELLS = ("FunctionDef: its cell variables that a nested function, lambda, class or generator "
+             "uses (a frozenset; see static_analysis/cells)")
 
 
 _KEY_TYPES = (Basic, Static)

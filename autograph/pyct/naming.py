@@ -127,3 +127,38 @@ def scan(node) -> Facts:
 def source_order(node) -> dict:
     """name -> index of its first occurrence in source order."""
     return scan(node).order
+
+
+def defining_class(qualname: str) -> str | None:
+    """The name of the class whose body defines a function of this __qualname__, if any."""
+    parts = qualname.split(".")
+    if len(parts) >= 2 and parts[-2] != "<locals>":
+        return parts[-2]
+    return None
+
+
+def mangle_private_names(node, class_name: str) -> None:
+    """Applies Python's private name mangling (`__x` -> `_Class__x`) to the identifiers of a
+    method's tree, as compiling it inside its class did: converted code is compiled outside."""
+    prefix = "_" + class_name.lstrip("_")
+    if prefix == "_":
+        return
+
+    def mangled(name):
+        if name and name.startswith("__") and not name.endswith("__") and "." not in name:
+            return prefix + name
+        return name
+
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            n.id = mangled(n.id)
+        elif isinstance(n, ast.Attribute):
+            n.attr = mangled(n.attr)
+        elif isinstance(n, ast.arg):
+            n.arg = mangled(n.arg)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n is not node:
+            n.name = mangled(n.name)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            n.names = [mangled(x) for x in n.names]
+        elif isinstance(n, ast.keyword) and n.arg is not None:
+            n.arg = mangled(n.arg)

@@ -8,6 +8,7 @@ applied afterwards (and the tree can be compiled as it is).
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
 import linecache
 
@@ -130,7 +131,13 @@ def parse_function(fn) -> ParsedEntity:
     line_offset = code.co_firstlineno - 1
     if code.co_name == "<lambda>":
         text = _dedent(_block_lines(code, all_lines, blocks))
-        entity = _parse_lambda(fn, text, line_offset)
+        try:
+            entity = _parse_lambda(fn, text, line_offset)
+        except errors.ConversionError:
+            # A lambda on a continuation line of a longer statement: find it in the file.
+            entity = _lambda_in_file(fn, all_lines)
+            if entity is None:
+                raise
         entity.lines = all_lines
         return entity
     tree = None
@@ -154,9 +161,112 @@ def parse_function(fn) -> ParsedEntity:
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         raise errors.ConversionError(
             f"cannot convert {code.co_name!r} at {code.co_filename}:{code.co_firstlineno}: "
-            "no function definition found at that line")
+            "no function definition found at that line (was the file edited since the function "
+            "was defined? reload its module)")
+    _check_matches(code, node)
     node.decorator_list = []
     return ParsedEntity(node, code.co_filename, 0, text, all_lines)
+
+
+def _code_arguments(code) -> list:
+    n = code.co_argcount + code.co_kwonlyargcount
+    n += bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    return list(code.co_varnames[:n])
+
+
+def _node_arguments(node) -> list:
+    args = node.args
+    names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+    names += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+    return names
+
+
+def _check_matches(code, node):
+    """The definition found in the file now must be the one that was compiled into `code`:
+    same name, same arguments, and every line of the code inside it. A file edited after its
+    module was imported may hold another function there; converting that would run code
+    other than the one called."""
+    first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    problem = None
+    if node.name != code.co_name:
+        problem = f"the source at that line now defines {node.name!r}"
+    elif _node_arguments(node) != _code_arguments(code):
+        problem = (f"its source now takes ({', '.join(_node_arguments(node))}), the running "
+                   f"function takes ({', '.join(_code_arguments(code))})")
+    elif first != code.co_firstlineno:
+        problem = f"its source now starts at line {first}"
+    else:
+        lines = [line for _, _, line in code.co_lines() if line is not None]
+        if lines and not first <= min(lines) <= max(lines) <= node.end_lineno:
+            problem = (f"its source now ends at line {node.end_lineno}, the running function has "
+                       f"code on line {max(lines)}")
+    if problem is not None:
+        raise errors.ConversionError(
+            f"cannot convert {code.co_name!r} at {code.co_filename}:{code.co_firstlineno}: "
+            f"{problem} (the file was edited since the function was defined); reload its "
+            f"module to convert the new version")
+
+
+def _lambda_args(node) -> list:
+    return [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
+
+
+def _pick_lambda(code, candidates):
+    """The one lambda of `candidates` (all on code's first line, with its arguments) that
+    compiled to `code`: told apart by the column of the code's first instruction if needed."""
+    if len(candidates) <= 1:
+        return candidates
+    # The first instruction (RESUME) spans nothing; the others lie inside the lambda's body.
+    positions = [p for p in getattr(code, "co_positions", lambda: ())()
+                 if p[0] is not None and p[2] is not None and (p[1], p[3]) > (p[0], p[2])]
+    if positions:
+        line, _, col, _ = min(positions, key=lambda p: (p[0], p[2] or 0))
+        inside = [c for c in candidates if _covers(c.body, line, col)]
+        if len(inside) == 1:
+            return inside
+    return candidates
+
+
+def _spans_code(node, code) -> bool:
+    """Every line of `code` lies inside `node` (a lambda found on code's first line)."""
+    lines = [line for _, _, line in code.co_lines() if line is not None]
+    return not lines or node.lineno <= min(lines) <= max(lines) <= node.end_lineno
+
+
+def _covers(node, line, col) -> bool:
+    start = (node.lineno, node.col_offset)
+    end = (node.end_lineno, node.end_col_offset)
+    return start <= (line, col or 0) < end
+
+
+# filename -> (the linecache lines list, the parsed module or None when it does not parse)
+_FILE_TREES: dict[str, tuple[list[str], object]] = {}
+
+
+def _lambda_in_file(fn, all_lines):
+    """The lambda of `fn` found by parsing its whole file (a lambda on a continuation line of
+    a multi-line statement), or None when the file does not parse."""
+    code = fn.__code__
+    filename = code.co_filename
+    entry = _FILE_TREES.get(filename)
+    if entry is None or entry[0] is not all_lines:
+        try:
+            tree = ast.parse("".join(all_lines))
+        except (SyntaxError, ValueError):
+            tree = None
+        entry = _FILE_TREES[filename] = (all_lines, tree)
+    tree = entry[1]
+    if tree is None:
+        return None
+    want = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
+             and n.lineno == code.co_firstlineno and _lambda_args(n) == want and _spans_code(n, code)]
+    found = _pick_lambda(code, found)
+    if len(found) != 1:
+        return None
+    node = copy.deepcopy(found[0])
+    first, last = node.lineno, node.end_lineno
+    return ParsedEntity(node, filename, 0, "".join(all_lines[first - 1:last]))
 
 
 def _parse_lambda(fn, text, line_offset):
@@ -178,12 +288,9 @@ def _parse_lambda(fn, text, line_offset):
             f"cannot convert the lambda at {code.co_filename}:{code.co_firstlineno}: "
             "its source line does not parse on its own")
     want = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Lambda) and node.lineno == line_offset + 1:
-            names = [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
-            if names == want:
-                found.append(node)
+    found = [node for node in ast.walk(tree) if isinstance(node, ast.Lambda)
+             and node.lineno == line_offset + 1 and _lambda_args(node) == want
+             and _spans_code(node, code)]
     if len(found) != 1:
         raise errors.ConversionError(
             f"cannot convert the lambda at {code.co_filename}:{code.co_firstlineno}: "

@@ -135,3 +135,13 @@ class Transformer(_Dispatch):
                     else:
                         d[f] = r
         return node
+
+    def methods_only(self, node):
+        """For visit_ClassDef: a class body is left as written (it runs once, when the class
+        is created); the functions defined in it are visited."""
+        body = []
+        for s in node.body:
+            r = self.visit(s) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else s
+            body.extend(r if isinstance(r, list) else [r])
+        node.body = body
+        return node

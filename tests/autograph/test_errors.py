@@ -26,7 +26,11 @@ def test_generator_refused():
     assert f"{HERE}:14" in str(e.value) and "yield" in str(e.value)
 
 
-def test_try_around_control_flow_refused():
+def test_try_around_staged_control_flow_refused():
+    # Allowed, and run as Python on concrete values; staged, the `except` clause would catch
+    # errors the staged `if` can raise only when the graph runs: refused while tracing.
+    staging = pytest.importorskip("staging")
+
     def f(x):
         try:
             if x > 0:
@@ -34,9 +38,10 @@ def test_try_around_control_flow_refused():
         except ValueError:
             pass
         return x
+    assert autograph.convert(f)(5) == 1
     with pytest.raises(errors.UnsupportedConstructError) as e:
-        autograph.convert(f)
-    assert "try" in str(e.value) and HERE in str(e.value)
+        staging.function(f)(np.int64(5))
+    assert str(e.value).startswith(f"{HERE}:{f.__code__.co_firstlineno + 1}: this `try` catches errors")
 
 
 def test_undefined_name_native():
@@ -62,11 +67,18 @@ def loop_only(n):
 
 
 def test_defined_only_in_staged_loop():
+    # A name first assigned in a staged loop is carried out of it when the loop ran; when it
+    # ran zero times, reading it raises UnboundLocalError as in Python (here at run time).
     staging = pytest.importorskip("staging")
     assert autograph.convert(loop_only)(3) == 2
+    staged = staging.function(loop_only)
+    assert staged(np.int64(3)) == 2
+    with pytest.raises(UnboundLocalError):
+        loop_only(0)
     with pytest.raises(errors.UndefinedNameError) as e:
-        staging.function(loop_only)(np.int64(3))
-    assert "'last'" in str(e.value) and f"{HERE}:58" in str(e.value)
+        staged(np.int64(0))
+    assert "'last' is assigned only inside this staged `while` loop, which ran zero times" in str(e.value)
+    assert str(e.value).startswith(f"{HERE}:{loop_only.__code__.co_firstlineno + 2}: ")
 
 
 COUNT = 0
@@ -83,7 +95,8 @@ def test_global_write_in_staged_branch():
     staging = pytest.importorskip("staging")
     with pytest.raises(errors.UnsupportedConstructError) as e:
         staging.function(writes_global)(np.int64(1))
-    assert "'COUNT'" in str(e.value) and f"{HERE}:77" in str(e.value)
+    line = writes_global.__code__.co_firstlineno + 2
+    assert "'COUNT'" in str(e.value) and f"{HERE}:{line}" in str(e.value)
 
 
 def test_error_in_user_code_points_to_user_line():
@@ -97,3 +110,34 @@ def test_error_in_user_code_points_to_user_line():
     frames = traceback.extract_tb(e.value.__traceback__)
     assert any(fr.lineno == f.__code__.co_firstlineno + 2 and "x + \"a\"" in (fr.line or "")
                for fr in frames)
+
+
+def structure_changes_in_loop(x):
+    s = {"a": x}
+    while x > 0:
+        s = x * 7.0
+        x = x - 1
+    return s
+
+
+def structure_differs_in_branches(x):
+    if x > 0:
+        y = (x, (x, x))
+    else:
+        y = (x, x)
+    return y
+
+
+def test_structure_mismatch_names_the_element():
+    staging = pytest.importorskip("staging")
+    with pytest.raises(errors.LoopVariableError) as e:
+        staging.function(structure_changes_in_loop)(np.float64(1.0))
+    line = structure_changes_in_loop.__code__.co_firstlineno + 2
+    assert f"{HERE}:{line}:" in str(e.value)
+    assert ("loop variable 's': a dict with keys ['a'] before the loop, a tensor f64[] after an "
+            "iteration") in str(e.value)
+    with pytest.raises(errors.BranchMismatchError) as e:
+        staging.function(structure_differs_in_branches)(np.float64(1.0))
+    line = structure_differs_in_branches.__code__.co_firstlineno + 1
+    assert f"{HERE}:{line}:" in str(e.value)
+    assert "'y[1]' different structures: a tuple of 2 in the true branch and a tensor f64[]" in str(e.value)

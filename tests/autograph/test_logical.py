@@ -109,21 +109,53 @@ def test_staged_and_does_not_evaluate_right_side_at_run_time(check_staged):
     check_staged(first_nonpositive, (x, i64(3)), (np.array([1, -2, 3]), i64(3)), (x, i64(0)))
 
 
-def test_staged_or_mixed_dtypes_gives_truth_value():
+def mixed_and_value(x, y):
+    return x and (y > 0)
+
+
+def mixed_or_value(x, y):
+    return x or (y > 0)
+
+
+def mixed_and_test(x, y):
+    if x and (y > 0):
+        return 1.0
+    return -1.0
+
+
+def mixed_or_test(x, y):
+    while x or (y > 0):
+        x = np.maximum(x - 1.0, 0.0)
+        y = y - 1.0
+    return x + y
+
+
+def test_staged_mixed_dtypes_in_a_test_use_the_truth_value(same_as_eager):
+    # Only the truth value is used: the staged `and`/`or` gives the chosen operand's truth.
+    args = [(f64(0.0), f64(1.0)), (f64(2.0), f64(1.0)), (f64(2.0), f64(-1.0))]
+    same_as_eager(mixed_and_test, *args)
+    same_as_eager(mixed_or_test, *args, (f64(0.0), f64(-1.0)))
+    code = autograph.to_code(mixed_or_test)
+    assert "ag__.or_(x, lambda: y > 0), loop_body" in code.replace("lambda x, y: ", "")
+
+
+def test_staged_mixed_dtypes_as_a_value_are_refused():
     staging = pytest.importorskip("staging")
+    # Python gives the float x or the bool y > 0 depending on x: no one staged type.
+    assert mixed_and_value(f64(0.0), f64(1.0)) == 0.0 and mixed_and_value(f64(2.0), f64(1.0)) is np.True_
+    assert "ag__.and_(x, lambda: y > 0, value=True)" in autograph.to_code(mixed_and_value)
+    for f in (mixed_and_value, mixed_or_value):
+        with pytest.raises(staging.errors.SymbolicValueError) as e:
+            staging.function(f)(f64(0.0), f64(1.0))
+        line = f.__code__.co_firstlineno + 1
+        op = "and" if f is mixed_and_value else "or"
+        assert str(e.value).startswith(f"{__file__}:{line}: `x {op} y` with a symbolic x")
+        assert "a tensor f64[] and a tensor bool[]" in str(e.value)
 
-    def mixed(x, y):
-        return x and (y > 0)
 
-    # Python would give the float x when it is false; a staged `if` cannot return a float or a
-    # bool, so the result is the truth value of the chosen operand.
-    f = staging.function(mixed)
-    assert f(f64(0.0), f64(1.0)) == np.False_ and np.asarray(f(f64(0.0), f64(1.0))).dtype == np.bool_
-    assert f(f64(2.0), f64(1.0)) == np.True_
+def same_kind_python_number(x):
+    return x or 2.5, x and 7.0
 
-    def mixed_or(x, y):
-        return x or (y > 0)
 
-    g = staging.function(mixed_or)  # the right operand is traced again for truth values
-    assert g(f64(0.0), f64(1.0)) == np.True_ and np.asarray(g(f64(0.0), f64(1.0))).dtype == np.bool_
-    assert g(f64(0.0), f64(-1.0)) == np.False_ and g(f64(3.0), f64(-1.0)) == np.True_
+def test_staged_or_with_a_python_number_of_the_same_kind(same_as_eager):
+    same_as_eager(same_kind_python_number, f64(0.0), f64(3.0))

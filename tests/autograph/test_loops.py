@@ -227,10 +227,11 @@ def test_return_in_loop_without_final_return():
     assert converted(np.array([1, 1]), 2) is None
     assert "return ag__.return_value(retval_, do_return)" in autograph.to_code(maybe_returns)
     # Staged, the function would return a tensor or None depending on the data: refused.
-    with pytest.raises(staging.errors.UndefinedNameError) as e:
+    with pytest.raises(staging.errors.BranchMismatchError) as e:
         staging.function(maybe_returns)(np.array([1, 3]), i64(2))
     line = maybe_returns.__code__.co_firstlineno + 1
-    assert f"{__file__}:{line}:" in str(e.value) and "'maybe_returns'" in str(e.value)
+    assert f"{__file__}:{line}: 'maybe_returns' returns a value on one path and None on another" \
+        in str(e.value)
 
 
 def test_set_loop_options_maximum_iterations():
@@ -254,3 +255,67 @@ def test_staged_maximum_iterations(check_staged):
             i += 1
         return i
     assert staging.function(f)(i64(10)) == 3
+
+
+# `continue` in the `else:` clause of an inner loop continues the outer loop.
+
+def continue_in_inner_else(n):
+    s = 0
+    for i in range(n):
+        for j in range(3):
+            s += j
+        else:
+            continue
+        s += 100
+    return s
+
+
+def continue_in_inner_else_after_break(n, m):
+    s = 0
+    for i in range(n):
+        for j in range(3):
+            if j == m:
+                break
+            s += j
+        else:
+            continue
+        s += 100
+    return s
+
+
+def continue_in_inner_while_else(n, m):
+    s = 0
+    i = 0
+    while i < n:
+        i += 1
+        j = 0
+        while j < 3:
+            if j == m:
+                break
+            j += 1
+            s += j
+        else:
+            if i % 2 == 0:
+                continue
+            s += 1000
+        s += 100
+    return s
+
+
+def test_continue_in_inner_loop_else_compiles():
+    code = autograph.to_code(continue_in_inner_else)
+    assert not any(line.strip() == "continue" for line in code.splitlines())
+    assert "continue_ = True" in autograph.to_code(continue_in_inner_else_after_break)
+
+
+@pytest.mark.parametrize("f, inputs", [
+    (continue_in_inner_else, [(0,), (2,)]),
+    (continue_in_inner_else_after_break, [(3, 1), (3, 5), (0, 0)]),
+    (continue_in_inner_while_else, [(4, 1), (4, 7), (1, 7)]),
+])
+def test_continue_in_inner_loop_else(same_as_eager, f, inputs):
+    autograph_inputs = [tuple(np.int64(a) for a in args) for args in inputs]
+    check = autograph.convert(f)
+    for args in inputs:
+        assert check(*args) == f(*args)
+    same_as_eager(f, *autograph_inputs)

@@ -192,3 +192,45 @@ def test_same_code_object_hits_cache_without_parse_or_stat(module_file, monkeypa
     assert autograph.convert(twin)(-3) == -4
     monkeypatch.undo()
     assert counts == {"parse": 0, "checkcache": 0, "stat": 0}
+
+
+RENAMED = OLD.replace("def f(x):", "def f2(x):")
+NEW_ARGS = OLD.replace("def f(x):", "def f(x, scale=2):")
+SHORTER = OLD.replace("    if x > 0:\n        return x + 1\n", "")
+
+
+@pytest.mark.parametrize("edited, problem", [
+    (RENAMED, "the source at that line now defines 'f2'"),
+    (NEW_ARGS, "its source now takes (x, scale), the running function takes (x)"),
+    (SHORTER, "its source now ends at line 5, the running function has code on line 7"),
+])
+def test_edited_without_reload_is_refused(module_file, edited, problem):
+    """The file changed and the module was not reloaded: the running `f` is not the one in the
+    file, and converting the file's version would run other code."""
+    write, load, _ = module_file
+    write(OLD)
+    mod = load()
+    write(edited, bump=10)
+    with pytest.raises(errors.ConversionError) as e:
+        autograph.convert(mod.f)
+    message = str(e.value)
+    assert f"cannot convert 'f' at {mod.__file__}:4: " in message and problem in message
+    assert "reload its module" in message
+
+
+def test_edited_lambda_without_reload_is_refused(module_file):
+    write, load, _ = module_file
+    write(OLD)
+    mod = load()
+    write(OLD.replace("g = lambda x: x + 1", "g = lambda y: y + 1"), bump=10)
+    with pytest.raises(errors.ConversionError) as e:
+        autograph.convert(mod.g)
+    assert f"the lambda at {mod.__file__}:10" in str(e.value)
+
+
+def test_edited_body_below_the_function_is_fine(module_file):
+    write, load, _ = module_file
+    write(OLD)
+    mod = load()
+    write(OLD.replace("def other(x):\n    return x", "def other(x):\n    return x * 3"), bump=10)
+    assert autograph.convert(mod.f)(3) == 4

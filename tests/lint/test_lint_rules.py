@@ -592,7 +592,28 @@ def test_ag010_try_and_with_around_symbolic_control_flow(tmp_path):
     """)
     assert [(f.line, f.code) for f in result] == [(6, "AG010"), (11, "AG010")]
     assert "'try' around control flow on 'x'" in result[0].message
-    assert "'with' around control flow on 'n'" in result[1].message
+    assert "'with contextlib.suppress' around control flow on 'n'" in result[1].message
+
+
+def test_ag010_try_finally_and_other_context_managers_are_fine(tmp_path):
+    assert codes(tmp_path, """
+        import threading
+        import staging
+
+        LOCK = threading.Lock()
+
+        @staging.function
+        def f(x):
+            try:
+                if x > 0:
+                    x = x - 1
+            finally:
+                pass
+            with LOCK:
+                while x > 0:
+                    x = x - 1
+            return x
+    """) == []
 
 
 def test_ag010_negatives(tmp_path):

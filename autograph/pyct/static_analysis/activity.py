@@ -42,8 +42,29 @@ class _Activity(transformer.Visitor):
 
     def visit_ClassDef(self, node):
         self.modified.add(node.name)
-        for b in node.bases:
-            self.visit(b)
+        for n in node.bases + node.keywords + node.decorator_list:
+            self.visit(n)
+        # The body runs in its own scope, at once: what it (or a method) reads from outside.
+        inner = _Activity()
+        for s in node.body:
+            inner.visit(s)
+        self.read |= inner.read
+
+    # Names a `match` case pattern binds.
+    def visit_MatchAs(self, node):
+        if node.name is not None:
+            self.modified.add(node.name)
+        if node.pattern is not None:
+            self.visit(node.pattern)
+
+    def visit_MatchStar(self, node):
+        if node.name is not None:
+            self.modified.add(node.name)
+
+    def visit_MatchMapping(self, node):
+        if node.rest is not None:
+            self.modified.add(node.rest)
+        self.generic_visit(node)
 
     def _comprehension(self, node):
         inner = _Activity()

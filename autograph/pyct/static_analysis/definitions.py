@@ -1,7 +1,11 @@
-"""Which names may have been assigned before each if/while/for (the rest are undefined there).
+"""Which names may be bound before each if/while/for (the rest are undefined there).
 
-Annotates If, While and For nodes with anno.Static.DEFINED_IN: the names that some
-path from the function entry may have assigned before the statement runs.
+Annotates If, While and For nodes with anno.Static.DEFINED_IN: the names that may be bound
+at that point in the Python function that holds the statement in converted code. A branch
+or loop body becomes its own function (see statement_state): inside it, the names it takes
+as arguments are bound, the names it binds itself start unbound on every call (even if the
+enclosing function assigned them earlier), and cell variables are the enclosing function's.
+Needs the liveness annotations.
 """
 
 from __future__ import annotations
@@ -9,35 +13,51 @@ from __future__ import annotations
 import ast
 
 from autograph.pyct import anno
-from autograph.pyct.static_analysis import activity
+from autograph.pyct.static_analysis import activity, statement_state
 
 
 class _Definitions:
+    def __init__(self, cells, declared):
+        self.cells = cells
+        self.declared = declared
+
     def block(self, stmts, defined):
         for s in stmts:
             self.stmt(s, defined)
 
+    def _body(self, body, defined, state, extra=()):
+        """Runs a body function's statements: it starts with its arguments bound and its own
+        locals unbound."""
+        inner = (set(defined) - state.locals_of(body)) | state.inputs | set(extra)
+        self.block(body, inner)
+
     def stmt(self, s, defined):
         if isinstance(s, ast.If):
             anno.setanno(s, anno.Static.DEFINED_IN, frozenset(defined))
-            body, orelse = set(defined), set(defined)
-            self.block(s.body, body)
-            self.block(s.orelse, orelse)
-            defined |= body | orelse
+            state = statement_state.of(s, self.cells, self.declared)
+            self._body(s.body, defined, state)
+            self._body(s.orelse, defined, state)
+            defined |= state.outputs | state.cells
         elif isinstance(s, (ast.While, ast.For)):
             anno.setanno(s, anno.Static.DEFINED_IN, frozenset(defined))
-            inner = set(defined) | activity.modified(s.body)
-            if isinstance(s, ast.For):
-                inner |= activity.modified(s.target)
-            self.block(s.body, inner)
-            self.block(s.orelse, inner)
-            defined |= inner
+            state = statement_state.of(s, self.cells, self.declared)
+            targets = activity.modified(s.target) if isinstance(s, ast.For) else ()
+            self._body(s.body, defined, state, targets)
+            defined |= state.outputs | state.cells
+            self.block(s.orelse, defined)
         elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             defined.add(s.name)
         elif isinstance(s, (ast.With, ast.AsyncWith)):
             defined |= activity.modified(s.items)
             self.block(s.body, defined)
-        elif isinstance(s, ast.Try):
+        elif isinstance(s, ast.Match):
+            after = set(defined)
+            for case in s.cases:
+                inner = set(defined) | activity.modified(case.pattern)
+                self.block(case.body, inner)
+                after |= inner
+            defined |= after
+        elif isinstance(s, (ast.Try, getattr(ast, "TryStar", ast.Try))):
             self.block(s.body, defined)
             for h in s.handlers:
                 if h.name is not None:
@@ -57,4 +77,5 @@ def analyze(fn_node, outer_names=()) -> None:
         if a is not None:
             defined.add(a.arg)
     if isinstance(fn_node.body, list):
-        _Definitions().block(fn_node.body, defined)
+        cells = anno.getanno(fn_node, anno.Static.CELLS, frozenset())
+        _Definitions(cells, activity.declared_outer(fn_node)).block(fn_node.body, defined)

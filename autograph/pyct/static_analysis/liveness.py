@@ -78,6 +78,18 @@ class _Liveness:
 
     visit_AsyncWith = visit_With
 
+    def visit_Match(self, s, live):
+        # A case whose pattern (or guard) fails falls through to the next; when no case
+        # matches, none runs.
+        entry = set(live)
+        for case in reversed(s.cases):
+            bound = activity.modified(case.pattern)
+            body_in = self.block(case.body, live)
+            if case.guard is not None:
+                body_in = body_in | activity.read(case.guard)
+            entry = (body_in - bound) | activity.read(case.pattern) | entry
+        return entry | activity.read(s.subject)
+
     def visit_Try(self, s, live):
         final_in = self.block(s.finalbody, live)
         after = live | final_in

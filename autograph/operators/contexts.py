@@ -1,0 +1,170 @@
+"""context, catches, caught: `with` and `try` in converted code, entered and caught while tracing.
+
+They refuse wherever staged code inside would make that differ from Python.
+
+A context manager is entered and left while tracing, as in TensorFlow. NumPy's run-time
+contexts (np.errstate, np.printoptions, warnings.catch_warnings, contextlib.suppress) act
+on the operations run inside them; staged operations run later, when the graph runs, so a
+`with` of one of them around staged operations is refused (nothing staged inside: fine).
+
+A `try` catches what is raised while tracing. An error raised while tracing a staged
+branch or loop (whether it is raised depends on a symbolic value), or one that staged
+operations inside the `try` could raise when the graph runs, would not be caught as in
+Python: when one of the `except` clauses would catch it, the `try` is refused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import warnings
+
+import numpy as np
+
+from staging import errors
+from staging.graph_building import current_graph
+from staging.source_map import where as _where
+
+_REGION = "__autograph_staged_region__"  # set on an error raised while tracing a staged branch/loop
+
+# What staged operations can raise when the graph runs (besides anything a py_function raises).
+_RUN_TIME_ERRORS = (FloatingPointError, OverflowError, ZeroDivisionError, IndexError, ValueError,
+                    AssertionError, TypeError, UnboundLocalError)
+
+
+def mark_staged_region(error, where, kind) -> None:
+    """Notes on `error` that it escaped the trace of a staged construct (innermost wins)."""
+    try:
+        if not hasattr(error, _REGION):
+            setattr(error, _REGION, (where, kind))
+    except (AttributeError, TypeError):  # pragma: no cover - an exception without a __dict__
+        pass
+
+
+def _runtime_context(cm) -> str | None:
+    """The name of a NumPy/warnings run-time context, or None for any other context manager."""
+    if isinstance(cm, np.errstate):
+        return "np.errstate"
+    if isinstance(cm, warnings.catch_warnings):
+        return "warnings.catch_warnings"
+    if isinstance(cm, contextlib.suppress):
+        return "contextlib.suppress"
+    if getattr(cm, "func", None) is getattr(np.printoptions, "__wrapped__", None):
+        return "np.printoptions"
+    return None
+
+
+def _mark(graph):
+    return (graph, len(graph.graph.nodes)) if graph is not None else None
+
+
+def _recorded(mark):
+    """The nodes recorded since `mark`, other than constants."""
+    if mark is None:
+        return []
+    graph, count = mark
+    return [n for n in graph.graph.nodes[count:] if n.op != "const"]
+
+
+class _Context:
+    __slots__ = ("cm", "exit", "mark", "where")
+
+    def __init__(self, cm, exit_, where):
+        self.cm, self.exit, self.where = cm, exit_, where
+        self.mark = None
+
+    def __enter__(self):
+        value = type(self.cm).__enter__(self.cm)
+        self.mark = _mark(current_graph())
+        return value
+
+    def __exit__(self, exc_type, exc, tb):
+        suppress = self.exit(self.cm, exc_type, exc, tb)
+        if suppress and exc is not None and (_is_refusal(exc) or hasattr(exc, _REGION)):
+            return False  # a refusal, or an error only the graph's run can decide: not swallowed
+        name = _runtime_context(self.cm)
+        if name is not None and (exc is None or suppress) and _recorded(self.mark):
+            raise errors.UnsupportedConstructError(
+                f"{self.where}`with {name}(...)` around staged operations: {name} acts while "
+                f"tracing only, not when the graph runs, so it would not apply to them; move the "
+                f"staged code out of the `with` block (or set the NumPy error / warning state "
+                f"outside the staged function)")
+        return suppress
+
+
+def context(cm):
+    """`with cm:` in converted code (see the module docstring)."""
+    cls = type(cm)
+    if not (hasattr(cls, "__enter__") and hasattr(cls, "__exit__")):
+        raise TypeError(f"'{cls.__name__}' object does not support the context manager protocol")
+    return _Context(cm, cls.__exit__, _where())
+
+
+class _Catches:
+    __slots__ = ("types", "mark", "where")
+
+    def __init__(self, types, where):
+        self.types, self.where = types, where
+        self.mark = None
+
+    def __enter__(self):
+        self.mark = _mark(current_graph())
+        return None
+
+    def _catches(self, cls) -> bool:
+        return any(isinstance(t, type) and issubclass(cls, t) for t in self.types)
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc is not None:
+            region = getattr(exc, _REGION, None)
+            if region is not None and self._catches(exc_type) and not _is_refusal(exc):
+                where, kind = region
+                raise errors.UnsupportedConstructError(
+                    f"{self.where}this `try` would catch the {exc_type.__name__} raised while "
+                    f"tracing the staged {kind} at {where.rstrip(': ')}; whether it is raised "
+                    f"depends on a symbolic value, known only when the graph runs, so it cannot "
+                    f"be caught as Python would. Raise it outside the staged {kind}, or check the "
+                    f"condition with an assert (staged) instead") from exc
+            return False
+        recorded = _recorded(self.mark)
+        if recorded and self._catches_run_time_error(recorded):
+            raise errors.UnsupportedConstructError(
+                f"{self.where}this `try` catches errors that the staged operations inside it "
+                f"could raise only when the graph runs (after the `try` has finished); they "
+                f"cannot be caught as Python would. Move the staged code out of the `try`, or "
+                f"catch only errors raised while tracing (the `except` clauses catch "
+                f"{', '.join(getattr(t, '__name__', repr(t)) for t in self.types)})")
+        return False
+
+    def _catches_run_time_error(self, nodes) -> bool:
+        stack = list(nodes)
+        while stack:
+            node = stack.pop()
+            if node.op == "py_function":
+                return True  # it may raise anything
+            for sub in node.subgraphs.values():
+                stack.extend(sub.nodes)
+        return any(self._catches(cls) for cls in _RUN_TIME_ERRORS)
+
+
+def _is_refusal(error) -> bool:
+    """An error saying the function cannot be staged as written (a user's `except` must not
+    swallow it); an UndefinedNameError is a name read before assignment, as in Python."""
+    return isinstance(error, errors.StagingError) and not isinstance(
+        error, (errors.UndefinedNameError, errors.ExecutionError))
+
+
+def caught():
+    """The first statement of an `except` clause in converted code: re-raises the error being
+    handled if it is a refusal raised while tracing, which the clause must not swallow."""
+    error = sys.exc_info()[1]
+    if error is not None and _is_refusal(error):
+        raise error
+
+
+def catches(*types):
+    """Wraps the body of a `try` whose `except` clauses catch `types` (see the module docstring)."""
+    flat = []
+    for t in types:
+        flat.extend(t if isinstance(t, tuple) else (t,))
+    return _Catches(tuple(flat), _where())

@@ -1,0 +1,60 @@
+"""Cell variables of a function (annotation Static.CELLS), from the code objects Python compiled.
+
+They are the names a nested function, lambda, class or generator reads or writes.
+
+Such a name must live in the function's own cell when converted code writes it from a branch
+or loop body, or the nested function would read a stale value (see converters/control_flow).
+A list, set or dict comprehension runs at once, so names it reads count only when a function
+or lambda nested in it reads them.
+"""
+
+from __future__ import annotations
+
+import ast
+import types
+
+from autograph.pyct import anno
+
+_IMMEDIATE = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>"})
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _nested_codes(code):
+    return [c for c in code.co_consts if isinstance(c, types.CodeType)]
+
+
+def _deferred_free(code) -> set:
+    """Names that code nested in `code`, able to run later, takes from `code`'s scope or above."""
+    names = set()
+    for inner in _nested_codes(code):
+        if inner.co_name in _IMMEDIATE:
+            names |= _deferred_free(inner) - set(inner.co_varnames) - set(inner.co_cellvars)
+        else:
+            names |= set(inner.co_freevars)
+    return names
+
+
+def cell_vars(code) -> frozenset:
+    """The cell variables of `code` that a deferred nested scope uses."""
+    return frozenset(set(code.co_cellvars) & _deferred_free(code))
+
+
+def _first_line(node) -> int:
+    return min([node.lineno] + [d.lineno for d in node.decorator_list])
+
+
+def analyze(fn_node, code) -> None:
+    """Annotates fn_node (the parsed source of `code`) and the functions nested in it with
+    their cell variables; a nested function is matched to its code object by name and line."""
+    anno.setanno(fn_node, anno.Static.CELLS, cell_vars(code))
+    by_key = {}
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        for inner in _nested_codes(c):
+            by_key.setdefault((inner.co_name, inner.co_firstlineno), inner)
+            stack.append(inner)
+    for node in ast.walk(fn_node):
+        if isinstance(node, _DEFS) and node is not fn_node:
+            inner = by_key.get((node.name, _first_line(node)))
+            anno.setanno(node, anno.Static.CELLS, cell_vars(inner) if inner is not None else frozenset())

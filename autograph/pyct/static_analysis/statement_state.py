@@ -1,0 +1,71 @@
+"""The state of a converted if/while/for: the names its branch or loop body functions use.
+
+Which names they take, give back, reach through the enclosing function's cells, or write
+as global/nonlocal.
+
+Read by the control-flow converter, which writes the body functions, and by the definitions
+analysis, which must know which names a body function binds. Needs the liveness
+annotations of the statement.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+
+from autograph.pyct import anno
+from autograph.pyct.static_analysis import activity
+
+
+@dataclasses.dataclass(frozen=True)
+class State:
+    outputs: frozenset
+    """Ordinary names the statement gives back: modified in a body and live after it (for a
+    loop, live at its head)."""
+
+    inputs: frozenset
+    """Ordinary names passed to the body functions: the outputs, and for an `if` also the
+    names a branch modifies after reading them first."""
+
+    cells: frozenset
+    """Cell variables of the function (read by a nested function or lambda) modified in a
+    body: the body functions declare them nonlocal, so every write reaches the cell."""
+
+    merged_cells: frozenset
+    """The cells whose values a staged statement merges (through get_state/set_state): those
+    live after it or possibly assigned before it."""
+
+    outer: frozenset
+    """Names the user declared global/nonlocal that a body writes."""
+
+    def locals_of(self, body) -> set:
+        """Names a body function binds locally (its own variables, not passed in)."""
+        return activity.modified(body) - self.cells - self.outer
+
+
+def of(node, cells, declared) -> State:
+    """The state of an If/While/For node; `cells`: the function's cell variables, `declared`:
+    its global/nonlocal names."""
+    if isinstance(node, ast.If):
+        modified = activity.modified(node.body + node.orelse)
+    else:
+        modified = activity.modified(node.body)
+        if isinstance(node, ast.For):
+            modified |= activity.modified(node.target)
+    live_in = anno.getanno(node, anno.Static.LIVE_IN)
+    live_out = anno.getanno(node, anno.Static.LIVE_OUT)
+    defined = anno.getanno(node, anno.Static.DEFINED_IN, frozenset())
+    outer = modified & declared
+    cell_names = (modified & cells) - declared
+    ordinary = modified - declared - cell_names
+    if isinstance(node, ast.If):
+        outputs = ordinary & live_out
+        inputs = outputs | (ordinary & live_in)
+        merged = cell_names & (live_out | defined)
+    else:
+        # For a loop, live_in is the loop head: the values carried from one iteration to the next.
+        outputs = ordinary & (live_in | live_out)
+        inputs = outputs
+        merged = cell_names & (live_in | live_out | defined)
+    return State(frozenset(outputs), frozenset(inputs), frozenset(cell_names), frozenset(merged),
+                 frozenset(outer))

@@ -1,0 +1,92 @@
+"""Assignments to subscripts and attributes in converted code go through ag__.setitem /
+ag__.setattr, with Python's order of evaluation and in-place operators."""
+
+import numpy as np
+import pytest
+
+import autograph
+
+
+def dict_and_array_writes(x, d, arr):
+    d["a"] = x
+    d["b"] += 1
+    arr[1:3] = 5.0
+    arr[:, 0] += 1.0
+    a, d["c"] = 1, 2
+    e = d["z"] = 7
+    for d["i"] in range(2):
+        pass
+    return d, arr, a, e
+
+
+def test_writes_match_python():
+    expected = dict_and_array_writes(1.0, {"b": 1}, np.zeros((4, 2)))
+    got = autograph.convert(dict_and_array_writes)(1.0, {"b": 1}, np.zeros((4, 2)))
+    assert got[0] == expected[0] and got[2:] == expected[2:]
+    np.testing.assert_array_equal(got[1], expected[1])
+
+
+def test_converted_form():
+    code = autograph.to_code(dict_and_array_writes)
+    for line in ("ag__.setitem(d, 'a', x)",
+                 "ag__.setitem(d, 'b', ag__.iadd(d['b'], 1))",
+                 "ag__.setitem(arr, ag__.key[1:3], 5.0)",
+                 "ag__.setitem(arr, ag__.key[:, 0], ag__.iadd(arr[:, 0], 1.0))",
+                 "item, item_1 = (1, 2)\n    a = item\n    ag__.setitem(d, 'c', item_1)",
+                 "e = 7\n    ag__.setitem(d, 'z', 7)",
+                 "ag__.setitem(d, 'i', itr)"):
+        assert line in code, line
+
+
+def evaluation_order(log):
+    def note(what, value):
+        log.append(what)
+        return value
+    table = {}
+    note("table", table)[note("key", "k")] = note("value", 1)
+    note("table", table)[note("key", "k")] += note("increment", 2)
+    return table
+
+
+def test_evaluation_order_is_pythons():
+    expected, got = [], []
+    assert evaluation_order(expected) == autograph.convert(evaluation_order)(got)
+    assert got == expected == ["value", "table", "key", "table", "key", "increment"]
+
+
+def test_augmented_assignment_is_in_place():
+    def f(holder):
+        alias = holder["items"]
+        holder["items"] += [3]
+        return alias
+    assert f({"items": [1]}) == autograph.convert(f)({"items": [1]}) == [1, 3]
+
+
+class Counter:
+    def __init__(self):
+        self.__count = 0
+
+    def bump(self, x):
+        self.__count += 1
+        if x > 0:
+            self.__count += 10
+        return self.__count
+
+
+def test_private_names_are_mangled_as_in_the_class():
+    expected = Counter()
+    converted = Counter()
+    bump = autograph.convert(converted.bump)
+    assert [bump(1), bump(-1)] == [expected.bump(1), expected.bump(-1)]
+    assert "self._Counter__count" in autograph.to_code(Counter.bump)
+
+
+def staged_dict(x):
+    d = {"count": 0}
+    d["value"] = x * 2.0
+    d["count"] += 1
+    return d
+
+
+def test_staged_writes_outside_control_flow(same_as_eager):
+    same_as_eager(staged_dict, np.float64(1.5))

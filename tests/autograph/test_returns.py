@@ -1,0 +1,110 @@
+"""`return` inside staged control flow: tuples and nested structures as return values, returns
+inside nested symbolic `if`s, and a clear refusal for a function that returns a value on one
+path and None on another."""
+
+import numpy as np
+import pytest
+
+import autograph
+from staging import errors
+
+HERE = __file__
+
+
+def returns_tuple_from_loop(n):
+    i = 0
+    while i < n:
+        if i > 2:
+            return i, i * 2
+        i += 1
+    return i, -1
+
+
+def returns_structure_from_for(x):
+    for v in x:
+        if v > 1.0:
+            return {"value": v, "pair": (v, v * 2.0)}
+    return {"value": -1.0, "pair": (0.0, 0.0)}
+
+
+def nested_ifs_without_loop(c1, c2):
+    if c1:
+        if c2:
+            return 1
+    return 2
+
+
+def nested_ifs_tuple(x):
+    if x > 0:
+        if x < 5:
+            return x, x + 1.0
+        return x * 2.0, x
+    return -x, x
+
+
+@pytest.mark.parametrize("f, inputs", [
+    (returns_tuple_from_loop, [np.int64(0), np.int64(2), np.int64(6)]),
+    (returns_structure_from_for, [np.array([0.5, 3.0, 4.0]), np.array([0.5, 0.2, 0.1])]),
+    (nested_ifs_without_loop, [(np.bool_(a), np.bool_(b)) for a in (True, False) for b in (True, False)]),
+    (nested_ifs_tuple, [np.float64(v) for v in (-1.0, 2.0, 7.0)]),
+])
+def test_staged_returns_match_python(same_as_eager, f, inputs):
+    staged = same_as_eager(f, *inputs)
+    assert staged.tracing_count == 1
+
+
+def returns_value_or_falls_off(x):
+    if x > 0:
+        if x < 5:
+            return x
+    else:
+        return x * x * x
+
+
+def returns_none_on_one_path(x):
+    if x > 0:
+        return None
+    return x
+
+
+def returns_two_dtypes(x, c):
+    if c:
+        return x
+    return x.astype(np.float32)
+
+
+@pytest.mark.parametrize("f, args, line, text", [
+    (returns_value_or_falls_off, (np.float64(1.0),), 1,
+     "'returns_value_or_falls_off' returns a value on one path and None on another"),
+    (returns_none_on_one_path, (np.float64(1.0),), 1,
+     "this function returns a value on one path and None on another"),
+    (returns_two_dtypes, (np.float64(1.0), np.bool_(True)), 1,
+     "'return value' has dtype float64 in one case and float32 in the other"),
+])
+def test_staged_return_of_different_kinds_is_refused_naming_the_line(f, args, line, text):
+    staging = pytest.importorskip("staging")
+    f(*args)  # fine in Python
+    with pytest.raises(errors.BranchMismatchError) as e:
+        staging.function(f)(*args)
+    message = str(e.value)
+    assert message.startswith(f"{HERE}:{f.__code__.co_firstlineno + line}: ") and text in message
+    assert "retval_" not in message
+
+
+def test_concrete_falling_off_returns_none():
+    converted = autograph.convert(returns_value_or_falls_off)
+    assert converted(2.0) == 2.0 and converted(7.0) is None and converted(-1.0) == -1.0
+    assert "return ag__.return_value(retval_, do_return)" in autograph.to_code(returns_value_or_falls_off)
+
+
+def returns_none_everywhere(x, out):
+    if x > 0:
+        out.append(1)
+        return
+    out.append(2)
+
+
+def test_staged_function_returning_none_on_every_path():
+    staging = pytest.importorskip("staging")
+    out = []
+    assert staging.function(returns_none_everywhere)(np.float64(1.0), out) is None

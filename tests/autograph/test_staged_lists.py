@@ -1,0 +1,116 @@
+"""Lists appended to or popped from inside converted if/while/for bodies are branch and loop
+state: a staged branch or loop appends and pops when the graph runs, as Python would."""
+
+import numpy as np
+import pytest
+
+import autograph
+from conftest import f64, i64
+
+
+def append_in_branch(x):
+    values = []
+    if x > 1.0:
+        values.append(x)
+    return len(values)
+
+
+def append_in_both_branches(x):
+    values = [x]
+    if x > 1.0:
+        values.append(x * 2.0)
+    else:
+        values.append(-x)
+        values.append(x)
+    return len(values), values[-1]
+
+
+def pop_in_expression(n):
+    items = [1, 2, 3, 4]
+    s = 0
+    i = 0
+    while i < n:
+        s = s + items.pop()
+        i += 1
+    return s, len(items)
+
+
+def pop_after_read_of_the_list(n):
+    items = [1.0, 2.0, 3.0, 4.0]
+    t = 0.0
+    for _ in range(n):
+        t = t + items[-1] * 10 + items.pop()
+    return t, len(items)
+
+
+def pop_as_argument(n):
+    source = [1.0, 2.0, 3.0]
+    target = [0.0]
+    for _ in range(n):
+        target.append(source.pop() * 2.0)
+    return target, len(source)
+
+
+def pop_in_branch(x):
+    stack = [1.0, 2.0]
+    top = 0.0
+    if x > 0:
+        top = stack.pop()
+    return top, len(stack)
+
+
+def concatenate_in_loop(n):
+    s = [0.0]
+    for i in range(n):
+        s = s + [i * 1.0]
+    return s
+
+
+def prepend_in_loop(n):
+    s = [0.0]
+    for i in range(n):
+        s = [i * 1.0] + s
+    return s
+
+
+@pytest.mark.parametrize("f, inputs", [
+    (append_in_branch, [f64(0.5), f64(1.5)]),
+    (append_in_both_branches, [f64(0.5), f64(1.5)]),
+    (pop_in_expression, [i64(0), i64(2), i64(4)]),
+    (pop_after_read_of_the_list, [i64(1), i64(3)]),
+    (pop_as_argument, [i64(2)]),
+    (pop_in_branch, [f64(1.0), f64(-1.0)]),
+    (concatenate_in_loop, [i64(0), i64(3)]),
+    (prepend_in_loop, [i64(3)]),
+])
+def test_lists_changed_in_staged_control_flow(same_as_eager, f, inputs):
+    same_as_eager(f, *inputs)
+
+
+def test_concrete_control_flow_changes_the_python_list(same_as_eager):
+    same_as_eager(append_in_branch, 0.5, 1.5)
+    assert autograph.convert(pop_after_read_of_the_list)(2) == pop_after_read_of_the_list(2)
+
+
+def test_pops_are_hoisted_in_python_order():
+    code = autograph.to_code(pop_after_read_of_the_list)
+    assert ("        tmp = t + items[-1] * 10\n"
+            "        items, popped = ag__.list_pop(items)\n"
+            "        t = tmp + popped\n") in code
+    code = autograph.to_code(pop_as_argument)
+    assert ("        source, popped = ag__.list_pop(source)\n"
+            "        target = ag__.list_append(target, popped * 2.0)\n") in code
+
+
+def conditional_pop(items, flag):
+    out = 0
+    for _ in range(1):
+        out = flag and items.pop()
+    return out
+
+
+def test_a_pop_that_may_not_run_is_not_hoisted():
+    code = autograph.to_code(conditional_pop)
+    assert "ag__.list_pop" not in code
+    assert conditional_pop([1, 2], False) == autograph.convert(conditional_pop)([1, 2], False)
+    assert conditional_pop([1, 2], True) == autograph.convert(conditional_pop)([1, 2], True)

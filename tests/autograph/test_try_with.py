@@ -1,0 +1,270 @@
+"""`try` and `with` in converted code: allowed around control flow; entered and caught while
+tracing; refused where staged code inside would make that differ from Python."""
+
+import contextlib
+import warnings
+
+import numpy as np
+import pytest
+
+import autograph
+from conftest import f64, i64
+from staging import errors
+
+HERE = __file__
+
+
+def return_in_context_manager(x):
+    with contextlib.nullcontext():
+        if x > 0:
+            if x < 5:
+                with contextlib.nullcontext():
+                    return x
+            else:
+                return x * x
+        else:
+            return x * x * x
+
+
+def continue_in_try_finally(x):
+    z = 0
+    while x > 0:
+        x = x - 1
+        try:
+            if x < 5:
+                continue
+            z = z + 1
+        finally:
+            z = z + 10
+    return z
+
+
+def break_in_context_manager(x):
+    z = 0
+    while x > 0:
+        with contextlib.nullcontext():
+            x = x - 1
+            if x < 5:
+                break
+            z = z + 1
+    return z
+
+
+def return_in_finally(x):
+    try:
+        return 2
+    finally:
+        if x > 0:
+            return 1
+        else:
+            return 0
+
+
+def return_in_try_finally(x):
+    try:
+        if x > 0:
+            return 1
+        return 0
+    finally:
+        x = x + 1
+
+
+def trace_time_error_caught(x, table):
+    try:
+        scale = table["scale"]
+    except KeyError:
+        scale = 2.0
+    if x > 0:
+        x = x * scale
+    return x
+
+
+def handler_that_staged_code_cannot_reach(x):
+    try:
+        y = x * 2.0
+        if y > 1.0:
+            y = y - 1.0
+    except KeyError:
+        y = 0.0
+    return y
+
+
+@pytest.mark.parametrize("f, inputs", [
+    (return_in_context_manager, [i64(v) for v in (-2, 3, 7)]),
+    (continue_in_try_finally, [i64(v) for v in (0, 4, 10)]),
+    (break_in_context_manager, [i64(v) for v in (0, 4, 10)]),
+    (return_in_finally, [i64(1), i64(-1)]),
+    (return_in_try_finally, [i64(1), i64(-1)]),
+    (trace_time_error_caught, [(f64(1.0), {}), (f64(1.0), {"scale": 3.0}), (f64(-1.0), {})]),
+    (handler_that_staged_code_cannot_reach, [f64(0.2), f64(3.0)]),
+])
+def test_try_and_with_around_control_flow(same_as_eager, f, inputs):
+    for args in inputs:
+        args = args if isinstance(args, tuple) else (args,)
+        assert autograph.convert(f)(*args) == f(*args)
+    same_as_eager(f, *inputs)
+
+
+def test_converted_form():
+    code = autograph.to_code(trace_time_error_caught)
+    assert "    try:\n        with ag__.catches(KeyError):\n" in code
+    assert "    except KeyError:\n        ag__.caught()\n" in code
+    assert "with ag__.context(ag__.call(contextlib.nullcontext)):" in autograph.to_code(break_in_context_manager)
+
+
+class Recorder:
+    def __init__(self):
+        self.events = []
+
+    def __enter__(self):
+        self.events.append("enter")
+        return self
+
+    def __exit__(self, *exc):
+        self.events.append("exit")
+        return False
+
+
+def test_context_manager_runs_while_tracing():
+    staging = pytest.importorskip("staging")
+    recorder = Recorder()
+
+    @staging.function
+    def f(x):
+        with recorder as r:
+            if x > 0:
+                x = x * 2.0
+        return x, len(r.events)
+    assert f(f64(1.0))[0] == 2.0 and f(f64(-1.0))[0] == -1.0
+    assert recorder.events == ["enter", "exit"]  # once, while tracing
+
+
+def staged_error_caught(x):
+    y = 0
+    try:
+        if x > 1:
+            raise ValueError("negative")
+        y = 1
+    except ValueError:
+        pass
+    return y
+
+
+def staged_code_in_broad_try(x):
+    try:
+        y = x * 2.0
+    except Exception:
+        y = 0.0
+    return y
+
+
+def symbolic_value_to_float(x):
+    try:
+        v = float(x)
+    except TypeError:
+        v = 0.0
+    return v
+
+
+def test_try_that_would_catch_what_only_the_graph_decides_is_refused():
+    staging = pytest.importorskip("staging")
+    with pytest.raises(errors.UnsupportedConstructError) as e:
+        staging.function(staged_error_caught)(i64(2))
+    first = staged_error_caught.__code__.co_firstlineno
+    assert str(e.value).startswith(
+        f"{HERE}:{first + 2}: this `try` would catch the ValueError raised while tracing the "
+        f"staged `if` at {HERE}:{first + 3}")
+    with pytest.raises(errors.UnsupportedConstructError) as e:
+        staging.function(staged_code_in_broad_try)(f64(1.0))
+    line = staged_code_in_broad_try.__code__.co_firstlineno + 1
+    assert str(e.value).startswith(f"{HERE}:{line}: this `try` catches errors that the staged operations")
+
+
+def test_a_refusal_is_never_swallowed_by_an_except_clause():
+    staging = pytest.importorskip("staging")
+    assert symbolic_value_to_float(f64(2.0)) == 2.0
+    with pytest.raises(errors.SymbolicValueError) as e:
+        staging.function(symbolic_value_to_float)(f64(2.0))
+    assert f"{HERE}:{symbolic_value_to_float.__code__.co_firstlineno + 2}:" in str(e.value)
+
+
+def errstate_concrete(x):
+    with np.errstate(divide="ignore"):
+        inf = np.float64(1.0) / np.float64(0.0)
+    return x + inf
+
+
+def errstate_staged(x):
+    with np.errstate(divide="raise"):
+        y = 1.0 / x
+    return y
+
+
+def catch_warnings_staged(x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y = np.log(x)
+    return y
+
+
+def suppress_staged(x):
+    with contextlib.suppress(FloatingPointError):
+        x = x / 0.0
+    return x
+
+
+def suppress_refusal(x):
+    with contextlib.suppress(TypeError):
+        return float(x)
+    return -1.0
+
+
+def test_numpy_run_time_contexts_without_staged_code_inside(same_as_eager):
+    same_as_eager(errstate_concrete, f64(1.0))
+
+
+@pytest.mark.parametrize("f, name", [
+    (errstate_staged, "np.errstate"),
+    (catch_warnings_staged, "warnings.catch_warnings"),
+    (suppress_staged, "contextlib.suppress"),
+])
+def test_numpy_run_time_contexts_around_staged_code_are_refused(f, name):
+    staging = pytest.importorskip("staging")
+    with pytest.raises(errors.UnsupportedConstructError) as e:
+        staging.function(f)(f64(1.0))
+    line = f.__code__.co_firstlineno + 1
+    assert str(e.value).startswith(f"{HERE}:{line}: `with {name}(...)` around staged operations")
+
+
+def test_suppress_does_not_swallow_a_refusal():
+    staging = pytest.importorskip("staging")
+    with pytest.raises(errors.SymbolicValueError):
+        staging.function(suppress_refusal)(f64(1.0))
+
+
+def test_with_of_a_non_context_manager_is_a_type_error():
+    def f(x):
+        with 3:
+            return x
+    with pytest.raises(TypeError, match="does not support the context manager protocol"):
+        f(1)
+    with pytest.raises(TypeError, match="does not support the context manager protocol"):
+        autograph.convert(f)(1)
+
+
+def refusal_inside_staged_if(x):
+    try:
+        if x > 0:
+            y = x
+        else:
+            y = (x, x)
+    except TypeError:
+        y = 0.0
+    return y
+
+
+def test_a_refusal_from_a_staged_branch_keeps_its_own_message():
+    staging = pytest.importorskip("staging")
+    with pytest.raises(errors.BranchMismatchError) as e:
+        staging.function(refusal_inside_staged_if)(f64(1.0))
+    assert "'y'" in str(e.value)
