@@ -29,7 +29,7 @@ import weakref
 
 import numpy as np
 
-from . import errors
+from . import errors, mutation
 from .graph_building import current_graph, record
 from .source_map import user_names, where
 from .stale_values import argument_of, describe as _describe, mark_overwritten
@@ -105,6 +105,8 @@ def check_rebind(tensor: Tensor, what: str) -> None:
         return
     if owner.closed or fg is None:
         raise leaked_error(tensor)
+    if fg._encloses(owner) and mutation.recording_active():
+        return  # the staged `if`/loop journals the rebinding and makes it one of its outputs
     if fg._encloses(owner):
         construct = "`if`" if fg.name in ("then", "else") else "loop"
         names = user_names(tensor)
@@ -190,8 +192,7 @@ def _made_at(tensor: Tensor) -> str:
 # -- the write ------------------------------------------------------------------------------------
 
 def _rebind(tensor: Tensor, new: Tensor) -> None:
-    tensor._graph = new._graph
-    tensor._value = new._value
+    mutation.rebind_tensor(tensor, new)  # (inside a staged branch or loop body: journaled)
 
 
 def _apply(step, base):
@@ -243,8 +244,10 @@ def write(target: Tensor, new: Tensor) -> None:
     if root._written != "carried":  # a loop variable keeps being the loop's array once rebound
         root._written = "carried" if _is_loop_carried(root) else True
     old = root._value
+    journaled = mutation.journals(root)
     _rebind(root, new_root)
-    mark_overwritten(root._graph, old, where().rstrip(": ") or "an earlier line")
+    if not journaled:  # (a journaled write is marked where its staged `if`/loop merges it)
+        mark_overwritten(root._graph, old, where().rstrip(": ") or "an earlier line")
     for w in _live_views(root):  # the written view too: its value must be a view of the root's
         if w._alias.kind == MAYBE:
             if w._alias.stale is None:

@@ -6,7 +6,7 @@ import numpy as np
 
 from runtime import ListType, TensorType
 
-from . import errors, mutation, nest
+from . import errors, mutation, nest, stale_values
 from .graph_building import FuncGraph, building, current_graph, record
 from .joins import (align_captures, is_convertible, is_tensor_array, is_undefined, join_types, leaf_type, name_of,
                     rebuild_leaf, top_level_paths, truth_value, value_in)
@@ -36,7 +36,7 @@ def cond(pred, true_fn, false_fn, *, names=None):
     for label, fn in (("then", true_fn), ("else", false_fn)):
         g = FuncGraph(label, outer=outer)
         g.function_name = outer.function_name
-        with building(g), mutation.recording() as journal:
+        with building(g), mutation.recording(g) as journal:
             result = fn()
         written = {ident: (location, location.read()) for ident, (location, _) in journal.before.items()}
         journal.undo()  # the other branch starts from the state before the `if`
@@ -98,11 +98,21 @@ def cond(pred, true_fn, false_fn, *, names=None):
     leaves = [next(it) if kind == "dynamic" else obj for kind, obj in merged]
     leaves = [rebuild_leaf(obj, leaf) if kind == "dynamic" and obj is not None else leaf
               for (kind, obj), leaf in zip(merged, leaves)]
-    for location, value in zip(locations, leaves[n_results:]):
-        mutation.note(location)  # (an enclosing staged branch or loop sees the write)
-        location.write(value)
+    _write_back(outer, locations, leaves[n_results:])
     rebuilt = nest.pack_as(t_items, leaves[:n_results])
     return rebuilt[0] if single else type(t_out)(rebuilt) if not nest.is_namedtuple(t_out) else type(t_out)(*rebuilt)
+
+
+def _write_back(outer, locations, values) -> None:
+    """After a staged `if` or loop: the items, attributes and arrays its branches or body wrote
+    take their merged values. An array written in place this way was, eagerly, changed: other
+    tensors that may be the same array (aliases staged control flow hides) become stale."""
+    for location, value in zip(locations, values):
+        if location.kind == "tensor" and location.obj._graph is outer:
+            stale_values.mark_overwritten(outer, location.obj._value, where().rstrip(": ") or "an earlier line")
+            stale_values.mark_final(outer, value._value)
+        mutation.note(location)  # (an enclosing staged branch or loop sees the write)
+        location.write(value)
 
 
 def _describe_leaf(x) -> str:
@@ -254,9 +264,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
             leaves.append(rebuild_leaf(init, next(it)))
         else:
             leaves.append(init)
-    for location, value in zip(places, leaves[n_vars:]):
-        mutation.note(location)  # (an enclosing staged branch or loop sees the write)
-        location.write(value)
+    _write_back(outer, places, leaves[n_vars:])
     result = nest.pack_as(list(loop_vars), leaves[:n_vars])
     return result if is_list else tuple(result)
 
@@ -291,7 +299,7 @@ def _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter, maxim
                 placeholders.append(init)
         counter_in = g.add_input(TensorType(np.int64, ()), "iteration") if counter else None
         vars_ = nest.pack_as(list(loop_vars), placeholders[:n_vars])
-        with building(g), mutation.recording() as journal:
+        with building(g), mutation.recording(g) as journal:
             for location, value in zip(places, placeholders[n_vars:]):
                 mutation.note(location)
                 location.write(value)

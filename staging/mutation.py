@@ -35,7 +35,9 @@ MISSING = _Missing()
 
 
 class Location:
-    """One written place: item `key` of `obj`, or attribute `key` of `obj`."""
+    """One written place: item `key` of `obj` (kind "item"), attribute `key` of `obj` ("attr"), or
+    the value a symbolic array `obj` holds ("tensor": a Tensor is a mutable reference to a graph
+    value, rebound by in-place writes such as `x[i] = v`; see staging.aliasing)."""
 
     __slots__ = ("obj", "kind", "key")
 
@@ -52,6 +54,8 @@ class Location:
         return (id(self.obj), self.kind, key)
 
     def read(self):
+        if self.kind == "tensor":  # a snapshot: a Tensor for the value it holds now
+            return type(self.obj)(self.obj._graph, self.obj._value)
         try:
             if self.kind == "item":
                 return self.obj[self.key]
@@ -61,7 +65,9 @@ class Location:
 
     def write(self, value):
         """Sets the location to `value` (MISSING deletes it) without noting it anywhere."""
-        if value is MISSING:
+        if self.kind == "tensor":
+            self.obj._graph, self.obj._value = value._graph, value._value
+        elif value is MISSING:
             if self.kind == "item":
                 del self.obj[self.key]
             else:
@@ -73,15 +79,19 @@ class Location:
 
     def describe(self, names=None) -> str:
         """`d['a']`, `obj.attr`: the location as the user wrote it, as far as it is known."""
+        if self.kind == "tensor":
+            return "an array written in place"
         base = (names or {}).get(id(self.obj)) or type(self.obj).__name__
         return f"{base}[{self.key!r}]" if self.kind == "item" else f"{base}.{self.key}"
 
 
 class Journal:
     """The locations written while one branch or loop body was traced, with their values from
-    before the first write, in order of first write."""
+    before the first write, in order of first write. `graph` is the branch's or body's graph:
+    its own tensors (and those of graphs nested in it) are its values, not outside state."""
 
-    def __init__(self):
+    def __init__(self, graph=None):
+        self.graph = graph
         self.before: dict = {}  # ident -> (Location, value before the first write)
 
     def note(self, location: Location) -> None:
@@ -107,10 +117,14 @@ def _journals() -> list:
 
 
 class recording:
-    """Context manager: writes made inside go into a new journal (returned by `with`)."""
+    """Context manager: writes made inside go into a new journal (returned by `with`) for the
+    branch or loop body traced into `graph`."""
+
+    def __init__(self, graph=None):
+        self.graph = graph
 
     def __enter__(self) -> Journal:
-        journal = Journal()
+        journal = Journal(self.graph)
         _journals().append(journal)
         return journal
 
@@ -124,6 +138,36 @@ def note(location: Location) -> None:
     stack = getattr(_state, "stack", None)
     if stack:
         stack[-1].note(location)
+
+
+def recording_active() -> bool:
+    """True while a staged branch or loop body is traced (its writes are journaled)."""
+    return bool(getattr(_state, "stack", None))
+
+
+def journals(tensor) -> bool:
+    """Whether an in-place write into `tensor` would be journaled now (see rebind_tensor)."""
+    stack = getattr(_state, "stack", None)
+    return bool(stack) and not _is_local(tensor._graph, stack[-1].graph)
+
+
+def rebind_tensor(tensor, new) -> None:
+    """Makes the Tensor object `tensor` hold `new`'s value (an in-place write), noted in the
+    innermost journal when the tensor is a value from outside its branch or loop body."""
+    stack = getattr(_state, "stack", None)
+    if stack and not _is_local(tensor._graph, stack[-1].graph):
+        stack[-1].note(Location(tensor, "tensor", None))
+    tensor._graph, tensor._value = new._graph, new._value
+
+
+def _is_local(graph, construct) -> bool:
+    """Whether a tensor of `graph` is a value of the construct traced into `construct` (a
+    FuncGraph): made in it or in a graph nested in it."""
+    while graph is not None:
+        if graph is construct:
+            return True
+        graph = graph.outer
+    return False
 
 
 def write_item(obj, key, value):

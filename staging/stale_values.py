@@ -129,6 +129,12 @@ def _graph_of_input(fg, value):
     return None
 
 
+def mark_final(fg, value) -> None:
+    """`value` holds an array after its writes (the merged result of a staged `if` or loop that
+    wrote it in place): it is not followed back to the arrays it came from."""
+    fg.trace_state.setdefault("final", {})[id(value)] = value
+
+
 def mark_overwritten(fg, old_value, loc: str) -> None:
     """Records that the array `old_value` (a value of `fg` or a graph enclosing it) stood for
     was written in place at `loc`."""

@@ -1,26 +1,34 @@
 """setitem and setattr: the writes to subscripts and attributes of converted code.
 
-Plain Python writes for now, and the in-place operators augmented assignments use.
+They write through staging.mutation, so that a write made while a staged branch or loop body
+is traced becomes an output of the staged `if` or loop (and is undone for the other branch);
+elsewhere they are plain Python writes. Also the in-place operators augmented assignments use.
 """
 
 from __future__ import annotations
 
-import builtins
 from operator import (iadd, iand, ifloordiv, ilshift, imatmul, imod, imul, ior, ipow, irshift,
                       isub, itruediv, ixor)
+
+from staging import mutation
+from staging.tensor import is_symbolic
 
 __all__ = ["setitem", "setattr", "key", "iadd", "iand", "ifloordiv", "ilshift", "imatmul", "imod",
            "imul", "ior", "ipow", "irshift", "isub", "itruediv", "ixor"]
 
 
 def setitem(obj, index, value):
-    """`obj[index] = value`."""
-    obj[index] = value
+    """`obj[index] = value`. (A symbolic array is written in place by its own __setitem__, which
+    journals the array it rebinds.)"""
+    if is_symbolic(obj):
+        obj[index] = value
+    else:
+        mutation.write_item(obj, index, value)
 
 
 def setattr(obj, name, value):  # noqa: A001 - the operator of `obj.name = value`
     """`obj.name = value`."""
-    builtins.setattr(obj, name, value)
+    mutation.write_attr(obj, name, value)
 
 
 class _Key:

@@ -90,3 +90,91 @@ def staged_dict(x):
 
 def test_staged_writes_outside_control_flow(same_as_eager):
     same_as_eager(staged_dict, np.float64(1.5))
+
+
+# -- writes into objects inside staged control flow (the mutation journal) -------------------
+
+class Box:
+    def __init__(self, v):
+        self.v = v
+
+
+def dict_item_in_staged_if(x):
+    d = {"a": x, "b": 0}
+    if x > 0:
+        d["b"] = 1
+        d["a"] = d["a"] * 2
+    else:
+        d["b"] = -1
+    return d
+
+
+def attribute_in_staged_loop(n):
+    s = Box(0)
+    i = 0
+    while i < n:
+        s.v = s.v + i
+        i += 1
+    return s.v
+
+
+def nested_composite_in_staged_for(x, n):
+    state = {"box": Box(x), "count": 0}
+    for i in range(n):
+        state["box"].v = state["box"].v * 2
+        state["count"] += 1
+    return state["box"].v, state["count"]
+
+
+def list_item_in_staged_if(x):
+    values = [x, x]
+    if x > 1.0:
+        values[1] = x * 10
+    return values
+
+
+def key_created_in_one_branch(x):
+    d = {}
+    if x > 0:
+        d["only_here"] = x
+    return len(d)
+
+
+def write_read_in_same_branch(x):
+    d = {"a": 1.0}
+    if x > 0:
+        d["a"] = x
+        y = d["a"] + 1
+    else:
+        y = d["a"] - 1
+    return d["a"], y
+
+
+@pytest.mark.parametrize("f, inputs", [
+    (dict_item_in_staged_if, [np.float64(2.0), np.float64(-3.0)]),
+    (attribute_in_staged_loop, [np.int64(0), np.int64(3), np.int64(5)]),
+    (nested_composite_in_staged_for, [(np.float64(1.5), np.int64(0)), (np.float64(1.5), np.int64(4))]),
+    (list_item_in_staged_if, [np.float64(0.5), np.float64(2.0)]),
+    (write_read_in_same_branch, [np.float64(2.0), np.float64(-2.0)]),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_writes_inside_staged_control_flow_match_eager(f, inputs, same_as_eager):
+    same_as_eager(f, *inputs)
+
+
+def test_each_branch_starts_from_the_state_before_the_if():
+    staged = autograph_staged(dict_item_in_staged_if)
+    assert staged(np.float64(-3.0)) == {"a": -3.0, "b": -1}  # the true branch's writes are undone
+
+
+def test_a_key_set_in_only_one_staged_branch_is_refused():
+    import staging
+    with pytest.raises(staging.errors.UndefinedNameError) as info:
+        staging.function(key_created_in_one_branch)(np.float64(1.0))
+    line = key_created_in_one_branch.__code__.co_firstlineno + 2
+    assert str(info.value).startswith(f"{__file__}:{line}: ")
+    assert "['only_here'] is set in only one branch" in str(info.value)
+
+
+def autograph_staged(f):
+    import staging
+    return staging.function(f)
