@@ -179,8 +179,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
             kinds.append("static")
             types.append(None)
         inits.append(leaf)
-    if shape_invariants:
-        _apply_shape_invariants(flat, types, shape_invariants)
+    fixed = _apply_shape_invariants(flat, types, shape_invariants) if shape_invariants else set()
     counter = maximum_iterations is not None
     n_vars = len(flat)
     # Items and attributes the body writes (d["a"] = ..., obj.n = ...) are loop variables too,
@@ -234,6 +233,10 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
                     f"{where()}loop variable '{name}' is a tensor before the loop but the loop body "
                     f"makes it {_describe_leaf(out)}")
             new = _generalise(types[i], leaf_type(out), name)
+            if i in fixed and new != types[i]:
+                raise errors.LoopVariableError(
+                    f"{where()}loop variable '{name}' is {leaf_type(out)} after an iteration, which its shape "
+                    f"invariant {types[i]} does not accept")
             if new != types[i]:
                 new_types[i] = new
                 changed = True
@@ -373,7 +376,12 @@ def _generalise(before, after, name):
         raise errors.LoopVariableError(f"{where()}{exc}") from None
 
 
-def _apply_shape_invariants(flat, types, shape_invariants):
+_NOT_GIVEN = object()
+
+
+def _apply_shape_invariants(flat, types, shape_invariants) -> set:
+    """Sets the types of the loop variables that have a shape invariant (by name or by the
+    variable itself) to it; returns their positions (whose types the loop may not relax)."""
     by_name = {}
     if isinstance(shape_invariants, dict):
         by_name = shape_invariants
@@ -382,16 +390,23 @@ def _apply_shape_invariants(flat, types, shape_invariants):
             for i, (_, leaf) in enumerate(flat):
                 if leaf is var:
                     by_name[i] = shape
+    fixed = set()
     for i, (name, _) in enumerate(flat):
-        shape = by_name.get(name, by_name.get(i))
-        if shape is not None and types[i] is not None:
+        shape = by_name.get(name, by_name.get(i, _NOT_GIVEN))
+        if shape is not _NOT_GIVEN and types[i] is not None:
             spec_shape = getattr(shape, "shape", shape)
+            if spec_shape is None:
+                raise errors.LoopVariableError(
+                    f"{where()}the shape invariant of loop variable '{name}' has an unknown rank; a staged "
+                    f"value has a known number of dims: give each dim (None for one of unknown size)")
             t = TensorType(types[i].dtype, spec_shape)
-            if not t.is_supertype_of(types[i]):
+            if not t.is_supertype_of(types[i].strong()):
                 raise errors.LoopVariableError(
                     f"{where()}shape invariant {t} for loop variable '{name}' does not accept its "
                     f"initial value {types[i]}")
             types[i] = t
+            fixed.add(i)
+    return fixed
 
 
 def _eager_while(cond, body, loop_vars, maximum_iterations, is_list):

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import autograph
+import staging
 from conftest import f64, i64
 
 
@@ -319,3 +320,51 @@ def test_continue_in_inner_loop_else(same_as_eager, f, inputs):
     for args in inputs:
         assert check(*args) == f(*args)
     same_as_eager(f, *autograph_inputs)
+
+
+# -- shape invariants ---------------------------------------------------------------
+
+def grows_with_invariant(x, n):
+    i = 0
+    while i < n:
+        autograph.set_loop_options(shape_invariants=[(x, (None,))])
+        x = np.concatenate([x, x[:1]])
+        i += 1
+    return x
+
+
+def breaks_its_invariant(x, n):
+    i = 0
+    while i < n:
+        autograph.set_loop_options(shape_invariants=[(x, (2, None))])
+        x = np.concatenate([x, x], axis=0)
+        i += 1
+    return x
+
+
+def unknown_rank_invariant(x, n):
+    i = 0
+    while i < n:
+        autograph.set_loop_options(shape_invariants=[(x, None)])
+        x = x + 1
+        i += 1
+    return x
+
+
+def test_shape_invariant_declares_the_loop_variable_type():
+    f = staging.function(grows_with_invariant)
+    for n in (0, 3):
+        np.testing.assert_array_equal(f(np.arange(2.0), np.int64(n)), grows_with_invariant(np.arange(2.0), n))
+    graph = str(f.get_concrete_function(np.arange(2.0), np.int64(3)).graph)
+    assert "f64[?]" in graph
+
+
+@pytest.mark.parametrize("fn, words", [
+    (breaks_its_invariant, "after an iteration, which its shape invariant f64[2,?] does not accept"),
+    (unknown_rank_invariant, "shape invariant of loop variable 'x' has an unknown rank"),
+])
+def test_shape_invariant_violations_are_refused(fn, words):
+    with pytest.raises(staging.errors.LoopVariableError) as info:
+        staging.function(fn)(np.ones((2, 3)), np.int64(2))
+    assert words in str(info.value)
+    assert f"test_loops.py:{fn.__code__.co_firstlineno + 2}:" in str(info.value)
