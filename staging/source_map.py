@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import os
 import sys
+import weakref
 
 _LINE_MAPS: dict[str, dict[int, tuple[str, int]]] = {}
 _SORTED_LINES: dict[str, list[int]] = {}
@@ -88,14 +89,38 @@ def _find_user_frame(frame):
         filename = code.co_filename
         table = _LINE_MAPS.get(filename)
         if table is not None:
-            hit = lookup(filename, frame.f_lineno)
+            hit = lookup(filename, _line(frame))
             if hit is not None:
                 return frame, hit
         elif not filename.startswith(_OWN_DIRS) and not filename.startswith("<frozen"):
             if "/numpy/" not in filename and not _is_stdlib(filename):
-                return frame, (filename, frame.f_lineno)
+                return frame, (filename, _line(frame))
         frame = frame.f_back
     return None
+
+
+_LINE_STARTS: dict = {}  # id(code object) -> (weak reference to it, line starts, lines)
+
+
+def _line(frame) -> int:
+    """frame.f_lineno, from a table made once per code object: Python decodes a code object's
+    line table from its start on every f_lineno, which made recording the ops of a function
+    of N lines take time N**2."""
+    code = frame.f_code
+    # (keyed by identity: hashing a code object hashes its bytecode, as slow as f_lineno)
+    entry = _LINE_STARTS.get(id(code))
+    if entry is None or entry[0]() is not code:
+        starts, lines = [], []
+        for start, _end, line in code.co_lines():
+            starts.append(start)
+            lines.append(line)
+        key = id(code)
+        entry = _LINE_STARTS[key] = (weakref.ref(code, lambda _, key=key: _LINE_STARTS.pop(key, None)),
+                                     starts, lines)
+    _, starts, lines = entry
+    i = bisect.bisect_right(starts, frame.f_lasti) - 1
+    line = lines[i] if i >= 0 else None
+    return line if line is not None else frame.f_lineno
 
 
 def where() -> str:

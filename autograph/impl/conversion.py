@@ -4,6 +4,7 @@ per code object. The `ag__` namespace converted code calls is given by autograph
 from __future__ import annotations
 
 import ast
+import dis
 import inspect
 import linecache
 import os
@@ -228,12 +229,36 @@ def _converted_entry(fn) -> _Converted:
     return entry
 
 
+# Instructions of code that conversion leaves as it is: no jumps (control flow, and/or, `if`
+# expressions, comprehensions), no calls (builtins such as print and len act differently on
+# symbolic values), no writes into items or attributes, no nested functions, no exceptions.
+_PLAIN_INSTRUCTIONS = ("BINARY_", "UNARY_NEGATIVE", "UNARY_POSITIVE", "UNARY_INVERT", "INPLACE_", "LOAD_FAST", "LOAD_CONST", "LOAD_GLOBAL",
+                       "LOAD_DEREF", "LOAD_ATTR", "LOAD_NAME", "STORE_FAST", "STORE_DEREF", "BUILD_",
+                       "UNPACK_SEQUENCE", "COMPARE_OP", "IS_OP", "RETURN_", "POP_TOP", "COPY", "SWAP", "NOP",
+                       "RESUME", "CACHE", "EXTENDED_ARG", "PUSH_NULL", "MAKE_CELL", "FORMAT_VALUE",
+                       "LIST_EXTEND", "DELETE_FAST")
+
+
+_PLAIN_OPCODES = frozenset(op for op, name in enumerate(dis.opname) if name.startswith(_PLAIN_INSTRUCTIONS))
+
+
+def nothing_to_convert(code) -> bool:
+    """True when converting `code` would give back the same code: straight-line arithmetic
+    (such a function is traced as it is, without reading, parsing or compiling its source)."""
+    if getattr(code, "co_exceptiontable", b""):
+        return False
+    return set(code.co_code[::2]) <= _PLAIN_OPCODES  # (wordcode: an opcode every 2 bytes)
+
+
 def converted_raw(fn, ag_namespace):
     """The converted version of plain function `fn`, its `ag__` name bound to `ag_namespace`
-    (cached per function and per code object)."""
+    (cached per function and per code object); `fn` itself when there is nothing to convert."""
     converted = _BY_FUNCTION.get(fn)
     if converted is not None:
         return converted
+    if nothing_to_convert(fn.__code__):
+        _BY_FUNCTION[fn] = fn
+        return fn
     entry = _converted_entry(fn)
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     cells["ag__"] = types.CellType(ag_namespace)

@@ -175,9 +175,8 @@ _DTYPE_CACHE_LIMIT = 4096
 
 
 def _dtypes(ufunc: np.ufunc, types) -> list[np.dtype]:
-    """Output dtypes, memoised per (ufunc, input dtypes and ranks, Python scalar inputs)."""
-    key = (ufunc,) + tuple((t.dtype, len(t.shape) == 0, t.weak) if isinstance(t, TensorType) else (type(t), t)
-                           for t in types)
+    """Output dtypes, memoised per (ufunc, input types, Python scalar inputs by type and value)."""
+    key = (ufunc, *[t if type(t) is TensorType else (type(t), t) for t in types])
     try:
         hit = _DTYPE_CACHE.get(key)
     except TypeError:  # an unhashable literal: compute without caching

@@ -151,9 +151,22 @@ def test_pseudo_file_in_linecache_converts():
 
 def test_unavailable_source_still_an_error():
     namespace = {}
-    exec(compile("def h(x):\n    return x\n", f"<no such source {next(_IDS)}>", "exec"), namespace)
+    # (a function with control flow: one with nothing to convert is traced as it is)
+    exec(compile("def h(x):\n    return x if x else -x\n", f"<no such source {next(_IDS)}>", "exec"), namespace)
     with pytest.raises(errors.ConversionError, match="unavailable"):
         autograph.convert(namespace["h"])
+
+
+def test_functions_with_nothing_to_convert_are_traced_as_they_are():
+    namespace = {}
+    exec(compile("def h(x):\n    y = x * 2 + 1\n    return -y\n", f"<no such source {next(_IDS)}>", "exec"),
+         namespace)
+    h = namespace["h"]
+    assert api.converted_raw(h) is h  # no source needed: nothing in it behaves differently staged
+    namespace = {}
+    exec(compile("def k(x):\n    return print(x)\n", f"<no such source {next(_IDS)}>", "exec"), namespace)
+    with pytest.raises(errors.ConversionError, match="unavailable"):
+        api.converted_raw(namespace["k"])  # a call: it may be print, which is staged differently
 
 
 def test_same_code_object_hits_cache_without_parse_or_stat(module_file, monkeypatch):
@@ -224,7 +237,7 @@ def test_edited_lambda_without_reload_is_refused(module_file):
     mod = load()
     write(OLD.replace("g = lambda x: x + 1", "g = lambda y: y + 1"), bump=10)
     with pytest.raises(errors.ConversionError) as e:
-        autograph.convert(mod.g)
+        autograph.to_code(mod.g)
     assert f"the lambda at {mod.__file__}:10" in str(e.value)
 
 
