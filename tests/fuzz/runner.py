@@ -8,12 +8,13 @@ after the retrace). Categories, worst first:
 SILENT_MISMATCH  staged returned without error but a value, dtype, Python type, shape,
                  structure or printed text differs (or eager raised and staged returned)
 CRASH            staged raised an internal error (a non-staging exception from inside
-                 staging/, autograph/ or runtime/)
+                 staging/, autograph/ or runtime/ whose message does not start with the
+                 program's file:line)
 TIMEOUT          staged did not finish in time
 WRONG_ERROR      staged raised something eager does not raise, or another type, or a
-                 staging error that does not name the program's file and line
-REFUSED          staged raised a staging.errors type (not ExecutionError) naming the
-                 program's file:line: a clear refusal
+                 staging error whose message does not start with the program's file:line
+REFUSED          staged raised a staging.errors type (not ExecutionError) whose message
+                 starts with the program's file:line: a clear refusal
 AGREE            same values, dtypes, Python types, printed text; or errors of the same type
 INVALID          the program itself is broken (eager NameError, timeout...): a generator bug
 """
@@ -207,7 +208,8 @@ def _in_framework(filename) -> bool:
 
 
 def _names_location(error, path) -> bool:
-    return re.search(re.escape(os.path.basename(path)) + r":\d+", str(error)) is not None
+    """Whether the message starts with the program's file:line (as the project's errors do)."""
+    return re.match(r"\s*\S*" + re.escape(os.path.basename(path)) + r":\d+", str(error)) is not None
 
 
 _NORMALIZE = [
