@@ -63,13 +63,19 @@ def time_limit(seconds):
         yield
         return
 
+    armed = [True]
+
     def on_alarm(signum, frame):
-        raise _Timeout()
+        if armed[0]:
+            raise _Timeout()
     old = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # The alarm repeats: an exception raised where Python ignores it (a gc callback, a
+    # __del__) must not let the call run on.
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.25)
     try:
         yield
     finally:
+        armed[0] = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
 
