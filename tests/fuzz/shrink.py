@@ -35,7 +35,7 @@ def _expr_variants(e):
     elif isinstance(e, IfExp):
         out += [e.body, e.orelse]
     elif isinstance(e, (Call, Method)):
-        out += [a for a in e.args if isinstance(a, _EXPR_TYPES) and not isinstance(a, (Lit,))]
+        out += [a for a in e.args if isinstance(a, _EXPR_TYPES) and not isinstance(a, Lit) and not _is_dtype(a)]
         if isinstance(e, Method):
             out.append(e.obj)
     elif isinstance(e, Index):
@@ -49,6 +49,11 @@ def _expr_variants(e):
     elif not isinstance(e.value, str) and (isinstance(e.value, bool) or e.value not in (0, 1)):
         out += [Lit(0), Lit(1)]
     return out
+
+
+def _is_dtype(e) -> bool:
+    """`np.float32` or `v.dtype`: an argument of a cast, kept as it is."""
+    return isinstance(e, NpAttr) or isinstance(e, Attr) and e.name == "dtype"
 
 
 def _variants(node):
@@ -99,6 +104,8 @@ def _variants(node):
             continue
         if isinstance(value, tuple) and not _is_block(value):
             for i, item in enumerate(value):
+                if _is_dtype(item):
+                    continue
                 for v in _variants(item):
                     yield dataclasses.replace(node, **{f.name: value[:i] + (v,) + value[i + 1:]})
             continue
