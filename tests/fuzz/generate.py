@@ -778,7 +778,7 @@ class Gen:
         locals_ = self.assignable(env, depth=depth)
         if locals_:
             kinds += ["reassign", "reassign"]
-            if self.has("aug_assign") and self.assignable(env, "S", depth):
+            if self.has("aug_assign") and self.aug_targets(env, depth):
                 kinds += ["aug"]
         if self.has("py_locals"):
             kinds += ["py_local"]
@@ -864,8 +864,13 @@ class Gen:
         self._note_store(name, value, env)
         return [Assign(name, value)]
 
+    def aug_targets(self, env, depth):
+        """Scalars `+=` may update: not 0-d arrays, which `+=` updates in place (through every
+        alias); in-place updates of arrays belong to `inplace`."""
+        return [n for n in self.assignable(env, "S", depth) if not isinstance(env[n], np.ndarray)]
+
     def st_aug(self, env, depth, in_loop, top):
-        name = self.pick(self.assignable(env, "S", depth))
+        name = self.pick(self.aug_targets(env, depth))
         old = env[name]
         ops = ["+", "-", "*"]
         if self.has("divmod") and (self.has("weak_scalars") or not is_py(old)):
