@@ -219,8 +219,12 @@ def _in_framework(filename) -> bool:
 
 
 def _names_location(error, path) -> bool:
-    """Whether the message starts with the program's file:line (as the project's errors do)."""
-    return re.match(r"\s*\S*" + re.escape(os.path.basename(path)) + r":\d+", str(error)) is not None
+    """Whether the message starts with the program's file:line (as the project's errors do), or
+    a PEP 678 note added to an error raised as itself names it."""
+    name = re.escape(os.path.basename(path)) + r":\d+"
+    if re.match(r"\s*\S*" + name, str(error)):
+        return True
+    return any(re.search(name, str(note)) for note in getattr(error, "__notes__", ()) or ())
 
 
 _NORMALIZE = [
@@ -258,7 +262,8 @@ def _describe(result: CallResult) -> str:
     if result.timed_out:
         return "timed out"
     if result.error is not None:
-        return f"raised {type(result.error).__name__}: {_short(str(result.error), 300)}"
+        notes = "".join(f" [note: {_short(str(n), 200)}]" for n in getattr(result.error, "__notes__", ()) or ())
+        return f"raised {type(result.error).__name__}: {_short(str(result.error), 300)}{notes}"
     text = f"returned {_short(result.value, 300)}"
     if result.stdout:
         text += f"; printed {_short(result.stdout, 200)}"
