@@ -15,8 +15,9 @@ import time
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from .generate import ALL_FEATURES, CI_FEATURES, FEATURES, programs
-from .program import analyze
+from .features import ALL_FEATURES, CI_FEATURES, FEATURES
+from .generate import programs
+from .analysis import analyze
 from .runner import ORDER, run_program
 from .shrink import shrink
 

@@ -41,7 +41,8 @@ import numpy as np
 import staging
 from staging import errors
 
-from .program import Program, analyze
+from .analysis import analyze
+from .program import Program
 
 ORDER = ["SILENT_MISMATCH", "CRASH", "TIMEOUT", "WRONG_ERROR", "REFUSED", "AGREE", "INVALID"]
 _RANK = {c: i for i, c in enumerate(ORDER)}

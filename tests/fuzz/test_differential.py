@@ -11,9 +11,10 @@ pytest.importorskip("hypothesis")
 
 from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
 
-from .generate import ALL_FEATURES, CI_FEATURES, build_program, programs  # noqa: E402
-from .program import (Arg, Assign, BinOp, Call, Cmp, For, FuncDef, If, Lit, Name, Print, Program,  # noqa: E402
-                      Return, analyze)
+from .features import ALL_FEATURES, CI_FEATURES  # noqa: E402
+from .generate import build_program, programs  # noqa: E402
+from .analysis import analyze  # noqa: E402
+from .program import Arg, Assign, BinOp, Call, Cmp, For, FuncDef, If, Lit, Name, Print, Program, Return  # noqa: E402
 from .runner import CallResult, compare_call, run_program  # noqa: E402
 from .shrink import shrink  # noqa: E402
 
