@@ -1,0 +1,124 @@
+"""Differential test: random programs give the same results staged as eagerly (see docs/testing.md)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+pytest.importorskip("hypothesis")
+
+from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
+
+from .features import ALL_FEATURES, CI_FEATURES  # noqa: E402
+from .generate import build_program, programs  # noqa: E402
+from .analysis import analyze  # noqa: E402
+from .program import Arg, Assign, BinOp, Call, Cmp, For, FuncDef, If, Lit, Name, Print, Program, Return  # noqa: E402
+from .runner import CallResult, compare_call, run_program  # noqa: E402
+from .shrink import shrink  # noqa: E402
+
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "1000"))
+
+
+@settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None, print_blob=False,
+          suppress_health_check=list(HealthCheck))
+@given(programs(CI_FEATURES))
+def test_staged_equals_eager(program):
+    """Dtype-stable programs AGREE; the others AGREE or are REFUSED with the program's file:line.
+
+    Programs with an operation that some call's types reject are left out: staging traces
+    branches eager never takes, and the error such an operation raises there is expected."""
+    analysis = analyze(program)
+    assume(not analysis.errors)
+    outcome = run_program(program, analysis=analysis)
+    assert outcome.acceptable, outcome.report()
+
+
+# -- the instrument's own tests -------------------------------------------------------------
+
+
+def _program(body, calls, params=("x", "n")):
+    return Program((), FuncDef("f", tuple(params), tuple(body)), tuple(calls))
+
+
+F64 = Arg("np", "float64", 1.5)
+N2 = Arg("np", "int64", 2)
+
+
+def test_generated_programs_run_eagerly():
+    """Every feature together still gives programs that run eagerly (no NameError, no hang)."""
+    for i in range(60):
+        data = bytes((i * 37 + k * 11) % 256 for k in range(400))
+        program = build_program(bytes((i + k) % 256 for k in range(64)), data)
+        outcome = run_program(program, staged_factory=lambda f: f)  # "staged" = eager: must AGREE
+        assert outcome.category == "AGREE", outcome.report()
+
+
+def test_classifier_finds_a_silent_mismatch():
+    program = _program([Return((BinOp("*", Name("x"), Lit(2)),))], [(F64, N2)])
+
+    def wrong(f):
+        return lambda *args: np.float32(f(*args))
+    outcome = run_program(program, staged_factory=wrong)
+    assert outcome.category == "SILENT_MISMATCH"
+    assert "pytype np.float64 -> np.float32" in outcome.key
+
+
+def test_classifier_compares_printed_text_and_python_types():
+    program = _program([Print((Lit("p"), Name("x"))), Return((Lit(1),))], [(F64, N2)])
+
+    def quiet(f):
+        return lambda *args: np.int64(1)
+    outcome = run_program(program, staged_factory=quiet)
+    assert outcome.category == "SILENT_MISMATCH"
+    assert "print" in outcome.key and "pytype int -> np.int64" in outcome.key
+
+
+def test_classifier_errors():
+    from staging import errors
+    path = "/tmp/prog_7.py"
+    ok = CallResult(value=np.float64(1.0))
+    refusal = CallResult(error=errors.BranchMismatchError(f"{path}:3: 'y' differs"))
+    unclear = CallResult(error=errors.BranchMismatchError("'y' differs"))
+    assert compare_call(ok, refusal, path)[0] == "REFUSED"
+    assert compare_call(ok, unclear, path)[0] == "WRONG_ERROR"
+    raised = CallResult(error=ZeroDivisionError("division by zero"))
+    assert compare_call(raised, ok, path)[0] == "SILENT_MISMATCH"
+    assert compare_call(raised, CallResult(error=ZeroDivisionError("x")), path)[0] == "AGREE"
+    assert compare_call(raised, CallResult(error=ValueError("x")), path)[0] == "WRONG_ERROR"
+    nan = CallResult(value=np.float64("nan"))
+    assert compare_call(nan, CallResult(value=np.float64("nan")), path)[0] == "AGREE"
+    assert compare_call(CallResult(value=0.0), CallResult(value=-0.0), path)[0] == "SILENT_MISMATCH"
+
+
+def test_analysis_finds_dtype_changes():
+    stable = _program([Assign("v", Name("x")),
+                       For("i", Call("range", (Name("n"),)), (Assign("v", BinOp("*", Name("v"), Lit(2))),)),
+                       Return((Name("v"),))], [(F64, N2)])
+    assert analyze(stable).stable
+    int_x = Arg("np", "int32", 1)
+    changing = _program([Assign("v", Name("x")),
+                         If(Cmp(">", Name("x"), Lit(0)), (Assign("v", BinOp("/", Name("v"), Lit(2))),)),
+                         Return((Name("v"),))], [(int_x, N2)])
+    analysis = analyze(changing)
+    assert not analysis.stable and "'v' after an if statement" in analysis.unstable[0]
+
+
+def test_shrinker_keeps_the_failure_and_drops_the_rest():
+    body = [Assign("a", BinOp("+", Name("x"), Lit(1))), Assign("b", BinOp("*", Name("a"), Lit(3))),
+            If(Cmp(">", Name("a"), Lit(0)), (Assign("c", Lit(2)),)),
+            Print((Lit("p"), BinOp("-", Name("b"), Lit(1)), Name("x"))), Return((Name("b"),))]
+    program = _program(body, [(F64, N2), (F64, N2)])
+    small = shrink(program, lambda p: "print(" in p.source())
+    assert "print(" in small.source() and len(small.calls) == 1
+    assert "if " not in small.source()
+    assert small.source().count("\n") < program.source().count("\n")
+
+
+@pytest.mark.parametrize("features", [frozenset(), ALL_FEATURES])
+def test_generation_is_deterministic(features):
+    data = bytes(range(256)) + bytes(144)
+    one = build_program(bytes(range(64)), data, features)
+    two = build_program(bytes(range(64)), data, features)
+    assert one.source() == two.source() and one.calls == two.calls
