@@ -248,14 +248,17 @@ register_op("dim", infer=lambda x, *, axis: TensorType.python_scalar(int), weak_
 # -- Python numbers --------------------------------------------------------------
 
 def _python_number_infer(x, *, kind):
-    if not (isinstance(x, TensorType) and x.weak) and type(x) not in (bool, int, float, complex):
-        raise TypeError(f"python_number converts a Python number, not a {x}")
+    """kind(x) of a scalar: a Python number (as int(), float(), bool(), complex() give)."""
+    if type(x) not in (bool, int, float, complex) and not (isinstance(x, TensorType) and x.shape == ()):
+        raise TypeError(f"only 0-d values convert to a Python {kind.__name__}, not a {x}")
+    if kind is not complex and isinstance(x, TensorType) and x.dtype.kind == "c":
+        raise TypeError(f"{kind.__name__}() argument must be a string or a real number, not 'complex'")
     return TensorType.python_scalar(kind)
 
 
 register_op("python_number", infer=_python_number_infer, weak_results=True,
             make_kernel=lambda kind: kind,
-            doc="kind(x) for a Python number x (kind is bool, int, float or complex)")(
+            doc="kind(x) of a scalar: a Python bool, int, float or complex")(
     lambda x, *, kind: kind(x))
 
 

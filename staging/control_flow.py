@@ -87,9 +87,9 @@ def cond(pred, true_fn, false_fn, *, names=None):
         merged.append(("dynamic", a if is_tensor_array(a) else b if is_tensor_array(b) else None))
         out_types.append(joined)
 
-    dyn = [(a, b) for (_, a), b, (kind, _) in zip(t_leaves, e_leaves, merged) if kind == "dynamic"]
-    tg.graph.outputs = [value_in(tg, a, t) for (a, _), t in zip(dyn, out_types)]
-    eg.graph.outputs = [value_in(eg, b, t) for (_, b), t in zip(dyn, out_types)]
+    dyn = [(name, a, b) for (name, a), b, (kind, _) in zip(t_leaves, e_leaves, merged) if kind == "dynamic"]
+    tg.graph.outputs = [value_in(tg, a, t, f"'{name}'") for (name, a, _), t in zip(dyn, out_types)]
+    eg.graph.outputs = [value_in(eg, b, t, f"'{name}'") for (name, _, b), t in zip(dyn, out_types)]
     operands = align_captures([tg, eg], 0)
     outs = record("cond", [pred_value, *operands], {}, output_types=out_types,
                   subgraphs={"then": tg.graph, "else": eg.graph})
@@ -249,8 +249,10 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
 
     dyn_index = [i for i, k in enumerate(kinds) if k == "dynamic"]
     cg.graph.outputs = [cg._loop_cond]
-    bg.graph.outputs = [value_in(bg, out_leaves[i], types[i]) for i in dyn_index]
-    init_values = [value_in(outer, inits[i], types[i]) for i in dyn_index]
+    bg.graph.outputs = [value_in(bg, out_leaves[i], types[i], f"loop variable '{flat[i][0]}'",
+                                 errors.LoopVariableError) for i in dyn_index]
+    init_values = [value_in(outer, inits[i], types[i], f"loop variable '{flat[i][0]}'", errors.LoopVariableError)
+                   for i in dyn_index]
     if counter:
         bg.graph.outputs.append(bg._loop_counter_next)
         init_values.append(record("const", [], {"value": np.int64(0)})._value)

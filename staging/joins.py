@@ -65,11 +65,13 @@ def join_types(a, b, what: str, error=errors.BranchMismatchError):
     naming `what`.
 
     Python numbers meet as Python does: a bool and an int make an int, an int and a float a
-    float. A Python number meeting a NumPy value takes the dtype NEP 50 gives their
-    combination (an int with an int32 value is int32); the value that was a Python number is
-    cast, so on a path where it stays one (a loop that runs zero times, a branch not taken)
-    the result is that number as the joined dtype. NumPy values of different dtypes or ranks
-    do not meet: cast one explicitly."""
+    float. A Python number meets a NumPy value when NEP 50 gives that value's dtype for their
+    combination (an int with an int32 value is int32, an int or a float with a float32 value
+    is float32): the Python number is absorbed, as in `0 + v`. The value that was a Python
+    number is cast, so on a path where it stays one (a loop that runs zero times, a branch
+    not taken) the result is that number as the joined dtype. A NumPy value that would change
+    dtype (a Python float meeting an int32 value, a Python int meeting a bool) does not meet,
+    nor do NumPy values of different dtypes or ranks: cast one explicitly."""
     if isinstance(a, ListType) or isinstance(b, ListType):
         if not (isinstance(a, ListType) and isinstance(b, ListType)):
             raise error(f"{what} is a list in one case and a tensor in the other")
@@ -87,7 +89,10 @@ def join_types(a, b, what: str, error=errors.BranchMismatchError):
     if a.weak or b.weak:
         weak, strong = (a, b) if a.weak else (b, a)
         dtype = np.result_type(strong.dtype, _REPRESENTATIVE[weak.python_type])
-        return TensorType(dtype, strong.shape)
+        if dtype != strong.dtype:
+            raise error(f"{what} is a Python {weak.python_type.__name__} in one case and a {strong} value in "
+                        f"the other, which would become {dtype.name}; cast one of them explicitly")
+        return strong
     if a.dtype != b.dtype:
         raise error(f"{what} has dtype {a.dtype.name} in one case and {b.dtype.name} in the other; cast "
                     f"one of them explicitly")
@@ -97,8 +102,15 @@ def join_types(a, b, what: str, error=errors.BranchMismatchError):
 _REPRESENTATIVE = {bool: True, int: 1, float: 1.0, complex: 1j}
 
 
-def value_in(graph: FuncGraph, leaf, target) -> Value:
-    """`leaf` as a Value of `graph` of type `target` (recording a cast or a constant if needed)."""
+# The integer dtypes that hold every value a Python int known only at run time may have.
+_WIDE_INTEGERS = (np.dtype(np.int64),)
+
+
+def value_in(graph: FuncGraph, leaf, target, what: str = "a value", error=errors.BranchMismatchError) -> Value:
+    """`leaf` as a Value of `graph` of type `target` (recording a cast or a constant if needed).
+    A Python number that does not fit `target` (-1 as a uint8, 300 as an int8), or one known
+    only at run time that might not, raises `error` naming `what`: eagerly it stays a Python
+    number on that path."""
     if is_tensor_array(leaf):
         return graph.value_of(leaf._handle)
     if has_staged_value(leaf):
@@ -109,12 +121,21 @@ def value_in(graph: FuncGraph, leaf, target) -> Value:
             if leaf.type.weak and target.weak and leaf.type != target:  # e.g. an int that meets a float
                 leaf = record("python_number", [leaf], {"kind": target.python_type})
             elif leaf.type.dtype != target.dtype or leaf.type.weak != target.weak:
+                if (leaf.type.weak and leaf.type.python_type is int and target.dtype.kind in "iu"
+                        and target.dtype not in _WIDE_INTEGERS):
+                    raise error(f"{where()}{what} is a Python int known only when the graph runs in one "
+                                f"case and a {target} value in the other; it might not fit {target.dtype.name}: "
+                                f"cast it explicitly")
                 leaf = record("astype", [leaf], {"dtype": target.dtype})
             return graph.value_of(leaf)
         if target.weak:
             value = target.python_type(leaf)
         else:
-            array = np.asarray(leaf, dtype=target.dtype)
+            try:
+                array = np.asarray(leaf, dtype=target.dtype)
+            except (OverflowError, TypeError, ValueError):
+                raise error(f"{where()}{what} is the Python number {leaf!r} in one case and a {target} value in "
+                            f"the other, and {leaf!r} does not fit {target.dtype.name}") from None
             value = array[()] if array.ndim == 0 else array
         return record("const", [], {"value": value})._value
 

@@ -15,7 +15,8 @@ import types
 from autograph.pyct import templates, transformer
 from staging import numpy_api
 
-_INTERCEPTED_BUILTINS = frozenset({"print", "len", "range", "enumerate", "zip", "min", "max", "sum"})
+_INTERCEPTED_BUILTINS = frozenset({"print", "len", "range", "enumerate", "zip", "min", "max", "sum", "int", "float",
+                                   "bool", "complex"})
 _NATIVE_PACKAGES = ("numpy", "staging", "runtime", "math", "builtins", "operator", "functools",
                     "itertools", "collections", "autograph")
 _MISSING = object()

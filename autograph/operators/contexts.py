@@ -33,12 +33,21 @@ _RUN_TIME_ERRORS = (FloatingPointError, OverflowError, ZeroDivisionError, IndexE
 
 
 def mark_staged_region(error, where, kind) -> None:
-    """Notes on `error` that it escaped the trace of a staged construct (innermost wins)."""
+    """Notes on `error` that it escaped the trace of a staged construct (innermost wins), and,
+    for an error that is not a refusal of staging's own, says so in a note: the branch or
+    body was traced whatever the condition turns out to be (eagerly it may never run)."""
     try:
-        if not hasattr(error, _REGION):
-            setattr(error, _REGION, (where, kind))
+        if hasattr(error, _REGION):
+            return
+        setattr(error, _REGION, (where, kind))
     except (AttributeError, TypeError):  # pragma: no cover - an exception without a __dict__
-        pass
+        return
+    if isinstance(error, Exception) and not isinstance(error, errors.StagingError):
+        construct = "both branches of an `if`" if kind in ("`if`", "`a if c else b`") else \
+            f"the body of a {kind}" if "loop" in kind else f"both operands of {kind}"
+        error.add_note(f"{where.rstrip(': ')}: raised while tracing this staged {kind}: its condition is "
+                       f"symbolic, so {construct} are traced whatever it turns out to be, even code that "
+                       f"would not run for these inputs")
 
 
 def _runtime_context(cm) -> str | None:

@@ -11,6 +11,7 @@ from autograph.operators import data_structures, py_reductions
 from staging import errors
 from staging.debugging import print as staged_print
 from staging.source_map import where as _where
+from staging.graph_building import record
 from staging.tensor import is_symbolic
 
 
@@ -135,6 +136,24 @@ def print_(*args, **kwargs):
     return print(*args, **kwargs)
 
 
-OVERRIDES = {builtins.print: print_, builtins.len: len_, builtins.range: range_,
+def _python_number(kind):
+    """int(x), float(x), bool(x), complex(x): on a symbolic scalar, a Python number known when the
+    graph runs (what the builtin gives eagerly)."""
+    def convert(*args, **kwargs):
+        if len(args) == 1 and not kwargs and is_symbolic(args[0]):
+            x = args[0]
+            if x.ndim != 0:
+                raise errors.SymbolicValueError(
+                    f"{_where()}{kind.__name__}() of a symbolic array of shape {x.static_shape}: only a "
+                    f"0-d value converts to a Python {kind.__name__}; reduce it or index it first")
+            return record("python_number", [x], {"kind": kind})
+        return kind(*args, **kwargs)
+    convert.__name__ = f"{kind.__name__}_"
+    return convert
+
+
+OVERRIDES = {builtins.int: _python_number(int), builtins.float: _python_number(float),
+             builtins.bool: _python_number(bool), builtins.complex: _python_number(complex),
+             builtins.print: print_, builtins.len: len_, builtins.range: range_,
               builtins.enumerate: enumerate_, builtins.zip: zip_, builtins.min: py_reductions.min_,
               builtins.max: py_reductions.max_, builtins.sum: py_reductions.sum_}

@@ -226,7 +226,19 @@ def _shape_func(a):
     return a.shape if _is_tensor(a) else np.shape(a)
 
 
+def _scalar_type(dtype):
+    """np.float32(x) and the other NumPy scalar types called on a symbolic value: x as that dtype
+    (a NumPy scalar for a 0-d x, an array otherwise, as NumPy gives)."""
+    def convert(x=0, /):
+        return _record("astype", [_as_input(x)], {"dtype": np.dtype(dtype)})
+    convert.__name__ = np.dtype(dtype).name
+    return convert
+
+
 FUNCTIONS = {
+    **{t: _scalar_type(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                                    np.uint32, np.uint64, np.float16, np.float32, np.float64, np.complex64,
+                                    np.complex128)},
     np.reshape: _reshape, np.ravel: _ravel, np.transpose: _transpose, np.swapaxes: _swapaxes,
     np.expand_dims: _expand_dims, np.squeeze: _squeeze, np.concatenate: _concatenate, np.stack: _stack,
     np.hstack: _hstack, np.vstack: _vstack, np.broadcast_to: _broadcast_to,
