@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import functools
 import inspect
+import operator
 import threading
 import warnings
 import weakref
@@ -92,7 +93,8 @@ class Function:
             self._input_signature = tuple(as_spec(s) for s in input_signature)
         self._lock = TraceLock()  # held while tracing (staging.trace_lock)
         self._cache: dict = {}          # exact trace key -> ConcreteFunction
-        self._fast: dict = {}           # tuple of per-arg keys (positional NumPy args only) -> ConcreteFunction
+        self._fast: dict = {}           # tuple of per-arg keys (positional calls) -> runner(*args)
+        self._fast1: dict = {}          # the same for calls of one argument, keyed by its key
         self._concretes: list[tuple] = []  # (structure, arg_types, ConcreteFunction)
         self.tracing_count = 0
         self._created_variables: list = []
@@ -142,31 +144,37 @@ class Function:
 
     # -- calling -----------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if not _RUN_EAGERLY[0]:
-            # Fast path: NumPy arrays/scalars and simple Python values in a layout seen before
-            # (see _remember_fast) go straight to their ConcreteFunction.
-            key = tuple(map(fast_key, args))
-            if NOT_FAST not in key and (not _TRACES_RUNNING[0] or not _tracing_stack()):
-                if not kwargs:
-                    hit = self._fast.get(key)
-                    if hit is not None:
-                        cf, positions = hit
-                        return self._run_fast(cf, args if positions is None else [args[i] for i in positions])
-                else:
-                    # Keyword call: the key adds (name, key) per keyword in call order; the entry
-                    # says which of args + kwargs values (in call order) feed the graph, in order.
-                    hit = self._fast_kw.get((key, tuple((name, fast_key(a)) for name, a in kwargs.items())))
-                    if hit is not None:
-                        cf, order = hit
-                        values = args + tuple(kwargs.values())
-                        return self._run_fast(cf, [values[i] for i in order])
+        if not kwargs and not _RUN_EAGERLY[0] and not _TRACES_RUNNING[0]:
+            # Fast path: NumPy arrays/scalars and simple Python values in a positional layout
+            # seen before (see _remember_fast) go straight to their ConcreteFunction's packed
+            # runner. (A key holding NOT_FAST is never an entry.)
+            if len(args) == 1:
+                run = self._fast1.get(fast_key(args[0]))
+            elif len(args) == 2:
+                run = self._fast.get((fast_key(args[0]), fast_key(args[1])))
+            else:
+                run = self._fast.get(tuple(map(fast_key, args)))
+            if run is not None:
+                if self._recent:  # a call that did not trace (retracing.note_trace)
+                    self._recent.clear()
+                return run(*args)
+        elif kwargs and not _RUN_EAGERLY[0] and (not _TRACES_RUNNING[0] or not _tracing_stack()):
+            # Keyword call: the key adds (name, key) per keyword in call order; the entry says
+            # which of args + kwargs values (in call order) feed the graph, in order.
+            hit = self._fast_kw.get((tuple(map(fast_key, args)),
+                                     tuple((name, fast_key(a)) for name, a in kwargs.items())))
+            if hit is not None:
+                cf, order = hit
+                if self._recent:
+                    self._recent.clear()
+                values = args + tuple(kwargs.values())
+                return cf._run_packed(*[values[i] for i in order])
+        elif not _RUN_EAGERLY[0] and not _tracing_stack():  # traces run in other threads only
+            run = (self._fast1.get(fast_key(args[0])) if len(args) == 1
+                   else self._fast.get(tuple(map(fast_key, args))))
+            if run is not None:
+                return run(*args)
         return self._call_slow(args, kwargs)
-
-    def _run_fast(self, cf, inputs):
-        """Runs a fast-path hit: `inputs` are exactly the graph's inputs."""
-        if self._recent:
-            self._recent.append(0)
-        return cf._pack(cf._execute(*inputs))
 
     def _call_slow(self, args, kwargs):
         if _RUN_EAGERLY[0]:
@@ -230,8 +238,8 @@ class Function:
                     self._cache[key] = cf
                     self._remember_fast(args, kwargs, bound, types, cf, context)
         else:
-            if self._recent:
-                self._recent.append(0)
+            if self._recent:  # a call that did not trace (retracing.note_trace)
+                self._recent.clear()
             # A layout not seen before can still hit an existing trace (e.g. f(x, y=y) after
             # f(x, y)): make it fast too.
             self._remember_fast(args, kwargs, bound, types, cf, context)
@@ -269,7 +277,11 @@ class Function:
         if not kwargs:
             if any(f is not args[i] for f, i in zip(flat, positions)):
                 return  # converted by input_signature
-            self._fast[tuple(key)] = (cf, None if len(positions) == len(args) else tuple(positions))
+            runner = _fast_runner(cf, None if len(positions) == len(args) else positions)
+            if len(key) == 1:
+                self._fast1[key[0]] = runner
+            else:
+                self._fast[tuple(key)] = runner
             return
         # Keyword call: the graph takes its inputs in bound order (parameters in signature order,
         # keyword-only and **kwargs entries sorted by name); find each one among the call's
@@ -430,6 +442,20 @@ def _bound_in(bound, stack) -> bool:
     objects of one instance share their state, their __dict__, but need not be one object)."""
     state = bound.__dict__
     return any(type(f) is _BoundFunction and f.__dict__ is state for f in stack)
+
+
+def _fast_runner(cf, positions):
+    """The fast path's callable for one argument layout: the call's arguments in, the packed
+    result out (`positions`: which arguments are graph inputs, None for all of them)."""
+    if positions is None:
+        return cf._run_packed
+    run = cf._run_packed
+    if not positions:
+        return lambda *args: run()
+    pick = operator.itemgetter(*positions)
+    if len(positions) == 1:
+        return lambda *args: run(pick(args))
+    return lambda *args: run(*pick(args))
 
 
 def _convert(func):

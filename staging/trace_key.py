@@ -279,8 +279,10 @@ def fast_key(a):
     """The fast path's key of one argument: (dtype, shape) of a NumPy array or scalar (a graph
     input), python_value_key of a simple Python value (part of the trace key), or NOT_FAST."""
     t = type(a)
-    if t is np.ndarray or t in NP_SCALAR_TYPES:
+    if t is np.ndarray:
         return (a.dtype, a.shape)
+    if t in NP_SCALAR_TYPES:  # its type says its dtype (native byte order) and shape ()
+        return t
     if t in FAST_PY_TYPES:
         return (t, a) if t is not float else (t, _float_part(a))
     return NOT_FAST
