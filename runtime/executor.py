@@ -23,6 +23,7 @@ from .fusion import UFUNCS as _UFUNCS
 from .graph import Graph, Node, Value, node_text
 from .options import get_options
 from .registry import get_op
+from .user_lines import compile_at_user_lines, generated_line
 
 _counter = itertools.count()
 _counter_lock = threading.Lock()
@@ -360,12 +361,15 @@ class CompiledGraph:
         emitter = _Emitter(graph, self.options, single)
         self.source = emitter.function("run")
         self._line_nodes = emitter.line_nodes
-        code = compile(self.source, self.filename, "exec")
+        # compiled at the user's file:line (warnings and tracebacks name it; see user_lines)
+        code, self.code_filename = compile_at_user_lines(self.source, self._line_nodes, self.filename)
         namespace = emitter.namespace
         namespace["_failure"] = self.failure
         exec(code, namespace)
         # Calling it runs the graph (a failure is placed: see failure()).
         self.run = namespace["run"]
+        self._codes = {f.__code__ for name, f in namespace.items()
+                       if name == "run" or (name.startswith("_body") and callable(f))}
 
     def __call__(self, *args):
         """The graph's outputs, as a tuple (whatever `single` says)."""
@@ -388,8 +392,9 @@ class CompiledGraph:
     def node_at_failure(self, tb) -> Node | None:
         node = None
         while tb is not None:
-            if tb.tb_frame.f_code.co_filename == self.filename:
-                node = self._line_nodes.get(tb.tb_lineno, node)
+            code = tb.tb_frame.f_code
+            if code in self._codes:
+                node = self._line_nodes.get(generated_line(code, tb.tb_lasti, tb.tb_lineno), node)
             tb = tb.tb_next
         return node
 

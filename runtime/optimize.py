@@ -28,6 +28,7 @@ def optimize(graph: Graph, options: dict | None = None) -> Graph:
         fold_constants(graph)
     if options["arithmetic_simplification"]:
         remove_identities(graph)
+        swap_negated_conds(graph)
     if options["common_subexpression_elimination"]:
         eliminate_common_subexpressions(graph)
     if options["dead_code_elimination"]:
@@ -166,6 +167,23 @@ def remove_identities(graph: Graph) -> None:
     scan(graph)
     visit(graph)
     replace_uses(graph, mapping)
+
+
+def swap_negated_conds(graph: Graph) -> None:
+    """`cond(logical_not(p), A, B)` becomes `cond(p, B, A)` for a bool scalar p (what
+    `if not p` and `if c: continue` give): one op less on every pass through the branch."""
+    for node in graph.nodes:
+        for sub in node.subgraphs.values():
+            swap_negated_conds(sub)
+        while node.op == "cond" and isinstance(node.inputs[0], Value):  # `not not p` too
+            negation = node.inputs[0].producer
+            if negation is None or negation.op != "logical_not" or negation.attrs:
+                break
+            p = negation.inputs[0]
+            if not isinstance(p, Value) or p.type != node.inputs[0].type:  # a bool scalar, as the predicate
+                break
+            node.inputs = [p, *node.inputs[1:]]
+            node.subgraphs = {"then": node.subgraphs["else"], "else": node.subgraphs["then"]}
 
 
 def _attr_key(value):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 from typing import Callable
 
@@ -70,9 +72,7 @@ class OpDef:
             return self.make_kernel(**attrs)
         if not attrs:
             return self.impl
-        impl = self.impl
-        frozen = dict(attrs)
-        return lambda *xs: impl(*xs, **frozen)
+        return functools.partial(self.impl, **attrs)
 
 
 _REGISTRY: dict[str, OpDef] = {}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..registry import register_op
@@ -70,12 +72,31 @@ def _make_reduction(name, func, takes_dtype, takes_ddof, needs_elements):
 
     def make_kernel(**attrs):
         check_attrs(attrs)
+        direct = _ufunc_reduction(name, attrs)
+        if direct is not None:
+            return direct
         if not attrs:
             return func
         return lambda x: func(x, **attrs)
 
     impl.__name__ = infer.__name__ = name
     register_op(name, infer=infer, make_kernel=make_kernel, doc=f"np.{func.__name__}")(impl)
+
+
+# Reductions that NumPy's function computes as ufunc.reduce(x, axis, dtype, keepdims=...) for
+# an array, a NumPy scalar or a Python number alike (np.any/np.all with dtype=bool): the kernel
+# calls that directly, skipping the function's Python-level dispatch (2x faster on small arrays).
+_UFUNC_REDUCTIONS = {"sum": (np.add, None), "prod": (np.multiply, None), "max": (np.maximum, None),
+                     "min": (np.minimum, None), "any": (np.logical_or, bool), "all": (np.logical_and, bool)}
+
+
+def _ufunc_reduction(name, attrs):
+    spec = _UFUNC_REDUCTIONS.get(name)
+    if spec is None or not set(attrs) <= {"axis", "dtype", "keepdims"}:
+        return None
+    ufunc, dtype = spec
+    return functools.partial(ufunc.reduce, axis=attrs.get("axis"), dtype=attrs.get("dtype", dtype),
+                             keepdims=bool(attrs.get("keepdims", False)))
 
 
 for _name, _spec in REDUCTIONS.items():

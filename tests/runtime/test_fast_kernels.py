@@ -1,0 +1,149 @@
+"""The interpreter's faster forms compute exactly what the plain NumPy forms compute: ufunc.reduce
+for reductions, np.array for stacking a list, inline appends, swapped negated conditions and
+Variable updates without casts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import runtime.ops  # noqa: F401  (registers the NumPy ops)
+import staging
+from runtime.core_ops import _list_stack_kernel, update_variable
+from runtime.ops.reductions import REDUCTIONS, _ufunc_reduction
+
+_RNG = np.random.default_rng(0)
+_VALUES = [np.float64(2.5), 3, 2.0, True, np.array(4.0), np.arange(6).reshape(2, 3),
+           _RNG.random((3, 4)).astype(np.float32), np.array([True, False]), np.array([], np.int8),
+           np.arange(5, dtype=np.uint8), np.array([1 + 2j, 3j]), np.array([np.nan, 1.0])]
+_ATTRS = [{}, {"axis": 0}, {"axis": None, "keepdims": True}, {"axis": -1, "keepdims": False},
+          {"dtype": np.float64}, {"axis": (0,), "dtype": np.int32}]
+
+
+def _outcome(call):
+    try:
+        return call(), None
+    except Exception as exc:  # the error type is part of the behaviour compared
+        return None, type(exc)
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "any", "all"])
+def test_ufunc_reductions_equal_numpy_functions(name):
+    func = REDUCTIONS[name][0]
+    compared = 0
+    for value in _VALUES:
+        for attrs in _ATTRS:
+            if "dtype" in attrs and name not in ("sum", "prod"):
+                continue
+            kernel = _ufunc_reduction(name, attrs)
+            assert kernel is not None
+            with np.errstate(all="ignore"):
+                want, want_error = _outcome(lambda: func(value, **attrs))
+                got, got_error = _outcome(lambda: kernel(value))
+            assert got_error is want_error, (name, value, attrs)
+            if want_error is None:
+                assert type(got) is type(want), (name, value, attrs)
+                assert np.asarray(got).dtype == np.asarray(want).dtype
+                assert np.array_equal(got, want, equal_nan=True)
+                compared += 1
+    assert compared > 20
+
+
+@pytest.mark.parametrize("elements, dtype, shape", [
+    ([np.float64(1.5), 2.0, np.float64(-0.0)], np.float64, ()),
+    ([np.int32(1), np.int32(7)], np.int64, ()),
+    ([np.float32(0.1), np.float32(3e38)], np.float64, ()),
+    ([np.arange(3.0), np.ones(3)], np.float64, (3,)),
+    ([np.array([True, False])] * 3, np.bool_, (2,)),
+    ([np.complex64(1 + 1j), np.complex64(2)], np.complex128, ()),
+])
+def test_list_stack_equals_np_stack(elements, dtype, shape):
+    got = _list_stack_kernel(np.dtype(dtype), shape, "stack")(list(elements))
+    want = np.stack(elements).astype(dtype, copy=False)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("shape", [(), (2,), (None,)])
+def test_list_stack_refuses_unwritten_elements(shape):
+    value = np.float64(1.0) if shape == () else np.ones(2)
+    with pytest.raises(ValueError, match="never written"):
+        _list_stack_kernel(np.dtype(np.float64), shape, "stack")([value, None])
+    with pytest.raises(ValueError, match="at least one array"):
+        _list_stack_kernel(np.dtype(np.float64), shape, "stack")([])
+
+
+def euler(y0, dt, n):
+    ys = []
+    y = y0
+    for _ in range(n):
+        y = y + dt * (-0.5 * y)
+        ys.append(y)
+    return np.stack(ys)
+
+
+def test_staged_append_loop_is_inline_and_equals_eager():
+    f = staging.function(euler)
+    args = (np.float64(1.0), np.float64(0.01), np.int64(50))
+    got, want = f(*args), euler(*args)
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    assert ".append(" in f.get_concrete_function(*args).executable_source
+    with pytest.raises(ValueError):
+        f(np.float64(1.0), np.float64(0.01), np.int64(0))  # np.stack of no arrays, as eager
+    with pytest.raises(ValueError):
+        euler(np.float64(1.0), np.float64(0.01), np.int64(0))
+
+
+def written_at(n, k):
+    ta = staging.TensorArray(np.float64, size=n)
+    for i in range(n):
+        ta = ta.write(i, np.float64(i) * k)
+    return ta.stack()
+
+
+def test_writes_at_an_index_still_work():
+    f = staging.function(written_at)
+    np.testing.assert_array_equal(f(np.int64(4), np.float64(2.0)), [0.0, 2.0, 4.0, 6.0])
+
+
+def skip_negatives(xs):
+    total = 0.0
+    for x in xs:
+        if not x > 0:
+            continue
+        total += x
+    return total
+
+
+def test_negated_condition_swaps_branches():
+    f = staging.function(skip_negatives)
+    xs = np.array([1.5, -2.0, 3.0, 0.0, np.nan])
+    assert f(xs) == skip_negatives(xs)
+    graph = str(f.get_concrete_function(xs).graph)
+    assert "logical_not" not in graph and "cond" in graph
+
+
+@pytest.mark.parametrize("dtype, start, mode, value", [
+    (np.float64, 1.0, "set", np.float64(2.5)),
+    (np.float64, 1.0, "set", 3),
+    (np.int32, 1, "set", np.int64(7)),
+    (np.int32, 1, "add", np.int64(7)),
+    (np.int32, 1, "add", 2),
+    (np.float32, 1.0, "sub", np.float64(0.1)),
+    (np.float64, [1.0, 2.0], "add", np.array([0.5, 0.25])),
+    (np.int64, [1, 2], "set", np.array([3, 4], np.int8)),
+])
+def test_variable_updates_keep_the_variables_dtype(dtype, start, mode, value):
+    var = staging.Variable(np.asarray(start, dtype=dtype))
+    before = np.asarray(start, dtype=dtype)
+    update_variable(var, mode, value)
+    if mode == "set":
+        want = np.asarray(value).astype(dtype)
+    else:
+        want = (before + value if mode == "add" else before - value).astype(dtype)
+    got = var.numpy()
+    assert np.asarray(got).dtype == dtype and np.array_equal(got, want)
+    assert type(got) is (np.ndarray if want.ndim else np.dtype(dtype).type)
+    if isinstance(value, np.ndarray) and mode == "set":
+        value[...] = 0  # the variable holds its own copy
+        assert np.array_equal(var.numpy(), want)
