@@ -28,6 +28,7 @@ from .tensor_array import TensorArray
 from .trace_key import (FAST_PY_TYPES, NOT_FAST, ArgumentError, TensorSpec, as_spec, bind, conform, fast_key,
                         flat_tensors, replace_tensors, stable_key, trace_key, weaken)
 from .trace_lock import TraceLock
+from .tracebacks import filtered
 from .variables import creation_scope
 
 _RUN_EAGERLY = [False]
@@ -142,25 +143,28 @@ class Function:
 
     # -- calling -----------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if not _RUN_EAGERLY[0]:
-            # Fast path: NumPy arrays/scalars and simple Python values in a layout seen before
-            # (see _remember_fast) go straight to their ConcreteFunction.
-            key = tuple(map(fast_key, args))
-            if NOT_FAST not in key and (not _TRACES_RUNNING[0] or not _tracing_stack()):
-                if not kwargs:
-                    hit = self._fast.get(key)
-                    if hit is not None:
-                        cf, positions = hit
-                        return self._run_fast(cf, args if positions is None else [args[i] for i in positions])
-                else:
-                    # Keyword call: the key adds (name, key) per keyword in call order; the entry
-                    # says which of args + kwargs values (in call order) feed the graph, in order.
-                    hit = self._fast_kw.get((key, tuple((name, fast_key(a)) for name, a in kwargs.items())))
-                    if hit is not None:
-                        cf, order = hit
-                        values = args + tuple(kwargs.values())
-                        return self._run_fast(cf, [values[i] for i in order])
-        return self._call_slow(args, kwargs)
+        try:  # (free unless it raises: the except clause hides our frames, staging.tracebacks)
+            if not _RUN_EAGERLY[0]:
+                # Fast path: NumPy arrays/scalars and simple Python values in a layout seen before
+                # (see _remember_fast) go straight to their ConcreteFunction.
+                key = tuple(map(fast_key, args))
+                if NOT_FAST not in key and (not _TRACES_RUNNING[0] or not _tracing_stack()):
+                    if not kwargs:
+                        hit = self._fast.get(key)
+                        if hit is not None:
+                            cf, positions = hit
+                            return self._run_fast(cf, args if positions is None else [args[i] for i in positions])
+                    else:
+                        # Keyword call: the key adds (name, key) per keyword in call order; the entry
+                        # says which of args + kwargs values (in call order) feed the graph, in order.
+                        hit = self._fast_kw.get((key, tuple((name, fast_key(a)) for name, a in kwargs.items())))
+                        if hit is not None:
+                            cf, order = hit
+                            values = args + tuple(kwargs.values())
+                            return self._run_fast(cf, [values[i] for i in order])
+            return self._call_slow(args, kwargs)
+        except Exception as error:
+            raise filtered(error)  # staging's frames are hidden; staging.disable_traceback_filtering() shows them
 
     def _run_fast(self, cf, inputs):
         """Runs a fast-path hit: `inputs` are exactly the graph's inputs."""
@@ -179,7 +183,10 @@ class Function:
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
         if not args and not kwargs and self._input_signature is not None:
             args = self._input_signature
-        cf, _ = self._lookup(args, kwargs)
+        try:
+            cf, _ = self._lookup(args, kwargs)
+        except Exception as error:
+            raise filtered(error)  # staging's frames are hidden; staging.disable_traceback_filtering() shows them
         return cf
 
     def _callable(self):
