@@ -26,7 +26,7 @@ from .retracing import note_trace, where_defined
 from .source_map import where
 from .tensor_array import TensorArray
 from .trace_key import (FAST_PY_TYPES, NOT_FAST, ArgumentError, TensorSpec, as_spec, bind, conform, fast_key,
-                        flat_tensors, replace_tensors, stable_key, trace_key, weaken)
+                        flat_tensors, replace_tensors, signature_text, stable_key, trace_key, weaken)
 from .trace_lock import TraceLock
 from .tracebacks import filtered
 from .variables import creation_scope
@@ -73,7 +73,7 @@ class Function:
     """A Python function staged into graphs, one per input signature (see docs/guide.md)."""
 
     def __init__(self, python_function, input_signature=None, autograph=True, reduce_retracing=False,
-                 name=None, _instance_ref=None):
+                 name=None, _instance_ref=None, _all_traces=None):
         functools.update_wrapper(self, python_function)
         self.python_function = python_function
         self._name = name or getattr(python_function, "__name__", "function")
@@ -95,7 +95,9 @@ class Function:
         self._cache: dict = {}          # exact trace key -> ConcreteFunction
         self._fast: dict = {}           # tuple of per-arg keys (positional NumPy args only) -> ConcreteFunction
         self._concretes: list[tuple] = []  # (structure, arg_types, ConcreteFunction)
-        self.tracing_count = 0
+        self._traces = 0  # traces of this Function (for a staged method: of one instance)
+        # Traces of a staged method over all its instances (shared with the per-instance states)
+        self._all_traces = [0] if _all_traces is None else _all_traces
         self._created_variables: list = []
         self._variables_initialized = False
         self._recent = collections.deque(maxlen=5)  # 1 per call that traced, 0 per call that did not
@@ -132,7 +134,15 @@ class Function:
     def _instance_state(self, ref) -> dict:
         """The state (traces) of this method for the instance `ref()` refers to."""
         return Function(self.python_function, self._input_signature, self._autograph,
-                        self._reduce_retracing, self._name, _instance_ref=ref).__dict__
+                        self._reduce_retracing, self._name, _instance_ref=ref,
+                        _all_traces=self._all_traces).__dict__
+
+    @property
+    def tracing_count(self) -> int:
+        """Traces made so far. For a staged method, `obj.method.tracing_count` counts the traces of
+        that instance, and `Class.method.tracing_count` all its traces, over every instance (alive
+        or not) and calls through the class."""
+        return self._all_traces[0] if self._instance_ref is None else self._traces
 
     @property
     def input_signature(self):
@@ -317,12 +327,16 @@ class Function:
         params = list(self._signature.parameters)
         if len(args) < len(specs):
             missing = params[len(args):len(specs)]
-            raise TypeError(f"{self._name}(): missing argument(s) {', '.join(map(repr, missing))} "
-                            f"declared by input_signature")
+            raise TypeError(f"{where()}{self._name}(): missing argument(s) {', '.join(map(repr, missing))} "
+                            f"declared by input_signature; it is {signature_text(self._name, params, specs)}")
         out = list(args)
         for i, spec in enumerate(specs):
             name = params[i] if i < len(params) else f"args[{i}]"
-            out[i] = conform(args[i], spec, name, self._name)
+            try:
+                out[i] = conform(args[i], spec, name, self._name)
+            except TypeError as exc:
+                raise TypeError(f"{where()}{exc}; the input_signature is "
+                                f"{signature_text(self._name, params, specs)}") from None
         return (tuple(out), kwargs)
 
     # -- tracing -----------------------------------------------------------
@@ -388,7 +402,8 @@ class Function:
         fg.graph.outputs = out_values
         options = get_optimizer_options()  # one snapshot for the passes and the executor
         optimize(fg.graph, options)
-        self.tracing_count += 1
+        self._traces += 1
+        self._all_traces[0] += 1
         arg_specs = iter([TensorSpec(t.shape, t.dtype) for t in types])
         bound_template = (weaken(replace_tensors(args, arg_specs)), weaken(replace_tensors(kwargs, arg_specs)))
         return ConcreteFunction(self._name, fg.graph, structure, tuple(types), bound_template,
@@ -407,6 +422,7 @@ class Function:
         return "\n\n".join(cf.pretty_printed_signature(verbose) for _, _, _, cf in self._concretes)
 
     def experimental_get_tracing_count(self) -> int:
+        """tracing_count, under TensorFlow's name."""
         return self.tracing_count
 
 

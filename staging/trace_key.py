@@ -377,3 +377,14 @@ def conform(value, spec, name, fname):
     if isinstance(value, (np.ndarray, np.generic)):
         return value  # already conforming: the caller's object, unchanged
     return arr[()] if arr.ndim == 0 else arr
+
+
+def signature_text(name, params, specs) -> str:
+    """`f(x: f32[?], pair: (f64[], i64[]))`: an input_signature as a call's error shows it."""
+    def text(spec):
+        if isinstance(spec, (list, tuple)):
+            inner = ", ".join(map(text, spec))
+            return f"[{inner}]" if isinstance(spec, list) else f"({inner}{',' if len(spec) == 1 else ''})"
+        return str(spec.type)
+    names = [params[i] if i < len(params) else f"args[{i}]" for i in range(len(specs))]
+    return f"{name}({', '.join(f'{n}: {text(s)}' for n, s in zip(names, specs))})"
