@@ -1,9 +1,12 @@
 """The `autograph` command line: to-code, graph, demo and lint.
 
     autograph to-code FILE.py:FUNC
-    autograph graph FILE.py:FUNC --spec 'x=float64[None]' --spec 'n=int64[]'
+    autograph graph FILE.py:FUNC --spec 'x=float64[None]' --spec 'n=int64[]' [--format text|dot|svg]
     autograph demo [EXAMPLE ...] [--list]
     autograph lint PATH...
+
+to-code and graph import FILE.py (its top-level code runs). Output into a pipe closed early
+(`autograph ... | head`) ends the command quietly.
 
 Bad arguments print one `autograph: error: ...` line on stderr and exit non-zero
 (2: usage, missing file or function, bad spec; 1: the function cannot be converted
