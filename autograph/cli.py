@@ -191,10 +191,9 @@ def cmd_graph(args, out: TextIO) -> int:
     elif args.format == "svg":
         from runtime.dot import GraphvizNotFoundError, to_svg
         try:
-            svg = to_svg(cf.graph)
+            out.write(to_svg(cf.graph).rstrip("\n") + "\n")
         except GraphvizNotFoundError as error:
             raise CLIError(f"--format svg: {error}", FAILURE) from None
-        out.write(svg if svg.endswith("\n") else svg + "\n")
     else:
         out.write(cf.pretty_printed_signature().rstrip("\n") + "\n\n")
         out.write(str(cf.graph).rstrip("\n") + "\n")
@@ -394,23 +393,20 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="autograph", description=(
-        "Inspect converted code and staged graphs, run the demo, lint for tracing pitfalls."),
-        epilog=IMPORT_NOTE)
+    parser = _Parser(prog="autograph", epilog=IMPORT_NOTE, description=(
+        "Inspect converted code and staged graphs, run the demo, lint for tracing pitfalls."))
     parser.add_argument("--traceback", action="store_true",
                         help="show the full Python traceback on errors")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    to_code = commands.add_parser("to-code", help="print the converted source of a function",
-                                  description="Print autograph.to_code(FUNC) for a function in FILE.py.",
-                                  epilog=IMPORT_NOTE)
+    to_code = commands.add_parser("to-code", help="print the converted source of a function", epilog=IMPORT_NOTE,
+                                  description="Print autograph.to_code(FUNC) for a function in FILE.py.")
     to_code.add_argument("target", metavar="FILE.py:FUNC")
     to_code.set_defaults(run=cmd_to_code)
 
     graph = commands.add_parser(
-        "graph", help="print the staged graph of a function for input specs",
-        description="Trace FUNC for the given input specs and print its concrete signature and graph.",
-        epilog=IMPORT_NOTE)
+        "graph", help="print the staged graph of a function for input specs", epilog=IMPORT_NOTE,
+        description="Trace FUNC for the given input specs and print its concrete signature and graph.")
     graph.add_argument("target", metavar="FILE.py:FUNC")
     graph.add_argument("--spec", action="append", metavar="NAME=DTYPE[DIMS]",
                        help="an input spec, e.g. 'x=float64[None]', 'm=float32[3,?]', 'n=int64[]' "
@@ -482,8 +478,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
 
 
 def _silence_stdout(out) -> None:
-    """After a broken pipe: point standard output at the null device, so that Python's flush at
-    exit does not report the broken pipe again."""
+    """After a broken pipe: stdout goes to the null device, so Python's flush at exit is quiet."""
     if out is not sys.stdout:
         return
     try:
