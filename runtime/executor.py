@@ -63,12 +63,6 @@ def _ipow(a, b):
     return result
 
 
-def _to_scalar(value):
-    if type(value) is np.ndarray and value.ndim == 0:
-        return value[()]
-    return value
-
-
 class BufferPlan:
     """Which arrays of the top-level graph may have their buffer written over by a later node
     (buffer reuse): those the graph allocated itself (ufunc results, never inputs, constants or
@@ -102,11 +96,12 @@ class _Emitter:
     ref(item), bind(obj), name_as(value, ref) (a subgraph input is another name), emit(indent,
     text, node), assign(indent, targets, sources, node) and body(subgraph, indent, False)."""
 
-    def __init__(self, graph: Graph, options: dict):
+    def __init__(self, graph: Graph, options: dict, single: bool = False):
         self.graph = graph
         self.options = options
+        self.single = single  # return the one output itself, not a 1-tuple
         self.tags = 0
-        self.namespace: dict = {"_to_scalar": _to_scalar, "_TRUE": np.True_, "_ipow": _ipow}
+        self.namespace: dict = {"_TRUE": np.True_, "_ipow": _ipow}
         self.lines: list[str] = []
         self.line_nodes: dict[int, Node] = {}
         self.names: dict[int, str] = {}
@@ -319,19 +314,21 @@ class _Emitter:
         self.emit(1, "try:")
         self.body(self.graph, 2, top_level=True)
         rets = []
-        produced = {id(v) for n in self.graph.nodes for v in n.outputs}
-        const_outputs = {id(v) for n in self.graph.nodes if n.op == "const" for v in n.outputs}
+        # constants that are arrays (0-d ones too: NumPy scalars are immutable, 0-d arrays not)
+        const_outputs = {id(v) for n in self.graph.nodes
+                         if n.op == "const" and isinstance(n.attrs["value"], np.ndarray) for v in n.outputs}
         sharing_state = set(outputs_sharing_state(self.graph))
         for i, v in enumerate(self.graph.outputs):
             ref = self.ref(v)
             ndim = getattr(v.type, "ndim", None) if isinstance(v, Value) else None
-            if ndim and (id(v) in const_outputs or i in sharing_state):
+            if id(v) in const_outputs or (ndim and i in sharing_state):
                 # the caller owns its results: constants and Variables' buffers must stay intact
                 ref = f"{ref}.copy()"
-            elif ndim == 0 and id(v) in produced:
-                ref = f"_to_scalar({ref})"
             rets.append(ref)
-        self.emit(2, f"return ({', '.join(rets)}{',' if len(rets) == 1 else ''})")
+        if self.single:
+            self.emit(2, f"return {rets[0]}")
+        else:
+            self.emit(2, f"return ({', '.join(rets)}{',' if len(rets) == 1 else ''})")
         self.emit(1, "except Exception as exc:")
         self.emit(2, "_failure(exc)")
         self.emit(2, "raise")
@@ -346,15 +343,21 @@ class CompiledGraph:
 
     When a node fails, the exception reaches the caller as itself (its type, its attributes),
     with a note (PEP 678) naming the failing node and the user's file:line that created it.
+
+    With single=True (a graph of one output), `run` returns that output itself rather than a
+    1-tuple: a staged function returning one value calls it directly, with nothing to unpack.
     """
 
-    def __init__(self, graph: Graph, options: dict | None = None):
+    def __init__(self, graph: Graph, options: dict | None = None, single: bool = False):
+        if single and len(graph.outputs) != 1:
+            raise ValueError(f"single=True needs a graph of one output, {graph.name!r} has {len(graph.outputs)}")
         self.graph = graph
         self.options = get_options() if options is None else options
         with _counter_lock:
             serial = next(_counter)
         self.filename = f"<staged graph {graph.name} #{serial}>"
-        emitter = _Emitter(graph, self.options)
+        self.single = single
+        emitter = _Emitter(graph, self.options, single)
         self.source = emitter.function("run")
         self._line_nodes = emitter.line_nodes
         code = compile(self.source, self.filename, "exec")
@@ -365,6 +368,9 @@ class CompiledGraph:
         self.run = namespace["run"]
 
     def __call__(self, *args):
+        """The graph's outputs, as a tuple (whatever `single` says)."""
+        if self.single:
+            return (self.run(*args),)
         return self.run(*args)
 
     def failure(self, exc: BaseException) -> None:

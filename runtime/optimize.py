@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from .analysis import node_uses, replace_uses
+from .fusion import UFUNCS
 from .graph import Graph, Node, Value
 from .options import get_options
 from .ops.elementwise import PYTHON_OPERATORS
@@ -115,12 +116,33 @@ _IDENTITIES = {
 
 def remove_identities(graph: Graph) -> None:
     """Drops `x + 0`, `x - 0`, `x * 1`, `x // 1` (ints) and `x / 1` (floats) when the result
-    has x's exact type: the value is x itself."""
+    has x's exact type: the value is x itself. A 0-d x qualifies only where a 0-d array and a
+    NumPy scalar are interchangeable (a ufunc turns a 0-d array, such as an input or np.where's
+    result, into a scalar): x is known to be a scalar or a Python number, or every reader of
+    the result is a ufunc (which treats both alike)."""
     mapping: dict[Value, Value] = {}
+    scalars: set[int] = set()  # 0-d values that ufuncs made: NumPy scalars at run time
+    readers: dict[int, set] = {}  # id(value) -> ops reading it ("" for a graph's output)
+
+    def scan(g: Graph):
+        for node in g.nodes:
+            for v in node.inputs:
+                if isinstance(v, Value):
+                    readers.setdefault(id(v), set()).add(node.op)
+            for sub in node.subgraphs.values():
+                scan(sub)
+        for v in g.outputs:
+            readers.setdefault(id(v), set()).add("")
+
+    def interchangeable(x: Value, result: Value) -> bool:
+        return (x.type.ndim != 0 or x.type.weak or id(x) in scalars
+                or all(op in UFUNCS for op in readers.get(id(result), ())))
 
     def visit(g: Graph):
         kept = []
         for node in g.nodes:
+            if node.op in UFUNCS:
+                scalars.update(id(v) for v in node.outputs)
             for sub in node.subgraphs.values():
                 visit(sub)
             if len(node.inputs) == 2 and not node.attrs and len(node.outputs) == 1:
@@ -129,8 +151,10 @@ def remove_identities(graph: Graph) -> None:
                     if type(lit) not in (int, float) or not isinstance(other, Value):
                         continue
                     kinds = _IDENTITIES.get((node.op, pos, lit))
-                    if kinds and other.type == node.outputs[0].type and other.type.dtype.kind in kinds:
-                        mapping[node.outputs[0]] = mapping.get(other, other)  # x may be dropped too
+                    x = mapping.get(other, other)  # x may be dropped too
+                    if kinds and other.type == node.outputs[0].type and other.type.dtype.kind in kinds \
+                            and interchangeable(x, node.outputs[0]):
+                        mapping[node.outputs[0]] = x
                         break
                 else:
                     kept.append(node)
@@ -139,6 +163,7 @@ def remove_identities(graph: Graph) -> None:
             kept.append(node)
         g.nodes = kept
 
+    scan(graph)
     visit(graph)
     replace_uses(graph, mapping)
 

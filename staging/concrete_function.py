@@ -29,12 +29,22 @@ class ConcreteFunction:
         self._output_kinds = output_kinds
         self._signature = signature
         self._python_function = python_function
-        self._compiled = CompiledGraph(graph, options)
-        # Runs the graph on its flat inputs; a failure is re-raised naming the failing node and
-        # the user's line that created it.
-        self._execute = self._compiled.run
+        single = output_kinds == "single"
+        self._compiled = CompiledGraph(graph, options, single=single)
+        run = self._compiled.run
+        # _run_packed(*flat inputs) is the call's result (packed as the function returned it);
+        # _execute(*flat inputs) is the tuple of the graph's outputs. A failure in either is
+        # re-raised naming the failing node and the user's line that created it.
+        self._execute = self._compiled.__call__ if single else run
         self.output_types = tuple(v.type for v in graph.outputs if isinstance(v, Value))
         self._pack = self._make_packer()
+        if single or output_kinds == "tuple":
+            self._run_packed = run
+        elif output_kinds == "none":
+            self._run_packed = self._run_none
+        else:
+            pack = self._pack
+            self._run_packed = lambda *tensors: pack(run(*tensors))
 
     # -- outputs ---------------------------------------------------------
     def _make_packer(self):
@@ -47,6 +57,9 @@ class ConcreteFunction:
         if kinds == "none":
             return lambda outs: None
         leaves_static = kinds  # list: for each leaf, ("dyn", None) or ("static", obj)
+        if len(kinds) == 1 and kinds[0][0] == "static" and nest.is_leaf(template):
+            static = kinds[0][1]
+            return lambda outs: static
 
         def pack(outs):
             it = iter(outs)
@@ -54,9 +67,12 @@ class ConcreteFunction:
             return nest.pack_as(template, leaves)
         return pack
 
+    def _run_none(self, *tensors):
+        self._execute(*tensors)
+
     # -- calling ---------------------------------------------------------
     def _call_flat(self, tensors):
-        return self._pack(self._execute(*tensors))
+        return self._run_packed(*tensors)
 
     def __call__(self, *args, **kwargs):
         bound = bind(self._signature, args, kwargs, self.name)

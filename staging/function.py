@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import functools
 import inspect
+import operator
 import threading
 import warnings
 import weakref
@@ -18,14 +19,13 @@ import weakref
 from runtime.optimize import optimize
 from runtime.options import get_options as get_optimizer_options
 
-from . import errors, nest
-from .concrete_function import ConcreteFunction, collect_outputs, record_call
+from . import errors
+from .concrete_function import ConcreteFunction, _lists_to_python, collect_outputs, record_call
 from .graph_building import FuncGraph, building, current_graph
 from .method_binding import MethodBinder
 from .retracing import note_trace, where_defined
 from .source_map import where
-from .tensor_array import TensorArray
-from .trace_key import (FAST_PY_TYPES, NOT_FAST, ArgumentError, TensorSpec, as_spec, bind, conform, fast_key,
+from .trace_key import (FAST_PY_TYPES, NOT_FAST, ArgumentError, TensorSpec, as_spec, bind, conform_arguments, fast_key,
                         flat_tensors, replace_tensors, signature_text, stable_key, trace_key, weaken)
 from .trace_lock import TraceLock
 from .tracebacks import filtered
@@ -93,11 +93,11 @@ class Function:
             self._input_signature = tuple(as_spec(s) for s in input_signature)
         self._lock = TraceLock()  # held while tracing (staging.trace_lock)
         self._cache: dict = {}          # exact trace key -> ConcreteFunction
-        self._fast: dict = {}           # tuple of per-arg keys (positional NumPy args only) -> ConcreteFunction
+        self._fast: dict = {}           # tuple of per-arg keys (positional calls) -> runner(*args)
+        self._fast1: dict = {}          # the same for calls of one argument, keyed by its key
         self._concretes: list[tuple] = []  # (structure, arg_types, ConcreteFunction)
         self._traces = 0  # traces of this Function (for a staged method: of one instance)
-        # Traces of a staged method over all its instances (shared with the per-instance states)
-        self._all_traces = [0] if _all_traces is None else _all_traces
+        self._all_traces = [0] if _all_traces is None else _all_traces  # shared by all instances
         self._created_variables: list = []
         self._variables_initialized = False
         self._recent = collections.deque(maxlen=5)  # 1 per call that traced, 0 per call that did not
@@ -139,9 +139,7 @@ class Function:
 
     @property
     def tracing_count(self) -> int:
-        """Traces made so far. For a staged method, `obj.method.tracing_count` counts the traces of
-        that instance, and `Class.method.tracing_count` all its traces, over every instance (alive
-        or not) and calls through the class."""
+        """Traces so far; of a staged method: per instance, or via the class all (docs/reference.md)."""
         return self._all_traces[0] if self._instance_ref is None else self._traces
 
     @property
@@ -154,33 +152,39 @@ class Function:
     # -- calling -----------------------------------------------------------
     def __call__(self, *args, **kwargs):
         try:  # (free unless it raises: the except clause hides our frames, staging.tracebacks)
-            if not _RUN_EAGERLY[0]:
-                # Fast path: NumPy arrays/scalars and simple Python values in a layout seen before
-                # (see _remember_fast) go straight to their ConcreteFunction.
-                key = tuple(map(fast_key, args))
-                if NOT_FAST not in key and (not _TRACES_RUNNING[0] or not _tracing_stack()):
-                    if not kwargs:
-                        hit = self._fast.get(key)
-                        if hit is not None:
-                            cf, positions = hit
-                            return self._run_fast(cf, args if positions is None else [args[i] for i in positions])
-                    else:
-                        # Keyword call: the key adds (name, key) per keyword in call order; the entry
-                        # says which of args + kwargs values (in call order) feed the graph, in order.
-                        hit = self._fast_kw.get((key, tuple((name, fast_key(a)) for name, a in kwargs.items())))
-                        if hit is not None:
-                            cf, order = hit
-                            values = args + tuple(kwargs.values())
-                            return self._run_fast(cf, [values[i] for i in order])
+            if not kwargs and not _RUN_EAGERLY[0] and not _TRACES_RUNNING[0]:
+                # Fast path: NumPy arrays/scalars and simple Python values in a positional layout
+                # seen before (see _remember_fast) go straight to their ConcreteFunction's packed
+                # runner. (A key holding NOT_FAST is never an entry.)
+                if len(args) == 1:
+                    run = self._fast1.get(fast_key(args[0]))
+                elif len(args) == 2:
+                    run = self._fast.get((fast_key(args[0]), fast_key(args[1])))
+                else:
+                    run = self._fast.get(tuple(map(fast_key, args)))
+                if run is not None:
+                    if self._recent:  # a call that did not trace (retracing.note_trace)
+                        self._recent.clear()
+                    return run(*args)
+            elif kwargs and not _RUN_EAGERLY[0] and (not _TRACES_RUNNING[0] or not _tracing_stack()):
+                # Keyword call: the key adds (name, key) per keyword in call order; the entry says
+                # which of args + kwargs values (in call order) feed the graph, in order.
+                hit = self._fast_kw.get((tuple(map(fast_key, args)),
+                                         tuple((name, fast_key(a)) for name, a in kwargs.items())))
+                if hit is not None:
+                    cf, order = hit
+                    if self._recent:
+                        self._recent.clear()
+                    values = args + tuple(kwargs.values())
+                    return cf._run_packed(*[values[i] for i in order])
+            elif not _RUN_EAGERLY[0] and not _tracing_stack():  # traces run in other threads only
+                run = (self._fast1.get(fast_key(args[0])) if len(args) == 1
+                       else self._fast.get(tuple(map(fast_key, args))))
+                if run is not None:
+                    return run(*args)
             return self._call_slow(args, kwargs)
         except Exception as error:
             raise filtered(error)  # staging's frames are hidden; staging.disable_traceback_filtering() shows them
-
-    def _run_fast(self, cf, inputs):
-        """Runs a fast-path hit: `inputs` are exactly the graph's inputs."""
-        if self._recent:
-            self._recent.append(0)
-        return cf._pack(cf._execute(*inputs))
 
     def _call_slow(self, args, kwargs):
         if _RUN_EAGERLY[0]:
@@ -247,8 +251,8 @@ class Function:
                     self._cache[key] = cf
                     self._remember_fast(args, kwargs, bound, types, cf, context)
         else:
-            if self._recent:
-                self._recent.append(0)
+            if self._recent:  # a call that did not trace (retracing.note_trace)
+                self._recent.clear()
             # A layout not seen before can still hit an existing trace (e.g. f(x, y=y) after
             # f(x, y)): make it fast too.
             self._remember_fast(args, kwargs, bound, types, cf, context)
@@ -286,7 +290,11 @@ class Function:
         if not kwargs:
             if any(f is not args[i] for f, i in zip(flat, positions)):
                 return  # converted by input_signature
-            self._fast[tuple(key)] = (cf, None if len(positions) == len(args) else tuple(positions))
+            runner = _fast_runner(cf, None if len(positions) == len(args) else positions)
+            if len(key) == 1:
+                self._fast1[key[0]] = runner
+            else:
+                self._fast[tuple(key)] = runner
             return
         # Keyword call: the graph takes its inputs in bound order (parameters in signature order,
         # keyword-only and **kwargs entries sorted by name); find each one among the call's
@@ -329,15 +337,7 @@ class Function:
             missing = params[len(args):len(specs)]
             raise TypeError(f"{where()}{self._name}(): missing argument(s) {', '.join(map(repr, missing))} "
                             f"declared by input_signature; it is {signature_text(self._name, params, specs)}")
-        out = list(args)
-        for i, spec in enumerate(specs):
-            name = params[i] if i < len(params) else f"args[{i}]"
-            try:
-                out[i] = conform(args[i], spec, name, self._name)
-            except TypeError as exc:
-                raise TypeError(f"{where()}{exc}; the input_signature is "
-                                f"{signature_text(self._name, params, specs)}") from None
-        return (tuple(out), kwargs)
+        return (conform_arguments(args, specs, params, self._name), kwargs)
 
     # -- tracing -----------------------------------------------------------
     def _trace(self, bound, structure, types, paths, context):
@@ -455,6 +455,20 @@ def _bound_in(bound, stack) -> bool:
     return any(type(f) is _BoundFunction and f.__dict__ is state for f in stack)
 
 
+def _fast_runner(cf, positions):
+    """The fast path's callable for one argument layout: the call's arguments in, the packed
+    result out (`positions`: which arguments are graph inputs, None for all of them)."""
+    if positions is None:
+        return cf._run_packed
+    run = cf._run_packed
+    if not positions:
+        return lambda *args: run()
+    pick = operator.itemgetter(*positions)
+    if len(positions) == 1:
+        return lambda *args: run(pick(args))
+    return lambda *args: run(*pick(args))
+
+
 def _convert(func):
     import autograph  # the layer above: staging's core never imports it
     try:
@@ -467,15 +481,6 @@ def _convert(func):
         warnings.warn(f"{exc}; tracing {getattr(func, '__qualname__', func)!r} without conversion",
                       AutographWarning, stacklevel=5)
         return func
-
-
-def _lists_to_python(result):
-    if isinstance(result, TensorArray):
-        return result.to_list()
-    if isinstance(result, (list, tuple)) and any(isinstance(r, TensorArray) for r in nest.flatten(result)):
-        return nest.pack_as(result, [r.to_list() if isinstance(r, TensorArray) else r
-                                     for r in nest.flatten(result)])
-    return result
 
 
 def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False):

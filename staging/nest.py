@@ -41,6 +41,11 @@ def _children(s, is_leaf):
     return None
 
 
+def is_leaf(s) -> bool:
+    """Whether `s` is a leaf (no container this module walks)."""
+    return _children(s, None) is None
+
+
 def flatten_with_paths(structure, prefix: str = "", is_leaf=None) -> list[tuple[str, object]]:
     """[(path, leaf)] in a deterministic order, paths like `x`, `x[0]`, `x['a']`, `x.field`."""
     out: list = []

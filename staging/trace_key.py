@@ -18,6 +18,7 @@ import numpy as np
 from runtime import TensorType
 
 from . import nest
+from .source_map import where
 from .tensor import Tensor
 from .variables import Variable
 
@@ -279,8 +280,10 @@ def fast_key(a):
     """The fast path's key of one argument: (dtype, shape) of a NumPy array or scalar (a graph
     input), python_value_key of a simple Python value (part of the trace key), or NOT_FAST."""
     t = type(a)
-    if t is np.ndarray or t in NP_SCALAR_TYPES:
+    if t is np.ndarray:
         return (a.dtype, a.shape)
+    if t in NP_SCALAR_TYPES:  # its type says its dtype (native byte order) and shape ()
+        return t
     if t in FAST_PY_TYPES:
         return (t, a) if t is not float else (t, _float_part(a))
     return NOT_FAST
@@ -388,3 +391,16 @@ def signature_text(name, params, specs) -> str:
         return str(spec.type)
     names = [params[i] if i < len(params) else f"args[{i}]" for i in range(len(specs))]
     return f"{name}({', '.join(f'{n}: {text(s)}' for n, s in zip(names, specs))})"
+
+
+def conform_arguments(args, specs, params, fname) -> tuple:
+    """`args` checked against an input_signature `specs` (see conform); the TypeError names the
+    caller's line and the argument, and shows the input_signature."""
+    out = list(args)
+    for i, spec in enumerate(specs):
+        name = params[i] if i < len(params) else f"args[{i}]"
+        try:
+            out[i] = conform(args[i], spec, name, fname)
+        except TypeError as exc:
+            raise TypeError(f"{where()}{exc}; the input_signature is {signature_text(fname, params, specs)}") from None
+    return tuple(out)

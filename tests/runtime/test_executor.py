@@ -73,18 +73,25 @@ def test_inputs_are_not_modified():
     np.testing.assert_array_equal(out, -(np.arange(3.0) * 2 + 1))
 
 
-def test_zero_d_results_are_numpy_scalars():
+def test_zero_d_results_are_what_numpy_returns():
+    # NumPy returns a scalar from a reduction or a ufunc on 0-d values, a 0-d array from
+    # np.reshape(x, ()) or np.array(5): the graph hands back the same kinds.
     g = Graph("f")
     x = g.add_input(t((4,)), "x")
     s = add(g, "sum", [x], [t()], {"axis": None})
     c = add(g, "const", [], [t((), I64)], {"value": np.array(5)})
     lt = add(g, "less", [s, 100.0], [t((), np.bool_)])
-    g.outputs = [s, c, lt]
-    out = CompiledGraph(g)(np.arange(4.0))
-    assert out == (6.0, 5, True)
-    assert type(out[0]) is np.float64
-    assert type(out[1]) is np.int64
-    assert type(out[2]) is np.bool_
+    y = g.add_input(t((1,)), "y")
+    r = add(g, "reshape", [y], [t()], {"shape": ()})
+    g.outputs = [s, c, lt, r]
+    run = CompiledGraph(g)
+    out = run(np.arange(4.0), np.ones(1))
+    assert out == (6.0, 5, True, 1.0)
+    assert type(out[0]) is np.float64 and type(out[2]) is np.bool_
+    assert type(out[1]) is np.ndarray and out[1].shape == ()
+    assert type(out[3]) is type(np.reshape(np.ones(1), ())) is np.ndarray
+    out[1][()] = 7  # the caller owns the constant's copy
+    assert run(np.arange(4.0), np.ones(1))[1] == 5
 
 
 def test_zero_d_passthrough_input_is_returned_as_given():
