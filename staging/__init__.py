@@ -1,8 +1,9 @@
 """Staging: trace Python + NumPy functions into graphs and run them (tf.function for NumPy).
 
 The tracing core (tensor, graph_building, aliasing, stale_values, numpy_api, control_flow,
-variables, tensor_array, debugging, errors, source_map, nest) never imports autograph; `staging.function`
-(the Function layer) asks autograph to convert functions it traces.
+variables, tensor_array, debugging, errors, source_map, conversion_hints, tracebacks, nest) never
+imports autograph; `staging.function` (the Function layer) asks autograph to convert functions
+it traces.
 """
 
 from runtime.options import get_options as get_optimizer_options
