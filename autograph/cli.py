@@ -1,9 +1,12 @@
 """The `autograph` command line: to-code, graph, demo and lint.
 
     autograph to-code FILE.py:FUNC
-    autograph graph FILE.py:FUNC --spec 'x=float64[None]' --spec 'n=int64[]'
+    autograph graph FILE.py:FUNC --spec 'x=float64[None]' --spec 'n=int64[]' [--format text|dot|svg]
     autograph demo [EXAMPLE ...] [--list]
     autograph lint PATH...
+
+to-code and graph import FILE.py (its top-level code runs). Output into a pipe closed early
+(`autograph ... | head`) ends the command quietly.
 
 Bad arguments print one `autograph: error: ...` line on stderr and exit non-zero
 (2: usage, missing file or function, bad spec; 1: the function cannot be converted
@@ -16,6 +19,7 @@ import argparse
 import contextlib
 import inspect
 import io
+import os
 import re
 import sys
 import time
@@ -27,6 +31,8 @@ import numpy as np
 
 USAGE_ERROR = 2
 FAILURE = 1
+IMPORT_NOTE = ("FILE.py is imported to find FUNC: its top-level code runs, as on `import` (code under "
+               "`if __name__ == \"__main__\":` does not). `autograph lint` only reads files.")
 
 # Anything numpy.dtype() accepts that makes a numeric or boolean tensor.
 _SPEC = re.compile(r"^\s*(?:(?P<name>[A-Za-z_]\w*)\s*=\s*)?(?P<body>.*?)\s*$", re.DOTALL)
@@ -180,8 +186,17 @@ def cmd_graph(args, out: TextIO) -> int:
         raise
     except Exception as error:
         raise CLIError(f"cannot stage {args.target}: {_describe(error)}", FAILURE) from error
-    out.write(cf.pretty_printed_signature().rstrip("\n") + "\n\n")
-    out.write(str(cf.graph).rstrip("\n") + "\n")
+    if args.format == "dot":
+        out.write(cf.graph.to_dot())
+    elif args.format == "svg":
+        from runtime.dot import GraphvizNotFoundError, to_svg
+        try:
+            out.write(to_svg(cf.graph).rstrip("\n") + "\n")
+        except GraphvizNotFoundError as error:
+            raise CLIError(f"--format svg: {error}", FAILURE) from None
+    else:
+        out.write(cf.pretty_printed_signature().rstrip("\n") + "\n\n")
+        out.write(str(cf.graph).rstrip("\n") + "\n")
     return 0
 
 
@@ -378,19 +393,19 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="autograph", description=(
+    parser = _Parser(prog="autograph", epilog=IMPORT_NOTE, description=(
         "Inspect converted code and staged graphs, run the demo, lint for tracing pitfalls."))
     parser.add_argument("--traceback", action="store_true",
                         help="show the full Python traceback on errors")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    to_code = commands.add_parser("to-code", help="print the converted source of a function",
+    to_code = commands.add_parser("to-code", help="print the converted source of a function", epilog=IMPORT_NOTE,
                                   description="Print autograph.to_code(FUNC) for a function in FILE.py.")
     to_code.add_argument("target", metavar="FILE.py:FUNC")
     to_code.set_defaults(run=cmd_to_code)
 
     graph = commands.add_parser(
-        "graph", help="print the staged graph of a function for input specs",
+        "graph", help="print the staged graph of a function for input specs", epilog=IMPORT_NOTE,
         description="Trace FUNC for the given input specs and print its concrete signature and graph.")
     graph.add_argument("target", metavar="FILE.py:FUNC")
     graph.add_argument("--spec", action="append", metavar="NAME=DTYPE[DIMS]",
@@ -398,6 +413,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "(scalar) or a Python value 'k=3'; repeat once per argument")
     graph.add_argument("--no-autograph", action="store_true",
                        help="trace without converting control flow")
+    graph.add_argument("--format", choices=("text", "dot", "svg"), default="text",
+                       help="text: the signature and the graph's text form (default); dot: the graph "
+                            "in Graphviz's DOT language, subgraphs as nested clusters; svg: a picture "
+                            "(needs Graphviz's `dot` program on PATH)")
     graph.set_defaults(run=cmd_graph)
 
     demo = commands.add_parser("demo", help="run the bundled examples end to end",
@@ -428,13 +447,21 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
     try:
         if leading < len(argv) and argv[leading] == "lint":
             # Everything after `lint` belongs to autograph lint (its own options and --help).
-            return cmd_lint(argparse.Namespace(lint_args=argv[leading + 1:]), out)
-        show_traceback = show_traceback or "--traceback" in argv
-        args = build_parser().parse_args(argv)
-        if args.command is None:
-            build_parser().print_help(out)
-            return USAGE_ERROR
-        return args.run(args, out)
+            status = cmd_lint(argparse.Namespace(lint_args=argv[leading + 1:]), out)
+        else:
+            show_traceback = show_traceback or "--traceback" in argv
+            args = build_parser().parse_args(argv)
+            if args.command is None:
+                build_parser().print_help(out)
+                status = USAGE_ERROR
+            else:
+                status = args.run(args, out)
+        out.flush()  # a closed pipe shows here, not when Python flushes at exit
+        return status
+    except BrokenPipeError:
+        # The reader went away (`autograph ... | head`): stop quietly, like any Unix filter.
+        _silence_stdout(out)
+        return FAILURE
     except CLIError as error:
         if show_traceback and error.__cause__ is not None:
             traceback.print_exception(error.__cause__, file=err)
@@ -448,6 +475,18 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
             traceback.print_exc(file=err)
         print(f"autograph: error: {_describe(error)} (run with --traceback for details)", file=err)
         return FAILURE
+
+
+def _silence_stdout(out) -> None:
+    """After a broken pipe: stdout goes to the null device, so Python's flush at exit is quiet."""
+    if out is not sys.stdout:
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (a replaced stdout)
+        pass
 
 
 def run() -> None:

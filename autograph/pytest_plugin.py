@@ -23,6 +23,7 @@ from autograph.golden import Golden, GoldenMismatch
 
 UPDATE_OPTION = "--update-golden"
 _WRITTEN = pytest.StashKey[list]()
+_GOLDEN = pytest.StashKey["_FixtureGolden"]()  # the `golden` fixture a test used
 
 
 def _option_registered(parser, name: str) -> bool:
@@ -59,36 +60,56 @@ def golden_directory(request) -> Path:
 
 
 class _FixtureGolden(Golden):
-    """Golden whose mismatches fail the test with the diff only (no traceback noise)."""
+    """Golden whose mismatches fail the test with the diffs only (no traceback noise).
+
+    A mismatch does not stop the test: every check runs, and the test fails at its end with the
+    diff of every stale file (pytest_runtest_makereport below)."""
 
     def __init__(self, directory, update, written):
         super().__init__(directory, update)
         self.written = written
+        self.mismatches: list[str] = []
 
     def check(self, name, text):
         __tracebackhide__ = True
         try:
             super().check(name, text)
-            return
         except GoldenMismatch as mismatch:
-            message = str(mismatch)
-        pytest.fail(message, pytrace=False)  # outside `except`: no chained duplicate
+            self.mismatches.append(str(mismatch))
 
     def check_case(self, case):
         __tracebackhide__ = True
         try:
             super().check_case(case)
-            return
         except GoldenMismatch as mismatch:
-            message = str(mismatch)
-        pytest.fail(message, pytrace=False)  # outside `except`: no chained duplicate
+            self.mismatches.append(str(mismatch))
 
 
 @pytest.fixture
 def golden(request) -> Golden:
     """Compares text, `to_code` output and staged graphs with golden files (see module doc)."""
-    return _FixtureGolden(golden_directory(request), update_requested(request.config),
-                          request.config.stash.get(_WRITTEN, []))
+    fixture = _FixtureGolden(golden_directory(request), update_requested(request.config),
+                             request.config.stash.get(_WRITTEN, []))
+    request.node.stash[_GOLDEN] = fixture
+    return fixture
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test that used the `golden` fixture fails when any file it checked is stale, with the
+    diff of each one (it ran to its end, so none is left unchecked)."""
+    outcome = yield
+    report = outcome.get_result()
+    fixture = item.stash.get(_GOLDEN, None)
+    if report.when != "call" or fixture is None or not fixture.mismatches:
+        return
+    count = len(fixture.mismatches)
+    message = (f"{count} golden files are stale:\n\n" if count > 1 else "") + "\n\n".join(fixture.mismatches)
+    if report.passed:
+        report.outcome = "failed"
+        report.longrepr = message
+    else:  # failed for another reason too: show the diffs beside that failure
+        report.sections.append(("golden files", message))
 
 
 def pytest_report_header(config):

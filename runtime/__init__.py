@@ -1,6 +1,7 @@
 """Graph IR, op registry with NumPy kernels, and the executor that runs graphs."""
 
 from . import control_ops, core_ops, ops  # noqa: F401  (register the ops: control flow, core, NumPy)
+from . import dot  # noqa: F401  (adds Graph.to_dot and the notebook displays)
 from .executor import CompiledGraph, execute
 from .graph import Graph, ListType, Node, Value, format_graph
 from .registry import OpDef, UnknownOpError, all_ops, get_op, has_op, register_op

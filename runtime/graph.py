@@ -96,6 +96,7 @@ class Graph:
 
     Outputs are Values or Python scalars. Subgraphs of control-flow nodes are
     Graphs whose inputs are bound by the node (see OpDef.bind_subgraph).
+    runtime.dot adds `to_dot()` and the notebook displays (`_repr_svg_`, `_repr_html_`).
     """
 
     def __init__(self, name: str = "graph"):
@@ -125,7 +126,15 @@ class Graph:
     def __str__(self):
         return format_graph(self)
 
+    def __repr__(self):
+        ins = ", ".join(str(v.type) for v in self.inputs)
+        outs = ", ".join(str(v.type) if isinstance(v, Value) else format_attr(v) for v in self.outputs)
+        inner = sum(1 for _ in self.walk()) - len(self.nodes)
+        nested = f", {inner} more in subgraphs" if inner else ""
+        return f"<runtime.Graph {self.name}({ins}) -> ({outs}): {len(self.nodes)} nodes{nested}>"
+
     def format(self, locations: bool = False) -> str:
+        """The text form (str(graph)); with `locations`, each node ends with `# file:line`."""
         return format_graph(self, locations=locations)
 
 

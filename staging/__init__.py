@@ -1,8 +1,9 @@
 """Staging: trace Python + NumPy functions into graphs and run them (tf.function for NumPy).
 
 The tracing core (tensor, graph_building, aliasing, stale_values, numpy_api, control_flow,
-variables, tensor_array, debugging, errors, source_map, nest) never imports autograph; `staging.function`
-(the Function layer) asks autograph to convert functions it traces.
+variables, tensor_array, debugging, errors, source_map, conversion_hints, tracebacks, nest) never
+imports autograph; `staging.function` (the Function layer) asks autograph to convert functions
+it traces.
 """
 
 from runtime.options import get_options as get_optimizer_options
@@ -17,11 +18,13 @@ from .function import (AutographWarning, ConcreteFunction, Function, TensorSpec,
 from .retracing import RetracingWarning
 from .tensor import Tensor, is_symbolic
 from .tensor_array import TensorArray
+from .tracebacks import disable_traceback_filtering, enable_traceback_filtering, is_traceback_filtering_enabled
 from .variables import Variable
 
 __all__ = [
     "AutographWarning", "ConcreteFunction", "Function", "RetracingWarning", "Tensor", "TensorArray", "TensorSpec",
-    "Variable", "assert_true", "cond", "constant", "errors", "function", "functions_run_eagerly",
-    "get_optimizer_options", "is_symbolic", "optimizer_options", "print", "py_function", "run_functions_eagerly",
+    "Variable", "assert_true", "cond", "constant", "disable_traceback_filtering", "enable_traceback_filtering",
+    "errors", "function", "functions_run_eagerly", "get_optimizer_options", "is_symbolic",
+    "is_traceback_filtering_enabled", "optimizer_options", "print", "py_function", "run_functions_eagerly",
     "set_optimizer_options", "while_loop",
 ]

@@ -19,16 +19,16 @@ import weakref
 from runtime.optimize import optimize
 from runtime.options import get_options as get_optimizer_options
 
-from . import errors, nest
-from .concrete_function import ConcreteFunction, collect_outputs, record_call
+from . import errors
+from .concrete_function import ConcreteFunction, _lists_to_python, collect_outputs, record_call
 from .graph_building import FuncGraph, building, current_graph
 from .method_binding import MethodBinder
 from .retracing import note_trace, where_defined
 from .source_map import where
-from .tensor_array import TensorArray
-from .trace_key import (FAST_PY_TYPES, NOT_FAST, ArgumentError, TensorSpec, as_spec, bind, conform, fast_key,
-                        flat_tensors, replace_tensors, stable_key, trace_key, weaken)
+from .trace_key import (FAST_PY_TYPES, NOT_FAST, ArgumentError, TensorSpec, as_spec, bind, conform_arguments, fast_key,
+                        flat_tensors, replace_tensors, signature_text, stable_key, trace_key, weaken)
 from .trace_lock import TraceLock
+from .tracebacks import filtered
 from .variables import creation_scope
 
 _RUN_EAGERLY = [False]
@@ -73,7 +73,7 @@ class Function:
     """A Python function staged into graphs, one per input signature (see docs/guide.md)."""
 
     def __init__(self, python_function, input_signature=None, autograph=True, reduce_retracing=False,
-                 name=None, _instance_ref=None):
+                 name=None, _instance_ref=None, _all_traces=None):
         functools.update_wrapper(self, python_function)
         self.python_function = python_function
         self._name = name or getattr(python_function, "__name__", "function")
@@ -96,7 +96,8 @@ class Function:
         self._fast: dict = {}           # tuple of per-arg keys (positional calls) -> runner(*args)
         self._fast1: dict = {}          # the same for calls of one argument, keyed by its key
         self._concretes: list[tuple] = []  # (structure, arg_types, ConcreteFunction)
-        self.tracing_count = 0
+        self._traces = 0  # traces of this Function (for a staged method: of one instance)
+        self._all_traces = [0] if _all_traces is None else _all_traces  # shared by all instances
         self._created_variables: list = []
         self._variables_initialized = False
         self._recent = collections.deque(maxlen=5)  # 1 per call that traced, 0 per call that did not
@@ -133,7 +134,13 @@ class Function:
     def _instance_state(self, ref) -> dict:
         """The state (traces) of this method for the instance `ref()` refers to."""
         return Function(self.python_function, self._input_signature, self._autograph,
-                        self._reduce_retracing, self._name, _instance_ref=ref).__dict__
+                        self._reduce_retracing, self._name, _instance_ref=ref,
+                        _all_traces=self._all_traces).__dict__
+
+    @property
+    def tracing_count(self) -> int:
+        """Traces so far; of a staged method: per instance, or via the class all (docs/reference.md)."""
+        return self._all_traces[0] if self._instance_ref is None else self._traces
 
     @property
     def input_signature(self):
@@ -144,37 +151,40 @@ class Function:
 
     # -- calling -----------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if not kwargs and not _RUN_EAGERLY[0] and not _TRACES_RUNNING[0]:
-            # Fast path: NumPy arrays/scalars and simple Python values in a positional layout
-            # seen before (see _remember_fast) go straight to their ConcreteFunction's packed
-            # runner. (A key holding NOT_FAST is never an entry.)
-            if len(args) == 1:
-                run = self._fast1.get(fast_key(args[0]))
-            elif len(args) == 2:
-                run = self._fast.get((fast_key(args[0]), fast_key(args[1])))
-            else:
-                run = self._fast.get(tuple(map(fast_key, args)))
-            if run is not None:
-                if self._recent:  # a call that did not trace (retracing.note_trace)
-                    self._recent.clear()
-                return run(*args)
-        elif kwargs and not _RUN_EAGERLY[0] and (not _TRACES_RUNNING[0] or not _tracing_stack()):
-            # Keyword call: the key adds (name, key) per keyword in call order; the entry says
-            # which of args + kwargs values (in call order) feed the graph, in order.
-            hit = self._fast_kw.get((tuple(map(fast_key, args)),
-                                     tuple((name, fast_key(a)) for name, a in kwargs.items())))
-            if hit is not None:
-                cf, order = hit
-                if self._recent:
-                    self._recent.clear()
-                values = args + tuple(kwargs.values())
-                return cf._run_packed(*[values[i] for i in order])
-        elif not _RUN_EAGERLY[0] and not _tracing_stack():  # traces run in other threads only
-            run = (self._fast1.get(fast_key(args[0])) if len(args) == 1
-                   else self._fast.get(tuple(map(fast_key, args))))
-            if run is not None:
-                return run(*args)
-        return self._call_slow(args, kwargs)
+        try:  # (free unless it raises: the except clause hides our frames, staging.tracebacks)
+            if not kwargs and not _RUN_EAGERLY[0] and not _TRACES_RUNNING[0]:
+                # Fast path: NumPy arrays/scalars and simple Python values in a positional layout
+                # seen before (see _remember_fast) go straight to their ConcreteFunction's packed
+                # runner. (A key holding NOT_FAST is never an entry.)
+                if len(args) == 1:
+                    run = self._fast1.get(fast_key(args[0]))
+                elif len(args) == 2:
+                    run = self._fast.get((fast_key(args[0]), fast_key(args[1])))
+                else:
+                    run = self._fast.get(tuple(map(fast_key, args)))
+                if run is not None:
+                    if self._recent:  # a call that did not trace (retracing.note_trace)
+                        self._recent.clear()
+                    return run(*args)
+            elif kwargs and not _RUN_EAGERLY[0] and (not _TRACES_RUNNING[0] or not _tracing_stack()):
+                # Keyword call: the key adds (name, key) per keyword in call order; the entry says
+                # which of args + kwargs values (in call order) feed the graph, in order.
+                hit = self._fast_kw.get((tuple(map(fast_key, args)),
+                                         tuple((name, fast_key(a)) for name, a in kwargs.items())))
+                if hit is not None:
+                    cf, order = hit
+                    if self._recent:
+                        self._recent.clear()
+                    values = args + tuple(kwargs.values())
+                    return cf._run_packed(*[values[i] for i in order])
+            elif not _RUN_EAGERLY[0] and not _tracing_stack():  # traces run in other threads only
+                run = (self._fast1.get(fast_key(args[0])) if len(args) == 1
+                       else self._fast.get(tuple(map(fast_key, args))))
+                if run is not None:
+                    return run(*args)
+            return self._call_slow(args, kwargs)
+        except Exception as error:
+            raise filtered(error)  # staging's frames are hidden; staging.disable_traceback_filtering() shows them
 
     def _call_slow(self, args, kwargs):
         if _RUN_EAGERLY[0]:
@@ -187,7 +197,10 @@ class Function:
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
         if not args and not kwargs and self._input_signature is not None:
             args = self._input_signature
-        cf, _ = self._lookup(args, kwargs)
+        try:
+            cf, _ = self._lookup(args, kwargs)
+        except Exception as error:
+            raise filtered(error)  # staging's frames are hidden; staging.disable_traceback_filtering() shows them
         return cf
 
     def _callable(self):
@@ -322,13 +335,9 @@ class Function:
         params = list(self._signature.parameters)
         if len(args) < len(specs):
             missing = params[len(args):len(specs)]
-            raise TypeError(f"{self._name}(): missing argument(s) {', '.join(map(repr, missing))} "
-                            f"declared by input_signature")
-        out = list(args)
-        for i, spec in enumerate(specs):
-            name = params[i] if i < len(params) else f"args[{i}]"
-            out[i] = conform(args[i], spec, name, self._name)
-        return (tuple(out), kwargs)
+            raise TypeError(f"{where()}{self._name}(): missing argument(s) {', '.join(map(repr, missing))} "
+                            f"declared by input_signature; it is {signature_text(self._name, params, specs)}")
+        return (conform_arguments(args, specs, params, self._name), kwargs)
 
     # -- tracing -----------------------------------------------------------
     def _trace(self, bound, structure, types, paths, context):
@@ -393,7 +402,8 @@ class Function:
         fg.graph.outputs = out_values
         options = get_optimizer_options()  # one snapshot for the passes and the executor
         optimize(fg.graph, options)
-        self.tracing_count += 1
+        self._traces += 1
+        self._all_traces[0] += 1
         arg_specs = iter([TensorSpec(t.shape, t.dtype) for t in types])
         bound_template = (weaken(replace_tensors(args, arg_specs)), weaken(replace_tensors(kwargs, arg_specs)))
         return ConcreteFunction(self._name, fg.graph, structure, tuple(types), bound_template,
@@ -412,6 +422,7 @@ class Function:
         return "\n\n".join(cf.pretty_printed_signature(verbose) for _, _, _, cf in self._concretes)
 
     def experimental_get_tracing_count(self) -> int:
+        """tracing_count, under TensorFlow's name."""
         return self.tracing_count
 
 
@@ -470,15 +481,6 @@ def _convert(func):
         warnings.warn(f"{exc}; tracing {getattr(func, '__qualname__', func)!r} without conversion",
                       AutographWarning, stacklevel=5)
         return func
-
-
-def _lists_to_python(result):
-    if isinstance(result, TensorArray):
-        return result.to_list()
-    if isinstance(result, (list, tuple)) and any(isinstance(r, TensorArray) for r in nest.flatten(result)):
-        return nest.pack_as(result, [r.to_list() if isinstance(r, TensorArray) else r
-                                     for r in nest.flatten(result)])
-    return result
 
 
 def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False):

@@ -23,14 +23,14 @@ def note_trace(function, previous, current, key_source) -> None:
     function._recent.append(1)
     if previous is not None:
         function._last_cause = retrace_cause(previous, current, key_source, list(function._signature.parameters))
-    if (len(function._recent) == 5 and all(function._recent) and function.tracing_count > 5
+    if (len(function._recent) == 5 and all(function._recent) and function._traces > 5
             and not function._warned_retracing):
         function._warned_retracing = True
         warnings.warn(
             f"5 out of the last 5 calls to {function._name!r} ({where_defined(function.python_function)}) "
             f"traced it again: {function._last_cause}. Tracing is slow.",
             RetracingWarning, stacklevel=user_stacklevel())
-    if function._instance_ref is None and function.tracing_count == 1:
+    if function._instance_ref is None and function._traces == 1:
         _note_new_function(function)
 
 

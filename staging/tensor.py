@@ -12,10 +12,8 @@ import numpy as np
 from runtime import TensorType
 
 from . import errors
+from .conversion_hints import hint
 from .source_map import where
-
-_HOW_TO = ("inside a staged function write the control flow with autograph (the default of "
-           "staging.function) or explicitly with staging.cond / staging.while_loop")
 
 
 class Tensor:
@@ -84,7 +82,7 @@ class Tensor:
             return leaked_error(self)
         return errors.SymbolicValueError(
             f"{where()}{what} of a symbolic tensor {self._describe()} needs its value, which is only "
-            f"known when the staged graph runs{detail}; {_HOW_TO}")
+            f"known when the staged graph runs{detail}. {hint(2)}")
 
     def __bool__(self):
         raise self._symbolic_error("using the truth value (`if`, `while`, `and`, `or`, `not`, bool())")
@@ -111,8 +109,9 @@ class Tensor:
 
     def __iter__(self):
         raise self._symbolic_error(
-            "iterating", " (outside converted code a Python loop over it cannot be staged); "
-            "index it with x[i], or")
+            "iterating (a Python `for` loop, unpacking, list(), ...)",
+            " (a `for` loop over a symbolic tensor is staged only in converted code; elsewhere "
+            "index it with x[i])")
 
     def __contains__(self, item):
         raise self._symbolic_error("`in`")

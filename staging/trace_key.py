@@ -18,6 +18,7 @@ import numpy as np
 from runtime import TensorType
 
 from . import nest
+from .source_map import where
 from .tensor import Tensor
 from .variables import Variable
 
@@ -379,3 +380,27 @@ def conform(value, spec, name, fname):
     if isinstance(value, (np.ndarray, np.generic)):
         return value  # already conforming: the caller's object, unchanged
     return arr[()] if arr.ndim == 0 else arr
+
+
+def signature_text(name, params, specs) -> str:
+    """`f(x: f32[?], pair: (f64[], i64[]))`: an input_signature as a call's error shows it."""
+    def text(spec):
+        if isinstance(spec, (list, tuple)):
+            inner = ", ".join(map(text, spec))
+            return f"[{inner}]" if isinstance(spec, list) else f"({inner}{',' if len(spec) == 1 else ''})"
+        return str(spec.type)
+    names = [params[i] if i < len(params) else f"args[{i}]" for i in range(len(specs))]
+    return f"{name}({', '.join(f'{n}: {text(s)}' for n, s in zip(names, specs))})"
+
+
+def conform_arguments(args, specs, params, fname) -> tuple:
+    """`args` checked against an input_signature `specs` (see conform); the TypeError names the
+    caller's line and the argument, and shows the input_signature."""
+    out = list(args)
+    for i, spec in enumerate(specs):
+        name = params[i] if i < len(params) else f"args[{i}]"
+        try:
+            out[i] = conform(args[i], spec, name, fname)
+        except TypeError as exc:
+            raise TypeError(f"{where()}{exc}; the input_signature is {signature_text(fname, params, specs)}") from None
+    return tuple(out)

@@ -116,3 +116,54 @@ def test_enabled_by_name_without_autoload(project, monkeypatch):
 def test_disabled_plugin_has_no_fixture(project):
     result = project.runpytest("-p", "no:autograph_golden")
     result.stdout.fnmatch_lines(["*fixture 'golden' not found*"])
+
+
+TWO_CHECKS = '''
+import numpy as np
+import staging
+
+from userlib import scale
+
+
+def test_code_and_graph(golden):
+    golden.check_code(scale)
+    golden.check_graph(scale, {"x": staging.TensorSpec([None], np.float64)})
+    golden.check("notes/summary.txt", "unchanged\\n")
+'''
+
+
+def test_every_stale_file_of_one_test_is_reported(pytester):
+    pytester.makepyfile(userlib=SCALE_V1)
+    pytester.makepyfile(test_two=TWO_CHECKS)
+    pytester.syspathinsert()
+    pytester.runpytest("--update-golden").assert_outcomes(passed=1)
+    pytester.makepyfile(userlib=SCALE_V2)
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    output = result.stdout.str()
+    # both stale files, each with its diff; the file that did not change is not reported
+    result.stdout.fnmatch_lines(["*2 golden files are stale:*"])
+    result.stdout.fnmatch_lines(["*output differs from golden file*scale.converted.py.txt*",
+                                 "+        x = x * 2.0 + 1.0"])
+    result.stdout.fnmatch_lines(["*output differs from golden file*scale.graph.txt*", "+*add*1.0"])
+    assert "summary.txt" not in output
+    assert "autograph/golden.py" not in output and "During handling" not in output
+
+
+def test_stale_files_are_shown_beside_another_failure(pytester):
+    pytester.makepyfile(userlib=SCALE_V1)
+    pytester.makepyfile(test_other='''
+from userlib import scale
+
+
+def test_fails_after_a_stale_check(golden):
+    golden.check("a.txt", "new text\\n")
+    assert False, "the test's own failure"
+''')
+    pytester.syspathinsert()
+    (pytester.path / "golden").mkdir()
+    (pytester.path / "golden" / "a.txt").write_text("old text\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*the test's own failure*"])
+    result.stdout.fnmatch_lines(["*golden files*", "*output differs from golden file*a.txt*", "+new text"])

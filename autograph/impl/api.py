@@ -15,6 +15,7 @@ from autograph.impl.conversion import DO_NOT_CONVERT
 from autograph.operators import data_structures, py_builtins
 from autograph.operators.variables import Undefined
 from staging import errors, numpy_api, source_map
+from staging.tracebacks import filtered
 
 
 # -- ag__.call ----------------------------------------------------------------
@@ -29,6 +30,8 @@ def converted_call(func, *args, **kwargs):
     override = py_builtins.OVERRIDES.get(func) if not isinstance(func, (list, dict)) else None
     if override is not None:
         return override(*args, **kwargs)
+    if type(func) is functools.partial:  # convert the function, keep the bound arguments
+        return converted_call(func.func, *func.args, *args, **{**func.keywords, **kwargs})
     if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType):
         if conversion.is_user_code(func.__func__):
             return conversion.converted_raw(func.__func__, AG)(func.__self__, *args, **kwargs)
@@ -144,36 +147,74 @@ def _check_defined(value, depth=0):
 
 def convert(func):
     """The converted version of `func`: Python control flow on concrete values, staged
-    control flow on symbolic ones. Functions, methods, nested functions and lambdas."""
+    control flow on symbolic ones. Functions, methods, nested functions, lambdas, callable
+    objects and functools.partial objects (the function is converted, the arguments kept)."""
+    try:
+        return _convert(func)
+    except Exception as error:
+        raise filtered(error)  # autograph's frames are hidden; staging.disable_traceback_filtering() shows them
+
+
+def _convert(func):
     if getattr(func, DO_NOT_CONVERT, False) or getattr(func, "__autograph_converted__", False):
         return func
     if isinstance(func, types.MethodType):
-        return types.MethodType(convert(func.__func__), func.__self__)
+        return types.MethodType(_convert(func.__func__), func.__self__)
     if isinstance(func, functools.partial):
-        return functools.partial(convert(func.func), *func.args, **func.keywords)
+        return functools.partial(_convert(func.func), *func.args, **func.keywords)
     if not isinstance(func, types.FunctionType):
         call = getattr(type(func), "__call__", None)
         if isinstance(call, types.FunctionType):
-            return types.MethodType(convert(call), func)
+            return types.MethodType(_convert(call), func)
         return func
     raw = converted_raw(func)
 
     @functools.wraps(func)
     def converted(*args, **kwargs):
-        return _finish(raw(*args, **kwargs))
+        try:
+            return _finish(raw(*args, **kwargs))
+        except Exception as error:
+            raise filtered(error)  # autograph's frames are hidden; staging.disable_traceback_filtering() shows them
 
     converted.__autograph_converted__ = True
     return converted
 
 
 def to_code(func) -> str:
-    """The converted source of `func`: deterministic, compilable, readable."""
-    if isinstance(func, types.MethodType):
-        func = func.__func__
-    func = getattr(func, "__wrapped__", func) if getattr(func, "__autograph_converted__", False) else func
+    """The converted source of `func`: deterministic, compilable, readable. `func` is a Python
+    function, a method, a staging.Function (a staged function or method: its Python function is
+    shown), a functools.partial of one of these, or what autograph.convert returned."""
+    try:
+        return conversion.converted_source(_source_function(func))
+    except Exception as error:
+        raise filtered(error)  # autograph's frames are hidden; staging.disable_traceback_filtering() shows them
+
+
+def _source_function(func):
+    """The plain Python function whose converted source to_code shows for `func`."""
+    for _ in range(8):  # unwrap layers: a partial of a bound staged method ...
+        if isinstance(func, functools.partial):
+            func = func.func
+        elif isinstance(func, types.MethodType):
+            func = func.__func__
+        elif getattr(func, "__autograph_converted__", False):
+            func = getattr(func, "__wrapped__", func)
+        elif not isinstance(func, types.FunctionType) and _staged_python_function(func) is not None:
+            func = _staged_python_function(func)  # staging.Function (this layer does not import it)
+        else:
+            break
     if not isinstance(func, types.FunctionType):
-        raise TypeError(f"to_code() expects a Python function, got {type(func).__name__}")
-    return conversion.converted_source(func)
+        raise TypeError(f"to_code() expects a Python function, a method or a staging.Function, "
+                        f"got {type(func).__name__}")
+    return func
+
+
+def _staged_python_function(obj):
+    """The Python function of a staging.Function (plain or bound to an instance), else None."""
+    python_function = getattr(obj, "python_function", None)
+    if callable(getattr(obj, "get_concrete_function", None)) and callable(python_function):
+        return python_function
+    return None
 
 
 def do_not_convert(func=None):

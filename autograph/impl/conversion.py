@@ -21,6 +21,7 @@ from autograph.converters.context import ConversionContext
 from autograph.pyct import codegen, naming, parser
 from autograph.pyct.static_analysis import cells
 from staging import errors, source_map
+from staging.conversion_hints import DO_NOT_CONVERT  # the attribute autograph.do_not_convert sets
 
 # The conversion pipeline, in order. Jumps are lowered before control flow is
 # converted; and/or/not in between (the lowered jumps add tests, and whether only an
@@ -41,8 +42,6 @@ PIPELINE = (
     call_trees,
 )
 
-# The attribute autograph.do_not_convert sets: converted code calls such functions as they are.
-DO_NOT_CONVERT = "__autograph_do_not_convert__"
 _BY_CODE: dict = {}
 _BY_FUNCTION = weakref.WeakKeyDictionary()
 

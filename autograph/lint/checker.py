@@ -10,6 +10,7 @@ import tokenize
 
 import libcst as cst
 
+from . import retracing
 from .checks import Fix, FunctionChecker, RawFinding
 from .index import ModuleIndex
 from .positions import Positions
@@ -100,6 +101,7 @@ def check_source(source: str, path: str, select: frozenset[str] | None = None,
     staged_ids = {id(s.node) for s in index.staged}
     for staged in index.staged:
         FunctionChecker(index, staged, staged_ids, raw).run()
+    retracing.check(index, raw)  # call sites of staged functions in loops (AG011)
     items = [item for item in raw if (select is None or item.code in select)
              and not (ignore and item.code in ignore)]
     if not items:

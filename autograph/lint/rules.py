@@ -39,6 +39,8 @@ RULES: dict[str, Rule] = {
         Rule("AG010", "unsupported-construct",
              "yield, async, try/except or a NumPy run-time context around possibly symbolic "
              "control flow"),
+        Rule("AG011", "retracing-argument",
+             "staged function called in a loop with a changing Python number or a new object"),
     )
 }
 
@@ -90,6 +92,14 @@ MESSAGES: dict[str, str] = {
                     "runs when the graph runs, after the '{name}' block has finished while "
                     "tracing, so the block would not apply to it and the staged function is "
                     "refused; move the if/while/for out of the '{name}' block"),
+    "AG011-number": ("staged function '{func}' is called in a loop with '{name}', a Python number "
+                     "that changes on every iteration: Python numbers are trace keys by value, so "
+                     "every iteration traces '{func}' again; pass a NumPy value instead, such as "
+                     "np.asarray({name})"),
+    "AG011-object": ("staged function '{func}' is called in a loop with a new {what} on every "
+                     "iteration: objects are trace keys by identity, so every iteration traces "
+                     "'{func}' again; create it once before the loop, or pass its numbers as NumPy "
+                     "values"),
 }
 
 
