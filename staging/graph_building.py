@@ -7,9 +7,11 @@ import threading
 import numpy as np
 
 from runtime import Graph, Node, TensorType, Value
+from runtime.ops.random import GeneratorType
 from runtime.registry import get_op, infer_types, UnknownOpError
 
 from . import errors, source_map
+from .generators import SymbolicGenerator
 from .source_map import where
 from .tensor import Tensor, has_staged_value, leaked_error
 
@@ -39,7 +41,8 @@ class FuncGraph:
         return self.graph.name
 
     def add_input(self, type_, name: str = ""):
-        return Tensor(self, self.graph.add_input(type_, name))
+        value = self.graph.add_input(type_, name)
+        return SymbolicGenerator(self, value) if isinstance(type_, GeneratorType) else Tensor(self, value)
 
     def value_of(self, tensor) -> Value:
         """The Value standing for `tensor` in this graph, capturing it from an enclosing graph if needed."""

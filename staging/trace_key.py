@@ -16,6 +16,7 @@ import weakref
 import numpy as np
 
 from runtime import TensorType
+from runtime.ops.random import generator_type_of
 
 from . import nest
 from .tensor import Tensor
@@ -70,7 +71,9 @@ class TensorSpec:
 
 
 def tensor_type_of(value):
-    """The TensorType of a value that is a graph input (array, NumPy scalar, Tensor, TensorSpec), else None."""
+    """The TensorType of a value that is a graph input (array, NumPy scalar, Tensor, TensorSpec),
+    the GeneratorType of a random generator (a graph input too: one trace serves every generator
+    of its class), else None."""
     if isinstance(value, Tensor):
         return value.type
     if isinstance(value, TensorSpec):
@@ -80,7 +83,7 @@ def tensor_type_of(value):
         if value.dtype.hasobject:
             return None
         return TensorType(value.dtype, value.shape)
-    return None
+    return generator_type_of(value)
 
 
 # What an ndarray subclass may not redefine to be taken as its base array: the protocols and
