@@ -114,6 +114,8 @@ def _record(op, func, method, label, probe_callee, args, kwargs, generator=None,
                                         f"returned array")
     types = [t.type for t in inputs]
     out_types = Probe(probe_callee, method, args_t, kwargs_t, types, label).output_types()
+    if in_place is not None:  # the node gives the shuffled copy of the argument
+        out_types = (types[0],)
     call = RunTimeCall(func, method, label, args_t, kwargs_t, in_place, out_types)
     outs = record(op, ([generator] if generator is not None else []) + inputs, {"call": call})
     if not outs:

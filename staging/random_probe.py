@@ -108,8 +108,9 @@ def _shrunk(template):
     return min(int(template), 1)
 
 
-def _stand_in(t, name, method, variant, dim_value):
-    """A concrete value of type `t` for a symbolic argument of parameter `name`."""
+def _stand_in(t, name, method, variant, dim_value, shape_variant):
+    """A concrete value of type `t` for a symbolic argument of parameter `name`: `variant` 0
+    picks valid values for the parameter, None plain ones; unknown dims are 2 + shape_variant."""
     if isinstance(t, GeneratorType):
         return probe_instance(t.cls)
     if dim_value is not None:
@@ -120,7 +121,7 @@ def _stand_in(t, name, method, variant, dim_value):
         value = _VALUES.get((method, name), _VALUES.get(name, 1))
     if t.weak:
         return t.python_type(value)
-    shape = tuple((2 + (variant or 0)) if d is None else d for d in t.shape)
+    shape = tuple(2 + shape_variant if d is None else d for d in t.shape)
     if name in ("p", "pvals") and shape and shape[-1]:
         value = 1.0 / shape[-1]  # probabilities that sum to 1
     if t.dtype.kind == "b":
@@ -162,7 +163,7 @@ class Probe:
                 elif name in _DIM_PARAMS.get(self.method, ()) and isinstance(t, TensorType) and \
                         t.shape == () and t.dtype.kind in "iu":
                     dim = 2 + shape_variant
-                values.append(_stand_in(t, name, self.method, values_variant, dim))
+                values.append(_stand_in(t, name, self.method, values_variant, dim, shape_variant))
         return values
 
     def _call(self, values_variant, shape_variant):
