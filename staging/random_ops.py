@@ -107,13 +107,15 @@ def _templates(args, kwargs):
     return args_t, kwargs_t, inputs
 
 
-def _record(op, func, method, label, probe_callee, args, kwargs, generator=None, in_place=None):
+def _record(op, func, method, label, probe_callee, args, kwargs, generator=None, in_place=None, what=None):
+    """Records `op` making the call; `label` names the callee in the graph text, `what` in errors."""
+    what = what or label
     args_t, kwargs_t, inputs = _templates(args, kwargs)
     if dict(kwargs_t).get("out") is not None:
-        raise errors.UnsupportedOpError(f"{where()}{label}(..., out=...) is not staged; use the "
+        raise errors.UnsupportedOpError(f"{where()}{what}(..., out=...) is not staged; use the "
                                         f"returned array")
     types = [t.type for t in inputs]
-    out_types = Probe(probe_callee, method, args_t, kwargs_t, types, label).output_types()
+    out_types = Probe(probe_callee, method, args_t, kwargs_t, types, what).output_types()
     if in_place is not None:  # the node gives the shuffled copy of the argument
         out_types = (types[0],)
     call = RunTimeCall(func, method, label, args_t, kwargs_t, in_place, out_types)
@@ -139,6 +141,8 @@ def _label(owner) -> str:
             names = sorted(n for n, v in list(scope.items()) if v is owner and not n.startswith("ag__"))
             if names:
                 return names[0]
+    if isinstance(owner, SymbolicGenerator):
+        return f"<{owner.generator_class.__name__}>"
     return f"<{type(owner).__name__}>"
 
 
@@ -149,18 +153,19 @@ def stage_method(owner, method, args, kwargs):
     when the graph runs."""
     symbolic = isinstance(owner, SymbolicGenerator)
     cls = owner.generator_class if symbolic else type(owner)
-    label = f"_.{method}" if symbolic else f"{_label(owner)}.{method}"
+    what = f"{_label(owner)}.{method}"
+    label = f"_.{method}" if symbolic else what
     probe = getattr(probe_instance(cls, None if symbolic else owner), method, None)
     if probe is None:
         raise AttributeError(f"{where()}{cls.__name__!r} object has no attribute {method!r}")
     func = None if symbolic else getattr(owner, method)
     generator = owner if symbolic else None
     if method == "shuffle":
-        return _shuffle(func, label, probe, args, kwargs, generator)
-    return _record("random", func, method, label, probe, args, kwargs, generator)
+        return _shuffle(func, label, probe, args, kwargs, generator, what)
+    return _record("random", func, method, label, probe, args, kwargs, generator, what=what)
 
 
-def _shuffle(func, label, probe, args, kwargs, generator):
+def _shuffle(func, label, probe, args, kwargs, generator, what):
     """`g.shuffle(x)`: shuffles x in place, eagerly. Staged, a node shuffles a copy of x's
     value and x is rebound to it, as any in-place write of a symbolic array is."""
     kwargs = dict(kwargs)
@@ -169,12 +174,12 @@ def _shuffle(func, label, probe, args, kwargs, generator):
     x = args[0] if args else None
     if not isinstance(x, Tensor) or isinstance(x, SymbolicGenerator):
         raise errors.UnsupportedOpError(
-            f"{where()}{label}(x) of a {type(x).__name__} in a staged function: eagerly it shuffles "
+            f"{where()}{what}(x) of a {type(x).__name__} in a staged function: eagerly it shuffles "
             f"that object in place on every call, which the graph cannot do to an object that is "
             f"not an array computed in the staged function; shuffle such an array (`x = "
             f"np.array(values)` first), or use permutation(), which returns a shuffled copy")
-    aliasing.check_writable(x, f"`{label}(x)`")
-    new = _record("random", func, "shuffle", label, probe, args, kwargs, generator, in_place=0)
+    aliasing.check_writable(x, f"`{what}(x)`")
+    new = _record("random", func, "shuffle", label, probe, args, kwargs, generator, in_place=0, what=what)
     aliasing.write(x, new)
     return None
 
