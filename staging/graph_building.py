@@ -109,6 +109,30 @@ class building:
 
 
 
+def node_count() -> int:
+    """How many nodes the current graph has (0 outside a trace): a mark for drop_effects_since."""
+    fg = current_graph()
+    return len(fg.graph.nodes) if fg is not None else 0
+
+
+def drop_effects_since(mark: int) -> None:
+    """Drops the stateful nodes (draws, prints, py_functions, ...) recorded in the current graph
+    after its first `mark` nodes, and the nodes that use their results. For code traced twice
+    whose first trace only told whether it is symbolic (the test of a `while` loop that turns out
+    to be staged, traced again as the loop's condition): it must not run once more."""
+    fg = current_graph()
+    if fg is None or len(fg.graph.nodes) <= mark:
+        return
+    dropped: set[int] = set()
+    kept = fg.graph.nodes[:mark]
+    for node in fg.graph.nodes[mark:]:
+        if node.stateful or any(isinstance(v, Value) and id(v) in dropped for v in node.inputs):
+            dropped.update(id(v) for v in node.outputs)
+        else:
+            kept.append(node)
+    fg.graph.nodes = kept
+
+
 def user_location():
     return source_map.user_location(2)
 

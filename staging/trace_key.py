@@ -1,7 +1,8 @@
 """Trace keys: what part of a call's arguments selects (or makes) a trace, and TensorSpec.
 
 NumPy arrays and scalars (and symbolic tensors, and TensorSpecs standing for them) are graph
-inputs: only their dtype and shape are part of the key. Everything else is part of the trace:
+inputs: only their dtype and shape are part of the key. So are random generators
+(np.random.Generator, RandomState, random.Random, bit generators): only their class is. Everything else is part of the trace:
 Python numbers, strings and None by value, Variables and other objects by identity (held
 weakly) or by `==`, objects defining `__tracing_type__()` by what it returns. Containers
 (tuple, list, dict, namedtuple, dataclass) are walked with staging.nest.

@@ -10,6 +10,8 @@ All three ops are stateful: never folded, merged, removed or reordered.
 
 from __future__ import annotations
 
+import functools
+import operator
 import random as _py_random
 
 import numpy as np
@@ -73,6 +75,14 @@ class GeneratorType:
         return shape == ()
 
 
+def _count_slots(template) -> int:
+    if template is ARG:
+        return 1
+    if type(template) in (tuple, list):
+        return sum(_count_slots(t) for t in template)
+    return 0
+
+
 def fill(template, values):
     """`template` (nested tuples/lists) with each ARG slot replaced by the next of `values`."""
     if template is ARG:
@@ -112,6 +122,13 @@ class RunTimeCall:
         """callable(*inputs) -> tuple of outputs (one, or none for a None result)."""
         func, method, args, kwargs = self.func, self.method, self.args, self.kwargs
         in_place, returns = self.in_place, bool(self.out_types)
+        if in_place is None and returns and _count_slots((args, kwargs)) == 0:
+            # the common case, without filling: one call per run, as the eager code makes it
+            if func is not None:
+                call = functools.partial(func, *args, **dict(kwargs))
+                return lambda: (call(),)
+            call = operator.methodcaller(method, *args, **dict(kwargs))
+            return lambda generator: (call(generator),)
 
         def run(*inputs):
             values = iter(inputs)

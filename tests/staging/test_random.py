@@ -409,3 +409,13 @@ def test_unknown_generator_method_names_it():
 
     with pytest.raises(AttributeError, match="'Generator' object has no attribute 'rand'"):
         staging.function(body)(np.random.default_rng(0), np.float64(0))
+
+
+def test_a_draw_in_a_staged_while_test_is_made_once_per_test():
+    def body(rng, n):
+        k = 0
+        while k < n and rng.random() < 0.9:   # the first test tells the loop is staged: no draw
+            k += 1
+        return k, rng.random()
+
+    assert_streams(body, lambda: np.random.default_rng(12), (np.int64(5),), n=6)
