@@ -137,10 +137,17 @@ def _label(owner) -> str:
         return "random"
     frame = user_frame(2)
     if frame is not None:
-        for scope in (frame.f_locals, frame.f_globals):
+        scopes = (frame.f_locals, frame.f_globals)
+        for scope in scopes:
             names = sorted(n for n, v in list(scope.items()) if v is owner and not n.startswith("ag__"))
             if names:
                 return names[0]
+        for name, value in list(scopes[0].items()):  # an attribute of a local: `self.rng`
+            attrs = getattr(value, "__dict__", None)
+            if isinstance(attrs, dict) and not isinstance(value, type):
+                found = sorted(a for a, v in list(attrs.items()) if v is owner)
+                if found:
+                    return f"{name}.{found[0]}"
     if isinstance(owner, SymbolicGenerator):
         return f"<{owner.generator_class.__name__}>"
     return f"<{type(owner).__name__}>"

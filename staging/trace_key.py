@@ -17,7 +17,7 @@ import weakref
 import numpy as np
 
 from runtime import TensorType
-from runtime.ops.random import generator_type_of
+from runtime.ops.random import GENERATOR_CLASSES, GeneratorType, generator_class, generator_type_of
 
 from . import nest
 from .tensor import Tensor
@@ -38,7 +38,10 @@ class TensorSpec:
     __slots__ = ("type", "name")
 
     def __init__(self, shape, dtype=np.float64, name=None):
-        self.type = TensorType(np.dtype(dtype), shape)
+        # TensorSpec([], np.random.Generator): the spec of a random generator argument
+        cls = dtype if isinstance(dtype, type) and issubclass(dtype, GENERATOR_CLASSES) else \
+            generator_class(np.dtype(dtype))
+        self.type = GeneratorType(cls) if cls is not None else TensorType(np.dtype(dtype), shape)
         self.name = name
 
     @classmethod
@@ -68,7 +71,8 @@ class TensorSpec:
 
     def __repr__(self):
         name = f", name={self.name!r}" if self.name else ""
-        return f"TensorSpec(shape={self.type.shape}, dtype={self.type.dtype.name}{name})"
+        dtype = self.type.cls.__name__ if isinstance(self.type, GeneratorType) else self.type.dtype.name
+        return f"TensorSpec(shape={self.type.shape}, dtype={dtype}{name})"
 
 
 def tensor_type_of(value):

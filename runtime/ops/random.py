@@ -26,6 +26,15 @@ from ..registry import register_op
 GENERATOR_CLASSES = (np.random.Generator, np.random.RandomState, _py_random.Random, np.random.BitGenerator)
 
 
+_METADATA_KEY = "random_generator"
+
+
+def generator_class(dtype):
+    """The generator class a GeneratorType's dtype stands for, else None."""
+    metadata = getattr(dtype, "metadata", None)
+    return metadata.get(_METADATA_KEY) if metadata else None
+
+
 def generator_type_of(value):
     """The GeneratorType of a random generator object, else None."""
     return GeneratorType(type(value)) if isinstance(value, GENERATOR_CLASSES) else None
@@ -37,15 +46,17 @@ class GeneratorType:
 
     `shape` and `dtype` say what an array type would (a 0-d object) so that code that asks
     every value for them works; nothing computes on a generator but the ops of this module.
+    The dtype carries the class as metadata (`generator_class(dtype)`), so that a spec made
+    from (shape, dtype) can stand for this type again.
     """
 
-    __slots__ = ("cls",)
+    __slots__ = ("cls", "dtype")
     shape = ()
-    dtype = np.dtype(object)
     weak = False
 
     def __init__(self, cls: type):
         object.__setattr__(self, "cls", cls)
+        object.__setattr__(self, "dtype", np.dtype(object, metadata={_METADATA_KEY: cls}))
 
     def __setattr__(self, name, value):
         raise AttributeError("GeneratorType is immutable")

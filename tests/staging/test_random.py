@@ -419,3 +419,34 @@ def test_a_draw_in_a_staged_while_test_is_made_once_per_test():
         return k, rng.random()
 
     assert_streams(body, lambda: np.random.default_rng(12), (np.int64(5),), n=6)
+
+
+def test_generator_specs_and_signatures():
+    def body(rng, x):
+        return x + rng.normal(), np.random.default_rng(7)
+
+    staged = staging.function(body)
+    cf = staged.get_concrete_function(TensorSpec([], np.random.Generator), TensorSpec([], np.float64))
+    assert str(cf.graph).splitlines()[0] == "body(a:Generator, b:f64[]) {"
+    assert repr(TensorSpec([], np.random.Generator)) == "TensorSpec(shape=(), dtype=Generator)"
+    assert "rng: Generator" in cf.pretty_printed_signature()
+    value, made = cf(np.random.default_rng(3), np.float64(1))
+    assert value == 1 + np.random.default_rng(3).normal()
+    assert made.normal() == np.random.default_rng(7).normal()
+    assert staged.tracing_count == 1
+
+
+class _Model:
+    def __init__(self):
+        self.rng = np.random.default_rng(0)
+
+    @staging.function
+    def draw(self, x):
+        return x + self.rng.normal()
+
+
+def test_generator_attribute_of_self():
+    m = _Model()
+    expected = np.random.default_rng(0).normal(size=2)
+    assert [m.draw(np.float64(0)) for _ in range(2)] == list(expected)
+    assert "random call=self.rng.normal()" in str(m.draw.get_concrete_function(np.float64(0)).graph)
