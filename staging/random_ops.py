@@ -180,11 +180,13 @@ def _shuffle(func, label, probe, args, kwargs, generator, what):
         args = (kwargs.pop("x"),)
     x = args[0] if args else None
     if not isinstance(x, Tensor) or isinstance(x, SymbolicGenerator):
+        kind = type(x).__name__
         raise errors.UnsupportedOpError(
-            f"{where()}{what}(x) of a {type(x).__name__} in a staged function: eagerly it shuffles "
-            f"that object in place on every call, which the graph cannot do to an object that is "
-            f"not an array computed in the staged function; shuffle such an array (`x = "
-            f"np.array(values)` first), or use permutation(), which returns a shuffled copy")
+            f"{where()}{what}(x) of {'an' if kind[0] in 'aeiou' else 'a'} {kind} in a staged function: eagerly it shuffles "
+            f"that object in place on every call, which the graph can do only to an array it "
+            f"computes (one that depends on the function's array arguments); use permutation() "
+            f"instead, which returns a shuffled copy: `x = np.random.permutation(x)` (or "
+            f"rng.permutation(x))")
     aliasing.check_writable(x, f"`{what}(x)`")
     new = _record("random", func, "shuffle", label, probe, args, kwargs, generator, in_place=0, what=what)
     aliasing.write(x, new)

@@ -450,3 +450,24 @@ def test_generator_attribute_of_self():
     expected = np.random.default_rng(0).normal(size=2)
     assert [m.draw(np.float64(0)) for _ in range(2)] == list(expected)
     assert "random call=self.rng.normal()" in str(m.draw.get_concrete_function(np.float64(0)).graph)
+
+
+def test_symbolic_arguments_numpy_would_reject_as_stand_ins_are_refused_naming_the_call():
+    def body(rng, good, bad):
+        return rng.hypergeometric(good, bad, 10)  # refused
+
+    with pytest.raises(errors.UnsupportedOpError) as info:
+        staging.function(body)(np.random.default_rng(0), np.int64(5), np.int64(5))
+    message = str(info.value)
+    assert f"test_random.py:{_line_of(body, '# refused')}:" in message
+    assert "rng.hypergeometric()" in message and "staging.py_function" in message
+
+
+def test_shuffle_of_a_concrete_array_is_refused():
+    def body(x):
+        order = np.arange(3)
+        np.random.shuffle(order)
+        return x[order[0]]
+
+    with pytest.raises(errors.UnsupportedOpError, match=r"np\.random\.shuffle\(x\) of an ndarray.*permutation"):
+        staging.function(body)(np.arange(3.0))
