@@ -180,9 +180,8 @@ def _shuffle(func, label, probe, args, kwargs, generator, what):
         args = (kwargs.pop("x"),)
     x = args[0] if args else None
     if not isinstance(x, Tensor) or isinstance(x, SymbolicGenerator):
-        kind = type(x).__name__
         raise errors.UnsupportedOpError(
-            f"{where()}{what}(x) of {'an' if kind[0] in 'aeiou' else 'a'} {kind} in a staged function: eagerly it shuffles "
+            f"{where()}{what}(x) with x of type {type(x).__name__} in a staged function: eagerly it shuffles "
             f"that object in place on every call, which the graph can do only to an array it "
             f"computes (one that depends on the function's array arguments); use permutation() "
             f"instead, which returns a shuffled copy: `x = np.random.permutation(x)` (or "
