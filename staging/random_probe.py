@@ -20,7 +20,7 @@ import numpy as np
 
 from runtime import TensorType
 from runtime.core_ops import ARG
-from runtime.ops.random import GENERATOR_CLASSES, GeneratorType, fill
+from runtime.ops.random import GENERATOR_CLASSES, GeneratorType, count_slots, fill
 
 from . import errors
 from .source_map import where
@@ -70,14 +70,6 @@ def _named_slots(args, kwargs, positional, star):
         named.append((positional[i] if i < len(positional) else (star or "?"), a))
     named.extend(kwargs)
     return named
-
-
-def _count_slots(template) -> int:
-    if template is ARG:
-        return 1
-    if type(template) in (tuple, list):
-        return sum(_count_slots(t) for t in template)
-    return 0
 
 
 def _size_dims(template):
@@ -155,7 +147,7 @@ class Probe:
         """Stand-in values for the node inputs, in slot order."""
         values, types = [], iter(self.input_types)
         for name, template in self.slots:
-            for _ in range(_count_slots(template)):
+            for _ in range(count_slots(template)):
                 t = next(types)
                 dim = None
                 if name in self.size_params:

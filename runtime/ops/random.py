@@ -86,11 +86,12 @@ class GeneratorType:
         return shape == ()
 
 
-def _count_slots(template) -> int:
+def count_slots(template) -> int:
+    """How many ARG slots a (nested) template has."""
     if template is ARG:
         return 1
     if type(template) in (tuple, list):
-        return sum(_count_slots(t) for t in template)
+        return sum(count_slots(t) for t in template)
     return 0
 
 
@@ -133,7 +134,7 @@ class RunTimeCall:
         """callable(*inputs) -> tuple of outputs (one, or none for a None result)."""
         func, method, args, kwargs = self.func, self.method, self.args, self.kwargs
         in_place, returns = self.in_place, bool(self.out_types)
-        if in_place is None and returns and _count_slots((args, kwargs)) == 0:
+        if in_place is None and returns and count_slots((args, kwargs)) == 0:
             # the common case, without filling: one call per run, as the eager code makes it
             if func is not None:
                 call = functools.partial(func, *args, **dict(kwargs))
