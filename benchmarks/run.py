@@ -337,6 +337,35 @@ def scaling():
                  "~1x = linear", ""))
 
 
+def draw_normals(rng, n):
+    """n draws of 1000 normals in a loop (staged: a while_loop of `random` nodes)."""
+    total = np.zeros(1000)
+    for i in range(n):
+        total = total + rng.standard_normal(1000)
+    return total
+
+
+def draw_scalars(rng, n):
+    """n draws of one uniform number each: the per-draw cost of a staged draw."""
+    total = 0.0
+    for i in range(n):
+        total = total + rng.random()
+    return total
+
+
+def random_bench():
+    """Random draws run when the graph runs: staged and eager streams are bitwise equal."""
+    for func, n, label in ((draw_normals, 1000, "8a. 10^6 normals drawn in a staged loop (1000 x 1000)"),
+                           (draw_scalars, 100_000, "8b. 10^5 single uniform draws in a staged loop")):
+        f = staging.function(func)
+        n = np.int64(n)
+        assert np.array_equal(f(np.random.default_rng(0), n), func(np.random.default_rng(0), n))
+        rng = np.random.default_rng(1)
+        staged = best_time(lambda: f(rng, n), min_total=0.5)
+        plain = best_time(lambda: func(rng, n), min_total=0.5)
+        row(label, staged, plain, "~1x (bitwise-equal streams)", "")
+
+
 def _numexpr():
     try:
         import numexpr  # optional: only for comparison figures
@@ -352,7 +381,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     QUICK = args.quick
     FRAMEWORKS[:] = _others.frameworks()
-    for workload in (call_overhead, conversion, collatz_bench, sum_even_bench, chain_bench, broadcast_bench, memory_bench, scaling):
+    for workload in (call_overhead, conversion, collatz_bench, sum_even_bench, chain_bench, broadcast_bench, memory_bench, scaling,
+                     random_bench):
         workload()
     headers = ("workload", "staged", "plain NumPy", "ratio", "target / note", "others (measured here)")
     widths = [max(len(str(r[i])) for r in ROWS + [headers]) for i in range(len(headers))]

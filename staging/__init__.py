@@ -11,6 +11,7 @@ from runtime.options import options as optimizer_options
 from runtime.options import set_options as set_optimizer_options
 
 from . import errors, numpy_api  # noqa: F401  (numpy_api installs Tensor's operators)
+from . import random_ops  # noqa: F401  (installs the methods of symbolic random generators)
 from .control_flow import cond, while_loop
 from .debugging import assert_true, constant, print, py_function  # noqa: A004
 from .function import (AutographWarning, ConcreteFunction, Function, TensorSpec, function, functions_run_eagerly,

@@ -7,9 +7,11 @@ import threading
 import numpy as np
 
 from runtime import Graph, Node, TensorType, Value
+from runtime.ops.random import GeneratorType
 from runtime.registry import get_op, infer_types, UnknownOpError
 
 from . import errors, source_map
+from .generators import SymbolicGenerator
 from .source_map import where
 from .tensor import Tensor, has_staged_value, leaked_error
 
@@ -39,7 +41,8 @@ class FuncGraph:
         return self.graph.name
 
     def add_input(self, type_, name: str = ""):
-        return Tensor(self, self.graph.add_input(type_, name))
+        value = self.graph.add_input(type_, name)
+        return SymbolicGenerator(self, value) if isinstance(type_, GeneratorType) else Tensor(self, value)
 
     def value_of(self, tensor) -> Value:
         """The Value standing for `tensor` in this graph, capturing it from an enclosing graph if needed."""
@@ -104,6 +107,30 @@ class building:
         _stack().pop()
         return False
 
+
+
+def node_count() -> int:
+    """How many nodes the current graph has (0 outside a trace): a mark for drop_effects_since."""
+    fg = current_graph()
+    return len(fg.graph.nodes) if fg is not None else 0
+
+
+def drop_effects_since(mark: int) -> None:
+    """Drops the stateful nodes (draws, prints, py_functions, ...) recorded in the current graph
+    after its first `mark` nodes, and the nodes that use their results. For code traced twice
+    whose first trace only told whether it is symbolic (the test of a `while` loop that turns out
+    to be staged, traced again as the loop's condition): it must not run once more."""
+    fg = current_graph()
+    if fg is None or len(fg.graph.nodes) <= mark:
+        return
+    dropped: set[int] = set()
+    kept = fg.graph.nodes[:mark]
+    for node in fg.graph.nodes[mark:]:
+        if node.stateful or any(isinstance(v, Value) and id(v) in dropped for v in node.inputs):
+            dropped.update(id(v) for v in node.outputs)
+        else:
+            kept.append(node)
+    fg.graph.nodes = kept
 
 
 def user_location():

@@ -1,7 +1,8 @@
 """Trace keys: what part of a call's arguments selects (or makes) a trace, and TensorSpec.
 
 NumPy arrays and scalars (and symbolic tensors, and TensorSpecs standing for them) are graph
-inputs: only their dtype and shape are part of the key. Everything else is part of the trace:
+inputs: only their dtype and shape are part of the key. So are random generators
+(np.random.Generator, RandomState, random.Random, bit generators): only their class is. Everything else is part of the trace:
 Python numbers, strings and None by value, Variables and other objects by identity (held
 weakly) or by `==`, objects defining `__tracing_type__()` by what it returns. Containers
 (tuple, list, dict, namedtuple, dataclass) are walked with staging.nest.
@@ -16,6 +17,7 @@ import weakref
 import numpy as np
 
 from runtime import TensorType
+from runtime.ops.random import GENERATOR_CLASSES, GeneratorType, generator_class, generator_type_of
 
 from . import nest
 from .source_map import where
@@ -37,7 +39,10 @@ class TensorSpec:
     __slots__ = ("type", "name")
 
     def __init__(self, shape, dtype=np.float64, name=None):
-        self.type = TensorType(np.dtype(dtype), shape)
+        # TensorSpec([], np.random.Generator): the spec of a random generator argument
+        cls = dtype if isinstance(dtype, type) and issubclass(dtype, GENERATOR_CLASSES) else \
+            generator_class(np.dtype(dtype))
+        self.type = GeneratorType(cls) if cls is not None else TensorType(np.dtype(dtype), shape)
         self.name = name
 
     @classmethod
@@ -67,11 +72,14 @@ class TensorSpec:
 
     def __repr__(self):
         name = f", name={self.name!r}" if self.name else ""
-        return f"TensorSpec(shape={self.type.shape}, dtype={self.type.dtype.name}{name})"
+        dtype = self.type.cls.__name__ if isinstance(self.type, GeneratorType) else self.type.dtype.name
+        return f"TensorSpec(shape={self.type.shape}, dtype={dtype}{name})"
 
 
 def tensor_type_of(value):
-    """The TensorType of a value that is a graph input (array, NumPy scalar, Tensor, TensorSpec), else None."""
+    """The TensorType of a value that is a graph input (array, NumPy scalar, Tensor, TensorSpec),
+    the GeneratorType of a random generator (a graph input too: one trace serves every generator
+    of its class), else None."""
     if isinstance(value, Tensor):
         return value.type
     if isinstance(value, TensorSpec):
@@ -81,7 +89,7 @@ def tensor_type_of(value):
         if value.dtype.hasobject:
             return None
         return TensorType(value.dtype, value.shape)
-    return None
+    return generator_type_of(value)
 
 
 # What an ndarray subclass may not redefine to be taken as its base array: the protocols and

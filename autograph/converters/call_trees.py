@@ -13,7 +13,7 @@ import builtins
 import types
 
 from autograph.pyct import templates, transformer
-from staging import numpy_api
+from staging import numpy_api, random_ops
 
 _INTERCEPTED_BUILTINS = frozenset({"print", "len", "range", "enumerate", "zip", "min", "max", "sum", "int", "float",
                                    "bool", "complex"})
@@ -74,8 +74,10 @@ class _CallTrees(transformer.Transformer):
         if module is None:
             return True
         if module.split(".")[0] == "numpy":
-            # Functions taking sequences may receive a list built by a staged loop.
-            return getattr(obj, "__name__", "") in _SEQUENCE_FUNCTIONS or _numpy_needs_routing(obj)
+            # Functions taking sequences may receive a list built by a staged loop; random draws
+            # run when the graph runs.
+            return getattr(obj, "__name__", "") in _SEQUENCE_FUNCTIONS or _numpy_needs_routing(obj) or \
+                random_ops.is_run_time_call(obj)
         return False
 
     def visit_Call(self, node):

@@ -14,7 +14,8 @@ from autograph.impl import conversion
 from autograph.impl.conversion import DO_NOT_CONVERT
 from autograph.operators import data_structures, py_builtins
 from autograph.operators.variables import Undefined
-from staging import errors, numpy_api, source_map
+from staging import errors, numpy_api, random_ops, source_map
+from staging.graph_building import current_graph
 from staging.tracebacks import filtered
 
 
@@ -23,10 +24,15 @@ from staging.tracebacks import filtered
 def converted_call(func, *args, **kwargs):
     """`func(*args, **kwargs)` from converted code: user functions are converted first (cached);
     builtins that act differently on symbolic values are replaced by their staged versions;
-    NumPy functions given symbolic arguments are staged."""
+    NumPy functions given symbolic arguments are staged; inside a trace, random draws and
+    clocks are staged to run when the graph runs (staging.random_ops)."""
     for a in args:
         if type(a) is Undefined:
             a._fail()
+    if current_graph() is not None:
+        run_time = random_ops.run_time_call(func)
+        if run_time is not None:
+            return run_time(*args, **kwargs)
     override = py_builtins.OVERRIDES.get(func) if not isinstance(func, (list, dict)) else None
     if override is not None:
         return override(*args, **kwargs)

@@ -22,13 +22,13 @@ LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception
                          "critical", "fatal", "log"})
 LOGGER_NAMES = frozenset({"logger", "log", "_logger", "_log", "LOGGER", "LOG", "_LOGGER",
                           "_LOG"})
-# Calls whose result differs between calls: evaluated once while tracing.
+# Calls whose result differs between calls (RUN_TIME ones are made on every call by converted code).
 NONDETERMINISTIC_PREFIXES = ("numpy.random.", "random.", "time.", "secrets.")
+RUN_TIME = ("numpy.random.", "random.") + tuple(f"time.{c}{ns}(" for c in (
+    "time", "perf_counter", "monotonic", "process_time", "thread_time") for ns in ("", "_ns"))
 NONDETERMINISTIC = frozenset({
     "datetime.datetime.now", "datetime.datetime.utcnow", "datetime.datetime.today",
-    "datetime.date.today", "uuid.uuid1", "uuid.uuid4", "os.urandom", "os.getpid",
-    "os.times",
-})
+    "datetime.date.today", "uuid.uuid1", "uuid.uuid4", "os.urandom", "os.getpid", "os.times"})
 ARRAY_CONSTRUCTORS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
 RUN_TIME_CONTEXTS = frozenset({"numpy.errstate", "numpy.printoptions", "warnings.catch_warnings",
                                "contextlib.suppress"})
@@ -378,16 +378,16 @@ class FunctionChecker(cst.CSTVisitor):
             self.report("AG002", node, "AG002-logging", name=source)
         elif qualified == "warnings.warn":
             self.report("AG002", node, "AG002-logging", name=source)
-        elif qualified.startswith(NONDETERMINISTIC_PREFIXES) or qualified in NONDETERMINISTIC:
-            self.report("AG003", node, name=source)
+        elif (qualified.startswith(NONDETERMINISTIC_PREFIXES) or qualified in NONDETERMINISTIC) and not (
+                self.staged.autograph and (qualified + "(").startswith(RUN_TIME)):  # converted: staged
+            self.report("AG003", node, "AG003-noautograph" if (qualified + "(").startswith(RUN_TIME) else "AG003",
+                        name=source)
 
     def leave_Call(self, original_node: cst.Call) -> None:
-        # calls on a module-level random generator: `rng.normal(...)`
-        func = original_node.func
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
-            if self._bound_to_call(func.value.value,
-                                   prefixes=NONDETERMINISTIC_PREFIXES):
-                self.report("AG003", original_node, name=dotted(func))
+        func = original_node.func  # `rng.normal(...)` on a module-level generator: staged when converted
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and not self.staged.autograph \
+                and self._bound_to_call(func.value.value, prefixes=NONDETERMINISTIC_PREFIXES):
+            self.report("AG003", original_node, "AG003-noautograph", name=dotted(func))
 
     # AG004 is in _check_qualified_call; AG005: loops that unroll
     def visit_For(self, node: cst.For) -> None:

@@ -24,7 +24,8 @@ RULES: dict[str, Rule] = {
              "Python print of Python values, or a logging call, inside a staged function",
              fixable=True),
         Rule("AG003", "trace-time-random",
-             "random / time / datetime calls evaluated once while tracing"),
+             "datetime / uuid / os / secrets / non-clock time calls (and, with autograph=False, random "
+             "draws and clocks) evaluated once while tracing"),
         Rule("AG004", "unconditional-variable",
              "staging.Variable created unconditionally in a staged function"),
         Rule("AG005", "unrolled-loop",
@@ -67,6 +68,10 @@ MESSAGES: dict[str, str] = {
                       "call"),
     "AG003": ("'{name}' in staged function '{func}' is evaluated once while tracing and baked "
               "into the graph as a constant; pass the value in as an argument instead"),
+    "AG003-noautograph": (
+        "'{name}' in staged function '{func}' (autograph=False) is evaluated once while tracing "
+        "and baked into the graph as a constant; with autograph (the default), random draws and "
+        "clock reads run on every call"),
     "AG004": ("staging.Variable created unconditionally in staged function '{func}': the next "
               "trace creates another one and raises ValueError; create it once outside the "
               "function, or under 'if self.v is None:'"),

@@ -13,6 +13,7 @@ from autograph.operators.staged_state import (Cells, Refill, check_ran, display_
 from autograph.operators.variables import is_undefined, is_undefined_return
 from staging import control_flow as staged
 from staging import errors
+from staging.graph_building import drop_effects_since, node_count
 from staging.source_map import where as _where
 from staging.tensor import is_symbolic
 
@@ -179,8 +180,10 @@ def while_stmt(test, body, state, names, opts=None, outer_writes=(), cells=(), g
         if maximum_iterations is not None and not is_symbolic(maximum_iterations) \
                 and count >= maximum_iterations:
             return state
+        mark = node_count()
         t = test(*state)
         if is_symbolic(t):
+            drop_effects_since(mark)  # the staged loop's condition makes the test's draws, prints ...
             if outer_writes:
                 raise _outer_write_error("`while` loop", outer_writes)
             remaining = maximum_iterations - count if maximum_iterations is not None else None

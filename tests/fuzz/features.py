@@ -56,6 +56,8 @@ FEATURES = {
     "indexing": "x[0], x[-1], x[k % len(x)]", "astype": "v.astype(np.<dtype>)",
     "scalar_casts": "np.<dtype>(v)",
     "ifexp": "a if c else b", "boolop": "and / or / not",
+    "random": "draws from np.random's global state (np.random.uniform(-2.0, 2.0, 1)[0], np.random.rand(len(x)), "
+              "...); the runner seeds it alike before the eager and the staged call",
 }
 ALL_FEATURES = frozenset(FEATURES)
 

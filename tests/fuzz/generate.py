@@ -173,6 +173,8 @@ class Gen:
                 kinds += ["cmp"]
                 if self.has("numpy_calls"):
                     kinds += ["npcall"]
+                if self.has("random") and (cls == "S" or self.values(env, "A")):
+                    kinds += ["draw"]
                 if cls == "S" and self.has("reductions") and self.values(env, "A"):
                     kinds += ["reduce"]
                 if cls == "S" and self.has("indexing") and self.values(env, "A"):
@@ -268,6 +270,14 @@ class Gen:
                 return Call("np.where", (test, self.operand(env, cls, depth, py_only),
                                          self.operand(env, "S", depth, py_only)))
             return Call(self.pick(_UNARY_NP), (self.operand(env, cls, depth, py_only),))
+        if kind == "draw":
+            if cls == "A":  # an array like x
+                size = Call("len", (Name(self.pick(self.values(env, "A"))),))
+                return Call(self.pick(["np.random.rand", "np.random.randn"]), (size,))
+            if self.chance(2):
+                return Index(Call("np.random.randint", (Lit(0), Lit(5), Lit(1))), Lit(0))
+            return Index(Call(self.pick(["np.random.uniform", "np.random.normal"]), (Lit(-2.0), Lit(2.0), Lit(1))),
+                         Lit(0))
         if kind == "reduce":
             arr = self.operand(env, "A", depth, py_only)
             choice = self.pick(["func", "method", "anyall"])

@@ -410,8 +410,10 @@ def run_program(program: Program, timeout: float | None = 10.0, staged_factory=N
             staged_f = staged_factory(module.f)
         except Exception as error:  # noqa: BLE001
             staged_f = _raiser(error)
-        for call in program.calls:
+        for i, call in enumerate(program.calls):
+            np.random.seed(i)  # random draws (feature "random"): the same stream for both calls
             eager = _call(module.f, [a.build() for a in call], timeout)
+            np.random.seed(i)
             staged = _call(staged_f, [a.build() for a in call], timeout)
             category, key, detail = compare_call(eager, staged, path)
             comparisons.append(CallComparison(", ".join(a.source() for a in call), _describe(eager),

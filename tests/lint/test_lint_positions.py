@@ -57,7 +57,7 @@ def top(x, acc=[]):  # mark-top-default
 
 MULTILINE = ('''
 
-@staging.function
+@staging.function(autograph=False)
 def after_strings(x):
     doc = """ünïcode ✓
     spans lines"""; print("mark-after-string")

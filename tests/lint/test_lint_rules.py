@@ -234,39 +234,55 @@ def test_ag002_logging_negatives(tmp_path):
     """) == []
 
 
-# --- AG003: random / time / datetime -----------------------------------------------------
+# --- AG003: calls read once while tracing ------------------------------------------------
 
-def test_ag003_nondeterministic_calls(tmp_path):
-    result = findings(tmp_path, """
-        import datetime as dt
-        import random
-        import time
-        from datetime import datetime
-        from random import randint
+AG003_SOURCE = """
+    import datetime as dt
+    import random
+    import time
+    import uuid
+    from datetime import datetime
+    from random import randint
 
-        import numpy as onp
-        from numpy.random import rand
-        import staging
+    import numpy as onp
+    from numpy.random import rand
+    import staging
 
-        rng = onp.random.default_rng(0)
+    rng = onp.random.default_rng(0)
 
-        @staging.function
-        def f(x):
-            a = onp.random.normal(size=3)
-            b = rand(2)
-            c = random.random() + randint(0, 3)
-            d = time.time()
-            e = datetime.now()
-            g = dt.datetime.now()
-            h = rng.normal()
-            return x
-    """)
-    assert [(f.line, f.code) for f in result] == [
-        (15, "AG003"), (16, "AG003"), (17, "AG003"), (17, "AG003"), (18, "AG003"),
-        (19, "AG003"), (20, "AG003"), (21, "AG003")]
-    assert result[0].message.startswith("'onp.random.normal' in staged function 'f' is "
+    @staging.function{options}
+    def f(x):
+        a = onp.random.normal(size=3)
+        b = rand(2)
+        c = random.random() + randint(0, 3)
+        d = time.time() + time.perf_counter_ns()
+        e = datetime.now()
+        g = dt.datetime.now()
+        h = rng.normal()
+        i = uuid.uuid4() and time.ctime()
+        return x
+"""
+
+
+def test_ag003_calls_still_evaluated_while_tracing(tmp_path):
+    # converted code makes random draws and clock reads on every call: not reported
+    result = findings(tmp_path, AG003_SOURCE.format(options=""))
+    assert [(f.line, f.code) for f in result] == [(20, "AG003"), (21, "AG003"), (23, "AG003"), (23, "AG003")]
+    assert result[0].message.startswith("'datetime.now' in staged function 'f' is "
                                         "evaluated once while tracing")
-    assert "'rng.normal'" in result[-1].message
+    assert "'time.ctime'" in result[-1].message
+
+
+def test_ag003_without_autograph_reports_draws_and_clocks_too(tmp_path):
+    result = findings(tmp_path, AG003_SOURCE.format(options="(autograph=False)"))
+    assert [(f.line, f.code) for f in result] == [
+        (16, "AG003"), (17, "AG003"), (18, "AG003"), (18, "AG003"), (19, "AG003"), (19, "AG003"),
+        (20, "AG003"), (21, "AG003"), (22, "AG003"), (23, "AG003"), (23, "AG003")]
+    assert result[0].message == (
+        "'onp.random.normal' in staged function 'f' (autograph=False) is evaluated once while "
+        "tracing and baked into the graph as a constant; with autograph (the default), random "
+        "draws and clock reads run on every call")
+    assert "'rng.normal'" in result[8].message and "(autograph=False)" in result[8].message
 
 
 def test_ag003_negatives(tmp_path):
@@ -652,7 +668,7 @@ def test_ag010_negatives(tmp_path):
 ])
 def test_noqa(tmp_path, comment, expected):
     source = ("import time\nimport staging\n\n\n@staging.function\ndef f(x):\n"
-              f"    x = x + time.time(); print('t')  {comment}\n    return x\n")
+              f"    x = x + time.ctime(); print('t')  {comment}\n    return x\n")
     assert codes(tmp_path, source) == expected
 
 
