@@ -1,5 +1,5 @@
 """The NumPy op library: importing this package registers every op in runtime.registry."""
 
-from . import creation, elementwise, indexing, linalg, reductions, shape_ops  # noqa: F401
+from . import arrays, creation, elementwise, fft, indexing, linalg, matrices, reductions, shape_ops, statistics  # noqa: F401
 from .elementwise import OPERATOR_EXPRS, UFUNCS  # noqa: F401
 from .reductions import REDUCTIONS  # noqa: F401
