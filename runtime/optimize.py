@@ -113,13 +113,28 @@ _IDENTITIES = {
 }
 
 
+def _escaping(g: Graph) -> set[int]:
+    """Ids of the values of `g` whose array object may be seen outside a pure computation: the
+    graph's outputs, and what views (may_alias_input), stateful and structured nodes read."""
+    out = {id(v) for v in g.outputs if isinstance(v, Value)}
+    for node in g.nodes:
+        op = get_op(node.op)
+        if node.subgraphs or node.stateful or op.may_alias_input or op.may_alias_state:
+            out.update(id(v) for v in node_uses(node) if isinstance(v, Value))
+    return out
+
+
 def remove_identities(graph: Graph) -> None:
     """Drops `x + 0`, `x - 0`, `x * 1`, `x // 1` (ints) and `x / 1` (floats) when the result
-    has x's exact type: the value is x itself."""
+    has x's exact type: the value is x itself. NumPy gives a new array there, so only results
+    that stay inside the graph's arithmetic are dropped: a result that is returned, viewed,
+    stored or passed to a structured op keeps its node (else the caller's `y = f(x)` would be
+    `x` itself, and `y[0] = 99` would change `x`)."""
     mapping: dict[Value, Value] = {}
 
     def visit(g: Graph):
         kept = []
+        escaping = _escaping(g)
         for node in g.nodes:
             for sub in node.subgraphs.values():
                 visit(sub)
@@ -129,7 +144,8 @@ def remove_identities(graph: Graph) -> None:
                     if type(lit) not in (int, float) or not isinstance(other, Value):
                         continue
                     kinds = _IDENTITIES.get((node.op, pos, lit))
-                    if kinds and other.type == node.outputs[0].type and other.type.dtype.kind in kinds:
+                    if (kinds and other.type == node.outputs[0].type and other.type.dtype.kind in kinds
+                            and id(node.outputs[0]) not in escaping):
                         mapping[node.outputs[0]] = mapping.get(other, other)  # x may be dropped too
                         break
                 else:
