@@ -160,14 +160,14 @@ def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if axis is not None:
         axisa = axisb = axisc = axis
     if (axisa, axisb, axisc) != (-1, -1, -1):
-        raise TypeError("cross: only the default axes (the last) can be staged")
+        raise TypeError("only the default axes (the last) can be staged")
     for s in (a, b):
         if not s:
             raise np.exceptions.AxisError(-1, 0)
         if s[-1] is not None and s[-1] not in (2, 3):
             raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 or 3)")
     if a[-1] is None or b[-1] is None:
-        raise ValueError("cross: the length of the vectors (2 or 3) must be known while tracing")
+        raise ValueError("the length of the vectors (2 or 3) must be known while tracing")
     batch = broadcast(a[:-1], b[:-1])
     return batch if a[-1] == 2 and b[-1] == 2 else batch + (3,)
 

@@ -121,6 +121,8 @@ def _install():
     Tensor.shape = property(_shape)
     Tensor.size = property(_size)
     Tensor.T = property(lambda self: call_method("transpose", self, (), {}))
+    Tensor.real = property(lambda self: arrays.real(self))
+    Tensor.imag = property(lambda self: arrays.imag(self))
     symbols = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**",
                "matmul": "@", "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>"}
     binary = {

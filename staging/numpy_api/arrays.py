@@ -118,14 +118,14 @@ def _unstack(x, /, *, axis=0):
     return tuple(getitem(moved, i) for i in range(n))
 
 
-def _real(val):
+def real(val):
     val = _as_input(val)
     if not _is_tensor(val) or val.dtype.kind != "c":
         return val if _is_tensor(val) else np.real(val)
     return aliasing.track_view(_record("real", [val]), val, MAYBE)
 
 
-def _imag(val):
+def imag(val):
     val = _as_input(val)
     out = _record("imag", [val])
     return aliasing.track_view(out, val, MAYBE) if _is_tensor(val) and val.dtype.kind == "c" else out
@@ -158,7 +158,7 @@ FUNCTIONS = {
     np.searchsorted: staged("searchsorted", np.searchsorted, ("a", "v", "sorter")),
     np.linspace: _linspace, np.empty: _empty,
     np.broadcast_arrays: _broadcast_arrays, np.meshgrid: _meshgrid, np.unstack: _unstack,
-    np.real: _real, np.imag: _imag, np.result_type: _result_type, np.can_cast: _can_cast,
+    np.real: real, np.imag: imag, np.result_type: _result_type, np.can_cast: _can_cast,
     np.unique_values: staged("unique_values", np.unique_values),
     np.unique_counts: staged("unique_counts", np.unique_counts, result=_named("unique_counts")),
     np.unique_inverse: staged("unique_inverse", np.unique_inverse, result=_named("unique_inverse")),
