@@ -14,7 +14,7 @@ from .elementwise import broadcast
 
 def _tri(m, k=0):
     if not m:
-        raise ValueError("tril/triu: the input must have at least one dimension")
+        raise TypeError("tri() missing 1 required positional argument: 'N'")  # NumPy's error on a 0-d input
     return (m[0], m[0]) if len(m) == 1 else m
 
 
