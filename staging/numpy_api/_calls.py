@@ -90,4 +90,5 @@ def staged(op, func, arrays=None, *, refuse=(), single=True, result=None):
         out = _record(op, inputs, attrs)
         return result(out, attrs) if result is not None else out
     handler.__name__ = op
+    handler.staged_op = op  # for the catalogue (docs/ops.md)
     return handler
