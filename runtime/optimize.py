@@ -129,7 +129,8 @@ def remove_identities(graph: Graph) -> None:
     has x's exact type: the value is x itself. NumPy gives a new array there, so only results
     that stay inside the graph's arithmetic are dropped: a result that is returned, viewed,
     stored or passed to a structured op keeps its node (else the caller's `y = f(x)` would be
-    `x` itself, and `y[0] = 99` would change `x`)."""
+    `x` itself, and `y[0] = 99` would change `x`). Python numbers (weak types) are immutable:
+    their identities are always dropped."""
     mapping: dict[Value, Value] = {}
 
     def visit(g: Graph):
@@ -145,7 +146,7 @@ def remove_identities(graph: Graph) -> None:
                         continue
                     kinds = _IDENTITIES.get((node.op, pos, lit))
                     if (kinds and other.type == node.outputs[0].type and other.type.dtype.kind in kinds
-                            and id(node.outputs[0]) not in escaping):
+                            and (id(node.outputs[0]) not in escaping or other.type.weak)):
                         mapping[node.outputs[0]] = mapping.get(other, other)  # x may be dropped too
                         break
                 else:
