@@ -61,7 +61,7 @@ NOTES = {
     "np.histogram": "`bins` an int or a concrete sequence (known sizes) or a string (sizes `?`); static `range`",
     "np.percentile": "`q` concrete or symbolic; not `overwrite_input`",
     "np.median": "not `overwrite_input`",
-    "np.allclose": "a NumPy bool (`np.True_`) where NumPy returns a Python bool",
+    "np.allclose": "a Python bool, as in NumPy",
     "np.unique": "the result lengths are unknown dims (`?`)",
     "np.unique_values": "length `?`", "np.unique_counts": "lengths `?`; a UniqueCountsResult",
     "np.unique_inverse": "values of length `?`; a UniqueInverseResult",
