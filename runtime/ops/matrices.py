@@ -223,7 +223,7 @@ register_call("linalg.slogdet", linalg.slogdet, lambda a: (_square_batch(a),) * 
 register_call("linalg.eigh", linalg.eigh, _eigh, num_outputs=2)
 register_call("linalg.eigvalsh", linalg.eigvalsh, _eigvalsh)
 register_call("linalg.inv", linalg.inv, _square_same)
-register_call("linalg.pinv", linalg.pinv, _pinv)
+register_call("linalg.pinv", linalg.pinv, lambda a, *rtol, **attrs: _pinv(a, **attrs), arrays=("a", "rtol"))
 register_call("linalg.matrix_power", linalg.matrix_power, _square_same)
 register_call("linalg.matrix_rank", linalg.matrix_rank, _matrix_rank)
 register_call("linalg.matrix_norm", linalg.matrix_norm, _matrix_norm)

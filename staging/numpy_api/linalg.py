@@ -103,13 +103,14 @@ def _value_dependent_dtype(name):
     return refuse
 
 
-_PLAIN = ("cholesky", "det", "eigvalsh", "inv", "pinv", "matrix_power", "matrix_rank", "matrix_norm",
+_PLAIN = ("cholesky", "det", "eigvalsh", "inv", "matrix_power", "matrix_rank", "matrix_norm",
           "vector_norm", "norm", "svdvals")
 
 FUNCTIONS = {
     np.dot: _dot, np.outer: _outer, np.einsum: _einsum,
     **{getattr(_linalg, name): staged(f"linalg.{name}", getattr(_linalg, name)) for name in _PLAIN},
     _linalg.solve: staged("linalg.solve", _linalg.solve, ("a", "b")),
+    _linalg.pinv: staged("linalg.pinv", _linalg.pinv, ("a", "rtol")),
     _linalg.cross: staged("linalg.cross", _linalg.cross, ("x1", "x2")),
     _linalg.outer: staged("linalg.outer", _linalg.outer, ("x1", "x2")),
     _linalg.slogdet: staged("linalg.slogdet", _linalg.slogdet, result=lambda outs, attrs: _SLOGDET(*outs)),

@@ -85,6 +85,7 @@ VEC32 = RNG.standard_normal((3,)).astype(np.float32)
     (lambda a, b: LA.solve(a, b), (BATCH, RNG.standard_normal((3, 4, 1)))),
     (lambda a, b: LA.solve(a, b), (COMPLEX, INTS)),
     (lambda a, b: LA.cross(a, b), (VEC, VEC32)),
+    (lambda a, r: LA.pinv(a, rtol=r), (TALL32, np.array([0.5, 1e-3], np.float32))),
     (lambda a, b: LA.cross(a, b, axis=0), (VEC.T, VEC.T[::-1])),
     (lambda a, b: LA.outer(a, b), (VEC32, VEC[0])),
     (lambda a, b: np.tensordot(a, b), (BATCH, SQUARE)),
