@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.ops._rules import python_value
+from runtime.ops._rules import normalize_axis, python_value
 
 from .. import aliasing
 from ..aliasing import MAYBE
 from ._calls import bind, staged
-from ._common import (_as_input, _contains_tensor, _is_tensor, _ndim, _record, _shape_attr, _unsupported,
-                      _where)
+from ._common import (_as_input, _contains_tensor, _is_tensor, _ndim, _record, _shape_attr, _static_int,
+                      _unsupported, _where)
 from .indexing import getitem
 from .shapes import _broadcast_to, _moveaxis, _reshape_to
 
@@ -43,6 +43,30 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
     inputs, attrs = bind(np.linspace, (start, stop, num, endpoint, retstep, dtype, axis), {"device": device},
                          ("start", "stop"))
     return _record("linspace", inputs, attrs)
+
+
+def _diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
+    """np.diff; `prepend`/`append` (static or symbolic) are joined to `a` as NumPy joins them
+    (a scalar broadcast to length 1 along `axis`, then one concatenate), then one `diff`."""
+    a = _as_input(a)
+    if prepend is np._NoValue and append is np._NoValue:
+        inputs, attrs = bind(np.diff, (a, n, axis), {})
+        return _record("diff", inputs, attrs)
+    if _ndim(a) == 0:
+        raise ValueError(f"{_where()}diff requires input that is at least one dimensional")
+    ax = normalize_axis(_static_int(axis, "axis"), _ndim(a))
+    parts = []
+    for extra in (prepend, None, append):
+        if extra is None:
+            parts.append(a)
+        elif extra is not np._NoValue:
+            extra = _as_input(extra)
+            if _ndim(extra) == 0:
+                extra = _broadcast_to(extra, tuple(1 if i == ax else d for i, d in enumerate(_dims(a))))
+            parts.append(extra)
+    joined = _record("concatenate", parts, {"axis": ax} if ax else {})
+    inputs, attrs = bind(np.diff, (joined, n, ax), {})
+    return _record("diff", inputs, attrs)
 
 
 def _static_shape(shape):
@@ -148,15 +172,14 @@ def _can_cast(from_, to, casting="safe"):
     return np.can_cast(_static_dtype(from_), to, casting)
 
 
-_STAGED = ("tril", "triu", "tile", "roll", "count_nonzero", "cumulative_sum", "cumulative_prod", "diff",
-           "empty_like")
+_STAGED = ("tril", "triu", "tile", "roll", "count_nonzero", "cumulative_sum", "cumulative_prod", "empty_like")
 
 FUNCTIONS = {
     **{getattr(np, name): staged(name, getattr(np, name)) for name in _STAGED},
     np.pad: staged("pad", np.pad),
     np.take_along_axis: staged("take_along_axis", np.take_along_axis, ("arr", "indices")),
     np.searchsorted: staged("searchsorted", np.searchsorted, ("a", "v", "sorter")),
-    np.linspace: _linspace, np.empty: _empty,
+    np.linspace: _linspace, np.empty: _empty, np.diff: _diff,
     np.broadcast_arrays: _broadcast_arrays, np.meshgrid: _meshgrid, np.unstack: _unstack,
     np.real: real, np.imag: imag, np.result_type: _result_type, np.can_cast: _can_cast,
     np.unique_values: staged("unique_values", np.unique_values),

@@ -57,7 +57,7 @@ NOTES = {
     "np.linspace": "`num` static; `start`/`stop` may be symbolic; not `retstep=True`",
     "np.roll": "a static `shift`",
     "np.pad": "static `pad_width` and mode arguments; not a callable `mode`",
-    "np.diff": "`prepend`/`append` must be concrete",
+    "np.diff": "`prepend`/`append` (static or symbolic) joined by one `concatenate`, as NumPy joins them",
     "np.histogram": "`bins` an int or a concrete sequence (known sizes) or a string (sizes `?`); static `range`",
     "np.percentile": "`q` concrete or symbolic; not `overwrite_input`",
     "np.median": "not `overwrite_input`",

@@ -81,5 +81,8 @@ uint8, uint16, uint32, uint64 = np.uint8, np.uint16, np.uint32, np.uint64
 float32, float64, complex64, complex128 = np.float32, np.float64, np.complex64, np.complex128
 
 
+from_dlpack = np.from_dlpack  # no array argument to stage
+
+
 def __array_namespace_info__():
     return np.__array_namespace_info__()

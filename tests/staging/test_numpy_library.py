@@ -93,6 +93,8 @@ def test_one_array_functions(fn, inputs):
     (lambda a, r: np.repeat(a, r), (I, np.arange(12) % 3)),
     (lambda a, r: np.repeat(a, r, axis=1), (M, np.array([1, 0, 2, 1]))),
     (lambda a, q: np.quantile(a, q), (M, np.array([0.2, 0.4]))),
+    (lambda a, p: np.diff(a, prepend=p, axis=0), (M, I[:1])), (lambda a, p: np.diff(a, 2, append=p[0, 0]), (M, I)),
+    (lambda a, p: np.diff(a, prepend=p, append=p), (I[0], M[0])),
     (lambda a, b: np.vecdot(a, b, axis=0), (M, I)),
 ])
 def test_several_array_functions(fn, args):
