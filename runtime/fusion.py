@@ -35,10 +35,24 @@ from .analysis import last_uses
 from .graph import Graph, Node, Value
 from .types import TensorType
 
-# single-output ufuncs by name (multi-output ones such as divmod are never fused)
+
+
+def _mixes_float_and_int(ufunc: np.ufunc) -> bool:
+    """A loop takes a float and an integer (ldexp): NumPy picks it from a Python number's kind
+    (NEP 50), so such a number must reach the ufunc as it is, never cast to the array's dtype."""
+    for loop in ufunc.types:
+        kinds = {np.dtype(c).kind for c in loop.split("->")[0] if c not in "OMm"}
+        if "f" in kinds and kinds & {"i", "u"}:
+            return True
+    return False
+
+
+# single-output ufuncs by name (multi-output ones such as divmod are never fused), without the
+# ufuncs whose loops mix floats and integers: code treating the operands of these as one dtype
+# (fusion, the executor's pre-cast Python numbers) would change the loop NumPy picks
 UFUNCS = {name: getattr(np, name) for name in dir(np)
           if isinstance(getattr(np, name), np.ufunc) and getattr(np, name).nout == 1
-          and getattr(np, name).__name__ == name}
+          and getattr(np, name).__name__ == name and not _mixes_float_and_int(getattr(np, name))}
 
 # Ops whose value per element is fixed by IEEE-754 (correctly rounded or exact) for real floats:
 # computing them chunk by chunk gives the same bits as one call over the whole array.

@@ -115,12 +115,26 @@ _IDENTITIES = {
 }
 
 
+def _escaping(g: Graph) -> set[int]:
+    """Ids of the values of `g` whose array object may be seen outside a pure computation: the
+    graph's outputs, and what views (may_alias_input), stateful and structured nodes read."""
+    out = {id(v) for v in g.outputs if isinstance(v, Value)}
+    for node in g.nodes:
+        op = get_op(node.op)
+        if node.subgraphs or node.stateful or op.may_alias_input or op.may_alias_state:
+            out.update(id(v) for v in node_uses(node) if isinstance(v, Value))
+    return out
+
+
 def remove_identities(graph: Graph) -> None:
     """Drops `x + 0`, `x - 0`, `x * 1`, `x // 1` (ints) and `x / 1` (floats) when the result
-    has x's exact type: the value is x itself. A 0-d x qualifies only where a 0-d array and a
-    NumPy scalar are interchangeable (a ufunc turns a 0-d array, such as an input or np.where's
-    result, into a scalar): x is known to be a scalar or a Python number, or every reader of
-    the result is a ufunc (which treats both alike)."""
+    has x's exact type: the value is x itself. NumPy gives a new array there, so only results
+    that stay inside the graph's arithmetic are dropped: a result that is returned, viewed,
+    stored or passed to a structured op keeps its node (else the caller's `y = f(x)` would be
+    `x` itself, and `y[0] = 99` would change `x`). Python numbers (weak types) are immutable:
+    their identities are always dropped. A 0-d x qualifies only where a 0-d array and a NumPy
+    scalar are interchangeable (a ufunc turns a 0-d array, such as an input or np.where's result,
+    into a scalar): x is known to be a scalar, or every reader of the result is a ufunc."""
     mapping: dict[Value, Value] = {}
     scalars: set[int] = set()  # 0-d values that ufuncs made: NumPy scalars at run time
     readers: dict[int, set] = {}  # id(value) -> ops reading it ("" for a graph's output)
@@ -141,6 +155,7 @@ def remove_identities(graph: Graph) -> None:
 
     def visit(g: Graph):
         kept = []
+        escaping = _escaping(g)
         for node in g.nodes:
             if node.op in UFUNCS:
                 scalars.update(id(v) for v in node.outputs)
@@ -153,8 +168,9 @@ def remove_identities(graph: Graph) -> None:
                         continue
                     kinds = _IDENTITIES.get((node.op, pos, lit))
                     x = mapping.get(other, other)  # x may be dropped too
-                    if kinds and other.type == node.outputs[0].type and other.type.dtype.kind in kinds \
-                            and interchangeable(x, node.outputs[0]):
+                    if (kinds and other.type == node.outputs[0].type and other.type.dtype.kind in kinds
+                            and (other.type.weak or (id(node.outputs[0]) not in escaping
+                                                     and interchangeable(x, node.outputs[0])))):
                         mapping[node.outputs[0]] = x
                         break
                 else:

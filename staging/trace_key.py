@@ -201,9 +201,10 @@ def _has_tracing_type(value) -> bool:
 
 
 def _float_part(x: float):
-    """A float as a key part: NaN equals NaN, -0.0 differs from 0.0 (each can change a result)."""
+    """A float as a key part: NaN equals NaN of the same sign, -0.0 differs from 0.0 (each can
+    change a result: np.signbit, np.copysign)."""
     if x != x:
-        return "nan"
+        return "-nan" if math.copysign(1.0, x) < 0 else "nan"
     if x == 0.0:
         return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
     return x

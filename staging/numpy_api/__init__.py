@@ -1,7 +1,8 @@
 """The NumPy frontend of symbolic tensors: ufuncs, NumPy functions, methods and indexing become
 op records. Importing it installs Tensor's operators, indexing, methods and NumPy protocols.
 
-One module per family (reductions, shapes, creation, linalg, indexing, methods, ufuncs); each
+One module per family (reductions, shapes, creation, linalg, fft, arrays, statistics, indexing,
+methods, ufuncs); each
 family module ends with the table of the NumPy functions it stages.
 """
 
@@ -11,7 +12,7 @@ import numpy as np
 
 from ..graph_building import record
 from ..tensor import Tensor, has_staged_value, staged_value
-from . import creation, linalg, reductions, shapes
+from . import arrays, creation, fft, linalg, reductions, shapes, statistics
 from ._common import _as_input, _unsupported, numpy_name
 from .indexing import getitem, setitem, tensor_setitem
 from .methods import call_method
@@ -20,7 +21,8 @@ from .ufuncs import apply_ufunc, ufunc_into
 __all__ = ["apply_function", "apply_ufunc", "call_method", "getitem", "has_function", "setitem",
            "supported_functions"]
 
-_FUNCTIONS = {**reductions.FUNCTIONS, **shapes.FUNCTIONS, **linalg.FUNCTIONS, **creation.FUNCTIONS}
+_FUNCTIONS = {**reductions.FUNCTIONS, **shapes.FUNCTIONS, **linalg.FUNCTIONS, **creation.FUNCTIONS,
+              **arrays.FUNCTIONS, **fft.FUNCTIONS, **statistics.FUNCTIONS}
 
 
 def has_function(func) -> bool:
@@ -119,6 +121,8 @@ def _install():
     Tensor.shape = property(_shape)
     Tensor.size = property(_size)
     Tensor.T = property(lambda self: call_method("transpose", self, (), {}))
+    Tensor.real = property(lambda self: arrays.real(self))
+    Tensor.imag = property(lambda self: arrays.imag(self))
     symbols = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**",
                "matmul": "@", "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>"}
     binary = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._common import (_NO_VALUE, _as_input, _axis_attr, _is_tensor, _no_out, _record, _reject, _static_bool,
-                      _static_int, _unsupported)
+                      _static_int, _unsupported, _where)
 
 def _reduce(op, a, axis=None, keepdims=False, **extra):
     attrs = {}
@@ -76,18 +76,27 @@ def _all(a, axis=None, out=None, keepdims=False, *, where=_NO_VALUE):
     return _reduce("all", a, axis, keepdims)
 
 
+def _ddof(ddof, correction):
+    """The array API's `correction=` is NumPy's ddof; both at once is NumPy's ValueError."""
+    if correction is _NO_VALUE:
+        return ddof
+    if ddof != 0:
+        raise ValueError(f"{_where()}ddof and correction can't be provided simultaneously.")
+    return correction
+
+
 def _std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO_VALUE, mean=_NO_VALUE,
          correction=_NO_VALUE):
     _no_out(out, "np.std")
-    _reject("np.std", where=where, mean=mean, correction=correction)
-    return _reduce("std", a, axis, keepdims, dtype=dtype, ddof=ddof)
+    _reject("np.std", where=where, mean=mean)
+    return _reduce("std", a, axis, keepdims, dtype=dtype, ddof=_ddof(ddof, correction))
 
 
 def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO_VALUE, mean=_NO_VALUE,
          correction=_NO_VALUE):
     _no_out(out, "np.var")
-    _reject("np.var", where=where, mean=mean, correction=correction)
-    return _reduce("var", a, axis, keepdims, dtype=dtype, ddof=ddof)
+    _reject("np.var", where=where, mean=mean)
+    return _reduce("var", a, axis, keepdims, dtype=dtype, ddof=_ddof(ddof, correction))
 
 
 def _scan(op):

@@ -59,6 +59,41 @@ def _swapaxes(a, axis1, axis2):
     return _view("transpose", a, {"axes": tuple(perm)})
 
 
+def _moveaxis(a, source, destination):
+    """np.moveaxis: a transpose (a view, as in NumPy)."""
+    a = _as_input(a)
+    n = _ndim(a)
+    src = [_static_int(s, "source") for s in (source if isinstance(source, (tuple, list)) else (source,))]
+    dst = [_static_int(d, "destination") for d in (destination if isinstance(destination, (tuple, list))
+                                                    else (destination,))]
+    if len(src) != len(dst):
+        raise ValueError(f"{_where()}`source` and `destination` arguments must have the same number of elements")
+    for ax in src + dst:
+        if not -n <= ax < n:
+            raise np.exceptions.AxisError(ax, n)
+    src, dst = [s % n for s in src], [d % n for d in dst]
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ValueError(f"{_where()}repeated axis in `source` or `destination` argument")
+    order = [i for i in range(n) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return _view("transpose", a, {"axes": tuple(order)})
+
+
+def _flip(m, axis=None):
+    """np.flip: a reversing slice of each axis (a view, as in NumPy)."""
+    m = _as_input(m)
+    n = _ndim(m)
+    axes = range(n) if axis is None else [_static_int(a, "axis") for a in
+                                           (axis if isinstance(axis, (tuple, list)) else (axis,))]
+    key = [slice(None)] * n
+    for ax in axes:
+        if not -n <= ax < n:
+            raise np.exceptions.AxisError(ax, n)
+        key[ax % n] = slice(None, None, -1)
+    return getitem(m, tuple(key))
+
+
 def _expand_dims(a, axis):
     return _view("expand_dims", a, {"axis": _axis_attr(axis)})
 
@@ -190,7 +225,11 @@ def _round(a, decimals=0, out=None):
 
 def _repeat(a, repeats, axis=None):
     if _is_tensor(repeats) or np.ndim(repeats) != 0:
-        raise _unsupported("np.repeat with an array or symbolic `repeats`", "pass a Python int")
+        inputs = [_as_input(a), _as_input(repeats)]
+        if not _is_tensor(inputs[1]) and inputs[1].dtype.kind not in "iub":
+            raise TypeError(f"{_where()}Cannot cast array data from {inputs[1].dtype} to int64 according to "
+                            "the rule 'safe'")
+        return _record("repeat_counts", inputs, {} if axis is None else {"axis": _static_int(axis, "axis")})
     attrs = {"repeats": _static_int(repeats, "repeats")}
     if axis is not None:
         attrs["axis"] = _static_int(axis, "axis")
@@ -245,5 +284,5 @@ FUNCTIONS = {
     np.where: _np_where, np.nonzero: _nonzero, np.argwhere: _argwhere, np.clip: _clip, np.take: _take,
     np.copy: _copy, np.round: _round, np.repeat: _repeat, np.diagonal: _diagonal, np.trace: _trace,
     np.ndim: _ndim_func, np.shape: _shape_func, np.around: _round, np.concat: _concatenate,
-    np.permute_dims: _permute_dims, np.astype: _astype,
+    np.permute_dims: _permute_dims, np.astype: _astype, np.moveaxis: _moveaxis, np.flip: _flip,
 }

@@ -8,6 +8,7 @@ from runtime.ops import UFUNCS
 
 from .. import aliasing
 from ._common import _as_input, _is_tensor, _record, _unsupported, _where
+from .linalg import vecdot
 from .reductions import _reduce
 
 _UFUNC_DEFAULT_KWARGS = {"where": True, "casting": "same_kind", "order": "K", "subok": True,
@@ -59,6 +60,11 @@ def apply_ufunc(ufunc, method, inputs, kwargs):
     kwargs = dict(kwargs)
     if method == "__call__":
         target = _out_target(kwargs.pop("out", None), ufunc, name)
+        if name == "vecdot" and "axis" in kwargs and target is None and len(kwargs) == 1:
+            axis = kwargs.pop("axis")
+            if _is_tensor(axis):
+                raise _unsupported("np.vecdot with a symbolic `axis`", "`axis` must be a Python int")
+            return vecdot(*inputs, axis=axis)
         for key, value in kwargs.items():
             if key not in _UFUNC_DEFAULT_KWARGS or not _same(value, _UFUNC_DEFAULT_KWARGS[key]):
                 raise _unsupported(f"np.{name}(..., {key}={value!r})",

@@ -111,6 +111,16 @@ def test_nan_argument_traces_once():
     assert len(traces) == 1
 
 
+def test_nan_of_the_other_sign_is_another_key():
+    """The sign bit of a NaN is observable (np.signbit, np.copysign): -nan is not nan."""
+    f, traces = counting(lambda x, k: np.signbit(x * 0 + k))
+    x = np.arange(2.0)
+    nan = float("nan")
+    for k in (nan, -nan, nan, -nan):
+        np.testing.assert_array_equal(f(x, k), np.signbit(x * 0 + k))
+    assert len(traces) == 2
+
+
 def test_bools_are_not_numbers():
     f, traces = counting(lambda x, flag: x + 1 if flag else x - 1)
     assert f(np.float64(0.0), 1) == 1.0

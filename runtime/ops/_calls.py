@@ -1,0 +1,130 @@
+"""NumPy library functions as ops: array inputs, static attrs, a shape rule, NumPy's own dtypes.
+
+`register_call(name, func, shape)` registers an op whose kernel is `func(*inputs, **attrs)`
+(later array inputs by keyword when the signature wants that). Its rule gives each output's
+shape from `shape(*input_shapes, **attrs)` (dims may be None) and each output's dtype from
+NumPy itself: `func` runs on small stand-ins with the inputs' dtypes (`probe`), so the dtype,
+and the errors NumPy raises for the dtypes and static attrs, are NumPy's.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+
+import numpy as np
+
+from ..registry import register_op
+from ..types import TensorType
+from ._rules import check_type, dtype_of, is_weak, python_value, shape_of
+
+
+def stand_in(t, dim: int = 1):
+    """A concrete value NumPy treats like an input of type `t`: a Python number stays a Python
+    number; an array is ones with every dim `dim` (a dim-1 matrix is invertible, positive
+    definite, ...)."""
+    if is_weak(t):
+        return python_value(t)
+    return np.ones((dim,) * t.ndim, dtype=t.dtype)
+
+
+def default_probe(*types, **attrs):
+    return [stand_in(t) for t in types]
+
+
+def _positional_count(func, arrays) -> int:
+    """How many leading parameters of `func` are array inputs (passed by position)."""
+    if arrays is None:
+        return 1 << 30
+    try:
+        params = list(inspect.signature(func).parameters)
+    except (TypeError, ValueError):
+        return 1 << 30
+    count = 0
+    for name in params:
+        if name not in arrays:
+            break
+        count += 1
+    return count
+
+
+def _outputs(result, num_outputs):
+    if num_outputs == 1:
+        return (result,)
+    return tuple(result) if isinstance(result, tuple) else (result,)
+
+
+def probe_dtypes(func, args, attrs, num_outputs) -> list[np.dtype]:
+    """The dtypes of func(*args, **attrs), with floating point warnings silenced."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = func(*args, **attrs)
+    return [np.asarray(r).dtype for r in _outputs(result, num_outputs)]
+
+
+def register_call(name, func, shape, *, arrays=None, num_outputs=1, probe=None, doc=None,
+                  may_alias_input=False, min_inputs=1):
+    """Registers op `name` computing `func(*inputs, **attrs)`.
+
+    arrays: the names of func's array parameters, in order; inputs fill them from the first
+    (None: every input is positional). shape(*shapes, **attrs) gives the output shape, or a
+    tuple of them when num_outputs != 1. probe(*types, **attrs) gives the stand-in arguments
+    func runs on for the dtypes (default: `stand_in` of each input).
+    """
+    npos = _positional_count(func, arrays)
+    names = tuple(arrays or ())
+    probe = probe or default_probe
+
+    def call(inputs, attrs):
+        keywords = {names[i]: x for i, x in enumerate(inputs) if i >= npos}
+        result = func(*inputs[:npos], **keywords, **attrs)
+        return result if num_outputs == 1 else _outputs(result, num_outputs)
+
+    def infer(*types, **attrs):
+        if len(types) < min_inputs:
+            raise TypeError(f"{name} takes at least {min_inputs} input(s), got {len(types)}")
+        for t in types:
+            check_type(t, f"{name} input")
+        shapes = shape(*[shape_of(t) for t in types], **attrs)
+        args = probe(*types, **attrs)
+        keywords = {names[i]: x for i, x in enumerate(args) if i >= npos}
+        dtypes = probe_dtypes(lambda *a, **k: func(*a, **keywords, **k), args[:npos], attrs, num_outputs)
+        if num_outputs == 1:
+            return TensorType(dtypes[0], shapes)
+        if len(dtypes) != len(shapes):
+            raise TypeError(f"{name}: {len(dtypes)} outputs, but the shape rule gives {len(shapes)}")
+        return tuple(TensorType(d, s) for d, s in zip(dtypes, shapes))
+
+    def make_kernel(**attrs):
+        return lambda *inputs: call(inputs, attrs)
+
+    infer.__name__ = f"infer_{name}"
+    qualified = _numpy_name(func)
+    register_op(name, infer=infer, make_kernel=make_kernel, num_outputs=num_outputs,
+                may_alias_input=may_alias_input, doc=doc or qualified)(lambda *xs, **attrs: call(xs, attrs))
+
+
+def _numpy_name(func) -> str:
+    module = getattr(func, "__module__", "numpy") or "numpy"
+    if module.startswith("numpy.linalg"):
+        module = "numpy.linalg"
+    elif module.startswith("numpy.fft"):
+        module = "numpy.fft"
+    elif module.startswith("numpy"):
+        module = "numpy"
+    return module.replace("numpy", "np", 1) + "." + getattr(func, "__name__", "?")
+
+
+# --- shape helpers ---------------------------------------------------------------------------
+
+def same_shape(shape, *rest, **attrs):
+    return shape
+
+
+def dim_add(a, b):
+    return None if a is None or b is None else a + b
+
+
+def tensor_type_of(t):
+    """An input type as a TensorType (a Python number as its default NumPy type)."""
+    return TensorType(dtype_of(t), ()) if is_weak(t) else t
