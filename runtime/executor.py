@@ -368,6 +368,9 @@ class CompiledGraph:
         exec(code, namespace)
         # Calling it runs the graph (a failure is placed: see failure()).
         self.run = namespace["run"]
+        if self.code_filename != self.filename:  # a traceback reads `File "user.py", line 3, in <staged f>`
+            label = f"<staged {graph.name}>"
+            self.run.__code__ = self.run.__code__.replace(co_name=label, co_qualname=label)
         self._codes = {f.__code__ for name, f in namespace.items()
                        if name == "run" or (name.startswith("_body") and callable(f))}
 
