@@ -100,6 +100,8 @@ class _Saver:
         return self.variable_ids[id(var)]
 
     def function_index(self, fn) -> int:
+        if isinstance(fn, LoadedConcreteFunction):
+            fn = fn.function
         if id(fn) not in self.function_ids:
             single = getattr(fn, "single", None)
             if single is None:
@@ -110,7 +112,7 @@ class _Saver:
         return self.function_ids[id(fn)]
 
     def signature(self, cf) -> dict:
-        index = self.function_index(cf.function if isinstance(cf, LoadedConcreteFunction) else cf)
+        index = self.function_index(cf)
         params = []
         for p in cf._signature.parameters.values():  # noqa: SLF001
             entry = {"name": p.name, "kind": p.kind.name}

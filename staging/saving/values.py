@@ -35,7 +35,7 @@ from runtime import ListType, TensorType
 from runtime.core_ops import ARG
 
 from .. import errors
-from ..trace_key import TensorSpec
+from ..trace_key import TensorSpec, WeakIdKey
 from ..variables import Variable
 
 MAX_DEPTH = 64          # nesting of containers in one value
@@ -142,6 +142,10 @@ class Encoder:
             return {"t": "output"}
         if hasattr(v, "graph") and hasattr(v, "_execute") and hasattr(v, "output_types"):
             return {"t": "function", "index": self.function_index(v)}
+        if isinstance(v, WeakIdKey):  # an argument a trace keys by identity
+            v = v.ref()
+            if v is None:
+                raise Refusal("an object keyed by identity that is no longer alive")
         raise Refusal(describe(v))
 
 
