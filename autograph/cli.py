@@ -1,4 +1,4 @@
-"""The `autograph` command line: to-code, graph, demo and lint.
+"""The `autograph` command line: to-code, graph, demo, lint, save and inspect.
 
     autograph to-code FILE.py:FUNC
     autograph graph FILE.py:FUNC --spec 'x=float64[None]' --spec 'n=int64[]' [--format text|dot|svg]
@@ -431,6 +431,8 @@ def build_parser() -> argparse.ArgumentParser:
                                add_help=False)
     lint.add_argument("lint_args", nargs=argparse.REMAINDER)
     lint.set_defaults(run=cmd_lint)
+    from autograph import saving_cli  # save and inspect
+    saving_cli.add_commands(commands, sys.modules[__name__])
     return parser
 
 
