@@ -5,13 +5,15 @@ Values are numbered in definition order across the whole graph, subgraphs includ
 inputs, then each node's outputs, a subgraph's inputs when the subgraph starts); a REF is that
 number, or `{"literal": VALUE}` (a Python number known when tracing, in the value encoding).
 A node is `{"op", "inputs": [REF], "attrs": {name: VALUE}, "outputs": [TYPE],
-"subgraphs": [[label, GRAPH], ...], "location": [file, line] | null}`.
+"subgraphs": [[label, GRAPH], ...], "location": [file name, line] | null}` (the name without directories).
 
 Decoding checks the JSON shape of every part; the loader then checks the graph itself with
 runtime.verify (registered ops, SSA, scoping, each node's types against its op's rule).
 """
 
 from __future__ import annotations
+
+import os
 
 from runtime import Graph, Node, Value
 from runtime.graph import node_text
@@ -94,7 +96,8 @@ class GraphEncoder:
         outputs = [self._type(v.type, n) for v in n.outputs]
         for v in n.outputs:
             self._define(v)
-        location = [str(n.location[0]), int(n.location[1])] if n.location else None
+        # the file's name without its directories: a shipped file does not carry the author's paths
+        location = [os.path.basename(str(n.location[0])), int(n.location[1])] if n.location else None
         return {"op": n.op, "inputs": inputs, "attrs": attrs, "outputs": outputs, "subgraphs": subgraphs,
                 "location": location}
 

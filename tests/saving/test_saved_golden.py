@@ -23,9 +23,7 @@ NAMES = ["collatz_steps", "collect", "stateful"]
 
 @pytest.fixture(scope="module")
 def sources():
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(ROOT)  # locations in the files read golden/saved/sources.py on every checkout
-        return load_module(Path("golden/saved/sources.py"), "golden_saved_sources")
+    return load_module(SAVED_DIR / "sources.py", "golden_saved_sources")
 
 
 def _record(loaded, inputs) -> str:
