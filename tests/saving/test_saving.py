@@ -166,3 +166,12 @@ def test_missing_file_and_not_a_zip(tmp_path):
     (tmp_path / "text.stg").write_text("hello")
     with pytest.raises(LoadError, match="not a zip file"):
         staging.load(tmp_path / "text.stg")
+
+
+def test_run_time_errors_of_a_loaded_function_name_the_users_line():
+    from pathlib import Path
+    loaded = staging.load(Path(__file__).resolve().parents[2] / "golden" / "saved" / "collect.stg")
+    with pytest.raises(AssertionError, match="nothing positive") as info:
+        loaded(np.array([-1.0]))
+    assert info.value.__notes__ == [
+        "sources.py:40: raised while running `assert a parts=('nothing positive',)` in staged graph 'collect'"]
