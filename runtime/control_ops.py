@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .for_loops import array_walk, emit_array_walk
 from .graph import Graph, Node, Value
 from .registry import register_op
 from .types import TensorType, accepts
@@ -130,6 +131,10 @@ def _while_emit(em, node: Node, indent: int) -> None:
     nvars = node.attrs["num_loop_vars"]
     inits, captures = node.inputs[:nvars], node.inputs[nvars:]
     outs = [em.fresh(v) for v in node.outputs]
+    walk = array_walk(node)
+    if walk is not None:  # a staged `for x in xs`: a Python for over the array
+        emit_array_walk(em, node, walk, indent, outs)
+        return
     counters = _python_int_counters(node)
     em.assign(indent, outs, [f"int({em.ref(v)})" if i in counters else em.ref(v)
                              for i, v in enumerate(inits)], node)
