@@ -213,3 +213,20 @@ def test_an_index_loop_past_the_end_raises_as_eager():
     with pytest.raises(IndexError) as staged:
         f(xs, np.int64(5))
     assert str(staged.value) == str(eager.value)
+
+
+def power_series(x, n):
+    term = np.ones_like(x)
+    total = np.ones_like(x)
+    for i in range(1, n):
+        term = term * x / i
+        total = total + term
+    return total
+
+
+@pytest.mark.parametrize("n", [np.int64(12), np.int32(3), np.uint8(2), np.int64(0), np.int64(-4)])
+def test_range_bound_compared_as_a_python_int_equals_eager(n):
+    f = staging.function(power_series)
+    x = np.array([0.0, 0.5, -1.0])
+    assert f(x, n).tobytes() == power_series(x, n).tobytes()
+    assert "int(" in f.get_concrete_function(x, n).executable_source
