@@ -156,8 +156,8 @@ class Function:
                 # Fast path: NumPy arrays/scalars and simple Python values in a positional layout
                 # seen before (see _remember_fast) go straight to their ConcreteFunction's packed
                 # runner. (A key holding NOT_FAST is never an entry.)
-                if len(args) == 1:
-                    run = self._fast1.get(fast_key(args[0]))
+                if len(args) == 1:  # (a NumPy scalar's key is its type: no fast_key call)
+                    run = self._fast1.get(type(args[0])) or self._fast1.get(fast_key(args[0]))
                 elif len(args) == 2:
                     run = self._fast.get((fast_key(args[0]), fast_key(args[1])))
                 else:
