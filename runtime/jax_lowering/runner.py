@@ -1,0 +1,161 @@
+"""Runs a graph's nodes on JAX values (inside jax.jit) and calls the compiled result."""
+
+from __future__ import annotations
+
+import threading
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..graph import Graph, ListType, Value
+from ..types import TensorType
+from .errors import LoweringError, cannot_lower
+from .table import UNLOWERABLE, lowering_for
+
+PYTHON_NUMBERS = (bool, int, float, complex)
+
+
+def is_static(x) -> bool:
+    return type(x) in PYTHON_NUMBERS
+
+
+def conform(value, type_, strong: bool = False):
+    """`value` as a JAX value of `type_`'s dtype (a Python number of a weak type stays one,
+    unless `strong`: values crossing control flow must be arrays)."""
+    if isinstance(type_, ListType):
+        return value
+    if type_.weak and is_static(value) and not strong:
+        return value
+    return jnp.asarray(value, dtype=type_.dtype)
+
+
+def called_graphs(graph: Graph):
+    """`graph` and, depth first, every graph its nodes call (an attr with a `graph`)."""
+    yield graph
+    for node in graph.walk():
+        for attr in node.attrs.values():
+            inner = getattr(attr, "graph", None)
+            if isinstance(inner, Graph):
+                yield from called_graphs(inner)
+
+
+class Lowerer:
+    """State while one graph is traced by JAX: the current value of each Variable."""
+
+    def __init__(self, runner: "JaxGraph", variables: list):
+        self.runner = runner
+        self.variables = variables
+        self.state: dict[int, object] = {}
+
+    def state_values(self) -> tuple:
+        return tuple(self.state[id(v)] for v in self.variables)
+
+    def set_state(self, values) -> None:
+        self.state = {id(v): x for v, x in zip(self.variables, values)}
+
+    def run(self, graph: Graph, args) -> list:
+        env = {id(v): a for v, a in zip(graph.inputs, args)}
+        for node in graph.nodes:
+            inputs = [env[id(v)] if isinstance(v, Value) else v for v in node.inputs]
+            lower = lowering_for(node.op)
+            if lower is None:
+                why = UNLOWERABLE.get(node.op, "the JAX backend has no lowering for it")
+                raise cannot_lower(node, why)
+            try:
+                outs = lower(self, node, *inputs, **node.attrs)
+            except LoweringError:
+                raise
+            except Exception as error:
+                raise cannot_lower(node, f"{type(error).__name__}: {error}",
+                                   "Static sizes and indices known when tracing make it lowerable; "
+                                   "or keep the interpreter (jit_compile=False)") from error
+            if node.opdef.num_outputs == 1:
+                outs = (outs,)
+            for v, out in zip(node.outputs, outs):
+                env[id(v)] = conform(out, v.type)
+        return [env[id(v)] if isinstance(v, Value) else v for v in graph.outputs]
+
+
+def to_host(value, type_):
+    """A JAX result as the interpreter gives it: an ndarray, a NumPy scalar for 0-d, a Python
+    number for a weak type, a list for a list."""
+    if isinstance(type_, ListType):
+        return [to_host(v, type_.element) for v in value]
+    if isinstance(type_, TensorType) and type_.weak:
+        return type_.python_type(np.asarray(value).item())
+    array = np.asarray(value)
+    return array[()] if array.ndim == 0 else array
+
+
+class JaxGraph:
+    """A graph lowered to JAX and compiled with jax.jit (on its first call).
+
+    `run(*inputs)` gives the outputs as `runtime.executor.CompiledGraph.run` does (the one
+    output itself with single=True); `__call__` always a tuple. keep_on_device=True returns
+    jax.Arrays instead of NumPy values. Variables the graph reads are passed in, and those it
+    assigns are written back after the call, in one step. A staged assert that fails, or a
+    py_function that raises, makes the call raise that error (with a note naming the user's
+    line) and skips the write-back; later prints and Python calls of that run do nothing.
+    """
+
+    def __init__(self, graph: Graph, single: bool = False, keep_on_device: bool = False):
+        self.graph = graph
+        self.single = single
+        self.keep_on_device = keep_on_device
+        self._lock = threading.RLock()
+        self.failed: BaseException | None = None  # what a callback of the current call raised
+        nodes = [n for g in called_graphs(graph) for n in g.walk()]
+        seen, self.variables, self.assigned = set(), [], []
+        for node in nodes:
+            var = node.attrs.get("var")
+            if var is not None and id(var) not in seen:
+                seen.add(id(var))
+                self.variables.append(var)
+        written = {id(n.attrs["var"]) for n in nodes if n.op == "assign_variable"}
+        self.assigned = [i for i, v in enumerate(self.variables) if id(v) in written]
+        self.has_callbacks = any(n.op in ("assert", "py_function") for n in nodes)
+        self.output_types = [v.type if isinstance(v, Value) else TensorType.of(v) for v in graph.outputs]
+        self._jitted = jax.jit(self._traced)
+
+    @property
+    def source(self) -> str:
+        """What runs on a call: the jaxpr JAX traced (after the first call), else the graph."""
+        return f"# compiled with jax.jit (jit_compile=True) from:\n{self.graph}"
+
+    def _traced(self, inputs, state):
+        ctx = Lowerer(self, self.variables)
+        ctx.set_state(state)
+        outs = ctx.run(self.graph, inputs)
+        outs = [conform(o, t, strong=True) if not isinstance(t, ListType) else o
+                for o, t in zip(outs, self.output_types)]
+        final = ctx.state_values()
+        return outs, tuple(final[i] for i in self.assigned)
+
+    def __call__(self, *inputs):
+        with self._lock:  # the failure slot belongs to one call at a time
+            self.failed = None
+            state = tuple(v._value for v in self.variables)
+            if jax.config.jax_enable_x64:
+                outs, written = self._jitted(inputs, state)
+            else:
+                with jax.enable_x64(True):
+                    outs, written = self._jitted(inputs, state)
+            if self.has_callbacks:
+                jax.block_until_ready((outs, written))
+                jax.effects_barrier()
+            failed, self.failed = self.failed, None
+        if failed is not None:
+            raise failed
+        for i, value in zip(self.assigned, written):
+            var = self.variables[i]
+            stored = np.asarray(value)
+            with var._lock:
+                var._value = stored[()] if stored.ndim == 0 else stored
+        if self.keep_on_device:
+            return tuple(outs)
+        return tuple(to_host(o, t) for o, t in zip(outs, self.output_types))
+
+    def run(self, *inputs):
+        outs = self(*inputs)
+        return outs[0] if self.single else outs
