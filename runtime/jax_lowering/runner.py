@@ -117,6 +117,19 @@ class JaxGraph:
         self.has_callbacks = any(n.op in ("assert", "py_function") for n in nodes)
         self.output_types = [v.type if isinstance(v, Value) else TensorType.of(v) for v in graph.outputs]
         self._jitted = jax.jit(self._traced)
+        self._checked = False
+
+    def _check(self) -> None:
+        """Before the first call: every op has a lowering, every input is an array."""
+        for graph in called_graphs(self.graph):
+            for node in graph.walk():
+                if lowering_for(node.op) is None:
+                    raise cannot_lower(node, UNLOWERABLE.get(node.op, "the JAX backend has no lowering for it"))
+        for name, v in zip(self.graph.input_names, self.graph.inputs):
+            if not isinstance(v.type, TensorType):
+                raise LoweringError(f"staged graph {self.graph.name!r}: its input {name or '?'} is a {v.type}, not "
+                                    f"an array, and only arrays can enter a function compiled with jit_compile=True")
+        self._checked = True
 
     @property
     def source(self) -> str:
@@ -133,6 +146,8 @@ class JaxGraph:
         return outs, tuple(final[i] for i in self.assigned)
 
     def __call__(self, *inputs):
+        if not self._checked:
+            self._check()
         with self._lock:  # the failure slot belongs to one call at a time
             self.failed = None
             state = tuple(v._value for v in self.variables)
