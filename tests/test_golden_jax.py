@@ -12,7 +12,7 @@ pytest.importorskip("jax")
 import staging  # noqa: E402
 from autograph.golden import discover_cases, split_specs  # noqa: E402
 from runtime.jax_lowering import LoweringError  # noqa: E402
-from runtime.jax_lowering.runner import called_graphs  # noqa: E402
+from runtime.jax_lowering.values import called_graphs  # noqa: E402
 
 GOLDEN_ROOT = Path(__file__).resolve().parent.parent / "golden"
 CASES = [c for c in discover_cases(GOLDEN_ROOT) if c.load()[1] is not None]

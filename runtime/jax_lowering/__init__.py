@@ -6,7 +6,7 @@ package imports it only when a graph is lowered.
 """
 
 from .errors import LoweringError
-from .table import UNLOWERABLE, lowering_status
+from .table import UNLOWERABLE
 
 __all__ = ["JaxGraph", "LoweringError", "UNLOWERABLE", "lowering_status", "jax_available"]
 
@@ -17,6 +17,12 @@ def jax_available() -> bool:
     except ImportError:
         return False
     return True
+
+
+def lowering_status(name: str) -> str:
+    """"lowered", "unlowerable: <why>" or "missing" for op `name` (imports jax)."""
+    from .catalog import lowering_status as status
+    return status(name)
 
 
 def __getattr__(name):

@@ -12,7 +12,7 @@ from ..executor import failure_note
 from ..registry import get_op
 from .errors import cannot_lower
 from .ops import _loop_dtypes, ir_type
-from .runner import is_static, to_host
+from .values import is_static, to_host
 from .table import lowers
 
 _LIST_FIX = ("A list written at an index known only when the graph runs (appended to in a staged loop) "

@@ -11,7 +11,7 @@ from ..ops.elementwise import PYTHON_OPERATORS, UFUNCS, _resolve_arg
 from ..ops.indexing import _key_builder
 from ..ops.shape_ops import fill_dynamic
 from ..types import PYTHON_SCALAR_DTYPES
-from .runner import is_static
+from .values import is_static
 from .table import jnp_function, lowers
 
 

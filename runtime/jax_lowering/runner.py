@@ -5,40 +5,14 @@ from __future__ import annotations
 import threading
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from ..graph import Graph, ListType, Value
 from ..types import TensorType
+from .catalog import lowering_for
 from .errors import LoweringError, cannot_lower
-from .table import UNLOWERABLE, lowering_for
-
-PYTHON_NUMBERS = (bool, int, float, complex)
-
-
-def is_static(x) -> bool:
-    return type(x) in PYTHON_NUMBERS
-
-
-def conform(value, type_, strong: bool = False):
-    """`value` as a JAX value of `type_`'s dtype (a Python number of a weak type stays one,
-    unless `strong`: values crossing control flow must be arrays)."""
-    if isinstance(type_, ListType):
-        return value
-    if type_.weak and is_static(value) and not strong:
-        return value
-    return jnp.asarray(value, dtype=type_.dtype)
-
-
-def called_graphs(graph: Graph):
-    """`graph` and, depth first, every graph its nodes call (an attr with a `graph`)."""
-    yield graph
-    for node in graph.walk():
-        for attr in node.attrs.values():
-            inner = getattr(attr, "graph", None)
-            if isinstance(inner, Graph):
-                yield from called_graphs(inner)
-
+from .table import UNLOWERABLE
+from .values import called_graphs, conform, to_host
 
 class Lowerer:
     """State while one graph is traced by JAX: the current value of each Variable."""
@@ -75,17 +49,6 @@ class Lowerer:
             for v, out in zip(node.outputs, outs):
                 env[id(v)] = conform(out, v.type)
         return [env[id(v)] if isinstance(v, Value) else v for v in graph.outputs]
-
-
-def to_host(value, type_):
-    """A JAX result as the interpreter gives it: an ndarray, a NumPy scalar for 0-d, a Python
-    number for a weak type, a list for a list."""
-    if isinstance(type_, ListType):
-        return [to_host(v, type_.element) for v in value]
-    if isinstance(type_, TensorType) and type_.weak:
-        return type_.python_type(np.asarray(value).item())
-    array = np.asarray(value)
-    return array[()] if array.ndim == 0 else array
 
 
 class JaxGraph:

@@ -9,7 +9,7 @@ import jax.numpy as jnp
 from ..graph import ListType, Value
 from .errors import cannot_lower
 from .effects import _LIST_FIX
-from .runner import conform, is_static
+from .values import conform, is_static
 from .table import lowers
 
 

@@ -4,7 +4,7 @@ A lowering is `lower(ctx, node, *inputs, **attrs)` -> the node's output (a tuple
 num_outputs is not 1); `inputs` are JAX values, or Python numbers known while lowering
 (literals, static dims). `ctx` is the `Lowerer` running the graph (runner.py). Ops without an
 entry of their own that share their name with a `jax.numpy` function are lowered to it
-generically (`jnp.<name>(*inputs, **attrs)`). Adding an op means adding its lowering here (or
+generically (`jnp.<name>(*inputs, **attrs)`, catalog.py). Adding an op means adding its lowering here (or
 in the modules beside this one) or an UNLOWERABLE entry saying why.
 """
 
@@ -43,10 +43,6 @@ def lowers(*names: str):
     return decorate
 
 
-def _load():
-    from . import effects, ops, structured  # noqa: F401  (they fill LOWERINGS)
-
-
 def jnp_function(name: str):
     """jax.numpy's function of the same (dotted) name, or None."""
     import jax.numpy as jnp
@@ -56,28 +52,3 @@ def jnp_function(name: str):
         if target is None:
             return None
     return target if callable(target) else None
-
-
-def _generic(name: str, func):
-    def lower(ctx, node, *inputs, **attrs):
-        return func(*inputs, **attrs)
-    lower.__name__ = f"lower_{name}"
-    return lower
-
-
-def lowering_for(name: str):
-    """The lowering of op `name`, or None (see UNLOWERABLE for why)."""
-    _load()
-    found = LOWERINGS.get(name)
-    if found is None and name not in UNLOWERABLE:
-        func = jnp_function(name)
-        if func is not None:
-            found = LOWERINGS[name] = _generic(name, func)
-    return found
-
-
-def lowering_status(name: str) -> str:
-    """"lowered", "unlowerable: <why>" or "missing" (a registered op nobody decided about)."""
-    if name in UNLOWERABLE:
-        return f"unlowerable: {UNLOWERABLE[name]}"
-    return "lowered" if lowering_for(name) is not None else "missing"
