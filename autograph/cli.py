@@ -353,11 +353,11 @@ def run_example(name: str, path: Path, out: TextIO, budget: float = 0.25) -> Non
     out.write(f"traces: {staged.tracing_count}\n")
     staged_time = _time_per_call(staged, inputs, budget / 2)
     eager_time = _time_per_call(func, inputs, budget / 2)
-    ratio = eager_time / staged_time if staged_time > 0 else float("inf")
+    ratio = staged_time / eager_time if eager_time > 0 else float("inf")
     out.write("--- time per call (timings vary from run to run)\n")
     out.write(f"  {'staged':8} {_fmt_time(staged_time)}\n")
     out.write(f"  {'eager':8} {_fmt_time(eager_time)}\n")
-    out.write(f"  {'ratio':8} {ratio:8.2f}x  (eager time / staged time; >1 means staging is faster)\n")
+    out.write(f"  {'ratio':8} {ratio:8.2f}x  (staged time / eager time; below 1.00x staging is faster)\n")
 
 
 def _capture(call):
