@@ -18,9 +18,11 @@ from __future__ import annotations
 import inspect
 import os
 
+from runtime.jax_lowering import jax_available
 from runtime.verify import verify
 
 from .. import nest
+from ..concrete_function import check_jit_compile
 from ..errors import LoadError, SaveError
 from . import archive
 from .graphs import GraphDecoder, GraphEncoder, SaveRefusal
@@ -175,11 +177,13 @@ def save(obj, path, signatures=None) -> None:
 def load(path, jit_compile=None, *, max_bytes: int = archive.MAX_TOTAL_BYTES) -> LoadedFunction:
     """Loads a file written by staging.save. Everything in it is checked before anything runs;
     a file that is not a valid saved function raises staging.errors.LoadError saying why.
-    `max_bytes` caps the uncompressed size of the file's entries."""
-    if jit_compile:
-        raise NotImplementedError("load(..., jit_compile=True) needs the JAX backend, which is not "
-                                  "installed in this version; load without jit_compile to run on the "
-                                  "NumPy interpreter")
+    `max_bytes` caps the uncompressed size of the file's entries. jit_compile as for
+    staging.function: True (or "device") compiles the graphs with JAX (docs/jax.md)."""
+    check_jit_compile(jit_compile)
+    if jit_compile and not jax_available():
+        raise ImportError(f"load(..., jit_compile={jit_compile!r}) needs jax, which is not installed: "
+                          f"pip install 'autograph-numpy[jax]', or load without jit_compile to run on "
+                          f"the NumPy interpreter")
     try:
         opened = archive.Archive(os.fspath(path), max_bytes)
     except OSError as exc:
@@ -187,7 +191,7 @@ def load(path, jit_compile=None, *, max_bytes: int = archive.MAX_TOTAL_BYTES) ->
     except FormatError as exc:
         raise LoadError(f"cannot load {os.fspath(path)!s}: {exc}") from None
     try:
-        return _Loader(opened).load()
+        return _Loader(opened, jit_compile).load()
     except FormatError as exc:
         raise LoadError(f"cannot load {os.fspath(path)!s}: {exc}") from None
     except RecursionError:
@@ -197,8 +201,9 @@ def load(path, jit_compile=None, *, max_bytes: int = archive.MAX_TOTAL_BYTES) ->
 
 
 class _Loader:
-    def __init__(self, opened: archive.Archive):
+    def __init__(self, opened: archive.Archive, jit_compile=None):
         self.archive = opened
+        self.jit_compile = jit_compile
         self.variables: list = []
         self.functions: list = []
         self.decoder = Decoder(self._array, self._variable, self._function)
@@ -232,7 +237,7 @@ class _Loader:
             self.functions.append(self._graph_function(entry, i))
         sigs = [self._signature(s, i) for i, s in enumerate(expect_list(doc["signatures"], "signatures", 1 << 16))]
         expect(sigs, "the file has no signatures")
-        return LoadedFunction(expect_str(doc["name"], "the name"), sigs, self.variables, version)
+        return LoadedFunction(expect_str(doc["name"], "the name"), sigs, self.variables, version, self.jit_compile)
 
     def _graph_function(self, entry, i) -> LoadedGraphFunction:
         expect_dict(entry, f"function {i}", {"name", "graph", "single"})
@@ -241,11 +246,17 @@ class _Loader:
         try:
             verify(graph)
             _check_calls(graph)
-            return LoadedGraphFunction(expect_str(entry["name"], "a name"), graph, entry["single"])
         except FormatError:
             raise
         except Exception as exc:  # noqa: BLE001  (any failure of a check hook or a kernel factory)
             raise FormatError(f"function {i} is not a valid graph: {type(exc).__name__}: {exc}") from None
+        name = expect_str(entry["name"], "a name")
+        try:
+            return LoadedGraphFunction(name, graph, entry["single"], self.jit_compile)
+        except Exception as exc:  # noqa: BLE001  (a kernel factory or a lowering refusing the checked graph)
+            if self.jit_compile and type(exc).__name__ == "LoweringError":
+                raise  # a graph that loads but that JAX cannot compile: the backend's own error
+            raise FormatError(f"function {i} cannot be compiled: {type(exc).__name__}: {exc}") from None
 
     def _signature(self, obj, i) -> LoadedConcreteFunction:
         what = f"signature {i}"

@@ -9,7 +9,7 @@ from runtime import CompiledGraph, Value
 from runtime.types import TensorType
 
 from .. import nest
-from ..concrete_function import _describe_spec
+from ..concrete_function import _describe_spec, jax_backend
 from ..graph_building import current_graph, record
 from ..trace_key import TensorSpec, argument_name, bind, flat_tensors, tensor_type_of, trace_key
 
@@ -17,11 +17,12 @@ from ..trace_key import TensorSpec, argument_name, bind, flat_tensors, tensor_ty
 class LoadedGraphFunction:
     """A graph and its compiled runner: what a `call` node of a loaded graph calls."""
 
-    def __init__(self, name: str, graph, single: bool):
+    def __init__(self, name: str, graph, single: bool, jit_compile=None):
         self.name = name
         self.graph = graph
         self.single = single
-        self._compiled = CompiledGraph(graph, single=single)
+        self._compiled = (jax_backend(graph, single, jit_compile) if jit_compile
+                          else CompiledGraph(graph, single=single))
         self._execute = self._compiled.__call__ if single else self._compiled.run
         self.output_types = tuple(v.type for v in graph.outputs if isinstance(v, Value))
 
@@ -138,12 +139,13 @@ class LoadedFunction:
     naming the argument. `variables` are the Variables the graphs use (assign them; a later
     staging.save saves their new values)."""
 
-    def __init__(self, name: str, concrete_functions: list, variables: list, format_version: int):
+    def __init__(self, name: str, concrete_functions: list, variables: list, format_version: int,
+                 jit_compile=None):
         self.name = name
         self.signatures = tuple(concrete_functions)
         self.variables = tuple(variables)
         self.format_version = format_version
-        self.jit_compile = False
+        self.jit_compile = jit_compile
 
     @property
     def concrete_functions(self):

@@ -138,15 +138,31 @@ def test_refusals_name_the_users_line(tmp_path):
         staging.save(lambda x: x, tmp_path / "h.stg")
 
 
-def test_jit_compile_without_backend(tmp_path):
-    @staging.function
-    def f(x):
-        return x + 1.0
+def test_load_with_jit_compile(tmp_path):
+    pytest.importorskip("jax")
 
-    f(np.zeros(2))
-    staging.save(f, tmp_path / "f.stg")
-    with pytest.raises(NotImplementedError, match="needs the JAX backend"):
-        staging.load(tmp_path / "f.stg", jit_compile=True)
+    @staging.function
+    def collatz_steps(n):
+        steps = 0
+        while n != 1:
+            if n % 2 == 0:
+                n = n // 2
+            else:
+                n = 3 * n + 1
+            steps += 1
+        return steps, n * 2
+
+    collatz_steps(np.int64(27))
+    staging.save(collatz_steps, tmp_path / "c.stg")
+    loaded = staging.load(tmp_path / "c.stg", jit_compile=True)
+    assert loaded.jit_compile is True
+    for n in (27, 97, 871):
+        expected = staging.function(collatz_steps.python_function, jit_compile=True)(np.int64(n))
+        got = loaded(np.int64(n))
+        assert all(_same(a, b) for a, b in zip(got, expected))
+        assert all(_same(a, b) for a, b in zip(got, collatz_steps(np.int64(n))))
+    with pytest.raises(ValueError, match="jit_compile must be None, True, False or 'device', not 'yes'"):
+        staging.load(tmp_path / "c.stg", jit_compile="yes")
 
 
 def test_same_function_same_bytes(tmp_path):
@@ -175,3 +191,17 @@ def test_run_time_errors_of_a_loaded_function_name_the_users_line():
         loaded(np.array([-1.0]))
     assert info.value.__notes__ == [
         "sources.py:40: raised while running `assert a parts=('nothing positive',)` in staged graph 'collect'"]
+
+
+def test_load_with_jit_compile_without_jax(tmp_path, monkeypatch):
+    import staging.saving.api as api
+
+    @staging.function
+    def f(x):
+        return x + 1.0
+
+    f(np.zeros(2))
+    staging.save(f, tmp_path / "f.stg")
+    monkeypatch.setattr(api, "jax_available", lambda: False)
+    with pytest.raises(ImportError, match=r"load\(\.\.\., jit_compile=True\) needs jax, which is not installed"):
+        staging.load(tmp_path / "f.stg", jit_compile=True)
