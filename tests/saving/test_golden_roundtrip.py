@@ -33,6 +33,7 @@ manifest = json.load(open(sys.argv[1]))
 report = {}
 for name, item in manifest.items():
     loaded = staging.load(item["file"])
+    texts = {"signatures": loaded.pretty_printed_concrete_signatures(), "graph": str(loaded.signatures[0].graph)}
     arrays = np.load(item["inputs"], allow_pickle=False)
     args = [arrays[a["npz"]] if isinstance(a, dict) else a for a in item["args"]]
     kwargs = {k: arrays[a["npz"]] if isinstance(a, dict) else a for k, a in item["kwargs"].items()}
@@ -41,7 +42,7 @@ for name, item in manifest.items():
         with contextlib.redirect_stdout(out):
             result = loaded(*args, **kwargs)
     except Exception as exc:
-        report[name] = {"error": [type(exc).__name__, str(exc).split("\n")[0]], "stdout": out.getvalue()}
+        report[name] = {"error": [type(exc).__name__, str(exc).split("\n")[0]], "stdout": out.getvalue(), **texts}
         continue
     leaves = []
     def flat(v):
@@ -53,7 +54,7 @@ for name, item in manifest.items():
         return ["leaf", type(v).__name__]
     structure = flat(result)
     np.savez(item["outputs"], *[np.asarray(v) for v in leaves])
-    report[name] = {"structure": structure, "stdout": out.getvalue()}
+    report[name] = {"structure": structure, "stdout": out.getvalue(), **texts}
 source_modules = [m for m, mod in sys.modules.items() if "golden" in str(getattr(mod, "__file__", "") or "")]
 json.dump({"cases": report, "autograph_imported": "autograph" in sys.modules,
            "source_modules": source_modules}, open(sys.argv[2], "w"))
@@ -143,6 +144,7 @@ def roundtrip(tmp_path_factory):
         eager = None
         if not _uses_variables(cf.graph):
             eager = _run(function.python_function, args, kwargs)
+        staged["signatures"], staged["graph"] = cf.pretty_printed_signature(), str(cf.graph)
         expected[case.name] = (staged, staged_leaves, eager)
     (tmp / "manifest.json").write_text(json.dumps(manifest))
     (tmp / "child.py").write_text(CHILD)
@@ -172,6 +174,7 @@ def test_loaded_outputs_identical(roundtrip, name):
         pytest.skip("no input specs")
     staged, staged_leaves, eager = expected[name]
     got = report["cases"][name]
+    assert (got["signatures"], got["graph"]) == (staged["signatures"], staged["graph"])
     assert got["stdout"] == staged["stdout"]
     if "error" in staged:
         assert got.get("error") == staged["error"]
