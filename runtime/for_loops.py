@@ -75,6 +75,15 @@ def array_walk(node: Node) -> ArrayWalk | None:
     return ArrayWalk(j, array, bound, element, stepper)
 
 
+def _outer(node: Node, item):
+    """What a subgraph input of the while_loop `node` stands for outside it (captures only)."""
+    nvars = node.attrs["num_loop_vars"]
+    for sub in node.subgraphs.values():
+        if isinstance(item, Value) and item in sub.inputs[nvars:]:
+            return node.inputs[sub.inputs.index(item)]
+    return item
+
+
 def _reads(node: Node, value: Value):
     yield from (v is value for v in node.inputs)
     for sub in node.subgraphs.values():
@@ -99,8 +108,12 @@ def emit_array_walk(em, node: Node, walk: ArrayWalk, indent: int, outs: list[str
     array, bound = em.ref(walk.array), em.ref(walk.bound)
     static = (type(walk.bound) is int and walk.array.type.shape[0] is not None
               and 0 <= walk.bound <= walk.array.type.shape[0])
-    if static and walk.bound == walk.array.type.shape[0]:
-        source = array
+    length = _outer(node, walk.bound)
+    length = length.producer if isinstance(length, Value) else None
+    whole = (length is not None and length.op == "dim" and length.attrs.get("axis") == 0
+             and length.inputs[0] is _outer(node, walk.array))  # `for x in xs`: n is len(xs)
+    if whole or (static and walk.bound == walk.array.type.shape[0]):
+        source, static = array, True
     else:
         source = f"{array}[:max({bound}, 0)]"
     element = em.fresh(walk.element.outputs[0])
@@ -115,7 +128,10 @@ def emit_array_walk(em, node: Node, walk: ArrayWalk, indent: int, outs: list[str
     em.assign(indent + 1, [outs[k] for k in others], [em.ref(body.outputs[k]) for k in others], node)
     if len(em.lines) == written:
         em.emit(indent + 1, "pass")
-    final = repr(max(walk.bound, 0)) if type(walk.bound) is int else f"int(max({bound}, 0))"
+    if type(walk.bound) is int:
+        final = repr(max(walk.bound, 0))
+    else:
+        final = f"len({array})" if whole else f"int(max({bound}, 0))"
     if not static:  # the IndexError the while loop would have raised at xs[len(xs)]
         em.emit(indent, f"if {bound} > len({array}): {array}[len({array})]", walk.element)
     counter_type = node.outputs[j].type
