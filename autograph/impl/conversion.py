@@ -352,5 +352,7 @@ def is_library_file(filename: str) -> bool:
         hit = (filename.startswith("<frozen") or filename.startswith(_LIBRARY_DIRS)
                or path.startswith(_LIBRARY_DIRS) or any(d in path for d in _PACKAGE_DIRS)
                or source_map.is_own_file(path))
+        if len(_LIBRARY_FILES) >= 4096:  # bounded: generated and temporary files come and go
+            _LIBRARY_FILES.clear()
         _LIBRARY_FILES[filename] = hit
     return hit
