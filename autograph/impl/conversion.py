@@ -222,7 +222,10 @@ def _compile(node, ctx, fn):
 
 def converted_source(fn) -> str:
     """The converted source of plain function `fn` (what to_code shows)."""
-    return _converted_entry(fn, for_source=True).source
+    try:
+        return _converted_entry(fn, for_source=True).source
+    except RecursionError as error:
+        raise _nesting_error(fn, error) from None
 
 
 def _converted_entry(fn, for_source=False) -> _Converted:
@@ -239,12 +242,51 @@ def _converted_entry(fn, for_source=False) -> _Converted:
     if plain and not for_source:
         entry = _Converted(None, None, None)
     else:
-        node, ctx = _transform(fn)
-        inner_code, filename = _compile(node, ctx, fn)
+        try:
+            node, ctx = _transform(fn)
+            inner_code, filename = _compile(node, ctx, fn)
+        except RecursionError as error:
+            raise _nesting_error(fn, error) from None
         entry = _Converted(node, None if plain else inner_code, filename, _closure_plan(code, inner_code))
     entry.original = weakref.ref(code, lambda _, key=key: _forget(key))
     _BY_CODE[key] = entry
     return entry
+
+
+_DEEP = 100  # expressions nested deeper than this can exhaust the stack of the recursive passes
+
+
+def _nesting_error(fn, error):
+    """The error for a function whose conversion ran out of stack: a NestingTooDeepError
+    naming the line of its most deeply nested expression, or `error` itself when no
+    expression is deep (the stack was already deep: recursion in the user's program)."""
+    code = fn.__code__
+    try:
+        node = parser.parse_function(fn).node
+    except RecursionError:
+        node = None
+    depth, line = _deepest_expression(node) if node is not None else (_DEEP + 1, code.co_firstlineno)
+    if depth <= _DEEP:
+        return error
+    return errors.NestingTooDeepError(
+        f"{code.co_filename}:{line}: cannot convert {fn.__name__!r}: an expression on this line is "
+        f"nested too deeply ({depth} levels; Python's recursion limit is {sys.getrecursionlimit()}). "
+        f"Split it into several statements (for a long sum, add the terms up in a loop)")
+
+
+def _deepest_expression(tree) -> tuple[int, int]:
+    """(depth, line) of the most deeply nested expression node of `tree`, without recursion."""
+    best, line = 0, getattr(tree, "lineno", 1)
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, ast.expr):
+            depth += 1
+            if depth > best:
+                best, line = depth, getattr(node, "lineno", line)
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, depth))
+    return best, line
 
 
 def _forget(key):
