@@ -45,32 +45,32 @@ def _relocated(code, user_line: list, main: str):
     the tree (parsing, walking and compiling a tree cost four times as much)."""
     consts = tuple(_relocated(c, user_line, main) if type(c) is CodeType else c for c in code.co_consts)
     count = len(user_line) - 1
-    positions = [(user_line[line], GENERATED_BASE + line) if line is not None and 0 < line <= count
-                 else None for line, _, _, _ in code.co_positions()]
+    runs = [((end - start) // 2, (user_line[line], GENERATED_BASE + line)
+             if line is not None and 0 < line <= count else None)
+            for start, end, line in code.co_lines()]
     first = code.co_firstlineno
     first = user_line[first] if 1 <= first <= count else first
     return code.replace(co_consts=consts, co_filename=main, co_firstlineno=first,
-                        co_linetable=_line_table(positions, first))
+                        co_linetable=_line_table(runs, first))
 
 
-def _line_table(positions: list, first: int) -> bytes:
-    """The location table (PEP 626/657 format of Python 3.11+) of code units at `positions`:
-    (line, end line) with columns 0, or None for no location. Each entry covers up to 8 code
-    units: a header byte, then (long form) the line delta, the line span and the columns."""
+def _line_table(runs: list, first: int) -> bytes:
+    """The location table (PEP 626/657 format of Python 3.11+) of `runs` of code units:
+    (how many units, (line, end line) with columns 0, or None for no location). Each entry
+    covers up to 8 code units: a header byte, then (long form) the line delta, the line span
+    and the columns."""
     out = bytearray()
     append = out.append
     previous = first
-    i, n = 0, len(positions)
-    while i < n:
-        position = positions[i]
-        j, limit = i + 1, min(n, i + 8)
-        while j < limit and positions[j] == position:
-            j += 1
+    for units, position in runs:
         if position is None:
-            append(0xF8 | (j - i - 1))  # 0x80 | 15 << 3: no location
-        else:
-            line, end = position
-            append(0xF0 | (j - i - 1))  # 0x80 | 14 << 3: the long form
+            while units > 0:
+                append(0xF8 | (min(units, 8) - 1))  # 0x80 | 15 << 3: no location
+                units -= 8
+            continue
+        line, end = position
+        while units > 0:
+            append(0xF0 | (min(units, 8) - 1))  # 0x80 | 14 << 3: the long form
             delta = line - previous
             value = (-delta << 1) | 1 if delta < 0 else delta << 1  # signed varint
             while value >= 64:
@@ -84,7 +84,7 @@ def _line_table(positions: list, first: int) -> bytes:
             append(value)
             out += b"\x01\x01"  # column 0 and end column 0, each + 1
             previous = line
-        i = j
+            units -= 8
     return bytes(out)
 
 
