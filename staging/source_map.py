@@ -1,8 +1,11 @@
 """Maps generated (converted) source lines back to the user's file and line.
 
-autograph registers each converted function's generated file name with a
-line table; staging consults it when it records where a node was created,
-and error messages use it so they name the user's code, not generated code.
+autograph registers each converted function's generated file name with the
+user's file and the function's own lines (converted code keeps the user's line
+numbers, so a record does not grow with the file), and unregisters it when the
+converted code object dies; staging consults it when it records where a node
+was created, and error messages use it so they name the user's code, not
+generated code. The function's lines also serve tracebacks through linecache.
 """
 
 from __future__ import annotations
