@@ -57,7 +57,7 @@ def run_threads(target, n=THREADS):
 def test_threads_times_calls_with_variables_and_retracing(stress):
     """Every thread calls with 3 Python values of `k` and 2 shapes: 6 traces, made while other
     threads call; every Variable update lands, as in some sequential order."""
-    calls = stress.size(60, 5_000)
+    calls = stress.size(60, 12_500)
     count = staging.Variable(np.int64(0))
     total = staging.Variable(np.float64(0.0))
 

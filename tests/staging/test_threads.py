@@ -149,8 +149,8 @@ def test_mutual_recursion_started_from_two_threads_does_not_deadlock():
 @pytest.mark.stress
 def test_concurrent_variable_updates_are_never_lost(stress):
     """8 threads x N staged calls of `assign_add`: every update lands (each update is atomic).
-    STRESS=full: 8 x 10^4 calls (docs/testing.md)."""
-    calls = stress.size(300, 10_000)
+    STRESS=full: 8 x 12,500 = 10^5 calls (docs/testing.md)."""
+    calls = stress.size(300, 12_500)
     counter = staging.Variable(np.int64(0))
     vector = staging.Variable(np.zeros(1000))
 
