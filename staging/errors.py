@@ -16,6 +16,10 @@ class UnsupportedConstructError(ConversionError):
     symbolic control flow, `global`/`nonlocal` writes from staged branches..."""
 
 
+class NestingTooDeepError(UnsupportedConstructError, RecursionError):
+    """An expression nested too deeply to convert (thousands of terms or parentheses)."""
+
+
 class UndefinedNameError(StagingError, UnboundLocalError):
     """A name assigned in only one branch of a staged `if` (or only inside a
     staged loop) is used afterwards, or a name is read before it is assigned.

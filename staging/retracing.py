@@ -8,6 +8,7 @@ import os
 import sys
 import threading
 import warnings
+import weakref
 
 from .trace_key import retrace_cause
 
@@ -34,10 +35,10 @@ def note_trace(function, previous, current, key_source) -> None:
         _note_new_function(function)
 
 
-# Python functions (by code object) -> how many distinct Functions staging them have traced:
-# a staging.function made anew on every call of a loop traces every time.
-_STAGED_ANEW: collections.OrderedDict = collections.OrderedDict()
-_STAGED_ANEW_MAX = 1024
+# Python functions (by code object, held weakly: a count goes with its code) -> how many
+# distinct Functions staging them have traced: a staging.function made anew on every call of a
+# loop traces every time.
+_STAGED_ANEW: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _STAGED_ANEW_LOCK = threading.Lock()
 
 
@@ -46,10 +47,7 @@ def _note_new_function(function) -> None:
     if code is None:
         return
     with _STAGED_ANEW_LOCK:
-        count = _STAGED_ANEW.pop(code, 0) + 1
-        _STAGED_ANEW[code] = count
-        while len(_STAGED_ANEW) > _STAGED_ANEW_MAX:
-            _STAGED_ANEW.popitem(last=False)
+        count = _STAGED_ANEW[code] = _STAGED_ANEW.get(code, 0) + 1
     if count == 5:
         warnings.warn(
             f"{function._name!r} ({where_defined(function.python_function)}) was staged by 5 different "

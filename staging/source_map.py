@@ -1,19 +1,25 @@
 """Maps generated (converted) source lines back to the user's file and line.
 
-autograph registers each converted function's generated file name with a
-line table; staging consults it when it records where a node was created,
-and error messages use it so they name the user's code, not generated code.
+autograph registers each converted function's generated file name with the
+user's file and the function's own lines (converted code keeps the user's line
+numbers, so a record does not grow with the file), and unregisters it when the
+converted code object dies; staging consults it when it records where a node
+was created, and error messages use it so they name the user's code, not
+generated code. The function's lines also serve tracebacks through linecache.
 """
 
 from __future__ import annotations
 
 import bisect
+import linecache
 import os
 import sys
 import weakref
 
-_LINE_MAPS: dict[str, dict[int, tuple[str, int]]] = {}
-_SORTED_LINES: dict[str, list[int]] = {}
+# generated file name -> its record: (user file, last user line, the linecache lines). Lines
+# of converted code carry the user's own line numbers, so a record is the same size for a
+# function of a 10-line file and of a 10,000-line one.
+_LINE_MAPS: dict[str, tuple[str, int, object]] = {}
 
 _OWN_DIRS = tuple(
     os.path.dirname(os.path.abspath(p)) + os.sep
@@ -23,24 +29,62 @@ _OWN_DIRS = tuple(
 _OWN_DIRS = tuple(os.path.normpath(d) + os.sep for d in _OWN_DIRS)
 
 
-def register(filename: str, line_map: dict[int, tuple[str, int]]) -> None:
-    """Declares that line L of `filename` (generated code) stands for line_map[L]."""
-    _LINE_MAPS[filename] = dict(line_map)
-    _SORTED_LINES[filename] = sorted(line_map)
+class FunctionLines:
+    """The lines of a generated file as linecache serves them: line L is the user's line L
+    for the lines of one function (first .. first + len(lines) - 1) and empty before them,
+    without a list as long as the user's file."""
+
+    __slots__ = ("first", "lines")
+
+    def __init__(self, first: int, lines):
+        self.first, self.lines = first, tuple(lines)
+
+    def __len__(self):
+        return self.first - 1 + len(self.lines)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        n = len(self)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("line index out of range")
+        offset = index - (self.first - 1)
+        return self.lines[offset] if offset >= 0 else ""
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+
+def register(filename: str, user_file: str, first: int, lines) -> object:
+    """Declares that line L of generated code `filename` is line L of `user_file`, whose
+    function occupies `lines` from line `first` on: lines the converter added map to the
+    closest user line, and linecache shows the user's text for tracebacks through the
+    generated code. Returns the record to pass to `unregister`."""
+    served = FunctionLines(first, lines)
+    record = (user_file, first + max(len(served.lines), 1) - 1, served)
+    _LINE_MAPS[filename] = record
+    linecache.cache[filename] = (sum(map(len, served.lines)), None, served, filename)
+    return record
+
+
+def unregister(filename: str, record) -> None:
+    """Forgets generated code `filename` (when its code object is gone), if `record` is still
+    what is registered under that name (a function converted again may have taken it)."""
+    if _LINE_MAPS.get(filename) is record:
+        del _LINE_MAPS[filename]
+        cached = linecache.cache.get(filename)
+        if cached is not None and len(cached) > 2 and cached[2] is record[2]:
+            del linecache.cache[filename]
 
 
 def lookup(filename: str, lineno: int) -> tuple[str, int] | None:
     """The user (file, line) a generated line stands for, or None if `filename` is not generated."""
-    table = _LINE_MAPS.get(filename)
-    if table is None:
+    record = _LINE_MAPS.get(filename)
+    if record is None or lineno is None or lineno < 1:
         return None
-    hit = table.get(lineno)
-    if hit is not None:
-        return hit
-    # Lines the converter added (state tuples, helper defs) map to the closest preceding user line.
-    lines = _SORTED_LINES[filename]
-    i = bisect.bisect_right(lines, lineno)
-    return table[lines[i - 1]] if i else None
+    return record[0], min(lineno, record[1])
 
 
 def is_generated(filename: str) -> bool:

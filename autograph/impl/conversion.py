@@ -42,18 +42,24 @@ PIPELINE = (
     call_trees,
 )
 
+# id(original code object) -> its _Converted; an entry goes when its code object does, so a
+# cache entry keeps neither a module's globals nor anything of a function that is gone.
 _BY_CODE: dict = {}
-_BY_FUNCTION = weakref.WeakKeyDictionary()
 
 
 class _Converted:
-    """One converted code object: its generated source (lazily) and compiled code."""
+    """One converted code object: its generated source (lazily), compiled code, and how a
+    function of the original code is turned into one of the converted code (`plan`: per free
+    variable of the converted code, the index of the original's closure cell, -1 for `ag__`,
+    or -2 for the function's own name read from its globals); `code` None: nothing to convert."""
 
-    __slots__ = ("node", "ctx", "code", "filename", "_source")
+    __slots__ = ("node", "code", "filename", "plan", "ag_cells", "_source", "original", "__weakref__")
 
-    def __init__(self, node, ctx, code, filename):
-        self.node, self.ctx, self.code, self.filename = node, ctx, code, filename
+    def __init__(self, node, code, filename, plan=()):
+        self.node, self.code, self.filename, self.plan = node, code, filename, plan
+        self.ag_cells = None  # (ag namespace, the closure tuple when `ag__` is the only free name)
         self._source = None
+        self.original = None  # a weak reference to the original code object
 
     @property
     def source(self) -> str:
@@ -200,32 +206,98 @@ def _compile(node, ctx, fn):
         ) from None
     factory_code = next(c for c in module_code.co_consts if isinstance(c, types.CodeType))
     inner_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))
+    inner_code = inner_code.replace(co_qualname=fn.__qualname__) if hasattr(inner_code, "co_qualname") else inner_code
     # Tracebacks through converted code show the user's source lines (the very lines that
-    # were parsed, not a re-read); staging maps them to the user file.
+    # were parsed, not a re-read); staging maps them to the user file. Only the function's
+    # own lines are kept, for as long as the converted code object lives.
     lines = ctx.entity.lines
     if lines is None:
         lines = linecache.getlines(ctx.filename)
-    linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)
-    source_map.register(filename, {i: (ctx.filename, i) for i in range(1, len(lines) + 1)})
+    first = min(code.co_firstlineno, getattr(ctx.entity.node, "lineno", code.co_firstlineno))
+    last = max(first, getattr(ctx.entity.node, "end_lineno", None) or first)
+    record = source_map.register(filename, ctx.filename, first, lines[first - 1:last])
+    weakref.finalize(inner_code, source_map.unregister, filename, record)
     return inner_code, filename
 
 
 def converted_source(fn) -> str:
     """The converted source of plain function `fn` (what to_code shows)."""
-    return _converted_entry(fn).source
+    try:
+        return _converted_entry(fn, for_source=True).source
+    except RecursionError as error:
+        raise _nesting_error(fn, error) from None
 
 
-def _converted_entry(fn) -> _Converted:
+def _converted_entry(fn, for_source=False) -> _Converted:
+    """The cache entry of fn's code object, converted (with `for_source`, also when there is
+    nothing to convert: to_code shows it; calls still run `fn` itself)."""
     code = fn.__code__
-    # Code objects compare by content; the file and line tell apart identical functions.
-    key = (code, code.co_filename, code.co_firstlineno)
+    # Keyed by identity (a code object's hash and == read its whole bytecode; equal code in
+    # another file or module is another function), held weakly.
+    key = id(code)
     entry = _BY_CODE.get(key)
-    if entry is None:
-        node, ctx = _transform(fn)
-        inner_code, filename = _compile(node, ctx, fn)
-        entry = _Converted(node, ctx, inner_code, filename)
-        _BY_CODE[key] = entry
+    if entry is not None and entry.original() is code and (entry.node is not None or not for_source):
+        return entry
+    plain = nothing_to_convert(code)
+    if plain and not for_source:
+        entry = _Converted(None, None, None)
+    else:
+        try:
+            node, ctx = _transform(fn)
+            inner_code, filename = _compile(node, ctx, fn)
+        except RecursionError as error:
+            raise _nesting_error(fn, error) from None
+        entry = _Converted(node, None if plain else inner_code, filename, _closure_plan(code, inner_code))
+    entry.original = weakref.ref(code, lambda _, key=key: _forget(key))
+    _BY_CODE[key] = entry
     return entry
+
+
+_DEEP = 100  # expressions nested deeper than this can exhaust the stack of the recursive passes
+
+
+def _nesting_error(fn, error):
+    """The error for a function whose conversion ran out of stack: a NestingTooDeepError
+    naming the line of its most deeply nested expression, or `error` itself when no
+    expression is deep (the stack was already deep: recursion in the user's program)."""
+    code = fn.__code__
+    try:
+        node = parser.parse_function(fn).node
+    except RecursionError:
+        node = None
+    depth, line = _deepest_expression(node) if node is not None else (_DEEP + 1, code.co_firstlineno)
+    if depth <= _DEEP:
+        return error
+    return errors.NestingTooDeepError(
+        f"{code.co_filename}:{line}: cannot convert {fn.__name__!r}: an expression on this line is "
+        f"nested too deeply ({depth} levels; Python's recursion limit is {sys.getrecursionlimit()}). "
+        f"Split it into several statements (for a long sum, add the terms up in a loop)")
+
+
+def _deepest_expression(tree) -> tuple[int, int]:
+    """(depth, line) of the most deeply nested expression node of `tree`, without recursion."""
+    best, line = 0, getattr(tree, "lineno", 1)
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, ast.expr):
+            depth += 1
+            if depth > best:
+                best, line = depth, getattr(node, "lineno", line)
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, depth))
+    return best, line
+
+
+def _forget(key):
+    entry = _BY_CODE.get(key)
+    if entry is not None and entry.original() is None:
+        del _BY_CODE[key]
+
+
+def _closure_plan(code, inner_code) -> tuple:
+    own = {name: i for i, name in enumerate(code.co_freevars)}
+    return tuple(-1 if name == "ag__" else own.get(name, -2) for name in inner_code.co_freevars)
 
 
 # Instructions of code that conversion leaves as it is: no jumps (control flow, and/or, `if`
@@ -251,26 +323,31 @@ def nothing_to_convert(code) -> bool:
 
 def converted_raw(fn, ag_namespace):
     """The converted version of plain function `fn`, its `ag__` name bound to `ag_namespace`
-    (cached per function and per code object); `fn` itself when there is nothing to convert."""
-    converted = _BY_FUNCTION.get(fn)
-    if converted is not None:
-        return converted
-    if nothing_to_convert(fn.__code__):
-        _BY_FUNCTION[fn] = fn
-        return fn
+    (converted once per code object; the function object is made on each call, so no cache
+    holds `fn`, its globals or its closure); `fn` itself when there is nothing to convert."""
     entry = _converted_entry(fn)
-    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-    cells["ag__"] = types.CellType(ag_namespace)
-    # A free variable the original does not close over is the function's own name (the
-    # generated wrapper binds it): the original reads it as a global, so capture that value.
-    closure = tuple(cells[n] if n in cells else types.CellType(fn.__globals__.get(n, fn))
-                    for n in entry.code.co_freevars)
-    converted = types.FunctionType(entry.code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
-    converted.__kwdefaults__ = fn.__kwdefaults__
-    converted.__qualname__ = fn.__qualname__
+    code = entry.code
+    if code is None:
+        return fn
+    cells = entry.ag_cells
+    if cells is None or cells[0] is not ag_namespace:
+        cell = types.CellType(ag_namespace)
+        cells = entry.ag_cells = (ag_namespace, cell, (cell,) if entry.plan == (-1,) else None)
+    closure = cells[2]
+    if closure is None:
+        # A free variable the original does not close over is the function's own name (the
+        # generated wrapper binds it): the original reads it as a global, so capture that value.
+        original = fn.__closure__ or ()
+        closure = tuple(original[i] if i >= 0 else cells[1] if i == -1
+                        else types.CellType(fn.__globals__.get(name, fn))
+                        for i, name in zip(entry.plan, code.co_freevars))
+    converted = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
+    if fn.__kwdefaults__ is not None:
+        converted.__kwdefaults__ = fn.__kwdefaults__
+    if fn.__qualname__ != code.co_qualname:
+        converted.__qualname__ = fn.__qualname__
     converted.__doc__ = fn.__doc__
     converted.__module__ = fn.__module__
-    _BY_FUNCTION[fn] = converted
     return converted
 
 
@@ -317,5 +394,7 @@ def is_library_file(filename: str) -> bool:
         hit = (filename.startswith("<frozen") or filename.startswith(_LIBRARY_DIRS)
                or path.startswith(_LIBRARY_DIRS) or any(d in path for d in _PACKAGE_DIRS)
                or source_map.is_own_file(path))
+        if len(_LIBRARY_FILES) >= 4096:  # bounded: generated and temporary files come and go
+            _LIBRARY_FILES.clear()
         _LIBRARY_FILES[filename] = hit
     return hit

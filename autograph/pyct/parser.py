@@ -18,6 +18,16 @@ from staging import errors
 # A block is only reused while linecache returns that same list: a file re-read after an
 # edit (or a pseudo-file registered again) gives a new list, and its old blocks are dropped.
 _BLOCK_CACHE: dict[str, tuple[list[str], dict[int, tuple[str, ...]]]] = {}
+_FILES_KEPT = 32  # the per-file caches hold the most recently used files only
+
+
+def _remember(cache: dict, key, value):
+    """cache[key] = value, dropping the least recently stored files beyond _FILES_KEPT."""
+    cache.pop(key, None)
+    while len(cache) >= _FILES_KEPT:
+        del cache[next(iter(cache))]
+    cache[key] = value
+    return value
 
 
 class ParsedEntity:
@@ -88,7 +98,7 @@ def _file_blocks(filename, all_lines) -> dict[int, tuple[str, ...]]:
     """The cached blocks of `filename`, valid for exactly this lines list."""
     entry = _BLOCK_CACHE.get(filename)
     if entry is None or entry[0] is not all_lines:
-        entry = _BLOCK_CACHE[filename] = (all_lines, {})
+        entry = _remember(_BLOCK_CACHE, filename, (all_lines, {}))
     return entry[1]
 
 
@@ -254,7 +264,7 @@ def _lambda_in_file(fn, all_lines):
             tree = ast.parse("".join(all_lines))
         except (SyntaxError, ValueError):
             tree = None
-        entry = _FILE_TREES[filename] = (all_lines, tree)
+        entry = _remember(_FILE_TREES, filename, (all_lines, tree))
     tree = entry[1]
     if tree is None:
         return None

@@ -59,6 +59,7 @@ def attributes(exc) -> dict:
     return {n: getattr(exc, n) for n in names if hasattr(exc, n)}
 
 
+@pytest.mark.stress  # fault injection: each caught as itself, with its attributes
 @pytest.mark.parametrize("callback", CALLBACKS, ids=[c.__name__ for c in CALLBACKS])
 def test_py_function_exception_is_the_eager_exception(callback):
     def run(x):

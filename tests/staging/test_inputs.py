@@ -27,6 +27,7 @@ class Clipping(np.ndarray):
         return np.clip(np.asarray(self) + other, 0, 1)
 
 
+@pytest.mark.stress
 def test_memmap_and_np_load_mmap_are_staged_as_arrays(tmp_path):
     f = staging.function(scale)
     data = np.arange(6.0)
@@ -42,6 +43,7 @@ def test_memmap_and_np_load_mmap_are_staged_as_arrays(tmp_path):
     np.testing.assert_array_equal(mapped, data)  # never written
 
 
+@pytest.mark.stress
 def test_plain_subclass_is_its_base_array():
     f = staging.function(scale)
     value = np.arange(3.0).view(Tagged)
@@ -51,6 +53,7 @@ def test_plain_subclass_is_its_base_array():
     assert type(out) is np.ndarray  # (eagerly a Tagged: staged results are plain arrays)
 
 
+@pytest.mark.stress
 @pytest.mark.parametrize("value, words", [
     (np.matrix([[1.0, 2.0]]), "numpy.matrix, whose operators differ"),
     (np.ma.masked_array([1.0, 2.0], [0, 1]), "masked array"),

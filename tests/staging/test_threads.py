@@ -6,6 +6,7 @@ import threading
 import time
 
 import numpy as np
+import pytest
 
 import staging
 
@@ -118,6 +119,7 @@ def test_concurrent_stateful_calls_keep_variable_consistent():
     assert v.numpy() == THREADS * 50 and bump.tracing_count == 1
 
 
+@pytest.mark.stress
 def test_mutual_recursion_started_from_two_threads_does_not_deadlock():
     @staging.function(autograph=False)
     def ping(x):
@@ -144,11 +146,11 @@ def test_mutual_recursion_started_from_two_threads_does_not_deadlock():
     assert len(raised) == 2
 
 
-def test_concurrent_variable_updates_are_never_lost():
+@pytest.mark.stress
+def test_concurrent_variable_updates_are_never_lost(stress):
     """8 threads x N staged calls of `assign_add`: every update lands (each update is atomic).
-    Set STRESS_CALLS for a longer run."""
-    import os
-    calls = int(os.environ.get("STRESS_CALLS", "300"))
+    STRESS=full: 8 x 12,500 = 10^5 calls (docs/testing.md)."""
+    calls = stress.size(300, 12_500)
     counter = staging.Variable(np.int64(0))
     vector = staging.Variable(np.zeros(1000))
 
@@ -171,6 +173,7 @@ def test_concurrent_eager_variable_updates_are_never_lost():
     assert errors == [] and counter.numpy() == THREADS * 300.0
 
 
+@pytest.mark.stress
 def test_a_trace_may_wait_for_another_thread_that_traces_another_function():
     """f's Python code starts a thread that calls (and traces) g, and waits for it."""
     @staging.function(autograph=False)
