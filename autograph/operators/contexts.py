@@ -21,6 +21,7 @@ import warnings
 
 import numpy as np
 
+from runtime._compat import add_note
 from staging import errors
 from staging.graph_building import current_graph
 from staging.source_map import where as _where
@@ -45,9 +46,9 @@ def mark_staged_region(error, where, kind) -> None:
     if isinstance(error, Exception) and not isinstance(error, errors.StagingError):
         construct = "both branches of an `if`" if kind in ("`if`", "`a if c else b`") else \
             f"the body of a {kind}" if "loop" in kind else f"both operands of {kind}"
-        error.add_note(f"{where.rstrip(': ')}: raised while tracing this staged {kind}: its condition is "
-                       f"symbolic, so {construct} are traced whatever it turns out to be, even code that "
-                       f"would not run for these inputs")
+        add_note(error, f"{where.rstrip(': ')}: raised while tracing this staged {kind}: its condition is "
+                 f"symbolic, so {construct} are traced whatever it turns out to be, even code that "
+                 f"would not run for these inputs")
 
 
 def _runtime_context(cm) -> str | None:
