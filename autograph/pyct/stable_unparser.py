@@ -49,7 +49,9 @@ class StableUnparser(ast._Unparser):
         super()._for_helper(fill, node)
 
     def visit_NamedExpr(self, node):
-        with self.require_parens(_Precedence.NAMED_EXPR, node):
+        # 3.11 parenthesizes `:=` wherever it is not itself at NAMED_EXPR precedence (which
+        # nothing sets): always. 3.10 has no NAMED_EXPR and leaves it bare in tuples.
+        with self.delimit("(", ")"):
             self.set_precedence(_Precedence.ATOM, node.target, node.value)
             self.traverse(node.target)
             self.write(" := ")
