@@ -1,4 +1,4 @@
-"""Differences between the supported Python versions, in one place (exception notes on 3.10).
+"""Differences between the supported Python and NumPy versions, in one place.
 
 `add_note(exc, text)` is `exc.add_note(text)` (PEP 678, Python >= 3.11). Python 3.10 has no
 `add_note`, and its traceback printing ignores `__notes__`; there the note is appended to
@@ -10,6 +10,7 @@ message itself (`str(exc)`, `exc.args`) is never changed: a user's exception kee
 
 from __future__ import annotations
 
+import inspect
 import sys
 
 HAS_ADD_NOTE = sys.version_info >= (3, 11)
@@ -43,3 +44,36 @@ def renamed_code(code, name: str):
     if hasattr(code, "co_qualname"):
         return code.replace(co_name=name, co_qualname=name)
     return code.replace(co_name=name)  # pragma: no cover - Python 3.10
+
+
+# NumPy < 2.3 gives some of its C functions no signature (inspect.signature raises
+# ValueError); these are their signatures as NumPy 2.0 to 2.2 document them.
+_NUMPY_SIGNATURES = {
+    "arange": "(start_or_stop, /, stop=None, step=1, *, dtype=None, device=None, like=None)",
+    "array": "(object, dtype=None, *, copy=True, order='K', subok=False, ndmin=0, like=None)",
+    "asarray": "(a, dtype=None, order=None, *, device=None, copy=None, like=None)",
+    "can_cast": "(from_, to, casting='safe')",
+    "concatenate": "(arrays, /, axis=0, out=None, *, dtype=None, casting='same_kind')",
+    "dot": "(a, b, out=None)",
+    "empty": "(shape, dtype=None, order='C', *, device=None, like=None)",
+    "empty_like": "(prototype, /, dtype=None, order='K', subok=True, shape=None, *, device=None)",
+    "result_type": "(*arrays_and_dtypes)",
+    "where": "(condition, x=None, y=None, /)",
+    "zeros": "(shape, dtype=None, order='C', *, device=None, like=None)",
+}
+_SIGNATURES: dict = {}
+
+
+def signature(func) -> inspect.Signature:
+    """inspect.signature(func), also for the NumPy functions that have none before NumPy 2.3."""
+    try:
+        return inspect.signature(func)
+    except ValueError:
+        name = getattr(func, "__name__", None)
+        if getattr(func, "__module__", None) != "numpy" or name not in _NUMPY_SIGNATURES:
+            raise
+    if name not in _SIGNATURES:
+        namespace: dict = {}
+        exec(f"def {name}{_NUMPY_SIGNATURES[name]}: pass", namespace)  # noqa: S102 (our own text)
+        _SIGNATURES[name] = inspect.signature(namespace[name])
+    return _SIGNATURES[name]
