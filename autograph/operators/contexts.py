@@ -106,6 +106,8 @@ def context(cm):
     """`with cm:` in converted code (see the module docstring)."""
     cls = type(cm)
     if not (hasattr(cls, "__enter__") and hasattr(cls, "__exit__")):
+        if sys.version_info < (3, 11):  # what Python 3.10's `with` raises
+            raise AttributeError("__exit__" if hasattr(cls, "__enter__") else "__enter__")
         raise TypeError(f"'{cls.__name__}' object does not support the context manager protocol")
     return _Context(cm, cls.__exit__, _where())
 
