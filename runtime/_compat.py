@@ -43,7 +43,10 @@ def renamed_code(code, name: str):
     """`code` with its name (and, on Python >= 3.11, its qualified name) set to `name`."""
     if hasattr(code, "co_qualname"):
         return code.replace(co_name=name, co_qualname=name)
-    return code.replace(co_name=name)  # pragma: no cover - Python 3.10
+    from .user_lines import share_generated_lines  # pragma: no cover - Python 3.10
+    renamed = code.replace(co_name=name)
+    share_generated_lines(renamed, code)  # the lines of a code compiled at the user's lines
+    return renamed
 
 
 # NumPy < 2.3 gives some of its C functions no signature (inspect.signature raises
