@@ -18,6 +18,7 @@ import threading
 import numpy as np
 
 from . import fusion
+from ._compat import add_note, renamed_code
 from .analysis import dead_after, maybe_viewed, outputs_sharing_state
 from .fusion import UFUNCS as _UFUNCS
 from .graph import Graph, Node, Value, node_text
@@ -370,7 +371,7 @@ class CompiledGraph:
         self.run = namespace["run"]
         if self.code_filename != self.filename:  # a traceback reads `File "user.py", line 3, in <staged f>`
             label = f"<staged {graph.name}>"
-            self.run.__code__ = self.run.__code__.replace(co_name=label, co_qualname=label)
+            self.run.__code__ = renamed_code(self.run.__code__, label)
         self._codes = {f.__code__ for name, f in namespace.items()
                        if name == "run" or (name.startswith("_body") and callable(f))}
 
@@ -390,7 +391,7 @@ class CompiledGraph:
         if node is None:
             return
         _noted.exc = exc
-        exc.add_note(failure_note(node, self.graph.name))
+        add_note(exc, failure_note(node, self.graph.name))
 
     def node_at_failure(self, tb) -> Node | None:
         node = None

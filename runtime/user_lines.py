@@ -12,12 +12,21 @@ Each position also records which generated line it came from, in `end_lineno`
 (GENERATED_BASE + the generated line): end_lineno beyond lineno makes a position span lines,
 for which tracebacks draw no carets; and generated_line() reads it back from a frame, so a
 failure still names the exact node (several nodes share a user line).
+
+Python 3.10 has no positions (only line numbers): there the source is also compiled at its
+generated lines, and when both compilations give the same instructions (line numbers do not
+change them, except in rare NOP placements), each instruction's generated line is read from
+that second compilation; otherwise the code keeps its generated lines, as for a long source.
 """
 
 from __future__ import annotations
 
+import ast
 import collections
+import dis
 import sys
+import types
+import weakref
 from types import CodeType
 
 GENERATED_BASE = 1 << 24  # end_lineno = GENERATED_BASE + the generated line
@@ -28,14 +37,27 @@ _HAS_POSITIONS = sys.version_info >= (3, 11)  # code.co_positions (PEP 657)
 def compile_at_user_lines(source: str, line_nodes: dict, fallback: str):
     """(code, filename): `source` compiled at the user's lines of `line_nodes` (generated line
     -> graph Node with a `location`), or as it is under the name `fallback` when no node has a
-    location (a graph built by hand), the source is very long, or Python has no positions."""
+    location (a graph built by hand) or the source is very long."""
     files = collections.Counter(node.location[0] for node in line_nodes.values() if node.location)
-    if not files or not _HAS_POSITIONS or source.count("\n") > MAX_MAPPED_LINES:
+    if not files or source.count("\n") > MAX_MAPPED_LINES:
         return compile(source, fallback, "exec"), fallback
     main = files.most_common(1)[0][0]
     user_line = _user_lines(source.count("\n") + 1, line_nodes, main)
-    code = compile(source, main, "exec")
-    return _relocated(code, user_line, main), main
+    if _HAS_POSITIONS:
+        return _relocated(compile(source, main, "exec"), user_line, main), main
+    # Python 3.10 (no positions): the syntax tree compiled at the user's lines, its
+    # instructions matched with a compilation at the generated lines
+    tree = ast.parse(source)
+    for n in ast.walk(tree):
+        generated = getattr(n, "lineno", None)
+        if generated is not None:
+            n.lineno = n.end_lineno = user_line[generated]
+            n.col_offset = n.end_col_offset = 0
+    code = compile(tree, main, "exec")
+    plain = compile(source, fallback, "exec")
+    if not _remember_generated_lines(code, plain):
+        return plain, fallback
+    return code, main
 
 
 def _relocated(code, user_line: list, main: str):
@@ -104,10 +126,60 @@ def _user_lines(count: int, line_nodes: dict, main: str) -> list[int]:
 
 def generated_line(frame_code, lasti: int, tb_lineno: int) -> int:
     """The generated line a frame of compiled code was at (its instruction offset `lasti`)."""
-    if not _HAS_POSITIONS:
-        return tb_lineno
+    if not _HAS_POSITIONS:  # pragma: no cover - Python 3.10
+        lines = _GENERATED_LINES.get(id(frame_code))
+        return lines.get(lasti, tb_lineno) if lines is not None else tb_lineno
     for i, position in enumerate(frame_code.co_positions()):
         if i == lasti // 2:
             end = position[1]
             return end - GENERATED_BASE if end is not None and end > GENERATED_BASE else tb_lineno
     return tb_lineno
+
+
+# Python 3.10: id(code compiled at user lines) -> {instruction offset: generated line}
+_GENERATED_LINES: dict[int, dict[int, int]] = {}
+
+
+def _remember_generated_lines(code, plain) -> bool:
+    """Records the generated line of every instruction of `code` and its nested code objects,
+    read from `plain` (the same source compiled at its generated lines): the instructions of the
+    two are the same but for the NOPs that keep line events (and the jump targets they shift).
+    False when they differ otherwise."""
+    pairs = [(code, plain)]
+    tables = []
+    for at_user, at_generated in pairs:
+        table = _aligned_lines(at_user, at_generated)
+        if table is None or len(at_user.co_consts) != len(at_generated.co_consts):
+            return False
+        tables.append((at_user, table))
+        pairs.extend((a, b) for a, b in zip(at_user.co_consts, at_generated.co_consts)
+                     if isinstance(a, types.CodeType) and isinstance(b, types.CodeType))
+    for at_user, table in tables:
+        _GENERATED_LINES[id(at_user)] = table
+        weakref.finalize(at_user, _GENERATED_LINES.pop, id(at_user), None)
+    return True
+
+
+def _aligned_lines(at_user, at_generated) -> dict[int, int] | None:
+    """{offset in at_user: the generated line of the same instruction in at_generated}."""
+    mine = [i for i in dis.get_instructions(at_user) if i.opname != "NOP"]
+    theirs = [i for i in dis.get_instructions(at_generated) if i.opname != "NOP"]
+    if len(mine) != len(theirs):
+        return None
+    lines = {}
+    line = at_generated.co_firstlineno
+    for a, b in zip(mine, theirs):
+        jump = b.opcode in dis.hasjrel or b.opcode in dis.hasjabs
+        if a.opname != b.opname or (not jump and a.arg != b.arg):
+            return None
+        line = b.starts_line or line
+        lines[a.offset] = line
+    return lines
+
+
+def share_generated_lines(renamed, code) -> None:
+    """`renamed` (a copy of `code` under another name) has the generated lines `code` has."""
+    lines = _GENERATED_LINES.get(id(code))
+    if lines is not None:  # pragma: no cover - Python 3.10
+        _GENERATED_LINES[id(renamed)] = lines
+        weakref.finalize(renamed, _GENERATED_LINES.pop, id(renamed), None)

@@ -7,6 +7,7 @@ import threading
 import numpy as np
 
 from runtime import Graph, Node, TensorType, Value
+from runtime._compat import add_note
 from runtime.ops.random import GeneratorType
 from runtime.registry import get_op, infer_types, UnknownOpError
 
@@ -169,7 +170,7 @@ def _with_location(exc: BaseException, prefix: str) -> BaseException:
             located = None
         if located is not None and type(located) is type(exc) and str(located) == f"{prefix}{exc}":
             return located
-    exc.add_note(prefix.rstrip(": ") + ": raised while staging this op")
+    add_note(exc, prefix.rstrip(": ") + ": raised while staging this op")
     return exc
 
 

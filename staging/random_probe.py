@@ -19,6 +19,7 @@ import random as _py_random
 import numpy as np
 
 from runtime import TensorType
+from runtime._compat import add_note
 from runtime.core_ops import ARG
 from runtime.ops.random import GENERATOR_CLASSES, GeneratorType, count_slots, fill
 
@@ -234,5 +235,5 @@ def _located(exc: BaseException, prefix: str) -> BaseException:
             located = None
         if located is not None and type(located) is type(exc):
             return located
-    exc.add_note(prefix.rstrip(": ") + ": raised while staging this call")
+    add_note(exc, prefix.rstrip(": ") + ": raised while staging this call")
     return exc

@@ -68,8 +68,10 @@ def test_closed_pipe_ends_quietly(user_file, command):
     assert "BrokenPipeError" not in result.stderr and "Traceback" not in result.stderr
     # the user's module printed to stderr while it was imported; nothing else is said
     assert [line for line in result.stderr.splitlines() if line != "top-level code ran"] == []
-    # like a filter whose reader went away: status 1 (argparse's --help ignores the closed pipe)
-    assert result.returncode == (0 if command == "help" else cli.FAILURE)
+    # like a filter whose reader went away: status 1 (argparse's --help ignores the closed pipe
+    # from Python 3.11; on 3.10 its BrokenPipeError reaches the command line's own handler)
+    help_ignores_the_pipe = command == "help" and sys.version_info >= (3, 11)
+    assert result.returncode == (0 if help_ignores_the_pipe else cli.FAILURE)
 
 
 def test_help_says_the_file_is_imported():

@@ -21,6 +21,7 @@ import warnings
 
 import numpy as np
 
+from runtime._compat import add_note
 from staging import errors
 from staging.graph_building import current_graph
 from staging.source_map import where as _where
@@ -45,9 +46,9 @@ def mark_staged_region(error, where, kind) -> None:
     if isinstance(error, Exception) and not isinstance(error, errors.StagingError):
         construct = "both branches of an `if`" if kind in ("`if`", "`a if c else b`") else \
             f"the body of a {kind}" if "loop" in kind else f"both operands of {kind}"
-        error.add_note(f"{where.rstrip(': ')}: raised while tracing this staged {kind}: its condition is "
-                       f"symbolic, so {construct} are traced whatever it turns out to be, even code that "
-                       f"would not run for these inputs")
+        add_note(error, f"{where.rstrip(': ')}: raised while tracing this staged {kind}: its condition is "
+                 f"symbolic, so {construct} are traced whatever it turns out to be, even code that "
+                 f"would not run for these inputs")
 
 
 def _runtime_context(cm) -> str | None:
@@ -105,6 +106,8 @@ def context(cm):
     """`with cm:` in converted code (see the module docstring)."""
     cls = type(cm)
     if not (hasattr(cls, "__enter__") and hasattr(cls, "__exit__")):
+        if sys.version_info < (3, 11):  # what Python 3.10's `with` raises
+            raise AttributeError("__exit__" if hasattr(cls, "__enter__") else "__enter__")
         raise TypeError(f"'{cls.__name__}' object does not support the context manager protocol")
     return _Context(cm, cls.__exit__, _where())
 

@@ -4,38 +4,35 @@ from __future__ import annotations
 
 import ast
 
-_Unparser = getattr(ast, "_Unparser", None)
+from .stable_unparser import StableUnparser
 
 
-if _Unparser is not None:
-    class _LineRecordingUnparser(_Unparser):
-        """ast.unparse that notes the origin line of every statement it writes."""
+class _LineRecordingUnparser(StableUnparser):
+    """ast.unparse (the same on every Python: see stable_unparser) that notes the origin line
+    of every statement it writes."""
 
-        def __init__(self, **kwargs):  # f-strings unparse with a nested instance (kwargs)
-            super().__init__(**kwargs)
-            self.line = 0
+    def __init__(self, **kwargs):  # f-strings unparse with a nested instance (kwargs)
+        super().__init__(**kwargs)
+        self.line = 0
+        self.pending = None
+        self.line_map = {}
+
+    def fill(self, text=""):
+        self.line += 1
+        if self.pending is not None:
+            self.line_map[self.line] = self.pending
             self.pending = None
-            self.line_map = {}
+        super().fill(text)
 
-        def fill(self, text=""):
-            self.line += 1
-            if self.pending is not None:
-                self.line_map[self.line] = self.pending
-                self.pending = None
-            super().fill(text)
-
-        def traverse(self, node):
-            if isinstance(node, ast.stmt):
-                self.pending = getattr(node, "lineno", None)
-            super().traverse(node)
+    def traverse(self, node):
+        if isinstance(node, ast.stmt):
+            self.pending = getattr(node, "lineno", None)
+        super().traverse(node)
 
 
 def to_source(node) -> tuple[str, dict[int, int]]:
     """(source, {emitted line: node line}) for an ast node or list of nodes."""
     tree = ast.Module(body=node if isinstance(node, list) else [node], type_ignores=[])
-    if _Unparser is None:  # pragma: no cover - every supported Python has it
-        text = ast.unparse(tree)
-        return text, {}
     unparser = _LineRecordingUnparser()
     text = unparser.visit(tree)
     # fill() emits a newline before each statement; the first line of text is line 1.

@@ -11,6 +11,7 @@ import ast
 import copy
 import inspect
 import linecache
+import types
 
 from staging import errors
 
@@ -234,7 +235,28 @@ def _pick_lambda(code, candidates):
         inside = [c for c in candidates if _covers(c.body, line, col)]
         if len(inside) == 1:
             return inside
-    return candidates
+    # Without positions (Python 3.10), or when they do not decide: the lambda whose own code,
+    # compiled alone, uses the same constants and names.
+    same = [c for c in candidates if _fingerprint(_compiled_lambda(c)) == _fingerprint(code)]
+    return same if len(same) == 1 else candidates
+
+
+def _compiled_lambda(node):
+    try:
+        code = compile(ast.Expression(node), "<lambda>", "eval")
+    except (SyntaxError, ValueError):
+        return None
+    return next((c for c in code.co_consts if isinstance(c, types.CodeType)), None)
+
+
+def _fingerprint(code) -> tuple:
+    """What a lambda's code reads, whatever its context (a name it closes over compiles to a
+    global when the lambda is compiled alone)."""
+    if code is None:
+        return None
+    consts = tuple(repr(c) for c in code.co_consts if not isinstance(c, types.CodeType))
+    names = frozenset(code.co_names + code.co_varnames + code.co_freevars + code.co_cellvars)
+    return consts, names
 
 
 def _spans_code(node, code) -> bool:

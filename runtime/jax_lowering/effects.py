@@ -7,6 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._compat import add_note
 from ..core_ops import _list_stack_kernel, _list_write
 from ..executor import failure_note
 from ..registry import get_op
@@ -49,7 +50,7 @@ def _recording(ctx, node, kernel):
         try:
             return kernel(*host_args)
         except BaseException as error:  # noqa: BLE001 - re-raised by the caller of the graph
-            error.add_note(failure_note(node, runner.graph.name))
+            add_note(error, failure_note(node, runner.graph.name))
             runner.failed = error
             return None
     return call

@@ -9,11 +9,11 @@ and the errors NumPy raises for the dtypes and static attrs, are NumPy's.
 
 from __future__ import annotations
 
-import inspect
 import warnings
 
 import numpy as np
 
+from .._compat import signature
 from ..registry import register_op
 from ..types import TensorType
 from ._rules import check_type, dtype_of, is_weak, python_value, shape_of
@@ -37,7 +37,7 @@ def _positional_count(func, arrays) -> int:
     if arrays is None:
         return 1 << 30
     try:
-        params = list(inspect.signature(func).parameters)
+        params = list(signature(func).parameters)
     except (TypeError, ValueError):
         return 1 << 30
     count = 0

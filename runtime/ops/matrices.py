@@ -7,6 +7,8 @@ not square). Errors that depend on values (a singular matrix) are NumPy's, at ru
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ._calls import register_call, stand_in
@@ -156,6 +158,21 @@ def _linalg_cross(x1, x2, axis=-1):
     return tuple(out)
 
 
+def _cross_lengths() -> tuple:
+    """The vector lengths the installed np.cross accepts: 2 and 3 (2 deprecated since NumPy
+    2.0), or 3 alone once NumPy refuses 2-vectors."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            np.cross(np.zeros(2), np.zeros(2))
+        except ValueError:
+            return (3,)
+    return (2, 3)
+
+
+CROSS_LENGTHS = _cross_lengths()
+
+
 def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if axis is not None:
         axisa = axisb = axisc = axis
@@ -164,10 +181,12 @@ def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     for s in (a, b):
         if not s:
             raise np.exceptions.AxisError(-1, 0)
-        if s[-1] is not None and s[-1] not in (2, 3):
-            raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+    if any(s[-1] is not None and s[-1] not in CROSS_LENGTHS for s in (a, b)):
+        # the installed NumPy's own error for these lengths (an unknown one taken as 3)
+        np.cross(np.zeros(3 if a[-1] is None else a[-1]), np.zeros(3 if b[-1] is None else b[-1]))
     if a[-1] is None or b[-1] is None:
-        raise ValueError("the length of the vectors (2 or 3) must be known while tracing")
+        lengths = " or ".join(map(str, CROSS_LENGTHS))
+        raise ValueError(f"the length of the vectors ({lengths}) must be known while tracing")
     batch = broadcast(a[:-1], b[:-1])
     return batch if a[-1] == 2 and b[-1] == 2 else batch + (3,)
 

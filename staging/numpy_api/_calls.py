@@ -7,6 +7,8 @@ import inspect
 
 import numpy as np
 
+from runtime._compat import signature as compat_signature
+
 from ..tensor import Tensor
 from ._common import _as_input, _no_out, _record, _unsupported, _where, numpy_name
 
@@ -31,7 +33,7 @@ def bind(func, args, kwargs, arrays=None, *, name=None, dtype_params=("dtype",),
     given (a prefix of them; default: the first parameter) are inputs; the other parameters given a value other than their
     default are attrs. `out=` is refused, and so are the parameters in `refuse` when given."""
     name = name or numpy_name(func)
-    signature = inspect.signature(func)
+    signature = compat_signature(func)
     if arrays is None:
         arrays = (next(iter(signature.parameters)),)
     try:

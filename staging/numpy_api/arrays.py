@@ -31,8 +31,9 @@ def _named(op):
 
 def _unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,
             sorted=True):  # noqa: A002
-    inputs, attrs = bind(np.unique, (ar, return_index, return_inverse, return_counts, axis),
-                         {"equal_nan": equal_nan, "sorted": sorted})
+    # `sorted` exists from NumPy 2.3: passed only when given, so an older NumPy refuses it as eagerly
+    options = {"equal_nan": equal_nan} if sorted is True else {"equal_nan": equal_nan, "sorted": sorted}
+    inputs, attrs = bind(np.unique, (ar, return_index, return_inverse, return_counts, axis), options)
     outs = _record("unique", inputs, attrs)
     return outs[0] if len(outs) == 1 else tuple(outs)
 

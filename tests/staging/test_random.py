@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import sys
 import time
 
 import numpy as np
@@ -88,10 +89,12 @@ LEGACY_CALLS = [
     ("gamma", (2.0, 1.0), {}), ("beta", (2.0, 3.0), {}), ("geometric", (0.5,), {}),
 ]
 
+# random.normalvariate() has default arguments (mu=0.0, sigma=1.0) from Python 3.11
+_NORMAL_ARGS = () if sys.version_info >= (3, 11) else (0.0, 1.0)
 PYTHON_CALLS = [
     ("random", (), {}), ("gauss", (0, 1), {}), ("randint", (1, 6), {}), ("uniform", (1, 2), {}),
     ("choice", ([1, 2, 3],), {}), ("randrange", (10,), {}), ("expovariate", (1.0,), {}), ("getrandbits", (8,), {}),
-    ("normalvariate", (), {}), ("triangular", (), {}), ("betavariate", (2.0, 3.0), {}),
+    ("normalvariate", _NORMAL_ARGS, {}), ("triangular", (), {}), ("betavariate", (2.0, 3.0), {}),
 ]
 
 
