@@ -344,7 +344,7 @@ def converted_raw(fn, ag_namespace):
     converted = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
     if fn.__kwdefaults__ is not None:
         converted.__kwdefaults__ = fn.__kwdefaults__
-    if fn.__qualname__ != code.co_qualname:
+    if fn.__qualname__ != getattr(code, "co_qualname", None):  # (Python 3.10 has no co_qualname)
         converted.__qualname__ = fn.__qualname__
     converted.__doc__ = fn.__doc__
     converted.__module__ = fn.__module__
