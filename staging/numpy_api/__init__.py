@@ -107,9 +107,26 @@ def _size(self):
     return total
 
 
+def _numpy_operands(inputs):
+    """The operands of an explicit ufunc call (`np.multiply(a, b)`, not `a * b`): when every one
+    is a Python number (a literal or a weak tensor: a number known at run time), NumPy converts
+    them to arrays of its default dtypes (`np.multiply(True, 3)` is np.int64(3), where
+    `True * 3` is the Python int 3). Python's own arithmetic is for the operators only."""
+    if not all(type(x) in _PY_NUMBERS or (isinstance(x, Tensor) and x.type.weak) for x in inputs):
+        return inputs
+    return tuple(record("astype", [x], {"dtype": np.asarray(x.type.python_type(0)).dtype})
+                 if isinstance(x, Tensor) else x for x in inputs)
+
+
+_PY_NUMBERS = (bool, int, float, complex)
+
+
 def _install():
     def array_ufunc(self, ufunc, method, *inputs, **kwargs):
-        return apply_ufunc(ufunc, method, _read_values(inputs), kwargs)
+        inputs = _read_values(inputs)
+        if method == "__call__":
+            inputs = _numpy_operands(inputs)
+        return apply_ufunc(ufunc, method, inputs, kwargs)
 
     def array_function(self, func, types, args, kwargs):
         return apply_function(func, args, kwargs)
