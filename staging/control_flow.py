@@ -6,7 +6,7 @@ import numpy as np
 
 from runtime import ListType, TensorType
 
-from . import errors, mutation, nest, stale_values
+from . import errors, mutation, nest, stale_values, weak_paths
 from .graph_building import FuncGraph, building, current_graph, record
 from .joins import (align_captures, is_convertible, is_tensor_array, is_undefined, join_types, leaf_type, name_of,
                     rebuild_leaf, top_level_paths, truth_value, value_in)
@@ -94,6 +94,10 @@ def cond(pred, true_fn, false_fn, *, names=None):
     outs = record("cond", [pred_value, *operands], {}, output_types=out_types,
                   subgraphs={"then": tg.graph, "else": eg.graph})
     tg.closed = eg.closed = True  # a tensor of a branch used later is a leak
+    for out, (name, a, b), t in zip(outs, dyn, out_types):
+        what = f"'{name}'" if names is not None else f"the value ({name}) of this staged conditional"
+        out._weak_paths = weak_paths.joined(leaf_type(a), leaf_type(b), t, _paths_of(a), _paths_of(b),
+                                            what, where())
     it = iter(outs)
     leaves = [next(it) if kind == "dynamic" else obj for kind, obj in merged]
     leaves = [rebuild_leaf(obj, leaf) if kind == "dynamic" and obj is not None else leaf
@@ -113,6 +117,11 @@ def _write_back(outer, locations, values) -> None:
             stale_values.mark_final(outer, value._value)
         mutation.note(location)  # (an enclosing staged branch or loop sees the write)
         location.write(value)
+
+
+def _paths_of(x):
+    """The types a joined value has on other paths (staging.weak_paths), or None."""
+    return x._weak_paths if isinstance(x, Tensor) else None
 
 
 def _describe_leaf(x) -> str:
@@ -262,6 +271,12 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
     outs = record("while_loop", [*init_values, *captures], {"num_loop_vars": nvars},
                   output_types=out_types, subgraphs={"cond": cg.graph, "body": bg.graph})
     cg.closed = bg.closed = True  # a tensor of the loop body used after the loop is a leak
+    # After the loop a variable has the types its body gives it on other paths; not the Python
+    # number it started as, which it still is only after zero iterations (docs/semantics.md).
+    for out, i in zip(outs, dyn_index):
+        out._weak_paths = weak_paths.joined(types[i], leaf_type(out_leaves[i]), types[i], None,
+                                            _paths_of(out_leaves[i]), f"'{flat[i][0]}'", where(),
+                                            errors.LoopVariableError)
     it = iter(outs)
     leaves = []
     for i, (name, init) in enumerate(flat):
@@ -299,6 +314,9 @@ def _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter, maxim
         for (name, init), kind, t in zip(flat, kinds, types):
             if kind == "dynamic":
                 p = g.add_input(t, name)
+                if isinstance(p, Tensor) and is_convertible(init):  # on the first iteration it is init
+                    p._weak_paths = weak_paths.joined(leaf_type(init), t, t, _paths_of(init), None,
+                                                      f"'{name}'", where(), errors.LoopVariableError)
                 placeholders.append(rebuild_leaf(init, p))
             else:
                 placeholders.append(init)
