@@ -75,6 +75,9 @@ def check(op_name, inputs, in_types, output_types, infer):
         paths = getattr(item, "_weak_paths", None)
         if paths is None:
             continue
+        if op_name in _FORMATTING_OPS:
+            _check_text(op_name, item, paths)
+            continue
         for other in paths.types:
             types = list(in_types)
             types[position] = other
@@ -100,6 +103,35 @@ def check(op_name, inputs, in_types, output_types, infer):
                     kept.append(alt)
                 found[i] = WeakPaths(kept, paths.name, paths.location, paths.error)
     return found
+
+
+# Ops that turn their inputs into text (the staged print): a Python int and a float64 scalar of
+# the same value print differently (`6`, `6.0`), so do a bool and an int (`True`, `1`).
+_FORMATTING_OPS = frozenset({"print"})
+_TEXT_KIND = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+
+def _text_kind(t):
+    if t.weak:
+        return t.python_type
+    return _TEXT_KIND.get(t.dtype.kind) if t.shape == () else None
+
+
+def _check_text(op_name, item, paths):
+    staged = item.type
+    for other in paths.types:
+        if isinstance(other, TensorType) and _text_kind(other) != _text_kind(staged):
+            raise paths.error(
+                f"{where()}{op_name}: {paths.name} is {_describe(other)} on some paths and "
+                f"{_describe(staged)} on others (they meet at {paths.location.rstrip(': ')}), and the "
+                f"two print differently (`{_sample(other)}` and `{_sample(staged)}`). A staged function "
+                f"computes one type: convert {paths.name} explicitly where it is set so that every "
+                f"path has the same type")
+
+
+def _sample(t):
+    value = t.python_type(1) if t.weak else np.ones((), t.dtype)[()]
+    return str(value)
 
 
 def _describe(t) -> str:

@@ -113,3 +113,33 @@ def test_loop_body_whose_first_iteration_differs_agrees_or_is_refused():
         assert "'s'" in str(error)
     else:
         assert type(staged) is type(eager) and staged.dtype == eager.dtype and staged == eager
+
+
+def print_joined(c, y):
+    total = 3 + (y if c > 0 else 3)  # a Python int on one path, a float64 scalar on the other
+    print("total", total)           # eagerly `6` on that path; a float64 would print `6.0`
+    return c
+
+
+def test_printing_a_value_whose_text_depends_on_the_path_is_refused():
+    with pytest.raises(errors.BranchMismatchError) as info:
+        staging.function(print_joined)(np.float64(-1.0), np.float64(2.0))
+    message = str(info.value)
+    assert message.startswith(f"{__file__}:{line_of(print_joined, 'print(')}: print:")
+    assert "a Python int on some paths and a float64 scalar on others" in message
+    assert "print differently (`1` and `1.0`)" in message
+
+
+def print_same_text(c, y):
+    total = 3 + (y if c > 0 else 3)  # a Python int or an int32 value: both print as `6`
+    print("total", total)
+    return total
+
+
+@pytest.mark.parametrize("c", [1.0, -1.0])
+def test_printing_a_value_that_prints_alike_on_every_path_agrees(c, capsys):
+    args = (np.float64(c), np.int32(3))
+    eager = print_same_text(*args)
+    eager_text = capsys.readouterr().out
+    staged = staging.function(print_same_text)(*args)
+    assert capsys.readouterr().out == eager_text and staged == eager
