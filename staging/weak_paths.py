@@ -89,7 +89,7 @@ def check(op_name, inputs, in_types, output_types, infer):
             for i, (staged, alt) in enumerate(zip(outs, alternative)):
                 if not isinstance(staged, TensorType) or alt == staged:
                     continue
-                if not absorbs(staged, alt):
+                if not absorbs(staged, alt) or (op_name in _SIGN_OPS and staged.dtype.kind == "u"):
                     raise paths.error(
                         f"{where()}{op_name}: {paths.name} is {_describe(other)} on some paths and "
                         f"{_describe(item.type)} on others (they meet at {paths.location.rstrip(': ')}); "
@@ -104,6 +104,10 @@ def check(op_name, inputs, in_types, output_types, infer):
                 found[i] = WeakPaths(kept, paths.name, paths.location, paths.error)
     return found
 
+
+# Ops that make a Python number negative (`~True` is -2, `-3` is -3) where an unsigned type
+# wraps around (254, 253): the same type on both paths, but not the same value.
+_SIGN_OPS = frozenset({"invert", "negative"})
 
 # Ops that turn their inputs into text (the staged print): a Python int and a float64 scalar of
 # the same value print differently (`6`, `6.0`), so do a bool and an int (`True`, `1`).

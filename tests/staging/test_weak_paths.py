@@ -143,3 +143,15 @@ def test_printing_a_value_that_prints_alike_on_every_path_agrees(c, capsys):
     eager_text = capsys.readouterr().out
     staged = staging.function(print_same_text)(*args)
     assert capsys.readouterr().out == eager_text and staged == eager
+
+
+def invert_joined(c, y):
+    a = y if c > 0 else True  # a uint8 value, or the Python True: ~True is -2, ~np.uint8(1) is 254
+    return ~a
+
+
+def test_sign_changing_op_on_an_unsigned_join_is_refused():
+    assert invert_joined(np.float64(-1.0), np.uint8(2)) == -2
+    with pytest.raises(errors.BranchMismatchError) as info:
+        staging.function(invert_joined)(np.float64(-1.0), np.uint8(2))
+    assert str(info.value).startswith(f"{__file__}:{line_of(invert_joined, 'return ~a')}: invert: ")
