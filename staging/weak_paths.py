@@ -133,6 +133,20 @@ def _check_text(op_name, item, paths):
                 f"path has the same type")
 
 
+def check_attribute(item, name) -> None:
+    """`item.name` for a joined value: refused when on another path `item` is a Python number,
+    which has no such attribute (`.astype`, `.sum`: eagerly an AttributeError there)."""
+    paths = item._weak_paths
+    for other in paths.types:
+        if isinstance(other, TensorType) and other.weak and not hasattr(other.python_type(0), name):
+            raise paths.error(
+                f"{where()}{paths.name} is {_describe(other)} on some paths and {_describe(item.type)} "
+                f"on others (they meet at {paths.location.rstrip(': ')}); a Python "
+                f"{other.python_type.__name__} has no attribute {name!r}, so eagerly `.{name}` fails on "
+                f"the first. Convert {paths.name} explicitly where it is set so that every path has "
+                f"the same type")
+
+
 def _sample(t):
     value = t.python_type(1) if t.weak else np.ones((), t.dtype)[()]
     return str(value)

@@ -155,3 +155,54 @@ def test_sign_changing_op_on_an_unsigned_join_is_refused():
     with pytest.raises(errors.BranchMismatchError) as info:
         staging.function(invert_joined)(np.float64(-1.0), np.uint8(2))
     assert str(info.value).startswith(f"{__file__}:{line_of(invert_joined, 'return ~a')}: invert: ")
+
+
+def method_of_joined(c, y):
+    if c > 0:
+        v = y
+    else:
+        v = 0                  # a Python int: eagerly its astype() raises AttributeError
+    return v.astype(np.int8)
+
+
+def test_ndarray_method_of_a_value_that_is_a_python_number_on_another_path_is_refused():
+    with pytest.raises(AttributeError):
+        method_of_joined(np.float64(-1.0), np.complex128(2))
+    with pytest.raises(errors.BranchMismatchError) as info:
+        staging.function(method_of_joined)(np.float64(-1.0), np.complex128(2))
+    message = str(info.value)
+    assert message.startswith(f"{__file__}:{line_of(method_of_joined, 'v.astype')}: 'v' is a Python int")
+    assert "has no attribute 'astype'" in message
+
+
+def continue_in_while(x):
+    s = 0
+    while x > 0:
+        x -= 1
+        if x % 2 > 0:
+            continue   # s stays what it was: on the first iteration, the Python 0
+        s += x
+    return s
+
+
+@pytest.mark.parametrize("x", [np.int32(5), np.int32(6), np.int32(1)])
+def test_loop_variable_starting_as_a_python_int_meets_an_int32_in_a_staged_if(x):
+    # The branch keeping s (a Python int known only at run time) meets the one making it int32:
+    # s is int32, as eagerly after the first `s += x`.
+    eager, staged = continue_in_while(x), staging.function(continue_in_while)(x)
+    assert type(staged) is type(eager) is np.int32 and staged == eager
+
+
+def big_number_meets_int32(k, y):
+    n = 0
+    for _ in range(k):
+        n = n + 2 ** 40   # a Python int known only at run time, beyond int32
+    return n if y > 0 else y
+
+
+def test_python_int_known_at_run_time_that_does_not_fit_raises_overflow_error():
+    assert big_number_meets_int32(np.int64(0), np.int32(3)) == 0
+    staged = staging.function(big_number_meets_int32)
+    assert staged(np.int64(0), np.int32(3)) == 0
+    with pytest.raises(OverflowError):   # eagerly a Python int 2**40: out of int32's range
+        staged(np.int64(1), np.int32(3))
