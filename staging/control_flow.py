@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from runtime import ListType, TensorType
@@ -36,12 +38,19 @@ def cond(pred, true_fn, false_fn, *, names=None):
     for label, fn in (("then", true_fn), ("else", false_fn)):
         g = FuncGraph(label, outer=outer)
         g.function_name = outer.function_name
+        raised = None
         with building(g), mutation.recording(g) as journal:
-            result = fn()
+            try:
+                result = fn()
+            except Exception as error:  # noqa: BLE001 - deferred to run time, or raised again below
+                if not _deferrable(error):
+                    raise
+                raised, result = error, None
         written = {ident: (location, location.read()) for ident, (location, _) in journal.before.items()}
         journal.undo()  # the other branch starts from the state before the `if`
-        branches.append((g, result, written))
-    (tg, t_out, t_written), (eg, e_out, e_written) = branches
+        branches.append([g, result, {} if raised is not None else written, raised])
+    _defer_errors(branches)
+    (tg, t_out, t_written, _), (eg, e_out, e_written, _) = branches
 
     if nest.structure_signature(t_out) != nest.structure_signature(e_out):
         path, a, b = _first_difference(t_out, e_out, names, "output")
@@ -105,6 +114,50 @@ def cond(pred, true_fn, false_fn, *, names=None):
     _write_back(outer, locations, leaves[n_results:])
     rebuilt = nest.pack_as(t_items, leaves[:n_results])
     return rebuilt[0] if single else type(t_out)(rebuilt) if not nest.is_namedtuple(t_out) else type(t_out)(*rebuilt)
+
+
+_LOCATED = re.compile(r"\S+:\d+: ")  # a message that starts with a file:line
+
+
+def _deferrable(error) -> bool:
+    """An exception that the user's code raised while a staged branch was traced, and that
+    Python raises only if that branch runs (KeyError, IndexError, TypeError, ZeroDivisionError
+    ...): a built-in exception, not a refusal of staging and not one that stops the program."""
+    if isinstance(error, (errors.StagingError, RecursionError, StopIteration, StopAsyncIteration)):
+        return False
+    if type(error).__module__ != "builtins":
+        return False
+    try:
+        type(error)("")
+    except Exception:  # noqa: BLE001 - a constructor that needs more than a message
+        return False
+    return True
+
+
+def _defer_errors(branches) -> None:
+    """A branch whose tracing raised (see `_deferrable`) raises the same exception type when the
+    graph runs and takes that branch, as Python does; it gives the other branch's values (zeros
+    of their types, never seen). When both raise, the first error is raised now."""
+    failed = [b for b in branches if b[3] is not None]
+    if not failed:
+        return
+    if len(failed) == 2:
+        raise failed[0][3]
+    (g, _, _, error), other = failed[0], next(b for b in branches if b[3] is None)
+    text = str(error)
+    message = text if _LOCATED.match(text) or not where() else f"{where()}{text}"
+    with building(g):
+        record("assert", [False], {"parts": (message,), "error": type(error)})
+    failed[0][1] = nest.pack_as(other[1], [_stand_in(g, leaf) for leaf in nest.flatten(other[1])])
+
+
+def _stand_in(g, leaf):
+    """The value a branch that raises gives in place of `leaf`: the same object, or for a tensor
+    a zero of its type in graph `g` (never seen: the branch raises first)."""
+    if not isinstance(leaf, Tensor):
+        return leaf
+    with building(g):
+        return record("const", [], {"value": _placeholder_value(leaf.type)})
 
 
 def _write_back(outer, locations, values) -> None:
