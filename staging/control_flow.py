@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from runtime import ListType, TensorType
 
-from . import errors, mutation, nest, stale_values, weak_paths
+from . import branch_errors, errors, mutation, nest, stale_values, weak_paths
 from .graph_building import FuncGraph, building, current_graph, record
 from .joins import (align_captures, is_convertible, is_tensor_array, is_undefined, join_types, leaf_type, name_of,
                     rebuild_leaf, top_level_paths, truth_value, value_in)
@@ -43,13 +41,13 @@ def cond(pred, true_fn, false_fn, *, names=None):
             try:
                 result = fn()
             except Exception as error:  # noqa: BLE001 - deferred to run time, or raised again below
-                if not _deferrable(error):
+                if not branch_errors.deferrable(error):
                     raise
                 raised, result = error, None
         written = {ident: (location, location.read()) for ident, (location, _) in journal.before.items()}
         journal.undo()  # the other branch starts from the state before the `if`
         branches.append([g, result, {} if raised is not None else written, raised])
-    _defer_errors(branches)
+    branch_errors.defer(branches)
     (tg, t_out, t_written, _), (eg, e_out, e_written, _) = branches
 
     if nest.structure_signature(t_out) != nest.structure_signature(e_out):
@@ -68,17 +66,22 @@ def cond(pred, true_fn, false_fn, *, names=None):
     # variables; a branch that does not write one leaves it as it was before the `if`.
     locations = [loc for loc, _ in t_written.values()] + [
         loc for ident, (loc, _) in e_written.items() if ident not in t_written]
+    kept = []
     for location in locations:
         before = location.read()
         a = t_written.get(location.ident, (None, before))[1]
         b = e_written.get(location.ident, (None, before))[1]
         if (a is mutation.MISSING) != (b is mutation.MISSING):
+            if mutation.unobservable(location):  # an object the branch made and dropped
+                continue
             raise errors.UndefinedNameError(
                 f"{where()}{location.describe()} is set in only one branch of this staged `if`, whose "
                 f"condition is symbolic, and did not exist before it; set it in both branches or "
                 f"before the `if`")
         t_leaves.append((location.describe(), a))
         e_leaves.append(b)
+        kept.append(location)
+    locations = kept
 
     merged, out_types = [], []
     for (name, a), b in zip(t_leaves, e_leaves):
@@ -114,50 +117,6 @@ def cond(pred, true_fn, false_fn, *, names=None):
     _write_back(outer, locations, leaves[n_results:])
     rebuilt = nest.pack_as(t_items, leaves[:n_results])
     return rebuilt[0] if single else type(t_out)(rebuilt) if not nest.is_namedtuple(t_out) else type(t_out)(*rebuilt)
-
-
-_LOCATED = re.compile(r"\S+:\d+: ")  # a message that starts with a file:line
-
-
-def _deferrable(error) -> bool:
-    """An exception that the user's code raised while a staged branch was traced, and that
-    Python raises only if that branch runs (KeyError, IndexError, TypeError, ZeroDivisionError
-    ...): a built-in exception, not a refusal of staging and not one that stops the program."""
-    if isinstance(error, (errors.StagingError, RecursionError, StopIteration, StopAsyncIteration)):
-        return False
-    if type(error).__module__ != "builtins":
-        return False
-    try:
-        type(error)("")
-    except Exception:  # noqa: BLE001 - a constructor that needs more than a message
-        return False
-    return True
-
-
-def _defer_errors(branches) -> None:
-    """A branch whose tracing raised (see `_deferrable`) raises the same exception type when the
-    graph runs and takes that branch, as Python does; it gives the other branch's values (zeros
-    of their types, never seen). When both raise, the first error is raised now."""
-    failed = [b for b in branches if b[3] is not None]
-    if not failed:
-        return
-    if len(failed) == 2:
-        raise failed[0][3]
-    (g, _, _, error), other = failed[0], next(b for b in branches if b[3] is None)
-    text = str(error)
-    message = text if _LOCATED.match(text) or not where() else f"{where()}{text}"
-    with building(g):
-        record("assert", [False], {"parts": (message,), "error": type(error)})
-    failed[0][1] = nest.pack_as(other[1], [_stand_in(g, leaf) for leaf in nest.flatten(other[1])])
-
-
-def _stand_in(g, leaf):
-    """The value a branch that raises gives in place of `leaf`: the same object, or for a tensor
-    a zero of its type in graph `g` (never seen: the branch raises first)."""
-    if not isinstance(leaf, Tensor):
-        return leaf
-    with building(g):
-        return record("const", [], {"value": _placeholder_value(leaf.type)})
 
 
 def _write_back(outer, locations, values) -> None:
@@ -259,6 +218,8 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
         for location in bg._loop_written:
             if all(location.ident != known.ident for known in places):
                 init = location.read()  # its value before the loop (the traces are undone)
+                if init is mutation.MISSING and mutation.unobservable(location):
+                    continue  # an object the body made and dropped
                 if init is mutation.MISSING:
                     raise errors.UndefinedNameError(
                         f"{where()}{location.describe()} is first set inside this staged loop, whose "

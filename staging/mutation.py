@@ -17,6 +17,7 @@ plain Python writes.
 
 from __future__ import annotations
 
+import gc
 import threading
 
 _state = threading.local()
@@ -131,6 +132,15 @@ class recording:
     def __exit__(self, *exc):
         _journals().pop()
         return False
+
+
+def unobservable(location: Location) -> bool:
+    """Whether nothing but the journal refers to the object written (one the branch or loop body
+    made and then dropped, such as `o = Box(); o.a = v` in a branch that does not keep `o`): no
+    code can see the write after the staged construct, so it needs no merging."""
+    if location.kind == "tensor":
+        return False
+    return not any(not isinstance(r, Location) for r in gc.get_referrers(location.obj))
 
 
 def note(location: Location) -> None:
