@@ -1,4 +1,4 @@
-"""The `autograph` command line: to-code, graph, demo and lint.
+"""The `autograph` command line: to-code, graph, demo, lint, save and inspect.
 
     autograph to-code FILE.py:FUNC
     autograph graph FILE.py:FUNC --spec 'x=float64[None]' --spec 'n=int64[]' [--format text|dot|svg]
@@ -353,11 +353,11 @@ def run_example(name: str, path: Path, out: TextIO, budget: float = 0.25) -> Non
     out.write(f"traces: {staged.tracing_count}\n")
     staged_time = _time_per_call(staged, inputs, budget / 2)
     eager_time = _time_per_call(func, inputs, budget / 2)
-    ratio = eager_time / staged_time if staged_time > 0 else float("inf")
+    ratio = staged_time / eager_time if eager_time > 0 else float("inf")
     out.write("--- time per call (timings vary from run to run)\n")
     out.write(f"  {'staged':8} {_fmt_time(staged_time)}\n")
     out.write(f"  {'eager':8} {_fmt_time(eager_time)}\n")
-    out.write(f"  {'ratio':8} {ratio:8.2f}x  (eager time / staged time; >1 means staging is faster)\n")
+    out.write(f"  {'ratio':8} {ratio:8.2f}x  (staged time / eager time; below 1.00x staging is faster)\n")
 
 
 def _capture(call):
@@ -431,6 +431,8 @@ def build_parser() -> argparse.ArgumentParser:
                                add_help=False)
     lint.add_argument("lint_args", nargs=argparse.REMAINDER)
     lint.set_defaults(run=cmd_lint)
+    from autograph import saving_cli  # save and inspect
+    saving_cli.add_commands(commands, sys.modules[__name__])
     return parser
 
 

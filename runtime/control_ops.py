@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .for_loops import array_walk, emit_array_walk
 from .graph import Graph, Node, Value
 from .registry import register_op
 from .types import TensorType, accepts
@@ -130,27 +131,69 @@ def _while_emit(em, node: Node, indent: int) -> None:
     nvars = node.attrs["num_loop_vars"]
     inits, captures = node.inputs[:nvars], node.inputs[nvars:]
     outs = [em.fresh(v) for v in node.outputs]
+    walk = array_walk(node)
+    if walk is not None:  # a staged `for x in xs`: a Python for over the array
+        emit_array_walk(em, node, walk, indent, outs)
+        return
     counters = _python_int_counters(node)
     em.assign(indent, outs, [f"int({em.ref(v)})" if i in counters else em.ref(v)
                              for i, v in enumerate(inits)], node)
-    em.emit(indent, "while True:", node)
     for label in ("cond", "body"):
         sub = node.subgraphs[label]
         for inner, name in zip(sub.inputs, outs):
             em.name_as(inner, name)
         for inner, outer in zip(sub.inputs[nvars:], captures):
             em.name_as(inner, em.ref(outer))
-        em.body(sub, indent + 1, top_level=False)
+    test = _integer_bound_test(node)
+    if test is not None:  # `i < n` against an integer bound fixed in the loop: n as a Python int
+        op, counter, bound = test
+        hoisted = em.fresh(Value(bound.type))
+        em.emit(indent, f"{hoisted} = int({em.ref(bound)})", node)
+        condition = _OPERATORS[op].format(em.ref(counter), hoisted)
+    em.emit(indent, "while True:", node)
+    for label in ("cond", "body"):
+        sub = node.subgraphs[label]
         if label == "cond":
-            em.emit(indent + 1, f"if not {em.ref(sub.outputs[0])}:", node)
+            if test is None:
+                em.body(sub, indent + 1, top_level=False)
+                condition = em.ref(sub.outputs[0])
+            em.emit(indent + 1, f"if not ({condition}):", node)
             em.emit(indent + 2, "break")
         else:
+            em.body(sub, indent + 1, top_level=False)
             em.assign(indent + 1, outs, [em.ref(v) for v in sub.outputs], node)
     for i in sorted(counters):  # back to the declared dtype for whatever reads the result
         em.emit(indent, f"{outs[i]} = {em.bind(node.outputs[i].type.dtype.type, 'k')}({outs[i]})", node)
 
 
 _COMPARISONS = frozenset(("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"))
+_OPERATORS = {"less": "{0} < {1}", "less_equal": "{0} <= {1}", "greater": "{0} > {1}",
+              "greater_equal": "{0} >= {1}", "equal": "{0} == {1}", "not_equal": "{0} != {1}"}
+
+
+def _is_integer_scalar(t) -> bool:
+    return getattr(t, "shape", None) == () and getattr(t, "dtype", None) is not None and t.dtype.kind in "iu"
+
+
+def _integer_bound_test(node: Node):
+    """(op, counter, bound) when the loop's whole condition compares an integer loop variable
+    with an integer scalar the loop does not change (`i < n` of a range loop). Comparing with
+    int(n) gives the same answers (integer comparisons are exact), several times faster than
+    comparing with a NumPy integer; the condition's value is only tested, never kept."""
+    nvars = node.attrs["num_loop_vars"]
+    cond = node.subgraphs["cond"]
+    if len(cond.nodes) != 1 or len(cond.outputs) != 1:
+        return None
+    test = cond.nodes[0]
+    if test.op not in _COMPARISONS or test.attrs or test.subgraphs or cond.outputs[0] is not test.outputs[0]:
+        return None
+    counter, bound = test.inputs
+    loop_vars = cond.inputs[:nvars]
+    if (isinstance(counter, Value) and counter in loop_vars and _is_integer_scalar(counter.type)
+            and isinstance(bound, Value) and bound not in loop_vars and _is_integer_scalar(bound.type)
+            and not bound.type.weak):
+        return test.op, counter, bound
+    return None
 
 
 def _python_int_counters(node: Node) -> set[int]:

@@ -288,8 +288,15 @@ register_op("list_size", infer=lambda lst: TensorType.python_scalar(int), statef
 
 # -- shapes and truth values -----------------------------------------------
 
+def _dim_expr(x, *, axis):
+    """`len(x)` / `x.shape[axis]` inline for an array (np.shape's dispatch costs more than the read)."""
+    if not isinstance(x, TensorType) or not isinstance(axis, int) or not -x.ndim <= axis < x.ndim:
+        return None
+    return "len({0})" if axis in (0, -x.ndim) else f"{{0}}.shape[{axis}]"
+
+
 register_op("dim", infer=lambda x, *, axis: TensorType.python_scalar(int), weak_results=True,
-            make_kernel=lambda axis: (lambda x: np.shape(x)[axis]),
+            make_kernel=lambda axis: (lambda x: np.shape(x)[axis]), make_expr=_dim_expr,
             doc="x.shape[axis]: a Python int")(lambda x, *, axis: np.shape(x)[axis])
 
 

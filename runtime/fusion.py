@@ -231,8 +231,10 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
     guard = [f"type({r}) is {em.bind(np.ndarray, 'k')} and {r}.flags.c_contiguous" for r in in_refs]
     size = run.size
     if size is None:  # flat mode: all operands have the run's shape, some dims unknown
-        guard += [f"{in_refs[0]}.shape == {r}.shape" for r in in_refs[1:]]
-        guard.append(f"{in_refs[0]}.size >= {run.min_elements(options)}")
+        # the size test first: it fails at once for the small arrays that are not worth fusing
+        ndarray = em.bind(np.ndarray, "k")
+        guard = ([f"type({in_refs[0]}) is {ndarray} and {in_refs[0]}.size >= {run.min_elements(options)}"]
+                 + guard + [f"{in_refs[0]}.shape == {r}.shape" for r in in_refs[1:]])
     body = indent
     if guard:
         em.emit(indent, f"if {' and '.join(guard)}:", first)

@@ -15,11 +15,28 @@ from .trace_key import TensorSpec, bind, flat_tensors, tensor_type_of, trace_key
 from .variables import Variable
 
 
+def check_jit_compile(jit_compile):
+    """jit_compile as given, after checking it is None, a bool or "device"."""
+    if jit_compile not in (None, True, False, "device"):
+        raise ValueError(f"jit_compile must be None, True, False or 'device', not {jit_compile!r}")
+    return jit_compile
+
+
+def jax_backend(graph, single: bool, jit_compile):
+    """The graph compiled by JAX (runtime.jax_lowering), as CompiledGraph's stand-in."""
+    try:
+        from runtime.jax_lowering.runner import JaxGraph
+    except ImportError as error:
+        raise ImportError(f"jit_compile={jit_compile!r} needs jax: pip install 'autograph-numpy[jax]' "
+                          f"({error})") from None
+    return JaxGraph(graph, single=single, keep_on_device=jit_compile == "device")
+
+
 class ConcreteFunction:
     """One traced graph with a fixed input signature; calling it runs the graph."""
 
     def __init__(self, name, graph, structure, arg_types, bound_template, output_template,
-                 output_kinds, signature, python_function, options=None):
+                 output_kinds, signature, python_function, options=None, jit_compile=None):
         self.name = name
         self.graph = graph
         self._structure = structure
@@ -30,7 +47,8 @@ class ConcreteFunction:
         self._signature = signature
         self._python_function = python_function
         single = output_kinds == "single"
-        self._compiled = CompiledGraph(graph, options, single=single)
+        self._compiled = (jax_backend(graph, single, jit_compile) if jit_compile
+                          else CompiledGraph(graph, options, single=single))
         run = self._compiled.run
         # _run_packed(*flat inputs) is the call's result (packed as the function returned it);
         # _execute(*flat inputs) is the tuple of the graph's outputs. A failure in either is

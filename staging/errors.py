@@ -64,3 +64,13 @@ class ExecutionError(StagingError):
     reaches the caller as itself, its type and attributes unchanged, as it would eagerly, with
     a note (PEP 678, shown in the traceback) naming the failing node and the user's file:line
     that created it."""
+
+
+class SaveError(StagingError, ValueError):
+    """staging.save cannot write a function: the message names what the format cannot hold (a
+    py_function node, a Python object in an attribute or a result) and the user's line."""
+
+
+class LoadError(StagingError, ValueError):
+    """staging.load rejects a file: not a saved function, a version it does not read, or content
+    that fails a check (corrupted, truncated or hostile). Nothing from the file has run."""

@@ -20,7 +20,7 @@ from runtime.optimize import optimize
 from runtime.options import get_options as get_optimizer_options
 
 from . import errors
-from .concrete_function import ConcreteFunction, _lists_to_python, collect_outputs, record_call
+from .concrete_function import ConcreteFunction, _lists_to_python, check_jit_compile, collect_outputs, record_call
 from .graph_building import FuncGraph, building, current_graph
 from .method_binding import MethodBinder
 from .retracing import note_trace, where_defined
@@ -73,12 +73,13 @@ class Function:
     """A Python function staged into graphs, one per input signature (see docs/guide.md)."""
 
     def __init__(self, python_function, input_signature=None, autograph=True, reduce_retracing=False,
-                 name=None, _instance_ref=None, _all_traces=None):
+                 name=None, _instance_ref=None, _all_traces=None, jit_compile=None):
         functools.update_wrapper(self, python_function)
         self.python_function = python_function
         self._name = name or getattr(python_function, "__name__", "function")
         self._autograph = autograph
         self._reduce_retracing = reduce_retracing
+        self._jit_compile = check_jit_compile(jit_compile)
         self._instance_ref = _instance_ref
         target = python_function
         try:
@@ -135,7 +136,7 @@ class Function:
         """The state (traces) of this method for the instance `ref()` refers to."""
         return Function(self.python_function, self._input_signature, self._autograph,
                         self._reduce_retracing, self._name, _instance_ref=ref,
-                        _all_traces=self._all_traces).__dict__
+                        _all_traces=self._all_traces, jit_compile=self._jit_compile).__dict__
 
     @property
     def tracing_count(self) -> int:
@@ -156,8 +157,8 @@ class Function:
                 # Fast path: NumPy arrays/scalars and simple Python values in a positional layout
                 # seen before (see _remember_fast) go straight to their ConcreteFunction's packed
                 # runner. (A key holding NOT_FAST is never an entry.)
-                if len(args) == 1:
-                    run = self._fast1.get(fast_key(args[0]))
+                if len(args) == 1:  # (a NumPy scalar's key is its type: no fast_key call)
+                    run = self._fast1.get(type(args[0])) or self._fast1.get(fast_key(args[0]))
                 elif len(args) == 2:
                     run = self._fast.get((fast_key(args[0]), fast_key(args[1])))
                 else:
@@ -408,7 +409,7 @@ class Function:
         bound_template = (weaken(replace_tensors(args, arg_specs)), weaken(replace_tensors(kwargs, arg_specs)))
         return ConcreteFunction(self._name, fg.graph, structure, tuple(types), bound_template,
                                 (pack_structure, specs), output_kinds, self._signature, self.python_function,
-                                options)
+                                options, jit_compile=self._jit_compile)
 
     def _traceable(self):
         func = self.python_function
@@ -483,13 +484,16 @@ def _convert(func):
         return func
 
 
-def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False):
-    """Stages `func` into graphs, one per input signature. Usable as `@function` or `@function(...)`."""
+def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False, jit_compile=None):
+    """Stages `func` into graphs, one per input signature. Usable as `@function` or `@function(...)`.
+
+    jit_compile=True runs each graph compiled by JAX/XLA instead of the interpreter (docs/jax.md);
+    jit_compile="device" does too, and returns jax.Arrays left on their device."""
     def decorate(f):
         if isinstance(f, Function):
             f = f.python_function
         return Function(f, input_signature=input_signature, autograph=autograph,
-                        reduce_retracing=reduce_retracing)
+                        reduce_retracing=reduce_retracing, jit_compile=jit_compile)
     if func is None:
         return decorate
     return decorate(func)

@@ -147,3 +147,86 @@ def test_variable_updates_keep_the_variables_dtype(dtype, start, mode, value):
     if isinstance(value, np.ndarray) and mode == "set":
         value[...] = 0  # the variable holds its own copy
         assert np.array_equal(var.numpy(), want)
+
+
+def sum_rows(xs):
+    total = np.zeros(xs.shape[1:])
+    count = 0
+    for row in xs:
+        total = total + row
+        count += 1
+    return total, count
+
+
+def first_big(xs):
+    found = -1.0
+    for x in xs:
+        if x > 2:
+            found = x
+            break
+    return found
+
+
+def index_loop(xs, n):
+    i = 0
+    total = 0.0
+    while i < n:
+        total = total + xs[i]
+        i = i + 1
+    return total, i
+
+
+@pytest.mark.parametrize("xs", [np.arange(5.0), np.arange(12.0).reshape(4, 3), np.zeros((0, 2))])
+@pytest.mark.parametrize("spec", [None, "unknown length"])
+def test_for_over_an_array_is_a_python_for_and_equals_eager(xs, spec):
+    f = staging.function(sum_rows, input_signature=[staging.TensorSpec([None, *xs.shape[1:]], xs.dtype)]
+                         if spec else None)
+    got, want = f(xs), sum_rows(xs)
+    assert type(got[1]) is type(want[1]) and got[1] == want[1]
+    assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()
+    if spec or len(xs):  # (a loop over a static empty array is no loop at all)
+        source = f.get_concrete_function(xs).executable_source
+        assert "for " in source and "while True" not in source
+
+
+def test_a_loop_with_break_keeps_its_while():
+    f = staging.function(first_big)
+    xs = np.array([1.0, 3.0, 5.0])
+    assert f(xs) == first_big(xs)
+    assert "while True" in f.get_concrete_function(xs).executable_source
+
+
+@pytest.mark.parametrize("n", [0, 2, 3, -1])
+def test_an_index_loop_over_an_array_equals_eager(n):
+    f = staging.function(index_loop)
+    xs = np.arange(3.0)
+    got, want = f(xs, np.int64(n)), index_loop(xs, np.int64(n))
+    assert got == want and type(got[1]) is type(want[1])
+    assert "for " in f.get_concrete_function(xs, np.int64(n)).executable_source
+
+
+def test_an_index_loop_past_the_end_raises_as_eager():
+    f = staging.function(index_loop)
+    xs = np.arange(3.0)
+    with pytest.raises(IndexError) as eager:
+        index_loop(xs, np.int64(5))
+    with pytest.raises(IndexError) as staged:
+        f(xs, np.int64(5))
+    assert str(staged.value) == str(eager.value)
+
+
+def power_series(x, n):
+    term = np.ones_like(x)
+    total = np.ones_like(x)
+    for i in range(1, n):
+        term = term * x / i
+        total = total + term
+    return total
+
+
+@pytest.mark.parametrize("n", [np.int64(12), np.int32(3), np.uint8(2), np.int64(0), np.int64(-4)])
+def test_range_bound_compared_as_a_python_int_equals_eager(n):
+    f = staging.function(power_series)
+    x = np.array([0.0, 0.5, -1.0])
+    assert f(x, n).tobytes() == power_series(x, n).tobytes()
+    assert "int(" in f.get_concrete_function(x, n).executable_source

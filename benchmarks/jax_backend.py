@@ -1,0 +1,164 @@
+"""The JAX backend (jit_compile=True) against hand-written jax.jit code, in one run.
+
+    python benchmarks/jax_backend.py [--quick]
+
+Prints, per workload, the staged function compiled by JAX (NumPy outputs, and jax.Array
+outputs with jit_compile="device"), hand-written jax.jit code of the same computation, and
+the interpreter; then the first call (trace + lower + compile) next to jax.jit's own
+first call of the hand-written version. Results are checked equal before timing.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import timeit
+from pathlib import Path
+
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's packages
+
+try:
+    import jax
+    import jax.numpy as jnp
+except ImportError:
+    sys.exit("jax is not installed: pip install '.[jax]'")
+
+import staging  # noqa: E402
+
+QUICK = "--quick" in sys.argv
+
+
+def best_time(fn, min_total=0.3, repeat=5) -> float:
+    if QUICK:
+        min_total, repeat = min_total / 4, 3
+    number = 1
+    while timeit.timeit(fn, number=number) < min_total / repeat and number < 1 << 20:
+        number *= 2
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+
+
+def fmt(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:8.2f} us"
+    return f"{seconds * 1e3:8.2f} ms"
+
+
+# -- the workloads, as users write them -------------------------------------------------
+
+def collatz(n):
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+def sum_even(xs):
+    total = 0
+    for x in xs:
+        if x % 2 != 0:
+            continue
+        total += x
+    return total
+
+
+def chain(x):
+    for _ in range(50):
+        x = x * 1.0001 + 0.5
+        x = x - 0.25
+    return x
+
+
+def add_one(x):
+    return x + 1
+
+
+# -- the same, hand-written for jax.jit ------------------------------------------------
+
+def collatz_jax(n):
+    def body(carry):
+        n, steps = carry
+        n = jnp.where(n % 2 == 0, n // 2, 3 * n + 1)
+        return n, steps + 1
+    return jax.lax.while_loop(lambda c: c[0] != 1, body, (n, jnp.int64(0)))[1]
+
+
+def sum_even_jax(xs):
+    return jnp.sum(jnp.where(xs % 2 == 0, xs, 0))
+
+
+def chain_jax(x):
+    for _ in range(50):
+        x = x * jnp.float32(1.0001) + jnp.float32(0.5)
+        x = x - jnp.float32(0.25)
+    return x
+
+
+def add_one_jax(x):
+    return x + 1
+
+
+def row(label, staged, device, hand, interpreted):
+    print(f"{label:<34} {fmt(staged)} {fmt(device)} {fmt(hand)} {fmt(interpreted)}   "
+          f"{staged / hand:5.2f}x {device / hand:5.2f}x")
+
+
+def compare(label, func, hand_func, x):
+    staged = staging.function(func, jit_compile=True)
+    device = staging.function(func, jit_compile="device")
+    interpreted = staging.function(func)
+    hand = jax.jit(hand_func)
+    with jax.enable_x64(True):
+        want = np.asarray(hand(x))
+    got = staged(x)
+    assert np.allclose(np.asarray(got), want, rtol=1e-6), (label, got, want)
+    assert np.allclose(np.asarray(device(x)), want, rtol=1e-6)
+    assert np.allclose(np.asarray(interpreted(x)), np.asarray(got), rtol=1e-6)
+
+    def run_hand():
+        with jax.enable_x64(True):
+            jax.block_until_ready(hand(x))
+    row(label, best_time(lambda: staged(x)), best_time(lambda: jax.block_until_ready(device(x))),
+        best_time(run_hand), best_time(lambda: interpreted(x)))
+
+
+def first_call(label, func, hand_func, x):
+    t = time.perf_counter()
+    staging.function(func, jit_compile=True)(x)
+    staged = time.perf_counter() - t
+    with jax.enable_x64(True):
+        t = time.perf_counter()
+        jax.block_until_ready(jax.jit(lambda v: hand_func(v))(x))  # a new function: traced anew
+        hand = time.perf_counter() - t
+    print(f"{label:<34} {fmt(staged)} {fmt(hand)}")
+
+
+def main():
+    warnings.simplefilter("ignore")  # each workload stages its function anew on purpose
+    print(f"{'first call (fresh function)':<34} {'staged':>11} {'jax.jit':>11}")
+    x_big = np.linspace(0, 1, 1_000_000, dtype=np.float32)
+    xs = np.arange(1000, dtype=np.int64)
+    first_call("Collatz 837799", collatz, collatz_jax, np.int64(837799))
+    first_call("sum-even over 1000 int64", sum_even, sum_even_jax, xs)
+    first_call("150-op chain, 1M float32", chain, chain_jax, x_big)
+    print()
+    print(f"jax {jax.__version__} on {jax.devices()[0].platform}; times are best per call")
+    print(f"{'workload':<34} {'staged':>11} {'staged dev':>11} {'jax.jit':>11} {'interp':>11}   "
+          f"{'ratio':>6} {'dev':>6}")
+    x_small = np.linspace(0, 1, 100, dtype=np.float32)
+    compare("call overhead, x + 1 (f64 scalar)", add_one, add_one_jax, np.float64(1.0))
+    compare("Collatz 837799", collatz, collatz_jax, np.int64(837799))
+    compare("sum-even over 1000 int64", sum_even, sum_even_jax, xs)
+    compare("150-op chain, 100 float32", chain, chain_jax, x_small)
+    compare("150-op chain, 1M float32", chain, chain_jax, x_big)
+
+
+if __name__ == "__main__":
+    main()

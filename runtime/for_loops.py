@@ -1,0 +1,141 @@
+"""A `while_loop` that walks an array by index, emitted as a Python `for` over the array.
+
+A staged `for x in xs` becomes `i = 0; while i < n: x = xs[i]; ...; i = i + 1`. When the loop
+is exactly that (the condition is `i < n` and nothing else, the body reads the counter only as
+`xs[i]` and steps it by 1, `xs` does not change in the loop, the counter starts at 0), the
+executor writes `for x in xs[:n]:` instead: the array's own iterator hands out the same
+elements (`xs[i]`, a scalar or a row view) without an index operation per iteration.
+
+If n exceeds len(xs), the while loop would have failed at xs[len(xs)] after running every
+element; the emitted code runs the same iterations and then raises that same IndexError.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .graph import Node, Value
+
+
+@dataclass
+class ArrayWalk:
+    counter: int       # the loop variable that is the index
+    array: object      # the Value walked (loop-invariant), as the body reads it
+    bound: object      # n: an int literal or a loop-invariant Value, as the cond reads it
+    element: Node      # the body's getitem node (its output is the loop target)
+    stepper: Node      # the body's `counter + 1`
+
+
+def _is_zero(item) -> bool:
+    if type(item) is int:
+        return item == 0
+    producer = item.producer if isinstance(item, Value) else None
+    return (producer is not None and producer.op == "const" and type(producer.attrs.get("value")) is int
+            and producer.attrs["value"] == 0)
+
+
+def array_walk(node: Node) -> ArrayWalk | None:
+    """The ArrayWalk of a while_loop node, or None when the loop is not one."""
+    nvars = node.attrs["num_loop_vars"]
+    cond, body = node.subgraphs["cond"], node.subgraphs["body"]
+    if len(cond.nodes) != 1 or len(cond.outputs) != 1:
+        return None
+    test = cond.nodes[0]
+    if test.op != "less" or test.attrs or test.subgraphs or cond.outputs[0] is not test.outputs[0]:
+        return None
+    index, bound = test.inputs
+    if not isinstance(index, Value) or index not in cond.inputs[:nvars]:
+        return None
+    j = cond.inputs.index(index)
+    if isinstance(bound, Value) and bound in cond.inputs[:nvars]:
+        return None  # the bound changes in the loop
+    if not (type(bound) is int or isinstance(bound, Value)) or not _is_zero(node.inputs[j]):
+        return None
+    counter = body.inputs[j]
+    stepper = body.outputs[j].producer if isinstance(body.outputs[j], Value) else None
+    if (stepper is None or stepper.op != "add" or stepper.attrs or stepper.inputs[0] is not counter
+            or type(stepper.inputs[1]) is not int or stepper.inputs[1] != 1):
+        return None
+    element = None
+    for n in body.nodes:
+        if n is stepper:
+            continue
+        if any(_reads(n, counter)):
+            if (element is not None or n.op != "getitem" or n.attrs.get("index") != ("?",)
+                    or len(n.inputs) != 2 or n.inputs[1] is not counter or n.inputs[0] is counter):
+                return None
+            element = n
+    if element is None or any(v is counter for v in body.outputs):
+        return None
+    array = element.inputs[0]
+    if not isinstance(array, Value) or array in body.inputs[:nvars] or array.producer in body.nodes:
+        return None  # not the same array on every iteration
+    if getattr(array.type, "ndim", 0) < 1:
+        return None
+    return ArrayWalk(j, array, bound, element, stepper)
+
+
+def _outer(node: Node, item):
+    """What a subgraph input of the while_loop `node` stands for outside it (captures only)."""
+    nvars = node.attrs["num_loop_vars"]
+    for sub in node.subgraphs.values():
+        if isinstance(item, Value) and item in sub.inputs[nvars:]:
+            return node.inputs[sub.inputs.index(item)]
+    return item
+
+
+def _reads(node: Node, value: Value):
+    yield from (v is value for v in node.inputs)
+    for sub in node.subgraphs.values():
+        for n in sub.nodes:
+            yield from _reads(n, value)
+        yield from (v is value for v in sub.outputs)
+
+
+def emit_array_walk(em, node: Node, walk: ArrayWalk, indent: int, outs: list[str]) -> None:
+    """Writes the loop as `for <element> in <array>[:n]:` (see the module doc)."""
+    nvars = node.attrs["num_loop_vars"]
+    captures = node.inputs[nvars:]
+    cond, body = node.subgraphs["cond"], node.subgraphs["body"]
+    for sub in (cond, body):
+        for inner, name in zip(sub.inputs, outs):
+            em.name_as(inner, name)
+        for inner, outer in zip(sub.inputs[nvars:], captures):
+            em.name_as(inner, em.ref(outer))
+    j = walk.counter
+    others = [k for k in range(nvars) if k != j]
+    em.assign(indent, [outs[k] for k in others], [em.ref(node.inputs[k]) for k in others], node)
+    array, bound = em.ref(walk.array), em.ref(walk.bound)
+    static = (type(walk.bound) is int and walk.array.type.shape[0] is not None
+              and 0 <= walk.bound <= walk.array.type.shape[0])
+    length = _outer(node, walk.bound)
+    length = length.producer if isinstance(length, Value) else None
+    whole = (length is not None and length.op == "dim" and length.attrs.get("axis") == 0
+             and length.inputs[0] is _outer(node, walk.array))  # `for x in xs`: n is len(xs)
+    if whole or (static and walk.bound == walk.array.type.shape[0]):
+        source, static = array, True
+    else:
+        source = f"{array}[:max({bound}, 0)]"
+    element = em.fresh(walk.element.outputs[0])
+    em.emit(indent, f"for {element} in {source}:", node)
+    written = len(em.lines)
+    saved = body.nodes
+    body.nodes = [n for n in saved if n is not walk.element and n is not walk.stepper]
+    try:
+        em.body(body, indent + 1, top_level=False)
+    finally:
+        body.nodes = saved
+    em.assign(indent + 1, [outs[k] for k in others], [em.ref(body.outputs[k]) for k in others], node)
+    if len(em.lines) == written:
+        em.emit(indent + 1, "pass")
+    if type(walk.bound) is int:
+        final = repr(max(walk.bound, 0))
+    else:
+        final = f"len({array})" if whole else f"int(max({bound}, 0))"
+    if not static:  # the IndexError the while loop would have raised at xs[len(xs)]
+        em.emit(indent, f"if {bound} > len({array}): {array}[len({array})]", walk.element)
+    counter_type = node.outputs[j].type
+    if counter_type.weak:
+        em.emit(indent, f"{outs[j]} = {final}", node)
+    else:
+        em.emit(indent, f"{outs[j]} = {em.bind(counter_type.dtype.type, 'k')}({final})", node)

@@ -1,0 +1,116 @@
+"""Lowerings of the NumPy ops whose JAX spelling differs from `jnp.<name>(*inputs, **attrs)`:
+ufuncs (NumPy's dtype resolution, NEP 50), indexing, casts, shapes with run-time dims."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from ..graph import Value
+from ..ops.elementwise import PYTHON_OPERATORS, UFUNCS, _resolve_arg
+from ..ops.indexing import _key_builder
+from ..ops.shape_ops import fill_dynamic
+from ..types import PYTHON_SCALAR_DTYPES
+from .values import is_static
+from .table import jnp_function, lowers
+
+
+def ir_type(item):
+    """What a type rule receives for a node input: its TensorType, or the Python number."""
+    return item.type if isinstance(item, Value) else item
+
+
+def _loop_dtypes(ufunc: np.ufunc, types) -> tuple:
+    """The dtypes NumPy computes `ufunc` in for inputs of `types` (weak numbers by NEP 50)."""
+    args = tuple(_resolve_arg(t) for t in types)
+    try:
+        return ufunc.resolve_dtypes(args + (None,) * ufunc.nout)
+    except (TypeError, ValueError):  # only Python numbers: they meet as their NumPy dtypes
+        strong = tuple(PYTHON_SCALAR_DTYPES[a] if isinstance(a, type) else a for a in args)
+        return ufunc.resolve_dtypes(strong + (None,) * ufunc.nout)
+
+
+_JNP_NAMES = {"bitwise_invert": "invert"}
+
+
+def _lower_ufunc(ctx, node, *inputs):
+    name = node.op
+    if all(is_static(x) for x in inputs) and name in PYTHON_OPERATORS:
+        return PYTHON_OPERATORS[name](*inputs)  # Python numbers known now: Python's arithmetic
+    ufunc = UFUNCS[name]
+    loop = _loop_dtypes(ufunc, [ir_type(v) for v in node.inputs])
+    args = [jnp.asarray(x, dtype=d) for x, d in zip(inputs, loop[:ufunc.nin])]
+    func = jnp_function(_JNP_NAMES.get(name, name))
+    out = func(*args)
+    if ufunc.nout == 1:
+        return out.astype(loop[ufunc.nin])
+    return tuple(o.astype(d) for o, d in zip(out, loop[ufunc.nin:]))
+
+
+lowers(*(name for name in UFUNCS if jnp_function(_JNP_NAMES.get(name, name)) is not None))(_lower_ufunc)
+
+
+@lowers("ufunc_out")
+def _ufunc_out(ctx, node, target, *inputs, ufunc):
+    func = UFUNCS[ufunc]
+    types = [ir_type(v) for v in node.inputs[1:]]
+    loop = func.resolve_dtypes(tuple(_resolve_arg(t) for t in types) + (node.outputs[0].type.dtype,),
+                               casting="same_kind")
+    args = [jnp.asarray(x, dtype=d) for x, d in zip(inputs, loop[:func.nin])]
+    result = jnp_function(ufunc)(*args)
+    return jnp.broadcast_to(result.astype(target.dtype), jnp.shape(target))
+
+
+@lowers("const")
+def _const(ctx, node, *, value):
+    return value
+
+
+@lowers("getitem")
+def _getitem(ctx, node, x, *inputs, index):
+    build, _ = _key_builder(index)
+    return jnp.asarray(x)[build(inputs)]
+
+
+@lowers("setitem")
+def _setitem(ctx, node, x, value, *inputs, index):
+    build, _ = _key_builder(index)
+    x = jnp.asarray(x)
+    return x.at[build(inputs)].set(jnp.asarray(value).astype(x.dtype))
+
+
+@lowers("astype")
+def _astype(ctx, node, x, *, dtype):
+    return jnp.asarray(x).astype(dtype)
+
+
+@lowers("copy")
+def _copy(ctx, node, x):
+    return jnp.array(x, copy=True)
+
+
+@lowers("reshape")
+def _reshape(ctx, node, x, *sizes, shape):
+    return jnp.reshape(x, fill_dynamic(tuple(shape), [int(s) for s in sizes]))
+
+
+@lowers("broadcast_to")
+def _broadcast_to(ctx, node, x, *sizes, shape):
+    return jnp.broadcast_to(x, fill_dynamic(tuple(shape), [int(s) for s in sizes]))
+
+
+@lowers("python_number")
+def _python_number(ctx, node, x, *, kind):
+    if is_static(x):
+        return kind(x)
+    return jnp.asarray(x).astype(PYTHON_SCALAR_DTYPES[kind])
+
+
+@lowers("truth")
+def _truth(ctx, node, x):
+    return jnp.asarray(x) != 0
+
+
+@lowers("dim")
+def _dim(ctx, node, x, *, axis):
+    return jnp.shape(x)[axis]

@@ -1,0 +1,139 @@
+"""Runs a graph's nodes on JAX values (inside jax.jit) and calls the compiled result."""
+
+from __future__ import annotations
+
+import threading
+
+import jax
+import numpy as np
+
+from ..graph import Graph, ListType, Value
+from ..types import TensorType
+from .catalog import lowering_for
+from .errors import LoweringError, cannot_lower
+from .table import UNLOWERABLE
+from .values import called_graphs, conform, to_host
+
+class Lowerer:
+    """State while one graph is traced by JAX: the current value of each Variable."""
+
+    def __init__(self, runner: "JaxGraph", variables: list):
+        self.runner = runner
+        self.variables = variables
+        self.state: dict[int, object] = {}
+
+    def state_values(self) -> tuple:
+        return tuple(self.state[id(v)] for v in self.variables)
+
+    def set_state(self, values) -> None:
+        self.state = {id(v): x for v, x in zip(self.variables, values)}
+
+    def run(self, graph: Graph, args) -> list:
+        env = {id(v): a for v, a in zip(graph.inputs, args)}
+        for node in graph.nodes:
+            inputs = [env[id(v)] if isinstance(v, Value) else v for v in node.inputs]
+            lower = lowering_for(node.op)
+            if lower is None:
+                why = UNLOWERABLE.get(node.op, "the JAX backend has no lowering for it")
+                raise cannot_lower(node, why)
+            try:
+                outs = lower(self, node, *inputs, **node.attrs)
+            except LoweringError:
+                raise
+            except Exception as error:
+                raise cannot_lower(node, f"{type(error).__name__}: {error}",
+                                   "Static sizes and indices known when tracing make it lowerable; "
+                                   "or keep the interpreter (jit_compile=False)") from error
+            if node.opdef.num_outputs == 1:
+                outs = (outs,)
+            for v, out in zip(node.outputs, outs):
+                env[id(v)] = conform(out, v.type)
+        return [env[id(v)] if isinstance(v, Value) else v for v in graph.outputs]
+
+
+class JaxGraph:
+    """A graph lowered to JAX and compiled with jax.jit (on its first call).
+
+    `run(*inputs)` gives the outputs as `runtime.executor.CompiledGraph.run` does (the one
+    output itself with single=True); `__call__` always a tuple. keep_on_device=True returns
+    jax.Arrays instead of NumPy values. Variables the graph reads are passed in, and those it
+    assigns are written back after the call, in one step. A staged assert that fails, or a
+    py_function that raises, makes the call raise that error (with a note naming the user's
+    line) and skips the write-back; later prints and Python calls of that run do nothing.
+    """
+
+    def __init__(self, graph: Graph, single: bool = False, keep_on_device: bool = False):
+        self.graph = graph
+        self.single = single
+        self.keep_on_device = keep_on_device
+        self._lock = threading.RLock()
+        self.failed: BaseException | None = None  # what a callback of the current call raised
+        nodes = [n for g in called_graphs(graph) for n in g.walk()]
+        seen, self.variables, self.assigned = set(), [], []
+        for node in nodes:
+            var = node.attrs.get("var")
+            if var is not None and id(var) not in seen:
+                seen.add(id(var))
+                self.variables.append(var)
+        written = {id(n.attrs["var"]) for n in nodes if n.op == "assign_variable"}
+        self.assigned = [i for i, v in enumerate(self.variables) if id(v) in written]
+        self.has_callbacks = any(n.op in ("assert", "py_function") for n in nodes)
+        self.output_types = [v.type if isinstance(v, Value) else TensorType.of(v) for v in graph.outputs]
+        self._jitted = jax.jit(self._traced)
+        self._checked = False
+
+    def _check(self) -> None:
+        """Before the first call: every op has a lowering, every input is an array."""
+        for graph in called_graphs(self.graph):
+            for node in graph.walk():
+                if lowering_for(node.op) is None:
+                    raise cannot_lower(node, UNLOWERABLE.get(node.op, "the JAX backend has no lowering for it"))
+        for name, v in zip(self.graph.input_names, self.graph.inputs):
+            if not isinstance(v.type, TensorType):
+                raise LoweringError(f"staged graph {self.graph.name!r}: its input {name or '?'} is a {v.type}, not "
+                                    f"an array, and only arrays can enter a function compiled with jit_compile=True")
+        self._checked = True
+
+    @property
+    def source(self) -> str:
+        """What runs on a call: the jaxpr JAX traced (after the first call), else the graph."""
+        return f"# compiled with jax.jit (jit_compile=True) from:\n{self.graph}"
+
+    def _traced(self, inputs, state):
+        ctx = Lowerer(self, self.variables)
+        ctx.set_state(state)
+        outs = ctx.run(self.graph, inputs)
+        outs = [conform(o, t, strong=True) if not isinstance(t, ListType) else o
+                for o, t in zip(outs, self.output_types)]
+        final = ctx.state_values()
+        return outs, tuple(final[i] for i in self.assigned)
+
+    def __call__(self, *inputs):
+        if not self._checked:
+            self._check()
+        with self._lock:  # the failure slot belongs to one call at a time
+            self.failed = None
+            state = tuple(v._value for v in self.variables)
+            if jax.config.jax_enable_x64:
+                outs, written = self._jitted(inputs, state)
+            else:
+                with jax.enable_x64(True):
+                    outs, written = self._jitted(inputs, state)
+            if self.has_callbacks:
+                jax.block_until_ready((outs, written))
+                jax.effects_barrier()
+            failed, self.failed = self.failed, None
+        if failed is not None:
+            raise failed
+        for i, value in zip(self.assigned, written):
+            var = self.variables[i]
+            stored = np.asarray(value)
+            with var._lock:
+                var._value = stored[()] if stored.ndim == 0 else stored
+        if self.keep_on_device:
+            return tuple(outs)
+        return tuple(to_host(o, t) for o, t in zip(outs, self.output_types))
+
+    def run(self, *inputs):
+        outs = self(*inputs)
+        return outs[0] if self.single else outs

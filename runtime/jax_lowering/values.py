@@ -1,0 +1,46 @@
+"""JAX values as the graph's types want them, and graph walks the backend shares."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from ..graph import Graph, ListType
+from ..types import TensorType
+
+PYTHON_NUMBERS = (bool, int, float, complex)
+
+
+def is_static(x) -> bool:
+    return type(x) in PYTHON_NUMBERS
+
+
+def conform(value, type_, strong: bool = False):
+    """`value` as a JAX value of `type_`'s dtype (a Python number of a weak type stays one,
+    unless `strong`: values crossing control flow must be arrays)."""
+    if isinstance(type_, ListType):
+        return value
+    if type_.weak and is_static(value) and not strong:
+        return value
+    return jnp.asarray(value, dtype=type_.dtype)
+
+
+def called_graphs(graph: Graph):
+    """`graph` and, depth first, every graph its nodes call (an attr with a `graph`)."""
+    yield graph
+    for node in graph.walk():
+        for attr in node.attrs.values():
+            inner = getattr(attr, "graph", None)
+            if isinstance(inner, Graph):
+                yield from called_graphs(inner)
+
+
+def to_host(value, type_):
+    """A JAX result as the interpreter gives it: an ndarray, a NumPy scalar for 0-d, a Python
+    number for a weak type, a list for a list."""
+    if isinstance(type_, ListType):
+        return [to_host(v, type_.element) for v in value]
+    if isinstance(type_, TensorType) and type_.weak:
+        return type_.python_type(np.asarray(value).item())
+    array = np.asarray(value)
+    return array[()] if array.ndim == 0 else array

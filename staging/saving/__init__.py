@@ -1,0 +1,12 @@
+"""Saving staged functions to one file and loading them without their Python source.
+
+`save(obj, path, signatures=None)` writes a versioned zip: JSON graphs and signatures
+(staging.saving.api, .graphs, .values) plus `.npy` arrays (staging.saving.archive). `load(path)`
+checks everything against the op registry before anything runs and returns a LoadedFunction
+(staging.saving.loaded). The format and its guarantees: docs/saving.md.
+"""
+
+from .api import FORMAT, SUPPORTED_VERSIONS, VERSION, load, save
+from .loaded import LoadedConcreteFunction, LoadedFunction
+
+__all__ = ["FORMAT", "SUPPORTED_VERSIONS", "VERSION", "LoadedConcreteFunction", "LoadedFunction", "load", "save"]
