@@ -72,7 +72,7 @@ def cond(pred, true_fn, false_fn, *, names=None):
         a = t_written.get(location.ident, (None, before))[1]
         b = e_written.get(location.ident, (None, before))[1]
         if (a is mutation.MISSING) != (b is mutation.MISSING):
-            if mutation.unobservable(location):  # an object the branch made and dropped
+            if mutation.unobservable(location, locations):  # an object the branch made and dropped
                 continue
             raise errors.UndefinedNameError(
                 f"{where()}{location.describe()} is set in only one branch of this staged `if`, whose "
@@ -218,7 +218,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
         for location in bg._loop_written:
             if all(location.ident != known.ident for known in places):
                 init = location.read()  # its value before the loop (the traces are undone)
-                if init is mutation.MISSING and mutation.unobservable(location):
+                if init is mutation.MISSING and mutation.unobservable(location, bg._loop_written):
                     continue  # an object the body made and dropped
                 if init is mutation.MISSING:
                     raise errors.UndefinedNameError(
