@@ -214,6 +214,7 @@ def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, 
         except (ValueError, TypeError, IndexError, ArithmeticError, np.exceptions.AxisError) as exc:
             if isinstance(exc, errors.StagingError):
                 raise
+            weak_paths.check_failure(op_name, inputs, in_types, exc, lambda types: infer_types(op, types, attrs))
             located = _with_location(exc, f"{where()}{op_name}: ")
             if located is exc:
                 raise

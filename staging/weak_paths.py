@@ -133,6 +133,29 @@ def _check_text(op_name, item, paths):
                 f"path has the same type")
 
 
+def check_failure(op_name, inputs, in_types, error, infer) -> None:
+    """An op whose type rule raised `error`: when one of its inputs is a joined value with which,
+    as it is on another path, the op works (`n & 1` for the Python int `n` that became a float
+    where it met 1.5), eagerly that path does not fail: refuse, naming the value, instead."""
+    for position, item in enumerate(inputs):
+        paths = getattr(item, "_weak_paths", None)
+        if paths is None:
+            continue
+        for other in paths.types:
+            types = list(in_types)
+            types[position] = other
+            try:
+                infer(types)
+            except Exception:  # noqa: BLE001 - fails on that path too
+                continue
+            raise paths.error(
+                f"{where()}{op_name}: {paths.name} is {_describe(other)} on some paths and "
+                f"{_describe(item.type)} on others (they meet at {paths.location.rstrip(': ')}); "
+                f"{op_name} works eagerly on the first and fails staged ({type(error).__name__}: "
+                f"{error}). A staged function computes one type: convert {paths.name} explicitly "
+                f"where it is set so that every path has the same type") from None
+
+
 def check_attribute(item, name) -> None:
     """`item.name` for a joined value: refused when on another path `item` is a Python number,
     which has no such attribute (`.astype`, `.sum`: eagerly an AttributeError there)."""

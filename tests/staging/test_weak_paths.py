@@ -206,3 +206,17 @@ def test_python_int_known_at_run_time_that_does_not_fit_raises_overflow_error():
     assert staged(np.int64(0), np.int32(3)) == 0
     with pytest.raises(OverflowError):   # eagerly a Python int 2**40: out of int32's range
         staged(np.int64(1), np.int32(3))
+
+
+def bitwise_of_joined(c, n):
+    m = n if c > 0 else 1.5   # the Python int n meets 1.5: a float after the `if`
+    return m & 1              # eagerly fine for the int n; a float has no `&`
+
+
+def test_op_that_fails_only_with_the_joined_type_is_refused():
+    assert bitwise_of_joined(np.float64(1.0), 3) == 1
+    with pytest.raises(errors.BranchMismatchError) as info:
+        staging.function(bitwise_of_joined)(np.float64(1.0), 3)
+    message = str(info.value)
+    assert message.startswith(f"{__file__}:{line_of(bitwise_of_joined, 'return m & 1')}: bitwise_and: ")
+    assert "a Python int on some paths and a Python float on others" in message
