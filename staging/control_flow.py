@@ -6,7 +6,7 @@ import numpy as np
 
 from runtime import ListType, TensorType
 
-from . import errors, mutation, nest, stale_values
+from . import branch_errors, errors, mutation, nest, stale_values, weak_paths
 from .graph_building import FuncGraph, building, current_graph, record
 from .joins import (align_captures, is_convertible, is_tensor_array, is_undefined, join_types, leaf_type, name_of,
                     rebuild_leaf, top_level_paths, truth_value, value_in)
@@ -36,12 +36,19 @@ def cond(pred, true_fn, false_fn, *, names=None):
     for label, fn in (("then", true_fn), ("else", false_fn)):
         g = FuncGraph(label, outer=outer)
         g.function_name = outer.function_name
+        raised = None
         with building(g), mutation.recording(g) as journal:
-            result = fn()
+            try:
+                result = fn()
+            except Exception as error:  # noqa: BLE001 - deferred to run time, or raised again below
+                if not branch_errors.deferrable(error):
+                    raise
+                raised, result = error, None
         written = {ident: (location, location.read()) for ident, (location, _) in journal.before.items()}
         journal.undo()  # the other branch starts from the state before the `if`
-        branches.append((g, result, written))
-    (tg, t_out, t_written), (eg, e_out, e_written) = branches
+        branches.append([g, result, {} if raised is not None else written, raised])
+    branch_errors.defer(branches)
+    (tg, t_out, t_written, _), (eg, e_out, e_written, _) = branches
 
     if nest.structure_signature(t_out) != nest.structure_signature(e_out):
         path, a, b = _first_difference(t_out, e_out, names, "output")
@@ -59,17 +66,22 @@ def cond(pred, true_fn, false_fn, *, names=None):
     # variables; a branch that does not write one leaves it as it was before the `if`.
     locations = [loc for loc, _ in t_written.values()] + [
         loc for ident, (loc, _) in e_written.items() if ident not in t_written]
+    kept = []
     for location in locations:
         before = location.read()
         a = t_written.get(location.ident, (None, before))[1]
         b = e_written.get(location.ident, (None, before))[1]
         if (a is mutation.MISSING) != (b is mutation.MISSING):
+            if mutation.unobservable(location, locations):  # an object the branch made and dropped
+                continue
             raise errors.UndefinedNameError(
                 f"{where()}{location.describe()} is set in only one branch of this staged `if`, whose "
                 f"condition is symbolic, and did not exist before it; set it in both branches or "
                 f"before the `if`")
         t_leaves.append((location.describe(), a))
         e_leaves.append(b)
+        kept.append(location)
+    locations = kept
 
     merged, out_types = [], []
     for (name, a), b in zip(t_leaves, e_leaves):
@@ -94,6 +106,10 @@ def cond(pred, true_fn, false_fn, *, names=None):
     outs = record("cond", [pred_value, *operands], {}, output_types=out_types,
                   subgraphs={"then": tg.graph, "else": eg.graph})
     tg.closed = eg.closed = True  # a tensor of a branch used later is a leak
+    for out, (name, a, b), t in zip(outs, dyn, out_types):
+        what = f"'{name}'" if names is not None else f"the value ({name}) of this staged conditional"
+        out._weak_paths = weak_paths.joined(leaf_type(a), leaf_type(b), t, _paths_of(a), _paths_of(b),
+                                            what, where())
     it = iter(outs)
     leaves = [next(it) if kind == "dynamic" else obj for kind, obj in merged]
     leaves = [rebuild_leaf(obj, leaf) if kind == "dynamic" and obj is not None else leaf
@@ -113,6 +129,11 @@ def _write_back(outer, locations, values) -> None:
             stale_values.mark_final(outer, value._value)
         mutation.note(location)  # (an enclosing staged branch or loop sees the write)
         location.write(value)
+
+
+def _paths_of(x):
+    """The types a joined value has on other paths (staging.weak_paths), or None."""
+    return x._weak_paths if isinstance(x, Tensor) else None
 
 
 def _describe_leaf(x) -> str:
@@ -197,6 +218,8 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
         for location in bg._loop_written:
             if all(location.ident != known.ident for known in places):
                 init = location.read()  # its value before the loop (the traces are undone)
+                if init is mutation.MISSING and mutation.unobservable(location, bg._loop_written):
+                    continue  # an object the body made and dropped
                 if init is mutation.MISSING:
                     raise errors.UndefinedNameError(
                         f"{where()}{location.describe()} is first set inside this staged loop, whose "
@@ -262,6 +285,12 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
     outs = record("while_loop", [*init_values, *captures], {"num_loop_vars": nvars},
                   output_types=out_types, subgraphs={"cond": cg.graph, "body": bg.graph})
     cg.closed = bg.closed = True  # a tensor of the loop body used after the loop is a leak
+    # After the loop a variable has the types its body gives it on other paths; not the Python
+    # number it started as, which it still is only after zero iterations (docs/semantics.md).
+    for out, i in zip(outs, dyn_index):
+        out._weak_paths = weak_paths.joined(types[i], leaf_type(out_leaves[i]), types[i], None,
+                                            _paths_of(out_leaves[i]), f"'{flat[i][0]}'", where(),
+                                            errors.LoopVariableError)
     it = iter(outs)
     leaves = []
     for i, (name, init) in enumerate(flat):
@@ -299,6 +328,9 @@ def _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter, maxim
         for (name, init), kind, t in zip(flat, kinds, types):
             if kind == "dynamic":
                 p = g.add_input(t, name)
+                if isinstance(p, Tensor) and is_convertible(init):  # on the first iteration it is init
+                    p._weak_paths = weak_paths.joined(leaf_type(init), t, t, _paths_of(init), None,
+                                                      f"'{name}'", where(), errors.LoopVariableError)
                 placeholders.append(rebuild_leaf(init, p))
             else:
                 placeholders.append(init)

@@ -11,7 +11,7 @@ from runtime._compat import add_note
 from runtime.ops.random import GeneratorType
 from runtime.registry import get_op, infer_types, UnknownOpError
 
-from . import errors, source_map
+from . import errors, source_map, weak_paths
 from .generators import SymbolicGenerator
 from .source_map import where
 from .tensor import Tensor, has_staged_value, leaked_error
@@ -215,16 +215,27 @@ def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, 
         except (ValueError, TypeError, IndexError, ArithmeticError, np.exceptions.AxisError) as exc:
             if isinstance(exc, errors.StagingError):
                 raise
+            weak_paths.check_failure(op_name, inputs, in_types, exc, lambda types: infer_types(op, types, attrs))
             located = _with_location(exc, f"{where()}{op_name}: ")
             if located is exc:
                 raise
             raise located from None
         single = op.num_outputs == 1
+        paths = None
+        for item in inputs:
+            if type(item) is Tensor and item._weak_paths is not None:
+                paths = weak_paths.check(op_name, inputs, in_types, output_types,
+                                         lambda types: infer_types(op, types, attrs))
+                break
     else:
         single = False
+        paths = None
     node = Node(op_name, values, attrs, output_types, user_location(), subgraphs)
     fg.graph.add_node(node)
     outs = tuple(Tensor(fg, v) for v in node.outputs)
+    if paths is not None:
+        for out, p in zip(outs, paths):
+            out._weak_paths = p
     return outs[0] if single else outs
 
 

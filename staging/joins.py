@@ -102,9 +102,6 @@ def join_types(a, b, what: str, error=errors.BranchMismatchError):
 _REPRESENTATIVE = {bool: True, int: 1, float: 1.0, complex: 1j}
 
 
-# The integer dtypes that hold every value a Python int known only at run time may have.
-_WIDE_INTEGERS = (np.dtype(np.int64),)
-
 
 def value_in(graph: FuncGraph, leaf, target, what: str = "a value", error=errors.BranchMismatchError) -> Value:
     """`leaf` as a Value of `graph` of type `target` (recording a cast or a constant if needed).
@@ -121,11 +118,9 @@ def value_in(graph: FuncGraph, leaf, target, what: str = "a value", error=errors
             if leaf.type.weak and target.weak and leaf.type != target:  # e.g. an int that meets a float
                 leaf = record("python_number", [leaf], {"kind": target.python_type})
             elif leaf.type.dtype != target.dtype or leaf.type.weak != target.weak:
-                if (leaf.type.weak and leaf.type.python_type is int and target.dtype.kind in "iu"
-                        and target.dtype not in _WIDE_INTEGERS):
-                    raise error(f"{where()}{what} is a Python int known only when the graph runs in one "
-                                f"case and a {target} value in the other; it might not fit {target.dtype.name}: "
-                                f"cast it explicitly")
+                # A Python int known only at run time that does not fit an integer target raises
+                # OverflowError there (the cast is NumPy's, np.asarray(n, dtype)), as the same
+                # number meeting a value of that dtype does eagerly (NEP 50).
                 leaf = record("astype", [leaf], {"dtype": target.dtype})
             return graph.value_of(leaf)
         if target.weak:

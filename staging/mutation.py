@@ -17,6 +17,7 @@ plain Python writes.
 
 from __future__ import annotations
 
+import sys
 import threading
 
 _state = threading.local()
@@ -131,6 +132,18 @@ class recording:
     def __exit__(self, *exc):
         _journals().pop()
         return False
+
+
+def unobservable(location: Location, known) -> bool:
+    """Whether nothing but the journal refers to the object written (one the branch or loop body
+    made and then dropped, such as `o = Box(); o.a = v` in a branch that does not keep `o`): no
+    code can see the write after the staged construct, so it needs no merging. `known`: every
+    Location the caller still holds; the object's only references must be theirs."""
+    if location.kind == "tensor":
+        return False
+    obj = location.obj
+    held = len({id(loc) for loc in known if loc.obj is obj})
+    return sys.getrefcount(obj) <= held + 2  # + `obj` here + getrefcount's argument
 
 
 def note(location: Location) -> None:

@@ -29,7 +29,8 @@ class Tensor:
     object, and every view of the same data, at its output (staging.aliasing).
     """
 
-    __slots__ = ("_graph", "_value", "_alias", "_views", "_stored", "_written", "__weakref__")
+    __slots__ = ("_graph", "_value", "_alias", "_views", "_stored", "_written", "_weak_paths",
+                 "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, graph, value):
@@ -39,6 +40,7 @@ class Tensor:
         self._views = None   # weak references to the views of this tensor (see staging.aliasing)
         self._stored = None  # where the data went into (or came from) a staged list, if it did
         self._written = False  # written in place: True, or "carried" for a staged loop's variable
+        self._weak_paths = None  # the types it has on other paths, where it is a Python number (staging.weak_paths)
 
     # -- static information --------------------------------------------
     @property

@@ -139,6 +139,14 @@ class _Catches:
                     f"condition with an assert (staged) instead") from exc
             return False
         recorded = _recorded(self.mark)
+        deferred = self._deferred_error(recorded)
+        if deferred is not None:
+            error, location = deferred
+            raise errors.UnsupportedConstructError(
+                f"{self.where}this `try` would catch the {error.__name__} raised while tracing the "
+                f"staged `if` at {location}; whether it is raised depends on a symbolic value, known "
+                f"only when the graph runs, so it cannot be caught as Python would. Raise it outside "
+                f"the staged `if`, or check the condition with an assert (staged) instead")
         if recorded and self._catches_run_time_error(recorded):
             raise errors.UnsupportedConstructError(
                 f"{self.where}this `try` catches errors that the staged operations inside it "
@@ -147,6 +155,21 @@ class _Catches:
                 f"catch only errors raised while tracing (the `except` clauses catch "
                 f"{', '.join(getattr(t, '__name__', repr(t)) for t in self.types)})")
         return False
+
+    def _deferred_error(self, nodes):
+        """(error type, location) of an error a staged branch raised while it was traced, which
+        it raises when the graph runs (staging.control_flow: an `assert` of a constant False
+        inside a branch), if this `try` catches it."""
+        stack = [sub for node in nodes for sub in node.subgraphs.values()]
+        while stack:
+            graph = stack.pop()
+            for node in graph.nodes:
+                stack.extend(node.subgraphs.values())
+                error = node.attrs.get("error") if node.op == "assert" else None
+                if error is not None and node.inputs and node.inputs[0] is False and self._catches(error):
+                    where = f"{node.location[0]}:{node.location[1]}" if node.location else "an earlier line"
+                    return error, where
+        return None
 
     def _catches_run_time_error(self, nodes) -> bool:
         stack = list(nodes)

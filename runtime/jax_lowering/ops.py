@@ -80,7 +80,8 @@ def _setitem(ctx, node, x, value, *inputs, index):
 
 
 @lowers("astype")
-def _astype(ctx, node, x, *, dtype):
+def _astype(ctx, node, x, *, dtype, scalar=False):
+    # scalar: np.float32(x) on a 0-d x, a NumPy scalar in the interpreter; JAX has one 0-d kind
     return jnp.asarray(x).astype(dtype)
 
 

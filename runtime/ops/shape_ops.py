@@ -297,7 +297,7 @@ def take(a, indices, axis=None):
     return np.take(a, indices, axis=axis)
 
 
-def astype_infer(x, dtype):
+def astype_infer(x, dtype, scalar=False):
     x = _require_tensor(x, "astype")
     return TensorType(np.dtype(dtype), x.shape)
 
@@ -310,10 +310,18 @@ def _astype(x, dtype):
     return x.astype(dtype)
 
 
-@register_op("astype", infer=astype_infer, make_kernel=lambda dtype: lambda x: _astype(x, dtype),
-             doc="x.astype(dtype)")
-def astype(x, dtype):
-    return _astype(x, dtype)
+def _make_astype(dtype, scalar=False):
+    """x.astype(dtype); with `scalar`, what the scalar type called on x gives (np.float32(x)):
+    a NumPy scalar for a 0-d x (x.astype keeps a 0-d array a 0-d array)."""
+    if scalar:
+        return lambda x: _astype(x, dtype)[()]
+    return lambda x: _astype(x, dtype)
+
+
+@register_op("astype", infer=astype_infer, make_kernel=_make_astype,
+             doc="x.astype(dtype); scalar=True: np.float32(x) and the other scalar types")
+def astype(x, dtype, scalar=False):
+    return _make_astype(dtype, scalar)(x)
 
 
 def copy_infer(x):

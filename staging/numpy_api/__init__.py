@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from runtime.ops.elementwise import PYTHON_OPERATORS
+
 from ..graph_building import record
 from ..tensor import Tensor, has_staged_value, staged_value
 from . import arrays, creation, fft, linalg, reductions, shapes, statistics
@@ -107,9 +109,28 @@ def _size(self):
     return total
 
 
+def _numpy_operands(ufunc, inputs):
+    """The operands of an explicit ufunc call (`np.multiply(a, b)`, not `a * b`): when every one
+    is a Python number (a literal or a weak tensor: a number known at run time), NumPy converts
+    them to arrays of its default dtypes (`np.multiply(True, 3)` is np.int64(3), where
+    `True * 3` is the Python int 3). Python's own arithmetic is for the operators only (the ops
+    of PYTHON_OPERATORS; the other ufuncs never run it)."""
+    if getattr(ufunc, "__name__", None) not in PYTHON_OPERATORS or not all(
+            type(x) in _PY_NUMBERS or (isinstance(x, Tensor) and x.type.weak) for x in inputs):
+        return inputs
+    return tuple(record("astype", [x], {"dtype": np.asarray(x.type.python_type(0)).dtype})
+                 if isinstance(x, Tensor) else x for x in inputs)
+
+
+_PY_NUMBERS = (bool, int, float, complex)
+
+
 def _install():
     def array_ufunc(self, ufunc, method, *inputs, **kwargs):
-        return apply_ufunc(ufunc, method, _read_values(inputs), kwargs)
+        inputs = _read_values(inputs)
+        if method == "__call__":
+            inputs = _numpy_operands(ufunc, inputs)
+        return apply_ufunc(ufunc, method, inputs, kwargs)
 
     def array_function(self, func, types, args, kwargs):
         return apply_function(func, args, kwargs)

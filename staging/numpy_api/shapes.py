@@ -269,7 +269,11 @@ def _scalar_type(dtype):
     """np.float32(x) and the other NumPy scalar types called on a symbolic value: x as that dtype
     (a NumPy scalar for a 0-d x, an array otherwise, as NumPy gives)."""
     def convert(x=0, /):
-        return _record("astype", [_as_input(x)], {"dtype": np.dtype(dtype)})
+        x = _as_input(x)
+        attrs = {"dtype": np.dtype(dtype)}
+        if np.ndim(x) == 0:
+            attrs["scalar"] = True  # a 0-d array becomes a NumPy scalar, as np.float32(x) gives
+        return _record("astype", [x], attrs)
     convert.__name__ = np.dtype(dtype).name
     return convert
 

@@ -178,3 +178,50 @@ def test_a_key_set_in_only_one_staged_branch_is_refused():
 def autograph_staged(f):
     import staging
     return staging.function(f)
+
+
+class _Box:
+    pass
+
+
+def object_made_in_a_branch(x, y):
+    if x > 0:
+        o = _Box()
+        o.a = x < y          # a new object's attribute: nothing outside the branch sees it
+        d = {}
+        d["k"] = y
+    return x * 2.0
+
+
+def object_made_in_a_loop_body(n):
+    k = 0
+    while k < n:
+        k += 1
+        o = _Box()
+        o.a = k              # made and dropped on every iteration
+    return k
+
+
+def object_kept_after_the_branch(x):
+    o = _Box()
+    if x > 0:
+        o.a = x              # o lives on: eagerly o.a exists on one path only
+    return o
+
+
+@pytest.mark.parametrize("x", [1.0, -1.0])
+def test_writes_into_objects_a_branch_makes_and_drops_are_staged(x):
+    import staging
+    args = (np.float64(x), np.float64(0.5))
+    assert staging.function(object_made_in_a_branch)(*args) == object_made_in_a_branch(*args)
+    n = np.int64(3 if x > 0 else 0)
+    assert staging.function(object_made_in_a_loop_body)(n) == object_made_in_a_loop_body(n)
+
+
+def test_a_write_into_an_object_that_outlives_the_branch_is_still_refused():
+    import staging
+    from staging import errors
+    with pytest.raises(errors.UndefinedNameError) as info:
+        staging.function(object_kept_after_the_branch)(np.float64(1.0))
+    line = object_kept_after_the_branch.__code__.co_firstlineno + 2  # the `if`
+    assert str(info.value).startswith(f"{__file__}:{line}: _Box.a is set in only one branch")

@@ -92,6 +92,26 @@ def test_classifier_errors():
     assert compare_call(CallResult(value=0.0), CallResult(value=-0.0), path)[0] == "SILENT_MISMATCH"
 
 
+def test_classifier_accepts_exactly_the_documented_join_conversion():
+    path = "/tmp/prog_7.py"
+
+    def category(eager, staged, joins=True):
+        return compare_call(CallResult(value=eager), CallResult(value=staged), path, joins=joins)[0]
+
+    # A Python number that met another type where paths join: the joined type, the same value.
+    assert category(0, np.int32(0)) == "AGREE"
+    assert category((True, 3), (np.True_, 3.0)) == "AGREE"
+    assert category(2, 2.0) == category(1.5, 1.5 + 0j) == category(True, np.int8(1)) == "AGREE"
+    assert category(0.5, np.float32(0.5)) == category(0.1, np.float32(0.1)) == "AGREE"  # 0.1 as a float32
+    # Anything else still differs: another value, a dtype NEP 50 would not keep, a narrower type,
+    # a NumPy value to begin with, or a dtype-stable program (no such join happens there).
+    assert category(3, np.int32(4)) == "SILENT_MISMATCH"
+    assert category(0.1, np.float32(0.2)) == "SILENT_MISMATCH"
+    assert category(2.0, np.int64(2)) == "SILENT_MISMATCH"            # a float does not become an int
+    assert category(1.0, 1) == category(300, np.uint8(44)) == "SILENT_MISMATCH"
+    assert category(np.int64(0), np.int32(0)) == category(0, np.int32(0), joins=False) == "SILENT_MISMATCH"
+
+
 def test_analysis_finds_dtype_changes():
     stable = _program([Assign("v", Name("x")),
                        For("i", Call("range", (Name("n"),)), (Assign("v", BinOp("*", Name("v"), Lit(2))),)),

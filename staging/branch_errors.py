@@ -1,0 +1,71 @@
+"""Errors raised while a staged branch is traced: raised when the graph runs and takes that
+branch, as Python raises them only when the branch runs.
+
+`staging.control_flow.cond` traces both branches whatever the condition will be. User code in a
+branch may raise while it is traced (a missing dict key, an index past the end, an operation
+the types do not support, a division by a Python zero): eagerly that happens only on the calls
+that take the branch. Such a branch becomes one that raises the same exception type when the
+graph runs (a staged `assert` of False), giving in place of its values the other branch's
+(never seen).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from . import errors, nest
+from .graph_building import building, record
+from .source_map import where
+from .tensor import Tensor
+
+_LOCATED = re.compile(r"\S+:\d+: ")  # a message that starts with a file:line
+
+
+def deferrable(error) -> bool:
+    """An exception that the user's code raised while a staged branch was traced, and that
+    Python raises only if that branch runs (KeyError, IndexError, TypeError, ZeroDivisionError
+    ...): a built-in exception, not a refusal of staging and not one that stops the program."""
+    if isinstance(error, (errors.StagingError, RecursionError, StopIteration, StopAsyncIteration)):
+        return False
+    if type(error).__module__ != "builtins":
+        return False
+    try:
+        type(error)("")
+    except Exception:  # noqa: BLE001 - a constructor that needs more than a message
+        return False
+    return True
+
+
+def defer(branches) -> None:
+    """A branch whose tracing raised (see `deferrable`) raises the same exception type when the
+    graph runs and takes that branch, as Python does; it gives the other branch's values (zeros
+    of their types, never seen). When both raise, the first error is raised now."""
+    failed = [b for b in branches if b[3] is not None]
+    if not failed:
+        return
+    if len(failed) == 2:
+        raise failed[0][3]
+    (g, _, _, error), other = failed[0], next(b for b in branches if b[3] is None)
+    text = str(error)
+    message = text if _LOCATED.match(text) or not where() else f"{where()}{text}"
+    with building(g):
+        record("assert", [False], {"parts": (message,), "error": type(error)})
+    failed[0][1] = nest.pack_as(other[1], [_stand_in(g, leaf) for leaf in nest.flatten(other[1])])
+
+
+def _stand_in(g, leaf):
+    """The value a branch that raises gives in place of `leaf`: the same object, or for a tensor
+    a zero of its type in graph `g` (never seen: the branch raises first)."""
+    if not isinstance(leaf, Tensor):
+        return leaf
+    with building(g):
+        return record("const", [], {"value": _zero(leaf.type)})
+
+
+def _zero(t):
+    if t.weak:
+        return t.python_type(0)
+    shape = tuple(0 if d is None else d for d in t.shape)
+    return np.zeros(shape, dtype=t.dtype)[()] if shape == () else np.zeros(shape, dtype=t.dtype)

@@ -1,0 +1,183 @@
+"""Values that were Python numbers on some paths: where a join's conversion would change an answer.
+
+Where a Python number meets a NumPy value (the branches of a staged `if`, a loop variable
+before and after an iteration), the joined value takes one type (staging.joins.join_types):
+`s = 0` meeting an int32 value is int32 on every path. Eagerly it stays the Python number on
+the path where it was one. That is the same value, but the operations it then takes part in can
+differ: `np.exp(s)` is float64 for the Python 0 and float64 for int32, the same; `np.exp(b)` for
+a bool `b` joined with a uint8 is float64 eagerly and float16 staged, a different answer.
+
+So a joined tensor remembers the types it has on the other paths (`Tensor._weak_paths`), and
+`record` asks `check` before each op: an op that would give another result type on one of those
+paths than the staged one (other than a Python number of a type the result absorbs, which is
+the documented conversion) is refused, naming the line, the variable and both types. Results
+of ops that keep such a difference remember it in turn.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime import TensorType
+
+from . import errors
+from .source_map import where
+
+_KIND_ORDER = (bool, int, float, complex)
+_REPRESENTATIVE = {bool: True, int: 1, float: 1.0, complex: 1j}
+
+
+class WeakPaths:
+    """The other types of a joined value: `types` (weak TensorTypes), the variable's `name`,
+    where the paths met (`location`), and the error type to refuse with."""
+
+    __slots__ = ("types", "name", "location", "error")
+
+    def __init__(self, types, name, location, error):
+        self.types, self.name, self.location, self.error = tuple(types), name, location, error
+
+
+def absorbs(staged: TensorType, other: TensorType) -> bool:
+    """True when `other` (a value's type on another path) becoming `staged` is the documented
+    join conversion: the same type, or a Python number of a kind `staged` takes (a wider Python
+    number, or a NumPy dtype that NEP 50 keeps when the number meets it)."""
+    if other == staged:
+        return True
+    if not (isinstance(other, TensorType) and isinstance(staged, TensorType)) or not other.weak:
+        return False
+    if staged.weak:
+        return _KIND_ORDER.index(other.python_type) <= _KIND_ORDER.index(staged.python_type)
+    return np.result_type(staged.dtype, _REPRESENTATIVE[other.python_type]) == staged.dtype
+
+
+def joined(a_type, b_type, joined_type, a_paths=None, b_paths=None, name="a value", location="",
+           error=errors.BranchMismatchError):
+    """The WeakPaths of a value of `joined_type` made where values of `a_type` and `b_type` meet
+    (each possibly a joined value itself), or None when it has that type on every path."""
+    others = []
+    for t, paths in ((a_type, a_paths), (b_type, b_paths)):
+        for u in (t, *(paths.types if paths is not None else ())):
+            if isinstance(u, TensorType) and u != joined_type and u.weak and u not in others:
+                others.append(u)
+    if not others or not isinstance(joined_type, TensorType):
+        return None
+    return WeakPaths(others, name, location, error)
+
+
+def check(op_name, inputs, in_types, output_types, infer):
+    """For an op whose inputs include joined values (`inputs` the op's inputs, `in_types` their
+    types): raise if, with one of those values as it is on another path, the op would give
+    another type than `output_types` (not a Python number the staged type absorbs). Returns
+    the WeakPaths of each output (None where there is no difference)."""
+    outs = list(output_types) if isinstance(output_types, (tuple, list)) else [output_types]
+    found = [None] * len(outs)
+    for position, item in enumerate(inputs):
+        paths = getattr(item, "_weak_paths", None)
+        if paths is None:
+            continue
+        if op_name in _FORMATTING_OPS:
+            _check_text(op_name, item, paths)
+            continue
+        for other in paths.types:
+            types = list(in_types)
+            types[position] = other
+            try:
+                alternative = infer(types)
+            except Exception:  # noqa: BLE001 - eagerly that path raises; nothing to compare
+                continue
+            alternative = list(alternative) if isinstance(alternative, (tuple, list)) else [alternative]
+            for i, (staged, alt) in enumerate(zip(outs, alternative)):
+                if not isinstance(staged, TensorType) or alt == staged:
+                    continue
+                if not absorbs(staged, alt) or (op_name in _SIGN_OPS and staged.dtype.kind == "u"):
+                    raise paths.error(
+                        f"{where()}{op_name}: {paths.name} is {_describe(other)} on some paths and "
+                        f"{_describe(item.type)} on others (they meet at {paths.location.rstrip(': ')}); "
+                        f"here that gives {_describe(alt)} eagerly on the first and {_describe(staged)} "
+                        f"staged. A staged function computes one type: convert {paths.name} "
+                        f"explicitly where it is set (e.g. np.{item.type.dtype.name}(...)) so that "
+                        f"every path has the same type")
+                previous = found[i]
+                kept = [*previous.types] if previous is not None else []
+                if alt not in kept:
+                    kept.append(alt)
+                found[i] = WeakPaths(kept, paths.name, paths.location, paths.error)
+    return found
+
+
+# Ops that make a Python number negative (`~True` is -2, `-3` is -3) where an unsigned type
+# wraps around (254, 253): the same type on both paths, but not the same value.
+_SIGN_OPS = frozenset({"invert", "negative"})
+
+# Ops that turn their inputs into text (the staged print): a Python int and a float64 scalar of
+# the same value print differently (`6`, `6.0`), so do a bool and an int (`True`, `1`).
+_FORMATTING_OPS = frozenset({"print"})
+_TEXT_KIND = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+
+def _text_kind(t):
+    if t.weak:
+        return t.python_type
+    return _TEXT_KIND.get(t.dtype.kind) if t.shape == () else None
+
+
+def _check_text(op_name, item, paths):
+    staged = item.type
+    for other in paths.types:
+        if isinstance(other, TensorType) and _text_kind(other) != _text_kind(staged):
+            raise paths.error(
+                f"{where()}{op_name}: {paths.name} is {_describe(other)} on some paths and "
+                f"{_describe(staged)} on others (they meet at {paths.location.rstrip(': ')}), and the "
+                f"two print differently (`{_sample(other)}` and `{_sample(staged)}`). A staged function "
+                f"computes one type: convert {paths.name} explicitly where it is set so that every "
+                f"path has the same type")
+
+
+def check_failure(op_name, inputs, in_types, error, infer) -> None:
+    """An op whose type rule raised `error`: when one of its inputs is a joined value with which,
+    as it is on another path, the op works (`n & 1` for the Python int `n` that became a float
+    where it met 1.5), eagerly that path does not fail: refuse, naming the value, instead."""
+    for position, item in enumerate(inputs):
+        paths = getattr(item, "_weak_paths", None)
+        if paths is None:
+            continue
+        for other in paths.types:
+            types = list(in_types)
+            types[position] = other
+            try:
+                infer(types)
+            except Exception:  # noqa: BLE001 - fails on that path too
+                continue
+            raise paths.error(
+                f"{where()}{op_name}: {paths.name} is {_describe(other)} on some paths and "
+                f"{_describe(item.type)} on others (they meet at {paths.location.rstrip(': ')}); "
+                f"{op_name} works eagerly on the first and fails staged ({type(error).__name__}: "
+                f"{error}). A staged function computes one type: convert {paths.name} explicitly "
+                f"where it is set so that every path has the same type") from None
+
+
+def check_attribute(item, name) -> None:
+    """`item.name` for a joined value: refused when on another path `item` is a Python number,
+    which has no such attribute (`.astype`, `.sum`: eagerly an AttributeError there)."""
+    paths = item._weak_paths
+    for other in paths.types:
+        if isinstance(other, TensorType) and other.weak and not hasattr(other.python_type(0), name):
+            raise paths.error(
+                f"{where()}{paths.name} is {_describe(other)} on some paths and {_describe(item.type)} "
+                f"on others (they meet at {paths.location.rstrip(': ')}); a Python "
+                f"{other.python_type.__name__} has no attribute {name!r}, so eagerly `.{name}` fails on "
+                f"the first. Convert {paths.name} explicitly where it is set so that every path has "
+                f"the same type")
+
+
+def _sample(t):
+    value = t.python_type(1) if t.weak else np.ones((), t.dtype)[()]
+    return str(value)
+
+
+def _describe(t) -> str:
+    if isinstance(t, TensorType) and t.weak:
+        return f"a Python {t.python_type.__name__}"
+    if isinstance(t, TensorType):
+        return f"a {t.dtype.name} scalar" if t.shape == () else f"a {t.dtype.name} array ({t})"
+    return f"a {t!r}"

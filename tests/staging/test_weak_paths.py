@@ -1,0 +1,222 @@
+"""A value that is a Python number on one path and a NumPy value on another: staged equals eager
+wherever the joined type gives the eager answer, and is refused (naming the line and the
+variable) where it would not."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import staging
+from staging import errors
+
+
+def line_of(func, text):
+    lines, first = __import__("inspect").getsourcelines(func)
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
+def exp_of_joined(c, y):
+    s = y if c > 0 else 3  # a uint8 value on one path, the Python int 3 on the other
+    return np.exp(s)       # eagerly float16 for the uint8 and float64 for the Python int
+
+
+def test_op_whose_result_type_depends_on_the_path_is_refused():
+    eager = [exp_of_joined(np.float64(c), np.uint8(2)) for c in (1.0, -1.0)]
+    assert [v.dtype for v in eager] == [np.float16, np.float64]
+    with pytest.raises(errors.BranchMismatchError) as info:
+        staging.function(exp_of_joined)(np.float64(1.0), np.uint8(2))
+    message = str(info.value)
+    assert message.startswith(f"{__file__}:{line_of(exp_of_joined, 'np.exp(s)')}: exp:")
+    assert "is a Python int on some paths and a uint8 scalar on others" in message
+    assert f"meet at {__file__}:{line_of(exp_of_joined, 's = y if')}" in message
+    assert "float64 scalar eagerly" in message and "float16 scalar staged" in message
+
+
+def add_after_if(c, y):
+    if c > 0:
+        v = y
+    else:
+        v = False          # a Python bool on this path, an int64 value on the other
+    return np.add(v, np.bool_(True))
+
+
+def test_variable_joined_in_a_staged_if_is_named():
+    with pytest.raises(errors.BranchMismatchError) as info:
+        staging.function(add_after_if)(np.float64(1.0), np.int64(4))
+    message = str(info.value)
+    assert message.startswith(f"{__file__}:{line_of(add_after_if, 'return np.add')}: add: 'v' is a Python bool")
+
+
+def cast_where_set(c, y):
+    s = y if c > 0 else np.uint8(3)
+    return np.exp(s)
+
+
+@pytest.mark.parametrize("c", [1.0, -1.0])
+def test_the_same_program_with_one_type_on_every_path_agrees(c):
+    args = (np.float64(c), np.uint8(2))
+    eager, staged = cast_where_set(*args), staging.function(cast_where_set)(*args)
+    assert type(staged) is type(eager) and staged.dtype == eager.dtype and staged == eager
+
+
+def documented_join(c, y):
+    s = y if c > 0 else 3  # the Python 3 becomes int32, the type 3 + y has
+    return s * 2 + 1, s > 2, np.exp(s)
+
+
+def test_ops_that_give_the_same_type_on_every_path_are_staged():
+    staged_f = staging.function(documented_join)
+    args = (np.float64(1.0), np.int32(5))
+    assert [(type(v), v) for v in staged_f(*args)] == [(type(v), v) for v in documented_join(*args)]
+    # On the path where s is the Python 3 eagerly, staged s is np.int32(3): the same values, and
+    # the documented conversion (docs/semantics.md) shows only in the Python types of the results.
+    args = (np.float64(-1.0), np.int32(5))
+    eager, staged = documented_join(*args), staged_f(*args)
+    assert eager == (7, True, np.exp(3)) and type(eager[0]) is int and type(eager[1]) is bool
+    assert staged == eager and type(staged[0]) is np.int32 and type(staged[1]) is np.bool_
+    assert type(staged[2]) is type(eager[2]) is np.float64
+
+
+def accumulate_then_sqrt(x):
+    total = 0
+    for v in x:
+        total += v
+    return np.sqrt(total), total
+
+
+@pytest.mark.parametrize("x", [np.arange(4, dtype=np.float32), np.arange(3, dtype=np.int8)])
+def test_loop_accumulator_starting_as_a_python_number_is_not_refused(x):
+    # Only after zero iterations is `total` still the Python 0 (docs/semantics.md); after one or
+    # more it has x's dtype, as eagerly.
+    spec = staging.TensorSpec([None], x.dtype)
+    staged_f = staging.function(accumulate_then_sqrt, input_signature=[spec])
+    eager, staged = accumulate_then_sqrt(x), staged_f(x)
+    for e, s in zip(eager, staged):
+        assert type(s) is type(e) and s.dtype == e.dtype and s == e
+
+
+def first_iteration_differs(x):
+    s = False
+    for v in x:
+        s = np.exp(s) + v  # first iteration: np.exp(False) is float16; later np.exp(float32)
+    return s
+
+
+def test_loop_body_whose_first_iteration_differs_agrees_or_is_refused():
+    x = np.arange(3, dtype=np.float32)
+    eager = first_iteration_differs(x)
+    try:
+        staged = staging.function(first_iteration_differs)(x)
+    except errors.StagingError as error:
+        assert str(error).startswith(f"{__file__}:")
+        assert "'s'" in str(error)
+    else:
+        assert type(staged) is type(eager) and staged.dtype == eager.dtype and staged == eager
+
+
+def print_joined(c, y):
+    total = 3 + (y if c > 0 else 3)  # a Python int on one path, a float64 scalar on the other
+    print("total", total)           # eagerly `6` on that path; a float64 would print `6.0`
+    return c
+
+
+def test_printing_a_value_whose_text_depends_on_the_path_is_refused():
+    with pytest.raises(errors.BranchMismatchError) as info:
+        staging.function(print_joined)(np.float64(-1.0), np.float64(2.0))
+    message = str(info.value)
+    assert message.startswith(f"{__file__}:{line_of(print_joined, 'print(')}: print:")
+    assert "a Python int on some paths and a float64 scalar on others" in message
+    assert "print differently (`1` and `1.0`)" in message
+
+
+def print_same_text(c, y):
+    total = 3 + (y if c > 0 else 3)  # a Python int or an int32 value: both print as `6`
+    print("total", total)
+    return total
+
+
+@pytest.mark.parametrize("c", [1.0, -1.0])
+def test_printing_a_value_that_prints_alike_on_every_path_agrees(c, capsys):
+    args = (np.float64(c), np.int32(3))
+    eager = print_same_text(*args)
+    eager_text = capsys.readouterr().out
+    staged = staging.function(print_same_text)(*args)
+    assert capsys.readouterr().out == eager_text and staged == eager
+
+
+def invert_joined(c, y):
+    a = y if c > 0 else True  # a uint8 value, or the Python True: ~True is -2, ~np.uint8(1) is 254
+    return ~a
+
+
+def test_sign_changing_op_on_an_unsigned_join_is_refused():
+    assert invert_joined(np.float64(-1.0), np.uint8(2)) == -2
+    with pytest.raises(errors.BranchMismatchError) as info:
+        staging.function(invert_joined)(np.float64(-1.0), np.uint8(2))
+    assert str(info.value).startswith(f"{__file__}:{line_of(invert_joined, 'return ~a')}: invert: ")
+
+
+def method_of_joined(c, y):
+    if c > 0:
+        v = y
+    else:
+        v = 0                  # a Python int: eagerly its astype() raises AttributeError
+    return v.astype(np.int8)
+
+
+def test_ndarray_method_of_a_value_that_is_a_python_number_on_another_path_is_refused():
+    with pytest.raises(AttributeError):
+        method_of_joined(np.float64(-1.0), np.complex128(2))
+    with pytest.raises(errors.BranchMismatchError) as info:
+        staging.function(method_of_joined)(np.float64(-1.0), np.complex128(2))
+    message = str(info.value)
+    assert message.startswith(f"{__file__}:{line_of(method_of_joined, 'v.astype')}: 'v' is a Python int")
+    assert "has no attribute 'astype'" in message
+
+
+def continue_in_while(x):
+    s = 0
+    while x > 0:
+        x -= 1
+        if x % 2 > 0:
+            continue   # s stays what it was: on the first iteration, the Python 0
+        s += x
+    return s
+
+
+@pytest.mark.parametrize("x", [np.int32(5), np.int32(6), np.int32(1)])
+def test_loop_variable_starting_as_a_python_int_meets_an_int32_in_a_staged_if(x):
+    # The branch keeping s (a Python int known only at run time) meets the one making it int32:
+    # s is int32, as eagerly after the first `s += x`.
+    eager, staged = continue_in_while(x), staging.function(continue_in_while)(x)
+    assert type(staged) is type(eager) is np.int32 and staged == eager
+
+
+def big_number_meets_int32(k, y):
+    n = 0
+    for _ in range(k):
+        n = n + 2 ** 40   # a Python int known only at run time, beyond int32
+    return n if y > 0 else y
+
+
+def test_python_int_known_at_run_time_that_does_not_fit_raises_overflow_error():
+    assert big_number_meets_int32(np.int64(0), np.int32(3)) == 0
+    staged = staging.function(big_number_meets_int32)
+    assert staged(np.int64(0), np.int32(3)) == 0
+    with pytest.raises(OverflowError):   # eagerly a Python int 2**40: out of int32's range
+        staged(np.int64(1), np.int32(3))
+
+
+def bitwise_of_joined(c, n):
+    m = n if c > 0 else 1.5   # the Python int n meets 1.5: a float after the `if`
+    return m & 1              # eagerly fine for the int n; a float has no `&`
+
+
+def test_op_that_fails_only_with_the_joined_type_is_refused():
+    assert bitwise_of_joined(np.float64(1.0), 3) == 1
+    with pytest.raises(errors.BranchMismatchError) as info:
+        staging.function(bitwise_of_joined)(np.float64(1.0), 3)
+    message = str(info.value)
+    assert message.startswith(f"{__file__}:{line_of(bitwise_of_joined, 'return m & 1')}: bitwise_and: ")
+    assert "a Python int on some paths and a Python float on others" in message
