@@ -54,6 +54,14 @@ def _as_dtype(number, dtype):
     return converted
 
 
+# Operators on scalars that never raise (so may be written into the line that reads them), and
+# those that never raise on NumPy scalars (which warn instead: 1 // 0 raises in Python).
+_CANNOT_RAISE = frozenset(("add", "subtract", "multiply", "less", "less_equal", "greater",
+                           "greater_equal", "equal", "not_equal", "negative", "positive"))
+_NUMPY_SCALARS_DO_NOT_RAISE = frozenset(("remainder", "floor_divide", "divide", "absolute"))
+_MAX_INLINED_DEPTH = 8
+
+
 def _ipow(a, b):
     """Python's `a ** b` on Python numbers, for a power traced as int ** int: a negative
     exponent would make it a float, a type the graph was not built for."""
@@ -110,6 +118,9 @@ class _Emitter:
         self.count = 0
         self.buffers = BufferPlan(maybe_viewed(graph, _UFUNCS))
         self.helpers: list = []  # (lines, {line: node}) of subgraph bodies emitted as functions
+        self._uses: dict | None = None
+        self._depth: dict[int, int] = {}  # id(value) -> nesting of the expression standing for it
+        self._in_helper = 0  # > 0 while a body is emitted as a helper function
 
     # -- names -----------------------------------------------------------
     def new_tag(self) -> int:
@@ -176,7 +187,11 @@ class _Emitter:
             if emit is not None:
                 emit(self, node, indent)
             elif not self.in_place(node, indent, last_use.get(position, ())):
-                self.simple(node, indent)
+                if position + 1 < len(graph.nodes):
+                    following = None if runs.get(position + 1) else graph.nodes[position + 1]
+                else:  # the last node: what reads its result next is the op writing the outputs
+                    following = graph if not top_level and not self._in_helper else None
+                self.simple(node, indent, following)
             if top_level:
                 self.free(indent, last_use.get(position, ()))
             position += 1
@@ -188,7 +203,11 @@ class _Emitter:
         it defines, so the caller's code after the body reads them as if it were inline."""
         outer = self.lines, self.line_nodes
         self.lines, self.line_nodes = [], {}
-        self.body(graph, 1, top_level=False)
+        self._in_helper += 1
+        try:
+            self.body(graph, 1, top_level=False)
+        finally:
+            self._in_helper -= 1
         lines, nodes = self.lines, self.line_nodes
         self.lines, self.line_nodes = outer
         loads, stores = set(), set()
@@ -280,14 +299,20 @@ class _Emitter:
                 refs.append(ref(v))
         return refs
 
-    def simple(self, node: Node, indent: int):
+    def simple(self, node: Node, indent: int, following: Node | Graph | None = None):
         op = get_op(node.op)
         args = self.operand_refs(node)
-        outs = [self.fresh(v) for v in node.outputs]
         expr = op.expr if not node.attrs else None
         if op.make_expr is not None:
             types = [v.type if isinstance(v, Value) else v for v in node.inputs]
             expr = op.make_expr(*types, **node.attrs) or expr
+        if expr is not None and following is not None and self.inlined(node, following):
+            depth = 1 + max((self._depth.get(id(v), 0) for v in node.inputs if isinstance(v, Value)), default=0)
+            if depth <= _MAX_INLINED_DEPTH:  # (Python refuses very deeply nested expressions)
+                self._depth[id(node.outputs[0])] = depth
+                self.names[id(node.outputs[0])] = "(" + expr.format(*args) + ")"
+                return
+        outs = [self.fresh(v) for v in node.outputs]
         if expr is not None:
             call = "(" + expr.format(*args) + ")"
         elif node.op == "const":
@@ -303,6 +328,46 @@ class _Emitter:
             self.emit(indent, f"{outs[0]} = {call}", node)
         else:
             self.emit(indent, f"{', '.join(outs)}, = {call}", node)
+
+    def inlined(self, node: Node, following: Node) -> bool:
+        """Whether `node`, an operator on scalars, is written into the line of the node after it
+        (`if (v2 % 2) == 0:`) instead of a line and a variable of its own: its one result is
+        read once, by that node (a plain node, or a cond as its predicate), so it is evaluated
+        at the same point; and it cannot raise (its failure would name the reading node)."""
+        if len(node.outputs) != 1:
+            return False
+        out = node.outputs[0]
+        if getattr(out.type, "shape", None) != () or self.use_counts().get(id(out)) != 1:
+            return False
+        if isinstance(following, Graph):  # a subgraph's last node: read once, as its output
+            if not any(v is out for v in following.outputs):
+                return False
+        elif get_op(following.op).emit is not None and following.op != "cond":
+            return False
+        elif not any(v is out for v in following.inputs) or (
+                following.op == "cond" and following.inputs[0] is not out):
+            return False
+        strong = all(getattr(v.type, "weak", True) is False for v in node.inputs if isinstance(v, Value))
+        return node.op in _CANNOT_RAISE or (strong and node.op in _NUMPY_SCALARS_DO_NOT_RAISE)
+
+    def use_counts(self) -> dict[int, int]:
+        """id(value) -> how many times nodes and graph outputs read it, in the whole graph."""
+        if self._uses is None:
+            counts: dict[int, int] = {}
+
+            def count(g: Graph):
+                for n in g.nodes:
+                    for v in n.inputs:
+                        if isinstance(v, Value):
+                            counts[id(v)] = counts.get(id(v), 0) + 1
+                    for sub in n.subgraphs.values():
+                        count(sub)
+                for v in g.outputs:
+                    if isinstance(v, Value):
+                        counts[id(v)] = counts.get(id(v), 0) + 1
+            count(self.graph)
+            self._uses = counts
+        return self._uses
 
     def assign(self, indent: int, targets: list[str], sources: list[str], node: Node):
         if targets:

@@ -230,3 +230,49 @@ def test_range_bound_compared_as_a_python_int_equals_eager(n):
     x = np.array([0.0, 0.5, -1.0])
     assert f(x, n).tobytes() == power_series(x, n).tobytes()
     assert "int(" in f.get_concrete_function(x, n).executable_source
+
+
+def collatz(n):
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+def long_sum(x):
+    total = x
+    for _ in range(60):  # a Python loop: 60 additions in a row, each read once
+        total = total + x
+    return total
+
+
+def test_scalar_operators_read_once_are_written_where_they_are_read():
+    f = staging.function(collatz)
+    for n in (np.int64(27), np.int64(1), np.int32(97)):
+        got, want = f(n), collatz(n)
+        assert got == want and type(got) is type(want)
+    source = f.get_concrete_function(np.int64(27)).executable_source
+    assert " % 2) == 0)" in source and "= (3 * " not in source  # no variable per operator
+    g = staging.function(long_sum)
+    assert g(np.float64(0.5)) == long_sum(np.float64(0.5))
+    depth = max(line.count("(") for line in g.get_concrete_function(np.float64(0.5)).executable_source.splitlines())
+    assert depth <= 12  # nesting is bounded: Python refuses very deep expressions
+
+
+def int_quotient(a, b):
+    return int(a) // int(b) + 1
+
+
+def test_python_ints_floor_divided_keep_their_own_line():
+    # 1 // 0 raises on Python ints: such an op keeps its own line, so the failure names it
+    staged = staging.function(int_quotient)
+    assert staged(np.int64(7), np.int64(2)) == int_quotient(np.int64(7), np.int64(2))
+    with pytest.raises(ZeroDivisionError):
+        int_quotient(np.int64(1), np.int64(0))
+    with pytest.raises(ZeroDivisionError) as info:
+        staged(np.int64(1), np.int64(0))
+    assert "floor_divide" in "\n".join(info.value.__notes__)
