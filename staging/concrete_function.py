@@ -3,6 +3,8 @@ one from inside another trace."""
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from runtime import CompiledGraph, ListType, TensorType, Value
@@ -84,6 +86,19 @@ class ConcreteFunction:
             leaves = [next(it) if kind == "dyn" else obj for kind, obj in leaves_static]
             return nest.pack_as(template, leaves)
         return pack
+
+    def fast_runner(self, positions):
+        """Function's fast-path callable for one argument layout: the call's arguments in, the
+        packed result out (`positions`: which arguments are graph inputs, None for all)."""
+        run = self._run_packed
+        if positions is None:
+            return run
+        if not positions:
+            return lambda *args: run()
+        pick = operator.itemgetter(*positions)
+        if len(positions) == 1:
+            return lambda *args: run(pick(args))
+        return lambda *args: run(*pick(args))
 
     def _run_none(self, *tensors):
         self._execute(*tensors)

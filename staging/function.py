@@ -11,10 +11,11 @@ from __future__ import annotations
 import collections
 import functools
 import inspect
-import operator
 import threading
 import warnings
 import weakref
+
+import numpy as np
 
 from runtime.optimize import optimize
 from runtime.options import get_options as get_optimizer_options
@@ -32,6 +33,7 @@ from .tracebacks import filtered
 from .variables import creation_scope
 
 _RUN_EAGERLY = [False]
+_NDARRAY = np.ndarray
 
 
 def run_functions_eagerly(enabled: bool) -> None:
@@ -154,11 +156,12 @@ class Function:
     def __call__(self, *args, **kwargs):
         try:  # (free unless it raises: the except clause hides our frames, staging.tracebacks)
             if not kwargs and not _RUN_EAGERLY[0] and not _TRACES_RUNNING[0]:
-                # Fast path: NumPy arrays/scalars and simple Python values in a positional layout
-                # seen before (see _remember_fast) go straight to their ConcreteFunction's packed
-                # runner. (A key holding NOT_FAST is never an entry.)
-                if len(args) == 1:  # (a NumPy scalar's key is its type: no fast_key call)
-                    run = self._fast1.get(type(args[0])) or self._fast1.get(fast_key(args[0]))
+                # Fast path: a positional layout seen before (_remember_fast) goes straight to its
+                # packed runner. (A key holding NOT_FAST is never an entry.)
+                if len(args) == 1:  # fast_key inline (a NumPy scalar's key is its type)
+                    a = args[0]
+                    run = self._fast1.get((a.dtype, a.shape)) if type(a) is _NDARRAY else (
+                        self._fast1.get(type(a)) or self._fast1.get(fast_key(a)))
                 elif len(args) == 2:
                     run = self._fast.get((fast_key(args[0]), fast_key(args[1])))
                 else:
@@ -179,8 +182,8 @@ class Function:
                     values = args + tuple(kwargs.values())
                     return cf._run_packed(*[values[i] for i in order])
             elif not _RUN_EAGERLY[0] and not _tracing_stack():  # traces run in other threads only
-                run = (self._fast1.get(fast_key(args[0])) if len(args) == 1
-                       else self._fast.get(tuple(map(fast_key, args))))
+                key = tuple(map(fast_key, args))
+                run = self._fast1.get(key[0]) if len(key) == 1 else self._fast.get(key)
                 if run is not None:
                     return run(*args)
             return self._call_slow(args, kwargs)
@@ -291,7 +294,7 @@ class Function:
         if not kwargs:
             if any(f is not args[i] for f, i in zip(flat, positions)):
                 return  # converted by input_signature
-            runner = _fast_runner(cf, None if len(positions) == len(args) else positions)
+            runner = cf.fast_runner(None if len(positions) == len(args) else positions)
             if len(key) == 1:
                 self._fast1[key[0]] = runner
             else:
@@ -454,20 +457,6 @@ def _bound_in(bound, stack) -> bool:
     objects of one instance share their state, their __dict__, but need not be one object)."""
     state = bound.__dict__
     return any(type(f) is _BoundFunction and f.__dict__ is state for f in stack)
-
-
-def _fast_runner(cf, positions):
-    """The fast path's callable for one argument layout: the call's arguments in, the packed
-    result out (`positions`: which arguments are graph inputs, None for all of them)."""
-    if positions is None:
-        return cf._run_packed
-    run = cf._run_packed
-    if not positions:
-        return lambda *args: run()
-    pick = operator.itemgetter(*positions)
-    if len(positions) == 1:
-        return lambda *args: run(pick(args))
-    return lambda *args: run(*pick(args))
 
 
 def _convert(func):
