@@ -29,6 +29,9 @@ except ImportError:
 
 import staging  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from user_workloads import add_one, chain, collatz, sum_even  # noqa: E402
+
 QUICK = "--quick" in sys.argv
 
 
@@ -45,39 +48,6 @@ def fmt(seconds: float) -> str:
     if seconds < 1e-3:
         return f"{seconds * 1e6:8.2f} us"
     return f"{seconds * 1e3:8.2f} ms"
-
-
-# -- the workloads, as users write them -------------------------------------------------
-
-def collatz(n):
-    steps = 0
-    while n != 1:
-        if n % 2 == 0:
-            n = n // 2
-        else:
-            n = 3 * n + 1
-        steps += 1
-    return steps
-
-
-def sum_even(xs):
-    total = 0
-    for x in xs:
-        if x % 2 != 0:
-            continue
-        total += x
-    return total
-
-
-def chain(x):
-    for _ in range(50):
-        x = x * 1.0001 + 0.5
-        x = x - 0.25
-    return x
-
-
-def add_one(x):
-    return x + 1
 
 
 # -- the same, hand-written for jax.jit ------------------------------------------------

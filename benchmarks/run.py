@@ -28,6 +28,8 @@ except ImportError:
     import others as _others  # python benchmarks/run.py
     import user_workloads as _user
 
+add_one, collatz, sum_even, chain = _user.add_one, _user.collatz, _user.sum_even, _user.chain
+
 QUICK = False
 FRAMEWORKS: list = []  # TensorFlow / JAX when installed (benchmarks/others.py)
 
@@ -108,10 +110,6 @@ def compare(method: str, *args, quoted: str = "", min_total: float = 0.2) -> str
 # ---------------------------------------------------------------------------
 # workloads
 
-def add_one(x):
-    return x + 1
-
-
 LOOP_SOURCE = '''
 def loop_heavy(n, xs):
     steps = 0
@@ -147,33 +145,6 @@ def define(source: str, name: str):
 
 def fresh_loop_heavy():
     return define(LOOP_SOURCE, "loop_heavy")
-
-
-def collatz(n):
-    steps = 0
-    while n != 1:
-        if n % 2 == 0:
-            n = n // 2
-        else:
-            n = 3 * n + 1
-        steps += 1
-    return steps
-
-
-def sum_even(xs):
-    total = 0
-    for x in xs:
-        if x % 2 != 0:
-            continue
-        total += x
-    return total
-
-
-def chain(x):
-    for _ in range(50):
-        x = x * 1.0001 + 0.5
-        x = x - 0.25
-    return x
 
 
 def user_workloads():

@@ -1,11 +1,43 @@
-"""The kind of code people stage first, as plain functions: each is timed staged and plain (the
-same function, undecorated) by benchmarks/run.py."""
+"""The benchmarks' workloads, as users write them (plain functions): benchmarks/run.py times
+each staged and plain (the same function, undecorated), benchmarks/jax_backend.py with
+jit_compile=True against hand-written jax.jit code."""
 
 from __future__ import annotations
 
 import numpy as np
 
 import staging
+
+
+def add_one(x):
+    return x + 1
+
+
+def collatz(n):
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+def sum_even(xs):
+    total = 0
+    for x in xs:
+        if x % 2 != 0:
+            continue
+        total += x
+    return total
+
+
+def chain(x):
+    for _ in range(50):
+        x = x * 1.0001 + 0.5
+        x = x - 0.25
+    return x
 
 
 def newton_sqrt(a, tol):
