@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .for_loops import array_walk, emit_array_walk
+from .for_loops import array_walk, coalesce_loop_outputs, emit_array_walk
 from .graph import Graph, Node, Value
 from .registry import register_op
 from .types import TensorType, accepts
@@ -84,9 +84,10 @@ def _cond_emit(em, node: Node, indent: int) -> None:
         sub = node.subgraphs[label]
         for inner, outer in zip(sub.inputs, operands):
             em.name_as(inner, em.ref(outer))
+        written = len(em.lines)
         em.body(sub, indent + 1, top_level=False)
         em.assign(indent + 1, outs, [em.ref(v) for v in sub.outputs], node)
-        if not outs and not sub.nodes:
+        if len(em.lines) == written:
             em.emit(indent + 1, "pass")
 
 
@@ -160,6 +161,7 @@ def _while_emit(em, node: Node, indent: int) -> None:
             em.emit(indent + 1, f"if not ({condition}):", node)
             em.emit(indent + 2, "break")
         else:
+            coalesce_loop_outputs(em, sub, outs, range(nvars))
             em.body(sub, indent + 1, top_level=False)
             em.assign(indent + 1, outs, [em.ref(v) for v in sub.outputs], node)
     for i in sorted(counters):  # back to the declared dtype for whatever reads the result

@@ -370,8 +370,10 @@ class _Emitter:
         return self._uses
 
     def assign(self, indent: int, targets: list[str], sources: list[str], node: Node):
-        if targets:
-            self.emit(indent, f"{', '.join(targets)} = {', '.join(sources)}", node)
+        """`targets = sources`, leaving out pairs that are one name already (`v4 = v4`)."""
+        pairs = [(t, src) for t, src in zip(targets, sources) if t != src]
+        if pairs:
+            self.emit(indent, f"{', '.join(t for t, _ in pairs)} = {', '.join(src for _, src in pairs)}", node)
 
     def function(self, name: str) -> str:
         params = [self.fresh(v) for v in self.graph.inputs]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .graph import Node, Value
+from .graph import Graph, Node, Value
 
 
 @dataclass
@@ -24,6 +24,34 @@ class ArrayWalk:
     bound: object      # n: an int literal or a loop-invariant Value, as the cond reads it
     element: Node      # the body's getitem node (its output is the loop target)
     stepper: Node      # the body's `counter + 1`
+
+
+def coalesce_loop_outputs(em, body: Graph, outs: list[str], positions) -> None:
+    """Names a `cond` result of a loop body after the loop variable it becomes (`if c: v4 = a
+    else: v4 = b` instead of a new variable and `v4 = v6`) when nothing in the body reads that
+    loop variable after the cond: the branches then write the loop variable itself."""
+    where = {id(n): i for i, n in enumerate(body.nodes)}
+    for k in positions:
+        out = body.outputs[k]
+        producer = out.producer if isinstance(out, Value) else None
+        if producer is None or producer.op != "cond" or id(producer) not in where:
+            continue
+        if em.use_counts().get(id(out)) != 1 or id(out) in em.names:
+            continue
+        variable = body.inputs[k]
+        later = body.nodes[where[id(producer)] + 1:]
+        if any(v is variable for i, v in enumerate(body.outputs) if i != k) or any(
+                _reads_value(n, variable) for n in later):
+            continue
+        em.name_as(out, outs[k])
+
+
+def _reads_value(node: Node, value: Value) -> bool:
+    if any(v is value for v in node.inputs):
+        return True
+    return any(_reads_value(n, value) or any(v is value for v in sub.outputs)
+               for sub in node.subgraphs.values() for n in sub.nodes) or any(
+        v is value for sub in node.subgraphs.values() for v in sub.outputs)
 
 
 def _is_zero(item) -> bool:
@@ -121,6 +149,7 @@ def emit_array_walk(em, node: Node, walk: ArrayWalk, indent: int, outs: list[str
     written = len(em.lines)
     saved = body.nodes
     body.nodes = [n for n in saved if n is not walk.element and n is not walk.stepper]
+    coalesce_loop_outputs(em, body, outs, others)
     try:
         em.body(body, indent + 1, top_level=False)
     finally:

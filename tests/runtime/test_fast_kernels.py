@@ -276,3 +276,28 @@ def test_python_ints_floor_divided_keep_their_own_line():
     with pytest.raises(ZeroDivisionError) as info:
         staged(np.int64(1), np.int64(0))
     assert "floor_divide" in "\n".join(info.value.__notes__)
+
+
+def shift_pair(n):
+    a, b = np.int64(1), np.int64(0)
+    i = 0
+    while i < n:
+        if a > b:
+            c = a * 2
+        else:
+            c = a + 3
+        b = a  # the old `a`, read after the `if` that makes the new one
+        a = c
+        i += 1
+    return a, b
+
+
+def test_branch_results_write_the_loop_variable_unless_its_old_value_is_read_later():
+    f = staging.function(collatz)
+    source = f.get_concrete_function(np.int64(27)).executable_source
+    loop_var = source.split("while True:")[0].split("\n")[-2].split(",")[0].split("=")[0].strip()
+    assert f"{loop_var} = ({loop_var} // 2)" in source  # no copy of the branch result
+    g = staging.function(shift_pair)
+    for n in (np.int64(0), np.int64(1), np.int64(5)):
+        got, want = g(n), shift_pair(n)
+        assert got == want and [type(v) for v in got] == [type(v) for v in want]
