@@ -139,25 +139,27 @@ class ConcreteFunction:
     def pretty_printed_signature(self, verbose: bool = True) -> str:
         """The signature as text: one line per argument and the outputs (verbose), or one line
         `name(x: f64[?], n: 3) -> f64[?]`."""
-        args, kwargs = self._bound_template
-        params = list(self._signature.parameters)
-        values = list(args) + [kwargs.get(p) for p in params[len(args):]]
-        if not verbose:
-            described = ", ".join(f"{name}: {_describe_spec(value)}" for name, value in zip(params, values))
-            return f"{self.name}({described}) -> {_describe_spec(self._output_specs)}"
-        lines = [f"{self.name}({', '.join(params)})"]
-        lines.append("  Args:")
-        for name, value in zip(params, values):
-            lines.append(f"    {name}: {_describe_spec(value)}")
-        lines.append("  Returns:")
-        lines.append(f"    {_describe_spec(self._output_specs)}")
-        return "\n".join(lines)
+        return signature_text(self.name, self._signature, self._bound_template, self._output_specs, verbose)
 
     def __graph_repr__(self):
         return self.name
 
     def __repr__(self):
         return f"<ConcreteFunction {self.name}{tuple(str(t) for t in self._arg_types)}>"
+
+
+def signature_text(name, signature, bound_template, output_specs, verbose: bool = True) -> str:
+    """A concrete signature as text (see ConcreteFunction.pretty_printed_signature)."""
+    args, kwargs = bound_template
+    params = list(signature.parameters)
+    values = list(args) + [kwargs.get(p) for p in params[len(args):]]
+    if not verbose:
+        described = ", ".join(f"{p}: {_describe_spec(value)}" for p, value in zip(params, values))
+        return f"{name}({described}) -> {_describe_spec(output_specs)}"
+    lines = [f"{name}({', '.join(params)})", "  Args:"]
+    lines += [f"    {p}: {_describe_spec(value)}" for p, value in zip(params, values)]
+    lines += ["  Returns:", f"    {_describe_spec(output_specs)}"]
+    return "\n".join(lines)
 
 
 def _describe_spec(value) -> str:

@@ -9,7 +9,7 @@ from runtime import CompiledGraph, Value
 from runtime.types import TensorType
 
 from .. import nest
-from ..concrete_function import _describe_spec, jax_backend
+from ..concrete_function import jax_backend, signature_text
 from ..graph_building import current_graph, record
 from ..trace_key import TensorSpec, argument_name, bind, flat_tensors, tensor_type_of, trace_key
 
@@ -110,16 +110,7 @@ class LoadedConcreteFunction:
         return [TensorSpec(t.shape, t.dtype) for t in self._arg_types]
 
     def pretty_printed_signature(self, verbose: bool = True) -> str:
-        args, kwargs = self._bound_template
-        params = list(self._signature.parameters)
-        values = list(args) + [kwargs.get(p) for p in params[len(args):]]
-        if not verbose:
-            described = ", ".join(f"{name}: {_describe_spec(value)}" for name, value in zip(params, values))
-            return f"{self.name}({described}) -> {_describe_spec(self._output_specs)}"
-        lines = [f"{self.name}({', '.join(params)})", "  Args:"]
-        lines += [f"    {name}: {_describe_spec(value)}" for name, value in zip(params, values)]
-        lines += ["  Returns:", f"    {_describe_spec(self._output_specs)}"]
-        return "\n".join(lines)
+        return signature_text(self.name, self._signature, self._bound_template, self._output_specs, verbose)
 
     def __graph_repr__(self):
         return self.name
