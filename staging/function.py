@@ -162,10 +162,9 @@ class Function:
                     a = args[0]
                     run = self._fast1.get((a.dtype, a.shape)) if type(a) is _NDARRAY else (
                         self._fast1.get(type(a)) or self._fast1.get(fast_key(a)))
-                elif len(args) == 2:
-                    run = self._fast.get((fast_key(args[0]), fast_key(args[1])))
-                else:
-                    run = self._fast.get(tuple(map(fast_key, args)))
+                else:  # NumPy scalars first: their key is their type (a tuple of classes equals
+                    # no key holding an array's or a Python value's part)
+                    run = self._fast.get(tuple(map(type, args))) or self._fast.get(tuple(map(fast_key, args)))
                 if run is not None:
                     if self._recent:  # a call that did not trace (retracing.note_trace)
                         self._recent.clear()

@@ -436,3 +436,29 @@ def test_keyword_method_call_on_slotted_instance():
             slow = count_slow_calls(m.apply)
     assert slow[0] == 0 and m.apply.tracing_count == 1
 
+
+
+def test_positional_layouts_of_scalars_arrays_and_python_values_never_share_an_entry():
+    # The fast path tries a tuple of argument types first (a NumPy scalar's key is its type):
+    # layouts mixing scalars, arrays and Python values of the same types must each reach their
+    # own trace, with eager's result and dtype.
+    def f(a, b, c):
+        return a * b + c
+
+    staged = staging.function(f)
+    calls = [
+        (np.float64(1.5), np.float64(2.0), np.float64(0.25)),
+        (np.float32(1.5), np.float64(2.0), np.float64(0.25)),
+        (np.float64(1.5), np.array([2.0, 3.0]), np.float64(0.25)),
+        (np.float64(1.5), 2, np.float64(0.25)),
+        (np.float64(1.5), 3, np.float64(0.25)),
+        (np.float32(1.5), 2.0, np.int8(3)),
+        (np.int64(7), np.int64(3), True),
+    ]
+    for _ in range(3):  # first round traces, the later ones take the fast path
+        for args in calls:
+            assert_same(staged(*args), f(*args))
+    assert staged.experimental_get_tracing_count() == len(calls)
+    two = staging.function(lambda a, b: a - b)
+    for a, b in [(np.float64(1.5), np.float64(2.0)), (np.float64(1.5), np.array([2.0]))] * 2:
+        assert_same(two(a, b), a - b)
