@@ -17,7 +17,7 @@ import threading
 
 import numpy as np
 
-from . import fusion
+from . import fusion, scalar_loops
 from ._compat import add_note, renamed_code
 from .analysis import dead_after, maybe_viewed, outputs_sharing_state
 from .fusion import UFUNCS as _UFUNCS
@@ -121,6 +121,10 @@ class _Emitter:
         self._uses: dict | None = None
         self._depth: dict[int, int] = {}  # id(value) -> nesting of the expression standing for it
         self._in_helper = 0  # > 0 while a body is emitted as a helper function
+        # nodes computed on Python numbers in an unboxed scalar loop (runtime.scalar_loops)
+        self.python_scalars: dict[int, str] = {}
+        self.python_scalar_dtypes: dict[int, np.dtype] = {}
+        self.numpy_forms: dict[int, str] = {}  # id(value) -> its expression on NumPy scalars
 
     # -- names -----------------------------------------------------------
     def new_tag(self) -> int:
@@ -306,12 +310,19 @@ class _Emitter:
         if op.make_expr is not None:
             types = [v.type if isinstance(v, Value) else v for v in node.inputs]
             expr = op.make_expr(*types, **node.attrs) or expr
+        inline = False
         if expr is not None and following is not None and self.inlined(node, following):
             depth = 1 + max((self._depth.get(id(v), 0) for v in node.inputs if isinstance(v, Value)), default=0)
-            if depth <= _MAX_INLINED_DEPTH:  # (Python refuses very deeply nested expressions)
-                self._depth[id(node.outputs[0])] = depth
-                self.names[id(node.outputs[0])] = "(" + expr.format(*args) + ")"
-                return
+            inline = depth <= _MAX_INLINED_DEPTH  # (Python refuses very deeply nested expressions)
+        kind = self.python_scalars.get(id(node))
+        if kind is not None:  # on Python numbers in an unboxed scalar loop (an expression, not a template)
+            inline = inline and scalar_loops.may_inline(self, node, following)
+            expr = scalar_loops.expression(self, node, kind, self.python_scalar_dtypes[id(node)], inline, following)
+            expr = expr.replace("{", "{{").replace("}", "}}")
+        if inline:
+            self._depth[id(node.outputs[0])] = depth
+            self.names[id(node.outputs[0])] = "(" + expr.format(*args) + ")"
+            return
         outs = [self.fresh(v) for v in node.outputs]
         if expr is not None:
             call = "(" + expr.format(*args) + ")"

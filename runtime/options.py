@@ -40,6 +40,7 @@ _DEFAULTS = {
     # executor
     "buffer_reuse": True,  # ufunc writes into the buffer of an input that dies there
     "elementwise_fusion": True,  # True: exact ops only; "all": any elementwise ufunc; False: off
+    "unboxed_scalar_loops": True,  # scalar loops on Python numbers, NumPy's answers (runtime.scalar_loops)
     # A run is fused when, op by op, its live arrays would outgrow this (default: the last-level
     # cache, where op-by-op passes start going to main memory); smaller runs execute op by op.
     "fusion_min_bytes": min(max(cache_bytes(3, 0) or cache_bytes(2, 0), 1 << 20), 1 << 30) or (8 << 20),
@@ -50,7 +51,7 @@ _DEFAULTS = {
 }
 
 _BOOLEAN = ("constant_folding", "arithmetic_simplification", "common_subexpression_elimination",
-            "dead_code_elimination", "buffer_reuse", "verify_graphs")
+            "dead_code_elimination", "buffer_reuse", "unboxed_scalar_loops", "verify_graphs")
 _POSITIVE_INT = ("fusion_min_bytes", "fusion_chunk_bytes")
 
 _options = dict(_DEFAULTS)

@@ -7,6 +7,7 @@ import pytest
 import staging
 from runtime import CompiledGraph, Graph, Node, TensorType
 from runtime.optimize import eliminate_common_subexpressions, eliminate_dead_code, fold_constants
+from runtime.options import options
 
 
 def _graph_text(f, *args):
@@ -247,7 +248,13 @@ def test_counter_used_in_arithmetic_stays_numpy():
     with np.errstate(over="ignore"):
         got, expected = g(np.int8(100)), f(np.int8(100))
     assert got[1] == expected[1] and type(got[1]) is np.int8   # wraps like int8, as eager does
-    source = g.get_concrete_function(np.int8(100))._compiled.source
+    # (unboxed, runtime.scalar_loops, acc runs as a range-checked Python int; boxed:)
+    with options(unboxed_scalar_loops=False):
+        boxed = staging.function(f, autograph=False)
+        with np.errstate(over="ignore"):
+            got = boxed(np.int8(100))
+    assert got[1] == expected[1] and type(got[1]) is np.int8
+    source = boxed.get_concrete_function(np.int8(100))._compiled.source
     # the counter stays an int8 (only the loop bound n, input v0, is compared as a Python int)
     assert [line.split("=")[1].strip() for line in source.splitlines() if "int(" in line] == ["int(v0)"]
 
