@@ -200,7 +200,8 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
             kinds.append("static")
             types.append(None)
         inits.append(leaf)
-    fixed = _apply_shape_invariants(flat, types, shape_invariants) if shape_invariants else set()
+    fixed, unknown_rank = _apply_shape_invariants(flat, types, shape_invariants) if shape_invariants \
+        else (set(), set())
     counter = maximum_iterations is not None
     n_vars = len(flat)
     # Items and attributes the body writes (d["a"] = ..., obj.n = ...) are loop variables too,
@@ -255,6 +256,11 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
                 raise errors.LoopVariableError(
                     f"{where()}loop variable '{name}' is a tensor before the loop but the loop body "
                     f"makes it {_describe_leaf(out)}")
+            if i in unknown_rank and leaf_type(out).ndim != types[i].ndim:
+                raise errors.LoopVariableError(
+                    f"{where()}loop variable '{name}' has {types[i].ndim} dims before the loop and "
+                    f"{leaf_type(out).ndim} after an iteration; its shape invariant has an unknown rank, "
+                    f"but a staged loop variable keeps its number of dims")
             new = _generalise(types[i], leaf_type(out), name)
             if i in fixed and new != types[i]:
                 raise errors.LoopVariableError(
@@ -413,9 +419,10 @@ def _generalise(before, after, name):
 _NOT_GIVEN = object()
 
 
-def _apply_shape_invariants(flat, types, shape_invariants) -> set:
+def _apply_shape_invariants(flat, types, shape_invariants) -> tuple:
     """Sets the types of the loop variables that have a shape invariant (by name or by the
-    variable itself) to it; returns their positions (whose types the loop may not relax)."""
+    variable itself) to it; returns their positions (whose types the loop may not relax) and
+    those of them whose invariant has an unknown rank."""
     by_name = {}
     if isinstance(shape_invariants, dict):
         by_name = shape_invariants
@@ -424,15 +431,16 @@ def _apply_shape_invariants(flat, types, shape_invariants) -> set:
             for i, (_, leaf) in enumerate(flat):
                 if leaf is var:
                     by_name[i] = shape
-    fixed = set()
+    fixed, unknown_rank = set(), set()
     for i, (name, _) in enumerate(flat):
         shape = by_name.get(name, by_name.get(i, _NOT_GIVEN))
         if shape is not _NOT_GIVEN and types[i] is not None:
             spec_shape = getattr(shape, "shape", shape)
             if spec_shape is None:
-                raise errors.LoopVariableError(
-                    f"{where()}the shape invariant of loop variable '{name}' has an unknown rank; a staged "
-                    f"value has a known number of dims: give each dim (None for one of unknown size)")
+                # An unknown rank: every dim of unknown size, the rank of the value before the loop
+                # (a staged value has a known rank; a body changing it is refused where it does).
+                spec_shape = (None,) * types[i].ndim
+                unknown_rank.add(i)
             t = TensorType(types[i].dtype, spec_shape)
             if not t.is_supertype_of(types[i].strong()):
                 raise errors.LoopVariableError(
@@ -440,7 +448,7 @@ def _apply_shape_invariants(flat, types, shape_invariants) -> set:
                     f"initial value {types[i]}")
             types[i] = t
             fixed.add(i)
-    return fixed
+    return fixed, unknown_rank
 
 
 def _eager_while(cond, body, loop_vars, maximum_iterations, is_list):

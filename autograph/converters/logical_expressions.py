@@ -119,7 +119,7 @@ class _Logical(transformer.Transformer):
     def visit_Compare(self, node):
         self.generic_visit(node)
         if len(node.ops) == 1:
-            return node
+            return _membership(node)
         # a < b < c: evaluate b once (a walrus when it is not a plain name), stop early like Python.
         operands = [node.left] + list(node.comparators)
         pieces = []
@@ -134,10 +134,24 @@ class _Logical(transformer.Transformer):
             else:
                 pieces.append(ast.Compare(left=left, ops=[op], comparators=[right]))
                 left = right
-        result = pieces[-1]
+        result = _membership(pieces[-1])
         for piece in reversed(pieces[:-1]):
-            result = templates.replace_as_expression("ag__.and_(a, lambda: b)", node, a=piece, b=result)
+            result = templates.replace_as_expression("ag__.and_(a, lambda: b)", node, a=_membership(piece),
+                                                     b=result)
         return result
+
+
+def _membership(node):
+    """`a in b` / `a not in b` (one operator) become `ag__.in_(a, b)` / `ag__.not_in(a, b)`:
+    Python's `in` on concrete values, NumPy's `(b == a).any()` staged when `b` is a symbolic
+    array (Python turns the result of `__contains__` into a bool, which a staged one cannot be)."""
+    if isinstance(node.ops[0], ast.In):
+        template = "ag__.in_(a, b)"
+    elif isinstance(node.ops[0], ast.NotIn):
+        template = "ag__.not_in(a, b)"
+    else:
+        return node
+    return templates.replace_as_expression(template, node, a=node.left, b=node.comparators[0])
 
 
 def transform(node, ctx):

@@ -22,6 +22,7 @@ import numpy as np
 from autograph.operators.contexts import mark_staged_region
 from staging import errors
 from staging.control_flow import cond
+from staging.graph_building import record
 from staging.source_map import where as _where
 from staging.tensor import is_symbolic
 
@@ -48,6 +49,22 @@ def not_(a):
     if is_symbolic(a):
         return a == 0 if a.type.weak else np.logical_not(a)
     return not a
+
+
+def in_(item, container):
+    """`item in container`. For a symbolic array `container`, NumPy's `ndarray.__contains__`,
+    `(container == item).any()`, staged; the result is a Python bool, as Python makes the result
+    of `__contains__` one. Otherwise Python's `in`."""
+    if is_symbolic(container):
+        return record("python_number", [np.any(container == item)], {"kind": bool})
+    return item in container
+
+
+def not_in(item, container):
+    """`item not in container`: the negation of in_."""
+    if is_symbolic(container):
+        return not_(in_(item, container))
+    return item not in container
 
 
 class _AsBool(Exception):

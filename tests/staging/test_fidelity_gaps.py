@@ -1,0 +1,101 @@
+"""Staged equals eager for constructs found missing by the reference-test shim and the fuzzer:
+`in` on a symbolic array, np.size, np.pad with a symbolic fill value, an unknown-rank shape
+invariant. Each compares the staged result with the eager one (values, dtypes, Python types)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import staging
+from _staging_helpers import assert_same
+
+
+def first_common(xs, ys):
+    s = 0
+    for c in xs:
+        if c in ys:
+            break
+        s = s * 10 + c
+    else:
+        s = -1000
+    return s
+
+
+@pytest.mark.parametrize("ys", [np.array([], np.int32), np.array([1, 2], np.int32),
+                                np.array([3, 4], np.int32), np.array([[2, 9], [7, 7]], np.int32)])
+def test_in_on_a_symbolic_array_is_numpys_any_of_equal(ys):
+    xs = np.array([1, 2], np.int32)
+    assert_same(staging.function(first_common)(xs, ys), first_common(xs, ys))
+
+
+def membership(x, ys):
+    return x in ys, x not in ys, 2.0 in ys
+
+
+@pytest.mark.parametrize("x", [np.int32(2), np.float64(2.5), 3])
+def test_in_gives_a_python_bool_as_eagerly(x):
+    ys = np.array([1, 2, 3], np.int32)
+    staged, eager = staging.function(membership)(x, ys), membership(x, ys)
+    assert staged == eager
+    assert [type(v) for v in staged] == [type(v) for v in eager] == [bool, bool, bool]
+
+
+def in_python_list(x):
+    return 3 in [1, 2, x]
+
+
+def test_in_on_a_python_list_is_pythons():
+    assert staging.function(in_python_list)(5) is in_python_list(5) is False
+
+
+def sizes(x):
+    return np.size(x), np.size(x, 1), np.size(x, -1), np.size(x, (0, 1))
+
+
+def test_np_size_of_a_symbolic_array():
+    x = np.zeros((3, 2))
+    assert staging.function(sizes)(x) == sizes(x)
+    unknown = staging.function(sizes, input_signature=[staging.TensorSpec([None, 2], np.float64)])
+    for n in (0, 4):
+        x = np.zeros((n, 2))
+        staged, eager = unknown(x), sizes(x)
+        assert staged == eager and [type(v) for v in staged] == [type(v) for v in eager]
+
+
+def size_bad_axis(x):
+    return np.size(x, 2)
+
+
+def test_np_size_axis_out_of_range_raises_numpys_error():
+    with pytest.raises(np.exceptions.AxisError):
+        size_bad_axis(np.zeros((3, 2)))
+    with pytest.raises(np.exceptions.AxisError):
+        staging.function(size_bad_axis)(np.zeros((3, 2)))
+
+
+def grows(m, n):
+    i = 0
+    while i < n:
+        m = np.pad(m, [[1, 1], [1, 1]], constant_values=i)
+        i += 1
+    return m
+
+
+_grows = staging.function(grows)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.uint8])
+def test_np_pad_with_a_symbolic_fill_value(n, dtype):
+    m = np.zeros((2, 2), dtype)
+    assert_same(_grows(m, np.int32(n)), grows(m, n))
+
+
+def pad_with_float(m, v):
+    return np.pad(m, 1, constant_values=v)
+
+
+def test_np_pad_casts_a_symbolic_fill_value_as_numpy_does():
+    m = np.zeros((2, 2), np.int32)
+    assert_same(staging.function(pad_with_float)(m, np.float64(2.75)), pad_with_float(m, np.float64(2.75)))
