@@ -660,7 +660,12 @@ def size(x, out_type=None, name=None):
 
 
 def reduce_sum(x, axis=None, keepdims=False, name=None):
-    return np.sum(x, axis=axis, keepdims=keepdims)
+    """tf.reduce_sum keeps the dtype of its input (NumPy's sum widens small ints to int64); a
+    Python value is first a tensor of TensorFlow's default dtype."""
+    dtype = _default_dtype(x) or getattr(x, "dtype", None)
+    if dtype is not None and np.dtype(dtype) == np.bool_:
+        dtype = None
+    return np.sum(x, axis=axis, keepdims=keepdims, dtype=dtype)
 
 
 def greater(x, y, name=None):

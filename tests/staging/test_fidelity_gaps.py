@@ -99,3 +99,86 @@ def pad_with_float(m, v):
 def test_np_pad_casts_a_symbolic_fill_value_as_numpy_does():
     m = np.zeros((2, 2), np.int32)
     assert_same(staging.function(pad_with_float)(m, np.float64(2.75)), pad_with_float(m, np.float64(2.75)))
+
+
+# -- found by the differential fuzzer ----------------------------------------------------------
+
+def count_from_one(n, x):
+    s = 0
+    k = 0
+    for i in range(1, n):
+        s = s + i * x
+        k += 1
+    return k, s
+
+
+_count_from_one = staging.function(count_from_one)
+
+
+@pytest.mark.parametrize("n", [np.uint8(0), np.uint8(3), np.int8(-128), np.int16(2), np.int64(4), np.array(3)])
+def test_range_takes_its_bounds_as_python_ints(n):
+    """range(1, np.uint8(0)) is empty (Python converts the bound with __index__); uint8 arithmetic
+    on the bounds would wrap to 255 iterations. The counter is a Python int, as eagerly."""
+    x = np.int8(2)
+    staged, eager = _count_from_one(n, x), count_from_one(n, x)
+    assert staged[0] == eager[0] and type(staged[0]) is type(eager[0]) is int
+    if eager[0]:
+        assert_same(staged[1], eager[1])
+
+
+@pytest.mark.parametrize("n", [np.float64(3.0), np.True_, np.array([3])])
+def test_range_of_a_non_integer_raises_type_error_as_eagerly(n):
+    with pytest.raises(TypeError):
+        count_from_one(n, 1)
+    with pytest.raises(TypeError) as info:
+        staging.function(count_from_one)(n, 1)
+    assert "test_fidelity_gaps.py:" in str(info.value) and "range()" in str(info.value)
+
+
+def mod_by_zero(x, n, y):
+    v = (y if n > 0 else x) % 0
+    return v
+
+
+def test_an_op_that_raises_on_the_python_number_path_is_refused():
+    """`(y if c else x) % 0` with a Python float x: eagerly ZeroDivisionError when x is chosen,
+    NaN when the float64 y is. One staged type cannot give both: refused, naming the line."""
+    with pytest.raises(ZeroDivisionError):
+        mod_by_zero(0.0, 0, np.float64(2.0))
+    with pytest.raises(staging.errors.BranchMismatchError) as info:
+        staging.function(mod_by_zero)(0.0, np.int64(0), np.float64(2.0))
+    text = str(info.value)
+    assert f"test_fidelity_gaps.py:{mod_by_zero.__code__.co_firstlineno + 1}:" in text
+    assert "ZeroDivisionError" in text and "Python float on some paths" in text
+
+
+def lists_in_returned_tuple(y):
+    items = []
+    if y > 0:
+        return items, items
+    else:
+        items.append(np.float64(y))
+        return items, items
+
+
+def lists_and_int_in_returned_tuple(y):
+    items = []
+    if y > 0:
+        return items, len(items)
+    else:
+        items.append(np.float64(y))
+        return items, items
+
+
+def test_staged_lists_inside_a_returned_tuple():
+    f = staging.function(lists_in_returned_tuple)
+    for y in (np.float64(1.0), np.float64(-2.0)):
+        staged, eager = f(y), lists_in_returned_tuple(y)
+        assert type(staged) is tuple and [list(s) for s in staged] == [list(e) for e in eager]
+
+
+def test_a_staged_list_against_an_int_in_a_returned_tuple_is_refused_by_name():
+    with pytest.raises(staging.errors.BranchMismatchError) as info:
+        staging.function(lists_and_int_in_returned_tuple)(np.float64(1.0))
+    assert "'return value[1]'" in str(info.value)
+    assert f"test_fidelity_gaps.py:{lists_and_int_in_returned_tuple.__code__.co_firstlineno + 2}:" in str(info.value)
