@@ -51,6 +51,27 @@ def not_(a):
     return not a
 
 
+def eq(a, b):
+    """`a == b` where the value is used. A Python complex `a` against a symbolic float64 scalar
+    `b`: complex's own == takes np.float64 (a float subclass) and gives a Python bool, which
+    the reflected `b == a` would not; otherwise Python's ==."""
+    if _python_complex_meets_float64(a, b):
+        return record("python_number", [np.equal(b, a)], {"kind": bool})
+    return a == b
+
+
+def not_eq(a, b):
+    """`a != b` where the value is used; see eq."""
+    if _python_complex_meets_float64(a, b):
+        return record("python_number", [np.not_equal(b, a)], {"kind": bool})
+    return a != b
+
+
+def _python_complex_meets_float64(a, b) -> bool:
+    return (type(a) is complex and is_symbolic(b) and not b.type.weak and b.type.shape == ()
+            and b.type.dtype == np.float64)
+
+
 def in_(item, container):
     """`item in container`. For a symbolic array `container`, NumPy's `ndarray.__contains__`,
     `(container == item).any()`, staged; the result is a Python bool, as Python makes the result

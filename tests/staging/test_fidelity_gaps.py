@@ -182,3 +182,17 @@ def test_a_staged_list_against_an_int_in_a_returned_tuple_is_refused_by_name():
         staging.function(lists_and_int_in_returned_tuple)(np.float64(1.0))
     assert "'return value[1]'" in str(info.value)
     assert f"test_fidelity_gaps.py:{lists_and_int_in_returned_tuple.__code__.co_firstlineno + 2}:" in str(info.value)
+
+
+def complex_against_float64(x, y):
+    return x != y[0], x == y[0], y[0] == x
+
+
+@pytest.mark.parametrize("x", [complex(-1.0, -3.25), complex(2.0, 0.0)])
+def test_python_complex_equals_float64_scalar_is_a_python_bool(x):
+    """`1j == np.float64(2)` is complex's own == (np.float64 subclasses float): a Python bool;
+    `np.float64(2) == 1j` is NumPy's: an np.bool. Staged code keeps the operand order."""
+    y = np.array([2.0])
+    staged, eager = staging.function(complex_against_float64)(x, y), complex_against_float64(x, y)
+    assert staged == eager
+    assert [type(v) for v in staged] == [type(v) for v in eager] == [bool, bool, np.bool_]
