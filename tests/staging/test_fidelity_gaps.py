@@ -196,3 +196,105 @@ def test_python_complex_equals_float64_scalar_is_a_python_bool(x):
     staged, eager = staging.function(complex_against_float64)(x, y), complex_against_float64(x, y)
     assert staged == eager
     assert [type(v) for v in staged] == [type(v) for v in eager] == [bool, bool, np.bool_]
+
+
+def loops_forever():
+    n = np.int32(0)
+    c = True
+    while c:
+        c = staging.constant(True)
+    return n
+
+
+def test_a_staged_loop_that_never_ends_is_refused_not_dropped():
+    """Python loops forever; the staged loop's results are unused, and dead-code elimination
+    would drop it and return. Refused at trace time, naming the loop's line."""
+    with pytest.raises(staging.errors.LoopVariableError) as info:
+        staging.function(loops_forever)()
+    assert f"test_fidelity_gaps.py:{loops_forever.__code__.co_firstlineno + 3}:" in str(info.value)
+    assert "never ends" in str(info.value)
+
+
+def body_raises(x, n):
+    s = 0
+    for i in range(1, n):
+        print("at", i)
+        v = ~x  # TypeError for a float array, eagerly when the loop runs
+        s += 1
+    return s
+
+
+_body_raises = staging.function(body_raises)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_an_error_in_a_loop_body_is_raised_only_when_the_loop_runs(n, capsys):
+    x = np.array([1.5])
+    try:
+        eager = body_raises(x, np.int64(n))
+    except TypeError as error:
+        eager = error
+    eager_out = capsys.readouterr().out
+    try:
+        staged = _body_raises(x, np.int64(n))
+    except TypeError as error:
+        staged = error
+    assert capsys.readouterr().out == eager_out
+    if isinstance(eager, Exception):
+        assert type(staged) is TypeError and "invert" in str(staged)
+        assert f"test_fidelity_gaps.py:{body_raises.__code__.co_firstlineno + 4}:" in str(staged)
+    else:
+        assert staged == eager and type(staged) is type(eager)
+
+
+def both_branches_raise_in_a_loop(x, n, k):
+    s = 0
+    for i in range(1, n):
+        if k > 0:
+            v = ~x
+        else:
+            v = np.where(x > 1, ~x, i)
+        s += 1
+    return s
+
+
+def test_both_branches_raising_in_a_loop_that_does_not_run_is_not_an_error():
+    x = np.array([1.5])
+    f = staging.function(both_branches_raise_in_a_loop)
+    assert f(x, np.int64(1), np.int64(1)) == both_branches_raise_in_a_loop(x, 1, 1) == 0
+    with pytest.raises(TypeError):
+        f(x, np.int64(2), np.int64(0))
+
+
+def while_body_raises(x, n):
+    while n > 0:
+        n -= 1
+        x = x[5]  # IndexError for a short array
+    return x
+
+
+def test_an_index_error_in_a_while_body():
+    f = staging.function(while_body_raises)
+    x = np.arange(3.0)
+    assert_same(f(x, np.int64(0)), while_body_raises(x, 0))
+    with pytest.raises(IndexError):
+        while_body_raises(x, 1)
+    with pytest.raises(IndexError):
+        f(x, np.int64(1))
+
+
+def mixed_list(y, x):
+    items = [0.5]
+    if y > 0:
+        items.append(x)
+    return len(items)
+
+
+def test_a_staged_list_element_of_another_type_is_a_clear_refusal():
+    """Eagerly a list holds any mix; a staged list one element type: refused with a
+    LoopVariableError (a TypeError) naming the line, not a bare TypeError of the op."""
+    with pytest.raises(staging.errors.LoopVariableError) as info:
+        staging.function(mixed_list)(np.int64(1), np.uint64(3))
+    text = str(info.value)
+    assert f"test_fidelity_gaps.py:{mixed_list.__code__.co_firstlineno + 3}:" in text
+    assert "staged list holds elements of one type" in text
