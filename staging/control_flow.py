@@ -68,12 +68,12 @@ def cond(pred, true_fn, false_fn, *, names=None):
         loc for ident, (loc, _) in e_written.items() if ident not in t_written]
     kept = []
     for location in locations:
+        if mutation.unobservable(location, locations):  # an object a branch made and dropped
+            continue
         before = location.read()
         a = t_written.get(location.ident, (None, before))[1]
         b = e_written.get(location.ident, (None, before))[1]
         if (a is mutation.MISSING) != (b is mutation.MISSING):
-            if mutation.unobservable(location, locations):  # an object the branch made and dropped
-                continue
             raise errors.UndefinedNameError(
                 f"{where()}{location.describe()} is set in only one branch of this staged `if`, whose "
                 f"condition is symbolic, and did not exist before it; set it in both branches or "

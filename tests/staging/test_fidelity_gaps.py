@@ -298,3 +298,21 @@ def test_a_staged_list_element_of_another_type_is_a_clear_refusal():
     text = str(info.value)
     assert f"test_fidelity_gaps.py:{mixed_list.__code__.co_firstlineno + 3}:" in text
     assert "staged list holds elements of one type" in text
+
+
+def write_into_a_dict_made_in_the_outer_branch(x, n):
+    k = 1
+    if n > 1:
+        d = {"a": x * 2.0, "b": n}
+        if x > 0:
+            d["a"] = x * 3.0
+    return x + 1.0, k
+
+
+@pytest.mark.parametrize("x, n", [(np.float64(-1.0), np.int64(0)), (np.float64(2.0), np.int64(3)),
+                                  (np.float64(-2.0), np.int64(3))])
+def test_a_write_into_an_object_a_branch_made_and_dropped_is_not_merged(x, n):
+    """The inner `if` writes d['a'] of a dict the outer branch made; nothing sees d after the
+    outer `if`, so there is nothing to merge (it used to leak the inner branch's tensor)."""
+    f = staging.function(write_into_a_dict_made_in_the_outer_branch)
+    assert_same(f(x, n), write_into_a_dict_made_in_the_outer_branch(x, n))
