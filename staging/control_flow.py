@@ -294,10 +294,10 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
         init_values.append(record("const", [], {"value": np.int64(0)})._value)
     nvars = len(init_values)
     if not counter and _never_ends(cg.graph, bg.graph, init_values):
-        raise errors.LoopVariableError(
-            f"{where()}this staged loop never ends: its condition is True before the loop and the "
-            f"body sets it to the constant True (Python would loop forever); add a `break` or "
-            f"a condition that can become False")
+        # Python loops forever here, and so must the graph: a stateful node in the body keeps
+        # dead-code elimination from dropping the loop when its results are unused.
+        with building(bg):
+            record("assert", [True], {"parts": ("this loop never ends",), "error": AssertionError})
     captures = align_captures([cg, bg], nvars)
     out_types = [types[i] for i in dyn_index] + ([TensorType(np.int64, ())] if counter else [])
     outs = record("while_loop", [*init_values, *captures], {"num_loop_vars": nvars},
@@ -366,8 +366,7 @@ def _constant_truth(value):
 
 def _never_ends(cond_graph, body_graph, init_values) -> bool:
     """A loop that provably runs forever: its condition is a constant True, or a loop variable
-    that is a constant True on entry and that the body sets to a constant True (Python loops
-    forever; a staged loop whose results are unused would otherwise be removed as dead code)."""
+    that is a constant True on entry and that the body sets to a constant True."""
     result = cond_graph.outputs[0]
     if _constant_truth(result):
         return True
