@@ -314,3 +314,31 @@ def test_a_write_into_an_object_a_branch_made_and_dropped_is_not_merged(x, n):
     outer `if`, so there is nothing to merge (it used to leak the inner branch's tensor)."""
     f = staging.function(write_into_a_dict_made_in_the_outer_branch)
     assert_same(f(x, n), write_into_a_dict_made_in_the_outer_branch(x, n))
+
+
+def append_to_a_closed_over_list(x, y):
+    items = [x * 1.0]
+
+    def last():
+        return items[-1]
+
+    if y > x:
+        items.append(last())
+    else:
+        k = 0
+        while k < 2:
+            k += 1
+            for item in items:
+                print("item", item)
+    return len(items)
+
+
+@pytest.mark.parametrize("x, y", [(np.float64(1.0), np.float64(0.0)), (np.float64(0.0), np.float64(1.0))])
+def test_an_append_in_one_branch_to_a_closed_over_list_stays_in_that_branch(x, y, capsys):
+    """`items` is a cell variable (the nested function reads it): the branch that appends
+    changes a staged copy, so the other branch still sees one element."""
+    eager = append_to_a_closed_over_list(x, y)
+    eager_out = capsys.readouterr().out
+    staged = staging.function(append_to_a_closed_over_list)(x, y)
+    assert capsys.readouterr().out == eager_out
+    assert staged == eager
