@@ -29,13 +29,28 @@ def deferrable(error) -> bool:
     ...): a built-in exception, not a refusal of staging and not one that stops the program."""
     if isinstance(error, (errors.StagingError, RecursionError, StopIteration, StopAsyncIteration)):
         return False
-    if type(error).__module__ != "builtins":
-        return False
-    try:
-        type(error)("")
-    except Exception:  # noqa: BLE001 - a constructor that needs more than a message
-        return False
-    return True
+    return raised_type(error) is not None
+
+
+def raised_type(error):
+    """The exception type the graph raises in place of `error`: its own type for a built-in
+    exception; for one of NumPy's (UFuncTypeError, AxisError: subclasses of built-in types,
+    with constructors that need more than a message) its first built-in base class, which an
+    `except` clause written for the eager error also catches. None for other errors."""
+    cls = type(error)
+    module = cls.__module__ or ""
+    if module == "builtins":
+        try:
+            cls("")
+        except Exception:  # noqa: BLE001 - a constructor that needs more than a message
+            return None
+        return cls
+    if module.split(".")[0] != "numpy":
+        return None
+    for base in cls.__mro__[1:]:
+        if base.__module__ == "builtins" and base not in (Exception, BaseException):
+            return base
+    return None
 
 
 def defer(branches) -> None:
@@ -51,7 +66,7 @@ def defer(branches) -> None:
     text = str(error)
     message = text if _LOCATED.match(text) or not where() else f"{where()}{text}"
     with building(g):
-        record("assert", [False], {"parts": (message,), "error": type(error)})
+        record("assert", [False], {"parts": (message,), "error": raised_type(error)})
     failed[0][1] = nest.pack_as(other[1], [_stand_in(g, leaf) for leaf in nest.flatten(other[1])])
 
 

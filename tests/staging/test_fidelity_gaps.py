@@ -342,3 +342,22 @@ def test_an_append_in_one_branch_to_a_closed_over_list_stays_in_that_branch(x, y
     staged = staging.function(append_to_a_closed_over_list)(x, y)
     assert capsys.readouterr().out == eager_out
     assert staged == eager
+
+
+def numpy_error_in_a_branch(x, y):
+    if y > 0:
+        v = np.sign(x)  # np.sign(True): UFuncTypeError (a TypeError) eagerly, when it runs
+    else:
+        v = y
+    return v
+
+
+def test_a_numpy_error_in_a_branch_is_raised_only_when_the_branch_runs():
+    f = staging.function(numpy_error_in_a_branch)
+    assert_same(f(True, np.float64(-1.0)), numpy_error_in_a_branch(True, np.float64(-1.0)))
+    with pytest.raises(TypeError):
+        numpy_error_in_a_branch(True, np.float64(1.0))
+    with pytest.raises(TypeError) as info:
+        f(True, np.float64(1.0))
+    assert "sign" in str(info.value)
+    assert f"test_fidelity_gaps.py:{numpy_error_in_a_branch.__code__.co_firstlineno + 1}:" in str(info.value)
