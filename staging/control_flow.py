@@ -119,6 +119,9 @@ def cond(pred, true_fn, false_fn, *, names=None):
     return rebuilt[0] if single else type(t_out)(rebuilt) if not nest.is_namedtuple(t_out) else type(t_out)(*rebuilt)
 
 
+_staged_cond = cond  # (while_loop's parameter `cond` hides the function)
+
+
 def _write_back(outer, locations, values) -> None:
     """After a staged `if` or loop: the items, attributes and arrays its branches or body wrote
     take their merged values. An array written in place this way was, eagerly, changed: other
@@ -212,12 +215,13 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
         try:
             cg, bg = _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter,
                                  maximum_iterations, places)
-        except _BodyRaises as failure:
+        except branch_errors.BodyRaises as failure:
             if _attempt or places or shape_invariants:
                 raise failure.error from None
             # The body raises on the first iteration whatever the values are: as eagerly, the
             # loop raises when it runs at least once and gives its initial values otherwise.
-            return _loop_that_raises(cond, body, loop_vars, maximum_iterations, is_list, names)
+            return branch_errors.loop_that_raises(cond, body, loop_vars, maximum_iterations, is_list, names,
+                                                  _staged_cond)
         body_out = bg._loop_out
         changed = False
         out_leaves = _check_body_outputs(loop_vars, body_out, flat[:n_vars], kinds[:n_vars], names) + \
@@ -293,7 +297,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
         bg.graph.outputs.append(bg._loop_counter_next)
         init_values.append(record("const", [], {"value": np.int64(0)})._value)
     nvars = len(init_values)
-    if not counter and _never_ends(cg.graph, bg.graph, init_values):
+    if not counter and branch_errors.never_ends(cg.graph, bg.graph, init_values):
         # Python loops forever here, and so must the graph: a stateful node in the body keeps
         # dead-code elimination from dropping the loop when its results are unused.
         with building(bg):
@@ -319,62 +323,6 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
     _write_back(outer, places, leaves[n_vars:])
     result = nest.pack_as(list(loop_vars), leaves[:n_vars])
     return result if is_list else tuple(result)
-
-
-class _BodyRaises(Exception):
-    """Tracing the first iteration of a loop body raised `error` (a built-in exception the
-    user's code raises: staging.branch_errors.deferrable)."""
-
-    def __init__(self, error):
-        super().__init__(str(error))
-        self.error = error
-
-
-def _loop_that_raises(cond_fn, body, loop_vars, maximum_iterations, is_list, names):
-    """A staged loop whose body raises on its first iteration (its trace raised, with the loop
-    variables as they are on entry): one staged `cond` on the loop condition whose true branch
-    runs the body, raising when the graph runs, as Python raises only if the loop runs."""
-    pred = cond_fn(*loop_vars)
-    if maximum_iterations is not None:
-        pred = record("logical_and", [pred, record("less", [0, maximum_iterations])])
-
-    def first_iteration():
-        # Python numbers as symbolic values, as the loop body sees them (a print of one is then
-        # staged, as in the loop), then the body, which raises while traced: staging.branch_errors
-        # defers it to run time.
-        leaves = [record("python_number", [v], {"kind": type(v)}) if type(v) in (bool, int, float, complex)
-                  else v for v in nest.flatten(list(loop_vars))]
-        out = body(*nest.pack_as(list(loop_vars), leaves))
-        return tuple(out) if isinstance(out, (tuple, list)) else (out,)
-
-    result = cond(pred, first_iteration, lambda: tuple(loop_vars), names=names)
-    result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
-    return list(result) if is_list else result
-
-
-def _constant_truth(value):
-    """True when `value` is a Python True or a Value made by a `const` node holding a true
-    scalar; False otherwise (unknown)."""
-    if value is True:
-        return True
-    producer = getattr(value, "producer", None)
-    if producer is None or producer.op != "const":
-        return False
-    constant = producer.attrs.get("value")
-    return np.ndim(constant) == 0 and bool(constant)
-
-
-def _never_ends(cond_graph, body_graph, init_values) -> bool:
-    """A loop that provably runs forever: its condition is a constant True, or a loop variable
-    that is a constant True on entry and that the body sets to a constant True."""
-    result = cond_graph.outputs[0]
-    if _constant_truth(result):
-        return True
-    if result not in cond_graph.inputs:
-        return False
-    k = cond_graph.inputs.index(result)
-    return (k < len(init_values) and k < len(body_graph.outputs)
-            and _constant_truth(init_values[k]) and _constant_truth(body_graph.outputs[k]))
 
 
 def _placeholder_value(t):
@@ -434,7 +382,7 @@ def _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter, maxim
                     if not branch_errors.deferrable(exc):
                         raise
                     journal.undo()
-                    raise _BodyRaises(exc) from exc
+                    raise branch_errors.BodyRaises(exc) from exc
                 if len(loop_vars) == 1 and not isinstance(out, (tuple, list)):
                     out = (out,)
                 g._loop_out = out
