@@ -7,6 +7,10 @@ the types do not support, a division by a Python zero): eagerly that happens onl
 that take the branch. Such a branch becomes one that raises the same exception type when the
 graph runs (a staged `assert` of False), giving in place of its values the other branch's
 (never seen).
+
+A loop body whose first iteration raises while traced gives a loop that raises when the graph
+runs and the loop runs at least once (loop_that_raises). A loop that provably never ends is
+kept, as Python would never finish it (never_ends).
 """
 
 from __future__ import annotations
@@ -29,13 +33,28 @@ def deferrable(error) -> bool:
     ...): a built-in exception, not a refusal of staging and not one that stops the program."""
     if isinstance(error, (errors.StagingError, RecursionError, StopIteration, StopAsyncIteration)):
         return False
-    if type(error).__module__ != "builtins":
-        return False
-    try:
-        type(error)("")
-    except Exception:  # noqa: BLE001 - a constructor that needs more than a message
-        return False
-    return True
+    return raised_type(error) is not None
+
+
+def raised_type(error):
+    """The exception type the graph raises in place of `error`: its own type for a built-in
+    exception; for one of NumPy's (UFuncTypeError, AxisError: subclasses of built-in types,
+    with constructors that need more than a message) its first built-in base class, which an
+    `except` clause written for the eager error also catches. None for other errors."""
+    cls = type(error)
+    module = cls.__module__ or ""
+    if module == "builtins":
+        try:
+            cls("")
+        except Exception:  # noqa: BLE001 - a constructor that needs more than a message
+            return None
+        return cls
+    if module.split(".")[0] != "numpy":
+        return None
+    for base in cls.__mro__[1:]:
+        if base.__module__ == "builtins" and base not in (Exception, BaseException):
+            return base
+    return None
 
 
 def defer(branches) -> None:
@@ -51,7 +70,7 @@ def defer(branches) -> None:
     text = str(error)
     message = text if _LOCATED.match(text) or not where() else f"{where()}{text}"
     with building(g):
-        record("assert", [False], {"parts": (message,), "error": type(error)})
+        record("assert", [False], {"parts": (message,), "error": raised_type(error)})
     failed[0][1] = nest.pack_as(other[1], [_stand_in(g, leaf) for leaf in nest.flatten(other[1])])
 
 
@@ -69,3 +88,62 @@ def _zero(t):
         return t.python_type(0)
     shape = tuple(0 if d is None else d for d in t.shape)
     return np.zeros(shape, dtype=t.dtype)[()] if shape == () else np.zeros(shape, dtype=t.dtype)
+
+
+# -- loops ---------------------------------------------------------------------------------
+
+class BodyRaises(Exception):
+    """Tracing the first iteration of a loop body raised `error` (a built-in exception the
+    user's code raises: staging.branch_errors.deferrable)."""
+
+    def __init__(self, error):
+        super().__init__(str(error))
+        self.error = error
+
+
+def loop_that_raises(cond_fn, body, loop_vars, maximum_iterations, is_list, names, staged_cond):
+    """A staged loop whose body raises on its first iteration (its trace raised, with the loop
+    variables as they are on entry): one staged `cond` on the loop condition whose true branch
+    runs the body, raising when the graph runs, as Python raises only if the loop runs.
+    `staged_cond`: staging.control_flow.cond (which imports this module)."""
+    pred = cond_fn(*loop_vars)
+    if maximum_iterations is not None:
+        pred = record("logical_and", [pred, record("less", [0, maximum_iterations])])
+
+    def first_iteration():
+        # Python numbers as symbolic values, as the loop body sees them (a print of one is then
+        # staged, as in the loop), then the body, which raises while traced: staging.branch_errors
+        # defers it to run time.
+        leaves = [record("python_number", [v], {"kind": type(v)}) if type(v) in (bool, int, float, complex)
+                  else v for v in nest.flatten(list(loop_vars))]
+        out = body(*nest.pack_as(list(loop_vars), leaves))
+        return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+    result = staged_cond(pred, first_iteration, lambda: tuple(loop_vars), names=names)
+    result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
+    return list(result) if is_list else result
+
+
+def constant_truth(value):
+    """True when `value` is a Python True or a Value made by a `const` node holding a true
+    scalar; False otherwise (unknown)."""
+    if value is True:
+        return True
+    producer = getattr(value, "producer", None)
+    if producer is None or producer.op != "const":
+        return False
+    constant = producer.attrs.get("value")
+    return np.ndim(constant) == 0 and bool(constant)
+
+
+def never_ends(cond_graph, body_graph, init_values) -> bool:
+    """A loop that provably runs forever: its condition is a constant True, or a loop variable
+    that is a constant True on entry and that the body sets to a constant True."""
+    result = cond_graph.outputs[0]
+    if constant_truth(result):
+        return True
+    if result not in cond_graph.inputs:
+        return False
+    k = cond_graph.inputs.index(result)
+    return (k < len(init_values) and k < len(body_graph.outputs)
+            and constant_truth(init_values[k]) and constant_truth(body_graph.outputs[k]))

@@ -68,12 +68,12 @@ def cond(pred, true_fn, false_fn, *, names=None):
         loc for ident, (loc, _) in e_written.items() if ident not in t_written]
     kept = []
     for location in locations:
+        if mutation.unobservable(location, locations):  # an object a branch made and dropped
+            continue
         before = location.read()
         a = t_written.get(location.ident, (None, before))[1]
         b = e_written.get(location.ident, (None, before))[1]
         if (a is mutation.MISSING) != (b is mutation.MISSING):
-            if mutation.unobservable(location, locations):  # an object the branch made and dropped
-                continue
             raise errors.UndefinedNameError(
                 f"{where()}{location.describe()} is set in only one branch of this staged `if`, whose "
                 f"condition is symbolic, and did not exist before it; set it in both branches or "
@@ -117,6 +117,9 @@ def cond(pred, true_fn, false_fn, *, names=None):
     _write_back(outer, locations, leaves[n_results:])
     rebuilt = nest.pack_as(t_items, leaves[:n_results])
     return rebuilt[0] if single else type(t_out)(rebuilt) if not nest.is_namedtuple(t_out) else type(t_out)(*rebuilt)
+
+
+_staged_cond = cond  # (while_loop's parameter `cond` hides the function)
 
 
 def _write_back(outer, locations, values) -> None:
@@ -200,7 +203,8 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
             kinds.append("static")
             types.append(None)
         inits.append(leaf)
-    fixed = _apply_shape_invariants(flat, types, shape_invariants) if shape_invariants else set()
+    fixed, unknown_rank = _apply_shape_invariants(flat, types, shape_invariants) if shape_invariants \
+        else (set(), set())
     counter = maximum_iterations is not None
     n_vars = len(flat)
     # Items and attributes the body writes (d["a"] = ..., obj.n = ...) are loop variables too,
@@ -208,8 +212,16 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
     places: list = []
 
     for _attempt in range(64):
-        cg, bg = _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter,
-                             maximum_iterations, places)
+        try:
+            cg, bg = _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter,
+                                 maximum_iterations, places)
+        except branch_errors.BodyRaises as failure:
+            if _attempt or places or shape_invariants:
+                raise failure.error from None
+            # The body raises on the first iteration whatever the values are: as eagerly, the
+            # loop raises when it runs at least once and gives its initial values otherwise.
+            return branch_errors.loop_that_raises(cond, body, loop_vars, maximum_iterations, is_list, names,
+                                                  _staged_cond)
         body_out = bg._loop_out
         changed = False
         out_leaves = _check_body_outputs(loop_vars, body_out, flat[:n_vars], kinds[:n_vars], names) + \
@@ -255,6 +267,11 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
                 raise errors.LoopVariableError(
                     f"{where()}loop variable '{name}' is a tensor before the loop but the loop body "
                     f"makes it {_describe_leaf(out)}")
+            if i in unknown_rank and leaf_type(out).ndim != types[i].ndim:
+                raise errors.LoopVariableError(
+                    f"{where()}loop variable '{name}' has {types[i].ndim} dims before the loop and "
+                    f"{leaf_type(out).ndim} after an iteration; its shape invariant has an unknown rank, "
+                    f"but a staged loop variable keeps its number of dims")
             new = _generalise(types[i], leaf_type(out), name)
             if i in fixed and new != types[i]:
                 raise errors.LoopVariableError(
@@ -280,6 +297,11 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
         bg.graph.outputs.append(bg._loop_counter_next)
         init_values.append(record("const", [], {"value": np.int64(0)})._value)
     nvars = len(init_values)
+    if not counter and branch_errors.never_ends(cg.graph, bg.graph, init_values):
+        # Python loops forever here, and so must the graph: a stateful node in the body keeps
+        # dead-code elimination from dropping the loop when its results are unused.
+        with building(bg):
+            record("assert", [True], {"parts": ("this loop never ends",), "error": AssertionError})
     captures = align_captures([cg, bg], nvars)
     out_types = [types[i] for i in dyn_index] + ([TensorType(np.int64, ())] if counter else [])
     outs = record("while_loop", [*init_values, *captures], {"num_loop_vars": nvars},
@@ -354,7 +376,13 @@ def _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter, maxim
                         f"a condition that changes state cannot be staged: move the write into the "
                         f"loop body")
             else:
-                out = body(*vars_)
+                try:
+                    out = body(*vars_)
+                except Exception as exc:
+                    if not branch_errors.deferrable(exc):
+                        raise
+                    journal.undo()
+                    raise branch_errors.BodyRaises(exc) from exc
                 if len(loop_vars) == 1 and not isinstance(out, (tuple, list)):
                     out = (out,)
                 g._loop_out = out
@@ -413,9 +441,10 @@ def _generalise(before, after, name):
 _NOT_GIVEN = object()
 
 
-def _apply_shape_invariants(flat, types, shape_invariants) -> set:
+def _apply_shape_invariants(flat, types, shape_invariants) -> tuple:
     """Sets the types of the loop variables that have a shape invariant (by name or by the
-    variable itself) to it; returns their positions (whose types the loop may not relax)."""
+    variable itself) to it; returns their positions (whose types the loop may not relax) and
+    those of them whose invariant has an unknown rank."""
     by_name = {}
     if isinstance(shape_invariants, dict):
         by_name = shape_invariants
@@ -424,15 +453,16 @@ def _apply_shape_invariants(flat, types, shape_invariants) -> set:
             for i, (_, leaf) in enumerate(flat):
                 if leaf is var:
                     by_name[i] = shape
-    fixed = set()
+    fixed, unknown_rank = set(), set()
     for i, (name, _) in enumerate(flat):
         shape = by_name.get(name, by_name.get(i, _NOT_GIVEN))
         if shape is not _NOT_GIVEN and types[i] is not None:
             spec_shape = getattr(shape, "shape", shape)
             if spec_shape is None:
-                raise errors.LoopVariableError(
-                    f"{where()}the shape invariant of loop variable '{name}' has an unknown rank; a staged "
-                    f"value has a known number of dims: give each dim (None for one of unknown size)")
+                # An unknown rank: every dim of unknown size, the rank of the value before the loop
+                # (a staged value has a known rank; a body changing it is refused where it does).
+                spec_shape = (None,) * types[i].ndim
+                unknown_rank.add(i)
             t = TensorType(types[i].dtype, spec_shape)
             if not t.is_supertype_of(types[i].strong()):
                 raise errors.LoopVariableError(
@@ -440,7 +470,7 @@ def _apply_shape_invariants(flat, types, shape_invariants) -> set:
                     f"initial value {types[i]}")
             types[i] = t
             fixed.add(i)
-    return fixed
+    return fixed, unknown_rank
 
 
 def _eager_while(cond, body, loop_vars, maximum_iterations, is_list):

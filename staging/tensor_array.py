@@ -70,7 +70,9 @@ class TensorArray:
         arr = np.asarray(value)
         if arr.dtype != self.dtype:
             if not isinstance(value, (int, float, bool, complex)) and not np.can_cast(arr.dtype, self.dtype, "same_kind"):
-                raise TypeError(f"{where()}TensorArray of {self.dtype.name} cannot hold a {arr.dtype.name} value")
+                raise errors.LoopVariableError(
+                    f"{where()}TensorArray of {self.dtype.name} cannot hold a {arr.dtype.name} value; "
+                    f"cast it with .astype(np.{self.dtype.name})")
             arr = arr.astype(self.dtype)
         return arr[()] if arr.ndim == 0 else arr
 
@@ -81,6 +83,7 @@ class TensorArray:
             if not isinstance(value, Tensor):
                 value = np.asarray(value)
                 value = value[()] if value.ndim == 0 else value
+            self._check_element(value)
             aliasing.note_stored(value, "written into")
             handle = record("list_write", [self._handle, index, value], {"dynamic_size": self.dynamic_size})
             return self._with_handle(handle)
@@ -98,6 +101,7 @@ class TensorArray:
     def append(self, value) -> "TensorArray":
         if self._staged:
             value = self._cast(value)
+            self._check_element(value)
             aliasing.note_stored(value, "appended to")
             handle = record("list_write", [self._handle, self.length(), value], {"dynamic_size": True})
             return self._with_handle(handle)
@@ -106,6 +110,20 @@ class TensorArray:
             self.dtype = np.asarray(value).dtype
         self._items.append(value)
         return self
+
+    def _check_element(self, value):
+        """A staged list holds elements of one type (eagerly a Python list holds any): a value
+        whose type does not join the elements' is refused, naming the line."""
+        element = self._handle.type.element
+        if element is None:
+            return
+        t = value.type if isinstance(value, Tensor) else TensorType.of(value)
+        if element.most_specific_common_supertype(t) is None:
+            hint = f" (e.g. np.{element.dtype.name}(...))" if not element.weak else ""
+            raise errors.LoopVariableError(
+                f"{where()}a staged list holds elements of one type: this one holds {element} values, "
+                f"and a {t} value cannot join them (a Python list would hold both); convert the "
+                f"value{hint} so that every element has the same type")
 
     def read(self, index):
         if self._staged:

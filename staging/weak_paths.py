@@ -83,8 +83,14 @@ def check(op_name, inputs, in_types, output_types, infer):
             types[position] = other
             try:
                 alternative = infer(types)
-            except Exception:  # noqa: BLE001 - eagerly that path raises; nothing to compare
-                continue
+            except Exception as exc:  # noqa: BLE001 - eagerly that path raises, staged it would not
+                raise paths.error(
+                    f"{where()}{op_name}: {paths.name} is {_describe(other)} on some paths and "
+                    f"{_describe(item.type)} on others (they meet at {paths.location.rstrip(': ')}); "
+                    f"here Python raises on the first ({type(exc).__name__}: {_plain(exc)}) and not on "
+                    f"the second, which the staged value is. A staged function computes one "
+                    f"type: convert {paths.name} explicitly where it is set (e.g. "
+                    f"np.{item.type.dtype.name}(...)) so that every path has the same type") from None
             alternative = list(alternative) if isinstance(alternative, (tuple, list)) else [alternative]
             for i, (staged, alt) in enumerate(zip(outs, alternative)):
                 if not isinstance(staged, TensorType) or alt == staged:
@@ -168,6 +174,12 @@ def check_attribute(item, name) -> None:
                 f"{other.python_type.__name__} has no attribute {name!r}, so eagerly `.{name}` fails on "
                 f"the first. Convert {paths.name} explicitly where it is set so that every path has "
                 f"the same type")
+
+
+def _plain(exc) -> str:
+    """An op rule's error message without the op name it starts with."""
+    text = str(exc)
+    return text.split(": ", 1)[1] if ": " in text and " " not in text.split(": ", 1)[0] else text
 
 
 def _sample(t):

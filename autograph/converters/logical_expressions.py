@@ -47,6 +47,8 @@ class _Logical(transformer.Transformer):
             return self._bool_op(node, value=False)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             return self._not(node)
+        if isinstance(node, ast.Compare):
+            return self._compare(node, value=False)
         return self.visit(node)
 
     def visit_If(self, node):
@@ -117,9 +119,13 @@ class _Logical(transformer.Transformer):
         return templates.replace_as_expression("ag__.not_(a)", node, a=operand)
 
     def visit_Compare(self, node):
+        return self._compare(node, value=True)
+
+    def _compare(self, node, value):
+        """A comparison; `value`: its result is used as a value, not only its truth."""
         self.generic_visit(node)
         if len(node.ops) == 1:
-            return node
+            return _equality(node) if value else _membership(node)
         # a < b < c: evaluate b once (a walrus when it is not a plain name), stop early like Python.
         operands = [node.left] + list(node.comparators)
         pieces = []
@@ -134,10 +140,43 @@ class _Logical(transformer.Transformer):
             else:
                 pieces.append(ast.Compare(left=left, ops=[op], comparators=[right]))
                 left = right
-        result = pieces[-1]
+        result = _membership(pieces[-1])
         for piece in reversed(pieces[:-1]):
-            result = templates.replace_as_expression("ag__.and_(a, lambda: b)", node, a=piece, b=result)
+            result = templates.replace_as_expression("ag__.and_(a, lambda: b)", node, a=_membership(piece),
+                                                     b=result)
         return result
+
+
+def _equality(node):
+    """`a == b` / `a != b` whose value is used become `ag__.eq(a, b)` / `ag__.not_eq(a, b)`:
+    which operand is on the left decides the result's type (`1j == np.float64(1)` is a Python
+    bool, `np.float64(1) == 1j` a NumPy one), and a symbolic right operand sees only the
+    reflected call. Other comparisons as _membership."""
+    if not isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+        return _membership(node)
+    if any(isinstance(x, ast.Constant) and not isinstance(x.value, complex)
+           for x in (node.left, node.comparators[0])):
+        return node  # (a literal other than a complex: Python's == gives what NumPy's would)
+    if isinstance(node.ops[0], ast.Eq):
+        template = "ag__.eq(a, b)"
+    elif isinstance(node.ops[0], ast.NotEq):
+        template = "ag__.not_eq(a, b)"
+    else:
+        return _membership(node)
+    return templates.replace_as_expression(template, node, a=node.left, b=node.comparators[0])
+
+
+def _membership(node):
+    """`a in b` / `a not in b` (one operator) become `ag__.in_(a, b)` / `ag__.not_in(a, b)`:
+    Python's `in` on concrete values, NumPy's `(b == a).any()` staged when `b` is a symbolic
+    array (Python turns the result of `__contains__` into a bool, which a staged one cannot be)."""
+    if isinstance(node.ops[0], ast.In):
+        template = "ag__.in_(a, b)"
+    elif isinstance(node.ops[0], ast.NotIn):
+        template = "ag__.not_in(a, b)"
+    else:
+        return node
+    return templates.replace_as_expression(template, node, a=node.left, b=node.comparators[0])
 
 
 def transform(node, ctx):

@@ -318,7 +318,17 @@ def nothing_to_convert(code) -> bool:
     (such a function is traced as it is, without reading, parsing or compiling its source)."""
     if getattr(code, "co_exceptiontable", b""):
         return False
-    return set(code.co_code[::2]) <= _PLAIN_OPCODES  # (wordcode: an opcode every 2 bytes)
+    opcodes = set(code.co_code[::2])  # (wordcode: an opcode every 2 bytes)
+    if not opcodes <= _PLAIN_OPCODES:
+        return False
+    # `a == b` / `a != b` become ag__.eq / ag__.not_eq (the operand order decides the result
+    # type where a Python complex meets a NumPy float64), unless an operand is a literal.
+    return _COMPARE_OP not in opcodes or not any(
+        ins.opname == "COMPARE_OP" and "=" in str(ins.argval) and ins.argval not in ("<=", ">=")
+        for ins in dis.get_instructions(code))
+
+
+_COMPARE_OP = dis.opmap["COMPARE_OP"]
 
 
 def converted_raw(fn, ag_namespace):

@@ -54,10 +54,12 @@ def _staged_if(cond, if_true, if_false, state, names, cells):
     where = _where()
     n = len(names)
     all_names = names + cells.names
-    initial_cells = cells.get()
+    original_cells = cells.get()
     # A list in the state is one a branch appends to or pops from: a staged list, so that
-    # the branches change copies, at run time, and never the list the caller holds.
+    # the branches change copies, at run time, and never the list the caller holds (the same
+    # for a list in a cell variable, one a nested function reads).
     state = tuple(data_structures.staged_list(v) if type(v) is list else v for v in state)
+    initial_cells = tuple(data_structures.staged_list(v) if type(v) is list else v for v in original_cells)
     fill = {}  # position -> placeholder for a return value one branch leaves unset
     for _attempt in range(2):
         outputs = {}
@@ -85,7 +87,7 @@ def _staged_if(cond, if_true, if_false, state, names, cells):
             fill = retry.fill
             continue
         except BaseException as error:
-            cells.set(initial_cells)
+            cells.set(original_cells)
             mark_staged_region(error, where, "`if`")
             raise
         results = tuple(data_structures.from_staged(v) for v in results)

@@ -160,7 +160,8 @@ def is_staged_value(x) -> bool:
 
 
 def to_staged(value):
-    """Loop/branch state as staging expects it: lists become TensorArrays."""
+    """Loop/branch state as staging expects it: lists become TensorArrays (staged lists also
+    where a tuple or dict holds them, as in `return lst, n`)."""
     if isinstance(value, StagedList):
         return value.tensor_array
     if type(value) is list:
@@ -168,13 +169,38 @@ def to_staged(value):
         for item in value:
             ta = ta.append(item)
         return ta
-    return value
+    return _map_nested(value, _staged_list_to_array)
 
 
 def from_staged(value):
     """State as user code sees it: TensorArrays become StagedLists."""
     if _is_tensor_array(value):
         return StagedList(value)
+    return _map_nested(value, _array_to_staged_list)
+
+
+def _staged_list_to_array(value):
+    return value.tensor_array if isinstance(value, StagedList) else _map_nested(value, _staged_list_to_array)
+
+
+def _array_to_staged_list(value):
+    return StagedList(value) if _is_tensor_array(value) else _map_nested(value, _array_to_staged_list)
+
+
+def _map_nested(value, leaf_fn):
+    """`value` with `leaf_fn` applied to the items of its tuples and dicts (namedtuples kept);
+    the same object when nothing changes. Lists are left as they are (a Python list inside a
+    tuple is a structure of values, not a staged list)."""
+    if type(value) is tuple or (isinstance(value, tuple) and hasattr(type(value), "_fields")):
+        items = [leaf_fn(v) for v in value]
+        if all(a is b for a, b in zip(items, value)):
+            return value
+        return type(value)(*items) if hasattr(type(value), "_fields") else tuple(items)
+    if type(value) is dict:
+        items = {k: leaf_fn(v) for k, v in value.items()}
+        if all(items[k] is value[k] for k in value):
+            return value
+        return items
     return value
 
 

@@ -22,6 +22,7 @@ import numpy as np
 from autograph.operators.contexts import mark_staged_region
 from staging import errors
 from staging.control_flow import cond
+from staging.graph_building import record
 from staging.source_map import where as _where
 from staging.tensor import is_symbolic
 
@@ -48,6 +49,43 @@ def not_(a):
     if is_symbolic(a):
         return a == 0 if a.type.weak else np.logical_not(a)
     return not a
+
+
+def eq(a, b):
+    """`a == b` where the value is used. A Python complex `a` against a symbolic float64 scalar
+    `b`: complex's own == takes np.float64 (a float subclass) and gives a Python bool, which
+    the reflected `b == a` would not; otherwise Python's ==."""
+    if _python_complex_meets_float64(a, b):
+        return record("python_number", [np.equal(b, a)], {"kind": bool})
+    return a == b
+
+
+def not_eq(a, b):
+    """`a != b` where the value is used; see eq."""
+    if _python_complex_meets_float64(a, b):
+        return record("python_number", [np.not_equal(b, a)], {"kind": bool})
+    return a != b
+
+
+def _python_complex_meets_float64(a, b) -> bool:
+    return (type(a) is complex and is_symbolic(b) and not b.type.weak and b.type.shape == ()
+            and b.type.dtype == np.float64)
+
+
+def in_(item, container):
+    """`item in container`. For a symbolic array `container`, NumPy's `ndarray.__contains__`,
+    `(container == item).any()`, staged; the result is a Python bool, as Python makes the result
+    of `__contains__` one. Otherwise Python's `in`."""
+    if is_symbolic(container):
+        return record("python_number", [np.any(container == item)], {"kind": bool})
+    return item in container
+
+
+def not_in(item, container):
+    """`item not in container`: the negation of in_."""
+    if is_symbolic(container):
+        return not_(in_(item, container))
+    return item not in container
 
 
 class _AsBool(Exception):

@@ -99,8 +99,24 @@ def _any_symbolic(args) -> bool:
     return any(is_symbolic(a) for a in args)
 
 
+def _range_bound(x):
+    """A symbolic range() argument as the Python int range() takes (through __index__): a
+    uint8 0 is the int 0, so `range(1, n)` counts in Python ints, not in wrapping uint8."""
+    if not is_symbolic(x):
+        return x
+    t = x.type
+    if t.weak and t.python_type is int:
+        return x
+    if t.shape != () or t.dtype.kind not in "iu" or t.weak:
+        what = "bool" if t.dtype.kind == "b" else t.dtype.name if not t.weak else t.python_type.__name__
+        raise TypeError(f"{_where()}range(): a {what} value {'array ' if t.shape != () else ''}cannot be "
+                        f"interpreted as an integer")
+    return record("python_number", [x], {"kind": int})
+
+
 def range_(*args):
     if _any_symbolic(args):
+        args = [_range_bound(a) for a in args]
         if len(args) == 1:
             return StagedRange(0, args[0], 1)
         return StagedRange(*args)

@@ -173,11 +173,29 @@ def _can_cast(from_, to, casting="safe"):
     return np.can_cast(_static_dtype(from_), to, casting)
 
 
+_pad_op = staged("pad", np.pad)
+
+
+def _pad(array, pad_width, mode="constant", **kwargs):
+    """np.pad. A symbolic scalar `constant_values` (say a loop counter): the array padded with
+    zeros, then the padding replaced by the value cast to the array's dtype, as NumPy writes it."""
+    value = kwargs.get("constant_values")
+    if mode != "constant" or not _is_tensor(value) or value.ndim != 0:
+        return _pad_op(array, pad_width, mode, **kwargs)
+    kwargs = {k: v for k, v in kwargs.items() if k != "constant_values"}
+    array = _as_input(array)
+    padded = _pad_op(array, pad_width, mode, **kwargs)
+    inside = _pad_op(np.ones_like(array, dtype=bool), pad_width, mode, **kwargs)
+    return np.where(inside, padded, value.astype(padded.dtype))
+
+
+_pad.staged_op = "pad"
+
 _STAGED = ("tril", "triu", "tile", "roll", "count_nonzero", "cumulative_sum", "cumulative_prod", "empty_like")
 
 FUNCTIONS = {
     **{getattr(np, name): staged(name, getattr(np, name)) for name in _STAGED},
-    np.pad: staged("pad", np.pad),
+    np.pad: _pad,
     np.take_along_axis: staged("take_along_axis", np.take_along_axis, ("arr", "indices")),
     np.searchsorted: staged("searchsorted", np.searchsorted, ("a", "v", "sorter")),
     np.linspace: _linspace, np.empty: _empty, np.diff: _diff,

@@ -44,6 +44,7 @@ NOTES = {
     "np.arange": "`start`/`stop`/`step` static or symbolic (then the length is `?`)",
     "np.ndim": "answered from the static type, no op",
     "np.shape": "answered from the static type (symbolic scalars for unknown dims)",
+    "np.size": "answered from the static type (a symbolic int product for unknown dims); a static `axis`",
     "np.result_type": "answered from the static dtypes (a weak Python-number value counts as a Python number)",
     "np.can_cast": "answered from the static dtype",
     "np.flip": "a reversing slice: a view, writes go through as in NumPy",

@@ -265,6 +265,23 @@ def _shape_func(a):
     return a.shape if _is_tensor(a) else np.shape(a)
 
 
+def _size_func(a, axis=None):
+    """np.size: the number of elements (of one axis): a Python int where the dims are known,
+    else a weakly typed symbolic int (NumPy returns a Python int)."""
+    if not _is_tensor(a):
+        return np.size(a, axis)
+    if axis is None:
+        return a.size
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    shape, total = a.shape, 1
+    for ax in axes:
+        ax = _static_int(ax, "np.size axis")
+        if not -a.ndim <= ax < a.ndim:
+            raise np.exceptions.AxisError(ax, a.ndim)
+        total = total * shape[ax]
+    return total
+
+
 def _scalar_type(dtype):
     """np.float32(x) and the other NumPy scalar types called on a symbolic value: x as that dtype
     (a NumPy scalar for a 0-d x, an array otherwise, as NumPy gives)."""
@@ -287,6 +304,6 @@ FUNCTIONS = {
     np.hstack: _hstack, np.vstack: _vstack, np.broadcast_to: _broadcast_to,
     np.where: _np_where, np.nonzero: _nonzero, np.argwhere: _argwhere, np.clip: _clip, np.take: _take,
     np.copy: _copy, np.round: _round, np.repeat: _repeat, np.diagonal: _diagonal, np.trace: _trace,
-    np.ndim: _ndim_func, np.shape: _shape_func, np.around: _round, np.concat: _concatenate,
+    np.ndim: _ndim_func, np.shape: _shape_func, np.size: _size_func, np.around: _round, np.concat: _concatenate,
     np.permute_dims: _permute_dims, np.astype: _astype, np.moveaxis: _moveaxis, np.flip: _flip,
 }

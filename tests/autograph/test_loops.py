@@ -346,9 +346,27 @@ def unknown_rank_invariant(x, n):
     i = 0
     while i < n:
         autograph.set_loop_options(shape_invariants=[(x, None)])
-        x = x + 1
+        x = np.pad(x, 1, constant_values=i)
         i += 1
     return x
+
+
+def unknown_rank_invariant_rank_changes(x, n):
+    i = 0
+    while i < n:
+        autograph.set_loop_options(shape_invariants=[(x, None)])
+        x = x[None]
+        i += 1
+    return x
+
+
+def test_an_unknown_rank_invariant_is_every_dim_unknown_at_the_rank_of_the_value():
+    f = staging.function(unknown_rank_invariant)
+    for n in (0, 1, 3):
+        staged, eager = f(np.ones((2, 3)), np.int64(n)), unknown_rank_invariant(np.ones((2, 3)), n)
+        assert staged.dtype == eager.dtype and staged.shape == eager.shape
+        np.testing.assert_array_equal(staged, eager)
+    assert "f64[?,?]" in str(f.get_concrete_function(np.ones((2, 3)), np.int64(3)).graph)
 
 
 def test_shape_invariant_declares_the_loop_variable_type():
@@ -361,7 +379,8 @@ def test_shape_invariant_declares_the_loop_variable_type():
 
 @pytest.mark.parametrize("fn, words", [
     (breaks_its_invariant, "after an iteration, which its shape invariant f64[2,?] does not accept"),
-    (unknown_rank_invariant, "shape invariant of loop variable 'x' has an unknown rank"),
+    (unknown_rank_invariant_rank_changes, "loop variable 'x' has 2 dims before the loop and 3 after an "
+                                          "iteration; its shape invariant has an unknown rank"),
 ])
 def test_shape_invariant_violations_are_refused(fn, words):
     with pytest.raises(staging.errors.LoopVariableError) as info:

@@ -660,7 +660,12 @@ def size(x, out_type=None, name=None):
 
 
 def reduce_sum(x, axis=None, keepdims=False, name=None):
-    return np.sum(x, axis=axis, keepdims=keepdims)
+    """tf.reduce_sum keeps the dtype of its input (NumPy's sum widens small ints to int64); a
+    Python value is first a tensor of TensorFlow's default dtype."""
+    dtype = _default_dtype(x) or getattr(x, "dtype", None)
+    if dtype is not None and np.dtype(dtype) == np.bool_:
+        dtype = None
+    return np.sum(x, axis=axis, keepdims=keepdims, dtype=dtype)
 
 
 def greater(x, y, name=None):
@@ -675,16 +680,29 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=np.float32, name=Non
     return np.eye(num_rows, num_columns, dtype=dtype)
 
 
+def _python_type(value):
+    """The Python number type `value` is or stands for: a weakly typed symbolic scalar is the
+    Python number it was made from (a literal, a counter started at 0), so TensorFlow would see
+    that Python number there."""
+    if staging.is_symbolic(value):
+        return value.type.python_type if value.type.weak else None
+    return type(value)
+
+
+def _is_python_number(value):
+    return _python_type(value) in (bool, int, float, complex)
+
+
 def tf_range(start, limit=None, delta=1, dtype=None, name="range"):
     if limit is None:
         start, limit = 0, start
     if dtype is None:  # TensorFlow: the dtype of a tensor bound, else int32 for Python ints
         for bound in (start, limit, delta):
-            if hasattr(bound, "dtype"):
+            if hasattr(bound, "dtype") and not _is_python_number(bound):
                 dtype = bound.dtype
                 break
         else:
-            if type(start) is int and type(limit) is int and type(delta) is int:
+            if all(_python_type(b) is int for b in (start, limit, delta)):
                 dtype = np.int32
     return np.arange(start, limit, delta, dtype=dtype)
 

@@ -1,0 +1,363 @@
+"""Staged equals eager for constructs found missing by the reference-test shim and the fuzzer:
+`in` on a symbolic array, np.size, np.pad with a symbolic fill value, an unknown-rank shape
+invariant. Each compares the staged result with the eager one (values, dtypes, Python types)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import staging
+from _staging_helpers import assert_same
+
+
+def first_common(xs, ys):
+    s = 0
+    for c in xs:
+        if c in ys:
+            break
+        s = s * 10 + c
+    else:
+        s = -1000
+    return s
+
+
+@pytest.mark.parametrize("ys", [np.array([], np.int32), np.array([1, 2], np.int32),
+                                np.array([3, 4], np.int32), np.array([[2, 9], [7, 7]], np.int32)])
+def test_in_on_a_symbolic_array_is_numpys_any_of_equal(ys):
+    xs = np.array([1, 2], np.int32)
+    assert_same(staging.function(first_common)(xs, ys), first_common(xs, ys))
+
+
+def membership(x, ys):
+    return x in ys, x not in ys, 2.0 in ys
+
+
+@pytest.mark.parametrize("x", [np.int32(2), np.float64(2.5), 3])
+def test_in_gives_a_python_bool_as_eagerly(x):
+    ys = np.array([1, 2, 3], np.int32)
+    staged, eager = staging.function(membership)(x, ys), membership(x, ys)
+    assert staged == eager
+    assert [type(v) for v in staged] == [type(v) for v in eager] == [bool, bool, bool]
+
+
+def in_python_list(x):
+    return 3 in [1, 2, x]
+
+
+def test_in_on_a_python_list_is_pythons():
+    assert staging.function(in_python_list)(5) is in_python_list(5) is False
+
+
+def sizes(x):
+    return np.size(x), np.size(x, 1), np.size(x, -1), np.size(x, (0, 1))
+
+
+def test_np_size_of_a_symbolic_array():
+    x = np.zeros((3, 2))
+    assert staging.function(sizes)(x) == sizes(x)
+    unknown = staging.function(sizes, input_signature=[staging.TensorSpec([None, 2], np.float64)])
+    for n in (0, 4):
+        x = np.zeros((n, 2))
+        staged, eager = unknown(x), sizes(x)
+        assert staged == eager and [type(v) for v in staged] == [type(v) for v in eager]
+
+
+def size_bad_axis(x):
+    return np.size(x, 2)
+
+
+def test_np_size_axis_out_of_range_raises_numpys_error():
+    with pytest.raises(np.exceptions.AxisError):
+        size_bad_axis(np.zeros((3, 2)))
+    with pytest.raises(np.exceptions.AxisError):
+        staging.function(size_bad_axis)(np.zeros((3, 2)))
+
+
+def grows(m, n):
+    i = 0
+    while i < n:
+        m = np.pad(m, [[1, 1], [1, 1]], constant_values=i)
+        i += 1
+    return m
+
+
+_grows = staging.function(grows)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.uint8])
+def test_np_pad_with_a_symbolic_fill_value(n, dtype):
+    m = np.zeros((2, 2), dtype)
+    assert_same(_grows(m, np.int32(n)), grows(m, n))
+
+
+def pad_with_float(m, v):
+    return np.pad(m, 1, constant_values=v)
+
+
+def test_np_pad_casts_a_symbolic_fill_value_as_numpy_does():
+    m = np.zeros((2, 2), np.int32)
+    assert_same(staging.function(pad_with_float)(m, np.float64(2.75)), pad_with_float(m, np.float64(2.75)))
+
+
+# -- found by the differential fuzzer ----------------------------------------------------------
+
+def count_from_one(n, x):
+    s = 0
+    k = 0
+    for i in range(1, n):
+        s = s + i * x
+        k += 1
+    return k, s
+
+
+_count_from_one = staging.function(count_from_one)
+
+
+@pytest.mark.parametrize("n", [np.uint8(0), np.uint8(3), np.int8(-128), np.int16(2), np.int64(4), np.array(3)])
+def test_range_takes_its_bounds_as_python_ints(n):
+    """range(1, np.uint8(0)) is empty (Python converts the bound with __index__); uint8 arithmetic
+    on the bounds would wrap to 255 iterations. The counter is a Python int, as eagerly."""
+    x = np.int8(2)
+    staged, eager = _count_from_one(n, x), count_from_one(n, x)
+    assert staged[0] == eager[0] and type(staged[0]) is type(eager[0]) is int
+    if eager[0]:
+        assert_same(staged[1], eager[1])
+
+
+@pytest.mark.parametrize("n", [np.float64(3.0), np.True_, np.array([3])])
+def test_range_of_a_non_integer_raises_type_error_as_eagerly(n):
+    with pytest.raises(TypeError):
+        count_from_one(n, 1)
+    with pytest.raises(TypeError) as info:
+        staging.function(count_from_one)(n, 1)
+    assert "test_fidelity_gaps.py:" in str(info.value) and "range()" in str(info.value)
+
+
+def mod_by_zero(x, n, y):
+    v = (y if n > 0 else x) % 0
+    return v
+
+
+def test_an_op_that_raises_on_the_python_number_path_is_refused():
+    """`(y if c else x) % 0` with a Python float x: eagerly ZeroDivisionError when x is chosen,
+    NaN when the float64 y is. One staged type cannot give both: refused, naming the line."""
+    with pytest.raises(ZeroDivisionError):
+        mod_by_zero(0.0, 0, np.float64(2.0))
+    with pytest.raises(staging.errors.BranchMismatchError) as info:
+        staging.function(mod_by_zero)(0.0, np.int64(0), np.float64(2.0))
+    text = str(info.value)
+    assert f"test_fidelity_gaps.py:{mod_by_zero.__code__.co_firstlineno + 1}:" in text
+    assert "ZeroDivisionError" in text and "Python float on some paths" in text
+
+
+def lists_in_returned_tuple(y):
+    items = []
+    if y > 0:
+        return items, items
+    else:
+        items.append(np.float64(y))
+        return items, items
+
+
+def lists_and_int_in_returned_tuple(y):
+    items = []
+    if y > 0:
+        return items, len(items)
+    else:
+        items.append(np.float64(y))
+        return items, items
+
+
+def test_staged_lists_inside_a_returned_tuple():
+    f = staging.function(lists_in_returned_tuple)
+    for y in (np.float64(1.0), np.float64(-2.0)):
+        staged, eager = f(y), lists_in_returned_tuple(y)
+        assert type(staged) is tuple and [list(s) for s in staged] == [list(e) for e in eager]
+
+
+def test_a_staged_list_against_an_int_in_a_returned_tuple_is_refused_by_name():
+    with pytest.raises(staging.errors.BranchMismatchError) as info:
+        staging.function(lists_and_int_in_returned_tuple)(np.float64(1.0))
+    assert "'return value[1]'" in str(info.value)
+    assert f"test_fidelity_gaps.py:{lists_and_int_in_returned_tuple.__code__.co_firstlineno + 2}:" in str(info.value)
+
+
+def complex_against_float64(x, y):
+    return x != y[0], x == y[0], y[0] == x
+
+
+@pytest.mark.parametrize("x", [complex(-1.0, -3.25), complex(2.0, 0.0)])
+def test_python_complex_equals_float64_scalar_is_a_python_bool(x):
+    """`1j == np.float64(2)` is complex's own == (np.float64 subclasses float): a Python bool;
+    `np.float64(2) == 1j` is NumPy's: an np.bool. Staged code keeps the operand order."""
+    y = np.array([2.0])
+    staged, eager = staging.function(complex_against_float64)(x, y), complex_against_float64(x, y)
+    assert staged == eager
+    assert [type(v) for v in staged] == [type(v) for v in eager] == [bool, bool, np.bool_]
+
+
+def loops_forever():
+    n = np.int32(0)
+    c = True
+    while c:
+        c = staging.constant(True)
+    return n
+
+
+def test_a_staged_loop_that_never_ends_is_kept():
+    """Python loops forever; the staged loop's results are unused, and dead-code elimination
+    used to drop it (the call returned). It is kept: the staged call loops forever too."""
+    graph = str(staging.function(loops_forever).get_concrete_function().graph)
+    assert "while_loop" in graph
+
+
+def body_raises(x, n):
+    s = 0
+    for i in range(1, n):
+        print("at", i)
+        v = ~x  # TypeError for a float array, eagerly when the loop runs
+        s += 1
+    return s
+
+
+_body_raises = staging.function(body_raises)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_an_error_in_a_loop_body_is_raised_only_when_the_loop_runs(n, capsys):
+    x = np.array([1.5])
+    try:
+        eager = body_raises(x, np.int64(n))
+    except TypeError as error:
+        eager = error
+    eager_out = capsys.readouterr().out
+    try:
+        staged = _body_raises(x, np.int64(n))
+    except TypeError as error:
+        staged = error
+    assert capsys.readouterr().out == eager_out
+    if isinstance(eager, Exception):
+        assert type(staged) is TypeError and "invert" in str(staged)
+        assert f"test_fidelity_gaps.py:{body_raises.__code__.co_firstlineno + 4}:" in str(staged)
+    else:
+        assert staged == eager and type(staged) is type(eager)
+
+
+def both_branches_raise_in_a_loop(x, n, k):
+    s = 0
+    for i in range(1, n):
+        if k > 0:
+            v = ~x
+        else:
+            v = np.where(x > 1, ~x, i)
+        s += 1
+    return s
+
+
+def test_both_branches_raising_in_a_loop_that_does_not_run_is_not_an_error():
+    x = np.array([1.5])
+    f = staging.function(both_branches_raise_in_a_loop)
+    assert f(x, np.int64(1), np.int64(1)) == both_branches_raise_in_a_loop(x, 1, 1) == 0
+    with pytest.raises(TypeError):
+        f(x, np.int64(2), np.int64(0))
+
+
+def while_body_raises(x, n):
+    while n > 0:
+        n -= 1
+        x = x[5]  # IndexError for a short array
+    return x
+
+
+def test_an_index_error_in_a_while_body():
+    f = staging.function(while_body_raises)
+    x = np.arange(3.0)
+    assert_same(f(x, np.int64(0)), while_body_raises(x, 0))
+    with pytest.raises(IndexError):
+        while_body_raises(x, 1)
+    with pytest.raises(IndexError):
+        f(x, np.int64(1))
+
+
+def mixed_list(y, x):
+    items = [0.5]
+    if y > 0:
+        items.append(x)
+    return len(items)
+
+
+def test_a_staged_list_element_of_another_type_is_a_clear_refusal():
+    """Eagerly a list holds any mix; a staged list one element type: refused with a
+    LoopVariableError (a TypeError) naming the line, not a bare TypeError of the op."""
+    with pytest.raises(staging.errors.LoopVariableError) as info:
+        staging.function(mixed_list)(np.int64(1), np.uint64(3))
+    text = str(info.value)
+    assert f"test_fidelity_gaps.py:{mixed_list.__code__.co_firstlineno + 3}:" in text
+    assert "staged list holds elements of one type" in text
+
+
+def write_into_a_dict_made_in_the_outer_branch(x, n):
+    k = 1
+    if n > 1:
+        d = {"a": x * 2.0, "b": n}
+        if x > 0:
+            d["a"] = x * 3.0
+    return x + 1.0, k
+
+
+@pytest.mark.parametrize("x, n", [(np.float64(-1.0), np.int64(0)), (np.float64(2.0), np.int64(3)),
+                                  (np.float64(-2.0), np.int64(3))])
+def test_a_write_into_an_object_a_branch_made_and_dropped_is_not_merged(x, n):
+    """The inner `if` writes d['a'] of a dict the outer branch made; nothing sees d after the
+    outer `if`, so there is nothing to merge (it used to leak the inner branch's tensor)."""
+    f = staging.function(write_into_a_dict_made_in_the_outer_branch)
+    assert_same(f(x, n), write_into_a_dict_made_in_the_outer_branch(x, n))
+
+
+def append_to_a_closed_over_list(x, y):
+    items = [x * 1.0]
+
+    def last():
+        return items[-1]
+
+    if y > x:
+        items.append(last())
+    else:
+        k = 0
+        while k < 2:
+            k += 1
+            for item in items:
+                print("item", item)
+    return len(items)
+
+
+@pytest.mark.parametrize("x, y", [(np.float64(1.0), np.float64(0.0)), (np.float64(0.0), np.float64(1.0))])
+def test_an_append_in_one_branch_to_a_closed_over_list_stays_in_that_branch(x, y, capsys):
+    """`items` is a cell variable (the nested function reads it): the branch that appends
+    changes a staged copy, so the other branch still sees one element."""
+    eager = append_to_a_closed_over_list(x, y)
+    eager_out = capsys.readouterr().out
+    staged = staging.function(append_to_a_closed_over_list)(x, y)
+    assert capsys.readouterr().out == eager_out
+    assert staged == eager
+
+
+def numpy_error_in_a_branch(x, y):
+    if y > 0:
+        v = np.sign(x)  # np.sign(True): UFuncTypeError (a TypeError) eagerly, when it runs
+    else:
+        v = y
+    return v
+
+
+def test_a_numpy_error_in_a_branch_is_raised_only_when_the_branch_runs():
+    f = staging.function(numpy_error_in_a_branch)
+    assert_same(f(True, np.float64(-1.0)), numpy_error_in_a_branch(True, np.float64(-1.0)))
+    with pytest.raises(TypeError):
+        numpy_error_in_a_branch(True, np.float64(1.0))
+    with pytest.raises(TypeError) as info:
+        f(True, np.float64(1.0))
+    assert "sign" in str(info.value)
+    assert f"test_fidelity_gaps.py:{numpy_error_in_a_branch.__code__.co_firstlineno + 1}:" in str(info.value)
