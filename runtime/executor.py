@@ -129,6 +129,7 @@ class _Emitter:
         # chunked emission of a long graph (see _LONG_GRAPH): the compile units, each (source,
         # {line: node}, names of the functions it defines); None for an ordinary graph
         self.units: list | None = None
+        self._exact: dict = {}  # (type, number, dtype) -> _as_dtype(number, dtype), numbers seen
 
     # -- names -----------------------------------------------------------
     def new_tag(self) -> int:
@@ -372,7 +373,13 @@ class _Emitter:
         refs = []
         for v in node.inputs:
             if isinstance(v, (int, float)) and not isinstance(v, bool):
-                exact = _as_dtype(v, dtype)
+                if v or type(v) is int:  # (a float zero may be -0.0, equal to 0.0 as a key)
+                    key = (type(v), v, dtype)
+                    exact = self._exact.get(key, False)
+                    if exact is False:
+                        exact = self._exact[key] = _as_dtype(v, dtype)
+                else:
+                    exact = _as_dtype(v, dtype)
                 refs.append(self.bind(exact, "c") if exact is not None else self.literal(v))
             else:
                 refs.append(ref(v))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from types import MappingProxyType
 
 import numpy as np
 
@@ -54,6 +55,9 @@ class Value:
         return f"<Value {self.type}>"
 
 
+_EMPTY = MappingProxyType({})  # the attrs and subgraphs of the many nodes that have none
+
+
 class Node:
     """One op application.
 
@@ -68,9 +72,9 @@ class Node:
     def __init__(self, op: str, inputs, attrs, output_types, location=None, subgraphs=None):
         self.op = op
         self.inputs = list(inputs)
-        self.attrs = dict(attrs)
+        self.attrs = dict(attrs) if attrs else _EMPTY  # (read-only when empty: shared)
         self.outputs = [Value(t, self, i) for i, t in enumerate(output_types)]
-        self.subgraphs = dict(subgraphs or {})
+        self.subgraphs = dict(subgraphs) if subgraphs else _EMPTY
         self.location = location
         self._stateful = None
 

@@ -232,10 +232,10 @@ def eliminate_common_subexpressions(graph: Graph) -> None:
             for sub in node.subgraphs.values():
                 visit(sub)
             if _is_pure(node):
+                # (a Value stands for itself: it equals no literal's key, a tuple)
                 key = (node.op,
-                       tuple(("v", id(mapping.get(v, v))) if isinstance(v, Value) else _literal_key(v)
-                             for v in node.inputs),
-                       tuple(sorted((k, _attr_key(v)) for k, v in node.attrs.items())))
+                       tuple(mapping.get(v, v) if type(v) is Value else _literal_key(v) for v in node.inputs),
+                       tuple(sorted((k, _attr_key(v)) for k, v in node.attrs.items())) if node.attrs else ())
                 hit = seen.get(key)
                 if hit is not None and len(hit.outputs) == len(node.outputs):
                     mapping.update(zip(node.outputs, hit.outputs))
