@@ -129,6 +129,7 @@ class _Emitter:
         # chunked emission of a long graph (see _LONG_GRAPH): the compile units, each (source,
         # {line: node}, names of the functions it defines); None for an ordinary graph
         self.units: list | None = None
+        self._named: list = []  # the values fresh() named
         self._exact: dict = {}  # (type, number, dtype) -> _as_dtype(number, dtype), numbers seen
 
     # -- names -----------------------------------------------------------
@@ -145,6 +146,7 @@ class _Emitter:
         name = f"v{self.count}"
         self.count += 1
         self.names[id(value)] = name
+        self._named.append(value)  # (kept: another value made later must not get its id, its name)
         return name
 
     def name_as(self, value: Value, ref: str) -> None:
