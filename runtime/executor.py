@@ -185,8 +185,11 @@ class _Emitter:
             self._body_in_helper(graph, indent)
             return
         last_use = dead_after(graph) if top_level else {}
-        runs = fusion.plan(graph, self.options)
         chunked = top_level and self.units is not None
+        if chunked:  # (a fused run is emitted whole: none longer than a chunk)
+            runs = fusion.plan(graph, self.options, _CHUNK_LINES // 4, self._last)
+        else:
+            runs = fusion.plan(graph, self.options)
         position = 0
         while position < len(graph.nodes):
             if chunked and len(self.lines) >= _CHUNK_LINES:
@@ -341,7 +344,8 @@ class _Emitter:
             return False
         target = None
         for v in node.inputs:
-            if isinstance(v, Value) and v in dying and v.type == out_type and self.buffers.reusable(v):
+            if isinstance(v, Value) and v in dying and (v.type is out_type or v.type == out_type) \
+                    and self.buffers.reusable(v):
                 target = v
                 break
         if target is None:
