@@ -4,7 +4,7 @@ Each node becomes one line calling its kernel (or an inlined expression for
 operators); a structured op writes its own code through its OpDef.emit hook (`cond`
 an `if`, `while_loop` a `while`), so a call pays no per-node dispatch. Intermediates
 that are arrays are deleted after their last use. A failure is re-raised naming the
-node and the user's file:line.
+node and the user's file:line. A very long graph becomes several functions (runtime/chunks.py).
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ import threading
 
 import numpy as np
 
-from . import fusion
-from ._compat import add_note, renamed_code
-from .analysis import dead_after, last_uses, maybe_viewed, outputs_sharing_state
+from . import chunks, fusion
+from ._compat import add_note
+from .analysis import dead_after, maybe_viewed, outputs_sharing_state
 from .fusion import UFUNCS as _UFUNCS
 from .graph import Graph, Node, Value, node_text
 from .options import get_options
 from .registry import get_op
-from .user_lines import compile_at_user_lines, generated_line
+from .user_lines import generated_line
 
 _counter = itertools.count()
 _counter_lock = threading.Lock()
@@ -33,11 +33,6 @@ _counter_lock = threading.Lock()
 # Subgraph bodies nested deeper than this many indentation levels are emitted as functions
 # (Python refuses more than 100 levels; a fused run adds a few inside a body).
 _MAX_INDENT = 40
-# A top-level graph of more nodes than this is emitted as a `run` calling chunk functions of
-# about _CHUNK_LINES lines each, compiled one at a time: compile() of one huge function costs
-# kilobytes per line (its symbol table, its code), and chunks give each a user's line table.
-_LONG_GRAPH = 4096
-_CHUNK_LINES = 2048
 _noted = threading.local()  # the exception a graph has last placed, per thread
 
 
@@ -104,8 +99,8 @@ class BufferPlan:
         return id(value) in self._taken
 
 
-class _Emitter:
-    """Generates the source of one graph (subgraphs inline).
+class _Emitter(chunks.ChunkedEmission):
+    """Generates the source of one graph (subgraphs inline; a long one in chunks, see chunks).
 
     A structured op's emit hook writes its code with: fresh(value) (a new variable),
     ref(item), bind(obj), name_as(value, ref) (a subgraph input is another name), emit(indent,
@@ -126,9 +121,6 @@ class _Emitter:
         self._uses: dict | None = None
         self._depth: dict[int, int] = {}  # id(value) -> nesting of the expression standing for it
         self._in_helper = 0  # > 0 while a body is emitted as a helper function
-        # chunked emission of a long graph (see _LONG_GRAPH): the compile units, each (source,
-        # {line: node}, names of the functions it defines); None for an ordinary graph
-        self.units: list | None = None
         self._named: list = []  # the values fresh() named
         self._exact: dict = {}  # (type, number, dtype) -> _as_dtype(number, dtype), numbers seen
 
@@ -185,15 +177,12 @@ class _Emitter:
             self._body_in_helper(graph, indent)
             return
         last_use = dead_after(graph) if top_level else {}
-        chunked = top_level and self.units is not None
-        if chunked:  # (a fused run is emitted whole: none longer than a chunk)
-            runs = fusion.plan(graph, self.options, _CHUNK_LINES // 4, self._last)
-        else:
-            runs = fusion.plan(graph, self.options)
+        chunked = top_level and self.units is not None  # (a fused run is emitted whole, in one chunk:)
+        runs = fusion.plan(graph, self.options, *((chunks.CHUNK_LINES // 4, self._last) if chunked else ()))
         position = 0
         while position < len(graph.nodes):
-            if chunked and len(self.lines) >= _CHUNK_LINES:
-                self._next_chunk(position)
+            if chunked and len(self.lines) >= chunks.CHUNK_LINES:
+                self.next_chunk(position)
             run = runs.get(position)
             if run is not None:
                 self.fused(run, indent, last_use, top_level)
@@ -239,74 +228,6 @@ class _Emitter:
         self.helpers.append(([header, *lines, footer], {k + 1: node for k, node in nodes.items()}))
         call = f"{name}({', '.join(params)})"
         self.emit(indent, f"{', '.join(results)}, = {call}" if results else call)
-
-    # -- long graphs: chunks ----------------------------------------------
-    def _chunked(self, params: list[str]) -> list[str]:
-        """The lines of `run` for a long graph: each chunk function takes the list of the values
-        live where it starts and returns those live where it ends (the graph's outputs after the
-        last one). The list is emptied by the chunk that unpacks it, so each array is held by
-        one frame only and dies where it would die in one function."""
-        graph = self.graph
-        self._last = last_uses(graph)
-        self._live = [v for v in graph.inputs if id(v) in self._last]
-        self._defined = 0  # top-level nodes whose outputs are in _live or dead
-        self._calls: list[tuple[str, Node | None]] = []
-        self._start_chunk()
-        self.body(graph, 1, top_level=True)
-        self._end_chunk(len(graph.nodes))
-        lines = [f"def run({', '.join(params)}):", "    try:",
-                 f"        _live = [{', '.join(params[k] for k, v in enumerate(graph.inputs) if id(v) in self._last)}]"]
-        line_nodes = {}
-        for call, node in self._calls:
-            lines.append(f"        _live = {call}(_live)")
-            if node is not None:
-                line_nodes[len(lines)] = node
-        outs = [self.names[id(v)] for v in self._live]
-        if outs:
-            lines.append(f"        {', '.join(outs)}, = _live")
-        self.lines, self.line_nodes = lines, line_nodes
-        return lines
-
-    def _start_chunk(self):
-        """Starts the function of the next chunk: it unpacks the values live here."""
-        self.lines, self.line_nodes = [], {}
-        name = f"_chunk{len(self.units)}"
-        self.emit(0, f"def {name}(_live):")
-        if self._live:
-            self.emit(1, f"{', '.join(self.names[id(v)] for v in self._live)}, = _live")
-        self.emit(1, "_live.clear()")
-        self._chunk_name = name
-
-    def _next_chunk(self, position: int):
-        self._end_chunk(position)
-        self._start_chunk()
-
-    def _end_chunk(self, position: int):
-        """Ends the current chunk before top-level node `position`: it returns the values read
-        at or after `position` (or graph outputs). A value written into the line that reads it
-        (an inlined scalar operator) is computed here and gets a name of its own."""
-        last, nodes = self._last, self.graph.nodes
-        live = [v for v in self._live if last[id(v)] >= position]
-        for node in nodes[self._defined:position]:
-            live.extend(v for v in node.outputs if last.get(id(v), -1) >= position)
-        self._defined = position
-        refs = [self.names[id(v)] for v in live]
-        self.emit(1, f"return [{', '.join(refs)}]")
-        for v, ref in zip(live, refs):
-            if not ref.isidentifier():
-                self.names[id(v)] = f"v{self.count}"
-                self.count += 1
-                self._depth.pop(id(v), None)
-        self._live = live
-        lines, line_nodes, names = self.lines, self.line_nodes, [self._chunk_name]
-        for helper, nodes_of in self.helpers:  # subgraph bodies this chunk calls
-            line_nodes.update((len(lines) + k, node) for k, node in nodes_of.items())
-            lines.extend(helper)
-            names.append(helper[0][4:helper[0].index("(")])
-        self.helpers = []
-        self.units.append(("\n".join(lines) + "\n", line_nodes, names))
-        first = next(iter(line_nodes.values()), None)
-        self._calls.append((self._chunk_name, first))
 
     def free(self, indent: int, values):
         dead = [self.names[id(v)] for v in values if not self.buffers.taken(v)]
@@ -469,9 +390,8 @@ class _Emitter:
 
     def function(self, name: str) -> str:
         params = [self.fresh(v) for v in self.graph.inputs]
-        if len(self.graph.nodes) > _LONG_GRAPH:
-            self.units = []
-            self._chunked(params)
+        if len(self.graph.nodes) > chunks.LONG_GRAPH:
+            self.chunked(params)
         else:
             self.emit(0, f"def {name}({', '.join(params)}):")
             # A failure is re-raised with the failing node's context (CompiledGraph.failure); the
@@ -500,11 +420,7 @@ class _Emitter:
         for lines, nodes in self.helpers:  # (defined after `run`: called only when it runs)
             self.line_nodes.update((len(self.lines) + k, node) for k, node in nodes.items())
             self.lines.extend(lines)
-        source = "\n".join(self.lines) + "\n"
-        if self.units is None:
-            return source
-        self.units.append((source, self.line_nodes, [name]))
-        return "".join(text for text, _, _ in self.units[-1:] + self.units[:-1])
+        return self.source_of_units("\n".join(self.lines) + "\n", name)
 
 
 class CompiledGraph:
@@ -530,28 +446,10 @@ class CompiledGraph:
         self.source = emitter.function("run")
         namespace = emitter.namespace
         namespace["_failure"] = self.failure
-        self._codes: dict = {}  # code object of the generated functions -> {its line: node}
-        if emitter.units is None:
-            units = [(self.source, emitter.line_nodes, None)]
-        else:  # a long graph: its chunks, then `run`, each compiled on its own
-            units, emitter.units = emitter.units, None
-        label = f"<staged {graph.name}>"
-        while units:
-            source, line_nodes, names = units.pop(0)
-            # compiled at the user's file:line (warnings and tracebacks name it; see user_lines)
-            code, filename = compile_at_user_lines(source, line_nodes, self.filename)
-            del source
-            exec(code, namespace)
-            if names is None:
-                names = [name for name, f in namespace.items()
-                         if name == "run" or (name.startswith("_body") and callable(f))]
-            for name in names:
-                f = namespace[name]
-                if filename != self.filename and (name == "run" or name.startswith("_chunk")):
-                    # a traceback reads `File "user.py", line 3, in <staged f>`
-                    f.__code__ = renamed_code(f.__code__, label)
-                self._codes[f.__code__] = line_nodes
-        self.code_filename = filename  # (the file of `run`)
+        units = emitter.units or [(self.source, emitter.line_nodes, None)]
+        # code object of each generated function -> {its line: node}; the file of `run`
+        self._codes, self.code_filename = chunks.compile_units(units, namespace, self.filename,
+                                                               f"<staged {graph.name}>")
         # Calling it runs the graph (a failure is placed: see failure()).
         self.run = namespace["run"]
 

@@ -189,7 +189,7 @@ def test_conversion_of_a_generated_10k_line_module(stress, write_module):
 
 def test_long_straight_line_function_is_staged_in_chunks(stress, tmp_path, monkeypatch):
     """A straight-line function of thousands of operations (10^5 at full size: the trace-scaling
-    benchmark's row) runs as several chunk functions (runtime/executor.py) and gives the eager
+    benchmark's row) runs as several chunk functions (runtime/chunks.py) and gives the eager
     result, bit for bit; values made at the start are read at the end, across every chunk."""
     ops = stress.size(6_000, 100_000)
     body = "".join(f"    x = x + {1 + i % 7}.0\n" if i % 2 else "    x = x * 0.5\n" for i in range(ops))

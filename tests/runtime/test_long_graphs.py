@@ -1,5 +1,5 @@
 """A long top-level graph is emitted as chunk functions compiled one at a time
-(runtime/executor.py, _LONG_GRAPH): results equal eager ones, values cross chunk boundaries,
+(runtime/chunks.py): results equal eager ones, values cross chunk boundaries,
 and failures and warnings still name the user's file and line. The thresholds are lowered
 here so that small functions are cut into many chunks."""
 
@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 
 import staging
-from runtime import executor
+from runtime import chunks
 from runtime.options import options
 
 
 @pytest.fixture
 def small_chunks(monkeypatch):
-    monkeypatch.setattr(executor, "_LONG_GRAPH", 8)
-    monkeypatch.setattr(executor, "_CHUNK_LINES", 6)
+    monkeypatch.setattr(chunks, "LONG_GRAPH", 8)
+    monkeypatch.setattr(chunks, "CHUNK_LINES", 6)
 
 
 _FILES = iter(range(1 << 30))
@@ -107,7 +107,7 @@ def test_an_input_returned_as_it_is_and_a_constant_output(small_chunks):
 def test_scalar_operators_written_into_lines_cross_chunk_boundaries(small_chunks, monkeypatch, chunk_lines):
     """With chunks of one line, a chunk ends after every node: a scalar operator written into
     the line of the node reading it is computed where its chunk ends instead."""
-    monkeypatch.setattr(executor, "_CHUNK_LINES", chunk_lines)
+    monkeypatch.setattr(chunks, "CHUNK_LINES", chunk_lines)
     source = "def f(n):\n" + "".join(f"    n = n * 3 + {i}\n    n = n % 1000\n" for i in range(30)) + (
         "    return n\n")
     func, _ = define(source)
