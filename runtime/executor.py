@@ -177,7 +177,8 @@ class _Emitter(chunks.ChunkedEmission):
             self._body_in_helper(graph, indent)
             return
         last_use = dead_after(graph) if top_level else {}
-        chunked = top_level and self.units is not None  # (a fused run is emitted whole, in one chunk:)
+        chunked = top_level and self.units is not None  # (a fused run is emitted whole, in one
+        # chunk: in a long graph, none is longer than a quarter of a chunk)
         runs = fusion.plan(graph, self.options, *((chunks.CHUNK_LINES // 4, self._last) if chunked else ()))
         position = 0
         while position < len(graph.nodes):

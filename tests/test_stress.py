@@ -1,8 +1,9 @@
 """Stress tests: threads x calls with Variables and retracing, nested traces across threads, a
 generated 10k-line module converted with its memory measured, thousands of functions converted
-and dropped, a long straight-line function staged as chunks. With the fault injection of tests/staging/test_error_types.py, the input kinds of
-tests/staging/test_inputs.py and the thread tests of tests/staging/test_threads.py they make
-up the `stress` marker: small sizes by default (CI), full sizes with
+and dropped, a long straight-line function staged in chunks. With the fault injection of
+tests/staging/test_error_types.py, the input kinds of tests/staging/test_inputs.py and the
+thread tests of tests/staging/test_threads.py they make up the `stress` marker: small sizes by
+default (CI), full sizes with
 
     STRESS=full python -m pytest -q -m stress tests
 
