@@ -123,4 +123,32 @@ def _shares_state(value, outer: dict, seen: set) -> bool:
     return False
 
 
-__all__ = ["dead_after", "last_uses", "maybe_viewed", "node_uses", "outputs_sharing_state", "replace_uses"]
+
+
+class BufferPlan:
+    """Which arrays of the top-level graph may have their buffer written over by a later node
+    (buffer reuse): those the graph allocated itself (ufunc results, never inputs, constants or
+    views) that no node may keep a view of (analysis.maybe_viewed)."""
+
+    def __init__(self, maybe_viewed: set[int]):
+        self._maybe_viewed = maybe_viewed
+        self._owned: set[int] = set()  # values holding a fresh buffer this graph allocated
+        self._taken: set[int] = set()  # values whose buffer a later node took over
+
+    def own(self, value: Value) -> None:
+        """`value` holds a fresh buffer the graph allocated."""
+        self._owned.add(id(value))
+
+    def reusable(self, value: Value) -> bool:
+        """Whether `value`'s buffer may be written over once `value` is dead."""
+        return id(value) in self._owned and id(value) not in self._maybe_viewed
+
+    def take(self, value: Value) -> None:
+        """A node writes its result into `value`'s buffer: it lives on, nothing to free."""
+        self._taken.add(id(value))
+
+    def taken(self, value: Value) -> bool:
+        return id(value) in self._taken
+
+
+__all__ = ["BufferPlan", "dead_after", "last_uses", "maybe_viewed", "node_uses", "outputs_sharing_state", "replace_uses"]

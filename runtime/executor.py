@@ -4,7 +4,7 @@ Each node becomes one line calling its kernel (or an inlined expression for
 operators); a structured op writes its own code through its OpDef.emit hook (`cond`
 an `if`, `while_loop` a `while`), so a call pays no per-node dispatch. Intermediates
 that are arrays are deleted after their last use. A failure is re-raised naming the
-node and the user's file:line.
+node and the user's file:line. A very long graph becomes several functions (runtime/chunks.py).
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ import threading
 
 import numpy as np
 
-from . import fusion, scalar_loops
-from ._compat import add_note, renamed_code
-from .analysis import dead_after, maybe_viewed, outputs_sharing_state
+from . import chunks, fusion, scalar_loops
+from ._compat import add_note
+from .analysis import BufferPlan, dead_after, maybe_viewed, outputs_sharing_state
 from .fusion import UFUNCS as _UFUNCS
 from .graph import Graph, Node, Value, node_text
 from .options import get_options
 from .registry import get_op
-from .user_lines import compile_at_user_lines, generated_line
+from .user_lines import generated_line
 
 _counter = itertools.count()
 _counter_lock = threading.Lock()
@@ -73,34 +73,8 @@ def _ipow(a, b):
     return result
 
 
-class BufferPlan:
-    """Which arrays of the top-level graph may have their buffer written over by a later node
-    (buffer reuse): those the graph allocated itself (ufunc results, never inputs, constants or
-    views) that no node may keep a view of (analysis.maybe_viewed)."""
-
-    def __init__(self, maybe_viewed: set[int]):
-        self._maybe_viewed = maybe_viewed
-        self._owned: set[int] = set()  # values holding a fresh buffer this graph allocated
-        self._taken: set[int] = set()  # values whose buffer a later node took over
-
-    def own(self, value: Value) -> None:
-        """`value` holds a fresh buffer the graph allocated."""
-        self._owned.add(id(value))
-
-    def reusable(self, value: Value) -> bool:
-        """Whether `value`'s buffer may be written over once `value` is dead."""
-        return id(value) in self._owned and id(value) not in self._maybe_viewed
-
-    def take(self, value: Value) -> None:
-        """A node writes its result into `value`'s buffer: it lives on, nothing to free."""
-        self._taken.add(id(value))
-
-    def taken(self, value: Value) -> bool:
-        return id(value) in self._taken
-
-
-class _Emitter:
-    """Generates the source of one graph (subgraphs inline).
+class _Emitter(chunks.ChunkedEmission):
+    """Generates the source of one graph (subgraphs inline; a long one in chunks, see chunks).
 
     A structured op's emit hook writes its code with: fresh(value) (a new variable),
     ref(item), bind(obj), name_as(value, ref) (a subgraph input is another name), emit(indent,
@@ -121,6 +95,8 @@ class _Emitter:
         self._uses: dict | None = None
         self._depth: dict[int, int] = {}  # id(value) -> nesting of the expression standing for it
         self._in_helper = 0  # > 0 while a body is emitted as a helper function
+        self._named: list = []  # the values fresh() named
+        self._exact: dict = {}  # (type, number, dtype) -> _as_dtype(number, dtype), numbers seen
         # nodes computed on Python numbers in an unboxed scalar loop (runtime.scalar_loops)
         self.python_scalars: dict[int, str] = {}
         self.python_scalar_dtypes: dict[int, np.dtype] = {}
@@ -140,6 +116,7 @@ class _Emitter:
         name = f"v{self.count}"
         self.count += 1
         self.names[id(value)] = name
+        self._named.append(value)  # (kept: another value made later must not get its id, its name)
         return name
 
     def name_as(self, value: Value, ref: str) -> None:
@@ -178,9 +155,13 @@ class _Emitter:
             self._body_in_helper(graph, indent)
             return
         last_use = dead_after(graph) if top_level else {}
-        runs = fusion.plan(graph, self.options)
+        chunked = top_level and self.units is not None  # (a fused run is emitted whole, in one
+        # chunk: in a long graph, none is longer than a quarter of a chunk)
+        runs = fusion.plan(graph, self.options, *((chunks.CHUNK_LINES // 4, self._last) if chunked else ()))
         position = 0
         while position < len(graph.nodes):
+            if chunked and len(self.lines) >= chunks.CHUNK_LINES:
+                self.next_chunk(position)
             run = runs.get(position)
             if run is not None:
                 self.fused(run, indent, last_use, top_level)
@@ -263,7 +244,8 @@ class _Emitter:
             return False
         target = None
         for v in node.inputs:
-            if isinstance(v, Value) and v in dying and v.type == out_type and self.buffers.reusable(v):
+            if isinstance(v, Value) and v in dying and (v.type is out_type or v.type == out_type) \
+                    and self.buffers.reusable(v):
                 target = v
                 break
         if target is None:
@@ -297,7 +279,13 @@ class _Emitter:
         refs = []
         for v in node.inputs:
             if isinstance(v, (int, float)) and not isinstance(v, bool):
-                exact = _as_dtype(v, dtype)
+                if v or type(v) is int:  # (a float zero may be -0.0, equal to 0.0 as a key)
+                    key = (type(v), v, dtype)
+                    exact = self._exact.get(key, False)
+                    if exact is False:
+                        exact = self._exact[key] = _as_dtype(v, dtype)
+                else:
+                    exact = _as_dtype(v, dtype)
                 refs.append(self.bind(exact, "c") if exact is not None else self.literal(v))
             else:
                 refs.append(ref(v))
@@ -388,11 +376,14 @@ class _Emitter:
 
     def function(self, name: str) -> str:
         params = [self.fresh(v) for v in self.graph.inputs]
-        self.emit(0, f"def {name}({', '.join(params)}):")
-        # A failure is re-raised with the failing node's context (CompiledGraph.failure); the try
-        # costs nothing while nothing fails.
-        self.emit(1, "try:")
-        self.body(self.graph, 2, top_level=True)
+        if len(self.graph.nodes) > chunks.LONG_GRAPH:
+            self.chunked(params)
+        else:
+            self.emit(0, f"def {name}({', '.join(params)}):")
+            # A failure is re-raised with the failing node's context (CompiledGraph.failure); the
+            # try costs nothing while nothing fails.
+            self.emit(1, "try:")
+            self.body(self.graph, 2, top_level=True)
         rets = []
         # constants that are arrays (0-d ones too: NumPy scalars are immutable, 0-d arrays not)
         const_outputs = {id(v) for n in self.graph.nodes
@@ -415,7 +406,7 @@ class _Emitter:
         for lines, nodes in self.helpers:  # (defined after `run`: called only when it runs)
             self.line_nodes.update((len(self.lines) + k, node) for k, node in nodes.items())
             self.lines.extend(lines)
-        return "\n".join(self.lines) + "\n"
+        return self.source_of_units("\n".join(self.lines) + "\n", name)
 
 
 class CompiledGraph:
@@ -439,19 +430,14 @@ class CompiledGraph:
         self.single = single
         emitter = _Emitter(graph, self.options, single)
         self.source = emitter.function("run")
-        self._line_nodes = emitter.line_nodes
-        # compiled at the user's file:line (warnings and tracebacks name it; see user_lines)
-        code, self.code_filename = compile_at_user_lines(self.source, self._line_nodes, self.filename)
         namespace = emitter.namespace
         namespace["_failure"] = self.failure
-        exec(code, namespace)
+        units = emitter.units or [(self.source, emitter.line_nodes, None)]
+        # code object of each generated function -> {its line: node}; the file of `run`
+        self._codes, self.code_filename = chunks.compile_units(units, namespace, self.filename,
+                                                               f"<staged {graph.name}>")
         # Calling it runs the graph (a failure is placed: see failure()).
         self.run = namespace["run"]
-        if self.code_filename != self.filename:  # a traceback reads `File "user.py", line 3, in <staged f>`
-            label = f"<staged {graph.name}>"
-            self.run.__code__ = renamed_code(self.run.__code__, label)
-        self._codes = {f.__code__ for name, f in namespace.items()
-                       if name == "run" or (name.startswith("_body") and callable(f))}
 
     def __call__(self, *args):
         """The graph's outputs, as a tuple (whatever `single` says)."""
@@ -475,8 +461,9 @@ class CompiledGraph:
         node = None
         while tb is not None:
             code = tb.tb_frame.f_code
-            if code in self._codes:
-                node = self._line_nodes.get(generated_line(code, tb.tb_lasti, tb.tb_lineno), node)
+            line_nodes = self._codes.get(code)
+            if line_nodes is not None:
+                node = line_nodes.get(generated_line(code, tb.tb_lasti, tb.tb_lineno), node)
             tb = tb.tb_next
         return node
 

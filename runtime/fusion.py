@@ -184,8 +184,14 @@ def _member_shape(node: Node, mode) -> tuple | None:
     return out.shape
 
 
-def plan(graph: Graph, options: dict) -> dict[int, Run]:
-    """Start position -> Run, for the runs of `graph` (not its subgraphs) worth fusing."""
+_MAX_ITEMSIZE = 32  # bytes of an element of any dtype a run may hold
+
+
+def plan(graph: Graph, options: dict, max_length: int | None = None,
+         last_use: dict | None = None) -> dict[int, Run]:
+    """Start position -> Run, for the runs of `graph` (not its subgraphs) worth fusing; none
+    longer than `max_length` nodes when given (a longer one is cut into pieces). `last_use`:
+    analysis.last_uses(graph) when the caller has it."""
     mode = options["elementwise_fusion"]
     if not mode:
         return {}
@@ -200,11 +206,20 @@ def plan(graph: Graph, options: dict) -> dict[int, Run]:
             start, shape = position, member
     if shape is not None:
         bounds.append((start, len(graph.nodes), shape))
+    if max_length is not None:
+        bounds = [(begin, min(begin + max_length, stop), shape)
+                  for start, stop, shape in bounds for begin in range(start, stop, max_length)]
     bounds = [b for b in bounds if b[1] - b[0] >= 2]
     if not bounds:
         return {}
-    last_use = last_uses(graph)
+    min_bytes = options["fusion_min_bytes"]
     for start, stop, shape in bounds:
+        size = math.prod(shape) if None not in shape else None
+        if size is not None and size * _MAX_ITEMSIZE * sum(
+                len(n.inputs) + 1 for n in graph.nodes[start:stop]) < min_bytes:
+            continue  # too small whatever its live bytes (Run.live_bytes is at most that sum)
+        if last_use is None:
+            last_use = last_uses(graph)
         run = Run(graph, start, stop, shape, last_use)
         if run.size is not None and run.size < run.min_elements(options):
             continue

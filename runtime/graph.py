@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from types import MappingProxyType
 
 import numpy as np
 
@@ -54,6 +55,24 @@ class Value:
         return f"<Value {self.type}>"
 
 
+_EMPTY = MappingProxyType({})  # the attrs and subgraphs of the many nodes that have none
+# Equal TensorTypes (immutable) are shared by the nodes' outputs: one object per type in use,
+# not one per value, in a long graph. Bounded: emptied when full.
+_TYPES: dict = {}
+_MAX_TYPES = 4096
+
+
+def _shared(type_):
+    if type(type_) is not TensorType:
+        return type_
+    known = _TYPES.get(type_)
+    if known is None:
+        if len(_TYPES) >= _MAX_TYPES:
+            _TYPES.clear()
+        known = _TYPES.setdefault(type_, type_)
+    return known
+
+
 class Node:
     """One op application.
 
@@ -68,9 +87,9 @@ class Node:
     def __init__(self, op: str, inputs, attrs, output_types, location=None, subgraphs=None):
         self.op = op
         self.inputs = list(inputs)
-        self.attrs = dict(attrs)
-        self.outputs = [Value(t, self, i) for i, t in enumerate(output_types)]
-        self.subgraphs = dict(subgraphs or {})
+        self.attrs = dict(attrs) if attrs else _EMPTY  # (read-only when empty: shared)
+        self.outputs = [Value(_shared(t), self, i) for i, t in enumerate(output_types)]
+        self.subgraphs = dict(subgraphs) if subgraphs else _EMPTY
         self.location = location
         self._stateful = None
 

@@ -137,21 +137,33 @@ def remove_identities(graph: Graph) -> None:
     into a scalar): x is known to be a scalar, or every reader of the result is a ufunc."""
     mapping: dict[Value, Value] = {}
     scalars: set[int] = set()  # 0-d values that ufuncs made: NumPy scalars at run time
-    readers: dict[int, set] = {}  # id(value) -> ops reading it ("" for a graph's output)
+    # id(value) -> the op reading it ("" for a graph's output), or the set of them when several
+    # (a string for most: no container per value)
+    readers: dict[int, str | set] = {}
+
+    def read(v, op: str):
+        known = readers.get(id(v))
+        if known is None:
+            readers[id(v)] = op
+        elif type(known) is set:
+            known.add(op)
+        elif known != op:
+            readers[id(v)] = {known, op}
 
     def scan(g: Graph):
         for node in g.nodes:
             for v in node.inputs:
                 if isinstance(v, Value):
-                    readers.setdefault(id(v), set()).add(node.op)
+                    read(v, node.op)
             for sub in node.subgraphs.values():
                 scan(sub)
         for v in g.outputs:
-            readers.setdefault(id(v), set()).add("")
+            read(v, "")
 
     def interchangeable(x: Value, result: Value) -> bool:
+        ops = readers.get(id(result), ())
         return (x.type.ndim != 0 or x.type.weak or id(x) in scalars
-                or all(op in UFUNCS for op in readers.get(id(result), ())))
+                or all(op in UFUNCS for op in ((ops,) if type(ops) is str else ops)))
 
     def visit(g: Graph):
         kept = []
@@ -232,10 +244,12 @@ def eliminate_common_subexpressions(graph: Graph) -> None:
             for sub in node.subgraphs.values():
                 visit(sub)
             if _is_pure(node):
-                key = (node.op,
-                       tuple(("v", id(mapping.get(v, v))) if isinstance(v, Value) else _literal_key(v)
-                             for v in node.inputs),
-                       tuple(sorted((k, _attr_key(v)) for k, v in node.attrs.items())))
+                # one flat tuple of strings, numbers and tuples of them (which the garbage
+                # collector stops tracking): a Value is its id (an int: never a literal's key,
+                # a tuple; the values outlive the pass, so their ids stay theirs)
+                key = (node.op, len(node.inputs),
+                       *[id(mapping.get(v, v)) if type(v) is Value else _literal_key(v) for v in node.inputs],
+                       tuple(sorted((k, _attr_key(v)) for k, v in node.attrs.items())) if node.attrs else ())
                 hit = seen.get(key)
                 if hit is not None and len(hit.outputs) == len(node.outputs):
                     mapping.update(zip(node.outputs, hit.outputs))

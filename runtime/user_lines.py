@@ -67,47 +67,68 @@ def _relocated(code, user_line: list, main: str):
     the tree (parsing, walking and compiling a tree cost four times as much)."""
     consts = tuple(_relocated(c, user_line, main) if type(c) is CodeType else c for c in code.co_consts)
     count = len(user_line) - 1
-    runs = [((end - start) // 2, (user_line[line], GENERATED_BASE + line)
-             if line is not None and 0 < line <= count else None)
-            for start, end, line in code.co_lines()]
+    runs = []  # [code units, generated line]: consecutive ranges of one line merged
+    last = runs_line = -1
+    for start, end, line in code.co_lines():
+        if line is not None and not 0 < line <= count:
+            line = None
+        if line == runs_line and runs:
+            last[0] += (end - start) // 2
+        else:
+            last = [(end - start) // 2, line]
+            runs.append(last)
+            runs_line = line
     first = code.co_firstlineno
     first = user_line[first] if 1 <= first <= count else first
     return code.replace(co_consts=consts, co_filename=main, co_firstlineno=first,
-                        co_linetable=_line_table(runs, first))
+                        co_linetable=_line_table(runs, user_line, first))
 
 
-def _line_table(runs: list, first: int) -> bytes:
-    """The location table (PEP 626/657 format of Python 3.11+) of `runs` of code units:
-    (how many units, (line, end line) with columns 0, or None for no location). Each entry
-    covers up to 8 code units: a header byte, then (long form) the line delta, the line span
-    and the columns."""
+def _varint(value: int) -> bytes:
+    """`value` (>= 0) in the line table's variable-length form: 6 bits a byte, low bits first."""
     out = bytearray()
+    while value >= 64:
+        out.append(0x40 | (value & 63))
+        value >>= 6
+    out.append(value)
+    return bytes(out)
+
+
+_SIGNED = {delta: _varint((-delta << 1) | 1 if delta < 0 else delta << 1) for delta in range(-256, 257)}
+
+
+def _line_table(runs: list, user_line: list, first: int) -> bytes:
+    """The location table (PEP 626/657 format of Python 3.11+) of `runs` of code units:
+    [how many units, generated line or None for no location], each unit at (user_line[line],
+    GENERATED_BASE + line) with columns 0. Each entry covers up to 8 code units: a header
+    byte, then (long form) the line delta, the line span and the columns."""
+    out = []
     append = out.append
     previous = first
-    for units, position in runs:
-        if position is None:
+    for units, generated in runs:
+        if generated is None:
             while units > 0:
-                append(0xF8 | (min(units, 8) - 1))  # 0x80 | 15 << 3: no location
+                append(b"%c" % (0xF8 | (min(units, 8) - 1)))  # 0x80 | 15 << 3: no location
                 units -= 8
             continue
-        line, end = position
-        while units > 0:
-            append(0xF0 | (min(units, 8) - 1))  # 0x80 | 14 << 3: the long form
-            delta = line - previous
-            value = (-delta << 1) | 1 if delta < 0 else delta << 1  # signed varint
-            while value >= 64:
-                append(0x40 | (value & 63))
-                value >>= 6
-            append(value)
-            value = end - line
-            while value >= 64:
-                append(0x40 | (value & 63))
-                value >>= 6
-            append(value)
-            out += b"\x01\x01"  # column 0 and end column 0, each + 1
-            previous = line
+        line = user_line[generated]
+        delta = line - previous
+        signed = _SIGNED.get(delta)
+        if signed is None:
+            signed = _varint((-delta << 1) | 1 if delta < 0 else delta << 1)
+        tail = _varint(GENERATED_BASE + generated - line) + b"\x01\x01"  # columns 0 and 0, + 1
+        if units <= 8:  # 0x80 | 14 << 3: the long form
+            append(b"%c%b%b" % (0xF0 | (units - 1), signed, tail))
+        else:
+            append(b"\xf7%b%b" % (signed, tail))
             units -= 8
-    return bytes(out)
+            more = b"\xf7\x00" + tail
+            while units > 8:
+                append(more)
+                units -= 8
+            append(b"%c\x00%b" % (0xF0 | (units - 1), tail))
+        previous = line
+    return b"".join(out)
 
 
 def _user_lines(count: int, line_nodes: dict, main: str) -> list[int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 
 import numpy as np
@@ -188,6 +189,42 @@ def constant_value(graph: FuncGraph, array) -> Value:
 
 
 
+# (op, input types and literals) -> output types, for ops without attrs: the rules are pure
+# functions of these, and a long program applies the same few over and over. Bounded.
+_INFERRED: dict = {}
+_MAX_INFERRED = 4096
+
+
+def _infer(op, in_types: list, attrs):
+    """infer_types(op, in_types, attrs), remembered for inputs that are TensorTypes and Python
+    numbers (keyed by type and value: 1, 1.0 and True differ, and so do 0.0 and -0.0)."""
+    key = None
+    if not attrs:
+        key = [op]
+        for t in in_types:
+            kind = type(t)
+            if kind is TensorType:
+                key.append(t)
+            elif kind is float:
+                key.append((float, t, math.copysign(1.0, t)))
+            elif kind is int or kind is bool:
+                key.append((kind, t))
+            else:
+                key = None
+                break
+        if key is not None:
+            key = tuple(key)
+            known = _INFERRED.get(key)
+            if known is not None:
+                return known
+    out = infer_types(op, in_types, attrs)
+    if key is not None:
+        if len(_INFERRED) >= _MAX_INFERRED:
+            _INFERRED.clear()
+        _INFERRED[key] = out
+    return out
+
+
 def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, subgraphs=None,
            output_types=None):
     """Adds one `op_name` node to the current graph; returns its symbolic output(s).
@@ -211,7 +248,7 @@ def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, 
                 f"{where()}no staged op {op_name!r}; wrap the computation in staging.py_function") from None
         in_types = [v.type if isinstance(v, Value) else v for v in values]
         try:
-            output_types = infer_types(op, in_types, attrs)
+            output_types = _infer(op, in_types, attrs)
         except (ValueError, TypeError, IndexError, ArithmeticError, np.exceptions.AxisError) as exc:
             if isinstance(exc, errors.StagingError):
                 raise

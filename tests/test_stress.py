@@ -1,8 +1,9 @@
 """Stress tests: threads x calls with Variables and retracing, nested traces across threads, a
 generated 10k-line module converted with its memory measured, thousands of functions converted
-and dropped. With the fault injection of tests/staging/test_error_types.py, the input kinds of
-tests/staging/test_inputs.py and the thread tests of tests/staging/test_threads.py they make
-up the `stress` marker: small sizes by default (CI), full sizes with
+and dropped, a long straight-line function staged in chunks. With the fault injection of
+tests/staging/test_error_types.py, the input kinds of tests/staging/test_inputs.py and the
+thread tests of tests/staging/test_threads.py they make up the `stress` marker: small sizes by
+default (CI), full sizes with
 
     STRESS=full python -m pytest -q -m stress tests
 
@@ -185,6 +186,27 @@ def test_conversion_of_a_generated_10k_line_module(stress, write_module):
     assert in_big < 2 * in_small + 16_384, (in_small, in_big)
     staged = staging.function(getattr(big, f"f{count - 1}"))
     assert staged(np.float64(-1.0)) == -count
+
+
+def test_long_straight_line_function_is_staged_in_chunks(stress, tmp_path, monkeypatch):
+    """A straight-line function of thousands of operations (10^5 at full size: the trace-scaling
+    benchmark's row) runs as several chunk functions (runtime/chunks.py) and gives the eager
+    result, bit for bit; values made at the start are read at the end, across every chunk."""
+    ops = stress.size(6_000, 100_000)
+    body = "".join(f"    x = x + {1 + i % 7}.0\n" if i % 2 else "    x = x * 0.5\n" for i in range(ops))
+    name = f"ag_stress_long_{next(_IDS)}"
+    source = f"def f(x, y):\n    first = x - y\n{body}    return x * first, first\n"
+    (tmp_path / f"{name}.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module(name)
+    sys.modules.pop(name)  # (the function keeps what it needs)
+    x, y = np.linspace(0.0, 1.0, 8), np.arange(8.0)
+    staged = staging.function(module.f)
+    got, expected = staged(x, y), module.f(x, y)
+    assert all(np.array_equal(a, b) for a, b in zip(got, expected))
+    compiled = staged.get_concrete_function(x, y)._compiled
+    assert sum(code.co_name == "<staged f>" for code in compiled._codes) > 2  # run and the chunks
+    assert all(code.co_filename == module.__file__ for code in compiled._codes)
 
 
 def _pseudo_function(i):
