@@ -7,12 +7,15 @@ import threading
 import jax
 import numpy as np
 
+from .._compat import add_note
+from ..executor import failure_note
 from ..graph import Graph, ListType, Value
+from ..registry import get_op
 from ..types import TensorType
 from .catalog import lowering_for
 from .errors import LoweringError, cannot_lower
 from .table import UNLOWERABLE
-from .values import called_graphs, conform, to_host
+from .values import called_graphs, conform, is_static, to_host
 
 class Lowerer:
     """State while one graph is traced by JAX: the current value of each Variable."""
@@ -41,6 +44,9 @@ class Lowerer:
             except LoweringError:
                 raise
             except Exception as error:
+                same = self._interpreter_error(node, inputs, error)
+                if same is not None:
+                    raise same from None
                 raise cannot_lower(node, f"{type(error).__name__}: {error}",
                                    "Static sizes and indices known when tracing make it lowerable; "
                                    "or keep the interpreter (jit_compile=False)") from error
@@ -49,6 +55,34 @@ class Lowerer:
             for v, out in zip(node.outputs, outs):
                 env[id(v)] = conform(out, v.type)
         return [env[id(v)] if isinstance(v, Value) else v for v in graph.outputs]
+
+
+    def _interpreter_error(self, node, inputs, error):
+        """The error the interpreter raises for `node` on inputs of these (static) shapes, when
+        it is of the type JAX's lowering raised (a broadcast of f64[4] to (3,) fails in both for
+        every value): the call raises it as the interpreter would, with the same note. None when
+        the op is stateful or the NumPy kernel runs (a lowering gap, not the user's error)."""
+        if node.opdef.stateful or node.subgraphs:
+            return None
+        values = []
+        for item, x in zip(node.inputs, inputs):
+            type_ = item.type if isinstance(item, Value) else None
+            if is_static(x):
+                values.append(x)
+            elif isinstance(type_, TensorType) and type_.weak:
+                values.append(type_.python_type(1))
+            elif isinstance(type_, TensorType):
+                values.append(np.ones(np.shape(x), dtype=type_.dtype))
+            else:  # a list: no comparison
+                return None
+        try:
+            with np.errstate(all="ignore"):
+                get_op(node.op).kernel(node.attrs)(*values)
+        except Exception as found:  # noqa: BLE001 - compared with JAX's error below
+            if type(found) is type(error):
+                add_note(found, failure_note(node, self.runner.graph.name))
+                return found
+        return None
 
 
 class JaxGraph:

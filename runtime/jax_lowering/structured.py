@@ -19,6 +19,10 @@ def _refuse_lists(node):
             raise cannot_lower(node, "a list is carried through staged control flow", _LIST_FIX)
 
 
+_SHAPE_FIX = ("Give the value one shape on every path (pad or preallocate it at its largest size, "
+              "np.zeros(n)), or keep the interpreter (jit_compile=False)")
+
+
 @lowers("cond")
 def _cond(ctx, node, pred, *operands):
     _refuse_lists(node)
@@ -33,7 +37,15 @@ def _cond(ctx, node, pred, *operands):
             return ([conform(o, v.type, strong=True) for o, v in zip(outs, node.outputs)],
                     ctx.state_values())
         return run
-    outs, state = jax.lax.cond(jnp.asarray(pred, dtype=bool), branch("then"), branch("else"))
+    try:
+        outs, state = jax.lax.cond(jnp.asarray(pred, dtype=bool), branch("then"), branch("else"))
+    except TypeError:  # the branches' results differ in shape (only then traced once more)
+        then_shapes, else_shapes = (jax.eval_shape(branch(label))[0] for label in ("then", "else"))
+        for i, (a, b) in enumerate(zip(then_shapes, else_shapes)):
+            if a.shape != b.shape:
+                raise cannot_lower(node, f"its result {i} has shape {a.shape} in one branch and {b.shape} in "
+                                         f"the other, and XLA needs one shape", _SHAPE_FIX) from None
+        raise
     ctx.set_state(state)
     return tuple(outs)
 
@@ -41,6 +53,10 @@ def _cond(ctx, node, pred, *operands):
 @lowers("while_loop")
 def _while_loop(ctx, node, *inputs, num_loop_vars):
     _refuse_lists(node)
+    for i, (start, end) in enumerate(zip(node.inputs[:num_loop_vars], node.outputs)):
+        if isinstance(start, Value) and start.type.shape != end.type.shape:
+            raise cannot_lower(node, f"its loop variable {i} starts as {start.type} and changes shape between "
+                                     f"iterations ({end.type} after the loop), and XLA needs one shape", _SHAPE_FIX)
     inits, captures = inputs[:num_loop_vars], list(inputs[num_loop_vars:])
     cond_graph, body_graph = node.subgraphs["cond"], node.subgraphs["body"]
 

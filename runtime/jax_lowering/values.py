@@ -36,11 +36,12 @@ def called_graphs(graph: Graph):
 
 
 def to_host(value, type_):
-    """A JAX result as the interpreter gives it: an ndarray, a NumPy scalar for 0-d, a Python
+    """A JAX result as the interpreter gives it: a writable ndarray, a NumPy scalar for 0-d, a Python
     number for a weak type, a list for a list."""
     if isinstance(type_, ListType):
         return [to_host(v, type_.element) for v in value]
     if isinstance(type_, TensorType) and type_.weak:
         return type_.python_type(np.asarray(value).item())
     array = np.asarray(value)
-    return array[()] if array.ndim == 0 else array
+    # a copy: the caller owns its result (np.asarray of a jax.Array is a read-only view)
+    return array[()] if array.ndim == 0 else array.copy()
