@@ -15,7 +15,11 @@ from ..types import TensorType
 from .catalog import lowering_for
 from .errors import LoweringError, cannot_lower
 from .table import UNLOWERABLE
+from .lists import Stacked
 from .values import called_graphs, conform, is_static, to_host
+
+_STACK_USERS = ("call",)  # ops a Stacked value may enter (a returned one reaches the host)
+
 
 class Lowerer:
     """State while one graph is traced by JAX: the current value of each Variable."""
@@ -35,6 +39,11 @@ class Lowerer:
         env = {id(v): a for v, a in zip(graph.inputs, args)}
         for node in graph.nodes:
             inputs = [env[id(v)] if isinstance(v, Value) else v for v in node.inputs]
+            if node.op not in _STACK_USERS and any(isinstance(x, Stacked) for x in inputs):
+                raise cannot_lower(node, "it uses the stack of a list grown in a staged loop, whose length is "
+                                         "known only when the graph runs",
+                                   "Return the stacked list and use it outside the staged function, or "
+                                   "preallocate a NumPy array (np.zeros(n)) and write x[i] = v")
             lower = lowering_for(node.op)
             if lower is None:
                 why = UNLOWERABLE.get(node.op, "the JAX backend has no lowering for it")
@@ -165,7 +174,7 @@ class JaxGraph:
             with var._lock:
                 var._value = stored[()] if stored.ndim == 0 else stored
         if self.keep_on_device:
-            return tuple(outs)
+            return tuple(o.data[:int(o.length)] if isinstance(o, Stacked) else o for o in outs)
         return tuple(to_host(o, t) for o, t in zip(outs, self.output_types))
 
     def run(self, *inputs):
