@@ -25,8 +25,6 @@ REFUSED = {
     "random_draws": "reads a random generator at run time",
     "list_append_staged_loop": "a list appended in a staged loop has no static bound",
     "tensor_array_write_stack": "a TensorArray written in a staged loop",
-    "tensor_array_read": "a TensorArray written in a staged loop",
-    "list_pop_in_expression": "a list carried through a staged loop",
     "loop_variable_changes_shape": "a loop variable whose shape changes between iterations",
 }
 

@@ -13,12 +13,10 @@ from ..executor import failure_note
 from ..registry import get_op
 from .errors import cannot_lower
 from .ops import _loop_dtypes, ir_type
+from .lists import UNBOUNDED_FIX, Buffer, Stacked
 from .values import is_static, to_host
 from .table import lowers
 
-_LIST_FIX = ("A list written at an index known only when the graph runs (appended to in a staged loop) "
-             "has no static bound: preallocate a NumPy array (np.zeros(n)) and write x[i] = v, or keep "
-             "the interpreter (jit_compile=False)")
 
 
 def _split(node, inputs):
@@ -123,41 +121,94 @@ def _var_type(var):
     return TensorType(var.dtype, var.shape)
 
 
-# -- lists: Python lists of JAX values while tracing -------------------------------------
+# -- lists: Python lists of JAX values while tracing, Buffers in staged loops (lists.py) ----
+
+def _known(x) -> bool:
+    """Whether `x` is a number known while lowering (not a value of the running graph)."""
+    return is_static(x) or isinstance(x, (np.integer, np.ndarray)) or \
+        (isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer))
+
+
+def _known_int(node, position: int, x):
+    """Input `position` of `node` as an int when it is known while lowering (a literal, a
+    constant of the graph), else None."""
+    if _known(x):
+        return int(x)
+    item = node.inputs[position]
+    producer = getattr(item, "producer", None)
+    if producer is not None and producer.op == "const":
+        return int(producer.attrs["value"])
+    return None
+
 
 def _static_index(node, index) -> int:
-    if is_static(index) or isinstance(index, (np.integer, np.ndarray)):
-        return int(index)
-    raise cannot_lower(node, "the list index is known only when the graph runs", _LIST_FIX)
+    known = _known_int(node, 1, index)
+    if known is not None:
+        return known
+    raise cannot_lower(node, "the list index is known only when the graph runs, outside a staged loop with "
+                             "a bound", UNBOUNDED_FIX)
+
+
+def _check(ctx, node, bad, error: BaseException) -> None:
+    """The call raises `error` (with the user's line) when `bad` holds when the graph runs."""
+    def fail():
+        raise error
+    run = _recording(ctx, node, fail)
+    jax.lax.cond(jnp.asarray(bad, dtype=bool), lambda: jax.debug.callback(run, ordered=True), lambda: None)
 
 
 @lowers("list_new")
 def _list_new(ctx, node, *size, element):
-    if size and not is_static(size[0]):
-        raise cannot_lower(node, "the list's size is known only when the graph runs", _LIST_FIX)
-    return [None] * (int(size[0]) if size else 0)
+    n = _known_int(node, 0, size[0]) if size else 0
+    if n is None:
+        raise cannot_lower(node, "the list's size is known only when the graph runs", UNBOUNDED_FIX)
+    return [None] * n
 
 
 @lowers("list_write")
 def _list_write_lowered(ctx, node, lst, index, value, *, dynamic_size):
+    if isinstance(lst, Buffer):
+        index = jnp.asarray(index, dtype=np.int64)
+        bad = (index >= lst.capacity) | (index < 0)
+        if not dynamic_size:
+            bad = bad | (index >= lst.length)
+        _check(ctx, node, bad,
+               IndexError(f"TensorArray index out of range: the list holds at most {lst.capacity} elements "
+                          f"in this loop (its maximum_iterations)"))
+        row = jnp.asarray(value, dtype=lst.element.dtype).reshape((1, *lst.element.shape))
+        data = jax.lax.dynamic_update_slice(lst.data, row, (index,) + (0,) * len(lst.element.shape))
+        return Buffer(data, jnp.maximum(lst.length, index + 1), lst.element)
     return _list_write(lst, _static_index(node, index), value, dynamic_size=dynamic_size)
 
 
 @lowers("list_read")
 def _list_read(ctx, node, lst, index):
+    if isinstance(lst, Buffer):
+        index = jnp.asarray(index, dtype=np.int64)
+        _check(ctx, node, (index >= lst.length) | (index < 0),
+               IndexError("TensorArray index out of range, or element read before it was written"))
+        return jax.lax.dynamic_index_in_dim(lst.data, index, keepdims=False)
     value = lst[_static_index(node, index)]
-    if value is None:
-        raise ValueError("TensorArray element was read before it was written")
+    if value is None:  # the interpreter's error, when (and if) the graph runs this read
+        _check(ctx, node, True, ValueError("TensorArray element was read before it was written"))
+        out = node.outputs[0].type
+        return jnp.zeros(out.shape, out.dtype)
     return value
 
 
 @lowers("list_size")
 def _list_size(ctx, node, lst):
+    if isinstance(lst, Buffer):
+        return lst.length
     return len(lst)
 
 
 @lowers("list_pop")
 def _list_pop(ctx, node, lst):
+    if isinstance(lst, Buffer):
+        _check(ctx, node, lst.length <= 0, IndexError("pop from empty list"))
+        last = jnp.maximum(lst.length - 1, 0)
+        return Buffer(lst.data, last, lst.element), jax.lax.dynamic_index_in_dim(lst.data, last, keepdims=False)
     if not lst:
         raise IndexError("pop from empty list")
     return lst, lst.pop()
@@ -165,6 +216,8 @@ def _list_pop(ctx, node, lst):
 
 @lowers("list_stack")
 def _list_stack(ctx, node, lst, *, dtype, element_shape, empty="zeros"):
+    if isinstance(lst, Buffer):
+        return Stacked(lst.data.astype(dtype), lst.length)
     if not lst:
         return jnp.asarray(_list_stack_kernel(dtype, element_shape, empty)([]))
     if any(v is None for v in lst):

@@ -7,10 +7,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..graph import Value
-from ..ops.elementwise import PYTHON_OPERATORS, UFUNCS, _resolve_arg
+from ..ops.elementwise import PYTHON_OPERATORS, UFUNCS, _resolve_arg, python_operands
 from ..ops.indexing import _key_builder
 from ..ops.shape_ops import fill_dynamic
-from ..types import PYTHON_SCALAR_DTYPES
+from ..types import PYTHON_SCALAR_DTYPES, TensorType
 from .values import is_static
 from .table import jnp_function, lowers
 
@@ -20,9 +20,18 @@ def ir_type(item):
     return item.type if isinstance(item, Value) else item
 
 
+def _resolve(t):
+    """What ufunc.resolve_dtypes takes for an input: int, float or complex for a Python number
+    (a literal, or a weak type: a Python number known at run time), else its dtype."""
+    if isinstance(t, TensorType) and t.weak:
+        python_type = t.python_type
+        return np.dtype(bool) if python_type is bool else python_type
+    return _resolve_arg(t)
+
+
 def _loop_dtypes(ufunc: np.ufunc, types) -> tuple:
     """The dtypes NumPy computes `ufunc` in for inputs of `types` (weak numbers by NEP 50)."""
-    args = tuple(_resolve_arg(t) for t in types)
+    args = tuple(_resolve(t) for t in types)
     try:
         return ufunc.resolve_dtypes(args + (None,) * ufunc.nout)
     except (TypeError, ValueError):  # only Python numbers: they meet as their NumPy dtypes
@@ -31,6 +40,23 @@ def _loop_dtypes(ufunc: np.ufunc, types) -> tuple:
 
 
 _JNP_NAMES = {"bitwise_invert": "invert"}
+_PYTHON_KINDS = "biufc"
+
+
+def _python_dtypes(ufunc: np.ufunc, types, out_types) -> tuple:
+    """The dtypes that give Python's arithmetic on Python numbers (weak types and literals):
+    the result's type when it is a number at least as wide as the inputs' common type (`True +
+    True` is the int 2, `3 / 2` the float 1.5), else that common type (`True < 2` compares ints,
+    `abs(1j)` takes a complex)."""
+    inputs = [np.dtype(t.dtype) if hasattr(t, "dtype") else np.dtype(PYTHON_SCALAR_DTYPES[type(t)])
+              for t in types]
+    common = max(inputs, key=lambda d: _PYTHON_KINDS.index(d.kind))
+    if common.kind == "u":
+        common = np.dtype(np.int64)
+    outs = tuple(np.dtype(t.dtype) for t in out_types)
+    rank = _PYTHON_KINDS.index
+    compute = outs[0] if outs[0].kind != "b" and rank(outs[0].kind) >= rank(common.kind) else common
+    return (compute,) * ufunc.nin + outs
 
 
 def _lower_ufunc(ctx, node, *inputs):
@@ -38,7 +64,11 @@ def _lower_ufunc(ctx, node, *inputs):
     if all(is_static(x) for x in inputs) and name in PYTHON_OPERATORS:
         return PYTHON_OPERATORS[name](*inputs)  # Python numbers known now: Python's arithmetic
     ufunc = UFUNCS[name]
-    loop = _loop_dtypes(ufunc, [ir_type(v) for v in node.inputs])
+    types = [ir_type(v) for v in node.inputs]
+    if name in PYTHON_OPERATORS and python_operands(name, types):
+        loop = _python_dtypes(ufunc, types, [v.type for v in node.outputs])
+    else:
+        loop = _loop_dtypes(ufunc, types)
     args = [jnp.asarray(x, dtype=d) for x, d in zip(inputs, loop[:ufunc.nin])]
     func = jnp_function(_JNP_NAMES.get(name, name))
     out = func(*args)
@@ -54,7 +84,7 @@ lowers(*(name for name in UFUNCS if jnp_function(_JNP_NAMES.get(name, name)) is 
 def _ufunc_out(ctx, node, target, *inputs, ufunc):
     func = UFUNCS[ufunc]
     types = [ir_type(v) for v in node.inputs[1:]]
-    loop = func.resolve_dtypes(tuple(_resolve_arg(t) for t in types) + (node.outputs[0].type.dtype,),
+    loop = func.resolve_dtypes(tuple(_resolve(t) for t in types) + (node.outputs[0].type.dtype,),
                                casting="same_kind")
     args = [jnp.asarray(x, dtype=d) for x, d in zip(inputs, loop[:func.nin])]
     result = jnp_function(ufunc)(*args)

@@ -7,12 +7,19 @@ import threading
 import jax
 import numpy as np
 
+from .._compat import add_note
+from ..executor import failure_note
 from ..graph import Graph, ListType, Value
+from ..registry import get_op
 from ..types import TensorType
 from .catalog import lowering_for
 from .errors import LoweringError, cannot_lower
 from .table import UNLOWERABLE
-from .values import called_graphs, conform, to_host
+from .lists import Stacked
+from .values import called_graphs, conform, is_static, to_host
+
+_STACK_USERS = ("call",)  # ops a Stacked value may enter (a returned one reaches the host)
+
 
 class Lowerer:
     """State while one graph is traced by JAX: the current value of each Variable."""
@@ -32,6 +39,11 @@ class Lowerer:
         env = {id(v): a for v, a in zip(graph.inputs, args)}
         for node in graph.nodes:
             inputs = [env[id(v)] if isinstance(v, Value) else v for v in node.inputs]
+            if node.op not in _STACK_USERS and any(isinstance(x, Stacked) for x in inputs):
+                raise cannot_lower(node, "it uses the stack of a list grown in a staged loop, whose length is "
+                                         "known only when the graph runs",
+                                   "Return the stacked list and use it outside the staged function, or "
+                                   "preallocate a NumPy array (np.zeros(n)) and write x[i] = v")
             lower = lowering_for(node.op)
             if lower is None:
                 why = UNLOWERABLE.get(node.op, "the JAX backend has no lowering for it")
@@ -41,6 +53,9 @@ class Lowerer:
             except LoweringError:
                 raise
             except Exception as error:
+                same = self._interpreter_error(node, inputs, error)
+                if same is not None:
+                    raise same from None
                 raise cannot_lower(node, f"{type(error).__name__}: {error}",
                                    "Static sizes and indices known when tracing make it lowerable; "
                                    "or keep the interpreter (jit_compile=False)") from error
@@ -49,6 +64,34 @@ class Lowerer:
             for v, out in zip(node.outputs, outs):
                 env[id(v)] = conform(out, v.type)
         return [env[id(v)] if isinstance(v, Value) else v for v in graph.outputs]
+
+
+    def _interpreter_error(self, node, inputs, error):
+        """The error the interpreter raises for `node` on inputs of these (static) shapes, when
+        it is of the type JAX's lowering raised (a broadcast of f64[4] to (3,) fails in both for
+        every value): the call raises it as the interpreter would, with the same note. None when
+        the op is stateful or the NumPy kernel runs (a lowering gap, not the user's error)."""
+        if node.opdef.stateful or node.subgraphs:
+            return None
+        values = []
+        for item, x in zip(node.inputs, inputs):
+            type_ = item.type if isinstance(item, Value) else None
+            if is_static(x):
+                values.append(x)
+            elif isinstance(type_, TensorType) and type_.weak:
+                values.append(type_.python_type(1))
+            elif isinstance(type_, TensorType):
+                values.append(np.ones(np.shape(x), dtype=type_.dtype))
+            else:  # a list: no comparison
+                return None
+        try:
+            with np.errstate(all="ignore"):
+                get_op(node.op).kernel(node.attrs)(*values)
+        except Exception as found:  # noqa: BLE001 - compared with JAX's error below
+            if type(found) is type(error):
+                add_note(found, failure_note(node, self.runner.graph.name))
+                return found
+        return None
 
 
 class JaxGraph:
@@ -77,7 +120,9 @@ class JaxGraph:
                 self.variables.append(var)
         written = {id(n.attrs["var"]) for n in nodes if n.op == "assign_variable"}
         self.assigned = [i for i, v in enumerate(self.variables) if id(v) in written]
-        self.has_callbacks = any(n.op in ("assert", "py_function") for n in nodes)
+        # ops whose lowering may raise through a host callback (lists: run-time index checks)
+        self.has_callbacks = any(n.op in ("assert", "py_function", "list_write", "list_read", "list_pop")
+                                 for n in nodes)
         self.output_types = [v.type if isinstance(v, Value) else TensorType.of(v) for v in graph.outputs]
         self._jitted = jax.jit(self._traced)
         self._checked = False
@@ -92,48 +137,80 @@ class JaxGraph:
             if not isinstance(v.type, TensorType):
                 raise LoweringError(f"staged graph {self.graph.name!r}: its input {name or '?'} is a {v.type}, not "
                                     f"an array, and only arrays can enter a function compiled with jit_compile=True")
-        self._checked = True
 
     @property
     def source(self) -> str:
         """What runs on a call: the jaxpr JAX traced (after the first call), else the graph."""
         return f"# compiled with jax.jit (jit_compile=True) from:\n{self.graph}"
 
-    def _traced(self, inputs, state):
+    def _traced(self, *args):
+        """The graph on JAX values: the inputs, then the Variables' values in; the outputs, then
+        the assigned Variables' new values out (one flat tuple each way: the cheapest call)."""
+        n = len(self.graph.inputs)
         ctx = Lowerer(self, self.variables)
-        ctx.set_state(state)
-        outs = ctx.run(self.graph, inputs)
+        ctx.set_state(args[n:])
+        outs = ctx.run(self.graph, args[:n])
         outs = [conform(o, t, strong=True) if not isinstance(t, ListType) else o
                 for o, t in zip(outs, self.output_types)]
         final = ctx.state_values()
-        return outs, tuple(final[i] for i in self.assigned)
+        return tuple(outs) + tuple(final[i] for i in self.assigned)
+
+    def _first_call(self, inputs):
+        self._check()
+        self._host = [_host_converter(t) for t in self.output_types]
+        self._simple = not (self.variables or self.has_callbacks)
+        self._checked = True
 
     def __call__(self, *inputs):
         if not self._checked:
-            self._check()
-        with self._lock:  # the failure slot belongs to one call at a time
+            self._first_call(inputs)
+        if self._simple:  # no Variables, no callbacks: no state to read, no failure slot, no lock
+            if jax.config.jax_enable_x64:
+                outs = self._jitted(*inputs)
+            else:
+                with jax.enable_x64(True):
+                    outs = self._jitted(*inputs)
+            if self.keep_on_device:
+                return tuple(_on_device(o) for o in outs)
+            return tuple([convert(o) for convert, o in zip(self._host, outs)])
+        with self._lock:  # the failure slot belongs to one call at a time; state read to write-back
             self.failed = None
             state = tuple(v._value for v in self.variables)
             if jax.config.jax_enable_x64:
-                outs, written = self._jitted(inputs, state)
+                results = self._jitted(*inputs, *state)
             else:
                 with jax.enable_x64(True):
-                    outs, written = self._jitted(inputs, state)
+                    results = self._jitted(*inputs, *state)
             if self.has_callbacks:
-                jax.block_until_ready((outs, written))
+                jax.block_until_ready(results)
                 jax.effects_barrier()
             failed, self.failed = self.failed, None
-        if failed is not None:
-            raise failed
-        for i, value in zip(self.assigned, written):
-            var = self.variables[i]
-            stored = np.asarray(value)
-            with var._lock:
-                var._value = stored[()] if stored.ndim == 0 else stored
+            if failed is not None:
+                raise failed
+            n = len(self.output_types)
+            outs, written = results[:n], results[n:]
+            for i, value in zip(self.assigned, written):
+                var = self.variables[i]
+                stored = np.array(value)
+                with var._lock:
+                    var._value = stored[()] if stored.ndim == 0 else stored
         if self.keep_on_device:
-            return tuple(outs)
-        return tuple(to_host(o, t) for o, t in zip(outs, self.output_types))
+            return tuple(_on_device(o) for o in outs)
+        return tuple([convert(o) for convert, o in zip(self._host, outs)])
 
     def run(self, *inputs):
         outs = self(*inputs)
         return outs[0] if self.single else outs
+
+
+def _on_device(value):
+    return value.data[:int(value.length)] if isinstance(value, Stacked) else value
+
+
+def _host_converter(type_):
+    """How one output of this type reaches the caller (values.to_host, specialised once)."""
+    if isinstance(type_, TensorType) and not type_.weak and type_.shape == ():
+        return lambda o: np.asarray(o)[()] if not isinstance(o, Stacked) else to_host(o, type_)
+    if isinstance(type_, TensorType) and not type_.weak and None not in type_.shape:
+        return lambda o: np.array(o)  # a copy: the caller owns its result
+    return lambda o: to_host(o, type_)

@@ -18,7 +18,7 @@ def is_static(x) -> bool:
 def conform(value, type_, strong: bool = False):
     """`value` as a JAX value of `type_`'s dtype (a Python number of a weak type stays one,
     unless `strong`: values crossing control flow must be arrays)."""
-    if isinstance(type_, ListType):
+    if isinstance(type_, ListType) or hasattr(value, "length"):  # a list, or a Buffer / Stacked
         return value
     if type_.weak and is_static(value) and not strong:
         return value
@@ -36,11 +36,17 @@ def called_graphs(graph: Graph):
 
 
 def to_host(value, type_):
-    """A JAX result as the interpreter gives it: an ndarray, a NumPy scalar for 0-d, a Python
+    """A JAX result as the interpreter gives it: a writable ndarray, a NumPy scalar for 0-d, a Python
     number for a weak type, a list for a list."""
+    if hasattr(value, "length"):  # a Buffer or Stacked (lists.py): the rows up to its run-time length
+        rows = np.asarray(value.data)[:int(value.length)]
+        if isinstance(type_, ListType):
+            return [to_host(v, type_.element) for v in rows]
+        return rows.copy()
     if isinstance(type_, ListType):
         return [to_host(v, type_.element) for v in value]
     if isinstance(type_, TensorType) and type_.weak:
         return type_.python_type(np.asarray(value).item())
     array = np.asarray(value)
-    return array[()] if array.ndim == 0 else array
+    # a copy: the caller owns its result (np.asarray of a jax.Array is a read-only view)
+    return array[()] if array.ndim == 0 else array.copy()
