@@ -262,12 +262,31 @@ def eliminate_common_subexpressions(graph: Graph) -> None:
     replace_uses(graph, mapping)
 
 
+_PYTHON_DIVISIONS = frozenset(("divide", "floor_divide", "remainder", "divmod", "power", "pow"))
+
+
+def _may_raise_unused(node: Node) -> bool:
+    """A division (or power) of Python numbers known only at run time: Python raises
+    ZeroDivisionError where NumPy would warn, and the eager code raises it even when nothing
+    reads the result, so the node stays (a nonzero literal divisor or a non-negative
+    literal exponent cannot raise)."""
+    if node.op not in _PYTHON_DIVISIONS or len(node.inputs) != 2:
+        return False
+    if not all(type(v) in (bool, int, float, complex) or getattr(getattr(v, "type", None), "weak", False)
+               for v in node.inputs):
+        return False
+    right = node.inputs[1]
+    if type(right) in (int, float, complex):
+        return right == 0 if node.op not in ("power", "pow") else right < 0
+    return True
+
+
 def eliminate_dead_code(graph: Graph) -> None:
     """Removes nodes whose outputs nothing uses, in this graph and its subgraphs."""
     live: set[int] = {id(v) for v in graph.outputs if isinstance(v, Value)}
     kept = []
     for node in reversed(graph.nodes):
-        if node.stateful or any(id(v) in live for v in node.outputs):
+        if node.stateful or any(id(v) in live for v in node.outputs) or _may_raise_unused(node):
             for sub in node.subgraphs.values():
                 eliminate_dead_code(sub)
             kept.append(node)

@@ -282,3 +282,35 @@ def test_identity_removal_never_returns_the_input_itself(fn, dtype):
 def test_identity_removal_still_drops_identities_inside_arithmetic():
     text = str(staging.function(lambda x: (x * 1) + 2.0, autograph=False).get_concrete_function(np.ones(3)).graph)
     assert "multiply" not in text and "add a 2.0" in text
+
+
+def test_an_unused_division_of_python_numbers_still_raises_as_eager():
+    # `7 // (k - 2)` on a Python int known only at run time: eagerly a ZeroDivisionError
+    # even though nothing reads the result, so dead-code elimination keeps it.
+    def f(x, n):
+        k = 0
+        for _ in range(n):
+            k = k + 1
+        unused = 7 // (k - 2)  # noqa: F841
+        unused_power = 0.0 ** (k - 3)  # noqa: F841
+        return x + 1
+
+    g = staging.function(f)
+    for n in (np.int64(4), np.int64(2), np.int64(3)):
+        try:
+            want = f(np.float64(1.0), n)
+        except ZeroDivisionError as exc:
+            with pytest.raises(ZeroDivisionError, match=str(exc)):
+                g(np.float64(1.0), n)
+        else:
+            assert g(np.float64(1.0), n) == want
+
+
+def test_unused_divisions_that_cannot_raise_are_removed():
+    def f(x):
+        a = x // 2       # NumPy floor division: warns, never raises
+        b = 7 // 3       # folded
+        return x + 1
+
+    source = staging.function(f).get_concrete_function(np.float64(1.0)).executable_source
+    assert "//" not in source
