@@ -184,3 +184,22 @@ def test_unboxed_and_boxed_loops_agree_on_random_inputs():
     values = [F(v) for v in rng.standard_normal(30) * 10.0 ** rng.integers(-8, 8, 30)]
     cases = [(values[i], values[i + 1], abs(values[i + 2]) * F(1e6)) for i in range(0, 27, 3)]
     _compare(mix, cases + [(F(1.0), F(0.0), F(1.0)), (F(np.nan), F(1.0), F(1.0)), (F(1e200), F(1e200), F(np.inf))])
+
+
+def test_underflow_under_errstate_is_the_documented_difference():
+    def shrink_to_subnormal(x, n):
+        i = 0
+        while i < n:
+            x = x * 1e-200
+            i += 1
+        return x
+
+    args = (F(1.0), np.int64(2))
+    with np.errstate(under="raise"):
+        with pytest.raises(FloatingPointError):
+            shrink_to_subnormal(*args)
+        assert staging.function(shrink_to_subnormal)(*args) == F(0.0)  # docs/limitations.md
+        with options(unboxed_scalar_loops=False):
+            boxed = staging.function(shrink_to_subnormal)
+            with pytest.raises(FloatingPointError):
+                boxed(*args)
