@@ -139,20 +139,7 @@ def _while_emit(em, node: Node, indent: int) -> None:
         return
     counters = _python_int_counters(node)
     unboxed = scalar_loops.plan(node, counters) if em.options.get("unboxed_scalar_loops", True) else None
-    firsts = {}  # loop variable -> the Python number it starts as (see the exit below)
-    capture_refs = [em.ref(v) for v in captures]
-    if unboxed is not None:
-        em.python_scalars.update(unboxed.nodes)
-        em.python_scalar_dtypes.update(unboxed.dtypes)
-        for j in unboxed.loop_vars:
-            firsts[j] = f"t{em.new_tag()}"
-            convert = "float" if inits[j].type.dtype.kind == "f" else em.bind(scalar_loops.FirstInt, "k")
-            em.emit(indent, f"{firsts[j]} = {convert}({em.ref(inits[j])})", node)
-        for k in unboxed.captures:
-            hoisted = f"t{em.new_tag()}"
-            convert = "float" if node.inputs[k].type.dtype.kind == "f" else "int"
-            em.emit(indent, f"{hoisted} = {convert}({capture_refs[k - nvars]})", node)
-            capture_refs[k - nvars] = hoisted
+    firsts, capture_refs = scalar_loops.enter(em, node, unboxed, indent)
     em.assign(indent, outs, [firsts[i] if i in firsts else f"int({em.ref(v)})" if i in counters else em.ref(v)
                              for i, v in enumerate(inits)], node)
     for label in ("cond", "body"):
@@ -182,9 +169,7 @@ def _while_emit(em, node: Node, indent: int) -> None:
             em.assign(indent + 1, outs, [em.ref(v) for v in sub.outputs], node)
     for i in sorted(counters):  # back to the declared dtype for whatever reads the result
         em.emit(indent, f"{outs[i]} = {em.bind(node.outputs[i].type.dtype.type, 'k')}({outs[i]})", node)
-    for j, first in firsts.items():  # back to NumPy; never reassigned: the object it was
-        box = em.bind(node.outputs[j].type.dtype.type, "k")
-        em.emit(indent, f"{outs[j]} = {em.ref(inits[j])} if {outs[j]} is {first} else {box}({outs[j]})", node)
+    scalar_loops.leave(em, node, firsts, indent, outs)
 
 
 _COMPARISONS = frozenset(("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import scalar_loops
 from .graph import Graph, Node, Value
 
 
@@ -123,16 +124,20 @@ def _reads(node: Node, value: Value):
 def emit_array_walk(em, node: Node, walk: ArrayWalk, indent: int, outs: list[str]) -> None:
     """Writes the loop as `for <element> in <array>[:n]:` (see the module doc)."""
     nvars = node.attrs["num_loop_vars"]
-    captures = node.inputs[nvars:]
     cond, body = node.subgraphs["cond"], node.subgraphs["body"]
+    j = walk.counter
+    unboxed = None
+    if em.options.get("unboxed_scalar_loops", True) and getattr(walk.array.type, "ndim", 0) == 1:
+        unboxed = scalar_loops.plan(node, {j}, walk.element)
+    firsts, capture_refs = scalar_loops.enter(em, node, unboxed, indent)
     for sub in (cond, body):
         for inner, name in zip(sub.inputs, outs):
             em.name_as(inner, name)
-        for inner, outer in zip(sub.inputs[nvars:], captures):
-            em.name_as(inner, em.ref(outer))
-    j = walk.counter
+        for inner, ref in zip(sub.inputs[nvars:], capture_refs):
+            em.name_as(inner, ref)
     others = [k for k in range(nvars) if k != j]
-    em.assign(indent, [outs[k] for k in others], [em.ref(node.inputs[k]) for k in others], node)
+    em.assign(indent, [outs[k] for k in others],
+              [firsts[k] if k in firsts else em.ref(node.inputs[k]) for k in others], node)
     array, bound = em.ref(walk.array), em.ref(walk.bound)
     static = (type(walk.bound) is int and walk.array.type.shape[0] is not None
               and 0 <= walk.bound <= walk.array.type.shape[0])
@@ -145,6 +150,8 @@ def emit_array_walk(em, node: Node, walk: ArrayWalk, indent: int, outs: list[str
     else:
         source = f"{array}[:max({bound}, 0)]"
     element = em.fresh(walk.element.outputs[0])
+    if unboxed is not None and unboxed.element:  # the same numbers, as Python floats or ints
+        source = f"{source}.tolist()"
     em.emit(indent, f"for {element} in {source}:", node)
     written = len(em.lines)
     saved = body.nodes
@@ -163,6 +170,7 @@ def emit_array_walk(em, node: Node, walk: ArrayWalk, indent: int, outs: list[str
         final = f"len({array})" if whole else f"int(max({bound}, 0))"
     if not static:  # the IndexError the while loop would have raised at xs[len(xs)]
         em.emit(indent, f"if {bound} > len({array}): {array}[len({array})]", walk.element)
+    scalar_loops.leave(em, node, firsts, indent, outs)
     counter_type = node.outputs[j].type
     if counter_type.weak:
         em.emit(indent, f"{outs[j]} = {final}", node)

@@ -66,6 +66,37 @@ class Plan:
     captures: list[int]
     nodes: dict[int, str] = field(default_factory=dict)
     dtypes: dict[int, np.dtype] = field(default_factory=dict)  # id(node) -> its operands' dtype
+    element: bool = False  # an array walk's element runs as a Python number (xs.tolist())
+
+
+def enter(em, node: Node, unboxed: Plan | None, indent: int) -> tuple[dict, list[str]]:
+    """Before the loop: the unboxed loop variables' first values (Python numbers, named) and
+    the references the loop reads its captures by (unboxed ones converted once, here)."""
+    nvars = node.attrs["num_loop_vars"]
+    capture_refs = [em.ref(v) for v in node.inputs[nvars:]]
+    firsts: dict[int, str] = {}
+    if unboxed is None:
+        return firsts, capture_refs
+    em.python_scalars.update(unboxed.nodes)
+    em.python_scalar_dtypes.update(unboxed.dtypes)
+    for k in unboxed.loop_vars + unboxed.captures:
+        name = f"t{em.new_tag()}"
+        convert = "float" if node.inputs[k].type.dtype.kind == "f" else em.bind(FirstInt, "k")
+        ref = capture_refs[k - nvars] if k >= nvars else em.ref(node.inputs[k])
+        em.emit(indent, f"{name} = {convert}({ref})", node)
+        if k >= nvars:
+            capture_refs[k - nvars] = name
+        else:
+            firsts[k] = name
+    return firsts, capture_refs
+
+
+def leave(em, node: Node, firsts: dict, indent: int, outs: list[str]) -> None:
+    """After the loop: unboxed loop variables back to their NumPy type; one the loop never
+    reassigned is the object it was (a 0-d array stays one, as eagerly)."""
+    for j, first in firsts.items():
+        box = em.bind(node.outputs[j].type.dtype.type, "k")
+        em.emit(indent, f"{outs[j]} = {em.ref(node.inputs[j])} if {outs[j]} is {first} else {box}({outs[j]})", node)
 
 
 class FirstInt(int):
@@ -81,16 +112,23 @@ class _Violation(Exception):
         self.roots = roots
 
 
-def plan(node: Node, counters: set[int]) -> Plan | None:
-    """The unboxing plan of a while_loop node, or None when nothing is worth unboxing."""
+_ELEMENT = -1  # the root standing for the element of an array walk (for x in xs)
+
+
+def plan(node: Node, counters: set[int], element: Node | None = None) -> Plan | None:
+    """The unboxing plan of a while_loop node, or None when nothing is worth unboxing.
+    `element`: the getitem node of an array walk (runtime.for_loops), whose result (the
+    element) may run as a Python number too, from `xs.tolist()`."""
     nvars = node.attrs["num_loop_vars"]
     cond, body = node.subgraphs["cond"], node.subgraphs["body"]
     roots = {j for j in range(nvars) if j not in counters and _kind(node.outputs[j].type)}
     roots |= {k for k in range(nvars, len(node.inputs))
               if isinstance(node.inputs[k], Value) and _kind(node.inputs[k].type)}
+    if element is not None and _kind(element.outputs[0].type):
+        roots.add(_ELEMENT)
     while any(j < nvars for j in roots):
         try:
-            return _try(node, nvars, cond, body, roots)
+            return _try(node, nvars, cond, body, roots, element)
         except _Violation as violation:
             if not violation.roots & roots:
                 return None  # (cannot happen: a violation names what caused it)
@@ -98,12 +136,16 @@ def plan(node: Node, counters: set[int]) -> Plan | None:
     return None
 
 
-def _try(node: Node, nvars: int, cond: Graph, body: Graph, roots: set[int]) -> Plan:
-    result = Plan(sorted(j for j in roots if j < nvars), sorted(k for k in roots if k >= nvars))
+def _try(node: Node, nvars: int, cond: Graph, body: Graph, roots: set[int], element) -> Plan:
+    result = Plan(sorted(j for j in roots if 0 <= j < nvars), sorted(k for k in roots if k >= nvars))
+    result.element = _ELEMENT in roots
     for sub in (cond, body):
         # value id -> (kind, dtype, roots it carries); kind 'b' for a comparison's bool
         unboxed = {id(sub.inputs[k]): (_kind(sub.inputs[k].type), sub.inputs[k].type.dtype, frozenset((k,)))
-                   for k in roots}
+                   for k in roots if k != _ELEMENT}
+        if sub is body and _ELEMENT in roots:
+            out = element.outputs[0]
+            unboxed[id(out)] = (_kind(out.type), out.type.dtype, frozenset((_ELEMENT,)))
         _walk(sub, unboxed, result)
         outputs = sub.outputs if sub is body else []
         for j, v in enumerate(outputs):

@@ -203,3 +203,43 @@ def test_underflow_under_errstate_is_the_documented_difference():
             boxed = staging.function(shrink_to_subnormal)
             with pytest.raises(FloatingPointError):
                 boxed(*args)
+
+
+def sum_positive(values):
+    total = 0.0
+    for x in values:
+        if x <= 0:
+            continue
+        total += x
+    return total
+
+
+def sum_even(xs):
+    total = 0
+    for x in xs:
+        if x % 2 != 0:
+            continue
+        total += x
+    return total
+
+
+def test_a_for_over_an_array_walks_its_elements_as_python_numbers():
+    f = _compare(sum_positive, [(np.array([1.5, -2.0, 3.0, 0.0]),), (np.zeros(0),),
+                                (np.array([1e308, 1e308, -np.inf]),), (np.array([np.nan, 1.0]),),
+                                (np.linspace(-1.0, 1.0, 9),)])
+    assert ".tolist()" in f.get_concrete_function(np.zeros(3)).executable_source
+    _compare(sum_even, [(np.arange(1000),), (np.zeros(0, np.int64),), (np.array([2**62, 2**62, 2**62]),),
+                        (np.arange(-50, 50, dtype=np.int8),), (np.array([100, 100, 100], np.int8),)])
+
+
+def test_an_element_read_by_other_operations_stays_a_numpy_scalar():
+    def collect(xs):
+        out = []
+        total = np.float64(0.0)
+        for x in xs:
+            out.append(x)  # appended: NumPy scalars, as eagerly
+            total = total + x
+        return np.stack(out), total
+
+    f = _compare(collect, [(np.array([1.0, 2.5, -3.0]),)])
+    assert ".tolist()" not in f.get_concrete_function(np.zeros(3)).executable_source
