@@ -167,8 +167,8 @@ def _literal_ok(item, kind: str, dtype: np.dtype) -> bool:
     """A Python number NumPy combines with the dtype as Python does: any float or int with
     float64 (an int too large for a double fails in both); an int the integer dtype holds
     (NumPy refuses one it does not, whatever the other operand)."""
-    if kind == "f":
-        return type(item) in (float, int)
+    if kind == "f":  # (an int beyond 2**53 compares exactly in Python, rounded in NumPy)
+        return type(item) is float or (type(item) is int and -2**53 <= item <= 2**53)
     info = np.iinfo(dtype)
     return type(item) is int and info.min <= item <= info.max
 

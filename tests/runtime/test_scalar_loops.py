@@ -243,3 +243,14 @@ def test_an_element_read_by_other_operations_stays_a_numpy_scalar():
 
     f = _compare(collect, [(np.array([1.0, 2.5, -3.0]),)])
     assert ".tolist()" not in f.get_concrete_function(np.zeros(3)).executable_source
+
+
+def test_a_float_compared_with_a_huge_int_literal_stays_numpy():
+    def count_below(x, n):
+        i = 0
+        while i < n and x < 9007199254740993:  # 2**53 + 1: NumPy rounds it to 2**53
+            x = x + 1.0
+            i += 1
+        return x, i
+
+    _compare(count_below, [(F(9007199254740992.0), np.int64(3)), (F(1.0), np.int64(3))])
