@@ -265,11 +265,16 @@ def eliminate_common_subexpressions(graph: Graph) -> None:
 _PYTHON_DIVISIONS = frozenset(("divide", "floor_divide", "remainder", "divmod", "power", "pow"))
 
 
-def _may_raise_unused(node: Node) -> bool:
+def _may_raise_unused(node: Node, memo: dict | None = None) -> bool:
     """A division (or power) of Python numbers known only at run time: Python raises
     ZeroDivisionError where NumPy would warn, and the eager code raises it even when nothing
     reads the result, so the node stays (a nonzero literal divisor or a non-negative
-    literal exponent cannot raise)."""
+    literal exponent cannot raise); so does a cond or loop holding one."""
+    if node.subgraphs:
+        memo = {} if memo is None else memo
+        if id(node) not in memo:
+            memo[id(node)] = any(_may_raise_unused(n, memo) for g in node.subgraphs.values() for n in g.nodes)
+        return memo[id(node)]
     if node.op not in _PYTHON_DIVISIONS or len(node.inputs) != 2:
         return False
     if not all(type(v) in (bool, int, float, complex) or getattr(getattr(v, "type", None), "weak", False)
@@ -281,14 +286,15 @@ def _may_raise_unused(node: Node) -> bool:
     return True
 
 
-def eliminate_dead_code(graph: Graph) -> None:
+def eliminate_dead_code(graph: Graph, _memo: dict | None = None) -> None:
     """Removes nodes whose outputs nothing uses, in this graph and its subgraphs."""
+    memo = {} if _memo is None else _memo
     live: set[int] = {id(v) for v in graph.outputs if isinstance(v, Value)}
     kept = []
     for node in reversed(graph.nodes):
-        if node.stateful or any(id(v) in live for v in node.outputs) or _may_raise_unused(node):
+        if node.stateful or any(id(v) in live for v in node.outputs) or _may_raise_unused(node, memo):
             for sub in node.subgraphs.values():
-                eliminate_dead_code(sub)
+                eliminate_dead_code(sub, memo)
             kept.append(node)
             live.update(id(v) for v in node_uses(node) if isinstance(v, Value))
     kept.reverse()

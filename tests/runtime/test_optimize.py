@@ -314,3 +314,25 @@ def test_unused_divisions_that_cannot_raise_are_removed():
 
     source = staging.function(f).get_concrete_function(np.float64(1.0)).executable_source
     assert "//" not in source
+
+
+def test_an_unused_loop_holding_a_python_division_still_raises_as_eager():
+    # found by the differential fuzzer: the loop's results are unused, but an iteration
+    # divides a Python int by a Python bool that is False (eagerly a ZeroDivisionError)
+    def f(n, y):
+        for i in range(n):
+            if (n > 1) and i:
+                break
+            i *= 3
+            i //= y == i
+        return y + 1.0
+
+    g = staging.function(f)
+    for n in (np.uint8(2), np.uint8(0)):
+        try:
+            want = f(n, 3.0)
+        except ZeroDivisionError:
+            with pytest.raises(ZeroDivisionError):
+                g(n, 3.0)
+        else:
+            assert g(n, 3.0) == want
