@@ -1,12 +1,14 @@
 """The JAX backend (jit_compile=True) against hand-written jax.jit code, in one run.
 
-    python benchmarks/jax_backend.py [--quick]
+    python benchmarks/jax_backend.py [--quick] [--cpu]
 
 Prints, per workload, the staged function compiled by JAX (NumPy outputs, and jax.Array
 outputs with jit_compile="device"), hand-written jax.jit code of the same computation, and
 the interpreter; then the first call (trace + lower + compile) next to jax.jit's own
 first call of the hand-written version. Results are checked equal before timing; the four
-versions of a workload are timed in turns, best of the rounds.
+versions of a workload are timed in turns, best of the rounds. --cpu times the process's CPU
+time (time.process_time) instead of wall time: steadier on a shared machine, but it adds up
+the time of every thread XLA runs a computation on.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from user_workloads import add_one, chain, collatz, sum_even  # noqa: E402
 
 QUICK = "--quick" in sys.argv
+TIMER = time.process_time if "--cpu" in sys.argv else time.perf_counter
 
 
 def best_times(fns, min_total=0.3, repeat=5) -> list:
@@ -44,13 +47,13 @@ def best_times(fns, min_total=0.3, repeat=5) -> list:
     numbers = []
     for fn in fns:
         number = 1
-        while timeit.timeit(fn, number=number) < min_total / repeat and number < 1 << 20:
+        while timeit.timeit(fn, number=number, timer=TIMER) < min_total / repeat and number < 1 << 20:
             number *= 2
         numbers.append(number)
     best = [float("inf")] * len(fns)
     for _ in range(repeat):
         for i, (fn, number) in enumerate(zip(fns, numbers)):
-            best[i] = min(best[i], timeit.timeit(fn, number=number) / number)
+            best[i] = min(best[i], timeit.timeit(fn, number=number, timer=TIMER) / number)
     return best
 
 
