@@ -1,11 +1,14 @@
 """The JAX backend (jit_compile=True) against hand-written jax.jit code, in one run.
 
-    python benchmarks/jax_backend.py [--quick]
+    python benchmarks/jax_backend.py [--quick] [--cpu]
 
 Prints, per workload, the staged function compiled by JAX (NumPy outputs, and jax.Array
 outputs with jit_compile="device"), hand-written jax.jit code of the same computation, and
 the interpreter; then the first call (trace + lower + compile) next to jax.jit's own
-first call of the hand-written version. Results are checked equal before timing.
+first call of the hand-written version. Results are checked equal before timing; the four
+versions of a workload are timed in turns, best of the rounds. --cpu times the process's CPU
+time (time.process_time) instead of wall time: steadier on a shared machine, but it adds up
+the time of every thread XLA runs a computation on.
 """
 
 from __future__ import annotations
@@ -33,15 +36,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from user_workloads import add_one, chain, collatz, sum_even  # noqa: E402
 
 QUICK = "--quick" in sys.argv
+TIMER = time.process_time if "--cpu" in sys.argv else time.perf_counter
 
 
-def best_time(fn, min_total=0.3, repeat=5) -> float:
+def best_times(fns, min_total=0.3, repeat=5) -> list:
+    """The best time per call of each of `fns`, timed in turns (one round times each once), so
+    that a change in the machine's load falls on all of them alike."""
     if QUICK:
         min_total, repeat = min_total / 4, 3
-    number = 1
-    while timeit.timeit(fn, number=number) < min_total / repeat and number < 1 << 20:
-        number *= 2
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+    numbers = []
+    for fn in fns:
+        number = 1
+        while timeit.timeit(fn, number=number, timer=TIMER) < min_total / repeat and number < 1 << 20:
+            number *= 2
+        numbers.append(number)
+    best = [float("inf")] * len(fns)
+    for _ in range(repeat):
+        for i, (fn, number) in enumerate(zip(fns, numbers)):
+            best[i] = min(best[i], timeit.timeit(fn, number=number, timer=TIMER) / number)
+    return best
 
 
 def fmt(seconds: float) -> str:
@@ -95,8 +108,8 @@ def compare(label, func, hand_func, x):
     def run_hand():
         with jax.enable_x64(True):
             jax.block_until_ready(hand(x))
-    row(label, best_time(lambda: staged(x)), best_time(lambda: jax.block_until_ready(device(x))),
-        best_time(run_hand), best_time(lambda: interpreted(x)))
+    row(label, *best_times([lambda: staged(x), lambda: jax.block_until_ready(device(x)), run_hand,
+                            lambda: interpreted(x)]))
 
 
 def first_call(label, func, hand_func, x):

@@ -126,6 +126,10 @@ class JaxGraph:
         self.output_types = [v.type if isinstance(v, Value) else TensorType.of(v) for v in graph.outputs]
         self._jitted = jax.jit(self._traced)
         self._checked = False
+        self._simple = not (self.variables or self.has_callbacks)
+        self._host = [_device_converter(t) if keep_on_device else _host_converter(t) for t in self.output_types]
+        if self._simple:  # `run` is what ConcreteFunction calls: the cheapest call for this graph
+            self.run = self._fast_run()
 
     def _check(self) -> None:
         """Before the first call: every op has a lowering, every input is an array."""
@@ -157,30 +161,60 @@ class JaxGraph:
 
     def _first_call(self, inputs):
         self._check()
-        self._host = [_host_converter(t) for t in self.output_types]
-        self._simple = not (self.variables or self.has_callbacks)
         self._checked = True
+
+    def _fast_run(self):
+        """`run` of a graph without Variables or callbacks: no state to read, no failure slot, no
+        lock; the jitted function is called with the inputs under 64-bit mode for this thread,
+        set and restored directly (cheaper than entering jax.enable_x64's context manager), and
+        its outputs converted by converters chosen once."""
+        jitted, host, swap, restore = self._jitted, self._host, _X64_SWAP, _X64_RESTORE
+        first = [True]
+
+        def run(*inputs):
+            if first[0]:
+                self._first_call(inputs)
+                first[0] = False
+            previous = swap(True)
+            try:
+                outs = jitted(*inputs)
+            finally:
+                restore(previous)
+            return tuple([convert(o) for convert, o in zip(host, outs)])
+
+        if self.single and len(host) == 1:
+            convert = host[0]
+
+            def run(*inputs):  # noqa: F811 - the same for the one output itself
+                if first[0]:
+                    self._first_call(inputs)
+                    first[0] = False
+                previous = swap(True)
+                try:
+                    outs = jitted(*inputs)
+                finally:
+                    restore(previous)
+                return convert(outs[0])
+        return run
 
     def __call__(self, *inputs):
         if not self._checked:
             self._first_call(inputs)
         if self._simple:  # no Variables, no callbacks: no state to read, no failure slot, no lock
-            if jax.config.jax_enable_x64:
+            previous = _X64_SWAP(True)
+            try:
                 outs = self._jitted(*inputs)
-            else:
-                with jax.enable_x64(True):
-                    outs = self._jitted(*inputs)
-            if self.keep_on_device:
-                return tuple(_on_device(o) for o in outs)
+            finally:
+                _X64_RESTORE(previous)
             return tuple([convert(o) for convert, o in zip(self._host, outs)])
         with self._lock:  # the failure slot belongs to one call at a time; state read to write-back
             self.failed = None
             state = tuple(v._value for v in self.variables)
-            if jax.config.jax_enable_x64:
+            previous = _X64_SWAP(True)
+            try:
                 results = self._jitted(*inputs, *state)
-            else:
-                with jax.enable_x64(True):
-                    results = self._jitted(*inputs, *state)
+            finally:
+                _X64_RESTORE(previous)
             if self.has_callbacks:
                 jax.block_until_ready(results)
                 jax.effects_barrier()
@@ -194,8 +228,6 @@ class JaxGraph:
                 stored = np.array(value)
                 with var._lock:
                     var._value = stored[()] if stored.ndim == 0 else stored
-        if self.keep_on_device:
-            return tuple(_on_device(o) for o in outs)
         return tuple([convert(o) for convert, o in zip(self._host, outs)])
 
     def run(self, *inputs):
@@ -207,10 +239,44 @@ def _on_device(value):
     return value.data[:int(value.length)] if isinstance(value, Stacked) else value
 
 
+def _device_converter(type_):
+    """How one output of this type reaches the caller with keep_on_device=True (a stacked list
+    has an unknown length: its type is a ListType or has a None dimension)."""
+    if isinstance(type_, TensorType) and None not in type_.shape:
+        return _same
+    return _on_device
+
+
+def _same(value):
+    return value
+
+
 def _host_converter(type_):
     """How one output of this type reaches the caller (values.to_host, specialised once)."""
     if isinstance(type_, TensorType) and not type_.weak and type_.shape == ():
-        return lambda o: np.asarray(o)[()] if not isinstance(o, Stacked) else to_host(o, type_)
+        return _scalar_to_host
     if isinstance(type_, TensorType) and not type_.weak and None not in type_.shape:
-        return lambda o: np.array(o)  # a copy: the caller owns its result
+        return np.array  # a copy: the caller owns its result
     return lambda o: to_host(o, type_)
+
+
+def _scalar_to_host(value):
+    return np.asarray(value)[()] if type(value) is not Stacked else to_host(value, None)
+
+
+def _x64_swap_by_context(value):
+    context = jax.enable_x64(value)
+    context.__enter__()
+    return context
+
+
+def _x64_restore_by_context(context):
+    context.__exit__(None, None, None)
+
+
+# 64-bit mode for the current thread around a call: jax.enable_x64's swap_local / set_local where
+# this jax has them (what its context manager does, without the manager), else the manager.
+if hasattr(jax.enable_x64, "swap_local") and hasattr(jax.enable_x64, "set_local"):
+    _X64_SWAP, _X64_RESTORE = jax.enable_x64.swap_local, jax.enable_x64.set_local
+else:  # pragma: no cover - older jax
+    _X64_SWAP, _X64_RESTORE = _x64_swap_by_context, _x64_restore_by_context

@@ -137,6 +137,22 @@ def test_py_function_runs_in_order(capsys):
     assert seen == [2.0]
 
 
+def test_64_bit_mode_is_set_for_the_call_only():
+    doubled = staging.function(lambda x: x * 2, jit_compile=True)
+    for _ in range(2):  # the first call, then a cache hit
+        result = doubled(np.int64(2**40))
+        assert type(result) is np.int64 and result == 2**41
+        assert not jax.config.jax_enable_x64
+    with jax.enable_x64(False):
+        assert doubled(np.int64(3)) == 6
+        assert not jax.config.jax_enable_x64
+    refused = staging.function(lambda x: np.unique(x), jit_compile=True)
+    with pytest.raises(LoweringError):  # raised while JAX traces: 64-bit mode is restored too
+        refused(np.arange(3))
+    assert not jax.config.jax_enable_x64
+    assert np.asarray(jax.numpy.arange(3)).dtype == np.int32
+
+
 def test_keep_on_device_returns_jax_arrays():
     compiled = staging.function(lambda x: x * 2, jit_compile="device")
     result = compiled(np.arange(3.0))
