@@ -145,7 +145,7 @@ def _checked_input(cond, undefined_input, if_true, if_false, state, names, initi
     mark = node_count()
     try:
         probe = other(*state)
-    except errors.StagingError:
+    except Exception:  # the branch cannot run on its own: the read stays refused
         raise error from None
     finally:
         drop_effects_since(mark)
