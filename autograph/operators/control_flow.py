@@ -10,7 +10,8 @@ from autograph.operators import data_structures, py_builtins
 from autograph.operators.contexts import mark_staged_region
 from autograph.operators.staged_state import (Cells, Refill, check_ran, display_names, is_return_value,
                                               placeholder, undefined_positions, zero_like)
-from autograph.operators.variables import is_undefined, is_undefined_return
+from autograph.operators.variables import (MaybeUndefined, is_maybe_undefined, is_undefined,
+                                          is_undefined_return)
 from staging import control_flow as staged
 from staging import errors
 from staging.graph_building import drop_effects_since, node_count
@@ -60,40 +61,129 @@ def _staged_if(cond, if_true, if_false, state, names, cells):
     # for a list in a cell variable, one a nested function reads).
     state = tuple(data_structures.staged_list(v) if type(v) is list else v for v in state)
     initial_cells = tuple(data_structures.staged_list(v) if type(v) is list else v for v in original_cells)
-    fill = {}  # position -> placeholder for a return value one branch leaves unset
-    for _attempt in range(2):
+    fill = {}  # position -> placeholder for a return value or a name the true branch leaves unset
+    flagged = ()  # positions of names assigned on only some paths: they carry a `defined` flag
+    for _attempt in range(2 * len(all_names) + len(state) + 2):
         outputs = {}
 
         def branch(label, fn):
             def run():
                 cells.set(initial_cells)
-                result = state[:n] if fn is None else fn(*state)
+                try:
+                    result = state[:n] if fn is None else fn(*state)
+                except errors.UndefinedNameError as error:
+                    marker = getattr(error, "undefined_marker", None)
+                    if marker is not None and any(v is marker for v in state[:n]):
+                        raise _UndefinedInput(marker, label) from error
+                    raise
                 result = (() if result is None else tuple(result)) + cells.get()
                 if label == "then" and fill:
-                    result = tuple(fill[i]() if i in fill and is_undefined_return(v) else v
+                    result = tuple((_PlaceholderUnset(fill[i]()) if i in flagged else fill[i]())
+                                   if i in fill and is_undefined(v) else v
                                    for i, v in enumerate(result))
                 other = outputs.get("then")
                 if other is not None:
                     result = _fill_return_value(other, result)
-                    _check_defined(other, result, all_names, where)
+                    _check_defined(other, result, all_names, where, flagged)
+                    result = _fill_unassigned(other, result, flagged)
                 outputs[label] = result
-                return tuple(data_structures.to_staged(v) for v in result)
+                flags = tuple(_defined_flag(result[i]) for i in flagged)
+                values = tuple(v.value if is_maybe_undefined(v) else v for v in result)
+                return tuple(data_structures.to_staged(v) for v in values + flags)
             return run
 
         try:
             results = staged.cond(cond, branch("then", if_true), branch("else", if_false),
-                                  names=display_names(all_names))
+                                  names=display_names(all_names) + tuple(
+                                      f"<{display_names(all_names)[i]} defined>" for i in flagged))
         except Refill as retry:
-            fill = retry.fill
+            fill.update(retry.fill)
+            flagged = tuple(sorted(set(flagged) | set(getattr(retry, "flagged", ()))))
+            continue
+        except _UndefinedInput as undefined_input:
+            cells.set(original_cells)
+            state = _checked_input(cond, undefined_input, if_true, if_false, state, names,
+                                   initial_cells, cells)
             continue
         except BaseException as error:
             cells.set(original_cells)
             mark_staged_region(error, where, "`if`")
             raise
         results = tuple(data_structures.from_staged(v) for v in results)
+        if flagged:
+            flags, results = results[len(all_names):], list(results[:len(all_names)])
+            for i, flag in zip(flagged, flags):
+                results[i] = MaybeUndefined(all_names[i], results[i], flag)
+            results = tuple(results)
         cells.set(results[n:])
         return results[:n]
     raise AssertionError("unreachable: the second trace of a staged `if` has its placeholders")
+
+
+class _UndefinedInput(Exception):
+    """A branch of a staged `if` read a name that is unassigned before the `if`."""
+
+    def __init__(self, marker, label):
+        super().__init__()
+        self.marker, self.label = marker, label
+
+
+def _checked_input(cond, undefined_input, if_true, if_false, state, names, initial_cells, cells):
+    """The state of a staged `if` one of whose branches reads a name unassigned before it
+    (`x += 1` where only the other branch assigns `x`, as in a loop whose first iteration
+    assigns it): the name becomes a placeholder of the type the other branch gives it, whose
+    reads check at run time that it is assigned (they fail, as in Python). The other branch is
+    traced once on its own for that type (its effects are dropped). Refused when that branch
+    does not assign it either, or gives it something that has no placeholder."""
+    error = undefined_input.__cause__
+    marker = undefined_input.marker
+    other = if_false if undefined_input.label == "then" else if_true
+    position = next(i for i, v in enumerate(state) if v is marker)
+    if other is None or any(data_structures.is_staged_value(v) or type(v) is list for v in state) \
+            or cells.names:
+        raise error
+    mark = node_count()
+    try:
+        probe = other(*state)
+    except Exception:  # the branch cannot run on its own: the read stays refused
+        raise error from None
+    finally:
+        drop_effects_since(mark)
+        cells.set(initial_cells)
+    value = probe[position] if probe is not None and position < len(probe) else marker
+    if is_maybe_undefined(value):
+        value = value.value
+    zero = None if is_undefined(value) or data_structures.is_staged_value(value) else zero_like(value)
+    if zero is None:
+        raise error
+    return tuple(MaybeUndefined(names[position], zero(), np.bool_(False)) if i == position else v
+                 for i, v in enumerate(state))
+
+
+def _defined_flag(value):
+    if is_maybe_undefined(value):
+        return value.defined
+    return np.bool_(not is_undefined(value))
+
+
+def _fill_unassigned(then, other, flagged):
+    """The false branch's outputs, with a placeholder (of the true branch's type) for each
+    flagged name it leaves unassigned."""
+    out = list(other)
+    for i in flagged:
+        if is_undefined(out[i]) and not is_undefined(then[i]):
+            value = then[i].value if is_maybe_undefined(then[i]) else then[i]
+            out[i] = _PlaceholderUnset(zero_like(value)())
+    return tuple(out)
+
+
+class _PlaceholderUnset(MaybeUndefined):
+    """A placeholder for a name a branch leaves unassigned: defined flag False."""
+
+    __slots__ = ()
+
+    def __init__(self, value):
+        super().__init__("", value, np.bool_(False))
 
 
 def _fill_return_value(then, other):
@@ -115,22 +205,46 @@ def _fill_return_value(then, other):
     return tuple(out)
 
 
-def _check_defined(a, b, names, where):
-    for name, x, y in zip(names, a, b):
+def _placeholder_maker(value):
+    """A maker of a placeholder of value's type (a name assigned on only some paths), or None."""
+    if is_maybe_undefined(value):
+        value = value.value
+    if is_undefined(value) or data_structures.is_staged_value(value):
+        return None
+    return zero_like(value)
+
+
+def _check_defined(a, b, names, where, flagged):
+    new_flags, refill = [], {}
+    for i, (name, x, y) in enumerate(zip(names, a, b)):
         if is_return_value(name) and ((x is None) != (y is None)):
             raise errors.BranchMismatchError(
                 f"{where}this function returns a value on one path and None on another, "
                 f"depending on the symbolic condition of this `if`; a staged function returns "
                 f"one kind of value: return a value of the same type on every path")
-        if is_undefined(x) != is_undefined(y):
+        maybe = is_maybe_undefined(x) or is_maybe_undefined(y)
+        if is_undefined(x) != is_undefined(y) or maybe:
             if is_return_value(name):
                 raise errors.BranchMismatchError(
                     f"{where}this function returns a value on one path of this `if` (whose "
                     f"condition is symbolic) that cannot be given a placeholder on the other; "
                     f"return tensors or numbers (or tuples, lists and dicts of them)")
-            raise errors.UndefinedNameError(
-                f"{where}'{name}' is assigned in only one branch of this `if`, whose condition is "
-                f"symbolic, and is used afterwards; assign it in both branches or before the `if`")
+            if i in flagged:
+                continue
+            maker = _placeholder_maker(y if is_undefined(x) else x)
+            if maker is None:
+                raise errors.UndefinedNameError(
+                    f"{where}'{name}' is assigned in only one branch of this `if`, whose condition "
+                    f"is symbolic, and is used afterwards, and it is not a tensor or number (or a "
+                    f"tuple, list or dict of them) that could be checked at run time; assign it "
+                    f"in both branches or before the `if`")
+            new_flags.append(i)
+            if is_undefined(x):
+                refill[i] = maker
+    if new_flags:
+        retry = Refill(refill)
+        retry.flagged = tuple(new_flags)
+        raise retry
 
 
 def if_exp(cond, true_fn, false_fn):
@@ -210,8 +324,21 @@ def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants,
     undefined, created = undefined_positions(full)
     fills = {}
 
+    for name, value in zip(all_names, full):
+        if is_maybe_undefined(value):
+            raise errors.UndefinedNameError(
+                f"{where}'{name}' is assigned on only some paths before this staged {kind} and "
+                f"the loop reads or assigns it; a staged loop cannot carry such a name: assign it "
+                f"on every path before the loop")
+
     def split(values):
+        ran = values[count] if created else None
         values = tuple(data_structures.from_staged(v) for v in values[:count])
+        if created and fills:
+            # A name the loop creates holds a placeholder until an iteration assigns it: a
+            # read before that checks at run time that the loop has run (as Python would fail).
+            values = tuple(MaybeUndefined(all_names[i], v, ran) if i in fills and i in created else v
+                           for i, v in enumerate(values))
         cells.set(values[n:])
         return values[:n]
 
@@ -226,7 +353,7 @@ def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants,
         if new:
             raise Refill(new)
         for name, value in zip(all_names, result):
-            if is_undefined(value) and not is_undefined_return(value):
+            if (is_undefined(value) and not is_undefined_return(value)) or is_maybe_undefined(value):
                 raise errors.UndefinedNameError(
                     f"{where}'{name}' may be left unassigned by an iteration of this staged {kind}")
         ran = (np.bool_(True),) if created else ()

@@ -11,7 +11,7 @@ import re
 import numpy as np
 
 from autograph.operators import data_structures
-from autograph.operators.variables import is_undefined, is_undefined_return
+from autograph.operators.variables import is_maybe_undefined, is_undefined, is_undefined_return
 from staging import errors, nest
 from staging.debugging import check as staged_check
 from staging.source_map import where
@@ -92,6 +92,8 @@ def placeholder(name, value, where, kind):
     """The value a name first assigned inside a staged loop holds before the loop: a zero of
     the type the body gives it (converted code never reads it: a return value is guarded by
     `do_return`, a created variable by the check that the loop ran)."""
+    if is_maybe_undefined(value):  # assigned on only some paths of the body: refused by the caller
+        value = value.value
     make = zero_like(value)
     if make is None or data_structures.is_staged_value(value):
         what = "a list" if data_structures.is_staged_value(value) else f"a {type(value).__name__}"

@@ -52,10 +52,15 @@ def test_undefined_name_native():
 
 
 def test_undefined_name_staged():
+    # Assigned in one branch of a staged `if`: defined when that branch ran, else reading it
+    # raises UnboundLocalError at run time, at the reading line, as in Python.
     staging = pytest.importorskip("staging")
+    staged = staging.function(maybe_undefined)
+    assert staged(np.int64(1)) == 1
     with pytest.raises(errors.UndefinedNameError) as e:
-        staging.function(maybe_undefined)(np.int64(1))
-    assert "'y'" in str(e.value) and f"{HERE}:18" in str(e.value)
+        staged(np.int64(-1))
+    assert isinstance(e.value, UnboundLocalError)
+    assert "cannot access local variable 'y'" in str(e.value) and f"{HERE}:20: " in str(e.value)
 
 
 def loop_only(n):
