@@ -95,7 +95,8 @@ def check(op_name, inputs, in_types, output_types, infer):
             for i, (staged, alt) in enumerate(zip(outs, alternative)):
                 if not isinstance(staged, TensorType) or alt == staged:
                     continue
-                if not absorbs(staged, alt) or (op_name in _SIGN_OPS and staged.dtype.kind == "u"):
+                if not absorbs(staged, alt) or (op_name in _SIGN_OPS and staged.dtype.kind == "u") or (
+                        op_name in _ZERO_SIGN_OPS and staged.dtype.kind == "c" and alt.dtype.kind != "c"):
                     raise paths.error(
                         f"{where()}{op_name}: {paths.name} is {_describe(other)} on some paths and "
                         f"{_describe(item.type)} on others (they meet at {paths.location.rstrip(': ')}); "
@@ -114,6 +115,9 @@ def check(op_name, inputs, in_types, output_types, infer):
 # Ops that make a Python number negative (`~True` is -2, `-3` is -3) where an unsigned type
 # wraps around (254, 253): the same type on both paths, but not the same value.
 _SIGN_OPS = frozenset({"invert", "negative"})
+# Ops that give a real number made complex an imaginary part of -0.0 (`-(0.1+0j)` is
+# `(-0.1-0j)`), where the real number on its own path gives a real result.
+_ZERO_SIGN_OPS = frozenset({"negative", "multiply", "divide", "true_divide"})
 
 # Ops that turn their inputs into text (the staged print): a Python int and a float64 scalar of
 # the same value print differently (`6`, `6.0`), so do a bool and an int (`True`, `1`).

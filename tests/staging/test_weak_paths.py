@@ -157,6 +157,25 @@ def test_sign_changing_op_on_an_unsigned_join_is_refused():
     assert str(info.value).startswith(f"{__file__}:{line_of(invert_joined, 'return ~a')}: invert: ")
 
 
+def negate_joined(c, y):
+    a = y if c > 0 else 0.1  # a complex128, or the Python float 0.1: -0.1 vs (-0.1-0j)
+    return -a, a * -2.0, a + 1.0
+
+
+def test_an_op_giving_a_real_made_complex_a_negative_zero_imaginary_part_is_refused():
+    assert negate_joined(np.float64(-1.0), np.complex128(2))[0] == -0.1
+    with pytest.raises(errors.BranchMismatchError) as info:
+        staging.function(negate_joined)(np.float64(-1.0), np.complex128(2))
+    assert str(info.value).startswith(f"{__file__}:{line_of(negate_joined, 'return -a')}: negative: ")
+
+    def add_only(c, y):
+        a = y if c > 0 else 0.1
+        return a + 1.0  # (1.1+0j): the documented join conversion, the same value
+
+    for c in (np.float64(-1.0), np.float64(1.0)):
+        assert staging.function(add_only)(c, np.complex128(2)) == add_only(c, np.complex128(2))
+
+
 def method_of_joined(c, y):
     if c > 0:
         v = y
