@@ -97,6 +97,7 @@ class _Emitter(chunks.ChunkedEmission):
         self._in_helper = 0  # > 0 while a body is emitted as a helper function
         self._named: list = []  # the values fresh() named
         self._exact: dict = {}  # (type, number, dtype) -> _as_dtype(number, dtype), numbers seen
+        self._bound: dict = {}  # (id(object), prefix) -> its name, for a long graph (see bind)
         # nodes computed on Python numbers in an unboxed scalar loop (runtime.scalar_loops)
         self.python_scalars: dict[int, str] = {}
         self.python_scalar_dtypes: dict[int, np.dtype] = {}
@@ -140,6 +141,13 @@ class _Emitter(chunks.ChunkedEmission):
         return name
 
     def bind(self, obj, prefix="k") -> str:
+        if self.units is not None:  # a long graph: one name per object (fewer names to compile)
+            key = (id(obj), prefix)
+            name = self._bound.get(key)
+            if name is None:
+                name = self._bound[key] = f"{prefix}{len(self.namespace)}"
+                self.namespace[name] = obj  # (held: its id stays its own)
+            return name
         name = f"{prefix}{len(self.namespace)}"
         self.namespace[name] = obj
         return name
@@ -270,14 +278,22 @@ class _Emitter(chunks.ChunkedEmission):
         converting it on every call (over 2x faster on small arrays), with identical results.
         `ref` names Value inputs (default: their variables)."""
         ref = ref or self.ref
-        arrays = [v for v in node.inputs if isinstance(v, Value) and getattr(v.type, "ndim", 0) > 0]
-        if node.op not in _UFUNCS or not arrays or len(node.inputs) == len(arrays):
-            return [ref(v) for v in node.inputs]
-        dtype = arrays[0].type.dtype
-        if any(v.type.dtype != dtype for v in arrays):
-            return [ref(v) for v in node.inputs]
+        inputs = node.inputs
+        if node.op not in _UFUNCS:
+            return [ref(v) for v in inputs]
+        dtype = None
+        arrays = 0
+        for v in inputs:
+            if isinstance(v, Value) and getattr(v.type, "ndim", 0) > 0:
+                arrays += 1
+                if arrays == 1:
+                    dtype = v.type.dtype
+                elif v.type.dtype != dtype:
+                    return [ref(v) for v in inputs]
+        if not arrays or len(inputs) == arrays:
+            return [ref(v) for v in inputs]
         refs = []
-        for v in node.inputs:
+        for v in inputs:
             if isinstance(v, (int, float)) and not isinstance(v, bool):
                 if v or type(v) is int:  # (a float zero may be -0.0, equal to 0.0 as a key)
                     key = (type(v), v, dtype)
@@ -428,14 +444,21 @@ class CompiledGraph:
             serial = next(_counter)
         self.filename = f"<staged graph {graph.name} #{serial}>"
         self.single = single
-        emitter = _Emitter(graph, self.options, single)
-        self.source = emitter.function("run")
-        namespace = emitter.namespace
-        namespace["_failure"] = self.failure
-        units = emitter.units or [(self.source, emitter.line_nodes, None)]
-        # code object of each generated function -> {its line: node}; the file of `run`
-        self._codes, self.code_filename = chunks.compile_units(units, namespace, self.filename,
-                                                               f"<staged {graph.name}>")
+        long_graph = len(graph.nodes) > chunks.LONG_GRAPH
+        if long_graph:
+            chunks.pause_gc()
+        try:
+            emitter = _Emitter(graph, self.options, single)
+            self.source = emitter.function("run")
+            namespace = emitter.namespace
+            namespace["_failure"] = self.failure
+            units = emitter.units or [(self.source, emitter.line_nodes, None)]
+            # code object of each generated function -> {its line: node}; the file of `run`
+            self._codes, self.code_filename = chunks.compile_units(units, namespace, self.filename,
+                                                                   f"<staged {graph.name}>")
+        finally:
+            if long_graph:
+                chunks.resume_gc()
         # Calling it runs the graph (a failure is placed: see failure()).
         self.run = namespace["run"]
 

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from .analysis import node_uses, replace_uses
+from .chunks import LONG_GRAPH, pause_gc, resume_gc
 from .fusion import UFUNCS
 from .graph import Graph, Node, Value
 from .options import get_options
@@ -24,6 +25,18 @@ def optimize(graph: Graph, options: dict | None = None) -> Graph:
     checks the result when `verify_graphs` is on."""
     if options is None:
         options = get_options()
+    long_graph = len(graph.nodes) > LONG_GRAPH
+    if long_graph:
+        pause_gc()
+    try:
+        _optimize(graph, options)
+    finally:
+        if long_graph:
+            resume_gc()
+    return graph
+
+
+def _optimize(graph: Graph, options: dict) -> None:
     if options["constant_folding"]:
         fold_constants(graph)
     if options["arithmetic_simplification"]:
@@ -35,7 +48,6 @@ def optimize(graph: Graph, options: dict | None = None) -> Graph:
         eliminate_dead_code(graph)
     if options.get("verify_graphs"):
         verify(graph)
-    return graph
 
 
 def _is_pure(node: Node) -> bool:
