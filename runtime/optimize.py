@@ -64,18 +64,22 @@ def fold_constants(graph: Graph) -> None:
         for node in g.nodes:
             if node.op == "const":
                 constants[node.outputs[0]] = node.attrs["value"]
-            elif _is_pure(node) and node.inputs and all(
-                    not isinstance(v, Value) or v in constants for v in node.inputs):
-                folded = _evaluate(node, constants)
-                if folded is not None:
-                    for out, value in zip(node.outputs, folded):
-                        const = Node("const", [], {"value": value}, [out.type], node.location)
-                        new_nodes.append(const)
-                        constants[out] = value
-                        mapping[out] = const.outputs[0]
-                    continue
-            for sub in node.subgraphs.values():
-                visit(sub)
+            elif node.inputs and _is_pure(node):
+                for v in node.inputs:
+                    if isinstance(v, Value) and v not in constants:
+                        break
+                else:  # every input a constant or a literal
+                    folded = _evaluate(node, constants)
+                    if folded is not None:
+                        for out, value in zip(node.outputs, folded):
+                            const = Node("const", [], {"value": value}, [out.type], node.location)
+                            new_nodes.append(const)
+                            constants[out] = value
+                            mapping[out] = const.outputs[0]
+                        continue
+            if node.subgraphs:
+                for sub in node.subgraphs.values():
+                    visit(sub)
             new_nodes.append(node)
         g.nodes = new_nodes
 
@@ -164,11 +168,19 @@ def remove_identities(graph: Graph) -> None:
 
     def scan(g: Graph):
         for node in g.nodes:
+            op = node.op
             for v in node.inputs:
                 if isinstance(v, Value):
-                    read(v, node.op)
-            for sub in node.subgraphs.values():
-                scan(sub)
+                    known = readers.get(id(v))  # (read(v, op), inline)
+                    if known is None:
+                        readers[id(v)] = op
+                    elif type(known) is set:
+                        known.add(op)
+                    elif known != op:
+                        readers[id(v)] = {known, op}
+            if node.subgraphs:
+                for sub in node.subgraphs.values():
+                    scan(sub)
         for v in g.outputs:
             read(v, "")
 
@@ -183,8 +195,9 @@ def remove_identities(graph: Graph) -> None:
         for node in g.nodes:
             if node.op in UFUNCS:
                 scalars.update(id(v) for v in node.outputs)
-            for sub in node.subgraphs.values():
-                visit(sub)
+            if node.subgraphs:
+                for sub in node.subgraphs.values():
+                    visit(sub)
             if len(node.inputs) == 2 and not node.attrs and len(node.outputs) == 1:
                 for pos in (0, 1):
                     lit, other = node.inputs[pos], node.inputs[1 - pos]
@@ -253,8 +266,9 @@ def eliminate_common_subexpressions(graph: Graph) -> None:
         seen: dict = {}
         kept = []
         for node in g.nodes:
-            for sub in node.subgraphs.values():
-                visit(sub)
+            if node.subgraphs:
+                for sub in node.subgraphs.values():
+                    visit(sub)
             if _is_pure(node):
                 # one flat tuple of strings, numbers and tuples of them (which the garbage
                 # collector stops tracking): a Value is its id (an int: never a literal's key,
@@ -279,10 +293,18 @@ def eliminate_dead_code(graph: Graph) -> None:
     live: set[int] = {id(v) for v in graph.outputs if isinstance(v, Value)}
     kept = []
     for node in reversed(graph.nodes):
-        if node.stateful or any(id(v) in live for v in node.outputs):
-            for sub in node.subgraphs.values():
-                eliminate_dead_code(sub)
+        outputs = node.outputs
+        if (id(outputs[0]) in live if len(outputs) == 1 else any(id(v) in live for v in outputs)) \
+                or node.stateful:
+            if node.subgraphs:
+                for sub in node.subgraphs.values():
+                    eliminate_dead_code(sub)
+                uses = node_uses(node)
+            else:
+                uses = node.inputs  # (node_uses, without the copy)
             kept.append(node)
-            live.update(id(v) for v in node_uses(node) if isinstance(v, Value))
+            for v in uses:
+                if isinstance(v, Value):
+                    live.add(id(v))
     kept.reverse()
     graph.nodes = kept
