@@ -167,26 +167,29 @@ class _Emitter(chunks.ChunkedEmission):
         # chunk: in a long graph, none is longer than a quarter of a chunk)
         runs = fusion.plan(graph, self.options, *((chunks.CHUNK_LINES // 4, self._last) if chunked else ()))
         position = 0
-        while position < len(graph.nodes):
+        nodes = graph.nodes
+        while position < len(nodes):
             if chunked and len(self.lines) >= chunks.CHUNK_LINES:
                 self.next_chunk(position)
-            run = runs.get(position)
-            if run is not None:
-                self.fused(run, indent, last_use, top_level)
-                position = run.stop
-                continue
-            node = graph.nodes[position]
+            if runs:
+                run = runs.get(position)
+                if run is not None:
+                    self.fused(run, indent, last_use, top_level)
+                    position = run.stop
+                    continue
+            node = nodes[position]
+            dying = last_use.get(position, ())
             emit = get_op(node.op).emit
             if emit is not None:
                 emit(self, node, indent)
-            elif not self.in_place(node, indent, last_use.get(position, ())):
-                if position + 1 < len(graph.nodes):
-                    following = None if runs.get(position + 1) else graph.nodes[position + 1]
+            elif not self.in_place(node, indent, dying):
+                if position + 1 < len(nodes):
+                    following = None if runs.get(position + 1) else nodes[position + 1]
                 else:  # the last node: what reads its result next is the op writing the outputs
                     following = graph if not top_level and not self._in_helper else None
                 self.simple(node, indent, following)
-            if top_level:
-                self.free(indent, last_use.get(position, ()))
+            if top_level and dying:
+                self.free(indent, dying)
             position += 1
 
     def _body_in_helper(self, graph: Graph, indent: int):
@@ -245,31 +248,34 @@ class _Emitter(chunks.ChunkedEmission):
         Only buffers this graph allocated itself (ufunc results) are reused, never inputs,
         constants or views."""
         ufunc = _UFUNCS.get(node.op)
-        if ufunc is None or node.attrs or len(node.outputs) != 1 or not self.options["buffer_reuse"]:
-            return False
-        out_type = node.outputs[0].type
+        if ufunc is None or not dying or node.attrs or len(node.outputs) != 1 \
+                or not self.options["buffer_reuse"]:
+            return False  # (the reused buffer is one of `dying`)
+        result = node.outputs[0]
+        out_type = result.type
         if out_type.ndim == 0:
             return False
+        buffers = self.buffers
         target = None
         for v in node.inputs:
             if isinstance(v, Value) and v in dying and (v.type is out_type or v.type == out_type) \
-                    and self.buffers.reusable(v):
+                    and buffers.reusable(v):
                 target = v
                 break
         if target is None:
             return False
         for v in node.inputs:
-            if isinstance(v, Value) and v is not target and v.type.ndim != 0 and (
+            if v is not target and isinstance(v, Value) and v.type.ndim != 0 and (
                     not out_type.is_fully_defined
                     or fusion.broadcasts_into(v.type.shape, out_type.shape) is None):
                 return False  # it might broadcast the result beyond the reused buffer
         args = self.operand_refs(node)
         name = self.names[id(target)]
-        out = self.fresh(node.outputs[0])
+        out = self.fresh(result)
         # `out` passed positionally: cheaper than the keyword for small arrays
         self.emit(indent, f"{out} = {self.bind(ufunc)}({', '.join(args)}, {fusion.out_arg(node.op, name)})", node)
-        self.buffers.own(node.outputs[0])
-        self.buffers.take(target)
+        buffers.own(result)
+        buffers.take(target)
         return True
 
     def operand_refs(self, node: Node, ref=None) -> list[str]:
