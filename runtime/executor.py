@@ -182,7 +182,7 @@ class _Emitter(chunks.ChunkedEmission):
             emit = get_op(node.op).emit
             if emit is not None:
                 emit(self, node, indent)
-            elif not self.in_place(node, indent, dying):
+            elif not self.in_place(node, indent, dying, chunked):
                 if position + 1 < len(nodes):
                     following = None if runs.get(position + 1) else nodes[position + 1]
                 else:  # the last node: what reads its result next is the op writing the outputs
@@ -242,11 +242,13 @@ class _Emitter(chunks.ChunkedEmission):
         if dying_outer:
             self.emit(indent, f"del {', '.join(self.names[id(v)] for v in dying_outer)}")
 
-    def in_place(self, node: Node, indent: int, dying) -> bool:
+    def in_place(self, node: Node, indent: int, dying, same_name: bool = False) -> bool:
         """Emits an elementwise ufunc node writing into the buffer of an input that dies here
         (`np.multiply(a, 2.0, out=a)`): same ufunc loop, same result, no new allocation.
         Only buffers this graph allocated itself (ufunc results) are reused, never inputs,
-        constants or views."""
+        constants or views. With `same_name` (a chunk of a long graph, outside fused runs),
+        the result also takes the name of that input, when it has none yet: `v1 = k4(v1, c3,
+        v1)` (a chunk of fewer names compiles faster)."""
         ufunc = _UFUNCS.get(node.op)
         if ufunc is None or not dying or node.attrs or len(node.outputs) != 1 \
                 or not self.options["buffer_reuse"]:
@@ -271,7 +273,11 @@ class _Emitter(chunks.ChunkedEmission):
                 return False  # it might broadcast the result beyond the reused buffer
         args = self.operand_refs(node)
         name = self.names[id(target)]
-        out = self.fresh(result)
+        if same_name and id(result) not in self.names and name.isidentifier():
+            self.names[id(result)] = out = name
+            self._named.append(result)
+        else:
+            out = self.fresh(result)
         # `out` passed positionally: cheaper than the keyword for small arrays
         self.emit(indent, f"{out} = {self.bind(ufunc)}({', '.join(args)}, {fusion.out_arg(node.op, name)})", node)
         buffers.own(result)
