@@ -259,14 +259,15 @@ class _Emitter(chunks.ChunkedEmission):
             return False
         buffers = self.buffers
         target = None
-        for v in node.inputs:
+        inputs = node.inputs
+        for v in inputs:
             if isinstance(v, Value) and v in dying and (v.type is out_type or v.type == out_type) \
                     and buffers.reusable(v):
                 target = v
                 break
         if target is None:
             return False
-        for v in node.inputs:
+        for v in inputs:
             if v is not target and isinstance(v, Value) and v.type.ndim != 0 and (
                     not out_type.is_fully_defined
                     or fusion.broadcasts_into(v.type.shape, out_type.shape) is None):

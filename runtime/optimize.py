@@ -194,7 +194,10 @@ def remove_identities(graph: Graph) -> None:
         escaping = _escaping(g)
         for node in g.nodes:
             if node.op in UFUNCS:
-                scalars.update(id(v) for v in node.outputs)
+                if len(node.outputs) == 1:
+                    scalars.add(id(node.outputs[0]))
+                else:
+                    scalars.update(id(v) for v in node.outputs)
             if node.subgraphs:
                 for sub in node.subgraphs.values():
                     visit(sub)
@@ -269,7 +272,7 @@ def eliminate_common_subexpressions(graph: Graph) -> None:
             if node.subgraphs:
                 for sub in node.subgraphs.values():
                     visit(sub)
-            if _is_pure(node):
+            if not node.subgraphs and not node.stateful:  # (_is_pure)
                 # one flat tuple of strings, numbers and tuples of them (which the garbage
                 # collector stops tracking): a Value is its id (an int: never a literal's key,
                 # a tuple; the values outlive the pass, so their ids stay theirs)
