@@ -25,6 +25,7 @@ one frame only and dies where it would die in one function. Ordinary graphs are 
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import threading
 
@@ -59,6 +60,19 @@ def resume_gc() -> None:
         if _gc_pauses[0] == 0 and _gc_pauses[1]:
             _gc_pauses[1] = False
             gc.enable()
+
+
+@contextlib.contextmanager
+def gc_paused(active: bool = True):
+    """pause_gc() while the block runs, when `active`."""
+    if not active:
+        yield
+        return
+    pause_gc()
+    try:
+        yield
+    finally:
+        resume_gc()
 
 
 class ChunkedEmission:

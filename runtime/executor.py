@@ -141,14 +141,10 @@ class _Emitter(chunks.ChunkedEmission):
         return name
 
     def bind(self, obj, prefix="k") -> str:
-        if self.units is not None:  # a long graph: one name per object (fewer names to compile)
-            key = (id(obj), prefix)
-            name = self._bound.get(key)
-            if name is None:
-                name = self._bound[key] = f"{prefix}{len(self.namespace)}"
-                self.namespace[name] = obj  # (held: its id stays its own)
-            return name
-        name = f"{prefix}{len(self.namespace)}"
+        key = (id(obj), prefix)  # a long graph: one name per object (fewer names to compile)
+        if self.units is not None and key in self._bound:
+            return self._bound[key]
+        name = self._bound[key] = f"{prefix}{len(self.namespace)}"  # (obj held: its id stays its own)
         self.namespace[name] = obj
         return name
 
@@ -246,9 +242,8 @@ class _Emitter(chunks.ChunkedEmission):
         """Emits an elementwise ufunc node writing into the buffer of an input that dies here
         (`np.multiply(a, 2.0, out=a)`): same ufunc loop, same result, no new allocation.
         Only buffers this graph allocated itself (ufunc results) are reused, never inputs,
-        constants or views. With `same_name` (a chunk of a long graph, outside fused runs),
-        the result also takes the name of that input, when it has none yet: `v1 = k4(v1, c3,
-        v1)` (a chunk of fewer names compiles faster)."""
+        constants or views. With `same_name` (a long graph's chunk, not in a fused run), an
+        unnamed result takes that input's name: `v1 = k4(v1, c3, v1)` (fewer names compile faster)."""
         ufunc = _UFUNCS.get(node.op)
         if ufunc is None or not dying or node.attrs or len(node.outputs) != 1 \
                 or not self.options["buffer_reuse"]:
@@ -292,19 +287,11 @@ class _Emitter(chunks.ChunkedEmission):
         `ref` names Value inputs (default: their variables)."""
         ref = ref or self.ref
         inputs = node.inputs
-        if node.op not in _UFUNCS:
+        arrays = [v for v in inputs if isinstance(v, Value) and getattr(v.type, "ndim", 0) > 0] \
+            if node.op in _UFUNCS else ()
+        if not arrays or len(inputs) == len(arrays) or any(v.type.dtype != arrays[0].type.dtype for v in arrays):
             return [ref(v) for v in inputs]
-        dtype = None
-        arrays = 0
-        for v in inputs:
-            if isinstance(v, Value) and getattr(v.type, "ndim", 0) > 0:
-                arrays += 1
-                if arrays == 1:
-                    dtype = v.type.dtype
-                elif v.type.dtype != dtype:
-                    return [ref(v) for v in inputs]
-        if not arrays or len(inputs) == arrays:
-            return [ref(v) for v in inputs]
+        dtype = arrays[0].type.dtype
         refs = []
         for v in inputs:
             if isinstance(v, (int, float)) and not isinstance(v, bool):
@@ -457,10 +444,7 @@ class CompiledGraph:
             serial = next(_counter)
         self.filename = f"<staged graph {graph.name} #{serial}>"
         self.single = single
-        long_graph = len(graph.nodes) > chunks.LONG_GRAPH
-        if long_graph:
-            chunks.pause_gc()
-        try:
+        with chunks.gc_paused(len(graph.nodes) > chunks.LONG_GRAPH):
             emitter = _Emitter(graph, self.options, single)
             self.source = emitter.function("run")
             namespace = emitter.namespace
@@ -469,9 +453,6 @@ class CompiledGraph:
             # code object of each generated function -> {its line: node}; the file of `run`
             self._codes, self.code_filename = chunks.compile_units(units, namespace, self.filename,
                                                                    f"<staged {graph.name}>")
-        finally:
-            if long_graph:
-                chunks.resume_gc()
         # Calling it runs the graph (a failure is placed: see failure()).
         self.run = namespace["run"]
 

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from .analysis import node_uses, replace_uses
-from .chunks import LONG_GRAPH, pause_gc, resume_gc
+from .chunks import LONG_GRAPH, gc_paused
 from .fusion import UFUNCS
 from .graph import Graph, Node, Value
 from .options import get_options
@@ -25,14 +25,8 @@ def optimize(graph: Graph, options: dict | None = None) -> Graph:
     checks the result when `verify_graphs` is on."""
     if options is None:
         options = get_options()
-    long_graph = len(graph.nodes) > LONG_GRAPH
-    if long_graph:
-        pause_gc()
-    try:
+    with gc_paused(len(graph.nodes) > LONG_GRAPH):
         _optimize(graph, options)
-    finally:
-        if long_graph:
-            resume_gc()
     return graph
 
 
