@@ -288,6 +288,8 @@ def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, 
     nodes.append(node)
     if len(nodes) == LONG_GRAPH:
         _pause_gc_for_long_trace()
+    if single and paths is None and len(node.outputs) == 1:
+        return Tensor(fg, node.outputs[0])
     outs = tuple(Tensor(fg, v) for v in node.outputs)
     if paths is not None:
         for out, p in zip(outs, paths):
