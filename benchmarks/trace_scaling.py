@@ -11,7 +11,9 @@ fresh staging.function (best of a few runs for the small ones), the processor ti
 process spent in it (on a shared machine the wall time also counts other work), and its peak
 memory: traced by tracemalloc in a separate run (tracing memory slows Python down), or for the
 10^5-op row the growth of the peak resident set size in a fresh process. Targets (issue 13):
-depth 50 and 100 cases each under 1 s; 10^5 operations under 3 s and 200 MiB.
+depth 50 and 100 cases each under 1 s; 10^5 operations under 3 s and 200 MiB. The time
+targets are judged on the processor time (on a machine shared with other work, the wall
+time also counts that work; on an idle one the two agree).
 
 --phases N splits the first call of the N-op straight-line program: recording (with the
 conversion), the optimiser's passes, code generation, compile() with the line tables, and
@@ -227,9 +229,9 @@ def main(argv=None) -> int:
             peak = peak_memory(source, arg)
         target = []
         if time_target is not None:
-            ok = seconds < time_target
+            ok = processor < time_target
             missed += not ok
-            target.append(f"< {time_target:g} s {'ok' if ok else 'MISSED'}")
+            target.append(f"< {time_target:g} s (processor) {'ok' if ok else 'MISSED'}")
         if memory_target is not None:
             ok = peak < memory_target
             missed += not ok

@@ -25,6 +25,10 @@ one frame only and dies where it would die in one function. Ordinary graphs are 
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import threading
+
 from ._compat import renamed_code
 from .analysis import last_uses
 from .graph import Node
@@ -32,6 +36,43 @@ from .user_lines import compile_at_user_lines
 
 LONG_GRAPH = 4096  # top-level nodes beyond which a graph is emitted in chunks
 CHUNK_LINES = 2048  # lines from which a chunk ends (before the next top-level node)
+
+
+_gc_lock = threading.Lock()
+_gc_pauses = [0, False]  # pauses under way, whether the first one disabled the collector
+
+
+def pause_gc() -> None:
+    """Pauses the cyclic garbage collector (until as many resume_gc() calls) while a long graph
+    is built, optimised and compiled: its nodes are hundreds of thousands of live objects
+    that each collection of the older generations would walk again, and none of them is
+    garbage. A collector the program disabled stays disabled."""
+    with _gc_lock:
+        if _gc_pauses[0] == 0 and gc.isenabled():
+            gc.disable()
+            _gc_pauses[1] = True
+        _gc_pauses[0] += 1
+
+
+def resume_gc() -> None:
+    with _gc_lock:
+        _gc_pauses[0] -= 1
+        if _gc_pauses[0] == 0 and _gc_pauses[1]:
+            _gc_pauses[1] = False
+            gc.enable()
+
+
+@contextlib.contextmanager
+def gc_paused(active: bool = True):
+    """pause_gc() while the block runs, when `active`."""
+    if not active:
+        yield
+        return
+    pause_gc()
+    try:
+        yield
+    finally:
+        resume_gc()
 
 
 class ChunkedEmission:

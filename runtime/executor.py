@@ -97,6 +97,7 @@ class _Emitter(chunks.ChunkedEmission):
         self._in_helper = 0  # > 0 while a body is emitted as a helper function
         self._named: list = []  # the values fresh() named
         self._exact: dict = {}  # (type, number, dtype) -> _as_dtype(number, dtype), numbers seen
+        self._bound: dict = {}  # (id(object), prefix) -> its name, for a long graph (see bind)
         # nodes computed on Python numbers in an unboxed scalar loop (runtime.scalar_loops)
         self.python_scalars: dict[int, str] = {}
         self.python_scalar_dtypes: dict[int, np.dtype] = {}
@@ -140,7 +141,10 @@ class _Emitter(chunks.ChunkedEmission):
         return name
 
     def bind(self, obj, prefix="k") -> str:
-        name = f"{prefix}{len(self.namespace)}"
+        key = (id(obj), prefix)  # a long graph: one name per object (fewer names to compile)
+        if self.units is not None and key in self._bound:
+            return self._bound[key]
+        name = self._bound[key] = f"{prefix}{len(self.namespace)}"  # (obj held: its id stays its own)
         self.namespace[name] = obj
         return name
 
@@ -159,26 +163,29 @@ class _Emitter(chunks.ChunkedEmission):
         # chunk: in a long graph, none is longer than a quarter of a chunk)
         runs = fusion.plan(graph, self.options, *((chunks.CHUNK_LINES // 4, self._last) if chunked else ()))
         position = 0
-        while position < len(graph.nodes):
+        nodes = graph.nodes
+        while position < len(nodes):
             if chunked and len(self.lines) >= chunks.CHUNK_LINES:
                 self.next_chunk(position)
-            run = runs.get(position)
-            if run is not None:
-                self.fused(run, indent, last_use, top_level)
-                position = run.stop
-                continue
-            node = graph.nodes[position]
+            if runs:
+                run = runs.get(position)
+                if run is not None:
+                    self.fused(run, indent, last_use, top_level)
+                    position = run.stop
+                    continue
+            node = nodes[position]
+            dying = last_use.get(position, ())
             emit = get_op(node.op).emit
             if emit is not None:
                 emit(self, node, indent)
-            elif not self.in_place(node, indent, last_use.get(position, ())):
-                if position + 1 < len(graph.nodes):
-                    following = None if runs.get(position + 1) else graph.nodes[position + 1]
+            elif not self.in_place(node, indent, dying, chunked):
+                if position + 1 < len(nodes):
+                    following = None if runs.get(position + 1) else nodes[position + 1]
                 else:  # the last node: what reads its result next is the op writing the outputs
                     following = graph if not top_level and not self._in_helper else None
                 self.simple(node, indent, following)
-            if top_level:
-                self.free(indent, last_use.get(position, ()))
+            if top_level and dying:
+                self.free(indent, dying)
             position += 1
 
     def _body_in_helper(self, graph: Graph, indent: int):
@@ -231,37 +238,46 @@ class _Emitter(chunks.ChunkedEmission):
         if dying_outer:
             self.emit(indent, f"del {', '.join(self.names[id(v)] for v in dying_outer)}")
 
-    def in_place(self, node: Node, indent: int, dying) -> bool:
+    def in_place(self, node: Node, indent: int, dying, same_name: bool = False) -> bool:
         """Emits an elementwise ufunc node writing into the buffer of an input that dies here
         (`np.multiply(a, 2.0, out=a)`): same ufunc loop, same result, no new allocation.
         Only buffers this graph allocated itself (ufunc results) are reused, never inputs,
-        constants or views."""
+        constants or views. With `same_name` (a long graph's chunk, not in a fused run), an
+        unnamed result takes that input's name: `v1 = k4(v1, c3, v1)` (fewer names compile faster)."""
         ufunc = _UFUNCS.get(node.op)
-        if ufunc is None or node.attrs or len(node.outputs) != 1 or not self.options["buffer_reuse"]:
-            return False
-        out_type = node.outputs[0].type
+        if ufunc is None or not dying or node.attrs or len(node.outputs) != 1 \
+                or not self.options["buffer_reuse"]:
+            return False  # (the reused buffer is one of `dying`)
+        result = node.outputs[0]
+        out_type = result.type
         if out_type.ndim == 0:
             return False
+        buffers = self.buffers
         target = None
-        for v in node.inputs:
+        inputs = node.inputs
+        for v in inputs:
             if isinstance(v, Value) and v in dying and (v.type is out_type or v.type == out_type) \
-                    and self.buffers.reusable(v):
+                    and buffers.reusable(v):
                 target = v
                 break
         if target is None:
             return False
-        for v in node.inputs:
-            if isinstance(v, Value) and v is not target and v.type.ndim != 0 and (
+        for v in inputs:
+            if v is not target and isinstance(v, Value) and v.type.ndim != 0 and (
                     not out_type.is_fully_defined
                     or fusion.broadcasts_into(v.type.shape, out_type.shape) is None):
                 return False  # it might broadcast the result beyond the reused buffer
         args = self.operand_refs(node)
         name = self.names[id(target)]
-        out = self.fresh(node.outputs[0])
+        if same_name and id(result) not in self.names and name.isidentifier():
+            self.names[id(result)] = out = name
+            self._named.append(result)
+        else:
+            out = self.fresh(result)
         # `out` passed positionally: cheaper than the keyword for small arrays
         self.emit(indent, f"{out} = {self.bind(ufunc)}({', '.join(args)}, {fusion.out_arg(node.op, name)})", node)
-        self.buffers.own(node.outputs[0])
-        self.buffers.take(target)
+        buffers.own(result)
+        buffers.take(target)
         return True
 
     def operand_refs(self, node: Node, ref=None) -> list[str]:
@@ -270,14 +286,14 @@ class _Emitter(chunks.ChunkedEmission):
         converting it on every call (over 2x faster on small arrays), with identical results.
         `ref` names Value inputs (default: their variables)."""
         ref = ref or self.ref
-        arrays = [v for v in node.inputs if isinstance(v, Value) and getattr(v.type, "ndim", 0) > 0]
-        if node.op not in _UFUNCS or not arrays or len(node.inputs) == len(arrays):
-            return [ref(v) for v in node.inputs]
+        inputs = node.inputs
+        arrays = [v for v in inputs if isinstance(v, Value) and getattr(v.type, "ndim", 0) > 0] \
+            if node.op in _UFUNCS else ()
+        if not arrays or len(inputs) == len(arrays) or any(v.type.dtype != arrays[0].type.dtype for v in arrays):
+            return [ref(v) for v in inputs]
         dtype = arrays[0].type.dtype
-        if any(v.type.dtype != dtype for v in arrays):
-            return [ref(v) for v in node.inputs]
         refs = []
-        for v in node.inputs:
+        for v in inputs:
             if isinstance(v, (int, float)) and not isinstance(v, bool):
                 if v or type(v) is int:  # (a float zero may be -0.0, equal to 0.0 as a key)
                     key = (type(v), v, dtype)
@@ -428,14 +444,15 @@ class CompiledGraph:
             serial = next(_counter)
         self.filename = f"<staged graph {graph.name} #{serial}>"
         self.single = single
-        emitter = _Emitter(graph, self.options, single)
-        self.source = emitter.function("run")
-        namespace = emitter.namespace
-        namespace["_failure"] = self.failure
-        units = emitter.units or [(self.source, emitter.line_nodes, None)]
-        # code object of each generated function -> {its line: node}; the file of `run`
-        self._codes, self.code_filename = chunks.compile_units(units, namespace, self.filename,
-                                                               f"<staged {graph.name}>")
+        with chunks.gc_paused(len(graph.nodes) > chunks.LONG_GRAPH):
+            emitter = _Emitter(graph, self.options, single)
+            self.source = emitter.function("run")
+            namespace = emitter.namespace
+            namespace["_failure"] = self.failure
+            units = emitter.units or [(self.source, emitter.line_nodes, None)]
+            # code object of each generated function -> {its line: node}; the file of `run`
+            self._codes, self.code_filename = chunks.compile_units(units, namespace, self.filename,
+                                                                   f"<staged {graph.name}>")
         # Calling it runs the graph (a failure is placed: see failure()).
         self.run = namespace["run"]
 

@@ -88,7 +88,10 @@ class Node:
         self.op = op
         self.inputs = list(inputs)
         self.attrs = dict(attrs) if attrs else _EMPTY  # (read-only when empty: shared)
-        self.outputs = [Value(_shared(t), self, i) for i, t in enumerate(output_types)]
+        if type(output_types) is list and len(output_types) == 1:  # (most nodes)
+            self.outputs = [Value(_shared(output_types[0]), self, 0)]
+        else:
+            self.outputs = [Value(_shared(t), self, i) for i, t in enumerate(output_types)]
         self.subgraphs = dict(subgraphs) if subgraphs else _EMPTY
         self.location = location
         self._stateful = None

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from .analysis import node_uses, replace_uses
+from .chunks import LONG_GRAPH, gc_paused
 from .fusion import UFUNCS
 from .graph import Graph, Node, Value
 from .options import get_options
@@ -24,6 +25,12 @@ def optimize(graph: Graph, options: dict | None = None) -> Graph:
     checks the result when `verify_graphs` is on."""
     if options is None:
         options = get_options()
+    with gc_paused(len(graph.nodes) > LONG_GRAPH):
+        _optimize(graph, options)
+    return graph
+
+
+def _optimize(graph: Graph, options: dict) -> None:
     if options["constant_folding"]:
         fold_constants(graph)
     if options["arithmetic_simplification"]:
@@ -35,7 +42,6 @@ def optimize(graph: Graph, options: dict | None = None) -> Graph:
         eliminate_dead_code(graph)
     if options.get("verify_graphs"):
         verify(graph)
-    return graph
 
 
 def _is_pure(node: Node) -> bool:
@@ -52,18 +58,22 @@ def fold_constants(graph: Graph) -> None:
         for node in g.nodes:
             if node.op == "const":
                 constants[node.outputs[0]] = node.attrs["value"]
-            elif _is_pure(node) and node.inputs and all(
-                    not isinstance(v, Value) or v in constants for v in node.inputs):
-                folded = _evaluate(node, constants)
-                if folded is not None:
-                    for out, value in zip(node.outputs, folded):
-                        const = Node("const", [], {"value": value}, [out.type], node.location)
-                        new_nodes.append(const)
-                        constants[out] = value
-                        mapping[out] = const.outputs[0]
-                    continue
-            for sub in node.subgraphs.values():
-                visit(sub)
+            elif node.inputs and _is_pure(node):
+                for v in node.inputs:
+                    if isinstance(v, Value) and v not in constants:
+                        break
+                else:  # every input a constant or a literal
+                    folded = _evaluate(node, constants)
+                    if folded is not None:
+                        for out, value in zip(node.outputs, folded):
+                            const = Node("const", [], {"value": value}, [out.type], node.location)
+                            new_nodes.append(const)
+                            constants[out] = value
+                            mapping[out] = const.outputs[0]
+                        continue
+            if node.subgraphs:
+                for sub in node.subgraphs.values():
+                    visit(sub)
             new_nodes.append(node)
         g.nodes = new_nodes
 
@@ -152,11 +162,19 @@ def remove_identities(graph: Graph) -> None:
 
     def scan(g: Graph):
         for node in g.nodes:
+            op = node.op
             for v in node.inputs:
                 if isinstance(v, Value):
-                    read(v, node.op)
-            for sub in node.subgraphs.values():
-                scan(sub)
+                    known = readers.get(id(v))  # (read(v, op), inline)
+                    if known is None:
+                        readers[id(v)] = op
+                    elif type(known) is set:
+                        known.add(op)
+                    elif known != op:
+                        readers[id(v)] = {known, op}
+            if node.subgraphs:
+                for sub in node.subgraphs.values():
+                    scan(sub)
         for v in g.outputs:
             read(v, "")
 
@@ -170,9 +188,13 @@ def remove_identities(graph: Graph) -> None:
         escaping = _escaping(g)
         for node in g.nodes:
             if node.op in UFUNCS:
-                scalars.update(id(v) for v in node.outputs)
-            for sub in node.subgraphs.values():
-                visit(sub)
+                if len(node.outputs) == 1:
+                    scalars.add(id(node.outputs[0]))
+                else:
+                    scalars.update(id(v) for v in node.outputs)
+            if node.subgraphs:
+                for sub in node.subgraphs.values():
+                    visit(sub)
             if len(node.inputs) == 2 and not node.attrs and len(node.outputs) == 1:
                 for pos in (0, 1):
                     lit, other = node.inputs[pos], node.inputs[1 - pos]
@@ -241,9 +263,10 @@ def eliminate_common_subexpressions(graph: Graph) -> None:
         seen: dict = {}
         kept = []
         for node in g.nodes:
-            for sub in node.subgraphs.values():
-                visit(sub)
-            if _is_pure(node):
+            if node.subgraphs:
+                for sub in node.subgraphs.values():
+                    visit(sub)
+            if not node.subgraphs and not node.stateful:  # (_is_pure)
                 # one flat tuple of strings, numbers and tuples of them (which the garbage
                 # collector stops tracking): a Value is its id (an int: never a literal's key,
                 # a tuple; the values outlive the pass, so their ids stay theirs)
@@ -292,10 +315,18 @@ def eliminate_dead_code(graph: Graph, _memo: dict | None = None) -> None:
     live: set[int] = {id(v) for v in graph.outputs if isinstance(v, Value)}
     kept = []
     for node in reversed(graph.nodes):
-        if node.stateful or any(id(v) in live for v in node.outputs) or _may_raise_unused(node, memo):
-            for sub in node.subgraphs.values():
-                eliminate_dead_code(sub, memo)
+        outputs = node.outputs
+        if (id(outputs[0]) in live if len(outputs) == 1 else any(id(v) in live for v in outputs)) \
+                or node.stateful or _may_raise_unused(node, memo):
+            if node.subgraphs:
+                for sub in node.subgraphs.values():
+                    eliminate_dead_code(sub, memo)
+                uses = node_uses(node)
+            else:
+                uses = node.inputs  # (node_uses, without the copy)
             kept.append(node)
-            live.update(id(v) for v in node_uses(node) if isinstance(v, Value))
+            for v in uses:
+                if isinstance(v, Value):
+                    live.add(id(v))
     kept.reverse()
     graph.nodes = kept

@@ -67,21 +67,30 @@ def _relocated(code, user_line: list, main: str):
     the tree (parsing, walking and compiling a tree cost four times as much)."""
     consts = tuple(_relocated(c, user_line, main) if type(c) is CodeType else c for c in code.co_consts)
     count = len(user_line) - 1
-    runs = []  # [code units, generated line]: consecutive ranges of one line merged
-    last = runs_line = -1
-    for start, end, line in code.co_lines():
-        if line is not None and not 0 < line <= count:
-            line = None
-        if line == runs_line and runs:
-            last[0] += (end - start) // 2
-        else:
-            last = [(end - start) // 2, line]
-            runs.append(last)
-            runs_line = line
+    runs = _runs(code, count)
     first = code.co_firstlineno
     first = user_line[first] if 1 <= first <= count else first
     return code.replace(co_consts=consts, co_filename=main, co_firstlineno=first,
                         co_linetable=_line_table(runs, user_line, first))
+
+
+def _runs(code, count: int) -> list:
+    """[code units, generated line or None] of `code`: its co_lines() ranges, consecutive ones of
+    one line merged, lines outside 1..count as None."""
+    runs = []
+    append = runs.append
+    last = None
+    runs_line = -1
+    for start, end, line in code.co_lines():
+        if line is not None and not 0 < line <= count:
+            line = None
+        if line == runs_line and last is not None:
+            last[0] += (end - start) >> 1
+        else:
+            last = [(end - start) >> 1, line]
+            append(last)
+            runs_line = line
+    return runs
 
 
 def _varint(value: int) -> bytes:
@@ -116,7 +125,15 @@ def _line_table(runs: list, user_line: list, first: int) -> bytes:
         signed = _SIGNED.get(delta)
         if signed is None:
             signed = _varint((-delta << 1) | 1 if delta < 0 else delta << 1)
-        tail = _varint(GENERATED_BASE + generated - line) + b"\x01\x01"  # columns 0 and 0, + 1
+        span = GENERATED_BASE + generated - line
+        if 1 << 24 <= span < 1 << 30:  # (_varint(span) without its loop: 5 bytes, or 4)
+            tail = bytes((0x40 | (span & 63), 0x40 | ((span >> 6) & 63), 0x40 | ((span >> 12) & 63),
+                          0x40 | ((span >> 18) & 63), span >> 24, 1, 1))
+        elif 1 << 18 <= span:
+            tail = bytes((0x40 | (span & 63), 0x40 | ((span >> 6) & 63), 0x40 | ((span >> 12) & 63),
+                          span >> 18, 1, 1))
+        else:
+            tail = _varint(span) + b"\x01\x01"  # columns 0 and 0, + 1
         if units <= 8:  # 0x80 | 14 << 3: the long form
             append(b"%c%b%b" % (0xF0 | (units - 1), signed, tail))
         else:

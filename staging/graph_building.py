@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+import sys
 import threading
 
 import numpy as np
 
 from runtime import Graph, Node, TensorType, Value
 from runtime._compat import add_note
+from runtime.chunks import LONG_GRAPH, pause_gc, resume_gc
 from runtime.ops.random import GeneratorType
 from runtime.registry import get_op, infer_types, UnknownOpError
 
@@ -106,8 +108,21 @@ class building:
         return self.graph
 
     def __exit__(self, *exc):
-        _stack().pop()
+        stack = _stack()
+        stack.pop()
+        if not stack and getattr(_state, "gc_paused", False):
+            _state.gc_paused = False
+            resume_gc()
         return False
+
+
+def _pause_gc_for_long_trace() -> None:
+    """A trace that has recorded LONG_GRAPH nodes in one graph pauses the garbage collector
+    until its outermost `building` ends (runtime.chunks.pause_gc: the collector would walk
+    the growing graph again and again)."""
+    if getattr(_state, "stack", None) and not getattr(_state, "gc_paused", False):
+        _state.gc_paused = True
+        pause_gc()
 
 
 
@@ -239,7 +254,7 @@ def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, 
                 raise leaked_error(item)
         raise errors.StagingError(f"{where()}op {op_name!r} was recorded outside of any trace")
     attrs = attrs or {}
-    values = [to_value(fg, item, op_name) for item in inputs]
+    values = [fg.value_of(item) if type(item) is Tensor else to_value(fg, item, op_name) for item in inputs]
     if output_types is None:
         try:
             op = get_op(op_name)
@@ -267,8 +282,14 @@ def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, 
     else:
         single = False
         paths = None
-    node = Node(op_name, values, attrs, output_types, user_location(), subgraphs)
-    fg.graph.add_node(node)
+    found = source_map._find_user_frame(sys._getframe())  # (user_location(), inline)
+    node = Node(op_name, values, attrs, output_types, found[1] if found else None, subgraphs)
+    nodes = fg.graph.nodes
+    nodes.append(node)
+    if len(nodes) == LONG_GRAPH:
+        _pause_gc_for_long_trace()
+    if single and paths is None and len(node.outputs) == 1:
+        return Tensor(fg, node.outputs[0])
     outs = tuple(Tensor(fg, v) for v in node.outputs)
     if paths is not None:
         for out, p in zip(outs, paths):

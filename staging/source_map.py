@@ -126,19 +126,34 @@ def user_names(obj, outwards: bool = False) -> list[str]:
     return []
 
 
+# file name (not a generated one) -> whether its frames are the user's: not this project's own
+# modules, NumPy's or the standard library's. A fact of the name alone. Bounded.
+_USER_FILE: dict[str, bool] = {}
+_MAX_USER_FILES = 4096
+
+
+def _is_user_file(filename: str) -> bool:
+    known = _USER_FILE.get(filename)
+    if known is None:
+        known = (not filename.startswith(_OWN_DIRS) and not filename.startswith("<frozen")
+                 and "/numpy/" not in filename and not _is_stdlib(filename))
+        if len(_USER_FILE) >= _MAX_USER_FILES:
+            _USER_FILE.clear()
+        _USER_FILE[filename] = known
+    return known
+
+
 def _find_user_frame(frame):
     """(frame, (file, line)) of the innermost user frame from `frame` outwards, or None."""
     while frame is not None:
-        code = frame.f_code
-        filename = code.co_filename
+        filename = frame.f_code.co_filename
         table = _LINE_MAPS.get(filename)
         if table is not None:
-            hit = lookup(filename, _line(frame))
-            if hit is not None:
-                return frame, hit
-        elif not filename.startswith(_OWN_DIRS) and not filename.startswith("<frozen"):
-            if "/numpy/" not in filename and not _is_stdlib(filename):
-                return frame, (filename, _line(frame))
+            line = _line(frame)
+            if line is not None and line >= 1:  # (lookup)
+                return frame, (table[0], min(line, table[1]))
+        elif _USER_FILE.get(filename) or (filename not in _USER_FILE and _is_user_file(filename)):
+            return frame, (filename, _line(frame))
         frame = frame.f_back
     return None
 

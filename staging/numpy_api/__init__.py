@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from runtime.ops import UFUNCS
 from runtime.ops.elementwise import PYTHON_OPERATORS
 
 from ..graph_building import record
@@ -55,11 +56,20 @@ def _read_values(inputs):
 
 
 def _binary(ufunc, reflected=False):
+    # An operand that is a Tensor or a Python float or int goes straight to `record`, as
+    # apply_ufunc would send it there (a long program is mostly such operators).
+    name = getattr(ufunc, "__name__", None)
     if reflected:
         def method(self, other):
+            kind = type(other)
+            if (kind is Tensor or kind is float or kind is int) and UFUNCS.get(name) is ufunc:
+                return record(name, [other, self])
             return apply_ufunc(ufunc, "__call__", _read_values((other, self)), {})
     else:
         def method(self, other):
+            kind = type(other)
+            if (kind is Tensor or kind is float or kind is int) and UFUNCS.get(name) is ufunc:
+                return record(name, [self, other])
             return apply_ufunc(ufunc, "__call__", _read_values((self, other)), {})
     return method
 

@@ -6,6 +6,7 @@ here so that small functions are cut into many chunks."""
 from __future__ import annotations
 
 import linecache
+import re
 import traceback
 import warnings
 
@@ -163,3 +164,55 @@ def test_a_warning_in_a_chunk_names_the_users_line(small_chunks):
         warnings.simplefilter("always")
         staged(x)
     assert [(w.category, w.filename, w.lineno) for w in caught] == [(RuntimeWarning, filename, 22)]
+
+
+def test_results_written_over_dying_arrays_take_their_names(small_chunks):
+    """In a chunk, a ufunc writing into the buffer of an input that dies there (`v1 = k4(v1, c3,
+    v1)`) gives its result that input's name; values still read later keep their own."""
+    source = """def f(x, y):
+    a = x * 2.0
+    b = a + 1.0
+    c = b * 3.0
+    d = c - a
+    e = d * d
+    g = e + b
+    h = np.sin(g) + c
+    h = h * 0.5
+    h = h + y
+    h = h - 2.0
+    return h, a, g * 1.0
+"""
+    func, _ = define(source)
+    staged = staging.function(func)
+    for x, y in [(np.linspace(0.0, 1.0, 5), np.ones(5)), (np.arange(5.0), np.full(5, -3.0))]:
+        for got, expected in zip(staged(x, y), func(x, y)):
+            assert np.array_equal(got, expected)
+    source_text = compiled_of(staged, x, y).source
+    assert "_chunk" in source_text
+    assert re.search(r"^ *(v\d+) = k\d+\(.*\b\1\)$", source_text, re.MULTILINE)
+
+
+def test_a_long_trace_leaves_the_garbage_collector_as_it_found_it(small_chunks, monkeypatch):
+    """Recording, optimising and compiling a long graph pause the garbage collector (it would
+    walk the growing graph again and again); it is running again afterwards, even when the
+    trace fails, and stays off when the program turned it off."""
+    import gc
+
+    from staging import graph_building
+    monkeypatch.setattr(graph_building, "LONG_GRAPH", 8)
+    func, _ = define(straight_line(40))
+    assert gc.isenabled()
+    staged = staging.function(func)
+    assert np.array_equal(staged(np.arange(3.0)), func(np.arange(3.0)))
+    assert gc.isenabled()
+    failing, _ = define("def f(x):\n" + "".join("    x = x + 1.0\n" for _ in range(20))
+                        + "    x = x @ np.ones((7, 7))\n    return x\n")
+    with pytest.raises(ValueError):
+        staging.function(failing)(np.arange(3.0))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        staging.function(define(straight_line(40))[0])(np.arange(3.0))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
