@@ -11,6 +11,7 @@ All three ops are stateful: never folded, merged, removed or reordered.
 from __future__ import annotations
 
 import functools
+import math
 import operator
 import random as _py_random
 
@@ -130,6 +131,20 @@ class RunTimeCall:
 
     __repr__ = __graph_repr__
 
+    def expr(self) -> str | None:
+        """The call as an expression the executor writes inline (`({0}.random(),)`: a 1-tuple
+        like the kernel's result), for a method of the generator input with literal arguments
+        only; None otherwise (the kernel runs)."""
+        if self.func is not None or self.in_place is not None or not self.out_types:
+            return None
+        values = list(self.args) + [v for _, v in self.kwargs]
+        if not all(type(v) in (bool, int, str, type(None)) or (type(v) is float and math.isfinite(v))
+                   for v in values) or not self.method.isidentifier():
+            return None
+        parts = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs]
+        text = f"({{0}}.{self.method}({', '.join(parts)}),)"
+        return text.replace("{", "{{").replace("}", "}}").replace("{{0}}", "{0}")
+
     def kernel(self):
         """callable(*inputs) -> tuple of outputs (one, or none for a None result)."""
         func, method, args, kwargs = self.func, self.method, self.args, self.kwargs
@@ -166,5 +181,5 @@ for _name, _doc in (
         ("random_generator", "a random generator (or bit generator) made when the graph runs"),
         ("clock", "a clock read when the graph runs (time.time, time.perf_counter, ...)")):
     register_op(_name, infer=_infer, stateful=True, num_outputs=None, weak_results=True,
-                make_kernel=lambda call: call.kernel(), doc=_doc)(
+                make_kernel=lambda call: call.kernel(), make_expr=lambda *types, call: call.expr(), doc=_doc)(
         lambda *inputs, call: call.kernel()(*inputs))

@@ -474,3 +474,17 @@ def test_shuffle_of_a_concrete_array_is_refused():
 
     with pytest.raises(errors.UnsupportedOpError, match=r"np\.random\.shuffle\(x\) with x of type ndarray.*permutation"):
         staging.function(body)(np.arange(3.0))
+
+
+def test_a_draw_with_literal_arguments_is_a_method_call_in_the_generated_code():
+    def draws(rng, n):
+        total = 0.0
+        for _ in range(n):
+            total = total + rng.random() + rng.integers(0, 10) + rng.normal(loc=1.5)
+        return total
+
+    staged = staging.function(draws)
+    n = np.int64(50)
+    assert staged(np.random.default_rng(5), n) == draws(np.random.default_rng(5), n)
+    source = staged.get_concrete_function(np.random.default_rng(0), n).executable_source
+    assert ".random()," in source and ".integers(0, 10)," in source and ".normal(loc=1.5)," in source
