@@ -154,6 +154,18 @@ def _while_emit(em, node: Node, indent: int) -> None:
         hoisted = em.fresh(Value(bound.type))
         em.emit(indent, f"{hoisted} = int({em.ref(bound)})", node)
         condition = _OPERATORS[op].format(em.ref(counter), hoisted)
+    ranged = _range_counter(em, node, test, counters) if test is not None else None
+    if ranged is not None:  # `for i in range(i, n)`: the counter stepped by Python's range
+        _emit_range_for(em, node, indent, outs, ranged, hoisted)
+    else:
+        _emit_while_true(em, node, indent, outs, test, condition if test is not None else None)
+    for i in sorted(counters):  # back to the declared dtype for whatever reads the result
+        em.emit(indent, f"{outs[i]} = {em.bind(node.outputs[i].type.dtype.type, 'k')}({outs[i]})", node)
+    scalar_loops.leave(em, node, firsts, indent, outs)
+
+
+def _emit_while_true(em, node: Node, indent: int, outs: list[str], test, condition) -> None:
+    nvars = node.attrs["num_loop_vars"]
     em.emit(indent, "while True:", node)
     for label in ("cond", "body"):
         sub = node.subgraphs[label]
@@ -167,9 +179,49 @@ def _while_emit(em, node: Node, indent: int) -> None:
             coalesce_loop_outputs(em, sub, outs, range(nvars))
             em.body(sub, indent + 1, top_level=False)
             em.assign(indent + 1, outs, [em.ref(v) for v in sub.outputs], node)
-    for i in sorted(counters):  # back to the declared dtype for whatever reads the result
-        em.emit(indent, f"{outs[i]} = {em.bind(node.outputs[i].type.dtype.type, 'k')}({outs[i]})", node)
-    scalar_loops.leave(em, node, firsts, indent, outs)
+
+
+def _range_counter(em, node: Node, test, counters: set[int]):
+    """(counter position, its stepper node) when the loop is `while i < n: ...; i = i + 1` with
+    `i` a Python int (weak, or a counter run as one) that nothing else steps, and `i + 1` read
+    only as the next counter: Python's `for i in range(i, n)` runs the same iterations with
+    the same values of `i`, without a comparison and an addition of its own per iteration."""
+    op, counter, _ = test
+    if op != "less":
+        return None
+    cond, body = node.subgraphs["cond"], node.subgraphs["body"]
+    j = cond.inputs.index(counter)
+    if not (node.outputs[j].type.weak or j in counters):
+        return None
+    step = body.outputs[j]
+    stepper = step.producer if isinstance(step, Value) else None
+    if (stepper is None or stepper.op != "add" or stepper.subgraphs or stepper.attrs
+            or stepper.inputs[0] is not body.inputs[j] or type(stepper.inputs[1]) is not int
+            or stepper.inputs[1] != 1 or em.use_counts().get(id(step)) != 1
+            or not any(n is stepper for n in body.nodes)):
+        return None
+    return j, stepper
+
+
+def _emit_range_for(em, node: Node, indent: int, outs: list[str], ranged, bound: str) -> None:
+    nvars = node.attrs["num_loop_vars"]
+    j, stepper = ranged
+    body = node.subgraphs["body"]
+    others = [k for k in range(nvars) if k != j]
+    em.emit(indent, f"for {outs[j]} in range({outs[j]}, {bound}):", node)
+    saved = body.nodes
+    body.nodes = [n for n in saved if n is not stepper]
+    try:
+        written = len(em.lines)
+        coalesce_loop_outputs(em, body, outs, others)
+        em.body(body, indent + 1, top_level=False)
+        em.assign(indent + 1, [outs[k] for k in others], [em.ref(body.outputs[k]) for k in others], node)
+        if len(em.lines) == written:
+            em.emit(indent + 1, "pass")
+    finally:
+        body.nodes = saved
+    # the while loop leaves the counter at n when it ran (range leaves n - 1), else as it was
+    em.emit(indent, f"if {outs[j]} < {bound}: {outs[j]} = {bound}", node)
 
 
 _COMPARISONS = frozenset(("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"))

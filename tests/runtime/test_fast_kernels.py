@@ -303,3 +303,32 @@ def test_branch_results_write_the_loop_variable_unless_its_old_value_is_read_lat
     for n in (np.int64(0), np.int64(1), np.int64(5)):
         got, want = g(n), shift_pair(n)
         assert got == want and [type(v) for v in got] == [type(v) for v in want]
+
+
+def counted(x, n, start):
+    total = x
+    last = -1
+    for i in range(start, n):
+        total = total * 0.5 + i
+        last = i
+    return total, last
+
+
+def explicit_counter(n):
+    def body(i, acc):
+        return i + 1, acc + i * 2
+    return staging.while_loop(lambda i, acc: i < n, body, (0, 0))
+
+
+@pytest.mark.parametrize("n, start", [(np.int64(5), 0), (np.int64(0), 0), (np.int64(-3), 0), (np.int64(7), 3),
+                                      (np.int64(2), 5), (np.int32(4), -2)])
+def test_a_counted_loop_runs_as_a_python_range_for_with_eager_results(n, start):
+    f = staging.function(counted)
+    x = np.array([1.0, 2.0])
+    got, want = f(x, n, start), counted(x, n, start)
+    assert got[0].tobytes() == want[0].tobytes() and got[1] == want[1] and type(got[1]) is type(want[1])
+    assert "in range(" in f.get_concrete_function(x, n, start).executable_source
+    # the counter's value after the loop (n when the loop ran, else where it started)
+    g = staging.function(explicit_counter, autograph=False)
+    assert g(n) == explicit_counter(int(n)) and type(g(n)[0]) is int
+    assert "in range(" in g.get_concrete_function(n).executable_source
