@@ -287,19 +287,14 @@ def _time_per_call(call, inputs, budget: float) -> float:
     """Seconds per call of `call` over `inputs`, measured for about `budget` seconds."""
     sink = io.StringIO()
     with contextlib.redirect_stdout(sink):
-        for args in inputs:  # warm up (traces happen here, not in the timing)
-            call(*args)
-        calls = 0
-        start = time.perf_counter()
-        deadline = start + budget
+        calls, start = 0, time.perf_counter()
         while True:
             for args in inputs:
                 call(*args)
             calls += len(inputs)
             now = time.perf_counter()
-            if now >= deadline and calls >= 3 * len(inputs):
-                break
-    return (now - start) / calls
+            if now >= start + budget and calls >= 3 * len(inputs):
+                return (now - start) / calls
 
 
 def _fmt_time(seconds: float) -> str:
@@ -351,13 +346,10 @@ def run_example(name: str, path: Path, out: TextIO, budget: float = 0.25) -> Non
                            f"eager result {_fmt(eager_result)} for inputs ({shown})", FAILURE)
     out.write(f"agree: yes ({len(inputs)} inputs)\n")
     out.write(f"traces: {staged.tracing_count}\n")
-    # interleaved rounds, the best of each (as benchmarks/run.py): a noisy spell of a shared
-    # machine then hits both alike
-    rounds = 8
-    staged_time = eager_time = float("inf")
-    for _ in range(rounds):
-        staged_time = min(staged_time, _time_per_call(staged, inputs, budget / (2 * rounds)))
-        eager_time = min(eager_time, _time_per_call(func, inputs, budget / (2 * rounds)))
+    # (warmed up above) interleaved rounds, the best of each, as benchmarks/run.py does
+    rounds = [(_time_per_call(staged, inputs, budget / 16), _time_per_call(func, inputs, budget / 16))
+              for _ in range(8)]
+    staged_time, eager_time = min(r[0] for r in rounds), min(r[1] for r in rounds)
     ratio = staged_time / eager_time if eager_time > 0 else float("inf")
     out.write("--- time per call (timings vary from run to run)\n")
     out.write(f"  {'staged':8} {_fmt_time(staged_time)}\n")

@@ -10,10 +10,10 @@ their NumPy type after it. The answers are NumPy's, bit for bit:
 - float64: `+ - *` and `/` are IEEE-754 double operations in both (a comparison is too; a
   power with a small integer exponent calls the same C `pow`). Where NumPy would warn
   (overflow, division by zero, invalid) or where Python would raise instead (x / 0.0), the
-  result is not finite: each such operation checks its result (`t - t == 0.0`) and, when it
-  fails, does the operation again on NumPy scalars, in the generated code at the user's
-  line, so the same warning (or, under np.errstate, the same error) appears with the same
-  value.
+  result is not finite, and stays so through `+ - *` and the unary operators: a chain of
+  them is checked once, at its end (`t - t == 0.0`), and when the check fails the whole
+  chain is done again on NumPy scalars, in the generated code at the user's line, so the
+  same warnings (or, under np.errstate, the same error) appear with the same value.
 - signed integers: a Python int never overflows, so each `+ - *` checks that its result fits
   the dtype, and otherwise does the operation on NumPy scalars (which wrap and warn, as
   eagerly). `//` and `%` by a positive literal cannot overflow and agree with NumPy's floor
@@ -218,8 +218,6 @@ def _walk(graph: Graph, unboxed: dict, result: Plan) -> None:
         unboxed[id(out)] = (out_kind, dtype, taint)
         result.nodes[id(n)] = out_kind if out_kind == "b" else kind
         result.dtypes[id(n)] = dtype
-    for v in graph.outputs:
-        pass  # (outputs are checked by the caller: loop variables, branch results)
 
 
 def _walk_cond(n: Node, unboxed: dict, result: Plan, taint: frozenset) -> None:
