@@ -178,6 +178,34 @@ class TensorFlow:
         return call
 
 
+class StagedJit:
+    """The very same staged functions with `staging.function(f, jit_compile=True)`: our graphs
+    lowered to JAX and compiled by XLA (docs/jax.md), next to the hand-written JAX versions."""
+
+    label = "jit_compile=True"
+
+    def __init__(self, staging):
+        self.staging = staging
+
+    def _ready(self, fn, *args, exact=True):
+        staged = self.staging.function(fn, jit_compile=True)
+        got, want = staged(*args), fn(*args)
+        assert np.array_equal(got, want) if exact else np.allclose(got, want, rtol=1e-5)
+        return lambda: staged(*args)
+
+    def call_overhead(self, add_one, x):
+        return self._ready(add_one, x)
+
+    def collatz(self, collatz, n):
+        return self._ready(collatz, n)
+
+    def sum_even(self, sum_even, xs):
+        return self._ready(sum_even, xs)
+
+    def chain(self, chain, x):
+        return self._ready(chain, x, exact=False)  # (XLA may fuse and reassociate: docs/jax.md)
+
+
 def frameworks() -> list:
     """The frameworks installed here (possibly none)."""
     found = []
@@ -186,5 +214,6 @@ def frameworks() -> list:
         found.append(TensorFlow(tf))
     jax = _try_import("jax")
     if jax is not None:
+        found.append(StagedJit(importlib.import_module("staging")))
         found.append(Jax(jax))
     return found
