@@ -64,6 +64,12 @@ def joined(a_type, b_type, joined_type, a_paths=None, b_paths=None, name="a valu
     return WeakPaths(others, name, location, error)
 
 
+def _substituted(inputs, in_types, paths, other) -> list:
+    """`in_types` with `other` wherever an input is the joined value `paths` describes (on the
+    path where it is `other`, it is so in every position: `v // v`)."""
+    return [other if getattr(item, "_weak_paths", None) is paths else t for item, t in zip(inputs, in_types)]
+
+
 def check(op_name, inputs, in_types, output_types, infer):
     """For an op whose inputs include joined values (`inputs` the op's inputs, `in_types` their
     types): raise if, with one of those values as it is on another path, the op would give
@@ -71,16 +77,17 @@ def check(op_name, inputs, in_types, output_types, infer):
     the WeakPaths of each output (None where there is no difference)."""
     outs = list(output_types) if isinstance(output_types, (tuple, list)) else [output_types]
     found = [None] * len(outs)
+    seen = set()
     for position, item in enumerate(inputs):
         paths = getattr(item, "_weak_paths", None)
-        if paths is None:
+        if paths is None or id(paths) in seen:
             continue
+        seen.add(id(paths))
         if op_name in _FORMATTING_OPS:
             _check_text(op_name, item, paths)
             continue
         for other in paths.types:
-            types = list(in_types)
-            types[position] = other
+            types = _substituted(inputs, in_types, paths, other)
             try:
                 alternative = infer(types)
             except Exception as exc:  # noqa: BLE001 - eagerly that path raises, staged it would not
@@ -147,13 +154,12 @@ def check_failure(op_name, inputs, in_types, error, infer) -> None:
     """An op whose type rule raised `error`: when one of its inputs is a joined value with which,
     as it is on another path, the op works (`n & 1` for the Python int `n` that became a float
     where it met 1.5), eagerly that path does not fail: refuse, naming the value, instead."""
-    for position, item in enumerate(inputs):
+    for item in inputs:
         paths = getattr(item, "_weak_paths", None)
         if paths is None:
             continue
         for other in paths.types:
-            types = list(in_types)
-            types[position] = other
+            types = _substituted(inputs, in_types, paths, other)
             try:
                 infer(types)
             except Exception:  # noqa: BLE001 - fails on that path too

@@ -176,6 +176,19 @@ def test_an_op_giving_a_real_made_complex_a_negative_zero_imaginary_part_is_refu
         assert staging.function(add_only)(c, np.complex128(2)) == add_only(c, np.complex128(2))
 
 
+def invert_of_quotient(c, y):
+    v = 2 if c > 0 else y    # a Python int, or a float64
+    a = v // v               # the same value in both places: 1 (int) or 1.0 (float64)
+    return ~a                # -2 eagerly on the int path, a TypeError on the float64 one
+
+
+def test_a_joined_value_read_twice_by_one_op_is_one_value_on_each_path():
+    assert invert_of_quotient(np.float64(1.0), np.float64(1.5)) == -2
+    with pytest.raises(errors.BranchMismatchError) as info:
+        staging.function(invert_of_quotient)(np.float64(1.0), np.float64(1.5))
+    assert str(info.value).startswith(f"{__file__}:{line_of(invert_of_quotient, 'return ~a')}: invert: ")
+
+
 def method_of_joined(c, y):
     if c > 0:
         v = y
