@@ -4,6 +4,8 @@ min, max, sum), and the staged iterables for loops."""
 from __future__ import annotations
 
 import builtins
+import operator
+import warnings
 
 import numpy as np
 
@@ -99,6 +101,20 @@ def _any_symbolic(args) -> bool:
     return any(is_symbolic(a) for a in args)
 
 
+def _bool_is_index() -> bool:
+    """Whether this NumPy's bool scalars are integers to range() (NumPy 2.2: yes, deprecated)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            operator.index(np.True_)
+        except TypeError:
+            return False
+    return True
+
+
+_BOOL_IS_INDEX = _bool_is_index()
+
+
 def _range_bound(x):
     """A symbolic range() argument as the Python int range() takes (through __index__): a
     uint8 0 is the int 0, so `range(1, n)` counts in Python ints, not in wrapping uint8."""
@@ -107,7 +123,7 @@ def _range_bound(x):
     t = x.type
     if t.weak and t.python_type is int:
         return x
-    if t.shape != () or t.dtype.kind not in "iu" or t.weak:
+    if t.shape != () or t.dtype.kind not in ("iub" if _BOOL_IS_INDEX else "iu") or t.weak:
         what = "bool" if t.dtype.kind == "b" else t.dtype.name if not t.weak else t.python_type.__name__
         raise TypeError(f"{_where()}range(): a {what} value {'array ' if t.shape != () else ''}cannot be "
                         f"interpreted as an integer")

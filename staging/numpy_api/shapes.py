@@ -273,11 +273,12 @@ def _size_func(a, axis=None):
     if axis is None:
         return a.size
     axes = axis if isinstance(axis, tuple) else (axis,)
+    axes = tuple(_static_int(ax, "np.size axis") for ax in axes)
+    # what the installed NumPy accepts and raises (a tuple axis, the error of a bad one: NumPy
+    # 2.2 raises IndexError, later ones AxisError), asked of an array of a's rank
+    np.size(np.empty((1,) * a.ndim), axis if isinstance(axis, tuple) else axes[0])
     shape, total = a.shape, 1
     for ax in axes:
-        ax = _static_int(ax, "np.size axis")
-        if not -a.ndim <= ax < a.ndim:
-            raise np.exceptions.AxisError(ax, a.ndim)
         total = total * shape[ax]
     return total
 

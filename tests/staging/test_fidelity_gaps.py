@@ -4,6 +4,8 @@ invariant. Each compares the staged result with the eager one (values, dtypes, P
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -50,12 +52,23 @@ def test_in_on_a_python_list_is_pythons():
 
 
 def sizes(x):
-    return np.size(x), np.size(x, 1), np.size(x, -1), np.size(x, (0, 1))
+    return np.size(x), np.size(x, 1), np.size(x, -1)
+
+
+def size_of_axes(x):
+    return np.size(x, (0, 1))  # a tuple of axes: NumPy 2.3 and later
 
 
 def test_np_size_of_a_symbolic_array():
     x = np.zeros((3, 2))
     assert staging.function(sizes)(x) == sizes(x)
+    try:
+        want = size_of_axes(x)
+    except TypeError:  # (this NumPy takes one axis only: so must the staged call)
+        with pytest.raises(TypeError):
+            staging.function(size_of_axes)(x)
+    else:
+        assert staging.function(size_of_axes)(x) == want
     unknown = staging.function(sizes, input_signature=[staging.TensorSpec([None, 2], np.float64)])
     for n in (0, 4):
         x = np.zeros((n, 2))
@@ -68,9 +81,9 @@ def size_bad_axis(x):
 
 
 def test_np_size_axis_out_of_range_raises_numpys_error():
-    with pytest.raises(np.exceptions.AxisError):
+    with pytest.raises((np.exceptions.AxisError, IndexError)) as eager:  # (IndexError: NumPy 2.2)
         size_bad_axis(np.zeros((3, 2)))
-    with pytest.raises(np.exceptions.AxisError):
+    with pytest.raises(type(eager.value)):
         staging.function(size_bad_axis)(np.zeros((3, 2)))
 
 
@@ -128,8 +141,17 @@ def test_range_takes_its_bounds_as_python_ints(n):
 
 @pytest.mark.parametrize("n", [np.float64(3.0), np.True_, np.array([3])])
 def test_range_of_a_non_integer_raises_type_error_as_eagerly(n):
-    with pytest.raises(TypeError):
-        count_from_one(n, 1)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            want = count_from_one(n, 1)
+    except TypeError:
+        pass
+    else:  # NumPy 2.2 still takes a bool scalar as an int (deprecated): so does the staged range
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            assert staging.function(count_from_one)(n, 1) == want
+        return
     with pytest.raises(TypeError) as info:
         staging.function(count_from_one)(n, 1)
     assert "test_fidelity_gaps.py:" in str(info.value) and "range()" in str(info.value)
