@@ -11,6 +11,9 @@ graph runs (a staged `assert` of False), giving in place of its values the other
 A loop body whose first iteration raises while traced gives a loop that raises when the graph
 runs and the loop runs at least once (loop_that_raises). A loop that provably never ends is
 kept, as Python would never finish it (never_ends).
+
+describe_leaf, describe_structure and first_difference word the trace-time errors of branches
+and loop bodies whose values do not match.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import numpy as np
 
 from . import errors, nest
 from .graph_building import building, record
+from .joins import is_undefined, name_of
 from .source_map import where
 from .tensor import Tensor
 
@@ -147,3 +151,41 @@ def never_ends(cond_graph, body_graph, init_values) -> bool:
     k = cond_graph.inputs.index(result)
     return (k < len(init_values) and k < len(body_graph.outputs)
             and constant_truth(init_values[k]) and constant_truth(body_graph.outputs[k]))
+
+
+def describe_leaf(x) -> str:
+    if isinstance(x, Tensor):
+        return f"a tensor {x.type}"
+    if x is None:
+        return "None"
+    if is_undefined(x):
+        return "undefined"
+    return f"a {type(x).__name__} ({x!r:.40})"
+
+
+def describe_structure(s) -> str:
+    if isinstance(s, (tuple, list)):
+        return f"a {type(s).__name__} of {len(s)}"
+    if isinstance(s, dict):
+        return f"a dict with keys {sorted(map(str, s))}"
+    return describe_leaf(s)
+
+
+def first_difference(a, b, names, default):
+    """(description of the place, its value in a, its value in b) where the structures of
+    a and b first differ; top-level items of a tuple/list are named by `names`."""
+    def walk(x, y, path):
+        cx, cy = nest._children(x, None), nest._children(y, None)
+        if cx is None or cy is None or type(x) is not type(y) or [p for p, _ in cx] != [p for p, _ in cy]:
+            return path, x, y
+        for (suffix, u), (_, v) in zip(cx, cy):
+            if nest.structure_signature(u) != nest.structure_signature(v):
+                return walk(u, v, path + suffix)
+        return path, x, y
+
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)) and len(a) == len(b):
+        for i, (u, v) in enumerate(zip(a, b)):
+            if nest.structure_signature(u) != nest.structure_signature(v):
+                path, x, y = walk(u, v, "")
+                return f"'{name_of(names, i, path, default)}'", x, y
+    return "the outputs", a, b

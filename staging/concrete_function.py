@@ -15,6 +15,9 @@ from .graph_building import FuncGraph, current_graph, record
 from .tensor import Tensor
 from .trace_key import TensorSpec, bind, flat_tensors, tensor_type_of, trace_key
 from .variables import Variable
+from .errors import LeakedTensorError
+from .source_map import where
+from .unset import MaybeMissing, MaybeUndefined
 
 
 def check_jit_compile(jit_compile):
@@ -220,7 +223,7 @@ def collect_outputs(fg: FuncGraph, result):
     leaves = nest.flatten(result)
     values, kinds = [], []
     for leaf in leaves:
-        if isinstance(leaf, Variable):
+        if isinstance(leaf, (Variable, MaybeMissing)):
             leaf = leaf._staged_value()
         if isinstance(leaf, TensorArray):
             if not leaf._staged:
@@ -234,6 +237,7 @@ def collect_outputs(fg: FuncGraph, result):
             values.append(record("const", [], {"value": leaf})._value)
             kinds.append(("dyn", None))
         else:
+            _check_no_symbolic_inside(fg, leaf)
             kinds.append(("static", leaf))
     specs = iter([_spec(v) for v in values])
     spec_leaves = [next(specs) if kind == "dyn" else obj for kind, obj in kinds]
@@ -244,6 +248,21 @@ def collect_outputs(fg: FuncGraph, result):
             all(not isinstance(r, (tuple, list, dict)) for r in result):
         return values, "tuple", None, spec_structure
     return values, kinds, result, spec_structure
+
+
+def _check_no_symbolic_inside(fg: FuncGraph, obj) -> None:
+    """Refuses an object returned as it is (a Python object the trace made or was given) whose
+    attributes hold symbolic values: its caller would get tensors of a finished trace."""
+    attributes = getattr(obj, "__dict__", None)
+    if type(attributes) is not dict:
+        return
+    for name, value in attributes.items():
+        if any(isinstance(leaf, (Tensor, MaybeUndefined)) for leaf in nest.flatten(value)):
+            raise LeakedTensorError(
+                f"{where()}{fg.function_name or 'the staged function'!s} returns a "
+                f"{type(obj).__name__} object whose attribute {name!r} holds a value computed "
+                f"while the graph runs; such an object is returned as it was when traced. Return "
+                f"the value itself (tensors, numbers, and tuples, lists, dicts of them)")
 
 
 def _spec(value: Value):

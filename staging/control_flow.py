@@ -8,10 +8,11 @@ from runtime import ListType, TensorType
 
 from . import branch_errors, errors, mutation, nest, stale_values, weak_paths
 from .graph_building import FuncGraph, building, current_graph, record
-from .joins import (align_captures, is_convertible, is_tensor_array, is_undefined, join_types, leaf_type, name_of,
+from .joins import (align_captures, is_convertible, is_tensor_array, is_undefined, join_types, leaf_type,
                     rebuild_leaf, top_level_paths, truth_value, value_in)
 from .source_map import where
 from .tensor import Tensor, has_staged_value
+from .unset import MaybeMissing, zero_leaf
 
 
 # -- cond --------------------------------------------------------------------
@@ -51,10 +52,10 @@ def cond(pred, true_fn, false_fn, *, names=None):
     (tg, t_out, t_written, _), (eg, e_out, e_written, _) = branches
 
     if nest.structure_signature(t_out) != nest.structure_signature(e_out):
-        path, a, b = _first_difference(t_out, e_out, names, "output")
+        path, a, b = branch_errors.first_difference(t_out, e_out, names, "output")
         raise errors.BranchMismatchError(
             f"{where()}the branches of a staged `if` give {path} different structures: "
-            f"{_describe_structure(a)} in the true branch and {_describe_structure(b)} in the false "
+            f"{branch_errors.describe_structure(a)} in the true branch and {branch_errors.describe_structure(b)} in the false "
             f"branch")
     single = not isinstance(t_out, (tuple, list))
     t_items = [t_out] if single else list(t_out)
@@ -66,22 +67,23 @@ def cond(pred, true_fn, false_fn, *, names=None):
     # variables; a branch that does not write one leaves it as it was before the `if`.
     locations = [loc for loc, _ in t_written.values()] + [
         loc for ident, (loc, _) in e_written.items() if ident not in t_written]
-    kept = []
+    kept, t_flags, e_flags = [], [], []
     for location in locations:
         if mutation.unobservable(location, locations):  # an object a branch made and dropped
             continue
         before = location.read()
         a = t_written.get(location.ident, (None, before))[1]
         b = e_written.get(location.ident, (None, before))[1]
-        if (a is mutation.MISSING) != (b is mutation.MISSING):
-            raise errors.UndefinedNameError(
-                f"{where()}{location.describe()} is set in only one branch of this staged `if`, whose "
-                f"condition is symbolic, and did not exist before it; set it in both branches or "
-                f"before the `if`")
+        (a, a_set), (b, b_set) = _set_on_path(location, a, b), _set_on_path(location, b, a)
         t_leaves.append((location.describe(), a))
         e_leaves.append(b)
         kept.append(location)
+        t_flags.append((f"<{location.describe()} set>", a_set))
+        e_flags.append(b_set)
     locations = kept
+    flagged = [i for i, (a_set, b_set) in enumerate(zip(t_flags, e_flags)) if not (a_set[1] is b_set is np.True_)]
+    t_leaves += [t_flags[i] for i in flagged]
+    e_leaves += [e_flags[i] for i in flagged]
 
     merged, out_types = [], []
     for (name, a), b in zip(t_leaves, e_leaves):
@@ -90,7 +92,7 @@ def cond(pred, true_fn, false_fn, *, names=None):
             continue
         if not (is_convertible(a) and is_convertible(b)):
             raise errors.BranchMismatchError(
-                f"{where()}'{name}' is {_describe_leaf(a)} in the true branch and {_describe_leaf(b)} "
+                f"{where()}'{name}' is {branch_errors.describe_leaf(a)} in the true branch and {branch_errors.describe_leaf(b)} "
                 f"in the false branch of a staged `if`; both branches must give it a tensor or number")
         try:
             joined = join_types(leaf_type(a), leaf_type(b), f"'{name}'")
@@ -114,12 +116,41 @@ def cond(pred, true_fn, false_fn, *, names=None):
     leaves = [next(it) if kind == "dynamic" else obj for kind, obj in merged]
     leaves = [rebuild_leaf(obj, leaf) if kind == "dynamic" and obj is not None else leaf
               for (kind, obj), leaf in zip(merged, leaves)]
-    _write_back(outer, locations, leaves[n_results:])
+    values = leaves[n_results:n_results + len(locations)]
+    for i, flag in zip(flagged, leaves[n_results + len(locations):]):
+        if isinstance(flag, Tensor) or not flag:
+            values[i] = MaybeMissing(locations[i], values[i], flag)
+    _write_back(outer, locations, values)
     rebuilt = nest.pack_as(t_items, leaves[:n_results])
     return rebuilt[0] if single else type(t_out)(rebuilt) if not nest.is_namedtuple(t_out) else type(t_out)(*rebuilt)
 
 
 _staged_cond = cond  # (while_loop's parameter `cond` hides the function)
+
+
+def _set_on_path(location, x, other):
+    """(value, set flag) of a location on one path of a staged `if`: a location that does not
+    exist there (absent before the `if` and not set by the branch) holds a placeholder of the
+    type the other path gives it, flagged unset; one set on only some earlier paths keeps its
+    flag. Refused when no placeholder can stand for it."""
+    if isinstance(x, MaybeMissing):
+        return x.value, x.defined
+    if x is not mutation.MISSING:
+        return x, np.True_
+    if isinstance(other, MaybeMissing):
+        other = other.value
+    if location.kind != "attr":
+        raise errors.UndefinedNameError(
+            f"{where()}{location.describe()} is set in only one branch of this staged `if`, whose "
+            f"condition is symbolic, and did not exist before it (which keys a dict has is seen by "
+            f"`in`, len() and iteration); set it in both branches or before the `if`")
+    zero = None if other is mutation.MISSING or not is_convertible(other) else zero_leaf(other)
+    if zero is None:
+        raise errors.UndefinedNameError(
+            f"{where()}{location.describe()} is set in only one branch of this staged `if`, whose "
+            f"condition is symbolic, and did not exist before it, and it is not a tensor or number "
+            f"that could be checked at run time; set it in both branches or before the `if`")
+    return zero(), np.False_
 
 
 def _write_back(outer, locations, values) -> None:
@@ -137,44 +168,6 @@ def _write_back(outer, locations, values) -> None:
 def _paths_of(x):
     """The types a joined value has on other paths (staging.weak_paths), or None."""
     return x._weak_paths if isinstance(x, Tensor) else None
-
-
-def _describe_leaf(x) -> str:
-    if isinstance(x, Tensor):
-        return f"a tensor {x.type}"
-    if x is None:
-        return "None"
-    if is_undefined(x):
-        return "undefined"
-    return f"a {type(x).__name__} ({x!r:.40})"
-
-
-def _describe_structure(s) -> str:
-    if isinstance(s, (tuple, list)):
-        return f"a {type(s).__name__} of {len(s)}"
-    if isinstance(s, dict):
-        return f"a dict with keys {sorted(map(str, s))}"
-    return _describe_leaf(s)
-
-
-def _first_difference(a, b, names, default):
-    """(description of the place, its value in a, its value in b) where the structures of
-    a and b first differ; top-level items of a tuple/list are named by `names`."""
-    def walk(x, y, path):
-        cx, cy = nest._children(x, None), nest._children(y, None)
-        if cx is None or cy is None or type(x) is not type(y) or [p for p, _ in cx] != [p for p, _ in cy]:
-            return path, x, y
-        for (suffix, u), (_, v) in zip(cx, cy):
-            if nest.structure_signature(u) != nest.structure_signature(v):
-                return walk(u, v, path + suffix)
-        return path, x, y
-
-    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)) and len(a) == len(b):
-        for i, (u, v) in enumerate(zip(a, b)):
-            if nest.structure_signature(u) != nest.structure_signature(v):
-                path, x, y = walk(u, v, "")
-                return f"'{name_of(names, i, path, default)}'", x, y
-    return "the outputs", a, b
 
 
 # -- while_loop --------------------------------------------------------------
@@ -236,6 +229,11 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
                     raise errors.UndefinedNameError(
                         f"{where()}{location.describe()} is first set inside this staged loop, whose "
                         f"condition is symbolic; set it before the loop")
+                if isinstance(init, MaybeMissing):
+                    raise errors.UndefinedNameError(
+                        f"{where()}{location.describe()} is set on only some paths before this staged "
+                        f"loop (whose condition is symbolic), and the loop writes it; set it on every "
+                        f"path before the loop")
                 places.append(location)
                 flat.append((location.describe(), init))
                 inits.append(init)
@@ -259,14 +257,14 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
             if kinds[i] == "static":
                 if i >= n_vars and out is not init:
                     raise errors.LoopVariableError(
-                        f"{where()}{name} is {_describe_leaf(init)} before the staged loop and "
-                        f"{_describe_leaf(out)} inside it; only tensors and numbers can change in a "
+                        f"{where()}{name} is {branch_errors.describe_leaf(init)} before the staged loop and "
+                        f"{branch_errors.describe_leaf(out)} inside it; only tensors and numbers can change in a "
                         f"staged loop")
                 continue
             if not is_convertible(out):
                 raise errors.LoopVariableError(
                     f"{where()}loop variable '{name}' is a tensor before the loop but the loop body "
-                    f"makes it {_describe_leaf(out)}")
+                    f"makes it {branch_errors.describe_leaf(out)}")
             if i in unknown_rank and leaf_type(out).ndim != types[i].ndim:
                 raise errors.LoopVariableError(
                     f"{where()}loop variable '{name}' has {types[i].ndim} dims before the loop and "
@@ -397,15 +395,15 @@ def _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter, maxim
 
 def _check_body_outputs(loop_vars, body_out, flat, kinds, names):
     if not isinstance(body_out, (tuple, list)) or len(body_out) != len(loop_vars):
-        got = f"{len(body_out)} values" if isinstance(body_out, (tuple, list)) else _describe_leaf(body_out)
+        got = f"{len(body_out)} values" if isinstance(body_out, (tuple, list)) else branch_errors.describe_leaf(body_out)
         raise errors.LoopVariableError(
             f"{where()}the loop body must return {len(loop_vars)} loop variables, got {got}")
     out_flat = top_level_paths(tuple(body_out), None, "loop_vars")
     if nest.structure_signature(tuple(body_out)) != nest.structure_signature(loop_vars):
-        path, a, b = _first_difference(tuple(loop_vars), tuple(body_out), names, "loop_vars")
+        path, a, b = branch_errors.first_difference(tuple(loop_vars), tuple(body_out), names, "loop_vars")
         raise errors.LoopVariableError(
             f"{where()}the loop body changes the structure of loop variable {path}: "
-            f"{_describe_structure(a)} before the loop, {_describe_structure(b)} after an iteration")
+            f"{branch_errors.describe_structure(a)} before the loop, {branch_errors.describe_structure(b)} after an iteration")
     outs = [leaf for _, leaf in out_flat]
     for ((name, init), kind, out) in zip(flat, kinds, outs):
         if kind == "static" and out is not init:
@@ -413,13 +411,13 @@ def _check_body_outputs(loop_vars, body_out, flat, kinds, names):
                 continue  # given a type by the first body trace, see while_loop
             if is_convertible(out) and init is None:
                 raise errors.LoopVariableError(
-                    f"{where()}loop variable '{name}' is {_describe_leaf(init)} before the staged loop "
-                    f"and {_describe_leaf(out)} inside it; give it an initial value of the same dtype "
+                    f"{where()}loop variable '{name}' is {branch_errors.describe_leaf(init)} before the staged loop "
+                    f"and {branch_errors.describe_leaf(out)} inside it; give it an initial value of the same dtype "
                     f"before the loop")
             if not (has_staged_value(init) and out is init):
                 raise errors.LoopVariableError(
                     f"{where()}loop variable '{name}' is a Python {type(init).__name__} that the staged "
-                    f"loop body changes ({_describe_leaf(init)} -> {_describe_leaf(out)}); only tensors "
+                    f"loop body changes ({branch_errors.describe_leaf(init)} -> {branch_errors.describe_leaf(out)}); only tensors "
                     f"and numbers can change in a staged loop")
     return outs
 

@@ -26,6 +26,11 @@ class UndefinedNameError(StagingError, UnboundLocalError):
     It is an UnboundLocalError (a NameError), as the same read raises in Python."""
 
 
+class MissingAttributeError(StagingError, AttributeError):
+    """An attribute set on only some paths of staged control flow is read on a path that did
+    not set it (an AttributeError, as the same read raises in Python)."""
+
+
 class SymbolicValueError(StagingError, TypeError):
     """A symbolic tensor was used where Python needs a concrete value
     (`bool(t)`, `int(t)`, `len(t)` of unknown length, iterating it outside

@@ -16,7 +16,7 @@ from autograph.pyct import templates, transformer
 from staging import numpy_api, random_ops
 
 _INTERCEPTED_BUILTINS = frozenset({"print", "len", "range", "enumerate", "zip", "min", "max", "sum", "int", "float",
-                                   "bool", "complex"})
+                                   "bool", "complex", "hasattr", "getattr"})
 _NATIVE_PACKAGES = ("numpy", "staging", "runtime", "math", "builtins", "operator", "functools",
                     "itertools", "collections", "autograph")
 _MISSING = object()

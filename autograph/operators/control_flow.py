@@ -8,8 +8,10 @@ import numpy as np
 
 from autograph.operators import data_structures, py_builtins
 from autograph.operators.contexts import mark_staged_region
-from autograph.operators.staged_state import (Cells, Refill, check_ran, display_names, is_return_value,
-                                              placeholder, undefined_positions, zero_like)
+from autograph.operators.staged_state import (Cells, PlaceholderUnset, Refill, check_defined, check_ran,
+                                              defined_flag, display_names, fill_return_value,
+                                              fill_unassigned, placeholder, undefined_positions,
+                                              zero_like)
 from autograph.operators.variables import (MaybeUndefined, is_maybe_undefined, is_undefined,
                                           is_undefined_return)
 from staging import control_flow as staged
@@ -17,6 +19,7 @@ from staging import errors
 from staging.graph_building import drop_effects_since, node_count
 from staging.source_map import where as _where
 from staging.tensor import is_symbolic
+from staging.unset import MaybeMissing
 
 
 def _outer_write_error(kind, outer_writes):
@@ -76,18 +79,18 @@ def _staged_if(cond, if_true, if_false, state, names, cells):
                     if marker is not None and any(v is marker for v in state[:n]):
                         raise _UndefinedInput(marker, label) from error
                     raise
-                result = (() if result is None else tuple(result)) + cells.get()
+                result = _read_missing((() if result is None else tuple(result)) + cells.get())
                 if label == "then" and fill:
-                    result = tuple((_PlaceholderUnset(fill[i]()) if i in flagged else fill[i]())
+                    result = tuple((PlaceholderUnset(fill[i]()) if i in flagged else fill[i]())
                                    if i in fill and is_undefined(v) else v
                                    for i, v in enumerate(result))
                 other = outputs.get("then")
                 if other is not None:
-                    result = _fill_return_value(other, result)
-                    _check_defined(other, result, all_names, where, flagged)
-                    result = _fill_unassigned(other, result, flagged)
+                    result = fill_return_value(other, result)
+                    check_defined(other, result, all_names, where, flagged)
+                    result = fill_unassigned(other, result, flagged)
                 outputs[label] = result
-                flags = tuple(_defined_flag(result[i]) for i in flagged)
+                flags = tuple(defined_flag(result[i]) for i in flagged)
                 values = tuple(v.value if is_maybe_undefined(v) else v for v in result)
                 return tuple(data_structures.to_staged(v) for v in values + flags)
             return run
@@ -118,6 +121,13 @@ def _staged_if(cond, if_true, if_false, state, names, cells):
         cells.set(results[n:])
         return results[:n]
     raise AssertionError("unreachable: the second trace of a staged `if` has its placeholders")
+
+
+def _read_missing(values):
+    """Names holding an attribute or item set on only some paths (the value of `y = d["k"]`,
+    staging.unset.MaybeMissing) carried into a staged `if` or loop: read there, so a path that
+    read it while it was unset fails (eagerly it failed at the read, earlier on that path)."""
+    return tuple(v.read() if type(v) is MaybeMissing else v for v in values)
 
 
 class _UndefinedInput(Exception):
@@ -158,93 +168,6 @@ def _checked_input(cond, undefined_input, if_true, if_false, state, names, initi
         raise error
     return tuple(MaybeUndefined(names[position], zero(), np.bool_(False)) if i == position else v
                  for i, v in enumerate(state))
-
-
-def _defined_flag(value):
-    if is_maybe_undefined(value):
-        return value.defined
-    return np.bool_(not is_undefined(value))
-
-
-def _fill_unassigned(then, other, flagged):
-    """The false branch's outputs, with a placeholder (of the true branch's type) for each
-    flagged name it leaves unassigned."""
-    out = list(other)
-    for i in flagged:
-        if is_undefined(out[i]) and not is_undefined(then[i]):
-            value = then[i].value if is_maybe_undefined(then[i]) else then[i]
-            out[i] = _PlaceholderUnset(zero_like(value)())
-    return tuple(out)
-
-
-class _PlaceholderUnset(MaybeUndefined):
-    """A placeholder for a name a branch leaves unassigned: defined flag False."""
-
-    __slots__ = ()
-
-    def __init__(self, value):
-        super().__init__("", value, np.bool_(False))
-
-
-def _fill_return_value(then, other):
-    """The false branch's outputs, with the return value given a placeholder where exactly one
-    branch sets it (converted code never reads it unset: `do_return` tells)."""
-    out = list(other)
-    refill = {}
-    for i, (a, b) in enumerate(zip(then, other)):
-        if is_undefined_return(b) and not is_undefined(a):
-            zero = zero_like(a)
-            if zero is not None:
-                out[i] = zero()
-        elif is_undefined_return(a) and not is_undefined(b):
-            zero = zero_like(b)
-            if zero is not None:
-                refill[i] = zero
-    if refill:
-        raise Refill(refill)
-    return tuple(out)
-
-
-def _placeholder_maker(value):
-    """A maker of a placeholder of value's type (a name assigned on only some paths), or None."""
-    if is_maybe_undefined(value):
-        value = value.value
-    if is_undefined(value) or data_structures.is_staged_value(value):
-        return None
-    return zero_like(value)
-
-
-def _check_defined(a, b, names, where, flagged):
-    new_flags, refill = [], {}
-    for i, (name, x, y) in enumerate(zip(names, a, b)):
-        if is_return_value(name) and ((x is None) != (y is None)):
-            raise errors.BranchMismatchError(
-                f"{where}this function returns a value on one path and None on another, "
-                f"depending on the symbolic condition of this `if`; a staged function returns "
-                f"one kind of value: return a value of the same type on every path")
-        maybe = is_maybe_undefined(x) or is_maybe_undefined(y)
-        if is_undefined(x) != is_undefined(y) or maybe:
-            if is_return_value(name):
-                raise errors.BranchMismatchError(
-                    f"{where}this function returns a value on one path of this `if` (whose "
-                    f"condition is symbolic) that cannot be given a placeholder on the other; "
-                    f"return tensors or numbers (or tuples, lists and dicts of them)")
-            if i in flagged:
-                continue
-            maker = _placeholder_maker(y if is_undefined(x) else x)
-            if maker is None:
-                raise errors.UndefinedNameError(
-                    f"{where}'{name}' is assigned in only one branch of this `if`, whose condition "
-                    f"is symbolic, and is used afterwards, and it is not a tensor or number (or a "
-                    f"tuple, list or dict of them) that could be checked at run time; assign it "
-                    f"in both branches or before the `if`")
-            new_flags.append(i)
-            if is_undefined(x):
-                refill[i] = maker
-    if new_flags:
-        retry = Refill(refill)
-        retry.flagged = tuple(new_flags)
-        raise retry
 
 
 def if_exp(cond, true_fn, false_fn):
@@ -318,7 +241,7 @@ def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants,
     (and, unless it is the return value, a run-time check that the loop ran)."""
     where = _where()
     n = len(state)
-    full = tuple(state) + cells.get()
+    full = _read_missing(tuple(state) + cells.get())
     count = len(full)
     all_names = tuple(names) + cells.names
     undefined, created = undefined_positions(full)
@@ -414,10 +337,10 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None, outer_writes=(
         if extra_test is not None:
             t = extra_test(*state)
             if is_symbolic(t):
-                raise errors.SymbolicValueError(
-                    f"{_where()}this `for` loop iterates over a Python "
-                    f"{type(iterable).__name__}, but its `break`/`return` condition became symbolic; "
-                    f"iterate over a tensor or a range() so the loop can be staged")
+                if outer_writes:
+                    raise _outer_write_error("`for` loop", outer_writes)
+                limit = maximum_iterations - count if maximum_iterations is not None else None
+                return _unrolled_rest(t, iterator, extra_test, body, state, names, limit, cells)
             if not t:
                 return state
         try:
@@ -427,6 +350,31 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None, outer_writes=(
         result = body(item, *state)
         state = () if result is None else result
         count += 1
+
+
+def _unrolled_rest(t, iterator, extra_test, body, state, names, limit, cells):
+    """The rest of a loop over a Python iterable once its `break`/`return` condition `t` is
+    symbolic: the iterable stays a Python one, so each remaining item's iteration runs as a
+    staged `if` on the condition (the state after it joins both paths)."""
+    count = 0
+    while limit is None or count < limit:
+        try:
+            item = next(iterator)
+        except StopIteration:
+            break
+        if is_symbolic(t) or data_structures.is_staged_value(t):
+            state = _staged_if(t, lambda *s, item=item: body(item, *s), None, tuple(state),
+                               tuple(names), cells)
+        elif t:
+            result = body(item, *state)
+            state = () if result is None else result
+        else:
+            break
+        count += 1
+        if limit is not None and count >= limit:
+            break
+        t = extra_test(*state)
+    return state
 
 
 def _range_for(rng, extra_test, body, state, names, maximum_iterations, shape_invariants,

@@ -15,6 +15,7 @@ from staging.debugging import print as staged_print
 from staging.source_map import where as _where
 from staging.graph_building import record
 from staging.tensor import is_symbolic
+from staging.unset import MaybeMissing
 
 
 # -- staged iterables ------------------------------------------------------
@@ -161,11 +162,32 @@ def len_(obj):
 
 
 def print_(*args, **kwargs):
+    args = tuple(a.read() if isinstance(a, MaybeMissing) else a for a in args)
     if any(is_symbolic(a) or isinstance(a, data_structures.StagedList) for a in args):
         if set(kwargs) - {"sep", "end"}:
             raise TypeError(f"{_where()}staged print() supports only sep= and end=")
         return staged_print(*args, **kwargs)
     return print(*args, **kwargs)
+
+
+def hasattr_(obj, name):
+    """hasattr(); an attribute set on only some paths of staged control flow: its flag (a
+    symbolic bool telling at run time whether the path taken set it)."""
+    value = getattr(obj, name, None) if type(name) is str else None
+    if isinstance(value, MaybeMissing):
+        flag = value.defined
+        return record("python_number", [flag], {"kind": bool}) if is_symbolic(flag) else bool(flag)
+    return hasattr(obj, name)
+
+
+def getattr_(obj, name, *default):
+    """getattr(); with a default, an attribute set on only some paths of staged control flow
+    gives its value where the path taken set it and the default elsewhere."""
+    value = getattr(obj, name, *default)
+    if default and isinstance(value, MaybeMissing):
+        from staging.control_flow import cond
+        return cond(value.defined, lambda: value.value, lambda: default[0])
+    return value
 
 
 def _python_number(kind):
@@ -188,4 +210,5 @@ OVERRIDES = {builtins.int: _python_number(int), builtins.float: _python_number(f
              builtins.bool: _python_number(bool), builtins.complex: _python_number(complex),
              builtins.print: print_, builtins.len: len_, builtins.range: range_,
               builtins.enumerate: enumerate_, builtins.zip: zip_, builtins.min: py_reductions.min_,
-              builtins.max: py_reductions.max_, builtins.sum: py_reductions.sum_}
+              builtins.max: py_reductions.max_, builtins.sum: py_reductions.sum_,
+             builtins.hasattr: hasattr_, builtins.getattr: getattr_}

@@ -2,6 +2,8 @@
 
 Cell variables are reached through get_state/set_state; names a branch or loop body
 assigns first get placeholders; a loop creating a variable checks at run time that it ran.
+The placeholders of a staged `if` (a name or return value one branch leaves unset, and the
+"defined" flags of names assigned on only some paths) are made here too.
 """
 
 from __future__ import annotations
@@ -11,11 +13,11 @@ import re
 import numpy as np
 
 from autograph.operators import data_structures
-from autograph.operators.variables import is_maybe_undefined, is_undefined, is_undefined_return
+from autograph.operators.variables import MaybeUndefined, is_maybe_undefined, is_undefined, is_undefined_return
 from staging import errors, nest
 from staging.debugging import check as staged_check
 from staging.source_map import where
-from staging.tensor import is_symbolic
+from staging.unset import zero_leaf
 
 # The name the return converter gives the return value (retval_, retval_1, ...).
 _RETURN_VALUE = re.compile(r"retval_\d*$")
@@ -64,28 +66,11 @@ def zero_like(x):
     leaves = nest.flatten(x)
     makers = []
     for leaf in leaves:
-        maker = _zero_leaf(leaf)
+        maker = zero_leaf(leaf)
         if maker is None:
             return None
         makers.append(maker)
     return lambda: nest.pack_as(x, [m() for m in makers])
-
-
-def _zero_leaf(x):
-    if x is None:
-        return lambda: None
-    if is_symbolic(x):
-        if x.type.weak:  # a Python number known at run time: a Python zero
-            return lambda: x.type.python_type(0)
-        shape = tuple(0 if d is None else d for d in x.static_shape)
-        dtype = x.dtype
-        return lambda: np.zeros(shape, dtype)[()] if shape == () else np.zeros(shape, dtype)
-    if isinstance(x, (np.ndarray, np.generic)):
-        zero = np.zeros_like(x)
-        return lambda: zero[()] if zero.ndim == 0 else zero.copy()
-    if type(x) in (bool, int, float, complex):
-        return lambda: type(x)(0)
-    return None
 
 
 def placeholder(name, value, where, kind):
@@ -117,3 +102,90 @@ def undefined_positions(values):
     """Positions holding the Undefined marker: (all of them, those that are not the return value)."""
     undefined = [i for i, v in enumerate(values) if is_undefined(v)]
     return undefined, [i for i in undefined if not is_undefined_return(values[i])]
+
+
+def defined_flag(value):
+    if is_maybe_undefined(value):
+        return value.defined
+    return np.bool_(not is_undefined(value))
+
+
+def fill_unassigned(then, other, flagged):
+    """The false branch's outputs, with a placeholder (of the true branch's type) for each
+    flagged name it leaves unassigned."""
+    out = list(other)
+    for i in flagged:
+        if is_undefined(out[i]) and not is_undefined(then[i]):
+            value = then[i].value if is_maybe_undefined(then[i]) else then[i]
+            out[i] = PlaceholderUnset(zero_like(value)())
+    return tuple(out)
+
+
+class PlaceholderUnset(MaybeUndefined):
+    """A placeholder for a name a branch leaves unassigned: defined flag False."""
+
+    __slots__ = ()
+
+    def __init__(self, value):
+        super().__init__("", value, np.bool_(False))
+
+
+def fill_return_value(then, other):
+    """The false branch's outputs, with the return value given a placeholder where exactly one
+    branch sets it (converted code never reads it unset: `do_return` tells)."""
+    out = list(other)
+    refill = {}
+    for i, (a, b) in enumerate(zip(then, other)):
+        if is_undefined_return(b) and not is_undefined(a):
+            zero = zero_like(a)
+            if zero is not None:
+                out[i] = zero()
+        elif is_undefined_return(a) and not is_undefined(b):
+            zero = zero_like(b)
+            if zero is not None:
+                refill[i] = zero
+    if refill:
+        raise Refill(refill)
+    return tuple(out)
+
+
+def placeholder_maker(value):
+    """A maker of a placeholder of value's type (a name assigned on only some paths), or None."""
+    if is_maybe_undefined(value):
+        value = value.value
+    if is_undefined(value) or data_structures.is_staged_value(value):
+        return None
+    return zero_like(value)
+
+
+def check_defined(a, b, names, where, flagged):
+    new_flags, refill = [], {}
+    for i, (name, x, y) in enumerate(zip(names, a, b)):
+        if is_return_value(name) and ((x is None) != (y is None)):
+            raise errors.BranchMismatchError(
+                f"{where}this function returns a value on one path and None on another, "
+                f"depending on the symbolic condition of this `if`; a staged function returns "
+                f"one kind of value: return a value of the same type on every path")
+        maybe = is_maybe_undefined(x) or is_maybe_undefined(y)
+        if is_undefined(x) != is_undefined(y) or maybe:
+            if is_return_value(name):
+                raise errors.BranchMismatchError(
+                    f"{where}this function returns a value on one path of this `if` (whose "
+                    f"condition is symbolic) that cannot be given a placeholder on the other; "
+                    f"return tensors or numbers (or tuples, lists and dicts of them)")
+            if i in flagged:
+                continue
+            maker = placeholder_maker(y if is_undefined(x) else x)
+            if maker is None:
+                raise errors.UndefinedNameError(
+                    f"{where}'{name}' is assigned in only one branch of this `if`, whose condition "
+                    f"is symbolic, and is used afterwards, and it is not a tensor or number (or a "
+                    f"tuple, list or dict of them) that could be checked at run time; assign it "
+                    f"in both branches or before the `if`")
+            new_flags.append(i)
+            if is_undefined(x):
+                refill[i] = maker
+    if new_flags:
+        retry = Refill(refill)
+        retry.flagged = tuple(new_flags)
+        raise retry
