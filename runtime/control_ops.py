@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import scalar_loops
 from .for_loops import array_walk, coalesce_loop_outputs, emit_array_walk
+from .fusion import LoopPrelude
 from .graph import Graph, Node, Value
 from .registry import register_op
 from .types import TensorType, accepts
@@ -155,10 +156,14 @@ def _while_emit(em, node: Node, indent: int) -> None:
         em.emit(indent, f"{hoisted} = int({em.ref(bound)})", node)
         condition = _OPERATORS[op].format(em.ref(counter), hoisted)
     ranged = _range_counter(em, node, test, counters) if test is not None else None
-    if ranged is not None:  # `for i in range(i, n)`: the counter stepped by Python's range
-        _emit_range_for(em, node, indent, outs, ranged, hoisted)
-    else:
-        _emit_while_true(em, node, indent, outs, test, condition if test is not None else None)
+    em.loop_preludes.append(LoopPrelude(em, indent, node.subgraphs["body"].inputs[nvars:]))
+    try:
+        if ranged is not None:  # `for i in range(i, n)`: the counter stepped by Python's range
+            _emit_range_for(em, node, indent, outs, ranged, hoisted)
+        else:
+            _emit_while_true(em, node, indent, outs, test, condition if test is not None else None)
+    finally:
+        em.loop_preludes.pop()
     for i in sorted(counters):  # back to the declared dtype for whatever reads the result
         em.emit(indent, f"{outs[i]} = {em.bind(node.outputs[i].type.dtype.type, 'k')}({outs[i]})", node)
     scalar_loops.leave(em, node, firsts, indent, outs)
@@ -248,8 +253,7 @@ def _integer_bound_test(node: Node):
     counter, bound = test.inputs
     loop_vars = cond.inputs[:nvars]
     if (isinstance(counter, Value) and counter in loop_vars and _is_integer_scalar(counter.type)
-            and isinstance(bound, Value) and bound not in loop_vars and _is_integer_scalar(bound.type)
-            and not bound.type.weak):
+            and isinstance(bound, Value) and bound not in loop_vars and _is_integer_scalar(bound.type)):
         return test.op, counter, bound
     return None
 

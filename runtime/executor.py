@@ -17,11 +17,12 @@ import threading
 
 import numpy as np
 
-from . import chunks, fusion, scalar_loops
+from . import chunks, fusion, peephole, scalar_loops
 from ._compat import add_note
 from .analysis import BufferPlan, dead_after, maybe_viewed, outputs_sharing_state
 from .fusion import UFUNCS as _UFUNCS
 from .graph import Graph, Node, Value, node_text
+from .ops.elementwise import INT_AS_FLOAT, as_dtype
 from .options import get_options
 from .registry import get_op
 from .user_lines import generated_line
@@ -34,24 +35,6 @@ _counter_lock = threading.Lock()
 # (Python refuses more than 100 levels; a fused run adds a few inside a body).
 _MAX_INDENT = 40
 _noted = threading.local()  # the exception a graph has last placed, per thread
-
-
-def _as_dtype(number, dtype):
-    """`number` as a 0-d array of `dtype` when NumPy's weak-scalar rule casts it exactly so."""
-    if dtype.kind not in "iuf" or (isinstance(number, float) and dtype.kind != "f"):
-        return None
-    if np.result_type(dtype, number) != dtype:
-        return None
-    try:
-        with np.errstate(all="raise"):
-            converted = np.array(number, dtype=dtype)
-    except (OverflowError, FloatingPointError, ValueError):
-        return None
-    if dtype.kind in "iu" and int(converted) != number:
-        return None
-    if dtype.kind == "f" and not np.isfinite(converted):
-        return None
-    return converted
 
 
 # Operators on scalars that never raise (so may be written into the line that reads them), and
@@ -96,12 +79,13 @@ class _Emitter(chunks.ChunkedEmission):
         self._depth: dict[int, int] = {}  # id(value) -> nesting of the expression standing for it
         self._in_helper = 0  # > 0 while a body is emitted as a helper function
         self._named: list = []  # the values fresh() named
-        self._exact: dict = {}  # (type, number, dtype) -> _as_dtype(number, dtype), numbers seen
+        self._exact: dict = {}  # (type, number, dtype) -> as_dtype(number, dtype), numbers seen
         self._bound: dict = {}  # (id(object), prefix) -> its name, for a long graph (see bind)
         # nodes computed on Python numbers in an unboxed scalar loop (runtime.scalar_loops)
         self.python_scalars: dict[int, str] = {}
         self.python_scalar_dtypes: dict[int, np.dtype] = {}
         self.numpy_forms: dict[int, str] = {}  # id(value) -> its expression on NumPy scalars
+        self.loop_preludes: list = []  # fusion.LoopPrelude of the loops being emitted, innermost last
 
     # -- names -----------------------------------------------------------
     def new_tag(self) -> int:
@@ -299,10 +283,13 @@ class _Emitter(chunks.ChunkedEmission):
                     key = (type(v), v, dtype)
                     exact = self._exact.get(key, False)
                     if exact is False:
-                        exact = self._exact[key] = _as_dtype(v, dtype)
+                        exact = self._exact[key] = as_dtype(v, dtype)
                 else:
-                    exact = _as_dtype(v, dtype)
+                    exact = as_dtype(v, dtype)
                 refs.append(self.bind(exact, "c") if exact is not None else self.literal(v))
+            elif (dtype == np.float64 and node.op in INT_AS_FLOAT and isinstance(v, Value)
+                  and getattr(v.type, "python_type", None) is int):
+                refs.append(f"float({ref(v)})")  # the conversion NumPy makes, without its slow path
             else:
                 refs.append(ref(v))
         return refs
@@ -422,6 +409,8 @@ class _Emitter(chunks.ChunkedEmission):
         for lines, nodes in self.helpers:  # (defined after `run`: called only when it runs)
             self.line_nodes.update((len(self.lines) + k, node) for k, node in nodes.items())
             self.lines.extend(lines)
+        if self.units is None:
+            peephole.drop_unread_assignments(self.lines, self.line_nodes)
         return self.source_of_units("\n".join(self.lines) + "\n", name)
 
 

@@ -227,6 +227,26 @@ def plan(graph: Graph, options: dict, max_length: int | None = None,
     return runs
 
 
+class LoopPrelude:
+    """What a staged loop's emitted code computes once before its header: tests of the values the
+    loop body captures (fixed while the loop runs), inserted where the header begins."""
+
+    def __init__(self, em, indent: int, captures):
+        self.lines, self.line_nodes, self.index = em.lines, em.line_nodes, len(em.lines)
+        self.indent = indent
+        self.captures = {id(v) for v in captures}
+
+    def insert(self, name: str, expression: str, node: Node) -> str:
+        """Inserts `name = expression` before the loop; returns `name`."""
+        self.lines.insert(self.index, "    " * self.indent + f"{name} = {expression}")
+        self.index += 1  # line_nodes keys are 1-based line numbers: those after it move down
+        moved = {(k + 1 if k >= self.index else k): n for k, n in self.line_nodes.items()}
+        self.line_nodes.clear()
+        self.line_nodes.update(moved)
+        self.line_nodes[self.index] = node
+        return name
+
+
 def chunk_bounds(n: int, chunk: int) -> tuple:
     return tuple((s, min(s + chunk, n)) for s in range(0, n, chunk))
 
@@ -248,8 +268,16 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
     if size is None:  # flat mode: all operands have the run's shape, some dims unknown
         # the size test first: it fails at once for the small arrays that are not worth fusing
         ndarray = em.bind(np.ndarray, "k")
-        guard = ([f"type({in_refs[0]}) is {ndarray} and {in_refs[0]}.size >= {run.min_elements(options)}"]
-                 + guard + [f"{in_refs[0]}.shape == {r}.shape" for r in in_refs[1:]])
+        prelude = em.loop_preludes[-1] if em.loop_preludes else None
+        pivot = next((k for k, v in enumerate(run.inputs) if prelude is not None
+                      and id(v) in prelude.captures), 0)
+        size_test = f"type({in_refs[pivot]}) is {ndarray} and {in_refs[pivot]}.size >= {run.min_elements(options)}"
+        if prelude is not None and id(run.inputs[pivot]) in prelude.captures:
+            # an operand fixed while the loop runs: its size is tested once, before the loop
+            # (the others must have its shape, hence its size)
+            size_test = prelude.insert(f"{tag}_big", size_test, first)
+        guard = ([size_test] + guard + [f"{in_refs[pivot]}.shape == {r}.shape"
+                                        for k, r in enumerate(in_refs) if k != pivot])
     body = indent
     if guard:
         em.emit(indent, f"if {' and '.join(guard)}:", first)

@@ -26,7 +26,7 @@ from .graph_building import FuncGraph, building, current_graph
 from .method_binding import MethodBinder
 from .retracing import note_trace, where_defined
 from .source_map import where
-from .trace_key import (FAST_PY_TYPES, NOT_FAST, ArgumentError, TensorSpec, as_spec, bind, conform_arguments, fast_key,
+from .trace_key import (FAST_PY_TYPES, NOT_FAST, ArgumentError, ArrayLayout, TensorSpec, as_spec, bind, conform_arguments, fast_key,
                         flat_tensors, replace_tensors, signature_text, stable_key, trace_key, weaken)
 from .trace_lock import TraceLock
 from .tracebacks import filtered
@@ -98,6 +98,7 @@ class Function:
         self._cache: dict = {}          # exact trace key -> ConcreteFunction
         self._fast: dict = {}           # tuple of per-arg keys (positional calls) -> runner(*args)
         self._fast1: dict = {}          # the same for calls of one argument, keyed by its key
+        self._layouts: dict = {}        # tuple of argument types -> trace_key.ArrayLayout (arrays among them)
         self._concretes: list[tuple] = []  # (structure, arg_types, ConcreteFunction)
         self._traces = 0  # traces of this Function (for a staged method: of one instance)
         self._all_traces = [0] if _all_traces is None else _all_traces  # shared by all instances
@@ -164,7 +165,12 @@ class Function:
                         self._fast1.get(type(a)) or self._fast1.get(fast_key(a)))
                 else:  # NumPy scalars first: their key is their type (a tuple of classes equals
                     # no key holding an array's or a Python value's part)
-                    run = self._fast.get(tuple(map(type, args))) or self._fast.get(tuple(map(fast_key, args)))
+                    types = tuple(map(type, args))
+                    run = self._fast.get(types)
+                    if run is None:  # arrays among them: their layout's table (or a Python value's key)
+                        layout = self._layouts.get(types)
+                        run = layout.lookup(*args) if layout is not None else self._fast.get(
+                            tuple(map(fast_key, args)))
                 if run is not None:
                     if self._recent:  # a call that did not trace (retracing.note_trace)
                         self._recent.clear()
@@ -298,6 +304,9 @@ class Function:
                 self._fast1[key[0]] = runner
             else:
                 self._fast[tuple(key)] = runner
+                types = tuple(map(type, args))
+                if ArrayLayout.applies(types):
+                    self._layouts.setdefault(types, ArrayLayout(types)).remember(args, runner)
             return
         # Keyword call: the graph takes its inputs in bound order (parameters in signature order,
         # keyword-only and **kwargs entries sorted by name); find each one among the call's

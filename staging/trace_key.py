@@ -298,6 +298,31 @@ def fast_key(a):
     return NOT_FAST
 
 
+class ArrayLayout:
+    """The fast path of positional calls whose arguments are NumPy arrays and scalars, at least one
+    an array, for one tuple of argument types: `lookup(*args)` gives the runner remembered for
+    the arrays' dtypes and shapes (`table`), or None. Generated per layout: a key of only the
+    arrays' parts, without a fast_key call per argument."""
+
+    __slots__ = ("table", "lookup")
+
+    def __init__(self, types: tuple):
+        self.table: dict = {}
+        names = [f"a{i}" for i in range(len(types))]
+        parts = [f"{n}.dtype, {n}.shape" for n, t in zip(names, types) if t is np.ndarray]
+        namespace = {"get": self.table.get}
+        exec(f"def lookup({', '.join(names)}):\n    return get(({', '.join(parts)},))", namespace)  # noqa: S102
+        self.lookup = namespace["lookup"]
+
+    @staticmethod
+    def applies(types: tuple) -> bool:
+        return len(types) > 1 and np.ndarray in types and all(
+            t is np.ndarray or t in NP_SCALAR_TYPES for t in types)
+
+    def remember(self, args: tuple, runner) -> None:
+        self.table[tuple(part for a in args if type(a) is np.ndarray for part in (a.dtype, a.shape))] = runner
+
+
 def stable_key(value) -> bool:
     """Whether `value`'s trace-key part is fixed for the object's lifetime (mutating a list, a
     dict or a dataclass held in a default changes its key; a __tracing_type__ may depend on

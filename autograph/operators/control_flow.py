@@ -403,8 +403,8 @@ def _range_for(rng, extra_test, body, state, names, maximum_iterations, shape_in
 
 def _staged_for(iterable, extra_test, body, state, names, maximum_iterations, shape_invariants,
                 cells):
-    length = py_builtins.staged_length(iterable)
-    if not is_symbolic(length) and length == 0:
+    length = py_builtins.staged_length(iterable, clamp=False)  # (below 0: no iteration either)
+    if not is_symbolic(length) and length <= 0:
         return state  # a tensor with a static first dim of 0: the body never runs, as in Python
 
     def test(i, *state):

@@ -53,22 +53,24 @@ def is_staged_iterable(x) -> bool:
     return isinstance(x, _STAGED_ITERABLES) or is_symbolic(x)
 
 
-def staged_length(x):
-    """Number of items of a staged iterable (an int or a symbolic scalar)."""
+def staged_length(x, clamp=True):
+    """Number of items of a staged iterable (an int or a symbolic scalar). clamp=False: for a
+    range with a literal step, the count may be negative where it is 0 (a loop bound)."""
+    clamped = np.maximum if clamp else (lambda n, _zero: n)
     if isinstance(x, StagedRange):
         if isinstance(x.step, int) and x.step > 0:
-            return np.maximum((x.stop - x.start + (x.step - 1)) // x.step, 0)
+            return clamped((x.stop - x.start + (x.step - 1)) // x.step, 0)
         if isinstance(x.step, int) and x.step < 0:
-            return np.maximum((x.start - x.stop + (-x.step - 1)) // -x.step, 0)
+            return clamped((x.start - x.stop + (-x.step - 1)) // -x.step, 0)
         if isinstance(x.step, int):
             raise ValueError("range() arg 3 must not be zero")
         up = (x.stop - x.start + x.step - 1) // x.step
         down = (x.start - x.stop - x.step - 1) // -x.step
         return np.maximum(np.where(x.step > 0, up, down), 0)
     if isinstance(x, StagedEnumerate):
-        return staged_length(x.iterable)
+        return staged_length(x.iterable, clamp)
     if isinstance(x, StagedZip):
-        lengths = [staged_length(i) for i in x.iterables]
+        lengths = [staged_length(i, clamp) for i in x.iterables]
         result = lengths[0]
         for n in lengths[1:]:
             result = np.minimum(result, n)

@@ -293,3 +293,26 @@ def _ufunc_out_kernel(ufunc):
 register_op("ufunc_out", infer=_ufunc_out_infer, make_kernel=_ufunc_out_kernel,
             doc="np.<ufunc>(*inputs, out=<a copy of target>) (x += y); the result has target's type")(
     lambda target, *inputs, ufunc: _ufunc_out_kernel(ufunc)(target, *inputs))
+
+
+def as_dtype(number, dtype):
+    """`number` as a 0-d array of `dtype` when NumPy's weak-scalar rule casts it exactly so."""
+    if dtype.kind not in "iuf" or (isinstance(number, float) and dtype.kind != "f"):
+        return None
+    if np.result_type(dtype, number) != dtype:
+        return None
+    try:
+        with np.errstate(all="raise"):
+            converted = np.array(number, dtype=dtype)
+    except (OverflowError, FloatingPointError, ValueError):
+        return None
+    if dtype.kind in "iu" and int(converted) != number:
+        return None
+    if dtype.kind == "f" and not np.isfinite(converted):
+        return None
+    return converted
+
+
+# ufuncs that convert a Python int operand to a float64 array's dtype (NEP 50) before computing
+INT_AS_FLOAT = frozenset(("add", "subtract", "multiply", "divide", "floor_divide", "remainder", "maximum",
+                          "minimum", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal"))

@@ -58,7 +58,7 @@ class Archive:
     def __init__(self, path, max_bytes: int = MAX_TOTAL_BYTES):
         try:
             self._zip = zipfile.ZipFile(path, "r")
-        except zipfile.BadZipFile as exc:
+        except (zipfile.BadZipFile, NotImplementedError, EOFError, ValueError) as exc:
             raise FormatError(f"not a saved function (not a zip file: {exc})") from None
         infos = self._zip.infolist()
         expect(len(infos) <= MAX_ENTRIES, f"the file has {len(infos)} entries, more than {MAX_ENTRIES}")
