@@ -44,8 +44,25 @@ register_op("const", infer=_const_infer, make_kernel=lambda value: (lambda: valu
 # -- print / assert ----------------------------------------------------------
 
 def _print_kernel(parts, sep, end):
+    """print(*parts, sep=sep, end=end) with the values of the ARG parts filled in: the text print
+    would write, written to sys.stdout (as it is when the graph runs) in one call."""
+    sep = " " if sep is None else sep
+    end = "\n" if end is None else end
+    if type(sep) is not str or type(end) is not str:  # print's own error, when it runs
+        return lambda *args: print(*_fill(parts, args), sep=sep, end=end, file=sys.stdout)
+    if not any(p is ARG for p in parts):  # the whole text is known now
+        text = sep.join([str(p) for p in parts]) + end
+
+        def run():
+            out = sys.stdout
+            if out is not None:  # (no console: print writes nothing)
+                out.write(text)
+        return run
+
     def run(*args):
-        print(*_fill(parts, args), sep=sep, end=end, file=sys.stdout)
+        out = sys.stdout
+        if out is not None:
+            out.write(sep.join([str(p) for p in _fill(parts, args)]) + end)
     return run
 
 

@@ -80,10 +80,17 @@ def enter(em, node: Node, unboxed: Plan | None, indent: int) -> tuple[dict, list
     em.python_scalars.update(unboxed.nodes)
     em.python_scalar_dtypes.update(unboxed.dtypes)
     for k in unboxed.loop_vars + unboxed.captures:
-        name = f"t{em.new_tag()}"
-        convert = "float" if node.inputs[k].type.dtype.kind == "f" else em.bind(FirstInt, "k")
-        ref = capture_refs[k - nvars] if k >= nvars else em.ref(node.inputs[k])
-        em.emit(indent, f"{name} = {convert}({ref})", node)
+        is_float = node.inputs[k].type.dtype.kind == "f"
+        producer = getattr(node.inputs[k], "producer", None)
+        if producer is not None and producer.op == "const" and not producer.inputs:
+            # a constant: its Python number made once, when the code is generated
+            value = producer.attrs["value"]
+            name = em.bind(float(value) if is_float else FirstInt(int(value)), "c")
+        else:
+            name = f"t{em.new_tag()}"
+            convert = "float" if is_float else em.bind(FirstInt, "k")
+            ref = capture_refs[k - nvars] if k >= nvars else em.ref(node.inputs[k])
+            em.emit(indent, f"{name} = {convert}({ref})", node)
         if k >= nvars:
             capture_refs[k - nvars] = name
         else:

@@ -123,3 +123,22 @@ def test_calls_with_arrays_and_scalars_find_the_trace_of_their_shapes():
     assert staged.tracing_count == 6  # 3 shapes x 2 layouts; the repeats are cache hits
     assert staged(np.ones(3, np.float32), np.float64(1.0), np.int64(1)).dtype == np.float64
     assert staged.tracing_count == 7
+
+
+def printing(x, y):
+    staging.print("x is", x, "and", 3, sep=" | ", end="!\n")
+    staging.print("no values")
+    staging.print(y, x, sep="")
+    return x + y
+
+
+def test_a_staged_print_writes_what_print_writes(capsys):
+    staged = staging.function(printing)
+    for args in ((np.float64(1.5), np.int32(2)), (np.array([1.0, -0.0]), np.float32(np.nan))):
+        expected = printing(*args)
+        eager = capsys.readouterr().out
+        got = staged(*args)
+        assert capsys.readouterr().out == eager
+        assert np.array_equal(got, expected, equal_nan=True)
+    with pytest.raises(TypeError):  # print's own check of sep
+        staging.function(lambda x: staging.print(x, sep=5))(np.float64(1.0))
