@@ -7,6 +7,8 @@ and NumPy protocols (as a NumPy layer installs methods on its tracer type).
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from runtime import TensorType
@@ -49,10 +51,14 @@ class Tensor:
 
     @property
     def dtype(self) -> np.dtype:
+        if self._weak_paths is not None or self._value.type.weak:
+            check_user_attribute(self, "dtype")
         return self._value.type.dtype
 
     @property
     def ndim(self) -> int:
+        if self._weak_paths is not None or self._value.type.weak:
+            check_user_attribute(self, "ndim")
         return len(self._value.type.shape)
 
     @property
@@ -157,6 +163,27 @@ def leaked_error(tensor: Tensor) -> errors.LeakedTensorError:
 # every use sees the value current at that point of the program) and autograph's staged list
 # (stacked). The protocol is looked up on the type: markers that raise on any attribute access
 # (autograph's Undefined) are never asked.
+
+def check_user_attribute(tensor, name: str) -> None:
+    """User code reading `tensor.name` (not this project's own code) where the tensor is a Python
+    number when the graph runs, or on some path (staging.weak_paths): that path raises
+    AttributeError (refused while tracing, for a path)."""
+    from . import weak_paths
+    from .source_map import is_own_file
+    if is_own_file(sys._getframe(2).f_code.co_filename):
+        return
+    check_python_number_attribute(tensor, name)
+    if tensor._weak_paths is not None:
+        weak_paths.check_attribute(tensor, name)
+
+
+def check_python_number_attribute(tensor, name: str) -> None:
+    """`tensor.name` where the tensor is a Python number when the graph runs (a weak type): the
+    AttributeError Python raises for a number without that attribute (`(3).astype`)."""
+    kind = tensor._value.type.python_type
+    if kind is not None and not hasattr(kind(0), name):
+        raise errors.MissingAttributeError(f"{where()}{kind.__name__!r} object has no attribute {name!r}")
+
 
 def has_staged_value(x) -> bool:
     """True for objects read as a symbolic value where they are used (Variables, staged lists)."""

@@ -16,6 +16,7 @@ from autograph.operators import data_structures, py_builtins
 from autograph.operators.variables import Undefined
 from staging import errors, numpy_api, random_ops, source_map
 from staging.graph_building import current_graph
+from staging.tensor import Tensor, check_python_number_attribute
 from staging.tracebacks import filtered
 
 
@@ -41,6 +42,8 @@ def converted_call(func, *args, **kwargs):
     if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType):
         if conversion.is_user_code(func.__func__):
             return conversion.converted_raw(func.__func__, AG)(func.__self__, *args, **kwargs)
+        if type(func.__self__) is Tensor and func.__self__.type.weak:  # `(2).astype`: no such method
+            check_python_number_attribute(func.__self__, func.__name__)
         return _library_call(func, args, kwargs)
     if type(func) is types.FunctionType:
         if conversion.is_user_code(func):

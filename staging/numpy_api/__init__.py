@@ -14,7 +14,7 @@ from runtime.ops import UFUNCS
 from runtime.ops.elementwise import PYTHON_OPERATORS
 
 from ..graph_building import record
-from ..tensor import Tensor, has_staged_value, staged_value
+from ..tensor import Tensor, check_user_attribute, has_staged_value, staged_value
 from . import arrays, creation, fft, linalg, reductions, shapes, statistics
 from ._common import _as_input, _unsupported, numpy_name
 from .indexing import getitem, setitem, tensor_setitem
@@ -101,6 +101,8 @@ def _unary(ufunc):
 
 def _method(name):
     def method(self, *args, **kwargs):
+        if self._value.type.weak:  # a Python number when the graph runs: has it the method?
+            check_user_attribute(self, name)
         return call_method(name, self, args, kwargs)
     method.__name__ = name
     return method
@@ -108,11 +110,15 @@ def _method(name):
 
 def _shape(self) -> tuple:
     """Known dims as ints; unknown dims as symbolic int64 scalars."""
+    if self._weak_paths is not None or self._value.type.weak:
+        check_user_attribute(self, "shape")
     return tuple(d if d is not None else record("dim", [self], {"axis": i})
                  for i, d in enumerate(self._value.type.shape))
 
 
 def _size(self):
+    if self._weak_paths is not None or self._value.type.weak:
+        check_user_attribute(self, "size")
     total = 1
     for d in _shape(self):
         total = total * d

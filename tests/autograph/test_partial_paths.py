@@ -172,3 +172,30 @@ def test_a_list_loop_with_a_symbolic_break_traces_once():
     assert results == [return_from_list_loop(np.float64(x), [1, 2, 3, 4]) for x in (0.5, 1.0, 3.0, 10.0)]
     assert all(type(r) is int for r in results)
     assert staged.experimental_get_tracing_count() == 1
+
+
+# -- NumPy attributes of a value that is a Python number when the graph runs --------------------
+
+def counter_astype(x, n):
+    k = 0
+    while k < n and x > 0:
+        k += 1
+    return k.astype(np.uint8)     # k is a Python int: AttributeError eagerly
+
+
+def joined_dtype(x, y):
+    if x > 0:
+        v = x + 2
+    else:
+        v = 300                   # a Python int on this path: it has no .dtype
+    return y.astype(v.dtype)
+
+
+def test_numpy_attributes_of_python_numbers_fail_as_in_python():
+    with pytest.raises(AttributeError, match="'int' object has no attribute 'astype'"):
+        staging.function(counter_astype)(np.float64(1.0), np.int64(3))
+    with pytest.raises(AttributeError):
+        counter_astype(np.float64(1.0), np.int64(3))
+    with pytest.raises(errors.BranchMismatchError) as info:
+        staging.function(joined_dtype)(np.int64(1), np.float64(2.5))
+    assert "has no attribute 'dtype'" in str(info.value)
