@@ -25,7 +25,7 @@ import numpy as np
 from . import errors, nest
 from .graph_building import building, record
 from .joins import is_undefined, name_of
-from .source_map import where
+from .source_map import raised_at, where
 from .tensor import Tensor
 
 _LOCATED = re.compile(r"\S+:\d+: ")  # a message that starts with a file:line
@@ -64,18 +64,32 @@ def raised_type(error):
 def defer(branches) -> None:
     """A branch whose tracing raised (see `deferrable`) raises the same exception type when the
     graph runs and takes that branch, as Python does; it gives the other branch's values (zeros
-    of their types, never seen). When both raise, the first error is raised now."""
+    of their types, never seen). When both raise, the error is raised now: the first, when both
+    are of one type; when they differ, which one Python raises depends on the condition, and the
+    `if` is refused (BranchesRaiseError) naming both."""
     failed = [b for b in branches if b[3] is not None]
     if not failed:
         return
     if len(failed) == 2:
-        raise failed[0][3]
+        first, second = failed[0][3], failed[1][3]
+        if raised_type(first) is raised_type(second):
+            raise first
+        raise errors.BranchesRaiseError(
+            f"{where()}both branches of this staged `if` raise while traced, and which error Python "
+            f"raises depends on the condition's value: the true branch {_quoted(first)}; the false "
+            f"branch {_quoted(second)}") from first
     (g, _, _, error), other = failed[0], next(b for b in branches if b[3] is None)
     text = str(error)
-    message = text if _LOCATED.match(text) or not where() else f"{where()}{text}"
+    message = text if _LOCATED.match(text) else f"{raised_at(error) or where()}{text}"
     with building(g):
         record("assert", [False], {"parts": (message,), "error": raised_type(error)})
     failed[0][1] = nest.pack_as(other[1], [_stand_in(g, leaf) for leaf in nest.flatten(other[1])])
+
+
+def _quoted(error) -> str:
+    text = str(error)
+    located = text if _LOCATED.match(text) else f"{raised_at(error)}{text}"
+    return f"raises {type(error).__name__} ({located})"
 
 
 def _stand_in(g, leaf):

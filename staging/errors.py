@@ -67,6 +67,11 @@ class BranchMismatchError(StagingError, TypeError):
     """The two branches of a staged `if` produce values that cannot be merged."""
 
 
+class BranchesRaiseError(StagingError):
+    """Both branches of a staged `if` raise while traced, with different exception types: which
+    one Python raises depends on the condition's value when the function runs."""
+
+
 class ExecutionError(StagingError):
     """Kept so that code naming it still imports: nothing is raised as ExecutionError any more.
     An exception raised while a staged graph runs (by NumPy, an assert, a py_function, ...)

@@ -189,6 +189,22 @@ def where() -> str:
     return f"{loc[0]}:{loc[1]}: " if loc else ""
 
 
+def raised_at(error: BaseException) -> str:
+    """'file:line: ' of the innermost user frame in `error`'s traceback (the user's line that
+    raised it), or '' when it has none."""
+    found = ""
+    tb = error.__traceback__
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        table = _LINE_MAPS.get(filename)
+        if table is not None:
+            found = f"{table[0]}:{min(tb.tb_lineno, table[1])}: "
+        elif _is_user_file(filename):
+            found = f"{filename}:{tb.tb_lineno}: "
+        tb = tb.tb_next
+    return found
+
+
 _STDLIB = os.path.dirname(os.__file__) + os.sep
 
 

@@ -66,8 +66,32 @@ def joined(a_type, b_type, joined_type, a_paths=None, b_paths=None, name="a valu
 
 def _substituted(inputs, in_types, paths, other) -> list:
     """`in_types` with `other` wherever an input is the joined value `paths` describes (on the
-    path where it is `other`, it is so in every position: `v // v`)."""
-    return [other if getattr(item, "_weak_paths", None) is paths else t for item, t in zip(inputs, in_types)]
+    path where it is `other`, it is so in every position: `v // v`). In an explicit NumPy call
+    (`np.abs(v)`, not `abs(v)`) whose operands are all Python numbers on that path, NumPy makes
+    them arrays of its default dtypes first: `np.abs(3)` is np.int64(3), a strong type."""
+    types = [other if getattr(item, "_weak_paths", None) is paths else t for item, t in zip(inputs, in_types)]
+    if _explicit_call and all(isinstance(t, TensorType) and t.weak for t in types):
+        types = [TensorType(t.dtype) for t in types]
+    return types
+
+
+_explicit_call = False
+
+
+class explicit_numpy_call:
+    """While an explicit NumPy ufunc call (`np.add(a, b)`) records its op: the ufunc makes
+    Python-number operands NumPy scalars of the default dtypes, where `a + b` would keep
+    Python's arithmetic. (Traces run one at a time, under staging.trace_lock.)"""
+
+    __slots__ = ("_saved",)
+
+    def __enter__(self):
+        global _explicit_call
+        self._saved, _explicit_call = _explicit_call, True
+
+    def __exit__(self, *exc):
+        global _explicit_call
+        _explicit_call = self._saved
 
 
 def check(op_name, inputs, in_types, output_types, infer):
@@ -201,5 +225,6 @@ def _describe(t) -> str:
     if isinstance(t, TensorType) and t.weak:
         return f"a Python {t.python_type.__name__}"
     if isinstance(t, TensorType):
-        return f"a {t.dtype.name} scalar" if t.shape == () else f"a {t.dtype.name} array ({t})"
+        article = "an" if t.dtype.name.startswith("int") else "a"  # "a uint8"
+        return f"{article} {t.dtype.name} scalar" if t.shape == () else f"{article} {t.dtype.name} array ({t})"
     return f"a {t!r}"

@@ -13,6 +13,7 @@ import numpy as np
 from runtime.ops import UFUNCS
 from runtime.ops.elementwise import PYTHON_OPERATORS
 
+from .. import weak_paths
 from ..graph_building import record
 from ..tensor import Tensor, check_user_attribute, has_staged_value, staged_value
 from . import arrays, creation, fft, linalg, reductions, shapes, statistics
@@ -144,9 +145,11 @@ _PY_NUMBERS = (bool, int, float, complex)
 def _install():
     def array_ufunc(self, ufunc, method, *inputs, **kwargs):
         inputs = _read_values(inputs)
-        if method == "__call__":
-            inputs = _numpy_operands(ufunc, inputs)
-        return apply_ufunc(ufunc, method, inputs, kwargs)
+        if method != "__call__":
+            return apply_ufunc(ufunc, method, inputs, kwargs)
+        inputs = _numpy_operands(ufunc, inputs)
+        with weak_paths.explicit_numpy_call():
+            return apply_ufunc(ufunc, method, inputs, kwargs)
 
     def array_function(self, func, types, args, kwargs):
         return apply_function(func, args, kwargs)

@@ -382,4 +382,44 @@ def test_a_numpy_error_in_a_branch_is_raised_only_when_the_branch_runs():
     with pytest.raises(TypeError) as info:
         f(True, np.float64(1.0))
     assert "sign" in str(info.value)
-    assert f"test_fidelity_gaps.py:{numpy_error_in_a_branch.__code__.co_firstlineno + 1}:" in str(info.value)
+    # the line that raised (np.sign), not the `if`
+    assert f"test_fidelity_gaps.py:{numpy_error_in_a_branch.__code__.co_firstlineno + 2}:" in str(info.value)
+
+
+def both_branches_raise(x, k):
+    if np.any(x > 0):
+        v = x // x       # floor_divide of complex: TypeError, when this branch runs
+    else:
+        v = k // False   # ZeroDivisionError, when this one runs
+    return v
+
+
+def same_error_in_both_branches(x, k):
+    if np.any(x > 0):
+        v = x // x
+    else:
+        v = x % x        # TypeError as well
+    return v
+
+
+def test_branches_raising_different_errors_are_refused_naming_both_lines():
+    first = both_branches_raise.__code__.co_firstlineno
+    with pytest.raises(TypeError):  # 1j > 0 is True (NumPy orders complex numbers lexically)
+        both_branches_raise(np.array([1j, 2j]), 3)
+    with pytest.raises(ZeroDivisionError):
+        both_branches_raise(np.array([-1j]), 3)
+    with pytest.raises(staging.errors.BranchesRaiseError) as info:
+        staging.function(both_branches_raise)(np.array([1j, 2j]), 3)
+    message = str(info.value)
+    assert message.startswith(f"{__file__}:{first + 1}: both branches of this staged `if` raise")
+    assert f"TypeError ({__file__}:{first + 2}: floor_divide:" in message
+    assert f"ZeroDivisionError ({__file__}:{first + 4}: integer division or modulo by zero)" in message
+
+
+def test_branches_raising_one_error_type_raise_it():
+    with pytest.raises(TypeError) as eager:
+        same_error_in_both_branches(np.array([1j]), 3)
+    with pytest.raises(TypeError) as staged:
+        staging.function(same_error_in_both_branches)(np.array([1j]), 3)
+    assert type(staged.value) is type(eager.value)  # the first branch's error, as it was raised
+    assert "floor_divide" in str(staged.value)

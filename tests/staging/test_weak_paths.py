@@ -252,3 +252,30 @@ def test_op_that_fails_only_with_the_joined_type_is_refused():
     message = str(info.value)
     assert message.startswith(f"{__file__}:{line_of(bitwise_of_joined, 'return m & 1')}: bitwise_and: ")
     assert "a Python int on some paths and a Python float on others" in message
+
+
+def explicit_abs_of_joined(x, n):
+    y = n if x else x    # the Python int n on one path, an int8 value on the other
+    return np.abs(y)     # np.abs(5) is a strong np.int64; np.abs(np.int8(5)) an int8
+
+
+def operator_abs_of_joined(x, n):
+    y = n if x else x
+    return abs(y)        # abs(5) stays the Python int 5: int8 on the other path absorbs it
+
+
+def test_explicit_ufunc_on_a_python_number_path_is_strong_and_refused():
+    eager = [explicit_abs_of_joined(np.int8(x), 5) for x in (3, 0)]
+    assert [type(v) for v in eager] == [np.int64, np.int8]
+    with pytest.raises(errors.BranchMismatchError) as info:
+        staging.function(explicit_abs_of_joined)(np.int8(3), 5)
+    message = str(info.value)
+    assert message.startswith(f"{__file__}:{line_of(explicit_abs_of_joined, 'return np.abs')}: absolute:")
+    assert "an int64 scalar eagerly on the first and an int8 scalar staged" in message
+
+
+@pytest.mark.parametrize("x", [3, 0])
+def test_python_abs_of_the_same_joined_value_agrees(x):
+    args = (np.int8(x), 5)
+    eager, staged = operator_abs_of_joined(*args), staging.function(operator_abs_of_joined)(*args)
+    assert type(staged) is np.int8 and staged == eager
