@@ -206,13 +206,17 @@ class _Emitter(chunks.ChunkedEmission):
 
     def fused(self, run: fusion.Run, indent: int, last_use: dict, top_level: bool):
         """A run of elementwise nodes: chunked when the guard holds, else op by op."""
-        produced = {id(v) for n in run.nodes for v in n.outputs}
+        produced = {id(v) for n in run.all_nodes for v in n.outputs}
         dying_outer = [v for p in range(run.start, run.stop) for v in last_use.get(p, ())
                        if id(v) not in produced]
+        for node in run.consts:  # (before the run: both paths read them)
+            self.simple(node, indent)
 
         def op_by_op(inner: int):
             for p in range(run.start, run.stop):
-                node = run.nodes[p - run.start]
+                node = run.all_nodes[p - run.start]
+                if node.op == "const":
+                    continue
                 if not self.in_place(node, inner, last_use.get(p, ())):
                     self.simple(node, inner)
                 if top_level:

@@ -19,6 +19,10 @@ then cannot change a single bit. `elementwise_fusion="all"` also fuses the trans
 (exp, sin, ...): NumPy evaluates those with SIMD kernels whose last bit may in principle depend
 on alignment, so there the promise is NumPy's documented accuracy rather than bit equality.
 
+With `threads` > 1, a run big enough (`parallel_min_bytes`) is split across threads, each
+walking its own part of the arrays chunk by chunk (runtime.parallel). Scalar constants recorded
+between the ufuncs (`x * np.float32(2)`) do not end a run: they are made before it.
+
 A fused run is emitted next to the op-by-op code, behind a run-time guard: the fused path is
 taken when every input of the run's shape is a C-contiguous ndarray (and, for shapes unknown at
 trace time, when those inputs agree in shape and are big enough); otherwise the op-by-op code
@@ -33,6 +37,7 @@ import numpy as np
 
 from .analysis import last_uses
 from .graph import Graph, Node, Value
+from .parallel import run_parts, split_bounds
 from .types import TensorType
 
 
@@ -86,8 +91,12 @@ class Run:
         """last_use: value id -> position of the last node of `graph` reading it (graph outputs:
         len(graph.nodes))."""
         self.start, self.stop, self.shape = start, stop, shape
-        self.nodes = graph.nodes[start:stop]
-        produced = {id(v) for n in self.nodes for v in n.outputs}
+        self.all_nodes = graph.nodes[start:stop]
+        # constants made between the ufuncs (`x * np.float32(2.0)` records one per call): made
+        # before the run, read whole by every chunk
+        self.consts = [n for n in self.all_nodes if n.op == "const"]
+        self.nodes = [n for n in self.all_nodes if n.op != "const"]  # the ufuncs
+        produced = {id(v) for n in self.all_nodes for v in n.outputs}
         self.inputs: list[Value] = []  # outer arrays of the run's shape, in order of first use
         self.sliced: list[Value] = []  # outer arrays that broadcast but vary along axis 0
         self.broadcast: list[Value] = []  # outer arrays that broadcast along axis 0: read whole
@@ -134,8 +143,16 @@ class Run:
         return peak
 
     def min_elements(self, options: dict) -> int:
-        """The size from which fusing pays (see the `fusion_min_bytes` option)."""
-        return max(1, -(-options["fusion_min_bytes"] // self.live_bytes))
+        """The size from which fusing pays (see the `fusion_min_bytes` option), or from which
+        splitting the run across threads does (`threads`, `parallel_min_bytes`)."""
+        fused = max(1, -(-options["fusion_min_bytes"] // self.live_bytes))
+        if options["threads"] < 2:
+            return fused
+        return min(fused, self.parallel_min_elements(options))
+
+    def parallel_min_elements(self, options: dict) -> int:
+        """Elements of the run's shape from which each extra thread pays its hand-off."""
+        return max(1, -(-options["parallel_min_bytes"] // (self.itemsize * len(self.nodes))))
 
     @property
     def size(self) -> int | None:
@@ -184,6 +201,11 @@ def _member_shape(node: Node, mode) -> tuple | None:
     return out.shape
 
 
+def _scalar_const(node: Node) -> bool:
+    t = node.outputs[0].type if node.op == "const" and len(node.outputs) == 1 else None
+    return isinstance(t, TensorType) and t.ndim == 0
+
+
 _MAX_ITEMSIZE = 32  # bytes of an element of any dtype a run may hold
 
 
@@ -199,6 +221,8 @@ def plan(graph: Graph, options: dict, max_length: int | None = None,
     start, shape = 0, None
     bounds = []
     for position, node in enumerate(graph.nodes):
+        if shape is not None and _scalar_const(node):
+            continue  # a run goes on past a constant it may read
         member = _member_shape(node, mode)
         if member is None or member != shape:
             if shape is not None:
@@ -209,10 +233,12 @@ def plan(graph: Graph, options: dict, max_length: int | None = None,
     if max_length is not None:
         bounds = [(begin, min(begin + max_length, stop), shape)
                   for start, stop, shape in bounds for begin in range(start, stop, max_length)]
-    bounds = [b for b in bounds if b[1] - b[0] >= 2]
+    bounds = [b for b in bounds if sum(graph.nodes[p].op != "const" for p in range(b[0], b[1])) >= 2]
     if not bounds:
         return {}
     min_bytes = options["fusion_min_bytes"]
+    if options["threads"] > 1:
+        min_bytes = min(min_bytes, options["parallel_min_bytes"])
     for start, stop, shape in bounds:
         size = math.prod(shape) if None not in shape else None
         if size is not None and size * _MAX_ITEMSIZE * sum(
@@ -245,6 +271,20 @@ class LoopPrelude:
         self.line_nodes.update(moved)
         self.line_nodes[self.index] = node
         return name
+
+
+def _emit_chunk_loop(em, indent, tag, bounds, temps, temp_shape, chunk, partial, lines, first) -> None:
+    """The scratch buffers of a fused run, then its loop over the chunks `bounds` (an expression)."""
+    empty = em.bind(np.empty, "k")
+    for name, dtype in temps:
+        em.emit(indent, f"{name} = {empty}({temp_shape}, {em.bind(dtype, 'k')})", first)
+    em.emit(indent, f"for {tag}_s, {tag}_e in {bounds}:", first)
+    if temps and partial:
+        em.emit(indent + 1, f"if {tag}_e - {tag}_s != {chunk}:", first)
+        for name, _ in temps:
+            em.emit(indent + 2, f"{name} = {name}[:{tag}_e - {tag}_s]", first)
+    for text, node in lines:
+        em.emit(indent + 1, text, node)
 
 
 def chunk_bounds(n: int, chunk: int) -> tuple:
@@ -379,24 +419,31 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
     scratch = (sum(dtype.itemsize for _, dtype in temps) or run.itemsize) * row_elems
     chunk = max(1, options["fusion_chunk_bytes"] // scratch)
     temp_shape = em.literal((chunk,) + tuple(run.shape[1:])) if not flat_mode else str(chunk)
-    for name, dtype in temps:
-        em.emit(body, f"{name} = {empty}({temp_shape}, {em.bind(dtype, 'k')})", first)
-        locals_.append(name)
-    if size is not None:
-        n_units = int(units)
-        bounds = em.bind(chunk_bounds(n_units, chunk), "c")
-        partial = n_units % chunk
+    threads, parts = options["threads"], None
+    if threads > 1:  # each thread walks its own part of the arrays, with its own scratch buffers
+        min_units = -(-run.parallel_min_elements(options) // row_elems)
+        if size is None:
+            parts, partial = f"{em.bind(split_bounds, 'k')}({units}, {chunk}, {threads}, {min_units})", True
+        else:
+            split = split_bounds(int(units), chunk, threads, min_units)
+            if len(split) > 1:
+                partial = any((e - s) % chunk for part in split for s, e in part)
+                parts = em.bind(split, "c")
+    if parts is not None:
+        em.emit(body, f"def {tag}_work({tag}_bounds):", first)
+        _emit_chunk_loop(em, body + 1, tag, f"{tag}_bounds", temps, temp_shape, chunk, partial, lines, first)
+        em.emit(body, f"{em.bind(run_parts, 'k')}({tag}_work, {parts})", first)
+        locals_.append(f"{tag}_work")
     else:
-        bounds = f"{em.bind(chunk_bounds, 'k')}({units}, {chunk})"
-        partial = True
-    em.emit(body, f"for {tag}_s, {tag}_e in {bounds}:", first)
-    if temps and partial:
-        em.emit(body + 1, f"if {tag}_e - {tag}_s != {chunk}:", first)
-        for name, _ in temps:
-            em.emit(body + 2, f"{name} = {name}[:{tag}_e - {tag}_s]", first)
-    for text, node in lines:
-        em.emit(body + 1, text, node)
-    locals_ += [f"{tag}_s", f"{tag}_e"]
+        if size is not None:
+            n_units = int(units)
+            bounds = em.bind(chunk_bounds(n_units, chunk), "c")
+            partial = n_units % chunk
+        else:
+            bounds = f"{em.bind(chunk_bounds, 'k')}({units}, {chunk})"
+            partial = True
+        _emit_chunk_loop(em, body, tag, bounds, temps, temp_shape, chunk, partial, lines, first)
+        locals_ += [name for name, _ in temps] + [f"{tag}_s", f"{tag}_e"]
     # drop the views and scratch buffers: they would keep dead inputs alive
     em.emit(body, f"del {', '.join(locals_)}", first)
     if guard:

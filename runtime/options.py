@@ -12,6 +12,8 @@ import difflib
 import glob
 import threading
 
+from .parallel import available_cores
+
 
 def cache_bytes(level: int, default: int) -> int:
     """The size of CPU 0's level-`level` data cache as Linux reports it; `default` elsewhere."""
@@ -46,13 +48,20 @@ _DEFAULTS = {
     "fusion_min_bytes": min(max(cache_bytes(3, 0) or cache_bytes(2, 0), 1 << 20), 1 << 30) or (8 << 20),
     # scratch memory of one chunk of a fused run (all its intermediates): the L2 cache size
     "fusion_chunk_bytes": min(max(cache_bytes(2, 1 << 19), 1 << 16), 1 << 23),
+    # threads a big fused run is split across (NumPy releases the GIL in its loops; results are
+    # bitwise the same): the cores this process may use, at most 8; 1 turns splitting off
+    "threads": min(available_cores(), 8),
+    # a run is split (and fused, even inside the caches) when its ops, op by op, would write at
+    # least this many bytes in all (elements x itemsize x ops): below it a thread's hand-off
+    # costs more than it saves
+    "parallel_min_bytes": 16 << 20,
     # checks every graph after the passes (runtime.verify); the test suite turns it on
     "verify_graphs": False,
 }
 
 _BOOLEAN = ("constant_folding", "arithmetic_simplification", "common_subexpression_elimination",
             "dead_code_elimination", "buffer_reuse", "unboxed_scalar_loops", "verify_graphs")
-_POSITIVE_INT = ("fusion_min_bytes", "fusion_chunk_bytes")
+_POSITIVE_INT = ("fusion_min_bytes", "fusion_chunk_bytes", "threads", "parallel_min_bytes")
 
 _options = dict(_DEFAULTS)
 _lock = threading.Lock()
