@@ -17,6 +17,7 @@ from .debugging import assert_true, constant, print, py_function  # noqa: A004
 from .function import (AutographWarning, ConcreteFunction, Function, TensorSpec, function, functions_run_eagerly,
                        run_functions_eagerly)
 from .retracing import RetracingWarning
+from .trace_effects import TraceStateWarning
 from .saving import LoadedFunction, load, save
 from .tensor import Tensor, is_symbolic
 from .tensor_array import TensorArray
@@ -24,7 +25,7 @@ from .tracebacks import disable_traceback_filtering, enable_traceback_filtering,
 from .variables import Variable
 
 __all__ = [
-    "AutographWarning", "ConcreteFunction", "Function", "LoadedFunction", "RetracingWarning", "Tensor", "TensorArray", "TensorSpec",
+    "AutographWarning", "ConcreteFunction", "Function", "LoadedFunction", "RetracingWarning", "Tensor", "TensorArray", "TensorSpec", "TraceStateWarning",
     "Variable", "assert_true", "cond", "constant", "disable_traceback_filtering", "enable_traceback_filtering",
     "errors", "function", "functions_run_eagerly", "get_optimizer_options", "is_symbolic",
     "is_traceback_filtering_enabled", "optimizer_options", "print", "py_function", "run_functions_eagerly",

@@ -20,7 +20,7 @@ import numpy as np
 from runtime.optimize import optimize
 from runtime.options import get_options as get_optimizer_options
 
-from . import errors
+from . import errors, trace_effects
 from .concrete_function import ConcreteFunction, _lists_to_python, check_jit_compile, collect_outputs, record_call
 from .graph_building import FuncGraph, building, current_graph
 from .method_binding import MethodBinder
@@ -405,12 +405,15 @@ class Function:
         call_args = replace_tensors(args, placeholders)
         call_kwargs = replace_tensors(kwargs, placeholders)
         func = self._traceable()
+        instance = self._instance_ref() if self._instance_ref is not None else None
+        before = trace_effects.snapshot(self.python_function, self._signature.parameters, args, kwargs, instance)
         try:
             with creation_scope(on_create), building(fg):
                 result = func(*call_args, **call_kwargs)
                 out_values, output_kinds, pack_structure, specs = collect_outputs(fg, result)
         finally:
             fg.closed = True
+        trace_effects.warn_changes(before, self.python_function, self._name)
         fg.graph.outputs = out_values
         options = get_optimizer_options()  # one snapshot for the passes and the executor
         optimize(fg.graph, options)
