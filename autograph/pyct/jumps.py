@@ -40,10 +40,6 @@ def make_if(test, body, orelse, origin):
     return node
 
 
-def _has_call(node):
-    return any(isinstance(n, ast.Call) for n in ast.walk(node))
-
-
 class Lowering:
     """Lowers the jumps of one kind in a block.
 
@@ -97,7 +93,9 @@ class Lowering:
         if node.orelse:
             node.test, node.body, node.orelse = not_(node.test), node.orelse, []
             return [node]
-        if _has_call(node.test):
+        if not isinstance(node.test, ast.Constant):
+            # the test still runs, as in Python: it may raise (`n % e` of types that do not
+            # support it), call something, or be a truth value that raises
             node.body = [ast.Pass()]
             return [node]
         return []

@@ -387,3 +387,21 @@ def test_shape_invariant_violations_are_refused(fn, words):
         staging.function(fn)(np.ones((2, 3)), np.int64(2))
     assert words in str(info.value)
     assert f"test_loops.py:{fn.__code__.co_firstlineno + 2}:" in str(info.value)
+
+
+def continue_whose_test_raises(x, n):
+    a = 0.5
+    for e in x:
+        if a < (n % e):  # a `continue` ending the body: the test still runs (and may raise)
+            continue
+    return a
+
+
+def test_a_trailing_continue_keeps_its_test():
+    args = (np.array([2.5 - 3.25j]), np.int32(3))
+    with pytest.raises(TypeError):  # int32 % complex128
+        continue_whose_test_raises(*args)
+    with pytest.raises(TypeError, match="remainder"):
+        staging.function(continue_whose_test_raises)(*args)
+    real = (np.array([2.0, 5.0]), np.int32(3))
+    assert staging.function(continue_whose_test_raises)(*real) == continue_whose_test_raises(*real)
