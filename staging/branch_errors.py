@@ -79,17 +79,20 @@ def defer(branches) -> None:
             f"raises depends on the condition's value: the true branch {_quoted(first)}; the false "
             f"branch {_quoted(second)}") from first
     (g, _, _, error), other = failed[0], next(b for b in branches if b[3] is None)
-    text = str(error)
-    message = text if _LOCATED.match(text) else f"{raised_at(error) or where()}{text}"
+    message = _located(error, where())
     with building(g):
         record("assert", [False], {"parts": (message,), "error": raised_type(error)})
     failed[0][1] = nest.pack_as(other[1], [_stand_in(g, leaf) for leaf in nest.flatten(other[1])])
 
 
-def _quoted(error) -> str:
+def _located(error, fallback: str = "") -> str:
+    """The error's message, starting with the user's file:line that raised it (or `fallback`)."""
     text = str(error)
-    located = text if _LOCATED.match(text) else f"{raised_at(error)}{text}"
-    return f"raises {type(error).__name__} ({located})"
+    return text if _LOCATED.match(text) else f"{raised_at(error) or fallback}{text}"
+
+
+def _quoted(error) -> str:
+    return f"raises {type(error).__name__} ({_located(error)})"
 
 
 def _stand_in(g, leaf):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import dis
+import functools
 import inspect
 import textwrap
 import warnings
@@ -42,8 +43,11 @@ def _plain_attributes(obj) -> dict | None:
 
 def _stored_globals(func) -> tuple:
     code = getattr(func, "__code__", None)
-    if code is None:
-        return ()
+    return () if code is None else _globals_stored_by(code)
+
+
+@functools.lru_cache(maxsize=256)  # (per code object: a function traced again is not disassembled again)
+def _globals_stored_by(code) -> tuple:
     return tuple(sorted({i.argval for i in dis.get_instructions(code) if i.opname == "STORE_GLOBAL"}))
 
 
@@ -64,17 +68,17 @@ class Snapshot:
                         if k in self.namespace and isinstance(self.namespace[k], _PLAIN)}
 
     def changes(self) -> list:
-        """(description, the expression naming it, attribute or global name, before, after) of each
-        value the trace changed."""
+        """(the expression naming it, attribute or global name, before, after) of each value the
+        trace changed."""
         found = []
         for name, obj, before in self.objects:
             after = getattr(obj, "__dict__", {})
             for attr, old in before.items():
                 if attr in after and _changed(old, after[attr]):
-                    found.append((f"{name}.{attr}", f"{name}.{attr}", attr, old, after[attr]))
+                    found.append((f"{name}.{attr}", attr, old, after[attr]))
         for name, old in self.globals.items():
             if name in self.namespace and _changed(old, self.namespace[name]):
-                found.append((f"the global {name!r}", name, name, old, self.namespace[name]))
+                found.append((name, name, old, self.namespace[name]))
         return found
 
 
@@ -103,8 +107,9 @@ def snapshot(func, params, args, kwargs, instance=None) -> Snapshot:
 
 def warn_changes(before: Snapshot, func, function_name: str) -> None:
     """Warns once per value the trace changed (see the module docstring)."""
-    for description, expression, name, old, new in before.changes():
+    for expression, name, old, new in before.changes():
         location = _assigning_line(func, name)
+        description = f"the global {name!r}" if expression == name else expression
         now = "a symbolic value of the trace" if isinstance(new, Tensor) else _short(new)
         warnings.warn(
             f"{location}tracing {function_name!r} changed {description} from {_short(old)} to "

@@ -16,6 +16,8 @@ of ops that keep such a difference remember it in turn.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from runtime import TensorType
@@ -70,28 +72,27 @@ def _substituted(inputs, in_types, paths, other) -> list:
     (`np.abs(v)`, not `abs(v)`) whose operands are all Python numbers on that path, NumPy makes
     them arrays of its default dtypes first: `np.abs(3)` is np.int64(3), a strong type."""
     types = [other if getattr(item, "_weak_paths", None) is paths else t for item, t in zip(inputs, in_types)]
-    if _explicit_call and all(isinstance(t, TensorType) and t.weak for t in types):
+    if getattr(_explicit, "call", False) and all(isinstance(t, TensorType) and t.weak for t in types):
         types = [TensorType(t.dtype) for t in types]
     return types
 
 
-_explicit_call = False
+_explicit = threading.local()  # .call: this thread records an explicit NumPy ufunc call
 
 
 class explicit_numpy_call:
     """While an explicit NumPy ufunc call (`np.add(a, b)`) records its op: the ufunc makes
     Python-number operands NumPy scalars of the default dtypes, where `a + b` would keep
-    Python's arithmetic. (Traces run one at a time, under staging.trace_lock.)"""
+    Python's arithmetic. Per thread: two staged functions may be traced at once."""
 
     __slots__ = ("_saved",)
 
     def __enter__(self):
-        global _explicit_call
-        self._saved, _explicit_call = _explicit_call, True
+        self._saved = getattr(_explicit, "call", False)
+        _explicit.call = True
 
     def __exit__(self, *exc):
-        global _explicit_call
-        _explicit_call = self._saved
+        _explicit.call = self._saved
 
 
 def check(op_name, inputs, in_types, output_types, infer):
