@@ -131,7 +131,8 @@ def value_in(graph: FuncGraph, leaf, target, what: str = "a value", error=errors
             except (OverflowError, TypeError, ValueError):
                 raise error(f"{where()}{what} is the Python number {leaf!r} in one case and a {target} value in "
                             f"the other, and {leaf!r} does not fit {target.dtype.name}") from None
-            value = array[()] if array.ndim == 0 else array
+            # (a 0-d array stays one, as eagerly: np.where(c, 1, 0) is array(1), not np.int64(1))
+            value = array[()] if array.ndim == 0 and not isinstance(leaf, np.ndarray) else array
         return record("const", [], {"value": value})._value
 
 

@@ -423,3 +423,15 @@ def test_branches_raising_one_error_type_raise_it():
         staging.function(same_error_in_both_branches)(np.array([1j]), 3)
     assert type(staged.value) is type(eager.value)  # the first branch's error, as it was raised
     assert "floor_divide" in str(staged.value)
+
+
+def zero_d_array_or_number(x, y):
+    return np.where(y, y, 0) if x > 0 else -1   # a 0-d array (np.where of Python values) or an int
+
+
+@pytest.mark.parametrize("x", [1.0, -1.0])
+def test_a_concrete_zero_d_array_joined_with_a_number_stays_an_array(x):
+    args = (np.float32(x), True)
+    eager, staged = zero_d_array_or_number(*args), staging.function(zero_d_array_or_number)(*args)
+    assert staged == eager
+    assert isinstance(staged, np.ndarray) == isinstance(eager, np.ndarray)  # was np.int64(1) for array(1)
