@@ -226,6 +226,21 @@ def _unapply(step, base: Tensor, new_view: Tensor) -> Tensor:
     raise AssertionError(f"no inverse for a {op} view")  # pragma: no cover - only VIEW steps get here
 
 
+def carry_out(init, placeholder, out: Tensor) -> None:
+    """After a staged loop whose body wrote loop variable `placeholder` in place: eagerly the loop
+    wrote into its initial array `init` itself, so every name holding that array (`u = v` before
+    the loop), and the views of it, see the loop's result `out`. A write that may not be made
+    (into an argument, a maybe-view, a list's element, ...) is left to the loop's own checks
+    (staging.stale_values), which refuse it naming the loop."""
+    if not (isinstance(init, Tensor) and isinstance(placeholder, Tensor) and placeholder._written == "carried"):
+        return
+    try:
+        check_writable(init, "the loop's in-place write")
+    except (errors.StagingError, ValueError):
+        return
+    write(init, out)
+
+
 def write(target: Tensor, new: Tensor) -> None:
     """Makes `target` hold `new` (same type), as an in-place write would: `target`'s root gets the
     new contents through `target`'s view steps, and every live view of the root is rebound to

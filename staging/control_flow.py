@@ -6,13 +6,13 @@ import numpy as np
 
 from runtime import ListType, TensorType
 
-from . import branch_errors, errors, mutation, nest, stale_values, weak_paths
+from . import aliasing, branch_errors, branch_writes, errors, mutation, nest, weak_paths
 from .graph_building import FuncGraph, building, current_graph, record
 from .joins import (align_captures, is_convertible, is_tensor_array, is_undefined, join_types, leaf_type,
                     rebuild_leaf, top_level_paths, truth_value, value_in)
 from .source_map import where
 from .tensor import Tensor, has_staged_value
-from .unset import MaybeMissing, zero_leaf
+from .unset import MaybeMissing
 
 
 # -- cond --------------------------------------------------------------------
@@ -74,13 +74,15 @@ def cond(pred, true_fn, false_fn, *, names=None):
         before = location.read()
         a = t_written.get(location.ident, (None, before))[1]
         b = e_written.get(location.ident, (None, before))[1]
-        (a, a_set), (b, b_set) = _set_on_path(location, a, b), _set_on_path(location, b, a)
+        (a, a_set), (b, b_set) = branch_writes.set_on_path(location, a, b), branch_writes.set_on_path(location, b, a)
         t_leaves.append((location.describe(), a))
         e_leaves.append(b)
         kept.append(location)
         t_flags.append((f"<{location.describe()} set>", a_set))
         e_flags.append(b_set)
     locations = kept
+    branch_writes.as_written(t_leaves, t_written, n_results, pairs=True)
+    branch_writes.as_written(e_leaves, e_written, n_results, pairs=False)
     flagged = [i for i, (a_set, b_set) in enumerate(zip(t_flags, e_flags)) if not (a_set[1] is b_set is np.True_)]
     t_leaves += [t_flags[i] for i in flagged]
     e_leaves += [e_flags[i] for i in flagged]
@@ -120,49 +122,14 @@ def cond(pred, true_fn, false_fn, *, names=None):
     for i, flag in zip(flagged, leaves[n_results + len(locations):]):
         if isinstance(flag, Tensor) or not flag:
             values[i] = MaybeMissing(locations[i], values[i], flag)
-    _write_back(outer, locations, values)
+    branch_writes.write_back(outer, locations, values)
+    branch_writes.final_copies(outer, outs, tg, eg, [i for i, (kind, _) in enumerate(merged[:n_results + len(locations)])
+                                        if kind == "dynamic"], n_results, locations)
     rebuilt = nest.pack_as(t_items, leaves[:n_results])
     return rebuilt[0] if single else type(t_out)(rebuilt) if not nest.is_namedtuple(t_out) else type(t_out)(*rebuilt)
 
 
 _staged_cond = cond  # (while_loop's parameter `cond` hides the function)
-
-
-def _set_on_path(location, x, other):
-    """(value, set flag) of a location on one path of a staged `if`: a location that does not
-    exist there (absent before the `if` and not set by the branch) holds a placeholder of the
-    type the other path gives it, flagged unset; one set on only some earlier paths keeps its
-    flag. Refused when no placeholder can stand for it."""
-    if isinstance(x, MaybeMissing):
-        return x.value, x.defined
-    if x is not mutation.MISSING:
-        return x, np.True_
-    if isinstance(other, MaybeMissing):
-        other = other.value
-    if location.kind != "attr":
-        raise errors.UndefinedNameError(
-            f"{where()}{location.describe()} is set in only one branch of this staged `if`, whose "
-            f"condition is symbolic, and did not exist before it (which keys a dict has is seen by "
-            f"`in`, len() and iteration); set it in both branches or before the `if`")
-    zero = None if other is mutation.MISSING or not is_convertible(other) else zero_leaf(other)
-    if zero is None:
-        raise errors.UndefinedNameError(
-            f"{where()}{location.describe()} is set in only one branch of this staged `if`, whose "
-            f"condition is symbolic, and did not exist before it, and it is not a tensor or number "
-            f"that could be checked at run time; set it in both branches or before the `if`")
-    return zero(), np.False_
-
-
-def _write_back(outer, locations, values) -> None:
-    """After a staged `if` or loop: the items, attributes and arrays its branches or body wrote
-    take their merged values. An array written in place this way was, eagerly, changed: other
-    tensors that may be the same array (aliases staged control flow hides) become stale."""
-    for location, value in zip(locations, values):
-        if location.kind == "tensor" and location.obj._graph is outer:
-            stale_values.mark_overwritten(outer, location.obj._value, where().rstrip(": ") or "an earlier line")
-            stale_values.mark_final(outer, value._value)
-        mutation.note(location)  # (an enclosing staged branch or loop sees the write)
-        location.write(value)
 
 
 def _paths_of(x):
@@ -311,6 +278,9 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
         out._weak_paths = weak_paths.joined(types[i], leaf_type(out_leaves[i]), types[i], None,
                                             _paths_of(out_leaves[i]), f"'{flat[i][0]}'", where(),
                                             errors.LoopVariableError)
+    for out, i in zip(outs, dyn_index):
+        if i < n_vars:
+            aliasing.carry_out(inits[i], bg._loop_placeholders[i], out)
     it = iter(outs)
     leaves = []
     for i, (name, init) in enumerate(flat):
@@ -318,7 +288,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
             leaves.append(rebuild_leaf(init, next(it)))
         else:
             leaves.append(init)
-    _write_back(outer, places, leaves[n_vars:])
+    branch_writes.write_back(outer, places, leaves[n_vars:])
     result = nest.pack_as(list(loop_vars), leaves[:n_vars])
     return result if is_list else tuple(result)
 
@@ -384,6 +354,7 @@ def _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter, maxim
                 if len(loop_vars) == 1 and not isinstance(out, (tuple, list)):
                     out = (out,)
                 g._loop_out = out
+                g._loop_placeholders = placeholders
                 g._loop_places_out = [location.read() for location in places]
                 g._loop_written = journal.locations
                 if counter:
