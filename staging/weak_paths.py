@@ -175,6 +175,77 @@ def _check_text(op_name, item, paths):
                 f"path has the same type")
 
 
+# Python's operators that raise ZeroDivisionError on Python numbers where NumPy warns.
+_DIVISIONS = frozenset(("divide", "true_divide", "floor_divide", "remainder", "divmod"))
+
+
+def zero_divisor(op_name, inputs, in_types):
+    """For a division whose operands may all be Python numbers on some path (one of them a
+    joined value, the others Python numbers there too) while the staged op is NumPy's: the
+    message of the run-time refusal when the divisor is zero (there Python raises
+    ZeroDivisionError and NumPy returns inf or 0), or None when no path can differ."""
+    if op_name not in _DIVISIONS or len(inputs) != 2 or getattr(_explicit, "call", False):
+        return None
+    if all(isinstance(t, TensorType) and t.weak or type(t) in (bool, int, float, complex) for t in in_types):
+        return None  # Python's own operator on every path: it raises as Python does
+    joined = _python_on_some_path(inputs, in_types)
+    divisor = inputs[1]
+    if joined is None or (type(divisor) in (bool, int, float, complex) and divisor != 0):
+        return None
+    item, paths = joined
+    kind = next(u for u in paths.types if isinstance(u, TensorType) and u.weak)
+    return (f"{where()}{op_name}: the divisor is zero, and {paths.name} is {_describe(kind)} on some "
+            f"paths and {_describe(item.type)} on others (they meet at {paths.location.rstrip(': ')}): "
+            f"eagerly Python raises ZeroDivisionError on the first, NumPy returns inf, nan or 0 with a "
+            f"warning on the second, and the staged function does not know which path ran. Convert "
+            f"{paths.name} explicitly where it is set (e.g. np.{item.type.dtype.name}(...)) so that "
+            f"every path has the same type")
+
+
+# Python's integer operators whose result NumPy's fixed-width integers can wrap around.
+_WRAPPING = frozenset(("add", "subtract", "multiply", "power", "pow", "left_shift", "negative", "absolute",
+                       "floor_divide"))
+
+
+def _python_on_some_path(inputs, in_types):
+    """(item, paths) of a joined input when every input may be a Python number on one path (a
+    joined value that is one on another path, or a Python number on every path), else None."""
+    joined = None
+    for item, t in zip(inputs, in_types):
+        paths = getattr(item, "_weak_paths", None)
+        if paths is not None and any(u.weak for u in paths.types if isinstance(u, TensorType)):
+            joined = joined or (item, paths)
+        elif not (type(t) in (bool, int, float, complex) or isinstance(t, TensorType) and t.weak):
+            return None  # a NumPy value on every path: NumPy's arithmetic everywhere
+    return joined
+
+
+def wraps(op_name, inputs, in_types, output_types):
+    """For integer arithmetic whose operands may all be Python ints on some path while the staged
+    op computes in a fixed-width dtype: the message of the run-time refusal when the result
+    wrapped around (Python's int would not), or None when no path can differ."""
+    if isinstance(output_types, (tuple, list)) and len(output_types) == 1:
+        output_types = output_types[0]
+    if op_name not in _WRAPPING or getattr(_explicit, "call", False) or not isinstance(output_types, TensorType) \
+            or output_types.weak or output_types.dtype.kind not in "iu":
+        return None
+    if any(isinstance(t, TensorType) and t.weak and t.python_type not in (bool, int) or type(t) in (float, complex)
+           for t in in_types):
+        return None
+    joined = _python_on_some_path(inputs, in_types)
+    if joined is None or not all(isinstance(u, TensorType) and u.weak and u.python_type in (bool, int)
+                                 for u in joined[1].types if isinstance(u, TensorType) and u.weak):
+        return None
+    item, paths = joined
+    kind = next(u for u in paths.types if isinstance(u, TensorType) and u.weak)
+    return (f"{where()}{op_name}: the result wrapped around in {output_types.dtype.name}, and "
+            f"{paths.name} is {_describe(kind)} on some paths and {_describe(item.type)} on others (they "
+            f"meet at {paths.location.rstrip(': ')}): eagerly Python's int does not wrap on the first, "
+            f"NumPy's {output_types.dtype.name} does on the second, and the staged function does not "
+            f"know which path ran. Convert {paths.name} explicitly where it is set (e.g. "
+            f"np.{item.type.dtype.name}(...)) so that every path has the same type")
+
+
 def check_failure(op_name, inputs, in_types, error, infer) -> None:
     """An op whose type rule raised `error`: when one of its inputs is a joined value with which,
     as it is on another path, the op works (`n & 1` for the Python int `n` that became a float

@@ -279,3 +279,63 @@ def test_python_abs_of_the_same_joined_value_agrees(x):
     args = (np.int8(x), 5)
     eager, staged = operator_abs_of_joined(*args), staging.function(operator_abs_of_joined)(*args)
     assert type(staged) is np.int8 and staged == eager
+
+
+def floor_divide_joined(x, n, m):
+    s = 7                 # a Python int on one path
+    if x > 0:
+        s = n             # an int32 on the other
+    r = 0
+    for i in range(m):    # i: a Python int known at run time, 0 on the first iteration
+        r = r + s // i
+    return r
+
+
+def test_division_by_zero_of_a_python_number_on_some_paths_is_refused_when_it_runs():
+    f = staging.function(floor_divide_joined)
+    # A nonzero divisor: the same value on every path.
+    assert f(np.float32(1), np.int32(3), np.int32(0)) == floor_divide_joined(np.float32(1), np.int32(3), np.int32(0))
+    with pytest.raises(ZeroDivisionError):
+        floor_divide_joined(np.float32(-1), np.int32(3), np.int32(1))   # Python's 7 // 0
+    with np.errstate(divide="ignore"):
+        assert floor_divide_joined(np.float32(1), np.int32(3), np.int32(1)) == 0   # NumPy's int32(3) // 0
+    for x in (np.float32(-1), np.float32(1)):
+        # One graph for both paths: it cannot tell which ran, so it refuses, naming the line.
+        with pytest.raises(errors.ZeroDivisorError) as info:
+            f(x, np.int32(3), np.int32(1))
+        assert isinstance(info.value, ZeroDivisionError)
+        message = str(info.value)
+        assert message.startswith(f"{__file__}:{line_of(floor_divide_joined, 'r = r + s // i')}: floor_divide: ")
+        assert "'s' is a Python int on some paths and an int32 scalar on others" in message
+
+
+def divide_joined_by_array_value(x, n, d):
+    s = 7 if x > 0 else n  # a Python int or an int32
+    return s // d          # d an int32: NumPy's division on every path, never Python's
+
+
+def test_division_by_a_numpy_divisor_is_numpy_on_every_path():
+    with np.errstate(divide="ignore"):
+        for x in (np.float32(-1), np.float32(1)):
+            args = (x, np.int32(3), np.int32(0))
+            assert staging.function(divide_joined_by_array_value)(*args) == divide_joined_by_array_value(*args) == 0
+
+
+def square_of_joined(v, n):
+    return (v if n <= -2 else 300) ** 2   # the Python int 300 on one path, an int16 on the other
+
+
+def test_integer_arithmetic_that_wraps_where_a_python_int_would_not_is_refused_when_it_runs():
+    f = staging.function(square_of_joined)
+    assert f(np.int16(3), np.int64(-5)) == square_of_joined(np.int16(3), np.int64(-5)) == 9   # no wrap
+    assert square_of_joined(np.int16(3), np.int64(1)) == 90000   # Python's int: 300 ** 2
+    with np.errstate(over="ignore"):
+        assert square_of_joined(np.int16(300), np.int64(-5)) == np.int16(24464)   # NumPy's wraps
+    for args in ((np.int16(3), np.int64(1)), (np.int16(300), np.int64(-5))):
+        with pytest.raises(errors.WrappedIntegerError) as info:   # was np.int16(24464) for 90000
+            f(*args)
+        assert isinstance(info.value, OverflowError)
+        message = str(info.value)
+        assert message.startswith(f"{__file__}:{line_of(square_of_joined, 'return (v if')}: pow: the result "
+                                  f"wrapped around in int16")
+        assert "is a Python int on some paths and an int16 scalar on others" in message
