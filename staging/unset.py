@@ -40,8 +40,8 @@ class MaybeUndefined:
     when it is assigned (a placeholder of the same type otherwise), `defined` a bool (symbolic
     or concrete) telling at run time whether it is. Each read stages the check, which raises
     UnboundLocalError (an UndefinedNameError) at the reading line when the name is unassigned,
-    as Python would; a use that cannot be checked (an argument to a NumPy function) is refused
-    while tracing."""
+    as Python would (also as an argument to a NumPy function); a use that cannot be checked
+    (iteration, len(), formatting) is refused while tracing."""
 
     __slots__ = ("name", "value", "defined", "reason")
     error = errors.UndefinedNameError  # what the run-time check raises
@@ -77,7 +77,14 @@ class MaybeUndefined:
     def __bool__(self):
         return bool(self.read())
 
-    __array_ufunc__ = None
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        # np.multiply(v, 1): each unset-maybe input is read (its check staged), then the ufunc
+        # runs on the values, as `v * 1` does through the operators.
+        return getattr(ufunc, method)(*read_all(inputs), **read_all(kwargs))
+
+    def __array_function__(self, func, types, args, kwargs):
+        return func(*read_all(args), **read_all(kwargs))
+
     __hash__ = object.__hash__
     __iter__ = __len__ = __setitem__ = __array__ = __format__ = __str__ = __call__ = _fail
 
@@ -115,21 +122,15 @@ class MaybeMissing(MaybeUndefined):
     def _staged_value(self):
         return self.read()
 
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        return getattr(ufunc, method)(*_read_all(inputs), **_read_all(kwargs))
 
-    def __array_function__(self, func, types, args, kwargs):
-        return func(*_read_all(args), **_read_all(kwargs))
-
-
-def _read_all(x):
-    """x with every MaybeMissing in it (through lists, tuples and dicts) read."""
-    if isinstance(x, MaybeMissing):
+def read_all(x):
+    """x with every MaybeUndefined in it (through lists, tuples and dicts) read."""
+    if isinstance(x, MaybeUndefined):
         return x.read()
     if type(x) in (list, tuple):
-        return type(x)(_read_all(v) for v in x)
+        return type(x)(read_all(v) for v in x)
     if type(x) is dict:
-        return {k: _read_all(v) for k, v in x.items()}
+        return {k: read_all(v) for k, v in x.items()}
     return x
 
 

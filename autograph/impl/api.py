@@ -17,6 +17,7 @@ from autograph.operators.variables import Undefined
 from staging import errors, numpy_api, random_ops, source_map
 from staging.graph_building import current_graph
 from staging.tensor import Tensor, check_python_number_attribute
+from staging.unset import read_all
 from staging.tracebacks import filtered
 
 
@@ -107,6 +108,7 @@ def _needs_staging(args, kwargs) -> bool:
 
 
 def _numpy_call(func, args, kwargs):
+    args, kwargs = read_all(args), read_all(kwargs)  # a name set on some paths: its run-time check
     if func in (np.stack, np.asarray, np.array) and args and isinstance(args[0], data_structures.StagedList):
         return args[0].to_array(func, *args[1:], **kwargs)
     # Any other NumPy function reads a list as np.asarray(list) (an empty one: float64, (0,)).

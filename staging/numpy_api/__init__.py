@@ -16,6 +16,7 @@ from runtime.ops.elementwise import PYTHON_OPERATORS
 from .. import weak_paths
 from ..graph_building import record
 from ..tensor import Tensor, check_user_attribute, has_staged_value, staged_value
+from ..unset import MaybeMissing, MaybeUndefined
 from . import arrays, creation, fft, linalg, reductions, shapes, statistics
 from ._common import _as_input, _unsupported, numpy_name
 from .indexing import getitem, setitem, tensor_setitem
@@ -140,10 +141,13 @@ def _numpy_operands(ufunc, inputs):
 
 
 _PY_NUMBERS = (bool, int, float, complex)
+_UNSET = (MaybeUndefined, MaybeMissing)
 
 
 def _install():
     def array_ufunc(self, ufunc, method, *inputs, **kwargs):
+        if any(type(x) in _UNSET for x in inputs):
+            return NotImplemented  # MaybeUndefined.__array_ufunc__ reads it (a staged check), then calls again
         inputs = _read_values(inputs)
         if method != "__call__":
             return apply_ufunc(ufunc, method, inputs, kwargs)
@@ -152,6 +156,8 @@ def _install():
             return apply_ufunc(ufunc, method, inputs, kwargs)
 
     def array_function(self, func, types, args, kwargs):
+        if any(t in _UNSET for t in types):
+            return NotImplemented  # as for ufuncs
         return apply_function(func, args, kwargs)
 
     Tensor.__array_ufunc__ = array_ufunc

@@ -230,3 +230,28 @@ def test_remaining_refusals_name_file_line_and_name(f, args, line, message):
     assert isinstance(e.value, UnboundLocalError)
     assert str(e.value).startswith(f"{HERE}:{f.__code__.co_firstlineno + line}: ")
     assert message in str(e.value)
+
+
+def numpy_calls_on_maybe_assigned(x, n):
+    if x > 0:
+        v = np.float64(x) * 2
+    elif n < 0.5:
+        return np.float64(-1.0), np.float64(-1.0)
+    w = np.multiply(v, 3)            # a ufunc call: v is unassigned where x <= 0 and n >= 0.5
+    return w, np.stack([v, w]).sum()  # a NumPy function with v inside a list
+
+
+@pytest.mark.parametrize("args", [(np.float64(2.0), 1.0), (np.float64(-2.0), 0.0)])
+def test_numpy_functions_read_a_name_assigned_on_some_paths(args):
+    # Was a TypeError ("operand 'MaybeUndefined' does not support ufuncs") on the path that
+    # assigns v, where Python answers.
+    assert staging.function(numpy_calls_on_maybe_assigned)(*args) == numpy_calls_on_maybe_assigned(*args)
+
+
+def test_a_numpy_call_on_an_unassigned_name_raises_unbound_local_error_at_its_line():
+    with pytest.raises(UnboundLocalError):
+        numpy_calls_on_maybe_assigned(np.float64(-2.0), 1.0)
+    with pytest.raises(errors.UndefinedNameError) as info:
+        staging.function(numpy_calls_on_maybe_assigned)(np.float64(-2.0), 1.0)
+    line = numpy_calls_on_maybe_assigned.__code__.co_firstlineno + 5
+    assert str(info.value).startswith(f"{HERE}:{line}: cannot access local variable 'v'")
