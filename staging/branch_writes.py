@@ -5,8 +5,8 @@ value each written place has on each path, and writing the merged values back af
 the writes before tracing the other branch, and merges each place like a variable. A place
 that exists on one path only gets a placeholder and a flag (set_on_path). A branch result that
 is an array the branch wrote in place is the value that write left (as_written); results that
-are that array on both paths hold it after the writes (final_copies), so the staleness checks
-of staging.stale_values do not mistake them for the array from before the `if`.
+are that array on both paths are the array object itself (same_as_written), so the staleness
+checks of staging.stale_values do not mistake them for the array from before the `if`.
 """
 
 from __future__ import annotations
@@ -70,17 +70,21 @@ def as_written(leaves, written, n_results, pairs) -> None:
             leaves[i] = (leaves[i][0], value) if pairs else value
 
 
-def final_copies(outer, outs, tg, eg, dynamic, n_results, locations) -> None:
-    """Outputs of a staged `if` that are, on both paths, the value an array written in place
-    holds there (`v2` rebound to the array a branch's loop wrote into): like that array's own
-    output, they hold the array after the writes (stale_values.mark_final)."""
+def same_as_written(tg, eg, dynamic, n_results, locations, leaves) -> None:
+    """Results of a staged `if` that are, on both paths, the array a branch wrote in place (`v`
+    after `if c: v -= x`) are that array object itself, as eagerly: after write_back it holds
+    the merged value, and an enclosing `if` or loop sees one array, not two equal values (one of
+    which would look like a stale copy of the array before the write)."""
     position = {leaf: i for i, leaf in enumerate(dynamic)}
-    written = {(id(tg.graph.outputs[position[n_results + k]]), id(eg.graph.outputs[position[n_results + k]]))
-               for k, location in enumerate(locations)
-               if location.kind == "tensor" and location.obj._graph is outer and n_results + k in position}
+
+    def pair(i):
+        return id(tg.graph.outputs[i]), id(eg.graph.outputs[i])
+
+    written = {pair(position[n_results + k]): location.obj for k, location in enumerate(locations)
+               if location.kind == "tensor" and n_results + k in position}
     if not written:
         return
     for leaf in (d for d in dynamic if d < n_results):
-        i = position[leaf]
-        if (id(tg.graph.outputs[i]), id(eg.graph.outputs[i])) in written:
-            stale_values.mark_final(outer, outs[i]._value)
+        obj = written.get(pair(position[leaf]))
+        if obj is not None:
+            leaves[leaf] = obj

@@ -123,8 +123,8 @@ def cond(pred, true_fn, false_fn, *, names=None):
         if isinstance(flag, Tensor) or not flag:
             values[i] = MaybeMissing(locations[i], values[i], flag)
     branch_writes.write_back(outer, locations, values)
-    branch_writes.final_copies(outer, outs, tg, eg, [i for i, (kind, _) in enumerate(merged[:n_results + len(locations)])
-                                        if kind == "dynamic"], n_results, locations)
+    branch_writes.same_as_written(tg, eg, [i for i, (kind, _) in enumerate(merged[:n_results + len(locations)])
+                                           if kind == "dynamic"], n_results, locations, leaves)
     rebuilt = nest.pack_as(t_items, leaves[:n_results])
     return rebuilt[0] if single else type(t_out)(rebuilt) if not nest.is_namedtuple(t_out) else type(t_out)(*rebuilt)
 
@@ -189,9 +189,9 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
         new_types = list(types)
         for location in bg._loop_written:
             if all(location.ident != known.ident for known in places):
+                if mutation.unobservable(location, bg._loop_written):
+                    continue  # an object the body made and dropped (`d = {"a": x}; d["a"] = v`)
                 init = location.read()  # its value before the loop (the traces are undone)
-                if init is mutation.MISSING and mutation.unobservable(location, bg._loop_written):
-                    continue  # an object the body made and dropped
                 if init is mutation.MISSING:
                     raise errors.UndefinedNameError(
                         f"{where()}{location.describe()} is first set inside this staged loop, whose "

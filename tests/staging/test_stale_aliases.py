@@ -202,3 +202,24 @@ def test_a_branch_result_written_in_place_by_a_loop_is_the_written_array(args):
     # The branch's `v` is the array its loop wrote into: not a stale alias of the array before
     # the `if` (was refused: "may be the same array as one written in place").
     same(staging.function(loop_in_place_inside_if)(*args), loop_in_place_inside_if(*[np.copy(a) for a in args]))
+
+
+def nested_ifs_write_in_place(x, n):
+    v = x * 2
+    u = v
+    for e in x:
+        if e > 100:
+            return v * 0, v * 0
+    else:                  # a staged `if` (the loop did not break) holding two more
+        if n > 0:
+            v -= x
+            if n > 1:
+                v *= 3
+    return v + np.all(v == 2), u
+
+
+@pytest.mark.parametrize("x,n", [([2, 3], 1), ([2, 3], 2), ([2, 3], 0), ([2, 300], 2)])
+def test_writes_in_place_in_nested_staged_ifs_reach_every_name_of_the_array(x, n):
+    # `v` after the `if`s is the written array itself (was refused as a stale copy of it).
+    args = (np.array(x), np.int64(n))
+    same(staging.function(nested_ifs_write_in_place)(*args), nested_ifs_write_in_place(args[0].copy(), args[1]))
