@@ -84,6 +84,12 @@ class WrappedIntegerError(StagingError, OverflowError):
     Python's int on those paths would not wrap, and which path ran, the graph does not know."""
 
 
+class NumberDoesNotFitError(StagingError, OverflowError):
+    """When the graph runs, a Python int known only then meets, where paths join, a value of a
+    narrower integer dtype and does not fit it (300 and a uint8): eagerly it stays a Python int
+    on its path; one graph must give one type."""
+
+
 class ExecutionError(StagingError):
     """Kept so that code naming it still imports: nothing is raised as ExecutionError any more.
     An exception raised while a staged graph runs (by NumPy, an assert, a py_function, ...)

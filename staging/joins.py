@@ -121,6 +121,8 @@ def value_in(graph: FuncGraph, leaf, target, what: str = "a value", error=errors
                 # A Python int known only at run time that does not fit an integer target raises
                 # OverflowError there (the cast is NumPy's, np.asarray(n, dtype)), as the same
                 # number meeting a value of that dtype does eagerly (NEP 50).
+                if leaf.type.weak and leaf.type.python_type is int and target.dtype.kind in "iu":
+                    _check_fits(leaf, target.dtype, what)
                 leaf = record("astype", [leaf], {"dtype": target.dtype})
             return graph.value_of(leaf)
         if target.weak:
@@ -134,6 +136,19 @@ def value_in(graph: FuncGraph, leaf, target, what: str = "a value", error=errors
             # (a 0-d array stays one, as eagerly: np.where(c, 1, 0) is array(1), not np.int64(1))
             value = array[()] if array.ndim == 0 and not isinstance(leaf, np.ndarray) else array
         return record("const", [], {"value": value})._value
+
+
+def _check_fits(number: Tensor, dtype, what: str) -> None:
+    """A staged check that the Python int `number` (known at run time) fits `dtype`, raising
+    NumberDoesNotFitError naming `what` where it does not (NumPy's cast would raise a bare
+    OverflowError with no word of the variable or the join)."""
+    info = np.iinfo(dtype)
+    fits = record("logical_and", [record("greater_equal", [number, int(info.min)]),
+                                  record("less_equal", [number, int(info.max)])])
+    record("assert", [fits], {"parts": (
+        f"{where()}{what} is a Python int here that does not fit {dtype.name}, the type it has where "
+        f"the paths meet (eagerly it stays a Python int on this path; one graph gives one type): "
+        f"convert it explicitly where it is set, e.g. np.int64(...)",), "error": errors.NumberDoesNotFitError})
 
 
 def rebuild_leaf(template, tensor: Tensor):

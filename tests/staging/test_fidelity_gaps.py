@@ -435,3 +435,20 @@ def test_a_concrete_zero_d_array_joined_with_a_number_stays_an_array(x):
     eager, staged = zero_d_array_or_number(*args), staging.function(zero_d_array_or_number)(*args)
     assert staged == eager
     assert isinstance(staged, np.ndarray) == isinstance(eager, np.ndarray)  # was np.int64(1) for array(1)
+
+
+def dict_made_in_each_iteration(x):
+    s = x[0] * 0
+    for e in x:
+        d = {"a": e}           # a new dict on every iteration, written and dropped
+        d["a"] = d["a"] * 2
+        s = s + d["a"]
+    return s
+
+
+def test_an_object_each_iteration_makes_and_writes_is_not_a_loop_variable():
+    # Each trace of the body made a new dict: it was taken for a new loop place every time
+    # ("loop variable types did not settle"; fuzzer seeds 39, 41).
+    x = np.array([7, 3, 5], dtype=np.int16)
+    staged = staging.function(dict_made_in_each_iteration)(x)
+    assert staged == dict_made_in_each_iteration(x) and staged.dtype == np.int16

@@ -236,8 +236,11 @@ def test_python_int_known_at_run_time_that_does_not_fit_raises_overflow_error():
     assert big_number_meets_int32(np.int64(0), np.int32(3)) == 0
     staged = staging.function(big_number_meets_int32)
     assert staged(np.int64(0), np.int32(3)) == 0
-    with pytest.raises(OverflowError):   # eagerly a Python int 2**40: out of int32's range
+    with pytest.raises(OverflowError) as info:   # eagerly a Python int 2**40: out of int32's range
         staged(np.int64(1), np.int32(3))
+    assert isinstance(info.value, errors.NumberDoesNotFitError)   # a refusal naming the join
+    assert str(info.value).startswith(f"{__file__}:{line_of(big_number_meets_int32, 'return n if')}: ")
+    assert "is a Python int here that does not fit int32" in str(info.value)
 
 
 def bitwise_of_joined(c, n):
