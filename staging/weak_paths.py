@@ -192,14 +192,19 @@ def zero_divisor(op_name, inputs, in_types):
     divisor = inputs[1]
     if joined is None or (type(divisor) in (bool, int, float, complex) and divisor != 0):
         return None
+    return _run_time_message(op_name, "the divisor is zero", joined, "Python raises ZeroDivisionError on the "
+                             "first, NumPy returns inf, nan or 0 with a warning on the second")
+
+
+def _run_time_message(op_name, what, joined, eagerly) -> str:
+    """The message of a check made when the graph runs, for `joined` (item, paths)."""
     item, paths = joined
     kind = next(u for u in paths.types if isinstance(u, TensorType) and u.weak)
-    return (f"{where()}{op_name}: the divisor is zero, and {paths.name} is {_describe(kind)} on some "
-            f"paths and {_describe(item.type)} on others (they meet at {paths.location.rstrip(': ')}): "
-            f"eagerly Python raises ZeroDivisionError on the first, NumPy returns inf, nan or 0 with a "
-            f"warning on the second, and the staged function does not know which path ran. Convert "
-            f"{paths.name} explicitly where it is set (e.g. np.{item.type.dtype.name}(...)) so that "
-            f"every path has the same type")
+    return (f"{where()}{op_name}: {what}, and {paths.name} is {_describe(kind)} on some paths and "
+            f"{_describe(item.type)} on others (they meet at {paths.location.rstrip(': ')}): eagerly "
+            f"{eagerly}, and the staged function does not know which path ran. Convert {paths.name} "
+            f"explicitly where it is set (e.g. np.{item.type.dtype.name}(...)) so that every path has "
+            f"the same type")
 
 
 # Python's integer operators whose result NumPy's fixed-width integers can wrap around.
@@ -236,14 +241,9 @@ def wraps(op_name, inputs, in_types, output_types):
     if joined is None or not all(isinstance(u, TensorType) and u.weak and u.python_type in (bool, int)
                                  for u in joined[1].types if isinstance(u, TensorType) and u.weak):
         return None
-    item, paths = joined
-    kind = next(u for u in paths.types if isinstance(u, TensorType) and u.weak)
-    return (f"{where()}{op_name}: the result wrapped around in {output_types.dtype.name}, and "
-            f"{paths.name} is {_describe(kind)} on some paths and {_describe(item.type)} on others (they "
-            f"meet at {paths.location.rstrip(': ')}): eagerly Python's int does not wrap on the first, "
-            f"NumPy's {output_types.dtype.name} does on the second, and the staged function does not "
-            f"know which path ran. Convert {paths.name} explicitly where it is set (e.g. "
-            f"np.{item.type.dtype.name}(...)) so that every path has the same type")
+    dtype = output_types.dtype.name
+    return _run_time_message(op_name, f"the result wrapped around in {dtype}", joined,
+                             f"Python's int does not wrap on the first, NumPy's {dtype} does on the second")
 
 
 def check_failure(op_name, inputs, in_types, error, infer) -> None:
