@@ -52,6 +52,9 @@ def write_back(outer, locations, values) -> None:
         if location.kind == "tensor" and location.obj._graph is outer:
             stale_values.mark_overwritten(outer, location.obj._value, where().rstrip(": ") or "an earlier line")
             stale_values.mark_final(outer, value._value)
+        if location.kind == "tensor":
+            mutation.rebind_tensor(location.obj, value)  # (noted where the array is not the construct's own)
+            continue
         mutation.note(location)  # (an enclosing staged branch or loop sees the write)
         location.write(value)
 
