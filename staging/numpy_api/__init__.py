@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from runtime import TensorType
 from runtime.ops import UFUNCS
 from runtime.ops.elementwise import PYTHON_OPERATORS
 
@@ -136,8 +137,23 @@ def _numpy_operands(ufunc, inputs):
     if getattr(ufunc, "__name__", None) not in PYTHON_OPERATORS or not all(
             type(x) in _PY_NUMBERS or (isinstance(x, Tensor) and x.type.weak) for x in inputs):
         return inputs
-    return tuple(record("astype", [x], {"dtype": np.asarray(x.type.python_type(0)).dtype})
-                 if isinstance(x, Tensor) else x for x in inputs)
+    return tuple(_as_numpy_default(x) if isinstance(x, Tensor) else x for x in inputs)
+
+
+def _as_numpy_default(x):
+    """The weak tensor `x` as NumPy makes a Python number an array: its default dtype. A joined
+    value that is another kind of Python number on some path (a bool where it is an int here)
+    gets that kind's default dtype there (np.add(True, True) is a bool, np.add(True, 1) an
+    int64): the types the next op checks (staging.weak_paths)."""
+    out = record("astype", [x], {"dtype": np.asarray(x.type.python_type(0)).dtype})
+    paths = x._weak_paths
+    if paths is not None:
+        others = {np.asarray(u.python_type(0)).dtype for u in paths.types if isinstance(u, TensorType) and u.weak}
+        others.discard(out.type.dtype)
+        if others:
+            out._weak_paths = weak_paths.WeakPaths([TensorType(d) for d in sorted(others, key=str)], paths.name,
+                                                   paths.location, paths.error)
+    return out
 
 
 _PY_NUMBERS = (bool, int, float, complex)

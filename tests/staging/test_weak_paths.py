@@ -342,3 +342,23 @@ def test_integer_arithmetic_that_wraps_where_a_python_int_would_not_is_refused_w
         assert message.startswith(f"{__file__}:{line_of(square_of_joined, 'return (v if')}: pow: the result "
                                   f"wrapped around in int16")
         assert "is a Python int on some paths and an int16 scalar on others" in message
+
+
+def explicit_add_of_python_kinds(n, y):
+    return np.add(y, 1 if n < 2 else y)    # the Python int 1 or the Python bool y
+
+
+def explicit_add_same_dtype_on_every_path(n, y):
+    return np.add(1.5, 1 if n < 2 else y)  # float64 whether the other operand is a bool or an int
+
+
+def test_explicit_ufunc_on_python_numbers_of_different_kinds_on_the_paths():
+    # np.add(True, True) is np.True_, np.add(True, 1) np.int64(2): one path gives a bool.
+    assert type(explicit_add_of_python_kinds(np.int32(3), True)) is np.bool_
+    with pytest.raises(errors.BranchMismatchError) as info:   # was np.int64(2) for np.True_
+        staging.function(explicit_add_of_python_kinds)(np.int32(3), True)
+    assert str(info.value).startswith(f"{__file__}:{line_of(explicit_add_of_python_kinds, 'return np.add')}: add: ")
+    for n in (np.int32(3), np.int32(0)):
+        staged = staging.function(explicit_add_same_dtype_on_every_path)(n, True)
+        eager = explicit_add_same_dtype_on_every_path(n, True)
+        assert type(staged) is type(eager) is np.float64 and staged == eager
