@@ -10,8 +10,8 @@ from autograph.operators import data_structures, py_builtins
 from autograph.operators.contexts import mark_staged_region
 from autograph.operators.staged_state import (Cells, PlaceholderUnset, Refill, check_defined, check_ran,
                                               defined_flag, display_names, fill_return_value,
-                                              fill_unassigned, placeholder, undefined_positions,
-                                              zero_like)
+                                              fill_unassigned, placeholder, placeholder_maker,
+                                              undefined_positions)
 from autograph.operators.variables import (MaybeUndefined, is_maybe_undefined, is_undefined,
                                           is_undefined_return)
 from staging import control_flow as staged
@@ -163,7 +163,7 @@ def _checked_input(cond, undefined_input, if_true, if_false, state, names, initi
     value = probe[position] if probe is not None and position < len(probe) else marker
     if is_maybe_undefined(value):
         value = value.value
-    zero = None if is_undefined(value) or data_structures.is_staged_value(value) else zero_like(value)
+    zero = placeholder_maker(value)
     if zero is None:
         raise error
     return tuple(MaybeUndefined(names[position], zero(), np.bool_(False)) if i == position else v

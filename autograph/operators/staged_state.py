@@ -17,6 +17,7 @@ from autograph.operators.variables import MaybeUndefined, is_maybe_undefined, is
 from staging import errors, nest
 from staging.debugging import check as staged_check
 from staging.source_map import where
+from staging.tensor import is_symbolic
 from staging.unset import zero_leaf
 
 # The name the return converter gives the return value (retval_, retval_1, ...).
@@ -117,7 +118,7 @@ def fill_unassigned(then, other, flagged):
     for i in flagged:
         if is_undefined(out[i]) and not is_undefined(then[i]):
             value = then[i].value if is_maybe_undefined(then[i]) else then[i]
-            out[i] = PlaceholderUnset(zero_like(value)())
+            out[i] = PlaceholderUnset(placeholder_maker(value)())
     return tuple(out)
 
 
@@ -150,12 +151,23 @@ def fill_return_value(then, other):
 
 
 def placeholder_maker(value):
-    """A maker of a placeholder of value's type (a name assigned on only some paths), or None."""
+    """A maker of a placeholder of value's type (a name assigned on only some paths), or None.
+    A value that is not made of tensors and numbers (an object, a function, a string) is its own
+    placeholder: it passes through the staged `if` unchanged, and the run-time check of the
+    name's flag keeps any path that did not assign it from reading it."""
     if is_maybe_undefined(value):
         value = value.value
     if is_undefined(value) or data_structures.is_staged_value(value):
         return None
-    return zero_like(value)
+    zero = zero_like(value)
+    if zero is None and not _holds_tensors(value):
+        return lambda: value
+    return zero
+
+
+def _holds_tensors(value) -> bool:
+    """Whether a tensor is among value's leaves (where a placeholder must be a zero instead)."""
+    return any(is_symbolic(leaf) for leaf in nest.flatten(value))
 
 
 def check_defined(a, b, names, where, flagged):
