@@ -6,7 +6,7 @@ import numpy as np
 
 from runtime import ListType, TensorType
 
-from . import aliasing, branch_errors, branch_writes, errors, mutation, nest, weak_paths
+from . import aliasing, branch_errors, branch_writes, errors, loop_flags, mutation, nest, weak_paths
 from .graph_building import FuncGraph, building, current_graph, record
 from .joins import (align_captures, is_convertible, is_tensor_array, is_undefined, join_types, leaf_type,
                     rebuild_leaf, top_level_paths, truth_value, value_in)
@@ -278,6 +278,12 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
         out._weak_paths = weak_paths.joined(types[i], leaf_type(out_leaves[i]), types[i], None,
                                             _paths_of(out_leaves[i]), f"'{flat[i][0]}'", where(),
                                             errors.LoopVariableError)
+        start = leaf_type(inits[i]) if i < n_vars else None
+        if isinstance(start, TensorType) and start.weak and not types[i].weak:
+            # (eagerly still that Python number when the loop runs zero times: staging.loop_flags)
+            if out._weak_paths is None:
+                out._weak_paths = weak_paths.WeakPaths((), f"'{flat[i][0]}'", where(), errors.LoopVariableError)
+            out._weak_paths.zero_trip = (out, start, loop_flags.check_ran)
     for out, i in zip(outs, dyn_index):
         if i < n_vars:
             aliasing.carry_out(inits[i], bg._loop_placeholders[i], out)

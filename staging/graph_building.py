@@ -51,7 +51,9 @@ class FuncGraph:
     def value_of(self, tensor) -> Value:
         """The Value standing for `tensor` in this graph, capturing it from an enclosing graph if needed."""
         if self.trace_state and tensor._graph.trace_state is self.trace_state:
-            self.trace_state["check_use"](tensor)  # stale aliases of written arrays raise
+            check = self.trace_state.get("check_use")
+            if check is not None:
+                check(tensor)  # stale aliases of written arrays raise
         owner = tensor._graph
         if owner is self:
             return tensor._value

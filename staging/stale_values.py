@@ -132,9 +132,7 @@ def _graph_of_input(fg, value):
 def mark_final(fg, value) -> None:
     """`value` holds an array after its writes (the merged result of a staged `if` or loop that
     wrote it in place): it is not followed back to the arrays it came from."""
-    state = fg.trace_state
-    state["check_use"] = check_use  # (a non-empty trace state is checked on every use)
-    state.setdefault("final", {})[id(value)] = value
+    fg.trace_state.setdefault("final", {})[id(value)] = value
 
 
 def mark_overwritten(fg, old_value, loc: str) -> None:

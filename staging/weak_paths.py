@@ -31,12 +31,16 @@ _REPRESENTATIVE = {bool: True, int: 1, float: 1.0, complex: 1j}
 
 class WeakPaths:
     """The other types of a joined value: `types` (weak TensorTypes), the variable's `name`,
-    where the paths met (`location`), and the error type to refuse with."""
+    where the paths met (`location`), and the error type to refuse with. For a staged loop's
+    output whose variable was a Python number before the loop, `zero_trip` is (the loop's
+    Tensor output, that number's type, staging.loop_flags.check_ran): what it still is when the
+    loop ran zero times, and how to check that it did not."""
 
-    __slots__ = ("types", "name", "location", "error")
+    __slots__ = ("types", "name", "location", "error", "zero_trip")
 
-    def __init__(self, types, name, location, error):
+    def __init__(self, types, name, location, error, zero_trip=None):
         self.types, self.name, self.location, self.error = tuple(types), name, location, error
+        self.zero_trip = zero_trip
 
 
 def absorbs(staged: TensorType, other: TensorType) -> bool:
@@ -270,8 +274,16 @@ def check_failure(op_name, inputs, in_types, error, infer) -> None:
 
 def check_attribute(item, name) -> None:
     """`item.name` for a joined value: refused when on another path `item` is a Python number,
-    which has no such attribute (`.astype`, `.sum`: eagerly an AttributeError there)."""
+    which has no such attribute (`.astype`, `.sum`: eagerly an AttributeError there). After a
+    staged loop whose variable was a Python number before it, the read is checked when the
+    graph runs: it raises AttributeError there if the loop ran zero times."""
     paths = item._weak_paths
+    if paths.zero_trip is not None and not hasattr(paths.zero_trip[1].python_type(0), name):
+        loop_output, start, check_ran = paths.zero_trip
+        kind = start.python_type.__name__
+        check_ran(loop_output, f"{where()}{kind!r} object has no attribute {name!r}: {paths.name} is a "
+                                      f"Python {kind} before the staged loop at {paths.location.rstrip(': ')}, "
+                                      f"which ran zero times", errors.MissingAttributeError)
     for other in paths.types:
         if isinstance(other, TensorType) and other.weak and not hasattr(other.python_type(0), name):
             raise paths.error(

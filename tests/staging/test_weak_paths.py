@@ -362,3 +362,49 @@ def test_explicit_ufunc_on_python_numbers_of_different_kinds_on_the_paths():
         staged = staging.function(explicit_add_same_dtype_on_every_path)(n, True)
         eager = explicit_add_same_dtype_on_every_path(n, True)
         assert type(staged) is type(eager) is np.float64 and staged == eager
+
+
+def dtype_after_accumulating(x, n):
+    s = 0                      # a Python int until the loop's first iteration
+    for i in range(n):
+        s = s + x
+    return s.dtype
+
+
+def sum_after_while(x, n, c):
+    s = 0
+    k = 0
+    while k < n:
+        k += 1
+        s = s + x
+    if c > 0:
+        return s.sum()         # read inside a staged `if` after the loop
+    return s * 1
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_an_attribute_a_python_number_lacks_raises_after_a_loop_that_ran_zero_times(jit):
+    f = staging.function(dtype_after_accumulating, jit_compile=jit)
+    x = np.int16(3)
+    assert f(x, np.int64(2)) == dtype_after_accumulating(x, np.int64(2)) == np.int16
+    with pytest.raises(AttributeError):
+        dtype_after_accumulating(x, np.int64(0))
+    with pytest.raises(errors.MissingAttributeError) as info:   # was dtype('int16')
+        f(x, np.int64(0))
+    assert isinstance(info.value, AttributeError)
+    message = str(info.value)
+    assert message.startswith(f"{__file__}:{line_of(dtype_after_accumulating, 'return s.dtype')}: 'int' object "
+                              f"has no attribute 'dtype'")
+    assert "'s' is a Python int before the staged loop" in message and "which ran zero times" in message
+
+
+def test_the_zero_trip_check_reaches_reads_inside_a_later_staged_if():
+    f = staging.function(sum_after_while)
+    x = np.float32(1.5)
+    for n, c in ((2, 1.0), (0, -1.0), (3, -1.0)):
+        eager, staged = sum_after_while(x, np.int64(n), c), f(x, np.int64(n), c)
+        np.testing.assert_array_equal(staged, eager)
+    with pytest.raises(AttributeError):
+        sum_after_while(x, np.int64(0), 1.0)
+    with pytest.raises(errors.MissingAttributeError):
+        f(x, np.int64(0), 1.0)
