@@ -84,6 +84,11 @@ class WrappedIntegerError(StagingError, OverflowError):
     Python's int on those paths would not wrap, and which path ran, the graph does not know."""
 
 
+class SignedZeroError(StagingError, ArithmeticError):
+    """When the graph runs, `-v` gave -0.0 where `v` is a Python int on some paths (`-0` is the
+    int 0 there, positive) and a float on others: which path ran, the graph does not know."""
+
+
 class NumberDoesNotFitError(StagingError, OverflowError):
     """When the graph runs, a Python int known only then meets, where paths join, a value of a
     narrower integer dtype and does not fit it (300 and a uint8): eagerly it stays a Python int

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import math
 import sys
 import threading
@@ -242,15 +244,6 @@ def _infer(op, in_types: list, attrs):
     return out
 
 
-def _check_wrapped(fg, op_name, inputs, attrs, out, message) -> None:
-    """A staged check that `out` (a fixed-width integer result) equals Python's int arithmetic
-    on the same operands (staging.weak_paths.wraps): raises WrappedIntegerError when it wrapped."""
-    as_int = [record("python_number", [x], {"kind": int}, graph=fg) if type(x) is Tensor else x for x in inputs]
-    exact = record(op_name, as_int, attrs, graph=fg)
-    same = record("equal", [exact, record("python_number", [out], {"kind": int}, graph=fg)], graph=fg)
-    record("assert", [same], {"parts": (message,), "error": errors.WrappedIntegerError}, graph=fg)
-
-
 def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, subgraphs=None,
            output_types=None):
     """Adds one `op_name` node to the current graph; returns its symbolic output(s).
@@ -289,11 +282,7 @@ def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, 
             if type(item) is Tensor and item._weak_paths is not None:
                 paths = weak_paths.check(op_name, inputs, in_types, output_types,
                                          lambda types: infer_types(op, types, attrs))
-                message = weak_paths.zero_divisor(op_name, inputs, in_types)
-                if message is not None:
-                    divisor = inputs[1]
-                    nonzero = record("not_equal", [divisor, 0], graph=fg) if type(divisor) is Tensor else False
-                    record("assert", [nonzero], {"parts": (message,), "error": errors.ZeroDivisorError}, graph=fg)
+                if weak_paths.guard_divisor(op_name, inputs, in_types, functools.partial(record, graph=fg)):
                     values = [fg.value_of(item) if type(item) is Tensor else v for item, v in zip(inputs, values)]
                 break
     else:
@@ -305,11 +294,9 @@ def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, 
     nodes.append(node)
     if len(nodes) == LONG_GRAPH:
         _pause_gc_for_long_trace()
-    if paths is not None:
-        message = weak_paths.wraps(op_name, inputs, output_types=output_types,
-                                   in_types=[v.type if isinstance(v, Value) else v for v in values])
-        if message is not None:
-            _check_wrapped(fg, op_name, inputs, attrs, Tensor(fg, node.outputs[0]), message)
+    if paths is not None and single:
+        weak_paths.check_result(op_name, inputs, [v.type if isinstance(v, Value) else v for v in values],
+                                output_types, attrs, Tensor(fg, node.outputs[0]), functools.partial(record, graph=fg))
     if single and paths is None and len(node.outputs) == 1:
         return Tensor(fg, node.outputs[0])
     outs = tuple(Tensor(fg, v) for v in node.outputs)

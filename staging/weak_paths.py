@@ -183,6 +183,52 @@ def _check_text(op_name, item, paths):
 _DIVISIONS = frozenset(("divide", "true_divide", "floor_divide", "remainder", "divmod"))
 
 
+def _is_tensor(x) -> bool:
+    return hasattr(type(x), "_weak_paths")  # (staging.tensor.Tensor, which imports this module)
+
+
+def guard_divisor(op_name, inputs, in_types, record) -> bool:
+    """Records (with `record`, the graph's) the run-time check of `zero_divisor` when the op
+    needs one; True when it did."""
+    message = zero_divisor(op_name, inputs, in_types)
+    if message is None:
+        return False
+    divisor = inputs[1]
+    nonzero = record("not_equal", [divisor, 0]) if _is_tensor(divisor) else False
+    record("assert", [nonzero], {"parts": (message,), "error": errors.ZeroDivisorError})
+    return True
+
+
+def check_result(op_name, inputs, in_types, output_types, attrs, out, record) -> None:
+    """The run-time checks of an op's result `out` (recorded with `record`, the graph's) where a
+    value that is a Python number on some path would give another value there: integer
+    arithmetic that wrapped around (`wraps`), and a negated zero (`negative_zero`)."""
+    message = wraps(op_name, inputs, in_types, output_types)
+    if message is not None:
+        as_int = [record("python_number", [x], {"kind": int}) if _is_tensor(x) else x for x in inputs]
+        exact = record(op_name, as_int, attrs)
+        same = record("equal", [exact, record("python_number", [out], {"kind": int})])
+        record("assert", [same], {"parts": (message,), "error": errors.WrappedIntegerError})
+    message = negative_zero(op_name, inputs, in_types, output_types)
+    if message is not None:
+        fine = record("logical_or", [record("not_equal", [out, 0]), record("logical_not", [record("signbit", [out])])])
+        record("assert", [fine], {"parts": (message,), "error": errors.SignedZeroError})
+
+
+def negative_zero(op_name, inputs, in_types, output_types):
+    """For `-v` where `v` is a Python int on some path and a float staged: the message of the
+    run-time refusal when the result is -0.0 (`-0` is the int 0, positive, eagerly), or None."""
+    if op_name != "negative" or getattr(_explicit, "call", False):
+        return None
+    out = output_types[0] if isinstance(output_types, (tuple, list)) else output_types
+    paths = getattr(inputs[0], "_weak_paths", None)
+    if paths is None or not isinstance(out, TensorType) or out.dtype.kind not in "fc" or not any(
+            isinstance(u, TensorType) and u.weak and u.python_type in (bool, int) for u in paths.types):
+        return None
+    return _run_time_message(op_name, "the result is -0.0", (inputs[0], paths),
+                             "`-` of the int 0 is 0 on the first, and -0.0 here may come from either")
+
+
 def zero_divisor(op_name, inputs, in_types):
     """For a division whose operands may all be Python numbers on some path (one of them a
     joined value, the others Python numbers there too) while the staged op is NumPy's: the

@@ -408,3 +408,17 @@ def test_the_zero_trip_check_reaches_reads_inside_a_later_staged_if():
         sum_after_while(x, np.int64(0), 1.0)
     with pytest.raises(errors.MissingAttributeError):
         f(x, np.int64(0), 1.0)
+
+
+def negated_int_or_float(n, z):
+    return -(0 if n == z else -2.0)    # the Python int 0 on one path, a Python float on the other
+
+
+def test_a_negated_zero_that_is_an_int_on_some_path_is_refused_when_it_runs():
+    f = staging.function(negated_int_or_float)
+    assert f(np.int8(2), 0.0) == negated_int_or_float(np.int8(2), 0.0) == 2.0
+    assert negated_int_or_float(np.int8(0), 0.0) == 0   # the int 0: no sign
+    with pytest.raises(errors.SignedZeroError) as info:   # was -0.0
+        f(np.int8(0), 0.0)
+    assert str(info.value).startswith(f"{__file__}:{line_of(negated_int_or_float, 'return -(0 if')}: negative: "
+                                      f"the result is -0.0")
