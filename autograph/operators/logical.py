@@ -166,5 +166,6 @@ def _same_type(a, b) -> bool:
 def _as_bool(x):
     """The truth value of an operand, as a boolean (tensor or NumPy bool)."""
     if is_symbolic(x):
-        return x if x.dtype == np.bool_ else x.astype(np.bool_)
+        # (the op itself: `x.astype` would be taken for the user's method call, staging.weak_paths)
+        return x if x.dtype == np.bool_ else record("astype", [x], {"dtype": np.dtype(np.bool_)})
     return np.bool_(bool(x))

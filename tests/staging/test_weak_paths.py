@@ -422,3 +422,20 @@ def test_a_negated_zero_that_is_an_int_on_some_path_is_refused_when_it_runs():
         f(np.int8(0), 0.0)
     assert str(info.value).startswith(f"{__file__}:{line_of(negated_int_or_float, 'return -(0 if')}: negative: "
                                       f"the result is -0.0")
+
+
+def or_of_and_in_a_loop(n, y):
+    count = 0
+    for i in range(n):
+        if (n and y) or (not i):   # `n and y`: the int8 n or the Python int y
+            continue
+        count += 1
+    return count
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_truth_of_a_joined_value_in_or_is_not_taken_for_a_user_method_call(n):
+    # `or` converts its operand with .astype(bool) internally: that is not the user's `.astype`
+    # (was refused: "a Python int has no attribute 'astype'"; seed 51).
+    args = (np.int8(n), 2)
+    assert staging.function(or_of_and_in_a_loop)(*args) == or_of_and_in_a_loop(*args)
