@@ -298,6 +298,8 @@ def _may_raise_unused(node: Node, memo: dict | None = None) -> bool:
         if id(node) not in memo:
             memo[id(node)] = any(_may_raise_unused(n, memo) for g in node.subgraphs.values() for n in g.nodes)
         return memo[id(node)]
+    if node.op == "astype" and node.attrs.get("scalar") and getattr(getattr(node.inputs[0], "type", None), "weak", False):
+        return True  # np.uint8(n) of a Python number known at run time: OverflowError where it does not fit
     if node.op not in _PYTHON_DIVISIONS or len(node.inputs) != 2:
         return False
     if not all(type(v) in (bool, int, float, complex) or getattr(getattr(v, "type", None), "weak", False)

@@ -134,10 +134,26 @@ def _numpy_operands(ufunc, inputs):
     them to arrays of its default dtypes (`np.multiply(True, 3)` is np.int64(3), where
     `True * 3` is the Python int 3). Python's own arithmetic is for the operators only (the ops
     of PYTHON_OPERATORS; the other ufuncs never run it)."""
-    if getattr(ufunc, "__name__", None) not in PYTHON_OPERATORS or not all(
-            type(x) in _PY_NUMBERS or (isinstance(x, Tensor) and x.type.weak) for x in inputs):
+    if getattr(ufunc, "__name__", None) not in PYTHON_OPERATORS:
+        return inputs
+    if len(inputs) == 2 and _python_complex(inputs[0]) and isinstance(inputs[1], Tensor) and \
+            inputs[1].type == _FLOAT64_SCALAR:
+        # complex's own operator would take `(1+2j) + np.float64(1)` (a Python complex); the
+        # ufunc gives NumPy's complex128, which a complex128 operand gives too
+        first = inputs[0]
+        return (np.complex128(first) if type(first) is complex else record("astype", [first], {"dtype": _C128}),
+                inputs[1])
+    if not all(type(x) in _PY_NUMBERS or (isinstance(x, Tensor) and x.type.weak) for x in inputs):
         return inputs
     return tuple(_as_numpy_default(x) if isinstance(x, Tensor) else x for x in inputs)
+
+
+_FLOAT64_SCALAR = TensorType(np.float64, ())
+_C128 = np.dtype(np.complex128)
+
+
+def _python_complex(x) -> bool:
+    return type(x) is complex or (isinstance(x, Tensor) and x.type.weak and x.type.python_type is complex)
 
 
 def _as_numpy_default(x):

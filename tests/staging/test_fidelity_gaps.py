@@ -452,3 +452,37 @@ def test_an_object_each_iteration_makes_and_writes_is_not_a_loop_variable():
     x = np.array([7, 3, 5], dtype=np.int16)
     staged = staging.function(dict_made_in_each_iteration)(x)
     assert staged == dict_made_in_each_iteration(x) and staged.dtype == np.int16
+
+
+def explicit_ufunc_of_python_complex_and_float64(z, x):
+    v = x * 1.0
+    return np.add(z, v), z + v, np.subtract(z, v)
+
+
+def test_an_explicit_ufunc_of_a_python_complex_and_a_float64_scalar_is_numpys():
+    # `z + v` is complex's own operator (a Python complex); np.add(z, v) is NumPy's
+    # complex128 (was a Python complex; fuzzer seed 59, a dtype-stable program).
+    args = (complex(0.1, 1.0), np.float64(2.0))
+    eager = explicit_ufunc_of_python_complex_and_float64(*args)
+    staged = staging.function(explicit_ufunc_of_python_complex_and_float64)(*args)
+    assert [type(v) for v in staged] == [type(v) for v in eager] == [np.complex128, complex, np.complex128]
+    assert staged == eager
+
+
+def unused_scalar_conversion(x, y):
+    v = -x if y > 2 else -300      # a Python float or the Python int -300
+    for i in range(3):
+        w = x / np.uint8(v)        # unused: eagerly np.uint8(-300) raises all the same
+    return v
+
+
+def test_an_unused_conversion_of_a_python_number_that_raises_is_kept():
+    # Was dropped as dead code, so the staged call returned where eager raised (seed 63).
+    f = staging.function(unused_scalar_conversion)
+    for args in ((0.0, np.float64(1.0)), (5.0, np.float64(3.0))):
+        with pytest.raises(OverflowError):
+            unused_scalar_conversion(*args)
+        with pytest.raises(OverflowError):
+            f(*args)
+    with np.errstate(divide="ignore"):
+        assert f(-5.0, np.float64(3.0)) == unused_scalar_conversion(-5.0, np.float64(3.0)) == 5.0
