@@ -160,7 +160,9 @@ class _Emitter(chunks.ChunkedEmission):
             node = nodes[position]
             dying = last_use.get(position, ())
             emit = get_op(node.op).emit
-            if emit is not None:
+            if node.scope is not None:
+                self.scoped(node, indent, emit)
+            elif emit is not None:
                 emit(self, node, indent)
             elif not self.in_place(node, indent, dying, chunked):
                 if position + 1 < len(nodes):
@@ -171,6 +173,11 @@ class _Emitter(chunks.ChunkedEmission):
             if top_level and dying:
                 self.free(indent, dying)
             position += 1
+
+    def scoped(self, node: Node, indent: int, emit) -> None:
+        """A node of the user's `with np.errstate(...)`: its code runs in a `with` of that state."""
+        self.emit(indent, f"with {self.bind(np.errstate, 'errstate')}({', '.join(f'{k}={v!r}' for k, v in node.scope)}):")
+        (emit or _Emitter.simple)(self, node, indent + 1)
 
     def _body_in_helper(self, graph: Graph, indent: int):
         """Emits a subgraph's body as a module-level function and, here, its call: Python refuses
@@ -340,8 +347,8 @@ class _Emitter(chunks.ChunkedEmission):
         (`if (v2 % 2) == 0:`) instead of a line and a variable of its own: its one result is
         read once, by that node (a plain node, or a cond as its predicate), so it is evaluated
         at the same point; and it cannot raise (its failure would name the reading node)."""
-        if len(node.outputs) != 1:
-            return False
+        if len(node.outputs) != 1 or node.scope is not None or getattr(following, "scope", None) is not None:
+            return False  # (a node in an np.errstate scope keeps a line of its own, in its `with`)
         out = node.outputs[0]
         if getattr(out.type, "shape", None) != () or self.use_counts().get(id(out)) != 1:
             return False

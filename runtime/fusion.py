@@ -178,7 +178,7 @@ def broadcasts_into(shape: tuple, out: tuple) -> str | None:
 
 def _member_shape(node: Node, mode) -> tuple | None:
     """The output shape when `node` may join a fused run, else None."""
-    if (node.op not in UFUNCS or node.attrs or node.subgraphs or len(node.outputs) != 1):
+    if (node.op not in UFUNCS or node.attrs or node.subgraphs or len(node.outputs) != 1 or node.scope):
         return None
     out = node.outputs[0].type
     if not isinstance(out, TensorType) or out.ndim == 0:

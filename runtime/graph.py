@@ -80,9 +80,12 @@ class Node:
     attrs: static attributes, passed to the op's kernel as keywords.
     subgraphs: for control flow (`cond`: then/else, `while_loop`: cond/body).
     location: (file, line) of the user code that created the node, or None.
+    scope: the NumPy error state it runs under (a tuple of np.errstate keyword pairs, from a
+      `with np.errstate(...)` in the user's code), or None. Such a node is stateful for the
+      passes: none folds, merges or drops it, so it runs where and as the user wrote it.
     """
 
-    __slots__ = ("op", "inputs", "attrs", "outputs", "subgraphs", "location", "_stateful")
+    __slots__ = ("op", "inputs", "attrs", "outputs", "subgraphs", "location", "_stateful", "scope")
 
     def __init__(self, op: str, inputs, attrs, output_types, location=None, subgraphs=None):
         self.op = op
@@ -95,6 +98,12 @@ class Node:
         self.subgraphs = dict(subgraphs) if subgraphs else _EMPTY
         self.location = location
         self._stateful = None
+        self.scope = None
+
+    def set_scope(self, scope: tuple) -> None:
+        """Runs the node under np.errstate(**dict(scope)) (see the class docstring)."""
+        self.scope = scope
+        self._stateful = True
 
     @property
     def opdef(self):

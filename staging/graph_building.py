@@ -37,6 +37,7 @@ class FuncGraph:
         self.outer = outer
         self.captures: dict[int, tuple[Value, Value]] = {}  # id(outer value) -> (outer value, inner input)
         self.closed = False
+        self.scope = None  # the np.errstate settings the nodes recorded now run under (runtime.graph.Node)
         self.function_name = name
         # Facts about the whole trace (this graph and the graphs nested in it), shared by them:
         # once an in-place write happened, "check_use" (staging.aliasing) vets every use.
@@ -290,6 +291,8 @@ def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, 
         paths = None
     found = source_map._find_user_frame(sys._getframe())  # (user_location(), inline)
     node = Node(op_name, values, attrs, output_types, found[1] if found else None, subgraphs)
+    if fg.scope is not None and op_name != "const":  # (a constant cannot raise)
+        node.set_scope(fg.scope)
     nodes = fg.graph.nodes
     nodes.append(node)
     if len(nodes) == LONG_GRAPH:

@@ -30,8 +30,7 @@ NONDETERMINISTIC = frozenset({
     "datetime.datetime.now", "datetime.datetime.utcnow", "datetime.datetime.today",
     "datetime.date.today", "uuid.uuid1", "uuid.uuid4", "os.urandom", "os.getpid", "os.times"})
 ARRAY_CONSTRUCTORS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
-RUN_TIME_CONTEXTS = frozenset({"numpy.errstate", "numpy.printoptions", "warnings.catch_warnings",
-                               "contextlib.suppress"})
+RUN_TIME_CONTEXTS = frozenset({"numpy.printoptions", "warnings.catch_warnings", "contextlib.suppress"})
 MUTABLE_FACTORIES = frozenset({"list", "dict", "set", "bytearray", "collections.defaultdict",
                                "collections.OrderedDict", "collections.deque",
                                "collections.Counter"})

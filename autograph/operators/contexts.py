@@ -3,9 +3,11 @@
 They refuse wherever staged code inside would make that differ from Python.
 
 A context manager is entered and left while tracing, as in TensorFlow. NumPy's run-time
-contexts (np.errstate, np.printoptions, warnings.catch_warnings, contextlib.suppress) act
-on the operations run inside them; staged operations run later, when the graph runs, so a
-`with` of one of them around staged operations is refused (nothing staged inside: fine).
+contexts act on the operations run inside them, and staged operations run later, when the
+graph runs: `with np.errstate(...)` is also a scope of the graph, whose operations staged
+inside run under it (runtime.graph.Node.scope); a `with` of the others (np.printoptions,
+warnings.catch_warnings, contextlib.suppress, np.errstate with `call=`) around staged
+operations is refused (nothing staged inside: fine).
 
 A `try` catches what is raised while tracing. An error raised while tracing a staged
 branch or loop (whether it is raised depends on a symbolic value), or one that staged
@@ -76,19 +78,48 @@ def _recorded(mark):
     return [n for n in graph.graph.nodes[count:] if n.op != "const"]
 
 
+def _errstate_settings(cm) -> tuple | None:
+    """The keyword pairs of an np.errstate(...) without `call=` (which a graph cannot hold)."""
+    if not isinstance(cm, np.errstate) or getattr(cm, "_call", None) is not getattr(np.errstate(), "_call", None):
+        return None
+    pairs = [(key, getattr(cm, f"_{key}", None)) for key in ("all", "divide", "over", "under", "invalid")]
+    return tuple((key, value) for key, value in pairs if value is not None)
+
+
+def _nested(outer: tuple | None, inner: tuple) -> tuple:
+    """The settings of an errstate scope inside another: the inner one's `all` overrides every
+    category of the outer one, its named categories override the same ones."""
+    if outer is None or any(key == "all" for key, _ in inner):
+        return inner
+    merged = dict(outer)
+    merged.update(inner)
+    return tuple(merged.items())
+
+
 class _Context:
-    __slots__ = ("cm", "exit", "mark", "where")
+    """`with cm:`. An np.errstate(...) while tracing is also a scope of the graph: the ops
+    recorded inside run under it when the graph runs (runtime.graph.Node.scope)."""
+
+    __slots__ = ("cm", "exit", "mark", "where", "graph", "saved")
 
     def __init__(self, cm, exit_, where):
         self.cm, self.exit, self.where = cm, exit_, where
-        self.mark = None
+        self.mark = self.graph = None
 
     def __enter__(self):
         value = type(self.cm).__enter__(self.cm)
-        self.mark = _mark(current_graph())
+        graph = current_graph()
+        self.mark = _mark(graph)
+        settings = _errstate_settings(self.cm) if graph is not None else None
+        if settings is not None:
+            self.graph, self.saved = graph, graph.scope
+            graph.scope = _nested(graph.scope, settings)
         return value
 
     def __exit__(self, exc_type, exc, tb):
+        if self.graph is not None:
+            self.graph.scope = self.saved
+            self.mark = None  # staged inside: the graph applies the scope when it runs
         suppress = self.exit(self.cm, exc_type, exc, tb)
         if suppress and exc is not None and (_is_refusal(exc) or hasattr(exc, _REGION)):
             return False  # a refusal, or an error only the graph's run can decide: not swallowed

@@ -135,6 +135,9 @@ class JaxGraph:
         """Before the first call: every op has a lowering, every input is an array."""
         for graph in called_graphs(self.graph):
             for node in graph.walk():
+                if node.scope is not None:
+                    raise cannot_lower(node, "it runs in a `with np.errstate(...)` scope, which XLA's arithmetic "
+                                             "does not follow (no warnings, no FloatingPointError)")
                 if lowering_for(node.op) is None:
                     raise cannot_lower(node, UNLOWERABLE.get(node.op, "the JAX backend has no lowering for it"))
         for name, v in zip(self.graph.input_names, self.graph.inputs):

@@ -91,6 +91,9 @@ class GraphEncoder:
             except Refusal as exc:
                 raise SaveRefusal(f"{where(n)}cannot save `{node_text(n)}`: its attribute {key!r} is {exc}, "
                                   f"which the saved format cannot hold", n) from None
+        if n.scope is not None:
+            raise SaveRefusal(f"{where(n)}cannot save `{node_text(n)}`: it runs in a `with np.errstate(...)` "
+                              f"scope, which the saved format cannot hold", n)
         inputs = [self._ref(v, n) for v in n.inputs]
         subgraphs = [[label, self.graph(sub)] for label, sub in n.subgraphs.items()]  # in order
         outputs = [self._type(v.type, n) for v in n.outputs]

@@ -225,8 +225,25 @@ def test_numpy_run_time_contexts_without_staged_code_inside(same_as_eager):
     same_as_eager(errstate_concrete, f64(1.0))
 
 
+def test_errstate_around_staged_code_applies_when_the_graph_runs():
+    staging = pytest.importorskip("staging")
+    f = staging.function(errstate_staged)
+    assert f(f64(4.0)) == errstate_staged(f64(4.0)) == 0.25
+    with pytest.raises(FloatingPointError):
+        errstate_staged(f64(0.0))
+    with pytest.raises(FloatingPointError):   # was refused: "`with np.errstate(...)` around staged operations"
+        f(f64(0.0))
+    assert np.geterr()["divide"] == "warn"     # the scope ends with the call, raising or not
+
+
+def errstate_call_staged(x):
+    with np.errstate(call=print, divide="call"):
+        y = 1.0 / x
+    return y
+
+
 @pytest.mark.parametrize("f, name", [
-    (errstate_staged, "np.errstate"),
+    (errstate_call_staged, "np.errstate"),
     (catch_warnings_staged, "warnings.catch_warnings"),
     (suppress_staged, "contextlib.suppress"),
 ])
