@@ -17,7 +17,7 @@ from autograph.operators.variables import Undefined
 from staging import errors, numpy_api, random_ops, source_map
 from staging.graph_building import current_graph
 from staging.tensor import Tensor, check_python_number_attribute
-from staging.unset import read_all
+from staging.unset import MaybeUndefined, read_all
 from staging.tracebacks import filtered
 
 
@@ -31,6 +31,9 @@ def converted_call(func, *args, **kwargs):
     for a in args:
         if type(a) is Undefined:
             a._fail()
+        if isinstance(a, MaybeUndefined):  # read here, as Python reads the name at the call
+            args = read_all(args)
+            break
     if current_graph() is not None:
         run_time = random_ops.run_time_call(func)
         if run_time is not None:

@@ -293,3 +293,25 @@ def test_an_object_made_on_the_paths_that_do_not_return_is_used_after(x):
     # Was refused: "'o' is assigned in only one branch ... not a tensor or number" (seed 47).
     args = (np.float64(x),)
     assert staging.function(object_made_in_a_while_else)(*args) == object_made_in_a_while_else(*args)
+
+
+def _length(a):
+    return len(a)
+
+
+def passed_to_a_helper(x, n):
+    if n >= 1:
+        v = x
+    else:
+        for e in x:
+            if e > 100:
+                return -1
+        return -2                  # this path returns: v is assigned wherever it is read
+    return _length(v)              # the argument is read here, with its run-time check
+
+
+@pytest.mark.parametrize("n", [2, 0])
+def test_a_name_assigned_on_some_paths_passed_to_a_function_is_read_at_the_call(n):
+    # Was refused inside the helper (len() of the unchecked value; seed 65).
+    args = (np.array([1.0, 2.0, 3.0]), np.int64(n))
+    assert staging.function(passed_to_a_helper)(*args) == passed_to_a_helper(*args)
