@@ -80,6 +80,11 @@ def _lower_ufunc(ctx, node, *inputs):
 lowers(*(name for name in UFUNCS if jnp_function(_JNP_NAMES.get(name, name)) is not None))(_lower_ufunc)
 
 
+@lowers("abs")
+def _abs(ctx, node, x):
+    return jnp.abs(jnp.asarray(x)).astype(node.outputs[0].type.dtype)
+
+
 @lowers("ufunc_out")
 def _ufunc_out(ctx, node, target, *inputs, ufunc):
     func = UFUNCS[ufunc]

@@ -221,13 +221,16 @@ def _make_expr(name):
         if bool_scalar is not None and all(isinstance(t, TensorType) and t.dtype == np.bool_ and t.ndim == 0
                                            and not t.weak for t in types):
             return bool_scalar
+        if name == "absolute":  # (np.abs of a complex scalar is the ufunc's loop: see the `abs` op)
+            return _absolute_expr(types[0])
         return None
     return rule if python is not None or bool_scalar is not None else None
 
 
 for _name, _ufunc in UFUNCS.items():
     register_op(_name, infer=make_ufunc_infer(_ufunc), num_outputs=_ufunc.nout,
-                expr=OPERATOR_EXPRS.get(_name), make_expr=_make_expr(_name), weak_results=True,
+                expr=OPERATOR_EXPRS.get(_name) if _name != "absolute" else None, make_expr=_make_expr(_name),
+                weak_results=True,
                 doc=f"np.{_name} ({_ufunc.nin} in, {_ufunc.nout} out)")(_ufunc)
 del _name, _ufunc
 
@@ -237,6 +240,19 @@ del _name, _ufunc
 _pow_infer = make_ufunc_infer(np.power)
 register_op("pow", infer=lambda *types: _pow_infer(*types), expr="{0} ** {1}", make_expr=_make_expr("pow"),
             weak_results=True, doc="x ** y (Python's operator)")(operator.pow)
+
+
+# Python's `abs()` of a complex NumPy scalar is the scalar type's own (the C library's cabs),
+# which can differ in the last bit from np.absolute's loop: a staged `abs(z)` of such a scalar
+# is this op (the builtin itself), and np.abs(z) stays the ufunc (whose inline `abs(...)` is
+# kept for the other types, where the two agree).
+_absolute_infer = make_ufunc_infer(np.absolute)
+register_op("abs", infer=lambda t: _absolute_infer(t), expr="abs({0})", weak_results=True,
+            doc="abs(x) of a complex scalar (Python's builtin)")(abs)
+
+
+def _absolute_expr(t):
+    return None if isinstance(t, TensorType) and t.dtype.kind == "c" and not t.weak else "abs({0})"
 
 
 # --- a ufunc written into an existing array: x += y, np.add(a, b, out=x) --------------------------

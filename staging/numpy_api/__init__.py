@@ -96,6 +96,15 @@ def _in_place(ufunc, symbol):
     return method
 
 
+def _abs(self):
+    """abs(x): np.absolute, except on a complex NumPy scalar, whose own abs() may differ from the
+    ufunc in the last bit (the `abs` op)."""
+    t = self.type
+    if t.dtype.kind == "c" and t.shape == () and not t.weak:
+        return record("abs", [self])
+    return apply_ufunc(np.absolute, "__call__", (self,), {})
+
+
 def _unary(ufunc):
     def method(self):
         return apply_ufunc(ufunc, "__call__", (self,), {})
@@ -223,6 +232,7 @@ def _install():
     for name, ufunc in {"neg": np.negative, "pos": np.positive, "abs": np.absolute,
                         "invert": np.invert}.items():
         setattr(Tensor, f"__{name}__", _unary(ufunc))
+    Tensor.__abs__ = _abs
     for name in ("sum", "prod", "mean", "max", "min", "argmax", "argmin", "any", "all", "std", "var",
                  "reshape", "transpose", "cumsum", "cumprod", "sort", "argsort", "clip", "squeeze",
                  "flatten", "ravel", "dot", "take", "copy", "round", "conj", "nonzero", "repeat",
