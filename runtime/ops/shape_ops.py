@@ -298,8 +298,15 @@ def take(a, indices, axis=None):
 
 
 def astype_infer(x, dtype, scalar=False):
+    complex_number = is_weak(x) and (getattr(x, "python_type", None) or type(x)) is complex
     x = _require_tensor(x, "astype")
-    return TensorType(np.dtype(dtype), x.shape)
+    dtype = np.dtype(dtype)
+    if complex_number and dtype.kind in "iuf":
+        # np.uint16(1j), np.float64(1j): a Python complex never converts to a real type
+        kind = "int" if dtype.kind in "iu" else "float"
+        raise TypeError(f"{kind}() argument must be a string{', a bytes-like object' if kind == 'int' else ''} "
+                        f"or a real number, not 'complex'")
+    return TensorType(dtype, x.shape)
 
 
 def _astype(x, dtype):

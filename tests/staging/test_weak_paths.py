@@ -439,3 +439,23 @@ def test_truth_of_a_joined_value_in_or_is_not_taken_for_a_user_method_call(n):
     # (was refused: "a Python int has no attribute 'astype'"; seed 51).
     args = (np.int8(n), 2)
     assert staging.function(or_of_and_in_a_loop)(*args) == or_of_and_in_a_loop(*args)
+
+
+def uint16_of_bool_or_complex(x, n, y):
+    k = 0
+    a = np.uint16(0)
+    while k < n:
+        k += 1
+        a = np.uint16(x if k else y)   # the Python bool x (k >= 1), or the complex y: never taken
+    return a
+
+
+def test_a_real_scalar_type_of_a_value_that_is_a_python_complex_on_some_path_is_refused():
+    # np.uint16(True) is 1; np.uint16(1j) raises TypeError. The joined value is a complex
+    # staged: was a TypeError when the graph ran (seed 81), now refused naming the line.
+    args = (True, np.int64(2), complex(-1.0, 1.0))
+    assert uint16_of_bool_or_complex(*args) == 1
+    with pytest.raises(errors.BranchMismatchError) as info:
+        staging.function(uint16_of_bool_or_complex)(*args)
+    assert str(info.value).startswith(f"{__file__}:{line_of(uint16_of_bool_or_complex, 'a = np.uint16(x if')}: ")
+    assert "a Python bool on some paths and a Python complex on others" in str(info.value)
