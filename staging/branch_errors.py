@@ -80,9 +80,26 @@ def defer(branches) -> None:
             f"branch {_quoted(second)}") from first
     (g, _, _, error), other = failed[0], next(b for b in branches if b[3] is None)
     message = _located(error, where())
+    g.trace_state["deferred"] = True  # (see call_deferring)
     with building(g):
         record("assert", [False], {"parts": (message,), "error": raised_type(error)})
     failed[0][1] = nest.pack_as(other[1], [_stand_in(g, leaf) for leaf in nest.flatten(other[1])])
+
+
+def call_deferring(fg, func, args, kwargs):
+    """`func(*args, **kwargs)`, the staged function's trace into `fg`. When it raises a built-in
+    exception after the trace made a branch that raises when the graph runs (`defer`), the line
+    that raised runs only on the paths that did not take such a branch (the values after it are
+    the other branch's): the graph raises the error there, when it runs, after those branches
+    had their chance to raise theirs, as Python would. The trace then gives None."""
+    try:
+        return func(*args, **kwargs)
+    except Exception as error:  # noqa: BLE001 - raised again unless deferred
+        if not (fg.trace_state.get("deferred") and deferrable(error)):
+            raise
+        with building(fg):
+            record("assert", [False], {"parts": (_located(error, where()),), "error": raised_type(error)})
+        return None
 
 
 def _located(error, fallback: str = "") -> str:

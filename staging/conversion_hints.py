@@ -79,7 +79,7 @@ def _hint(frame) -> str:
         return (f"autograph did not convert {name!r}: generator functions run as written. Return "
                 f"a list (or an array) instead of yielding, or write the control flow explicitly "
                 f"with " + STAGE_EXPLICITLY)
-    if ours and caller_name == "_trace_once":
+    if ours and caller_name in ("_trace_once", "call_deferring"):
         return (f"autograph did not convert {name!r}: it is traced as written "
                 f"(staging.function(autograph=False), or autograph could not convert it: see "
                 f"the AutographWarning). Let autograph convert it, or write the control flow "

@@ -20,7 +20,7 @@ import numpy as np
 from runtime.optimize import optimize
 from runtime.options import get_options as get_optimizer_options
 
-from . import errors, trace_effects
+from . import branch_errors, errors, trace_effects
 from .concrete_function import ConcreteFunction, _lists_to_python, check_jit_compile, collect_outputs, record_call
 from .graph_building import FuncGraph, building, current_graph
 from .method_binding import MethodBinder
@@ -409,7 +409,7 @@ class Function:
         before = trace_effects.snapshot(self.python_function, self._signature.parameters, args, kwargs, instance)
         try:
             with creation_scope(on_create), building(fg):
-                result = func(*call_args, **call_kwargs)
+                result = branch_errors.call_deferring(fg, func, call_args, call_kwargs)
                 out_values, output_kinds, pack_structure, specs = collect_outputs(fg, result)
         finally:
             fg.closed = True

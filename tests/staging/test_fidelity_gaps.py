@@ -501,3 +501,31 @@ def test_abs_of_a_complex_scalar_is_the_builtins_and_np_abs_the_ufuncs(z):
     eager, staged = abs_of_complex_scalar(*args), staging.function(abs_of_complex_scalar)(*args)
     for e, s in zip(eager, staged):
         assert type(s) is type(e) and s.tobytes() == e.tobytes()
+
+
+def raises_in_a_branch_then_later(x, y):
+    v = 1
+    if y > 0:
+        w = {"a": 1}["b"]          # KeyError, only when this branch runs
+    else:
+        v = 3
+    return (v <= 2).astype(np.int8)   # AttributeError (a Python bool), only on the other path
+
+
+@pytest.mark.parametrize("y", [1.0, -1.0])
+def test_an_error_traced_after_a_branch_that_raises_is_raised_where_python_raises_it(y):
+    # Was the AttributeError while tracing, for every call: on the calls taking the first
+    # branch Python raises the KeyError (seed 51).
+    args = (np.float64(1.0), np.float64(y))
+    with pytest.raises(Exception) as eager:
+        raises_in_a_branch_then_later(*args)
+    with pytest.raises(type(eager.value)) as staged:
+        staging.function(raises_in_a_branch_then_later)(*args)
+    line = "w = {" if y > 0 else "return (v <= 2)"
+    assert f"{__file__}:{_line_of(raises_in_a_branch_then_later, line)}: " in str(staged.value)
+
+
+def _line_of(func, text):
+    import inspect
+    lines, first = inspect.getsourcelines(func)
+    return first + next(i for i, line in enumerate(lines) if text in line)
