@@ -76,9 +76,14 @@ def _substituted(inputs, in_types, paths, other) -> list:
     (`np.abs(v)`, not `abs(v)`) whose operands are all Python numbers on that path, NumPy makes
     them arrays of its default dtypes first: `np.abs(3)` is np.int64(3), a strong type."""
     types = [other if getattr(item, "_weak_paths", None) is paths else t for item, t in zip(inputs, in_types)]
-    if getattr(_explicit, "call", False) and all(isinstance(t, TensorType) and t.weak for t in types):
-        types = [TensorType(t.dtype) for t in types]
+    if getattr(_explicit, "call", False) and all(isinstance(t, TensorType) and t.weak or type(t) in _NUMBERS
+                                                 for t in types):
+        types = [TensorType(t.dtype) if isinstance(t, TensorType) else TensorType(np.asarray(t).dtype)
+                 for t in types]
     return types
+
+
+_NUMBERS = (bool, int, float, complex)  # Python literals among an op's input types
 
 
 _explicit = threading.local()  # .call: this thread records an explicit NumPy ufunc call
@@ -300,22 +305,36 @@ def check_failure(op_name, inputs, in_types, error, infer) -> None:
     """An op whose type rule raised `error`: when one of its inputs is a joined value with which,
     as it is on another path, the op works (`n & 1` for the Python int `n` that became a float
     where it met 1.5), eagerly that path does not fail: refuse, naming the value, instead."""
-    for item in inputs:
-        paths = getattr(item, "_weak_paths", None)
-        if paths is None:
+    for item, paths, other, types in _alternatives(inputs, in_types):
+        try:
+            infer(types)
+        except Exception:  # noqa: BLE001 - fails on that path too
             continue
+        raise paths.error(
+            f"{where()}{op_name}: {paths.name} is {_describe(other)} on some paths and "
+            f"{_describe(item.type)} on others (they meet at {paths.location.rstrip(': ')}); "
+            f"{op_name} works eagerly on the first and fails staged ({type(error).__name__}: "
+            f"{error}). A staged function computes one type: convert {paths.name} explicitly "
+            f"where it is set so that every path has the same type") from None
+
+
+def _alternatives(inputs, in_types):
+    """(input, its WeakPaths, its type there, the op's input types) for each other type of each
+    joined input; then, when several inputs are joined values, each of them as a Python number
+    at once (`(a if c else 100) | a`: on the path where `a` is an int, both operands are)."""
+    joined = [(item, item._weak_paths) for item in inputs if getattr(item, "_weak_paths", None) is not None]
+    for item, paths in joined:
         for other in paths.types:
-            types = _substituted(inputs, in_types, paths, other)
-            try:
-                infer(types)
-            except Exception:  # noqa: BLE001 - fails on that path too
-                continue
-            raise paths.error(
-                f"{where()}{op_name}: {paths.name} is {_describe(other)} on some paths and "
-                f"{_describe(item.type)} on others (they meet at {paths.location.rstrip(': ')}); "
-                f"{op_name} works eagerly on the first and fails staged ({type(error).__name__}: "
-                f"{error}). A staged function computes one type: convert {paths.name} explicitly "
-                f"where it is set so that every path has the same type") from None
+            yield item, paths, other, _substituted(inputs, in_types, paths, other)
+    if len(joined) < 2:
+        return
+    weak = {id(paths): next((u for u in paths.types if isinstance(u, TensorType) and u.weak), None)
+            for _, paths in joined}
+    if None in weak.values():
+        return
+    types = [weak.get(id(getattr(item, "_weak_paths", None)), t) for item, t in zip(inputs, in_types)]
+    item, paths = joined[0]
+    yield item, paths, weak[id(paths)], types
 
 
 def check_attribute(item, name) -> None:

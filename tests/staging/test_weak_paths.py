@@ -459,3 +459,31 @@ def test_a_real_scalar_type_of_a_value_that_is_a_python_complex_on_some_path_is_
         staging.function(uint16_of_bool_or_complex)(*args)
     assert str(info.value).startswith(f"{__file__}:{line_of(uint16_of_bool_or_complex, 'a = np.uint16(x if')}: ")
     assert "a Python bool on some paths and a Python complex on others" in str(info.value)
+
+
+def explicit_add_of_literal_and_joined(x, y):
+    return np.add(-1, 3 if x > 0 else y)   # np.add(-1, 3) is an int64; the staged value a float16
+
+
+def test_explicit_ufunc_of_a_literal_and_a_python_number_path_is_checked_as_numpy():
+    # The literal -1 was not taken for a Python number on that path (seed 87: float16 staged
+    # where eager gives int64).
+    args = (np.float64(1.0), np.float16(3.0))
+    assert type(explicit_add_of_literal_and_joined(*args)) is np.int64
+    with pytest.raises(errors.BranchMismatchError) as info:
+        staging.function(explicit_add_of_literal_and_joined)(*args)
+    assert "an int64 scalar eagerly on the first and a float16 scalar staged" in str(info.value)
+
+
+def or_of_two_joined_values(x, n):
+    v = n - (~n) if x > 0 else -np.minimum(True, 1.5)   # the Python int 7, or a float64
+    return (v if 3 > v else 100) | v                    # on the int path, both operands are ints
+
+
+def test_an_op_that_works_when_several_joined_inputs_are_python_numbers_at_once_is_refused():
+    # Each input alone as an int still failed (int | float), so the TypeError reached the user
+    # as if eager failed too (seed 89); together they are the int path, where `|` works.
+    assert or_of_two_joined_values(np.float64(1.0), 3) == 103
+    with pytest.raises(errors.BranchMismatchError) as info:
+        staging.function(or_of_two_joined_values)(np.float64(1.0), 3)
+    assert "bitwise_or works eagerly on the first and fails staged" in str(info.value)
