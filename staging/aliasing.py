@@ -241,6 +241,33 @@ def carry_out(init, placeholder, out: Tensor) -> None:
     write(init, out)
 
 
+def read_through_loop_variable(read: tuple, start, item) -> bool:
+    """A staged `for` over an array that its body writes in place (`for e in v: v *= 2`, with `v`
+    the loop variable): eagerly each element is read from the array as the earlier iterations
+    left it. The element nodes recorded in the body graph (positions read[0] to read[1]) read
+    the loop's captured initial array; they are made to read `start` (the loop variable's value
+    at the start of the iteration) instead, and the capture dropped. Only for scalar elements,
+    and only when nothing else in the body reads the captured array; True when done."""
+    fg = current_graph()
+    if fg is None or not isinstance(item, Tensor) or item.type.shape != ():
+        return False
+    nodes = fg.graph.nodes[read[0]:read[1]]
+    readers = [n for n in nodes if n.op == "getitem" and n.inputs and n.inputs[0].__class__.__name__ == "Value"
+               and n.inputs[0].producer is None]
+    if len(readers) != 1:
+        return False
+    captured = readers[0].inputs[0]
+    key = next((k for k, (_, inner) in fg.captures.items() if inner is captured), None)
+    if key is None or any(v is captured for v in fg.graph.outputs) or any(
+            v is captured for n in fg.graph.walk() if n is not readers[0] for v in n.inputs):
+        return False
+    readers[0].inputs[0] = start
+    del fg.captures[key]
+    position = next(i for i, v in enumerate(fg.graph.inputs) if v is captured)
+    del fg.graph.inputs[position], fg.graph.input_names[position]
+    return True
+
+
 def write(target: Tensor, new: Tensor) -> None:
     """Makes `target` hold `new` (same type), as an in-place write would: `target`'s root gets the
     new contents through `target`'s view steps, and every live view of the root is rebound to

@@ -14,6 +14,7 @@ from autograph.operators.staged_state import (Cells, PlaceholderUnset, Refill, c
                                               undefined_positions)
 from autograph.operators.variables import (MaybeUndefined, is_maybe_undefined, is_undefined,
                                           is_undefined_return)
+from staging import aliasing
 from staging import control_flow as staged
 from staging import errors
 from staging.graph_building import drop_effects_since, node_count
@@ -416,10 +417,20 @@ def _staged_for(iterable, extra_test, body, state, names, maximum_iterations, sh
             return in_range and more
         return np.logical_and(in_range, more)
 
+    # `for e in v:` whose body writes the loop variable `v` in place: eagerly the elements come
+    # from the array as written so far (staging.aliasing.read_through_loop_variable)
+    alias = next((k for k, v in enumerate(state) if v is iterable and is_symbolic(v)), None)
+
     def loop_body(i, *state):
+        mark = node_count()
         item = py_builtins.staged_item(iterable, i)
+        read = (mark, node_count())  # (the nodes reading the element)
+        start = state[alias] if alias is not None else None
+        start_value = start._value if alias is not None else None
         result = body(item, *state)
         result = () if result is None else tuple(result)
+        if alias is not None and result[alias] is start and start._written == "carried":
+            aliasing.read_through_loop_variable(read, start_value, item)
         return (i + 1, *result)
 
     result = _staged_loop(test, loop_body, (0, *state), ("<for index>", *names),

@@ -241,3 +241,35 @@ def test_a_loop_variable_written_in_place_inside_a_staged_if_is_carried(n):
     # ("loop variable types did not settle"; fuzzer seed 43).
     args = (A[0], np.int64(n))
     same(staging.function(loop_variable_written_in_a_staged_if)(*args), loop_variable_written_in_a_staged_if(*args))
+
+
+def iterates_over_what_it_writes(x):
+    v = x.copy()
+    for e in v:            # eagerly each element comes from v as the iterations left it
+        v *= 2.0
+        v[0] = e
+    return v
+
+
+def iterates_and_rebinds(x):
+    v = x.copy()
+    for e in v:            # a rebinding: eagerly the loop goes on over the original array
+        v = v * 2.0 + e
+    return v
+
+
+def sums_what_it_writes(x):
+    v = x.copy()
+    s = 0.0
+    for e in v:
+        s = s + e
+        v += 1.0
+    return s, v
+
+
+@pytest.mark.parametrize("fn", [iterates_over_what_it_writes, iterates_and_rebinds, sums_what_it_writes])
+@pytest.mark.parametrize("x", [[1.0, 2.0, 3.0], [5.0], [-1.0, 0.5]])
+def test_a_for_loop_over_the_array_its_body_writes_in_place(fn, x):
+    # Was refused ("the loop also reads an array from before it that shares memory"; seeds 43,
+    # 49): the elements are read from the loop variable as written so far, as eagerly.
+    same(staging.function(fn)(np.array(x)), fn(np.array(x)))
