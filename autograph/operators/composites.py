@@ -12,6 +12,7 @@ from operator import (iadd, iand, ifloordiv, ilshift, imatmul, imod, imul, ior, 
 
 from staging import mutation
 from staging.tensor import is_symbolic
+from staging.unset import MaybeUndefined
 
 __all__ = ["setitem", "setattr", "key", "iadd", "iand", "ifloordiv", "ilshift", "imatmul", "imod",
            "imul", "ior", "ipow", "irshift", "isub", "itruediv", "ixor"]
@@ -19,7 +20,10 @@ __all__ = ["setitem", "setattr", "key", "iadd", "iand", "ifloordiv", "ilshift", 
 
 def setitem(obj, index, value):
     """`obj[index] = value`. (A symbolic array is written in place by its own __setitem__, which
-    journals the array it rebinds.)"""
+    journals the array it rebinds.) A name set on only some paths is read here, with its
+    run-time check, as Python reads it at this line."""
+    if isinstance(obj, MaybeUndefined):
+        obj = obj.read()
     if is_symbolic(obj):
         obj[index] = value
     else:
@@ -27,7 +31,9 @@ def setitem(obj, index, value):
 
 
 def setattr(obj, name, value):  # noqa: A001 - the operator of `obj.name = value`
-    """`obj.name = value`."""
+    """`obj.name = value` (a name set on only some paths is read first, as in setitem)."""
+    if isinstance(obj, MaybeUndefined):
+        obj = obj.read()
     mutation.write_attr(obj, name, value)
 
 

@@ -315,3 +315,26 @@ def test_a_name_assigned_on_some_paths_passed_to_a_function_is_read_at_the_call(
     # Was refused inside the helper (len() of the unchecked value; seed 65).
     args = (np.array([1.0, 2.0, 3.0]), np.int64(n))
     assert staging.function(passed_to_a_helper)(*args) == passed_to_a_helper(*args)
+
+
+def object_written_after_a_loop_that_may_return(x):
+    k = 0
+    while k < 3:
+        k += 1
+        if x > k:
+            return k * 10.0
+    else:
+        o = Box()
+        o.a = 5
+    o.b = x * 2                # an attribute write: `o` is read here, with its run-time check
+    d = {"k": o}
+    d["k"].c = 1
+    return o.a + o.b + o.c
+
+
+@pytest.mark.parametrize("x", [0.5, 2.5, 7.0])
+def test_an_attribute_written_on_an_object_assigned_on_some_paths(x):
+    # Was an AttributeError on the MaybeUndefined standing for `o` (seed 31).
+    args = (np.float64(x),)
+    assert staging.function(object_written_after_a_loop_that_may_return)(*args) == \
+        object_written_after_a_loop_that_may_return(*args)
