@@ -241,11 +241,11 @@ def zero_divisor(op_name, inputs, in_types):
     ZeroDivisionError and NumPy returns inf or 0), or None when no path can differ."""
     if op_name not in _DIVISIONS or len(inputs) != 2 or getattr(_explicit, "call", False):
         return None
-    if all(isinstance(t, TensorType) and t.weak or type(t) in (bool, int, float, complex) for t in in_types):
+    if all(isinstance(t, TensorType) and t.weak or type(t) in _NUMBERS for t in in_types):
         return None  # Python's own operator on every path: it raises as Python does
     joined = _python_on_some_path(inputs, in_types)
     divisor = inputs[1]
-    if joined is None or (type(divisor) in (bool, int, float, complex) and divisor != 0):
+    if joined is None or (type(divisor) in _NUMBERS and divisor != 0):
         return None
     return _run_time_message(op_name, "the divisor is zero", joined, "Python raises ZeroDivisionError on the "
                              "first, NumPy returns inf, nan or 0 with a warning on the second")
@@ -275,7 +275,7 @@ def _python_on_some_path(inputs, in_types):
         paths = getattr(item, "_weak_paths", None)
         if paths is not None and any(u.weak for u in paths.types if isinstance(u, TensorType)):
             joined = joined or (item, paths)
-        elif not (type(t) in (bool, int, float, complex) or isinstance(t, TensorType) and t.weak):
+        elif not (type(t) in _NUMBERS or isinstance(t, TensorType) and t.weak):
             return None  # a NumPy value on every path: NumPy's arithmetic everywhere
     return joined
 
