@@ -44,19 +44,29 @@ def set_on_path(location, x, other):
     return zero(), np.False_
 
 
-def write_back(outer, locations, values) -> None:
+def write_back(outer, locations, values, unless=None) -> None:
     """After a staged `if` or loop: the items, attributes and arrays its branches or body wrote
     take their merged values. An array written in place this way was, eagerly, changed: other
-    tensors that may be the same array (aliases staged control flow hides) become stale."""
-    for location, value in zip(locations, values):
+    tensors that may be the same array (aliases staged control flow hides) become stale, except
+    through the branch that did not write it (`unless`: per location, (id(cond node), label) or
+    None)."""
+    for k, (location, value) in enumerate(zip(locations, values)):
         if location.kind == "tensor" and location.obj._graph is outer:
-            stale_values.mark_overwritten(outer, location.obj._value, where().rstrip(": ") or "an earlier line")
+            stale_values.mark_overwritten(outer, location.obj._value, where().rstrip(": ") or "an earlier line",
+                                          unless[k] if unless else None)
             stale_values.mark_final(outer, value._value)
         if location.kind == "tensor":
             mutation.rebind_tensor(location.obj, value)  # (noted where the array is not the construct's own)
             continue
         mutation.note(location)  # (an enclosing staged branch or loop sees the write)
         location.write(value)
+
+
+def unwritten_branches(node, locations, t_written, e_written) -> list:
+    """For write_back: per location, the branch of the staged `if` `node` that did not write it,
+    as (id(node), label), or None when both did."""
+    return [None if node is None or (loc.ident in t_written) == (loc.ident in e_written)
+            else (id(node), "else" if loc.ident in t_written else "then") for loc in locations]
 
 
 def as_written(leaves, written, n_results, pairs) -> None:

@@ -122,7 +122,8 @@ def cond(pred, true_fn, false_fn, *, names=None):
     for i, flag in zip(flagged, leaves[n_results + len(locations):]):
         if isinstance(flag, Tensor) or not flag:
             values[i] = MaybeMissing(locations[i], values[i], flag)
-    branch_writes.write_back(outer, locations, values)
+    branch_writes.write_back(outer, locations, values, branch_writes.unwritten_branches(
+        outs[0]._value.producer if outs else None, locations, t_written, e_written))
     branch_writes.same_as_written(tg, eg, [i for i, (kind, _) in enumerate(merged[:n_results + len(locations)])
                                            if kind == "dynamic"], n_results, locations, leaves)
     rebuilt = nest.pack_as(t_items, leaves[:n_results])

@@ -68,14 +68,22 @@ def sources(value, final=None):
     outputs of staged `if`s and loops (into their subgraphs) and back out through the values
     their subgraph inputs stand for. Values in `final` (ids) are not followed further: a loop's
     output for a variable the loop wrote in place holds the array after those writes."""
-    stack = [(value, None)]
+    for v, _ in _walk(value, final, False):
+        yield v
+
+
+def _walk(value, final, paths: bool):
+    """(value, via) for sources(): `via` the (id(node), label) of each staged `if` branch passed
+    on the way (with `paths`; else ()), a value reached by two ways given once per way."""
+    stack = [(value, None, ())]
     seen = set()
     while stack:
-        v, bound = stack.pop()
-        if id(v) in seen or not hasattr(v, "producer"):
+        v, bound, via = stack.pop()
+        key = (id(v), via) if paths else id(v)
+        if key in seen or not hasattr(v, "producer"):
             continue
-        seen.add(id(v))
-        yield v
+        seen.add(key)
+        yield v, via
         if final and id(v) in final:
             continue
         node = v.producer
@@ -86,13 +94,14 @@ def sources(value, final=None):
             op = get_op(node.op)
             for label, source in op.output_sources(node, v.index):
                 if label is None:
-                    stack.append((source, bound))
+                    stack.append((source, bound, via))
                 else:
                     sub = node.subgraphs[label]
-                    inner = {id(a): (b, bound) for a, b in zip(sub.inputs, op.bind_subgraph(node, label))}
-                    stack.append((source, inner))
+                    inside = via + ((id(node), label),) if paths and node.op == "cond" else via
+                    inner = {id(a): (b, bound, inside) for a, b in zip(sub.inputs, op.bind_subgraph(node, label))}
+                    stack.append((source, inner, inside))
         elif _views_input(node):
-            stack.append((node.inputs[0], bound))
+            stack.append((node.inputs[0], bound, via))
 
 
 def _ids(value, final=None) -> set:
@@ -135,14 +144,18 @@ def mark_final(fg, value) -> None:
     fg.trace_state.setdefault("final", {})[id(value)] = value
 
 
-def mark_overwritten(fg, old_value, loc: str) -> None:
+def mark_overwritten(fg, old_value, loc: str, unless=None) -> None:
     """Records that the array `old_value` (a value of `fg` or a graph enclosing it) stood for
-    was written in place at `loc`."""
+    was written in place at `loc`. `unless`: (id(cond node), label) of a staged `if` branch on
+    which the write did not happen (a value reaching the array only through that branch came
+    from a path without it)."""
     state = fg.trace_state
     state["check_use"] = check_use
     over = state.setdefault("overwritten", {})
     for v in sources(old_value, state.get("final")):
-        over.setdefault(id(v), (v, loc))
+        known = over.get(id(v))
+        if known is None or (known[2] is not None and unless is None):
+            over[id(v)] = (v, loc, unless)
         if v.producer is None:
             owner = _graph_of_input(fg, v)
             if owner is not None and owner.outer is not None and owner.name in ("cond", "body"):
@@ -230,9 +243,9 @@ def check_use(tensor) -> None:
     over = state.get("overwritten")
     if not over:
         return
-    for v in sources(tensor._value, state.get("final")):
+    for v, via in _walk(tensor._value, state.get("final"), True):
         hit = over.get(id(v))
-        if hit is not None and hit[0] is v:
+        if hit is not None and hit[0] is v and hit[2] not in via:
             raise errors.MutationError(
                 f"{where()}{describe(tensor)} may be the same array as one written in place at {hit[1]} "
                 f"(it passed through a staged `if` or loop, or is a loop's initial array): eagerly it "

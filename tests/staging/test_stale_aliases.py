@@ -273,3 +273,34 @@ def test_a_for_loop_over_the_array_its_body_writes_in_place(fn, x):
     # Was refused ("the loop also reads an array from before it that shares memory"; seeds 43,
     # 49): the elements are read from the loop variable as written so far, as eagerly.
     same(staging.function(fn)(np.array(x)), fn(np.array(x)))
+
+
+def returns_early_or_writes(x, n):
+    v = x * 2
+    for i in range(len(x)):
+        if np.any(x <= 1):
+            return v, 0          # this path returns the array before any write
+    v += 1                       # the other path writes it in place, then returns it
+    return v, 1
+
+
+def writes_in_one_branch_and_keeps_an_alias(x):
+    v = x * 2
+    u = v
+    if x[0] > 0:
+        v += 1                   # u is v: eagerly u shows the write on this path
+    return u
+
+
+@pytest.mark.parametrize("x", [[0.5, 3.0], [2.0, 3.0], [4.0]])
+def test_a_write_on_one_path_does_not_make_the_other_paths_value_stale(x):
+    # Was refused: the value returned on the path that did not write was taken for a stale
+    # copy of the written array (seed 99).
+    same(staging.function(returns_early_or_writes)(np.array(x), np.int64(1)),
+         returns_early_or_writes(np.array(x), np.int64(1)))
+
+
+@pytest.mark.parametrize("x", [[1.0, 2.0], [-1.0, 2.0]])
+def test_a_name_bound_to_an_array_written_on_one_path_sees_the_write(x):
+    same(staging.function(writes_in_one_branch_and_keeps_an_alias)(np.array(x)),
+         writes_in_one_branch_and_keeps_an_alias(np.array(x)))
