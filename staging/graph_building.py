@@ -282,8 +282,7 @@ def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, 
             if type(item) is Tensor and item._weak_paths is not None:
                 paths = weak_paths.check(op_name, inputs, in_types, output_types,
                                          lambda types: infer_types(op, types, attrs))
-                if weak_paths.guard_divisor(op_name, inputs, in_types, functools.partial(record, graph=fg)):
-                    values = [fg.value_of(item) if type(item) is Tensor else v for item, v in zip(inputs, values)]
+                weak_paths.guard_divisor(op_name, inputs, in_types, functools.partial(record, graph=fg))
                 break
     else:
         single = False
