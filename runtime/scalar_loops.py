@@ -93,17 +93,44 @@ def enter(em, node: Node, unboxed: Plan | None, indent: int) -> tuple[dict, list
             em.emit(indent, f"{name} = {convert}({ref})", node)
         if k >= nvars:
             capture_refs[k - nvars] = name
-        else:
-            firsts[k] = name
+        firsts[k] = name
     return firsts, capture_refs
 
 
 def leave(em, node: Node, firsts: dict, indent: int, outs: list[str]) -> None:
-    """After the loop: unboxed loop variables back to their NumPy type; one the loop never
-    reassigned is the object it was (a 0-d array stays one, as eagerly)."""
+    """After the loop: unboxed loop variables back to their NumPy type. One that holds an unboxed
+    value as it entered the loop, its own first value or another's (`a = x` of a captured `x`),
+    is the object that value was (a 0-d array stays one, as eagerly)."""
+    nvars = node.attrs["num_loop_vars"]
+    body = node.subgraphs["body"]
+    positions = {id(v): k for k, v in enumerate(body.inputs)}
     for j, first in firsts.items():
-        box = em.bind(node.outputs[j].type.dtype.type, "k")
-        em.emit(indent, f"{outs[j]} = {em.ref(node.inputs[j])} if {outs[j]} is {first} else {box}({outs[j]})", node)
+        if j >= nvars:
+            continue
+        t = node.outputs[j].type
+        others = [k for k in firsts if k != j and node.inputs[k].type == t] \
+            if _pass_through(body.outputs[j], lambda v: {positions.get(id(v))}) - {j} else []
+        expr = f"{em.bind(t.dtype.type, 'k')}({outs[j]})"
+        for k in reversed([j] + others):
+            expr = f"{em.ref(node.inputs[k])} if {outs[j]} is {firsts[k]} else {expr}"
+        em.emit(indent, f"{outs[j]} = {expr}", node)
+
+
+def _pass_through(value, resolve) -> set:
+    """The inputs of a loop body (as `resolve` names them) that its value `value` may be
+    unchanged: an input itself, or a staged `if`'s output that a branch passes one through to."""
+    node = getattr(value, "producer", 0)
+    if node is None:
+        return resolve(value)
+    if node == 0 or node.op != "cond":
+        return set()
+    found = set()
+    for label in ("then", "else"):
+        sub = node.subgraphs[label]
+        outer = {id(a): b for a, b in zip(sub.inputs, node.inputs[1:])}
+        found |= _pass_through(sub.outputs[value.index],
+                               lambda v, outer=outer: _pass_through(outer[id(v)], resolve) if id(v) in outer else set())
+    return found
 
 
 class FirstInt(int):

@@ -10,10 +10,10 @@ import numpy as np
 from runtime import CompiledGraph, ListType, TensorType, Value
 from runtime.registry import register_op
 
-from . import nest
+from . import array0d, nest
 from .graph_building import FuncGraph, current_graph, record
 from .tensor import Tensor
-from .trace_key import TensorSpec, bind, flat_tensors, tensor_type_of, trace_key
+from .trace_key import TensorSpec, bind, flat_tensors, plain_structure, tensor_type_of, trace_key
 from .variables import Variable
 from .errors import LeakedTensorError
 from .source_map import where
@@ -44,7 +44,9 @@ class ConcreteFunction:
                  output_kinds, signature, python_function, options=None, jit_compile=None):
         self.name = name
         self.graph = graph
-        self._structure = structure
+        self._structure = plain_structure(structure)
+        # (whether the trace asked if an argument is a 0-d array: staging.array0d)
+        self.kinds_asked = any(v in array0d.ASKED for v in graph.inputs)
         self._arg_types = arg_types          # TensorTypes of the flat tensor inputs
         self._bound_template = bound_template  # (args, kwargs) with TensorSpecs for tensors
         self._pack_structure, self._output_specs = output_template

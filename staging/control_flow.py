@@ -6,7 +6,7 @@ import numpy as np
 
 from runtime import ListType, TensorType
 
-from . import aliasing, branch_errors, branch_writes, errors, loop_flags, mutation, nest, weak_paths
+from . import aliasing, array0d, branch_errors, branch_writes, errors, loop_flags, mutation, nest, weak_paths
 from .graph_building import FuncGraph, building, current_graph, record
 from .joins import (align_captures, is_convertible, is_tensor_array, is_undefined, join_types, leaf_type,
                     rebuild_leaf, top_level_paths, truth_value, value_in)
@@ -171,11 +171,12 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
     # Items and attributes the body writes (d["a"] = ..., obj.n = ...) are loop variables too,
     # after the variables proper: found by tracing the body, then traced again as variables.
     places: list = []
+    loop_kinds = array0d.LoopKinds()
 
     for _attempt in range(64):
         try:
             cg, bg = _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter,
-                                 maximum_iterations, places)
+                                 maximum_iterations, places, loop_kinds)
         except branch_errors.BodyRaises as failure:
             if _attempt or places or shape_invariants:
                 raise failure.error from None
@@ -246,6 +247,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
             if new != types[i]:
                 new_types[i] = new
                 changed = True
+        changed = loop_kinds.settle(out_leaves) or changed
         if not changed:
             break
         cg.closed = bg.closed = True  # this attempt's tensors are discarded
@@ -310,7 +312,8 @@ def _placeholder_value(t):
         else np.zeros(tuple(0 if d is None else d for d in t.shape), dtype=t.dtype)
 
 
-def _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter, maximum_iterations, places):
+def _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter, maximum_iterations, places,
+                loop_kinds):
     """Traces cond and body into subgraphs. Entries of `flat` past the loop variables proper are
     the `places` (items and attributes) the body writes: their placeholders are written into
     them while the functions are traced (and undone after). Sets on the body graph `_loop_out`,
@@ -322,9 +325,11 @@ def _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter, maxim
         g = FuncGraph(label, outer=outer)
         g.function_name = outer.function_name
         placeholders = []
-        for (name, init), kind, t in zip(flat, kinds, types):
+        for i, ((name, init), kind, t) in enumerate(zip(flat, kinds, types)):
             if kind == "dynamic":
                 p = g.add_input(t, name)
+                if isinstance(t, TensorType) and t.shape == () and not t.weak:
+                    loop_kinds.placeholder(p, i, init)  # (a 0-d array or a NumPy scalar: staging.array0d)
                 if isinstance(p, Tensor) and is_convertible(init):  # on the first iteration it is init
                     p._weak_paths = weak_paths.joined(leaf_type(init), t, t, _paths_of(init), None,
                                                       f"'{name}'", where(), errors.LoopVariableError)

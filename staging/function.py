@@ -27,7 +27,7 @@ from .method_binding import MethodBinder
 from .retracing import note_trace, where_defined
 from .source_map import where
 from .trace_key import (FAST_PY_TYPES, NOT_FAST, ArgumentError, ArrayLayout, TensorSpec, as_spec, bind, conform_arguments, fast_key,
-                        flat_tensors, replace_tensors, signature_text, stable_key, trace_key, weaken)
+                        flat_tensors, mark_arrays0d, plain_structure, replace_tensors, signature_text, spec_key, stable_key, trace_key, weaken)
 from .trace_lock import TraceLock
 from .tracebacks import filtered
 from .variables import creation_scope
@@ -233,9 +233,9 @@ class Function:
             # The key (and so the trace) uses the signature's types: one trace accepts every
             # input the signature accepts ([None] takes any length).
             n = len(self._input_signature)
-            key_source = (tuple(self._input_signature) + bound[0][n:], bound[1])
+            key_source = (spec_key(self._input_signature, key_source[0]) + bound[0][n:], bound[1])
         try:
-            structure, types, paths = trace_key(key_source)
+            structure, types, paths = trace_key(key_source, arrays0d=True)
         except ArgumentError as exc:
             raise TypeError(f"{where()}{self._name}(): {exc.naming(list(self._signature.parameters))}") from None
         context = bool(_tracing_stack())
@@ -326,7 +326,7 @@ class Function:
     def _most_specific(self, structure, types, context):
         best = None
         for s, arg_types, ctx, cf in self._concretes:
-            if s != structure or ctx != context or len(arg_types) != len(types):
+            if s not in (structure, plain_structure(structure, "*")) or ctx != context or len(arg_types) != len(types):
                 continue
             if all(a.is_supertype_of(t) for a, t in zip(arg_types, types)):
                 if best is None or all(b.is_supertype_of(a) for b, a in zip(best[0], arg_types)):
@@ -335,7 +335,7 @@ class Function:
 
     def _relaxed(self, structure, types, context):
         for s, arg_types, ctx, _ in reversed(self._concretes):
-            if s == structure and ctx == context and len(arg_types) == len(types):
+            if s in (structure, plain_structure(structure, "*")) and ctx == context and len(arg_types) == len(types):
                 joined = [a.most_specific_common_supertype(t) for a, t in zip(arg_types, types)]
                 if all(j is not None for j in joined):
                     return joined
@@ -390,7 +390,7 @@ class Function:
                     # Trace again now that the variables exist: the graph must not re-create them.
                     retracing.append(True)
                     cf = self._trace_once(bound, structure, types, paths, on_create)
-            self._concretes.append((structure, tuple(types), context, cf))
+            self._concretes.append((structure if cf.kinds_asked else plain_structure(structure, "*"), tuple(types), context, cf))
             return cf
         finally:
             with _TRACES_RUNNING_LOCK:
@@ -401,7 +401,7 @@ class Function:
         fg = FuncGraph(self._name)
         args, kwargs = bound
         names = [p.replace("[", "_").replace("]", "").replace("'", "").replace(".", "_") for p in paths]
-        placeholders = iter([fg.add_input(t, n) for t, n in zip(types, names)])
+        placeholders = iter(mark_arrays0d([fg.add_input(t, n) for t, n in zip(types, names)], structure))
         call_args = replace_tensors(args, placeholders)
         call_kwargs = replace_tensors(kwargs, placeholders)
         func = self._traceable()

@@ -19,7 +19,7 @@ import numpy as np
 from runtime import TensorType
 from runtime.ops.random import GENERATOR_CLASSES, GeneratorType, generator_class, generator_type_of
 
-from . import nest
+from . import array0d, nest
 from .source_map import where
 from .tensor import Tensor
 from .variables import Variable
@@ -74,6 +74,21 @@ class TensorSpec:
         name = f", name={self.name!r}" if self.name else ""
         dtype = self.type.cls.__name__ if isinstance(self.type, GeneratorType) else self.type.dtype.name
         return f"TensorSpec(shape={self.type.shape}, dtype={dtype}{name})"
+
+
+class _ArraySpec(TensorSpec):
+    """An input_signature's TensorSpec of shape () in the key of a call passing a 0-d ndarray."""
+
+    __slots__ = ()
+
+
+def spec_key(specs, args) -> tuple:
+    """The input_signature `specs` as the trace-key source of a call passing `args`: one trace
+    serves every argument they accept, but a 0-d array and a NumPy scalar only while the trace
+    does not write into them (staging.array0d)."""
+    return tuple(_ArraySpec(s.shape, s.dtype, s.name) if isinstance(s, TensorSpec) and s.shape == ()
+                 and isinstance(s.type, TensorType) and type(a) is np.ndarray and a.ndim == 0 else s
+                 for s, a in zip(specs, args))
 
 
 def tensor_type_of(value):
@@ -194,6 +209,25 @@ class WeakIdKey:
 
 
 _TENSOR = "T"
+_ARRAY0D = "A"  # a 0-d ndarray argument: not a NumPy scalar where it is written in place (staging.array0d)
+_TENSORS = (_TENSOR, _ARRAY0D)
+
+
+def mark_arrays0d(placeholders: list, structure) -> list:
+    """The graph inputs `placeholders` of a trace whose key has `structure`, the 0-d array
+    arguments among them marked as such for staging.array0d."""
+    tensors = [part for part in structure[1] if part in _TENSORS]
+    for placeholder, part in zip(placeholders, tensors):
+        if part == _ARRAY0D:
+            array0d.mark(placeholder, array0d.ARRAY)
+    return placeholders
+
+
+def plain_structure(structure, tensor: str = _TENSOR):
+    """`structure` of trace_key(..., arrays0d=True) as trace_key(...) gives it; with `tensor="*"`,
+    a form that matches either kind of 0-d argument (for a trace that did not ask)."""
+    nested, parts = structure
+    return nested, tuple(tensor if part in _TENSORS else part for part in parts)
 
 
 def _has_tracing_type(value) -> bool:
@@ -241,10 +275,11 @@ def _leaf_key(value):
     return ("eq", type(value), value)
 
 
-def trace_key(value) -> tuple:
+def trace_key(value, arrays0d: bool = False) -> tuple:
     """(structure, types, paths) of `value`: `structure` is the hashable part of the trace key;
     `types` the TensorTypes of the graph inputs in it, in order; `paths` where each one sits
-    (`[0][1]`, `['a']`, `.field`)."""
+    (`[0][1]`, `['a']`, `.field`). With `arrays0d`, the structure tells 0-d ndarrays from NumPy
+    scalars (a Function traces them apart; a concrete function, like a TensorSpec, takes both)."""
     types, paths, parts = [], [], []
     for path, leaf in nest.flatten_with_paths(value, "", _has_tracing_type):
         t = tensor_type_of(leaf)
@@ -253,7 +288,8 @@ def trace_key(value) -> tuple:
         if t is not None:
             types.append(t)
             paths.append(path)
-            parts.append(_TENSOR)
+            parts.append(_ARRAY0D if arrays0d and (type(leaf) is np.ndarray and leaf.ndim == 0 or type(leaf) is _ArraySpec)
+                         else _TENSOR)
         else:
             parts.append(_leaf_key(leaf))
     return (nest.structure_signature(value, _has_tracing_type), tuple(parts)), types, paths
@@ -269,7 +305,11 @@ def retrace_cause(previous, current, value, parameters) -> str:
     leaves = nest.flatten_with_paths(value, "", _has_tracing_type)
     tensor = 0
     for (path, leaf), before, now in zip(leaves, parts_before, parts_now):
-        if now == _TENSOR and before == _TENSOR:
+        if now in _TENSORS and before in _TENSORS + ("*",):
+            if before != now and before != "*":
+                return (f"{argument_name(path, parameters)} changed from "
+                        f"{'a 0-d array to a NumPy scalar' if before == _ARRAY0D else 'a NumPy scalar to a 0-d array'}"
+                        f" (in-place operators treat them differently)")
             if types_before[tensor] != types_now[tensor]:
                 return (f"{argument_name(path, parameters)} changed from {types_before[tensor]} to "
                         f"{types_now[tensor]} (declare None dims with input_signature=..., or use "

@@ -14,7 +14,7 @@ from runtime import TensorType
 from runtime.ops import UFUNCS
 from runtime.ops.elementwise import PYTHON_OPERATORS
 
-from .. import weak_paths
+from .. import array0d, weak_paths
 from ..graph_building import record
 from ..tensor import Tensor, check_user_attribute, has_staged_value, staged_value
 from ..unset import MaybeMissing, MaybeUndefined
@@ -87,10 +87,10 @@ def _power_operator(reflected):
 
 def _in_place(ufunc, symbol):
     """`x op= y`: NumPy writes the result into x (same-kind casting to x's dtype). A 0-d tensor
-    that is not a view behaves as a NumPy scalar, which is immutable: Python falls back to
-    `x = x op y` (NotImplemented)."""
+    that is a NumPy scalar when the graph runs (staging.array0d) is immutable: Python falls back
+    to `x = x op y` (NotImplemented)."""
     def method(self, other):
-        if self.ndim == 0 and self._alias is None:
+        if self.ndim == 0 and self._alias is None and array0d.written_as_array(self, f"`{{name}} {symbol}= ...`", symbol) is False:
             return NotImplemented
         return ufunc_into(ufunc, self, _read_values((self, other)), f"`x {symbol}= y`")
     return method

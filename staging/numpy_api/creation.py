@@ -6,7 +6,7 @@ import operator
 
 import numpy as np
 
-from .. import aliasing
+from .. import aliasing, array0d
 from ..tensor import has_staged_value, staged_value
 from ._common import (_NO_VALUE, _as_input, _check_order, _contains_tensor, _is_tensor, _record, _shape_attr,
                       _unsupported, _where, array_from_nested)
@@ -122,14 +122,19 @@ def _array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, li
         object = staged_value(object)  # noqa: A001
     if _is_tensor(object):
         want = object.dtype if dtype is None else np.dtype(dtype)
+        # (a 0-d value may be a NumPy scalar when the graph runs: np.array makes it an array)
+        kind = array0d.kind_of(object) if object.ndim == 0 else array0d.ARRAY
         if copy is False:
-            if want != object.dtype:
-                raise ValueError(f"{_where()}{_NO_COPY}")
+            if want != object.dtype or kind != array0d.ARRAY:
+                raise ValueError(f"{_where()}{_NO_COPY}")  # (MIXED: eagerly on some paths)
             out = object
         elif want != object.dtype:
             out = _record("astype", [object], {"dtype": want})
-        elif copy is None:
-            out = object
+            if kind != array0d.ARRAY:
+                out = _record("copy", [out])
+        elif copy is None and kind != array0d.SCALAR:
+            out = object if kind == array0d.ARRAY else \
+                aliasing.track_view(_record("copy", [object]), object, aliasing.MAYBE)  # the array or a new one
         else:
             out = _record("copy", [object])
     elif isinstance(object, (list, tuple)) and _contains_tensor(object):

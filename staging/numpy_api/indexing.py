@@ -10,7 +10,7 @@ import numpy as np
 from runtime import TensorType
 from runtime.ops.indexing import format_slice, index_result
 
-from .. import aliasing
+from .. import aliasing, array0d
 from ._common import _as_input, _is_tensor, _record, _where, array_from_nested
 
 
@@ -131,5 +131,7 @@ def setitem(x, key, value):
 def tensor_setitem(x, key, value):
     """Tensor.__setitem__: `x[key] = value` in place (x and the arrays sharing its memory are
     rebound to the new value; see staging.aliasing)."""
+    if x.ndim == 0 and x._alias is None and array0d.written_as_array(x, "`{name}[...] = v`") is False:
+        raise TypeError(f"{_where()}'numpy.{x.dtype.type.__name__}' object does not support item assignment")
     aliasing.check_writable(x, "`x[...] = v`")
     aliasing.write(x, setitem(x, key, value))

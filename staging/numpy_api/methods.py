@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import aliasing, errors, weak_paths
+from .. import aliasing, array0d, errors, weak_paths
 from ._common import _check_order, _is_tensor, _record, _unsupported, _where
 from .indexing import setitem
 from .linalg import _dot
@@ -63,6 +63,8 @@ def _m_ravel(x, order="C"):
 
 def _m_copy(x, order="C"):
     _check_order(order, "ndarray.copy")
+    if x.ndim == 0 and array0d.kind_of(x) != array0d.ARRAY:
+        return x  # a NumPy scalar's copy() is itself (immutable; MIXED: writes into x are refused)
     return _record("copy", [x])
 
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from runtime.ops import UFUNCS
 
-from .. import aliasing
+from .. import aliasing, array0d
 from ._common import _as_input, _is_tensor, _record, _unsupported, _where
 from .linalg import vecdot
 from .reductions import _reduce
@@ -28,6 +28,9 @@ def _check_out(kwargs, name):
 def ufunc_into(ufunc, target, inputs, what):
     """`ufunc(*inputs, out=target)` for a symbolic target: the result, cast to target's dtype with
     NumPy's same-kind rule, is written into target in place (staging.aliasing). Returns target."""
+    if target.ndim == 0 and target._alias is None and what.startswith("np.") and \
+            array0d.written_as_array(target, "`" + what.replace("...)", "{name})") + "`") is False:
+        raise TypeError(f"{_where()}return arrays must be of ArrayType (`out=` is a NumPy scalar)")
     aliasing.check_writable(target, what, in_place_op=True)
     new = _record("ufunc_out", [target, *[_as_input(x) for x in inputs]], {"ufunc": ufunc.__name__})
     aliasing.write(target, new)
