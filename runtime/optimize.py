@@ -292,7 +292,8 @@ def _may_raise_unused(node: Node, memo: dict | None = None) -> bool:
     """A division (or power) of Python numbers known only at run time: Python raises
     ZeroDivisionError where NumPy would warn, and the eager code raises it even when nothing
     reads the result, so the node stays (a nonzero literal divisor or a non-negative
-    literal exponent cannot raise); so does a cond or loop holding one."""
+    literal exponent cannot raise); so does a ufunc of such a Python int and a NumPy integer,
+    and a cond or loop holding one."""
     if node.subgraphs:
         memo = {} if memo is None else memo
         if id(node) not in memo:
@@ -300,6 +301,8 @@ def _may_raise_unused(node: Node, memo: dict | None = None) -> bool:
         return memo[id(node)]
     if node.op == "astype" and node.attrs.get("scalar") and getattr(getattr(node.inputs[0], "type", None), "weak", False):
         return True  # np.uint8(n) of a Python number known at run time: OverflowError where it does not fit
+    if len(node.inputs) == 2 and node.op in UFUNCS and _mixes_python_int_and_integer(node.inputs):
+        return True  # NEP 50: a Python int that does not fit the integer dtype is an OverflowError
     if node.op not in _PYTHON_DIVISIONS or len(node.inputs) != 2:
         return False
     if not all(type(v) in (bool, int, float, complex) or getattr(getattr(v, "type", None), "weak", False)
@@ -309,6 +312,12 @@ def _may_raise_unused(node: Node, memo: dict | None = None) -> bool:
     if type(right) in (int, float, complex):
         return right == 0 if node.op not in ("power", "pow") else right < 0
     return True
+
+
+def _mixes_python_int_and_integer(inputs) -> bool:
+    types = [getattr(v, "type", None) for v in inputs]
+    return any(getattr(t, "weak", False) and t.dtype.kind == "i" for t in types) and any(
+        t is not None and not getattr(t, "weak", True) and t.dtype.kind in "iu" for t in types)
 
 
 def eliminate_dead_code(graph: Graph, _memo: dict | None = None) -> None:

@@ -138,6 +138,15 @@ def _paths_of(x):
     return x._weak_paths if isinstance(x, Tensor) else None
 
 
+def _entry_paths(x):
+    """_paths_of a loop variable's value before the loop, counting the Python number it still is
+    when the staged loops before ran zero times (WeakPaths.zero_trip)."""
+    paths = _paths_of(x)
+    if paths is None or paths.zero_trip is None:
+        return paths
+    return weak_paths.WeakPaths((*paths.types, paths.zero_trip[1]), paths.name, paths.location, paths.error)
+
+
 # -- while_loop --------------------------------------------------------------
 
 def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, shape_invariants=None):
@@ -282,11 +291,15 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
                                             _paths_of(out_leaves[i]), f"'{flat[i][0]}'", where(),
                                             errors.LoopVariableError)
         start = leaf_type(inits[i]) if i < n_vars else None
-        if isinstance(start, TensorType) and start.weak and not types[i].weak:
-            # (eagerly still that Python number when the loop runs zero times: staging.loop_flags)
+        # (eagerly still that Python number when the loop runs zero times: staging.loop_flags;
+        # or when it runs zero times after loops before it that left the number as it was)
+        before = getattr(getattr(inits[i], "_weak_paths", None), "zero_trip", None) if i < n_vars else None
+        if isinstance(types[i], TensorType) and not types[i].weak and (
+                before is not None or isinstance(start, TensorType) and start.weak):
             if out._weak_paths is None:
                 out._weak_paths = weak_paths.WeakPaths((), f"'{flat[i][0]}'", where(), errors.LoopVariableError)
-            out._weak_paths.zero_trip = (out, start, loop_flags.check_ran)
+            out._weak_paths.zero_trip = ((out,), start, loop_flags.check_ran) if before is None else \
+                (before[0] + (out,), before[1], before[2])
     for out, i in zip(outs, dyn_index):
         if i < n_vars:
             aliasing.carry_out(inits[i], bg._loop_placeholders[i], out)
@@ -331,7 +344,7 @@ def _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter, maxim
                 if isinstance(t, TensorType) and t.shape == () and not t.weak:
                     loop_kinds.placeholder(p, i, init)  # (a 0-d array or a NumPy scalar: staging.array0d)
                 if isinstance(p, Tensor) and is_convertible(init):  # on the first iteration it is init
-                    p._weak_paths = weak_paths.joined(leaf_type(init), t, t, _paths_of(init), None,
+                    p._weak_paths = weak_paths.joined(leaf_type(init), t, t, _entry_paths(init), None,
                                                       f"'{name}'", where(), errors.LoopVariableError)
                 placeholders.append(rebuild_leaf(init, p))
             else:

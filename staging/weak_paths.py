@@ -32,9 +32,10 @@ _REPRESENTATIVE = {bool: True, int: 1, float: 1.0, complex: 1j}
 class WeakPaths:
     """The other types of a joined value: `types` (weak TensorTypes), the variable's `name`,
     where the paths met (`location`), and the error type to refuse with. For a staged loop's
-    output whose variable was a Python number before the loop, `zero_trip` is (the loop's
-    Tensor output, that number's type, staging.loop_flags.check_ran): what it still is when the
-    loop ran zero times, and how to check that it did not."""
+    output whose variable was a Python number before the loop, `zero_trip` is (the Tensor
+    outputs of that loop and of the loops after it the number passed through unchanged, that
+    number's type, staging.loop_flags.check_ran): what it still is when they all ran zero
+    times, and how to check that one did not."""
 
     __slots__ = ("types", "name", "location", "error", "zero_trip")
 
@@ -344,11 +345,13 @@ def check_attribute(item, name) -> None:
     graph runs: it raises AttributeError there if the loop ran zero times."""
     paths = item._weak_paths
     if paths.zero_trip is not None and not hasattr(paths.zero_trip[1].python_type(0), name):
-        loop_output, start, check_ran = paths.zero_trip
+        loop_outputs, start, check_ran = paths.zero_trip
         kind = start.python_type.__name__
-        check_ran(loop_output, f"{where()}{kind!r} object has no attribute {name!r}: {paths.name} is a "
-                                      f"Python {kind} before the staged loop at {paths.location.rstrip(': ')}, "
-                                      f"which ran zero times", errors.MissingAttributeError)
+        loops = "loop at" if len(loop_outputs) == 1 else f"loops ({len(loop_outputs)}, the last at"
+        check_ran(loop_outputs, f"{where()}{kind!r} object has no attribute {name!r}: {paths.name} is a "
+                                f"Python {kind} before the staged {loops} {paths.location.rstrip(': ')}"
+                                f"{'' if len(loop_outputs) == 1 else ')'}, which ran zero times",
+                  errors.MissingAttributeError)
     for other in paths.types:
         if isinstance(other, TensorType) and other.weak and not hasattr(other.python_type(0), name):
             raise paths.error(

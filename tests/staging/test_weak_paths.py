@@ -410,6 +410,45 @@ def test_the_zero_trip_check_reaches_reads_inside_a_later_staged_if():
         f(x, np.int64(0), 1.0)
 
 
+def dtype_after_two_loops(x, n, m):
+    s = 0
+    for i in range(n):
+        s = s + x
+    for j in range(m):
+        s = s + x
+    return s.dtype
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_the_zero_trip_check_follows_the_number_through_several_loops(jit):
+    f = staging.function(dtype_after_two_loops, jit_compile=jit)
+    x = np.int32(3)
+    for n, m in ((1, 0), (0, 1), (2, 3)):
+        assert f(x, np.int64(n), np.int64(m)) == dtype_after_two_loops(x, np.int64(n), np.int64(m))
+    with pytest.raises(AttributeError):
+        dtype_after_two_loops(x, np.int64(0), np.int64(0))
+    with pytest.raises(errors.MissingAttributeError, match=r"before the staged loops \(2, the last at"):
+        f(x, np.int64(0), np.int64(0))
+
+
+def test_a_number_a_later_loop_may_pass_through_unchanged_is_refused_where_its_attribute_is_read():
+    def f(x, n, m, c):
+        s = 0
+        for i in range(n):
+            s = s + x
+        k = 0
+        while k < m:
+            k += 1
+            if c:
+                s = s + x
+        return s.dtype
+
+    with pytest.raises(AttributeError):   # eagerly, when neither loop changed s
+        f(np.int32(3), np.int64(0), np.int64(2), np.bool_(False))
+    with pytest.raises(errors.LoopVariableError, match="'s' is a Python int on some paths"):
+        staging.function(f)(np.int32(3), np.int64(1), np.int64(1), np.bool_(True))
+
+
 def negated_int_or_float(n, z):
     return -(0 if n == z else -2.0)    # the Python int 0 on one path, a Python float on the other
 
@@ -487,3 +526,22 @@ def test_an_op_that_works_when_several_joined_inputs_are_python_numbers_at_once_
     with pytest.raises(errors.BranchMismatchError) as info:
         staging.function(or_of_two_joined_values)(np.float64(1.0), 3)
     assert "bitwise_or works eagerly on the first and fails staged" in str(info.value)
+
+
+def test_an_unused_sum_of_a_run_time_python_int_and_a_numpy_integer_still_raises():
+    def f(x, n, y):
+        v = (n >> 1) if x != 1 else -n   # a Python int known when the graph runs
+        v += np.uint32(y)                # NEP 50: OverflowError when v < 0
+        v = 5
+        return x
+
+    g = staging.function(f)
+    for x in (np.array(1, np.uint32), np.array(3, np.uint32)):
+        args = (x, 3, np.array(0, np.uint16))
+        if x == 1:
+            with pytest.raises(OverflowError):
+                f(*args)
+            with pytest.raises(OverflowError):
+                g(*args)
+        else:
+            assert g(*args) == f(*args)
