@@ -113,7 +113,34 @@ def _always_returns(stmts) -> bool:
             return True
         if isinstance(s, (ast.With, ast.AsyncWith)) and _always_returns(s.body):
             return True
+        if isinstance(s, (ast.For, ast.While)) and not _breaks(s.body) and (
+                _always_returns(s.orelse) or isinstance(s, ast.While) and _is_true(s.test)):
+            return True  # its `else` runs whenever the loop ends, or it ends only by return/raise
     return False
+
+
+def _breaks(stmts) -> bool:
+    """Whether a `break` in `stmts` leaves the loop whose body they are (a nested loop's own
+    breaks do not; a break in a nested loop's `else` does)."""
+    for s in stmts:
+        if isinstance(s, ast.Break):
+            return True
+        if isinstance(s, (ast.For, ast.While, ast.AsyncFor)):
+            if _breaks(s.orelse):
+                return True
+        elif isinstance(s, (ast.If, ast.With, ast.AsyncWith, ast.Try)):
+            blocks = [getattr(s, name, []) for name in ("body", "orelse", "finalbody")]
+            blocks += [h.body for h in getattr(s, "handlers", [])]
+            if any(_breaks(b) for b in blocks):
+                return True
+        elif isinstance(s, ast.Match):
+            if any(_breaks(case.body) for case in s.cases):
+                return True
+    return False
+
+
+def _is_true(test) -> bool:
+    return isinstance(test, ast.Constant) and bool(test.value) is True
 
 
 def _is_return(stmt):

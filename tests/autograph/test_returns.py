@@ -42,7 +42,39 @@ def nested_ifs_tuple(x):
     return -x, x
 
 
+def returns_in_loop_or_its_else(n):
+    for i in range(n):
+        return 1
+    else:               # no break: runs whenever the loop ends, so every path returns
+        k = 0
+        while k < n:
+            k += 1
+        else:
+            return k
+
+
+def returns_from_nested_loop_or_after_else(n):
+    for i in range(1, n):
+        for j in range(n):
+            if j > i:
+                break   # the inner loop's break: the outer one still ends only through its else
+            return i * 10
+    else:
+        return -1
+
+
+def returns_from_while_true(n):
+    k = 0
+    while True:
+        k += 1
+        if k > n:
+            return k
+
+
 @pytest.mark.parametrize("f, inputs", [
+    (returns_in_loop_or_its_else, [np.int64(n) for n in (0, 1, 3)]),
+    (returns_from_nested_loop_or_after_else, [np.int64(n) for n in (0, 1, 2, 4)]),
+    (returns_from_while_true, [np.int64(n) for n in (0, 3)]),
     (returns_tuple_from_loop, [np.int64(0), np.int64(2), np.int64(6)]),
     (returns_structure_from_for, [np.array([0.5, 3.0, 4.0]), np.array([0.5, 0.2, 0.1])]),
     (nested_ifs_without_loop, [(np.bool_(a), np.bool_(b)) for a in (True, False) for b in (True, False)]),
@@ -61,6 +93,14 @@ def returns_value_or_falls_off(x):
         return x * x * x
 
 
+def returns_in_else_of_a_loop_that_breaks(n):
+    for i in range(n):
+        if i > 1:
+            break
+    else:
+        return 5
+
+
 def returns_none_on_one_path(x):
     if x > 0:
         return None
@@ -76,6 +116,8 @@ def returns_two_dtypes(x, c):
 @pytest.mark.parametrize("f, args, line, text", [
     (returns_value_or_falls_off, (np.float64(1.0),), 1,
      "'returns_value_or_falls_off' returns a value on one path and None on another"),
+    (returns_in_else_of_a_loop_that_breaks, (np.int64(4),), 1,
+     "'returns_in_else_of_a_loop_that_breaks' returns a value on one path and None on another"),
     (returns_none_on_one_path, (np.float64(1.0),), 1,
      "this function returns a value on one path and None on another"),
     (returns_two_dtypes, (np.float64(1.0), np.bool_(True)), 1,
