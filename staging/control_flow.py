@@ -138,15 +138,6 @@ def _paths_of(x):
     return x._weak_paths if isinstance(x, Tensor) else None
 
 
-def _entry_paths(x):
-    """_paths_of a loop variable's value before the loop, counting the Python number it still is
-    when the staged loops before ran zero times (WeakPaths.zero_trip)."""
-    paths = _paths_of(x)
-    if paths is None or paths.zero_trip is None:
-        return paths
-    return weak_paths.WeakPaths((*paths.types, paths.zero_trip[1]), paths.name, paths.location, paths.error)
-
-
 # -- while_loop --------------------------------------------------------------
 
 def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, shape_invariants=None):
@@ -344,7 +335,7 @@ def _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter, maxim
                 if isinstance(t, TensorType) and t.shape == () and not t.weak:
                     loop_kinds.placeholder(p, i, init)  # (a 0-d array or a NumPy scalar: staging.array0d)
                 if isinstance(p, Tensor) and is_convertible(init):  # on the first iteration it is init
-                    p._weak_paths = weak_paths.joined(leaf_type(init), t, t, _entry_paths(init), None,
+                    p._weak_paths = weak_paths.joined(leaf_type(init), t, t, _paths_of(init), None,
                                                       f"'{name}'", where(), errors.LoopVariableError)
                 placeholders.append(rebuild_leaf(init, p))
             else:

@@ -60,10 +60,13 @@ def absorbs(staged: TensorType, other: TensorType) -> bool:
 def joined(a_type, b_type, joined_type, a_paths=None, b_paths=None, name="a value", location="",
            error=errors.BranchMismatchError):
     """The WeakPaths of a value of `joined_type` made where values of `a_type` and `b_type` meet
-    (each possibly a joined value itself), or None when it has that type on every path."""
+    (each possibly a joined value itself), or None when it has that type on every path. A
+    loop's output that is still the Python number it started as when the loop ran zero times
+    (`zero_trip`) brings that number's type along."""
     others = []
     for t, paths in ((a_type, a_paths), (b_type, b_paths)):
-        for u in (t, *(paths.types if paths is not None else ())):
+        for u in (t, *(paths.types if paths is not None else ()),
+                  *((paths.zero_trip[1],) if paths is not None and paths.zero_trip is not None else ())):
             if isinstance(u, TensorType) and u != joined_type and u.weak and u not in others:
                 others.append(u)
     if not others or not isinstance(joined_type, TensorType):

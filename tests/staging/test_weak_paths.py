@@ -449,6 +449,21 @@ def test_a_number_a_later_loop_may_pass_through_unchanged_is_refused_where_its_a
         staging.function(f)(np.int32(3), np.int64(1), np.int64(1), np.bool_(True))
 
 
+def test_a_number_a_staged_if_after_the_loop_may_pass_through_is_refused_where_its_attribute_is_read():
+    def f(x, n, c):
+        s = 0
+        for i in range(n):
+            s = s + x
+        if c:
+            s = s * 2
+        return s.dtype
+
+    with pytest.raises(AttributeError):   # eagerly, when the loop ran zero times and c is False
+        f(np.int32(3), np.int64(0), np.bool_(False))
+    with pytest.raises(errors.BranchMismatchError, match="'s' is a Python int on some paths"):
+        staging.function(f)(np.int32(3), np.int64(2), np.bool_(True))
+
+
 def negated_int_or_float(n, z):
     return -(0 if n == z else -2.0)    # the Python int 0 on one path, a Python float on the other
 
