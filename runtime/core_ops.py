@@ -84,6 +84,35 @@ register_op("assert", infer=lambda *ts, parts, error=AssertionError: (), num_out
     lambda c, *args, parts, error=AssertionError: _assert_kernel(parts, error)(c, *args))
 
 
+# -- writes into the caller's arrays -------------------------------------------
+
+def _write_argument(target, value):
+    """The array a staged function wrote into in place (its argument, the caller's array) gets
+    the written value, at the end of the graph; gives the array itself, for the results."""
+    target[...] = value
+    return target
+
+
+register_op("write_argument", infer=lambda target, value: target, stateful=True, may_alias_input=True,
+            doc="target[...] = value into an argument array; returns target")(_write_argument)
+
+
+def _distinct_arrays_kernel(written, names, message, error):
+    """Raises `error` when one of the first `written` arrays shares memory with another input."""
+    def run(*arrays):
+        for i in range(written):
+            for j, other in enumerate(arrays):
+                if j != i and isinstance(other, np.ndarray) and np.may_share_memory(arrays[i], other):
+                    raise error(message.format(names[i], names[j]))
+    return run
+
+
+register_op("distinct_arrays", infer=lambda *ts, written, names, message, error: (), num_outputs=0,
+            stateful=True, make_kernel=_distinct_arrays_kernel,
+            doc="raises when an array written in place shares memory with another input")(
+    lambda *arrays, written, names, message, error: _distinct_arrays_kernel(written, names, message, error)(*arrays))
+
+
 # -- Python escape hatch -----------------------------------------------------
 
 def _py_function_kernel(func, out_types):

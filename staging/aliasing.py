@@ -16,8 +16,8 @@ are "maybe" views: writing into one is refused, and one read after its root was 
 raises (staging.stale_values.check_use checks `View.stale`). Aliases that views cannot follow,
 through staged control flow, are staging.stale_values' concern.
 
-Refused writes (errors.MutationError): into an argument of the staged function (eager code
-would modify the caller's array; copy it first), through a maybe-view, into a tensor that
+Refused writes (errors.MutationError): into a value that may be an argument through staged
+control flow (an argument itself is written back: staging.argument_writes), through a maybe-view, into a tensor that
 belongs to an enclosing graph from inside a staged `if` or loop body (check_rebind), and into
 an array that is an element of a staged list (a TensorArray stores a snapshot of the value,
 where a Python list holds the array itself and sees later writes; see note_stored).
@@ -139,17 +139,16 @@ def check_writable(target: Tensor, what: str, in_place_op: bool = False) -> None
             f"{where()}{what} writes into {_describe(target)}, whose data was {root._stored}: eagerly "
             f"the list holds the array itself and would show this write, while the staged list "
             f"holds its value. Store or take a copy (`.copy()`), or rebind instead of writing in place")
-    if argument_of(root._graph, root._value) is not None:
-        direct = root._value.producer is None
-        names = user_names(root, outwards=True)
-        arg = names[0] if names and direct else "x"
+    if id(root) not in getattr(root._graph, "argument_tensors", ()) and \
+            argument_of(root._graph, root._value) is not None:
+        # (an argument itself, on every path, is written back into the caller's array:
+        # staging.argument_writes; a value that is the argument on some paths only cannot be)
         through = "" if root is target else f" (through a view of it{_made_at(target)})"
-        if not direct:
-            through += " (it may be the argument itself, passed through a staged `if` or loop)"
         raise errors.MutationError(
-            f"{where()}{what} writes into {'argument ' + repr(arg) if direct else _describe(target)}{through}: "
-            f"eagerly this modifies the caller's array, which a staged function does not do. Copy "
-            f"the argument first: `{arg} = {arg}.copy()` (or np.array({arg}))")
+            f"{where()}{what} writes into {_describe(target)}{through}, which may be an argument passed "
+            f"through a staged `if` or loop: eagerly this modifies the caller's array on the paths "
+            f"where it is the argument, which one staged graph cannot follow. Copy it first "
+            f"(`.copy()`), or write into the argument by its own name")
 
 
 def _root(tensor: Tensor) -> Tensor:

@@ -10,7 +10,7 @@ import numpy as np
 from runtime import CompiledGraph, ListType, TensorType, Value
 from runtime.registry import register_op
 
-from . import array0d, nest
+from . import argument_writes, array0d, errors, nest
 from .graph_building import FuncGraph, current_graph, record
 from .tensor import Tensor
 from .trace_key import TensorSpec, bind, flat_tensors, plain_structure, tensor_type_of, trace_key
@@ -207,6 +207,11 @@ register_op("call", infer=_call_infer, num_outputs=None, stateful=True, make_ker
 
 
 def record_call(cf: ConcreteFunction, bound):
+    if argument_writes.writes_arguments(cf.graph):
+        raise errors.MutationError(
+            f"{where()}the staged function {cf.name!r} writes into its arguments in place, which a "
+            f"call from another staged function cannot show: pass it copies, or call the Python "
+            f"function (`.python_function`), which is then traced into this one")
     outs = record("call", flat_tensors(bound), {"fn": cf})
     return cf._pack(tuple(outs))
 

@@ -20,14 +20,14 @@ import numpy as np
 from runtime.optimize import optimize
 from runtime.options import get_options as get_optimizer_options
 
-from . import branch_errors, errors, trace_effects
+from . import argument_writes, branch_errors, errors, trace_effects
 from .concrete_function import ConcreteFunction, _lists_to_python, check_jit_compile, collect_outputs, record_call
 from .graph_building import FuncGraph, building, current_graph
 from .method_binding import MethodBinder
 from .retracing import note_trace, where_defined
 from .source_map import where
 from .trace_key import (FAST_PY_TYPES, NOT_FAST, ArgumentError, ArrayLayout, TensorSpec, as_spec, bind, conform_arguments, fast_key,
-                        flat_tensors, mark_arrays0d, plain_structure, replace_tensors, signature_text, spec_key, stable_key, trace_key, weaken)
+                        flat_tensors, plain_structure, replace_tensors, signature_text, spec_key, stable_key, trace_key, weaken)
 from .trace_lock import TraceLock
 from .tracebacks import filtered
 from .variables import creation_scope
@@ -401,7 +401,7 @@ class Function:
         fg = FuncGraph(self._name)
         args, kwargs = bound
         names = [p.replace("[", "_").replace("]", "").replace("'", "").replace(".", "_") for p in paths]
-        placeholders = iter(mark_arrays0d([fg.add_input(t, n) for t, n in zip(types, names)], structure))
+        placeholders = iter(inputs := argument_writes.arguments(fg, [fg.add_input(t, n) for t, n in zip(types, names)], structure))
         call_args = replace_tensors(args, placeholders)
         call_kwargs = replace_tensors(kwargs, placeholders)
         func = self._traceable()
@@ -414,7 +414,7 @@ class Function:
         finally:
             fg.closed = True
         trace_effects.warn_changes(before, self.python_function, self._name)
-        fg.graph.outputs = out_values
+        fg.graph.outputs = argument_writes.write_back(fg, inputs, out_values, self, paths)
         options = get_optimizer_options()  # one snapshot for the passes and the executor
         optimize(fg.graph, options)
         self._traces += 1

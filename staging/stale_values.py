@@ -113,6 +113,17 @@ def argument_label(name: str) -> str:
     return f"argument '{name}'" if name.isidentifier() and not name.startswith("_") else "an argument"
 
 
+def _is_argument(fg, value) -> bool:
+    """Whether `value`, of the graph `fg` is building, is an argument itself (through captures
+    into staged `if` and loop bodies), not a value that may be one on some paths."""
+    while value.producer is None and fg.outer is not None:
+        outer = next((o for o, inner in fg.captures.values() if inner is value), None)
+        if outer is None:
+            return False
+        value, fg = outer, fg.outer
+    return value.producer is None and fg.outer is None
+
+
 def argument_of(fg, value) -> str | None:
     """The input name when `value` may be (a view of) an argument of the staged function whose
     trace `fg` belongs to, through staged control flow; else None."""
@@ -217,7 +228,8 @@ def _resolve_pending(state: dict) -> None:
                 continue
             name = fg.graph.input_names[position] or "?"
             arg = argument_of(fg, node.inputs[position])
-            if arg is not None:
+            if arg is not None and not _is_argument(fg.outer, node.inputs[position]):
+                # (the argument itself is written back into the caller's array: staging.argument_writes)
                 raise errors.MutationError(
                     f"{loc}: the staged loop writes in place into loop variable '{name}', which starts as "
                     f"{argument_label(arg)} (or a view of one): eagerly this modifies the caller's array, "

@@ -26,6 +26,10 @@ UNLOWERABLE: dict[str, str] = {
     "repeat_counts": _DYNAMIC_SHAPE,
     "random": _RUN_TIME_STATE, "random_generator": _RUN_TIME_STATE, "clock": _RUN_TIME_STATE,
     "isnat": "JAX has no datetime types",
+    "distinct_arrays": "the function writes into an argument in place, and XLA computes on copies of "
+                       "its inputs (copy the argument in the function, or use the interpreter)",
+    "write_argument": "the function writes into an argument in place, and XLA computes on copies of "
+                      "its inputs (copy the argument in the function, or use the interpreter)",
     "histogram": "jax.numpy.histogram differs from NumPy's in its bin edges' rounding; keep the interpreter",
     "nextafter": "XLA's nextafter differs from NumPy's on subnormals",
     "spacing": "JAX has no spacing",
