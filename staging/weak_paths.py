@@ -16,6 +16,7 @@ of ops that keep such a difference remember it in turn.
 
 from __future__ import annotations
 
+import itertools
 import threading
 
 import numpy as np
@@ -154,7 +155,42 @@ def check(op_name, inputs, in_types, output_types, infer):
                 if alt not in kept:
                     kept.append(alt)
                 found[i] = WeakPaths(kept, paths.name, paths.location, paths.error)
+    _check_together(op_name, inputs, in_types, outs, infer)
     return found
+
+
+_NOTHING = object()  # (a WeakPaths no input has: _substituted changes no type)
+
+
+def _check_together(op_name, inputs, in_types, outs, infer) -> None:
+    """check() for several joined inputs that are Python numbers on the same path at once
+    (`np.where(v == v, v, v if c else v)`: both operands come from `v`): with each as a Python
+    number alone the op may give the staged type, with all of them not."""
+    joined = {}
+    for item in inputs:
+        paths = getattr(item, "_weak_paths", None)
+        if paths is not None and id(paths) not in joined:
+            joined[id(paths)] = (item, paths, [u for u in paths.types if isinstance(u, TensorType) and u.weak])
+    if len(joined) < 2 or op_name in _FORMATTING_OPS or not all(weak for _, _, weak in joined.values()):
+        return
+    for combo in itertools.islice(itertools.product(*[weak for _, _, weak in joined.values()]), 16):
+        chosen = dict(zip(joined, combo))
+        types = [chosen.get(id(getattr(item, "_weak_paths", None)), t) for item, t in zip(inputs, in_types)]
+        try:
+            alternative = infer(_substituted(inputs, types, _NOTHING, None))
+        except Exception:  # noqa: BLE001 - check_failure's concern
+            continue
+        alternative = list(alternative) if isinstance(alternative, (tuple, list)) else [alternative]
+        for staged, alt in zip(outs, alternative):
+            if isinstance(staged, TensorType) and alt != staged and not absorbs(staged, alt):
+                item, paths, _ = next(iter(joined.values()))
+                raise paths.error(
+                    f"{where()}{op_name}: {paths.name} and the other joined values here are Python "
+                    f"numbers on some paths and {_describe(item.type)} on others (they meet at "
+                    f"{paths.location.rstrip(': ')}); with all of them Python numbers this gives "
+                    f"{_describe(alt)} eagerly, and {_describe(staged)} staged. A staged function "
+                    f"computes one type: convert {paths.name} explicitly where it is set (e.g. "
+                    f"np.{item.type.dtype.name}(...)) so that every path has the same type")
 
 
 # Ops that make a Python number negative (`~True` is -2, `-3` is -3) where an unsigned type
@@ -222,6 +258,36 @@ def check_result(op_name, inputs, in_types, output_types, attrs, out, record) ->
     if message is not None:
         fine = record("logical_or", [record("not_equal", [out, 0]), record("logical_not", [record("signbit", [out])])])
         record("assert", [fine], {"parts": (message,), "error": errors.SignedZeroError})
+    bounds = unfit_conversion(op_name, inputs, in_types, attrs)
+    if bounds is not None:
+        (low, high), message = bounds
+        checks = ([record("greater_equal", [inputs[0], low])] if low is not None else []) + \
+            ([record("less_equal", [inputs[0], high])] if high is not None else [])
+        fits = checks[0] if len(checks) == 1 else record("logical_and", checks)
+        record("assert", [fits], {"parts": (message,), "error": errors.NumberDoesNotFitError})
+
+
+def unfit_conversion(op_name, inputs, in_types, attrs):
+    """For `np.uint8(v)` (any NumPy integer type) of a value `v` that is a Python int on some
+    path: eagerly that raises OverflowError where the int does not fit, while the staged
+    integer value wraps around. ((low, high), message) of the run-time refusal when it does
+    not fit (a bound None where the staged dtype cannot pass it), or None."""
+    if op_name != "astype" or not attrs.get("scalar") or not inputs:
+        return None
+    target, source = np.dtype(attrs["dtype"]), in_types[0]
+    paths = getattr(inputs[0], "_weak_paths", None)
+    if paths is None or target.kind not in "iu" or not isinstance(source, TensorType) or \
+            source.dtype.kind not in "iu" or not any(
+            isinstance(u, TensorType) and u.weak and u.python_type is int for u in paths.types):
+        return None
+    have, want = np.iinfo(source.dtype), np.iinfo(target)
+    low = int(want.min) if want.min > have.min else None
+    high = int(want.max) if want.max < have.max else None
+    if low is None and high is None:
+        return None
+    return (low, high), _run_time_message(f"np.{target.name}", "the value does not fit it", (inputs[0], paths),
+                                          f"np.{target.name}() of such a Python int raises OverflowError "
+                                          f"on the first, and wraps around on the second")
 
 
 def negative_zero(op_name, inputs, in_types, output_types):

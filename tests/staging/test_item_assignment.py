@@ -487,3 +487,17 @@ def test_writes_inside_staged_control_flow_to_rebound_names_work():
 
     for a in (A, -A):
         staged_equals_eager(f, a, np.int64(2), generalize=False, autograph=True)
+
+
+def test_an_unused_write_of_a_non_finite_float_into_an_integer_array_raises_as_eagerly():
+    def f(x, y):
+        v = -(x >> 3)
+        v[-1] = 0.5 / (2 // y)   # inf when 2 // y is 0: OverflowError eagerly, though v is unused
+        return y * 2
+
+    x = np.array([True, True])
+    with pytest.raises(OverflowError):
+        f(x, np.float64(2.5))
+    with pytest.raises(OverflowError):
+        staging.function(f)(x, np.float64(2.5))
+    assert staging.function(f)(x, np.float64(0.5)) == f(x, np.float64(0.5))

@@ -560,3 +560,27 @@ def test_an_unused_sum_of_a_run_time_python_int_and_a_numpy_integer_still_raises
                 g(*args)
         else:
             assert g(*args) == f(*args)
+
+
+def test_a_numpy_integer_of_a_python_int_that_does_not_fit_is_refused_when_it_runs():
+    def f(n, c):
+        v = np.uint8(n if c else 300)   # the Python int 300 on one path: OverflowError eagerly
+        return n
+
+    g = staging.function(f)
+    with pytest.raises(OverflowError):
+        f(np.int64(0), np.bool_(False))
+    with pytest.raises(errors.NumberDoesNotFitError, match="np.uint8: the value does not fit it") as info:
+        g(np.int64(0), np.bool_(False))
+    assert isinstance(info.value, OverflowError)
+    assert g(np.int64(7), np.bool_(True)) == f(np.int64(7), np.bool_(True))
+
+
+def test_joined_values_that_are_python_numbers_together_are_checked_together():
+    def f(x, n):
+        v = 0 if n < x else -x
+        return np.where(v == v, v, v if 0 == v else v)   # all Python ints on one path: int64
+
+    assert f(np.array(2, np.uint8), 0).dtype == np.int64
+    with pytest.raises(errors.BranchMismatchError, match="with all of them Python numbers this gives an int64"):
+        staging.function(f)(np.array(2, np.uint8), 0)
