@@ -51,12 +51,18 @@ class _ControlFlow(transformer.Transformer):
         definitions.analyze(node)
         cells = anno.getanno(node, anno.Static.CELLS, frozenset())
         maybe_undefined = set()
-        reads = _returned_values(node.body)  # before the bodies move into functions
+        reads, loads = _returned_values(node.body)  # before the bodies move into functions
+        written = _attributes_written_in_blocks(node.body)
         self.scopes.append((cells, activity.declared_outer(node), maybe_undefined))
         node.body = self._block(node.body)
         self.scopes.pop()
         for r, assigned in reads:
             r.value = _checked(r.value, maybe_undefined - assigned)
+        unbound = {id(name) for name, assigned in loads
+                   if (name.id in maybe_undefined - assigned if isinstance(name, ast.Name)
+                       else f"{name.value.id}.{name.attr}" in written)}
+        if unbound:
+            node.body = [_CheckedLoads(unbound).visit(s) for s in node.body]
         return node
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -215,11 +221,12 @@ class _ControlFlow(transformer.Transformer):
         return out
 
 
-def _returned_values(stmts) -> list:
+def _returned_values(stmts) -> tuple:
     """[(node, names surely assigned before it)] for the user's `return` statements of one
     function scope and the assignments lowered returns became (their values are what the
-    function returns)."""
-    found = []
+    function returns); and [(Name, names surely assigned before it)] for every read of a name
+    in the scope."""
+    found, loads = [], []
 
     def block(body, assigned):
         for n in body:
@@ -227,6 +234,8 @@ def _returned_values(stmts) -> list:
         return assigned
 
     def stmt(n, assigned):
+        for name in _name_loads(n):
+            loads.append((name, frozenset(assigned)))
         lowered = anno.getanno(n, anno.Basic.LOWERED_RETURN, False)
         if (isinstance(n, ast.Return) and n.value is not None and not lowered) or (
                 isinstance(n, ast.Assign) and lowered):
@@ -253,7 +262,91 @@ def _returned_values(stmts) -> list:
         return assigned | activity.modified(n)
 
     block(stmts, frozenset())
+    return found, loads
+
+
+_SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ListComp, ast.SetComp,
+           ast.DictComp, ast.GeneratorExp)
+
+
+def _name_loads(n) -> list:
+    """The names a statement reads before anything in it runs: all of a simple statement's, the
+    test of an if or while, the iterable of a for, the context managers of a with (not inside
+    nested scopes: lambdas, comprehensions, definitions)."""
+    if isinstance(n, (ast.If, ast.While)):
+        parts = [n.test]
+    elif isinstance(n, (ast.For, ast.AsyncFor)):
+        parts = [n.iter]
+    elif isinstance(n, (ast.With, ast.AsyncWith)):
+        parts = [item.context_expr for item in n.items]
+    elif isinstance(n, _SCOPES) or transformer.statement_fields(n.__class__):
+        return []
+    else:
+        parts = [n]
+    found, stack = [], list(parts)
+    while stack:
+        e = stack.pop()
+        if isinstance(e, ast.Name) and isinstance(e.ctx, ast.Load):
+            found.append(e)
+        elif not isinstance(e, _SCOPES):
+            if isinstance(e, ast.Attribute) and isinstance(e.ctx, ast.Load) and isinstance(e.value, ast.Name):
+                found.append(e)
+            stack.extend(ast.iter_child_nodes(e))
     return found
+
+
+def _attributes_written_in_blocks(stmts) -> set:
+    """'obj.attr' for the attributes of a name set inside an if, while or for of the scope (a
+    staged one may set them on some paths only: their reads go through ag__.ld too)."""
+    found = set()
+    for top in stmts:
+        for n in ast.walk(top):
+            if isinstance(n, (ast.If, ast.While, ast.For)):
+                for part in n.body + n.orelse:
+                    for a in ast.walk(part):
+                        if isinstance(a, ast.Attribute) and isinstance(a.ctx, ast.Store) and \
+                                isinstance(a.value, ast.Name):
+                            found.add(f"{a.value.id}.{a.attr}")
+                        elif _is_setattr(a):  # `o.b = v` as the composite-assignment converter wrote it
+                            found.add(f"{a.args[0].id}.{a.args[1].value}")
+    return found
+
+
+def _is_setattr(n) -> bool:
+    f = getattr(n, "func", None)
+    return (isinstance(n, ast.Call) and isinstance(f, ast.Attribute) and f.attr == "setattr"
+            and isinstance(f.value, ast.Name) and f.value.id == "ag__" and len(n.args) == 3
+            and isinstance(n.args[0], ast.Name) and isinstance(n.args[1], ast.Constant)
+            and isinstance(n.args[1].value, str))
+
+
+class _CheckedLoads(ast.NodeTransformer):
+    """Reads of a name that may still hold the Undefined marker become `ag__.ld(name)`, which
+    raises at that line when it is unbound, as Python would (a staged `if` that assigned it on
+    some paths: when the graph runs); so do reads of an attribute set inside an if or loop
+    (`ag__.ld(o.b)`: a staged `if` may have set it on some paths only)."""
+
+    def __init__(self, unbound):
+        self.unbound = unbound
+
+    def visit_Name(self, node):
+        if id(node) in self.unbound:
+            return templates.replace_as_expression("ag__.ld(name)", node, name=node.id)
+        return node
+
+    def visit_Attribute(self, node):
+        if id(node) in self.unbound:
+            call = ast.Call(func=ast.Attribute(value=ast.Name(id="ag__", ctx=ast.Load()), attr="ld",
+                                               ctx=ast.Load()), args=[node], keywords=[])
+            return ast.copy_location(call, node)
+        return self.generic_visit(node)
+
+    def visit_Call(self, node):
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "ld" and isinstance(func.value, ast.Name) \
+                and func.value.id == "ag__":
+            return node  # already checked (a returned value)
+        return self.generic_visit(node)
 
 
 def _checked(value, names):

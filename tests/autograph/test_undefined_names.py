@@ -177,3 +177,39 @@ def test_name_dead_after_a_staged_if_is_not_merged(same_as_eager):
     same_as_eager(return_dependent_on_local, np.bool_(True), np.bool_(False))
     code = autograph.to_code(return_dependent_on_local)
     assert "ag__.if_stmt(c, if_true, if_false, (retval_, t), ('retval_',))" in code
+
+
+class _Box:
+    pass
+
+
+def read_but_unused(x, c):
+    if c:
+        v = x
+    w = v          # eagerly UnboundLocalError here when c is False, though w is unused
+    return x
+
+
+def attribute_read_but_unused(x, c):
+    o = _Box()
+    if c:
+        o.b = x
+    o.b = o.b      # eagerly AttributeError here when c is False
+    return x
+
+
+@pytest.mark.parametrize("f, error, staged_error, line", [
+    (read_but_unused, UnboundLocalError, errors.UndefinedNameError, 3),
+    (attribute_read_but_unused, AttributeError, errors.MissingAttributeError, 4),
+])
+def test_a_read_of_a_name_or_attribute_set_on_some_paths_raises_even_when_unused(f, error, staged_error, line):
+    staging = pytest.importorskip("staging")
+    g = staging.function(f)
+    assert g(np.float64(2.0), np.bool_(True)) == f(np.float64(2.0), np.bool_(True))
+    with pytest.raises(error):
+        f(np.float64(2.0), np.bool_(False))
+    with pytest.raises(staged_error) as info:
+        g(np.float64(2.0), np.bool_(False))
+    assert isinstance(info.value, error)
+    assert str(info.value).startswith(f"{HERE}:{f.__code__.co_firstlineno + line}: ")
+    assert "ag__.ld(" in autograph.to_code(f)
