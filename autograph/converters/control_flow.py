@@ -41,8 +41,10 @@ class _ControlFlow(transformer.Transformer):
     def __init__(self, ctx, globals_declared):
         self.ctx = ctx
         self.globals_declared = globals_declared  # names declared `global` anywhere in the function
-        self.scopes = []  # per function: (cells, global/nonlocal names, names given an Undefined)
+        self.scopes = []  # per function: (cells, global/nonlocal names, names given an Undefined,
+        #                  the return converter's (flag, value) names or None)
         self.values_name = None
+        self.loop_depths = []  # per function: how many loops enclose the statement converted now
 
     # Scopes
 
@@ -53,8 +55,11 @@ class _ControlFlow(transformer.Transformer):
         maybe_undefined = set()
         reads, loads = _returned_values(node.body)  # before the bodies move into functions
         written = _attributes_written_in_blocks(node.body)
-        self.scopes.append((cells, activity.declared_outer(node), maybe_undefined))
+        self.scopes.append((cells, activity.declared_outer(node), maybe_undefined,
+                            anno.getanno(node, anno.Basic.RETURN_FLAG, None)))
+        self.loop_depths.append(0)
         node.body = self._block(node.body)
+        self.loop_depths.pop()
         self.scopes.pop()
         for r, assigned in reads:
             r.value = _checked(r.value, maybe_undefined - assigned)
@@ -78,7 +83,7 @@ class _ControlFlow(transformer.Transformer):
     # Helpers
 
     def _state(self, node):
-        cells, declared, _ = self.scopes[-1]
+        cells, declared, _, _ = self.scopes[-1]
         return statement_state.of(node, cells, declared)
 
     def _undefined(self, node, names):
@@ -174,15 +179,22 @@ class _ControlFlow(transformer.Transformer):
             false_name = ast.Constant(value=None, kind=None)
         cell_defs, cell_fns = self._cell_functions(node, cells)
         out.extend(cell_defs)
-        out.append(self._call("ag__.if_stmt(test, if_true, if_false)", node, params, outputs,
-                              state, cells, cell_fns, test=node.test, if_true=true_name,
-                              if_false=false_name))
+        call = self._call("ag__.if_stmt(test, if_true, if_false)", node, params, outputs,
+                          state, cells, cell_fns, test=node.test, if_true=true_name, if_false=false_name)
+        returns = self.scopes[-1][3]
+        if returns and returns[0] in outputs and set(outputs) - set(returns) and not self.loop_depths[-1]:
+            # a branch may return: what it leaves is never read (outside loops: a loop's
+            # condition still reads its variables after a return in its body)
+            call.value.keywords.append(ast.keyword(arg="returns", value=templates.str_tuple(returns)))
+        out.append(call)
         return out
 
     def visit_While(self, node):
         body_name, = self.ctx.namer.new_group(("loop_body",))
         state = self._state(node)
+        self.loop_depths[-1] += 1
         node.body = self._block(node.body)
+        self.loop_depths[-1] -= 1
         loop_vars = self.ctx.ordered(state.outputs)
         cells = self.ctx.ordered(state.merged_cells)
         out = self._undefined(node, loop_vars + self.ctx.ordered(state.cells))
@@ -197,7 +209,9 @@ class _ControlFlow(transformer.Transformer):
     def visit_For(self, node):
         body_name, = self.ctx.namer.new_group(("loop_body",))
         state = self._state(node)
+        self.loop_depths[-1] += 1
         node.body = self._block(node.body)
+        self.loop_depths[-1] -= 1
         loop_vars = self.ctx.ordered(state.outputs)
         cells = self.ctx.ordered(state.merged_cells)
         out = self._undefined(node, loop_vars + self.ctx.ordered(state.cells))

@@ -88,6 +88,7 @@ class _FunctionLowering:
             docstring = [body.pop(0)]
         if self.flag is not None:
             prologue.append(jumps.assign(self.flag, False, self.fn))
+            anno.setanno(self.fn, anno.Basic.RETURN_FLAG, (self.flag, self.retval))
         if status != jumps.ALWAYS:
             # Unset until a return runs; a staged `if` or loop gives it a placeholder of the
             # type the other branch or the loop body gives it (`do_return` tells it is unset).

@@ -11,7 +11,7 @@ from autograph.operators.contexts import mark_staged_region
 from autograph.operators.staged_state import (Cells, PlaceholderUnset, Refill, check_defined, check_ran,
                                               defined_flag, display_names, fill_return_value,
                                               fill_unassigned, placeholder, placeholder_maker,
-                                              undefined_positions)
+                                              undefined_positions, zero_like)
 from autograph.operators.variables import (MaybeUndefined, is_maybe_undefined, is_undefined,
                                           is_undefined_return)
 from staging import aliasing
@@ -34,18 +34,20 @@ def _outer_write_error(kind, outer_writes):
 # -- if ------------------------------------------------------------------------
 
 def if_stmt(cond, if_true, if_false, state, names, outer_writes=(), cells=(), get_state=None,
-            set_state=None):
+            set_state=None, returns=()):
     """Runs one branch on a concrete condition, stages both with staging.cond on a symbolic one.
 
     Branches take `state` as arguments (the outputs first, named by `names`, then names a
     branch reads before writing) and return the new values of the outputs. `cells`: cell
     variables the branches write, read and written with get_state() / set_state(values).
+    `returns`: the (flag, value) names of the function's lowered returns when a branch may
+    return: the other names a returning branch leaves are never read afterwards.
     """
     if is_symbolic(cond) or data_structures.is_staged_value(cond):
         if outer_writes:
             raise _outer_write_error("`if`", outer_writes)
         return _staged_if(cond, if_true, if_false, tuple(state), tuple(names),
-                          Cells(cells, get_state, set_state))
+                          Cells(cells, get_state, set_state), tuple(returns))
     if cond:
         result = if_true(*state)
     elif if_false is not None:
@@ -55,7 +57,7 @@ def if_stmt(cond, if_true, if_false, state, names, outer_writes=(), cells=(), ge
     return () if result is None else result
 
 
-def _staged_if(cond, if_true, if_false, state, names, cells):
+def _staged_if(cond, if_true, if_false, state, names, cells, returns=()):
     where = _where()
     n = len(names)
     all_names = names + cells.names
@@ -67,6 +69,7 @@ def _staged_if(cond, if_true, if_false, state, names, cells):
     initial_cells = tuple(data_structures.staged_list(v) if type(v) is list else v for v in original_cells)
     fill = {}  # position -> placeholder for a return value or a name the true branch leaves unset
     flagged = ()  # positions of names assigned on only some paths: they carry a `defined` flag
+    dead = {}  # position -> placeholder for a value the true branch leaves as it returns
     for _attempt in range(2 * len(all_names) + len(state) + 2):
         outputs = {}
 
@@ -85,9 +88,12 @@ def _staged_if(cond, if_true, if_false, state, names, cells):
                     result = tuple((PlaceholderUnset(fill[i]()) if i in flagged else fill[i]())
                                    if i in fill and is_undefined(v) else v
                                    for i, v in enumerate(result))
+                if label == "then" and dead:
+                    result = tuple(dead[i]() if i in dead else v for i, v in enumerate(result))
                 other = outputs.get("then")
                 if other is not None:
                     result = fill_return_value(other, result)
+                    result = _left_by_return(other, result, names, returns, dead)
                     check_defined(other, result, all_names, where, flagged)
                     result = fill_unassigned(other, result, flagged)
                 outputs[label] = result
@@ -102,6 +108,7 @@ def _staged_if(cond, if_true, if_false, state, names, cells):
                                       f"<{display_names(all_names)[i]} defined>" for i in flagged))
         except Refill as retry:
             fill.update(retry.fill)
+            dead.update(getattr(retry, "dead", {}))
             flagged = tuple(sorted(set(flagged) | set(getattr(retry, "flagged", ()))))
             continue
         except _UndefinedInput as undefined_input:
@@ -122,6 +129,41 @@ def _staged_if(cond, if_true, if_false, state, names, cells):
         cells.set(results[n:])
         return results[:n]
     raise AssertionError("unreachable: the second trace of a staged `if` has its placeholders")
+
+
+def _left_by_return(then, other, names, returns, replaced):
+    """The false branch's outputs, where one branch returns (sets the return flag, `returns[0]`,
+    to True) and the other does not: a name the two give values of different types is never
+    read on the returning path (converted code reads nothing but the return value after a
+    return), so that branch's value becomes a placeholder of the other's type, and the two
+    join. Raises Refill (its `dead`) when the true branch is the one to change."""
+    if not returns or returns[0] not in names:
+        return other
+    flag = names.index(returns[0])
+    then_returns, else_returns = then[flag] is True, other[flag] is True
+    if then_returns == else_returns:
+        return other
+    out, dead = list(other), {}
+    for i, name in enumerate(names):
+        a, b = then[i], other[i]
+        if name in returns or i in replaced or is_undefined(a) or is_undefined(b) or _type_of(a) == _type_of(b):
+            continue
+        zero = zero_like(b if then_returns else a)
+        if zero is None:
+            continue
+        if then_returns:
+            dead[i] = zero
+        else:
+            out[i] = zero()
+    if dead:
+        retry = Refill({})
+        retry.dead = dead
+        raise retry
+    return tuple(out)
+
+
+def _type_of(value):
+    return value.type if is_symbolic(value) else type(value)
 
 
 def _read_missing(values):

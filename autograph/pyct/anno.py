@@ -16,6 +16,8 @@ class Basic(_Key):
     LOOP_OPTIONS = "While/For: the keywords of the set_loop_options(...) call of its body"
     LOWERED_RETURN = ("Assign/Return: made by the return converter (the assignment of a user "
                       "`return`'s value, or the function's one final `return`)")
+    RETURN_FLAG = ("FunctionDef: (flag, value) names of the return converter's `do_return` and "
+                   "`retval_`, when returns inside its statements were lowered to them")
 
 
 class Static(_Key):

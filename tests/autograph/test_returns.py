@@ -71,7 +71,27 @@ def returns_from_while_true(n):
             return k
 
 
+def returning_branch_leaves_another_type(x, n):
+    if x > 0:
+        v = -n                  # an int8 that is never read: this branch returns
+        return x > 1.0
+    else:
+        v = np.sqrt(n) > x      # a bool
+    return v
+
+
+def returning_else_leaves_another_type(x, n):
+    if x <= 0:
+        v = np.sqrt(n) > x
+    else:
+        v = -n
+        return x > 1.0
+    return v
+
+
 @pytest.mark.parametrize("f, inputs", [
+    (returning_branch_leaves_another_type, [(np.float64(x), np.int8(4)) for x in (-1.0, 0.5, 2.0)]),
+    (returning_else_leaves_another_type, [(np.float64(x), np.int8(4)) for x in (-1.0, 0.5, 2.0)]),
     (returns_in_loop_or_its_else, [np.int64(n) for n in (0, 1, 3)]),
     (returns_from_nested_loop_or_after_else, [np.int64(n) for n in (0, 1, 2, 4)]),
     (returns_from_while_true, [np.int64(n) for n in (0, 3)]),
