@@ -293,7 +293,8 @@ def _may_raise_unused(node: Node, memo: dict | None = None) -> bool:
     ZeroDivisionError where NumPy would warn, and the eager code raises it even when nothing
     reads the result, so the node stays (a nonzero literal divisor or a non-negative
     literal exponent cannot raise); so does a ufunc of such a Python int and a NumPy integer,
-    a float written into an integer array, and a cond or loop holding one."""
+    one number written into an integer array that may not hold it, and a cond or loop holding
+    one."""
     if node.subgraphs:
         memo = {} if memo is None else memo
         if id(node) not in memo:
@@ -301,8 +302,8 @@ def _may_raise_unused(node: Node, memo: dict | None = None) -> bool:
         return memo[id(node)]
     if node.op == "astype" and node.attrs.get("scalar") and getattr(getattr(node.inputs[0], "type", None), "weak", False):
         return True  # np.uint8(n) of a Python number known at run time: OverflowError where it does not fit
-    if node.op == "setitem" and _kind_of(node.inputs[0]) in "iub" and _kind_of(node.inputs[1]) in "fc":
-        return True  # a float written into an integer array: NaN or inf raises, as eagerly
+    if node.op == "setitem" and _scalar_write_may_raise(node.inputs[0], node.inputs[1]):
+        return True  # one number written into an integer array: NaN, inf or out of range raises
     if len(node.inputs) == 2 and node.op in UFUNCS and _mixes_python_int_and_integer(node.inputs):
         return True  # NEP 50: a Python int that does not fit the integer dtype is an OverflowError
     if node.op not in _PYTHON_DIVISIONS or len(node.inputs) != 2:
@@ -314,6 +315,17 @@ def _may_raise_unused(node: Node, memo: dict | None = None) -> bool:
     if type(right) in (int, float, complex):
         return right == 0 if node.op not in ("power", "pow") else right < 0
     return True
+
+
+def _scalar_write_may_raise(target, value) -> bool:
+    """`target[i] = value` of one number into an integer array: a float (NaN and inf raise) or an
+    integer of a wider dtype (one out of the target's range raises OverflowError)."""
+    if _kind_of(target) not in "iu" or getattr(getattr(value, "type", None), "shape", ()) != ():
+        return False
+    kind = _kind_of(value)
+    if kind in "fc":
+        return True
+    return kind in "iu" and hasattr(value, "type") and not np.can_cast(value.type.dtype, target.type.dtype)
 
 
 def _kind_of(value) -> str:

@@ -501,3 +501,17 @@ def test_an_unused_write_of_a_non_finite_float_into_an_integer_array_raises_as_e
     with pytest.raises(OverflowError):
         staging.function(f)(x, np.float64(2.5))
     assert staging.function(f)(x, np.float64(0.5)) == f(x, np.float64(0.5))
+
+
+def test_an_unused_write_of_a_wider_integer_that_does_not_fit_raises_as_eagerly():
+    def f(x, i):
+        v = x.astype(np.int8)
+        v[0] = x[i]              # OverflowError eagerly when x[i] does not fit int8
+        return x[0]
+
+    x = np.array([3, 5, 300])
+    with pytest.raises(OverflowError):
+        f(x, 2)
+    with pytest.raises(OverflowError):
+        staging.function(f)(x, 2)
+    assert staging.function(f)(x, 1) == f(x, 1)
