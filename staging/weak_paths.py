@@ -193,6 +193,9 @@ def _check_together(op_name, inputs, in_types, outs, infer) -> None:
                     f"np.{item.type.dtype.name}(...)) so that every path has the same type")
 
 
+# Ops that give the int 0 from Python ints where the same values as floats may give -0.0.
+_INT_ZERO_OPS = {"negative": "-", "multiply": "*", "remainder": "%", "floor_divide": "//"}
+
 # Ops that make a Python number negative (`~True` is -2, `-3` is -3) where an unsigned type
 # wraps around (254, 253): the same type on both paths, but not the same value.
 _SIGN_OPS = frozenset({"invert", "negative"})
@@ -277,31 +280,41 @@ def unfit_conversion(op_name, inputs, in_types, attrs):
     target, source = np.dtype(attrs["dtype"]), in_types[0]
     paths = getattr(inputs[0], "_weak_paths", None)
     if paths is None or target.kind not in "iu" or not isinstance(source, TensorType) or \
-            source.dtype.kind not in "iu" or not any(
-            isinstance(u, TensorType) and u.weak and u.python_type is int for u in paths.types):
+            source.dtype.kind not in "iuf":
         return None
-    have, want = np.iinfo(source.dtype), np.iinfo(target)
-    low = int(want.min) if want.min > have.min else None
-    high = int(want.max) if want.max < have.max else None
+    others = [*paths.types, *((paths.zero_trip[1],) if paths.zero_trip is not None else ())]
+    kind = next((u for u in others if isinstance(u, TensorType) and u.weak and u.python_type is int), None)
+    if kind is None:
+        return None
+    want = np.iinfo(target)
+    have = np.iinfo(source.dtype) if source.dtype.kind in "iu" else None
+    low = int(want.min) if have is None or want.min > have.min else None
+    high = int(want.max) if have is None or want.max < have.max else None
     if low is None and high is None:
         return None
     return (low, high), _run_time_message(f"np.{target.name}", "the value does not fit it", (inputs[0], paths),
                                           f"np.{target.name}() of such a Python int raises OverflowError "
-                                          f"on the first, and wraps around on the second")
+                                          f"on the first, and casts without a check on the second", kind)
 
 
 def negative_zero(op_name, inputs, in_types, output_types):
     """For `-v` where `v` is a Python int on some path and a float staged: the message of the
     run-time refusal when the result is -0.0 (`-0` is the int 0, positive, eagerly), or None."""
-    if op_name != "negative" or getattr(_explicit, "call", False):
+    if op_name not in _INT_ZERO_OPS or getattr(_explicit, "call", False):
         return None
     out = output_types[0] if isinstance(output_types, (tuple, list)) else output_types
     paths = getattr(inputs[0], "_weak_paths", None)
     if paths is None or not isinstance(out, TensorType) or out.dtype.kind not in "fc" or not any(
             isinstance(u, TensorType) and u.weak and u.python_type in (bool, int) for u in paths.types):
         return None
+    for item in inputs[1:]:  # all operands ints on that path: the result is an int, never -0.0
+        other = getattr(item, "_weak_paths", None)
+        if not (type(item) in (bool, int) or other is not None and any(
+                isinstance(u, TensorType) and u.weak and u.python_type in (bool, int) for u in other.types)):
+            return None
     return _run_time_message(op_name, "the result is -0.0", (inputs[0], paths),
-                             "`-` of the int 0 is 0 on the first, and -0.0 here may come from either")
+                             f"`{_INT_ZERO_OPS[op_name]}` of Python ints gives the int 0 on the first, "
+                             f"and -0.0 here may come from either")
 
 
 def zero_divisor(op_name, inputs, in_types):
@@ -321,10 +334,11 @@ def zero_divisor(op_name, inputs, in_types):
                              "first, NumPy returns inf, nan or 0 with a warning on the second")
 
 
-def _run_time_message(op_name, what, joined, eagerly) -> str:
-    """The message of a check made when the graph runs, for `joined` (item, paths)."""
+def _run_time_message(op_name, what, joined, eagerly, kind=None) -> str:
+    """The message of a check made when the graph runs, for `joined` (item, paths); `kind` the
+    Python number's type on the other path (by default, paths' first)."""
     item, paths = joined
-    kind = next(u for u in paths.types if isinstance(u, TensorType) and u.weak)
+    kind = kind or next(u for u in paths.types if isinstance(u, TensorType) and u.weak)
     return (f"{where()}{op_name}: {what}, and {paths.name} is {_describe(kind)} on some paths and "
             f"{_describe(item.type)} on others (they meet at {paths.location.rstrip(': ')}): eagerly "
             f"{eagerly}, and the staged function does not know which path ran. Convert {paths.name} "

@@ -584,3 +584,28 @@ def test_joined_values_that_are_python_numbers_together_are_checked_together():
     assert f(np.array(2, np.uint8), 0).dtype == np.int64
     with pytest.raises(errors.BranchMismatchError, match="with all of them Python numbers this gives an int64"):
         staging.function(f)(np.array(2, np.uint8), 0)
+
+
+def test_a_remainder_of_python_ints_on_some_path_giving_negative_zero_is_refused_when_it_runs():
+    def f(x, n):
+        v = np.exp(x) if x == n else x    # a Python int on the path where x != n
+        return (-v) % v
+
+    assert f(-3, np.int64(2)) == 0 and type(f(-3, np.int64(2))) is int
+    with pytest.raises(errors.SignedZeroError, match="`%` of Python ints"):
+        staging.function(f)(-3, np.int64(2))
+
+
+def test_a_float_conversion_that_was_a_python_int_before_a_loop_is_checked_when_it_runs():
+    def f(x, n):
+        v = -9
+        for _ in range(n):
+            v = np.float64(x)
+        return np.uint32(v)      # OverflowError eagerly when the loop ran zero times
+
+    with pytest.raises(OverflowError):
+        f(np.float64(2.0), np.int64(0))
+    g = staging.function(f)
+    with pytest.raises(errors.NumberDoesNotFitError):
+        g(np.float64(2.0), np.int64(0))
+    assert g(np.float64(2.0), np.int64(2)) == f(np.float64(2.0), np.int64(2))
