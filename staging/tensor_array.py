@@ -12,6 +12,10 @@ from .source_map import where
 from .tensor import Tensor
 
 
+# The dtype kinds a Python number keeps its value in, as an element of a list of that kind.
+_HOLDS = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}
+
+
 class TensorArray:
     """A list of tensors of one dtype and rank that loops can append to.
 
@@ -59,6 +63,14 @@ class TensorArray:
     def _cast(self, value):
         if self.dtype is None:
             return value
+        python_type = value.type.python_type if isinstance(value, Tensor) else type(value)
+        if python_type in _HOLDS and self.dtype.kind not in _HOLDS[python_type]:
+            # (NEP 50 gives a Python int and a bool array int64: the cast would change the value)
+            shown = f"the Python {python_type.__name__}" + ("" if isinstance(value, Tensor) else f" {value!r}")
+            raise errors.LoopVariableError(
+                f"{where()}a list of {self.dtype.name} elements cannot hold {shown} as one of them "
+                f"(a Python list holds both; the staged list has one element type): convert the "
+                f"value, or the list's elements, so that they have one type")
         if isinstance(value, Tensor):
             if value.type.weak:  # a Python number known at run time: cast as eagerly
                 return record("astype", [value], {"dtype": self.dtype})

@@ -114,3 +114,20 @@ def test_a_pop_that_may_not_run_is_not_hoisted():
     assert "ag__.list_pop" not in code
     assert conditional_pop([1, 2], False) == autograph.convert(conditional_pop)([1, 2], False)
     assert conditional_pop([1, 2], True) == autograph.convert(conditional_pop)([1, 2], True)
+
+
+def test_a_python_int_appended_to_a_staged_list_of_bools_is_refused():
+    staging = pytest.importorskip("staging")
+
+    def f(x, n):
+        values = []
+        k = 0
+        while k < n:
+            k += 1
+            values.append(x > 0)
+        values.append(~len(values))   # a Python int: eagerly the list holds it as it is
+        return values
+
+    assert f(np.float64(1.0), np.int64(1)) == [True, -2]
+    with pytest.raises(staging.errors.LoopVariableError, match="cannot hold the Python int"):
+        staging.function(f)(np.float64(1.0), np.int64(1))
