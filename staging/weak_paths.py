@@ -280,7 +280,7 @@ def unfit_conversion(op_name, inputs, in_types, attrs):
     target, source = np.dtype(attrs["dtype"]), in_types[0]
     paths = getattr(inputs[0], "_weak_paths", None)
     if paths is None or target.kind not in "iu" or not isinstance(source, TensorType) or \
-            source.dtype.kind not in "iuf":
+            source.dtype.kind not in "iufc":  # (a complex compares by its real part first)
         return None
     others = [*paths.types, *((paths.zero_trip[1],) if paths.zero_trip is not None else ())]
     kind = next((u for u in others if isinstance(u, TensorType) and u.weak and u.python_type is int), None)

@@ -609,3 +609,15 @@ def test_a_float_conversion_that_was_a_python_int_before_a_loop_is_checked_when_
     with pytest.raises(errors.NumberDoesNotFitError):
         g(np.float64(2.0), np.int64(0))
     assert g(np.float64(2.0), np.int64(2)) == f(np.float64(2.0), np.int64(2))
+
+
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")  # the staged cast runs first
+def test_a_numpy_integer_of_a_complex_that_is_a_python_int_on_some_path_is_checked():
+    def f(x, c):
+        v = np.maximum(3, x) if c else ~False     # complex64, or the Python int -1
+        return np.uint32(v)
+
+    with pytest.raises(OverflowError):
+        f(np.complex64(3 + 2.5j), np.bool_(False))
+    with pytest.raises(errors.NumberDoesNotFitError):
+        staging.function(f)(np.complex64(3 + 2.5j), np.bool_(False))
