@@ -150,8 +150,15 @@ def _numpy_operands(ufunc, inputs):
         # complex's own operator would take `(1+2j) + np.float64(1)` (a Python complex); the
         # ufunc gives NumPy's complex128, which a complex128 operand gives too
         first = inputs[0]
-        return (np.complex128(first) if type(first) is complex else record("astype", [first], {"dtype": _C128}),
-                inputs[1])
+        if type(first) is complex:
+            return np.complex128(first), inputs[1]
+        out = record("astype", [first], {"dtype": _C128})
+        paths = first._weak_paths
+        others = [u for u in paths.types if isinstance(u, TensorType) and u.weak and u.python_type is not complex] \
+            if paths is not None else []
+        if others:  # another Python number on some path: it meets the float64 as it is (NEP 50)
+            out._weak_paths = weak_paths.WeakPaths(others, paths.name, paths.location, paths.error)
+        return out, inputs[1]
     if not all(type(x) in _PY_NUMBERS or (isinstance(x, Tensor) and x.type.weak) for x in inputs):
         return inputs
     return tuple(_as_numpy_default(x) if isinstance(x, Tensor) else x for x in inputs)

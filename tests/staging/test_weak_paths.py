@@ -621,3 +621,13 @@ def test_a_numpy_integer_of_a_complex_that_is_a_python_int_on_some_path_is_check
         f(np.complex64(3 + 2.5j), np.bool_(False))
     with pytest.raises(errors.NumberDoesNotFitError):
         staging.function(f)(np.complex64(3 + 2.5j), np.bool_(False))
+
+
+def test_an_explicit_ufunc_of_a_complex_that_is_a_python_int_on_some_path_and_a_float64_is_refused():
+    def f(v):
+        c = 300 if 2.5 > v else 2.5 - 1.0j    # the Python int 300, or a Python complex
+        return np.multiply(c, v)              # float64 for the int eagerly, complex128 for the complex
+
+    assert type(f(np.float64(-1.0))) is np.float64
+    with pytest.raises(errors.BranchMismatchError, match="gives a float64 scalar eagerly on the first"):
+        staging.function(f)(np.float64(-1.0))
