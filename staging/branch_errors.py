@@ -95,10 +95,13 @@ def call_deferring(fg, func, args, kwargs):
     try:
         return func(*args, **kwargs)
     except Exception as error:  # noqa: BLE001 - raised again unless deferred
-        if not (fg.trace_state.get("deferred") and deferrable(error)):
+        # (a name or return value unset on the paths without such a branch fails there too)
+        undefined = isinstance(error, errors.UndefinedNameError)
+        if not (fg.trace_state.get("deferred") and (undefined or deferrable(error))):
             raise
         with building(fg):
-            record("assert", [False], {"parts": (_located(error, where()),), "error": raised_type(error)})
+            record("assert", [False], {"parts": (_located(error, where()),),
+                                       "error": type(error) if undefined else raised_type(error)})
         return None
 
 

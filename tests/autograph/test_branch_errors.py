@@ -93,3 +93,31 @@ def test_when_both_branches_raise_the_error_is_raised_while_tracing(x):
     # branch of each type would be raised by the first type: see docs/limitations.md).
     assert outcome(both_branches_raise, np.float64(x)) == ("raised", ValueError)
     assert outcome(staging.function(both_branches_raise), np.float64(x)) == ("raised", ValueError)
+
+
+def _compares_complex(a):
+    v = 1.0j
+    return 0 if v < 1 else 0       # TypeError in Python, on every call
+
+
+def raises_after_a_loop_that_may_return(n, y):
+    k = 0
+    while k < 3:
+        k += 1
+        if n:
+            if y:
+                break
+        else:
+            return 0, 0
+    d = {"a": _compares_complex(n)}  # after a staged loop: runs where the loop did not return
+    return n, n
+
+
+def test_an_error_after_a_staged_return_that_never_sets_the_value_is_raised_as_eagerly():
+    staging = pytest.importorskip("staging")
+    args = (1, np.array(2, dtype=np.uint8))
+    with pytest.raises(TypeError):
+        raises_after_a_loop_that_may_return(*args)
+    with pytest.raises(TypeError, match="not supported between instances of 'complex' and 'int'") as info:
+        staging.function(raises_after_a_loop_that_may_return)(*args)
+    assert not isinstance(info.value, staging.errors.UndefinedNameError)
