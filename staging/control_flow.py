@@ -172,11 +172,12 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
     # after the variables proper: found by tracing the body, then traced again as variables.
     places: list = []
     loop_kinds = array0d.LoopKinds()
+    later: dict = {}  # variable -> the Python-number types the body gives it (see _trace_loop)
 
     for _attempt in range(64):
         try:
             cg, bg = _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter,
-                                 maximum_iterations, places, loop_kinds)
+                                 maximum_iterations, places, loop_kinds, later)
         except branch_errors.BodyRaises as failure:
             if _attempt or places or shape_invariants:
                 raise failure.error from None
@@ -248,6 +249,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
                 new_types[i] = new
                 changed = True
         changed = loop_kinds.settle(out_leaves) or changed
+        changed = _later_python_numbers(later, out_leaves, kinds, new_types) or changed
         if not changed:
             break
         cg.closed = bg.closed = True  # this attempt's tensors are discarded
@@ -306,6 +308,23 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
     return result if is_list else tuple(result)
 
 
+def _later_python_numbers(later, out_leaves, kinds, types) -> bool:
+    """Records in `later` the Python-number types a loop body gives its variables, where the
+    loop's type is a NumPy one (`s = len(xs)` in a float64 loop variable): on the iterations
+    after, the variable is that Python number eagerly. True when one is new (trace again)."""
+    changed = False
+    for i, out in enumerate(out_leaves):
+        if kinds[i] != "dynamic" or not isinstance(types[i], TensorType) or types[i].weak:
+            continue
+        paths = _paths_of(out)
+        found = [leaf_type(out)] + (list(paths.types) if paths is not None else [])
+        for u in found:
+            if isinstance(u, TensorType) and u.weak and u not in later.get(i, ()):
+                later.setdefault(i, []).append(u)
+                changed = True
+    return changed
+
+
 def _placeholder_value(t):
     if isinstance(t, ListType):
         raise errors.LoopVariableError(f"{where()}a list first created inside a staged loop cannot be "
@@ -317,7 +336,7 @@ def _placeholder_value(t):
 
 
 def _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter, maximum_iterations, places,
-                loop_kinds):
+                loop_kinds, later):
     """Traces cond and body into subgraphs. Entries of `flat` past the loop variables proper are
     the `places` (items and attributes) the body writes: their placeholders are written into
     them while the functions are traced (and undone after). Sets on the body graph `_loop_out`,
@@ -334,8 +353,11 @@ def _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter, maxim
                 p = g.add_input(t, name)
                 if isinstance(t, TensorType) and t.shape == () and not t.weak:
                     loop_kinds.placeholder(p, i, init)  # (a 0-d array or a NumPy scalar: staging.array0d)
-                if isinstance(p, Tensor) and is_convertible(init):  # on the first iteration it is init
-                    p._weak_paths = weak_paths.joined(leaf_type(init), t, t, _paths_of(init), None,
+                if isinstance(p, Tensor) and is_convertible(init):  # on the first iteration it is init,
+                    # on later ones what the body made of it (a Python number there: `later`)
+                    after = weak_paths.WeakPaths(later[i], f"'{name}'", where(), errors.LoopVariableError) \
+                        if i in later else None
+                    p._weak_paths = weak_paths.joined(leaf_type(init), t, t, _paths_of(init), after,
                                                       f"'{name}'", where(), errors.LoopVariableError)
                 placeholders.append(rebuild_leaf(init, p))
             else:

@@ -631,3 +631,15 @@ def test_an_explicit_ufunc_of_a_complex_that_is_a_python_int_on_some_path_and_a_
     assert type(f(np.float64(-1.0))) is np.float64
     with pytest.raises(errors.BranchMismatchError, match="gives a float64 scalar eagerly on the first"):
         staging.function(f)(np.float64(-1.0))
+
+
+def test_a_loop_variable_the_body_makes_a_python_number_is_checked_on_later_iterations():
+    def f(n, y):
+        s = np.float64(0.5)
+        for i in range(n):
+            print(y % s)        # on the second iteration s is the Python int 2: uint64 % int is uint64
+            s = len([1, 2])
+        return s
+
+    with pytest.raises(errors.LoopVariableError, match="gives a uint64 scalar eagerly on the first"):
+        staging.function(f)(np.int64(2), np.uint64(3))
