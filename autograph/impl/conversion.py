@@ -19,7 +19,7 @@ from autograph.converters import (asserts, break_statements, call_trees, composi
                                   try_and_with)
 from autograph.converters.context import ConversionContext
 from autograph.pyct import codegen, naming, parser
-from autograph.pyct.static_analysis import cells
+from autograph.pyct.static_analysis import cells, liveness
 from staging import errors, source_map
 from staging.conversion_hints import DO_NOT_CONVERT  # the attribute autograph.do_not_convert sets
 
@@ -159,12 +159,16 @@ def _transform(fn):
         name_order=types.MappingProxyType(facts.order), bound=frozenset(facts.bound),
         features=frozenset(facts.features), namer=naming.Namer(facts.used))
     present = ctx.features
+    if present & _JUMPS:
+        liveness.analyze_source(node)
     for converter in PIPELINE:
         needs = _NEEDS.get(converter)
         if needs is None or needs & present:
             node = converter.transform(node, ctx)
     return node, ctx
 
+
+_JUMPS = frozenset((ast.Break, ast.Continue, ast.Return))
 
 # Converters that only matter when some construct occurs; the others always run.
 _NEEDS = {

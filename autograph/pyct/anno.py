@@ -25,6 +25,8 @@ class Static(_Key):
 
     LIVE_IN = "If/While/For: names live on entry (for loops: at the loop head)"
     LIVE_OUT = "If/While/For: names live after the statement"
+    SOURCE_DEAD_AT_HEAD = ("While/For: names its body assigns that the user's code, before "
+                           "break/continue/return were lowered, does not read at the loop head")
     DEFINED_IN = ("If/While/For: names that may be bound at this point in the Python function "
                   "holding it in converted code (the function itself or a branch/loop body)")
     CELLS = ("FunctionDef: its cell variables that a nested function, lambda, class or generator "

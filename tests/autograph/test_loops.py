@@ -405,3 +405,49 @@ def test_a_trailing_continue_keeps_its_test():
         staging.function(continue_whose_test_raises)(*args)
     real = (np.array([2.0, 5.0]), np.int32(3))
     assert staging.function(continue_whose_test_raises)(*real) == continue_whose_test_raises(*real)
+
+
+# -- names read only on the paths that did not jump -----------------------------------------
+
+def list_read_after_a_continue(x, n):
+    k = 0
+    total = 0.0
+    while k < n:
+        k += 1
+        if x[k % 2] > 0:
+            parts = [x[k % 2], x[0]]  # a list made in the body ...
+            if parts[0] > 1.5:
+                continue
+        else:
+            continue
+        total += parts[-1]  # ... read only on the paths that did not `continue`
+    return total
+
+
+def list_read_after_a_break(x):
+    total = 0.0
+    for v in x:
+        if v < 0:
+            break
+        else:
+            pair = [v, v * 2]
+            if v > 3:
+                break
+        total += pair[1]
+    return total
+
+
+def test_a_name_read_only_after_a_jump_is_not_a_loop_variable():
+    code = autograph.to_code(list_read_after_a_continue)
+    assert "(k, total), ('k', 'total'))" in code  # `parts` is the body's own
+    assert "(total, break_), ('total', 'break_'))" in autograph.to_code(list_read_after_a_break)
+
+
+def test_lists_made_and_read_between_jumps_in_a_staged_loop(same_as_eager):
+    # Lowering the jump put the read under `if not continue_:`, which made the list look
+    # read at the loop head: a loop variable first assigned in the loop (refused).
+    same_as_eager(list_read_after_a_continue, (np.array([1.0, 2.0]), np.int64(3)),
+                  (np.array([1.0, 1.0]), np.int64(3)),
+                  (np.array([-1.0, 2.0]), np.int64(4)), (np.array([1.0, 2.0]), np.int64(0)))
+    same_as_eager(list_read_after_a_break, np.array([1.0, 2.0, -1.0, 4.0]), np.array([3.0]),
+                  np.zeros(0))

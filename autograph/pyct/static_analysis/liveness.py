@@ -3,10 +3,17 @@
 Annotates If, While and For nodes with anno.Static.LIVE_OUT (live after the statement)
 and anno.Static.LIVE_IN (live on entry; for loops, live at the loop head).
 Runs on structured code after break/continue/return have been lowered.
+
+`analyze_source` runs first, on the user's code with its jumps: lowering a `break` or
+`continue` puts the rest of the body under `if not flag:`, where a name looks read on the path
+that jumped (the read is never reached there). Names a loop body assigns that the user's code
+does not read at the loop head are annotated (anno.Static.SOURCE_DEAD_AT_HEAD), so that
+they do not become loop variables (see statement_state).
 """
 
 from __future__ import annotations
 
+import ast
 
 from autograph.pyct import anno
 from autograph.pyct.static_analysis import activity
@@ -100,6 +107,67 @@ class _Liveness:
         return self.block(s.body, else_in | handlers_in) | handlers_in | final_in
 
     visit_TryStar = visit_Try
+
+
+class _SourceLiveness(_Liveness):
+    """Liveness of code that still has its break, continue and return statements."""
+
+    def __init__(self):
+        self.loops = []  # per enclosing loop: [live at its head, live after it]
+        self.finally_reads = set()  # read by the `finally:` blocks a jump leaves through
+
+    def visit_Break(self, s, live):
+        return set(self.loops[-1][1]) | self.finally_reads if self.loops else set(live)
+
+    def visit_Continue(self, s, live):
+        return set(self.loops[-1][0]) | self.finally_reads if self.loops else set(live)
+
+    def visit_Return(self, s, live):
+        return super().visit_Return(s, live) | self.finally_reads
+
+    def _loop(self, s, live, head_reads, targets):
+        exit_live = self.block(s.orelse, live)
+        head = set(exit_live) | head_reads
+        self.loops.append([head, set(live)])
+        for _ in range(8):
+            self.loops[-1][0] = head
+            new_head = head | (self.block(s.body, head) - targets)
+            if new_head == head:
+                break
+            head = new_head
+        self.loops.pop()
+        assigned = activity.modified(s.body) | targets
+        anno.setanno(s, anno.Static.SOURCE_DEAD_AT_HEAD, frozenset(assigned - head))
+        return head
+
+    def visit_While(self, s, live):
+        return self._loop(s, live, activity.read(s.test), set())
+
+    def visit_For(self, s, live):
+        return self._loop(s, live, set(), _targets(s.target)) | activity.read(s.iter)
+
+    def visit_Try(self, s, live):
+        outer = self.finally_reads
+        self.finally_reads = outer | activity.read(s.finalbody)
+        try:
+            return super().visit_Try(s, live)
+        finally:
+            self.finally_reads = outer
+
+    visit_TryStar = visit_Try
+
+    def _function(self, s, live):
+        return (live - {s.name}) | activity.read(s)  # analysed on its own, by analyze_source
+
+    visit_FunctionDef = visit_AsyncFunctionDef = _function
+
+
+def analyze_source(tree) -> None:
+    """Annotates the loops of every function in `tree` with the names their bodies assign that
+    are dead at the loop head in the user's code (before jumps are lowered)."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            _SourceLiveness().block(node.body, set())
 
 
 def analyze(fn_node) -> None:

@@ -64,6 +64,9 @@ def of(node, cells, declared) -> State:
         merged = cell_names & (live_out | defined)
     else:
         # For a loop, live_in is the loop head: the values carried from one iteration to the next.
+        # A name read only on a path that jumped (the lowered `if not continue_:` after a
+        # `continue`) is not one of them.
+        live_in = live_in - anno.getanno(node, anno.Static.SOURCE_DEAD_AT_HEAD, frozenset())
         outputs = ordinary & (live_in | live_out)
         inputs = outputs
         merged = cell_names & (live_in | live_out | defined)
