@@ -39,7 +39,7 @@ _noted = threading.local()  # the exception a graph has last placed, per thread
 
 # Operators on scalars that never raise (so may be written into the line that reads them), and
 # those that never raise on NumPy scalars (which warn instead: 1 // 0 raises in Python).
-_CANNOT_RAISE = frozenset(("add", "subtract", "multiply", "less", "less_equal", "greater",
+_CANNOT_RAISE = frozenset(("add", "subtract", "multiply", "mul", "less", "less_equal", "greater",
                            "greater_equal", "equal", "not_equal", "negative", "positive"))
 _NUMPY_SCALARS_DO_NOT_RAISE = frozenset(("remainder", "floor_divide", "divide", "absolute"))
 _MAX_INLINED_DEPTH = 8

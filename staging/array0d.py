@@ -41,7 +41,7 @@ MIXED = "a 0-d array on some paths and a NumPy scalar on others"
 _KNOWN: "weakref.WeakKeyDictionary[Value, object]" = weakref.WeakKeyDictionary()
 # Arguments whose kind a trace asked for: the trace serves only calls of the same kinds.
 ASKED: "weakref.WeakSet[Value]" = weakref.WeakSet()
-_SCALAR_OPS = frozenset(UFUNCS) | {"pow", "abs"}
+_SCALAR_OPS = frozenset(UFUNCS) | {"pow", "abs", "mul"}
 _MAX_PROBE_SIZE = 4096  # elements of all stand-ins of one probe; beyond, the op reduces: a scalar
 _MAX_DEPTH = 64
 _active = threading.local()

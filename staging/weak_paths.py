@@ -194,14 +194,14 @@ def _check_together(op_name, inputs, in_types, outs, infer) -> None:
 
 
 # Ops that give the int 0 from Python ints where the same values as floats may give -0.0.
-_INT_ZERO_OPS = {"negative": "-", "multiply": "*", "remainder": "%", "floor_divide": "//"}
+_INT_ZERO_OPS = {"negative": "-", "multiply": "*", "mul": "*", "remainder": "%", "floor_divide": "//"}
 
 # Ops that make a Python number negative (`~True` is -2, `-3` is -3) where an unsigned type
 # wraps around (254, 253): the same type on both paths, but not the same value.
 _SIGN_OPS = frozenset({"invert", "negative"})
 # Ops that give a real number made complex an imaginary part of -0.0 (`-(0.1+0j)` is
 # `(-0.1-0j)`), where the real number on its own path gives a real result.
-_ZERO_SIGN_OPS = frozenset({"negative", "multiply", "divide", "true_divide"})
+_ZERO_SIGN_OPS = frozenset({"negative", "multiply", "mul", "divide", "true_divide"})
 
 # Ops that turn their inputs into text (the staged print): a Python int and a float64 scalar of
 # the same value print differently (`6`, `6.0`), so do a bool and an int (`True`, `1`).
@@ -347,7 +347,7 @@ def _run_time_message(op_name, what, joined, eagerly, kind=None) -> str:
 
 
 # Python's integer operators whose result NumPy's fixed-width integers can wrap around.
-_WRAPPING = frozenset(("add", "subtract", "multiply", "power", "pow", "left_shift", "negative", "absolute",
+_WRAPPING = frozenset(("add", "subtract", "multiply", "mul", "power", "pow", "left_shift", "negative", "absolute",
                        "floor_divide"))
 
 

@@ -59,8 +59,8 @@ def _python_dtypes(ufunc: np.ufunc, types, out_types) -> tuple:
     return (compute,) * ufunc.nin + outs
 
 
-def _lower_ufunc(ctx, node, *inputs):
-    name = node.op
+def _lower_ufunc(ctx, node, *inputs, name=None):
+    name = name or node.op
     if all(is_static(x) for x in inputs) and name in PYTHON_OPERATORS:
         return PYTHON_OPERATORS[name](*inputs)  # Python numbers known now: Python's arithmetic
     ufunc = UFUNCS[name]
@@ -78,6 +78,11 @@ def _lower_ufunc(ctx, node, *inputs):
 
 
 lowers(*(name for name in UFUNCS if jnp_function(_JNP_NAMES.get(name, name)) is not None))(_lower_ufunc)
+
+
+@lowers("mul")
+def _mul(ctx, node, a, b):
+    return _lower_ufunc(ctx, node, a, b, name="multiply")  # (XLA has one complex product)
 
 
 @lowers("abs")

@@ -126,8 +126,9 @@ def python_operands(name, types) -> bool:
     a Python complex, while `(1+2j) < np.float64(1)` falls back to NumPy)."""
     if all(is_weak(t) for t in types):
         return not all(is_literal(t) for t in types)
-    if not (len(types) == 2 and isinstance(types[0], TensorType) and types[0].weak
-            and types[0].python_type is complex and types[1] == _FLOAT64_SCALAR):
+    first = types[0]
+    if not (len(types) == 2 and types[1] == _FLOAT64_SCALAR and (type(first) is complex or (
+            isinstance(first, TensorType) and first.weak and first.python_type is complex))):
         return False
     try:
         return PYTHON_OPERATORS[name](1j, 1.0) is not NotImplemented
@@ -223,13 +224,16 @@ def _make_expr(name):
             return bool_scalar
         if name == "absolute":  # (np.abs of a complex scalar is the ufunc's loop: see the `abs` op)
             return _absolute_expr(types[0])
+        if name == "multiply":  # (np.multiply of complex scalars is the ufunc's loop: see the `mul` op)
+            return None if complex_scalars(types) else OPERATOR_EXPRS[name]
         return None
     return rule if python is not None or bool_scalar is not None else None
 
 
+_KERNEL_ON_SCALARS = ("absolute", "multiply")  # (their make_expr gives the operator where it agrees)
 for _name, _ufunc in UFUNCS.items():
     register_op(_name, infer=make_ufunc_infer(_ufunc), num_outputs=_ufunc.nout,
-                expr=OPERATOR_EXPRS.get(_name) if _name != "absolute" else None, make_expr=_make_expr(_name),
+                expr=OPERATOR_EXPRS.get(_name) if _name not in _KERNEL_ON_SCALARS else None, make_expr=_make_expr(_name),
                 weak_results=True,
                 doc=f"np.{_name} ({_ufunc.nin} in, {_ufunc.nout} out)")(_ufunc)
 del _name, _ufunc
@@ -240,6 +244,29 @@ del _name, _ufunc
 _pow_infer = make_ufunc_infer(np.power)
 register_op("pow", infer=lambda *types: _pow_infer(*types), expr="{0} ** {1}", make_expr=_make_expr("pow"),
             weak_results=True, doc="x ** y (Python's operator)")(operator.pow)
+
+
+# Python's `*` of complex NumPy scalars is the scalar type's own product, which differs in the
+# last bit from np.multiply's loop (which may fuse a multiply and an add) about half the time:
+# a staged `a * b` of such scalars is this op, and np.multiply(a, b) stays the ufunc (run as the
+# ufunc itself on such scalars, not inline as `*`).
+_multiply_infer = make_ufunc_infer(np.multiply)
+register_op("mul", infer=lambda a, b: _multiply_infer(a, b), expr="{0} * {1}", weak_results=True,
+            doc="x * y of complex scalars (Python's operator)")(operator.mul)
+
+
+def complex_scalars(types) -> bool:
+    """Whether an op on these input types has no array operand and a complex one (not every
+    operand a Python number: those are Python's own arithmetic)."""
+    complex_seen = False
+    for t in types:
+        if isinstance(t, TensorType):
+            if t.shape != ():
+                return False
+            complex_seen = complex_seen or t.dtype.kind == "c"
+        else:
+            complex_seen = complex_seen or type(t) is complex
+    return complex_seen and not all(is_weak(t) for t in types)
 
 
 # Python's `abs()` of a complex NumPy scalar is the scalar type's own (the C library's cabs),

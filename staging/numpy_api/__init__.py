@@ -12,7 +12,7 @@ import numpy as np
 
 from runtime import TensorType
 from runtime.ops import UFUNCS
-from runtime.ops.elementwise import PYTHON_OPERATORS
+from runtime.ops.elementwise import PYTHON_OPERATORS, complex_scalars
 
 from .. import array0d, weak_paths
 from ..graph_building import record
@@ -74,7 +74,20 @@ def _binary(ufunc, reflected=False):
             if (kind is Tensor or kind is float or kind is int) and UFUNCS.get(name) is ufunc:
                 return record(name, [self, other])
             return apply_ufunc(ufunc, "__call__", _read_values((self, other)), {})
-    return method
+    return _scalar_product(method, reflected) if name == "multiply" else method
+
+
+def _scalar_product(method, reflected):
+    """`a * b` on complex scalars: the `mul` op (Python's operator, which on NumPy's complex
+    scalars is not np.multiply's loop; see runtime.ops.elementwise); on anything else `method`."""
+    def product(self, other):
+        if self.type.shape == () and (type(other) in _PY_NUMBERS or isinstance(other, (Tensor, np.generic))
+                                      and np.ndim(other) == 0):
+            operands = [_as_input(x) for x in _read_values((other, self) if reflected else (self, other))]
+            if complex_scalars([x.type if isinstance(x, Tensor) else x for x in operands]):
+                return record("mul", operands)
+        return method(self, other)
+    return product
 
 
 def _power_operator(reflected):

@@ -200,6 +200,12 @@ def test_operator_exprs_compute_what_the_ufunc_computes(name):
         op = get_op(name)
         assert op.make_expr(TensorType(np.float64, ())) == expr
         assert op.make_expr(TensorType(np.complex128, ())) is None
+    elif name == "multiply":  # the same: `a * b` of complex NumPy scalars is not the ufunc's loop
+        op, c128 = get_op(name), TensorType(np.complex128, ())
+        assert op.make_expr(TensorType(np.float64, ()), TensorType(np.float64, ())) == expr
+        assert op.make_expr(TensorType(np.complex128, (3,)), c128) == expr
+        assert op.make_expr(c128, c128) is None and op.make_expr(c128, 2.0) is None
+        assert op.make_expr(TensorType.python_scalar(complex), 2j) == expr  # Python's own product
     else:
         assert get_op(name).expr == expr
     if ufunc.signature:
