@@ -21,14 +21,14 @@ from .tensor import Tensor
 _BOOL = TensorType(np.bool_, ())
 
 
-def check_ran(loop_outputs: tuple, message: str, error: type) -> None:
+def check_ran(loop_outputs: tuple, message: str, error: type, unless=None) -> None:
     """A staged check, where this is called, that at least one of the loops making
-    `loop_outputs` ran at least once: when the graph runs and none did, it raises
-    `error(message)`."""
+    `loop_outputs` ran at least once (or that the bool `unless` holds): when the graph runs and
+    none did, it raises `error(message)`."""
     ran = ran_flag(loop_outputs[0])
     for other in loop_outputs[1:]:
         ran = ran | ran_flag(other)
-    check(ran, message, error)
+    check(ran if unless is None else ran | unless, message, error)
 
 
 def ran_flag(loop_output: Tensor) -> Tensor:

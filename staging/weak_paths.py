@@ -240,10 +240,39 @@ def guard_divisor(op_name, inputs, in_types, record) -> bool:
     needs one; True when it did."""
     message = zero_divisor(op_name, inputs, in_types)
     if message is None:
-        return False
+        return _guard_zero_trip_divisor(op_name, inputs, in_types, record)
     divisor = inputs[1]
     nonzero = record("not_equal", [divisor, 0]) if _is_tensor(divisor) else False
     record("assert", [nonzero], {"parts": (message,), "error": errors.ZeroDivisorError})
+    return True
+
+
+def _guard_zero_trip_divisor(op_name, inputs, in_types, record) -> bool:
+    """A division whose operands are all Python numbers when the staged loops making some of them
+    ran zero times (they were Python numbers before those loops): where the divisor is zero and
+    none of the loops ran, Python raises ZeroDivisionError, which the graph then raises too (it
+    knows which path ran)."""
+    if op_name not in _DIVISIONS or len(inputs) != 2 or getattr(_explicit, "call", False) or \
+            all(isinstance(t, TensorType) and t.weak or type(t) in _NUMBERS for t in in_types):
+        return False
+    loops, first = (), None
+    for item, t in zip(inputs, in_types):
+        paths = getattr(item, "_weak_paths", None)
+        zero_trip = paths.zero_trip if paths is not None else None
+        if zero_trip is not None and isinstance(zero_trip[1], TensorType) and zero_trip[1].weak:
+            loops += zero_trip[0]
+            first = first or (item, paths, zero_trip)
+        elif not (type(t) in _NUMBERS or isinstance(t, TensorType) and t.weak):
+            return False  # a NumPy value on that path: NumPy's division, which does not raise
+    divisor = inputs[1]
+    if first is None or (type(divisor) in _NUMBERS and divisor != 0):
+        return False
+    item, paths, (_, kind, check_ran) = first
+    message = (f"{where()}{op_name}: division by zero: {paths.name} is still {_describe(kind)} because "
+               f"the staged loop at {paths.location.rstrip(': ')} ran zero times, and Python's "
+               f"division of such numbers raises ZeroDivisionError")
+    nonzero = record("not_equal", [divisor, 0]) if _is_tensor(divisor) else None
+    check_ran(loops, message, errors.ZeroDivisorError, unless=nonzero)
     return True
 
 

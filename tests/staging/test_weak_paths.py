@@ -643,3 +643,29 @@ def test_a_loop_variable_the_body_makes_a_python_number_is_checked_on_later_iter
 
     with pytest.raises(errors.LoopVariableError, match="gives a uint64 scalar eagerly on the first"):
         staging.function(f)(np.int64(2), np.uint64(3))
+
+
+def remainder_after_a_loop(x, n, d):
+    v = n                      # a Python int until the loop's first iteration
+    k = 0
+    while k < 3 and not x:
+        k += 1
+        v -= np.float64(0.5)
+    return v % d, v // d
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_division_by_zero_of_the_number_a_loop_left_unchanged_raises_as_python_does(jit):
+    # Seed 255: eagerly `0 % 0` of Python ints raises; staged it was NaN.
+    f = staging.function(remainder_after_a_loop, jit_compile=jit)
+    for args in ((np.int8(0), 4, 0), (np.int8(0), 4, 2), (np.int8(1), 4, 3)):  # ran, or no zero divisor
+        with np.errstate(all="ignore"):
+            staged, eager = f(*args), remainder_after_a_loop(*args)
+        np.testing.assert_array_equal(np.array(staged, dtype=float), np.array(eager, dtype=float))
+    with pytest.raises(ZeroDivisionError):
+        remainder_after_a_loop(np.int8(1), 4, 0)
+    with pytest.raises(errors.ZeroDivisorError) as info:
+        f(np.int8(1), 4, 0)
+    assert str(info.value).startswith(f"{__file__}:{line_of(remainder_after_a_loop, 'return v % d')}: remainder: ")
+    assert "'v' is still a Python int because the staged loop at" in str(info.value)
+    assert "ran zero times" in str(info.value)
