@@ -431,6 +431,24 @@ def check_failure(op_name, inputs, in_types, error, infer) -> None:
             f"where it is set so that every path has the same type") from None
 
 
+def check_index(item, error) -> None:
+    """An index `item` that is not an integer (`error`, the IndexError it gives): when it is a
+    joined value that is an integer or a bool on another path, eagerly that path indexes;
+    refuse, naming the value, instead."""
+    paths = getattr(item, "_weak_paths", None)
+    if paths is None:
+        return
+    for other in paths.types:
+        if isinstance(other, TensorType) and (other.python_type in (bool, int) if other.weak else
+                                              other.dtype.kind in "iub"):
+            raise paths.error(
+                f"{where()}{paths.name} is {_describe(other)} on some paths and {_describe(item.type)} "
+                f"on others (they meet at {paths.location.rstrip(': ')}); as an index it works eagerly "
+                f"on the first and fails staged (IndexError: {_plain(error)}). A staged function "
+                f"computes one type: convert {paths.name} explicitly where it is set so that every "
+                f"path has the same type") from None
+
+
 def _alternatives(inputs, in_types):
     """(input, its WeakPaths, its type there, the op's input types) for each other type of each
     joined input; then, when several inputs are joined values, each of them as a Python number

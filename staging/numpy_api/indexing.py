@@ -10,7 +10,7 @@ import numpy as np
 from runtime import TensorType
 from runtime.ops.indexing import format_slice, index_result
 
-from .. import aliasing, array0d
+from .. import aliasing, array0d, weak_paths
 from ._common import _as_input, _is_tensor, _record, _where, array_from_nested
 
 
@@ -47,8 +47,10 @@ def parse_key(key):
             index.append(format_slice(*parts))
         elif _is_tensor(k):
             if k.dtype.kind not in "iub":
-                raise IndexError(f"{_where()}only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) "
-                                 f"and integer or boolean arrays are valid indices; got a symbolic {k.type}")
+                error = IndexError(f"{_where()}only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
+                                   f"(`None`) and integer or boolean arrays are valid indices; got a symbolic {k.type}")
+                weak_paths.check_index(k, error)
+                raise error
             basic = basic and k.ndim == 0 and k.dtype.kind in "iu"
             index.append("?")
             inputs.append(k)

@@ -669,3 +669,23 @@ def test_a_division_by_zero_of_the_number_a_loop_left_unchanged_raises_as_python
     assert str(info.value).startswith(f"{__file__}:{line_of(remainder_after_a_loop, 'return v % d')}: remainder: ")
     assert "'v' is still a Python int because the staged loop at" in str(info.value)
     assert "ran zero times" in str(info.value)
+
+
+def index_joined(x, n, c):
+    if n:
+        v = 0                  # a Python int ...
+    else:
+        v = np.cos(c > n)      # ... or a float16
+    return x[v % len(x)]
+
+
+def test_an_index_that_is_an_int_on_some_path_and_a_float_staged_is_refused_naming_it():
+    # Seed 257: eagerly the int path indexes; staged the float16 raised a bare IndexError.
+    x = np.array([1.0, 2.0])
+    assert index_joined(x, np.int64(2), 1) == 1.0
+    with pytest.raises(errors.BranchMismatchError) as info:
+        staging.function(index_joined)(x, np.int64(2), 1)
+    message = str(info.value)
+    assert message.startswith(f"{__file__}:{line_of(index_joined, 'return x[v % len(x)]')}: 'v' is a Python int "
+                              f"on some paths and a float16 scalar on others")
+    assert "as an index it works eagerly on the first and fails staged (IndexError" in message
