@@ -15,7 +15,7 @@ from runtime.chunks import LONG_GRAPH, pause_gc, resume_gc
 from runtime.ops.random import GeneratorType
 from runtime.registry import get_op, infer_types, UnknownOpError
 
-from . import errors, source_map, weak_paths
+from . import errors, source_map, value_checks, weak_paths
 from .generators import SymbolicGenerator
 from .source_map import where
 from .tensor import Tensor, has_staged_value, leaked_error
@@ -282,7 +282,7 @@ def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, 
             if type(item) is Tensor and item._weak_paths is not None:
                 paths = weak_paths.check(op_name, inputs, in_types, output_types,
                                          lambda types: infer_types(op, types, attrs))
-                weak_paths.guard_divisor(op_name, inputs, in_types, functools.partial(record, graph=fg))
+                value_checks.guard_divisor(op_name, inputs, in_types, functools.partial(record, graph=fg))
                 break
     else:
         single = False
@@ -296,7 +296,7 @@ def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, 
     if len(nodes) == LONG_GRAPH:
         _pause_gc_for_long_trace()
     if paths is not None and single:
-        weak_paths.check_result(op_name, inputs, [v.type if isinstance(v, Value) else v for v in values],
+        value_checks.check_result(op_name, inputs, [v.type if isinstance(v, Value) else v for v in values],
                                 output_types, attrs, Tensor(fg, node.outputs[0]), functools.partial(record, graph=fg))
     if single and paths is None and len(node.outputs) == 1:
         return Tensor(fg, node.outputs[0])

@@ -23,6 +23,7 @@ from autograph.operators.contexts import mark_staged_region
 from staging import errors
 from staging.control_flow import cond
 from staging.graph_building import record
+from staging.numpy_api import complex_operand
 from staging.source_map import where as _where
 from staging.tensor import is_symbolic
 
@@ -54,16 +55,21 @@ def not_(a):
 def eq(a, b):
     """`a == b` where the value is used. A Python complex `a` against a symbolic float64 scalar
     `b`: complex's own == takes np.float64 (a float subclass) and gives a Python bool, which
-    the reflected `b == a` would not; otherwise Python's ==."""
+    the reflected `b == a` would not (on a NumPy scalar `b`; on a 0-d array NumPy's == runs);
+    otherwise Python's ==."""
     if _python_complex_meets_float64(a, b):
-        return record("python_number", [np.equal(b, a)], {"kind": bool})
+        a = complex_operand(a, b)  # (NumPy's complex128 where b is a 0-d array)
+        if type(a) is complex:
+            return record("python_number", [np.equal(b, a)], {"kind": bool})
     return a == b
 
 
 def not_eq(a, b):
     """`a != b` where the value is used; see eq."""
     if _python_complex_meets_float64(a, b):
-        return record("python_number", [np.not_equal(b, a)], {"kind": bool})
+        a = complex_operand(a, b)
+        if type(a) is complex:
+            return record("python_number", [np.not_equal(b, a)], {"kind": bool})
     return a != b
 
 

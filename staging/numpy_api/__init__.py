@@ -14,8 +14,9 @@ from runtime import TensorType
 from runtime.ops import UFUNCS
 from runtime.ops.elementwise import PYTHON_OPERATORS, complex_scalars
 
-from .. import array0d, weak_paths
+from .. import array0d, errors, weak_paths
 from ..graph_building import record
+from ..source_map import where
 from ..tensor import Tensor, check_user_attribute, has_staged_value, staged_value
 from ..unset import MaybeMissing, MaybeUndefined
 from . import arrays, creation, fft, linalg, reductions, shapes, statistics
@@ -62,19 +63,47 @@ def _binary(ufunc, reflected=False):
     # An operand that is a Tensor or a Python float or int goes straight to `record`, as
     # apply_ufunc would send it there (a long program is mostly such operators).
     name = getattr(ufunc, "__name__", None)
+    complex_operator = name in _COMPLEX_OPERATORS
     if reflected:
         def method(self, other):
             kind = type(other)
+            if complex_operator and kind is complex:
+                other = complex_operand(other, self)
+                kind = type(other)
             if (kind is Tensor or kind is float or kind is int) and UFUNCS.get(name) is ufunc:
                 return record(name, [other, self])
             return apply_ufunc(ufunc, "__call__", _read_values((other, self)), {})
     else:
         def method(self, other):
             kind = type(other)
+            if complex_operator and self.type.weak:
+                self = complex_operand(self, other)
             if (kind is Tensor or kind is float or kind is int) and UFUNCS.get(name) is ufunc:
                 return record(name, [self, other])
             return apply_ufunc(ufunc, "__call__", _read_values((self, other)), {})
     return _scalar_product(method, reflected) if name == "multiply" else method
+
+
+# Python's operators that complex's own method computes on a complex and a float (a np.float64).
+_COMPLEX_OPERATORS = frozenset(("add", "subtract", "multiply", "true_divide", "divide", "equal", "not_equal"))
+
+
+def complex_operand(left, right):
+    """`left op right` (Python's operator) of a Python complex `left` and a float64 0-d `right`:
+    complex's own operator takes a np.float64, a float subclass (its results are Python's: a
+    complex, a bool), but not a 0-d array (NumPy's: complex128, np.bool). `left` as NumPy's
+    complex128 where `right` is a 0-d array when the graph runs (staging.array0d)."""
+    if not (type(right) is Tensor and right.type == _FLOAT64_SCALAR and _python_complex(left)):
+        return left
+    kind = array0d.kind_of(right)
+    if kind == array0d.SCALAR:
+        return left
+    if kind == array0d.MIXED:
+        raise errors.BranchMismatchError(
+            f"{where()}a Python complex meets a float64 value that is {kind}: Python's complex takes the "
+            f"scalar (a Python result) and NumPy the array (a NumPy result); make it one or the other "
+            f"(np.float64(v) or np.asarray(v))")
+    return np.complex128(left) if type(left) is complex else record("astype", [left], {"dtype": _C128})
 
 
 def _scalar_product(method, reflected):
@@ -83,7 +112,8 @@ def _scalar_product(method, reflected):
     def product(self, other):
         if self.type.shape == () and (type(other) in _PY_NUMBERS or isinstance(other, (Tensor, np.generic))
                                       and np.ndim(other) == 0):
-            operands = [_as_input(x) for x in _read_values((other, self) if reflected else (self, other))]
+            left, right = _read_values((other, self) if reflected else (self, other))
+            operands = [_as_input(complex_operand(left, right)), _as_input(right)]
             if complex_scalars([x.type if isinstance(x, Tensor) else x for x in operands]):
                 return record("mul", operands)
         return method(self, other)
@@ -93,8 +123,8 @@ def _scalar_product(method, reflected):
 def _power_operator(reflected):
     """`x ** y`: the `pow` op (Python's operator, see runtime.ops.elementwise), not np.power."""
     def method(self, other):
-        operands = _read_values((other, self) if reflected else (self, other))
-        return record("pow", [_as_input(x) for x in operands])
+        left, right = _read_values((other, self) if reflected else (self, other))
+        return record("pow", [_as_input(complex_operand(left, right)), _as_input(right)])
     return method
 
 

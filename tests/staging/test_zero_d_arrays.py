@@ -294,3 +294,21 @@ def test_an_input_signature_trace_that_writes_into_its_argument_serves_one_kind(
     h = staging.function(lambda x: x * 2, input_signature=[staging.TensorSpec([], np.float64)])
     assert h(np.array(3.0)) == 6.0 and h(np.float64(3.0)) == 6.0
     assert h.experimental_get_tracing_count() == 1
+
+
+def complex_meets_float64(z, y):
+    u = np.sum(np.array([y, y]))          # a float64 scalar, whatever y is
+    return z != y, z == y, z / y, z * y, z + y, z - y, z ** y, z * u, (1 - 2j) / u
+
+
+def test_a_python_complex_meets_a_zero_d_array_as_numpy_and_a_scalar_as_python():
+    # complex's own operators take a np.float64 (a float subclass): Python results; a 0-d
+    # array leaves them to NumPy: NumPy results (seed 263: `z != y` gave True, not np.True_).
+    f = staging.function(complex_meets_float64)
+    for y in (np.array(0.5), np.float64(0.5), np.array(-2.0), np.float64(3.0)):
+        eager, staged = complex_meets_float64(1 - 1j, y), f(1 - 1j, y)
+        assert [type(v) for v in staged] == [type(v) for v in eager], y
+        assert all(np.array_equal(s, e) for s, e in zip(staged, eager))
+    on_array, on_scalar = complex_meets_float64(1j, np.array(1.0)), complex_meets_float64(1j, np.float64(1))
+    assert type(on_array[0]) is np.bool_ and type(on_array[4]) is np.complex128
+    assert type(on_scalar[0]) is bool and type(on_scalar[4]) is complex
