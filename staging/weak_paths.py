@@ -160,8 +160,28 @@ def check(op_name, inputs, in_types, output_types, infer):
                 if alt not in kept:
                     kept.append(alt)
                 found[i] = WeakPaths(kept, paths.name, paths.location, paths.error)
+        if paths.zero_trip is not None and len(outs) == 1:
+            _keep_zero_trip(inputs, in_types, paths, outs[0], infer, found)
     _check_together(op_name, inputs, in_types, outs, infer)
     return found
+
+
+def _keep_zero_trip(inputs, in_types, paths, out, infer, found) -> None:
+    """An op on a value that is still a Python number when staged loops ran zero times: when the
+    op gives a Python number from it there too (`s + 0`), so does the result (its types there
+    are not checked: see `joined`). Sets found[0].zero_trip."""
+    loops, start, check_ran = paths.zero_trip
+    if not isinstance(out, TensorType) or out.weak:
+        return
+    try:
+        alternative = infer(_substituted(inputs, in_types, paths, start))
+    except Exception:  # noqa: BLE001 - fails on that path: not a number there
+        return
+    alternative = alternative[0] if isinstance(alternative, (tuple, list)) else alternative
+    if isinstance(alternative, TensorType) and alternative.weak:
+        if found[0] is None:
+            found[0] = WeakPaths((), paths.name, paths.location, paths.error)
+        found[0].zero_trip = (loops, alternative, check_ran)
 
 
 _NOTHING = object()  # (a WeakPaths no input has: _substituted changes no type)

@@ -689,3 +689,24 @@ def test_an_index_that_is_an_int_on_some_path_and_a_float_staged_is_refused_nami
     assert message.startswith(f"{__file__}:{line_of(index_joined, 'return x[v % len(x)]')}: 'v' is a Python int "
                               f"on some paths and a float16 scalar on others")
     assert "as an index it works eagerly on the first and fails staged (IndexError" in message
+
+
+def dtype_after_an_op_keeping_the_number(x, n):
+    s = 1
+    k = 0
+    while k < n:
+        k += 1
+        s = s + x          # float64 once the loop runs
+    s = s + 0              # the Python int + 0 is still a Python int when it ran zero times
+    s = s * 2
+    return s.dtype
+
+
+def test_the_zero_trip_check_follows_the_number_through_ops_that_keep_it_a_python_number():
+    # Seed 273: the op's result forgot the loop, and `.dtype` read the staged float64.
+    f = staging.function(dtype_after_an_op_keeping_the_number)
+    assert f(np.float64(0.5), np.int64(2)) == dtype_after_an_op_keeping_the_number(np.float64(0.5), np.int64(2))
+    with pytest.raises(AttributeError):
+        dtype_after_an_op_keeping_the_number(np.float64(0.5), np.int64(0))
+    with pytest.raises(errors.MissingAttributeError, match="'s' is a Python int before the staged loop at"):
+        f(np.float64(0.5), np.int64(0))
