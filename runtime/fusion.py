@@ -35,6 +35,7 @@ import math
 
 import numpy as np
 
+from . import native
 from .analysis import last_uses
 from .graph import Graph, Node, Value
 from .parallel import run_parts, split_bounds
@@ -122,6 +123,7 @@ class Run:
         self.itemsize = max(v.type.dtype.itemsize for n in self.nodes for v in [*n.outputs, *n.inputs]
                             if isinstance(v, Value))
         self.live_bytes = self._peak_live_bytes()
+        self.native = False  # set by plan() when the run may become a native kernel
 
     def _peak_live_bytes(self) -> int:
         """Bytes per element of the arrays live at once when the run executes op by op: outer
@@ -144,8 +146,11 @@ class Run:
 
     def min_elements(self, options: dict) -> int:
         """The size from which fusing pays (see the `fusion_min_bytes` option), or from which
-        splitting the run across threads does (`threads`, `parallel_min_bytes`)."""
+        splitting the run across threads does (`threads`, `parallel_min_bytes`), or from which a
+        native kernel does (runtime.native)."""
         fused = max(1, -(-options["fusion_min_bytes"] // self.live_bytes))
+        if self.native:
+            fused = min(fused, -(-options["native_min_work"] // len(self.nodes)))
         if options["threads"] < 2:
             return fused
         return min(fused, self.parallel_min_elements(options))
@@ -241,12 +246,14 @@ def plan(graph: Graph, options: dict, max_length: int | None = None,
         min_bytes = min(min_bytes, options["parallel_min_bytes"])
     for start, stop, shape in bounds:
         size = math.prod(shape) if None not in shape else None
-        if size is not None and size * _MAX_ITEMSIZE * sum(
-                len(n.inputs) + 1 for n in graph.nodes[start:stop]) < min_bytes:
+        ops = sum(graph.nodes[p].op != "const" for p in range(start, stop))
+        if size is not None and size * _MAX_ITEMSIZE * sum(len(n.inputs) + 1 for n in graph.nodes[start:stop]) \
+                < min_bytes and (size * ops < options["native_min_work"] or not options["native_kernels"]):
             continue  # too small whatever its live bytes (Run.live_bytes is at most that sum)
         if last_use is None:
             last_use = last_uses(graph)
         run = Run(graph, start, stop, shape, last_use)
+        run.native = native.eligible(run, options)
         if run.size is not None and run.size < run.min_elements(options):
             continue
         runs[start] = run
@@ -350,11 +357,14 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
     # later node of the run reads it (each chunk is read before the same chunk is written)
     position = {id(n.outputs[0]): i for i, n in enumerate(run.nodes)}
     taken: set[int] = set()
+    made = native.kernel(run, options) if run.native else None  # (no donor: the ufuncs may redo it)
+    out_names: dict[int, str] = {}
     shape_ref = em.literal(run.shape) if size is not None else f"{in_refs[0]}.shape"
     for k, y in enumerate(run.escaping):
         name = em.fresh(y)
         donor = None
-        if top_level and options["buffer_reuse"]:
+        out_names[id(y)] = name
+        if top_level and options["buffer_reuse"] and made is None:
             for v in run.inputs:
                 if (id(v) in dying and id(v) not in taken and em.buffers.reusable(v) and v.type == y.type
                         and run.last_read.get(id(v), -1) <= position[id(y)]):
@@ -420,6 +430,12 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
     chunk = max(1, options["fusion_chunk_bytes"] // scratch)
     temp_shape = em.literal((chunk,) + tuple(run.shape[1:])) if not flat_mode else str(chunk)
     threads, parts = options["threads"], None
+    loop, inner = body, locals_
+    if made is not None:  # the kernel, and NumPy's loops only when it says a flag needs them
+        kernel, operands = made
+        refs = [out_names.get(id(v)) or em.ref(v) for v in operands]
+        em.emit(body, f"if not {em.bind(kernel, 'k')}({units}, {', '.join(refs)}):", first)
+        loop, inner = body + 1, []
     if threads > 1:  # each thread walks its own part of the arrays, with its own scratch buffers
         min_units = -(-run.parallel_min_elements(options) // row_elems)
         if size is None:
@@ -430,10 +446,10 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
                 partial = any((e - s) % chunk for part in split for s, e in part)
                 parts = em.bind(split, "c")
     if parts is not None:
-        em.emit(body, f"def {tag}_work({tag}_bounds):", first)
-        _emit_chunk_loop(em, body + 1, tag, f"{tag}_bounds", temps, temp_shape, chunk, partial, lines, first)
-        em.emit(body, f"{em.bind(run_parts, 'k')}({tag}_work, {parts})", first)
-        locals_.append(f"{tag}_work")
+        em.emit(loop, f"def {tag}_work({tag}_bounds):", first)
+        _emit_chunk_loop(em, loop + 1, tag, f"{tag}_bounds", temps, temp_shape, chunk, partial, lines, first)
+        em.emit(loop, f"{em.bind(run_parts, 'k')}({tag}_work, {parts})", first)
+        inner.append(f"{tag}_work")
     else:
         if size is not None:
             n_units = int(units)
@@ -442,10 +458,13 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
         else:
             bounds = f"{em.bind(chunk_bounds, 'k')}({units}, {chunk})"
             partial = True
-        _emit_chunk_loop(em, body, tag, bounds, temps, temp_shape, chunk, partial, lines, first)
-        locals_ += [name for name, _ in temps] + [f"{tag}_s", f"{tag}_e"]
+        _emit_chunk_loop(em, loop, tag, bounds, temps, temp_shape, chunk, partial, lines, first)
+        inner += [name for name, _ in temps] + [f"{tag}_s", f"{tag}_e"]
     # drop the views and scratch buffers: they would keep dead inputs alive
-    em.emit(body, f"del {', '.join(locals_)}", first)
+    if inner is not locals_:
+        em.emit(loop, f"del {', '.join(inner)}", first)
+    if locals_:
+        em.emit(body, f"del {', '.join(locals_)}", first)
     if guard:
         em.emit(indent, "else:", first)
         emit_op_by_op(indent + 1)

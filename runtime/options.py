@@ -55,13 +55,21 @@ _DEFAULTS = {
     # least this many bytes in all (elements x itemsize x ops): below it a thread's hand-off
     # costs more than it saves
     "parallel_min_bytes": 16 << 20,
+    # a fused run of plain float arithmetic becomes one compiled loop when a C compiler is found
+    # (runtime.native; bitwise NumPy's results); False keeps every run on NumPy's loops
+    "native_kernels": True,
+    # ... from this many element-ops (elements x ops; the compile, once per kernel and then
+    # cached on disk, costs a few hundred milliseconds)
+    "native_min_work": 1 << 20,
     # checks every graph after the passes (runtime.verify); the test suite turns it on
     "verify_graphs": False,
 }
 
 _BOOLEAN = ("constant_folding", "arithmetic_simplification", "common_subexpression_elimination",
-            "dead_code_elimination", "buffer_reuse", "unboxed_scalar_loops", "verify_graphs")
-_POSITIVE_INT = ("fusion_min_bytes", "fusion_chunk_bytes", "threads", "parallel_min_bytes")
+            "dead_code_elimination", "buffer_reuse", "unboxed_scalar_loops", "verify_graphs",
+            "native_kernels")
+_POSITIVE_INT = ("fusion_min_bytes", "fusion_chunk_bytes", "threads", "parallel_min_bytes",
+                 "native_min_work")
 
 _options = dict(_DEFAULTS)
 _lock = threading.Lock()

@@ -1,0 +1,311 @@
+"""Native kernels: a fused elementwise run compiled to one machine-code loop.
+
+A fused run (runtime.fusion) still makes one NumPy pass per op over each chunk: on a 150-op chain
+each element is loaded and stored 150 times, and NumPy's loops cannot go faster than that. When a
+C compiler is on the machine, a run of plain IEEE arithmetic on one float dtype is instead written
+as a C function that applies every op to an element in registers before moving on, compiled once
+(cached on disk by its source) and called through ctypes, which releases the GIL, so the parts of
+a big run go to several threads as before.
+
+The results are NumPy's, bit for bit, because every op admitted is one IEEE-754 correctly rounded
+operation or a sign-bit operation (`+ - * /`, negation, square, reciprocal, `sqrt`, `abs`), the
+operands are of the run's dtype (no promotion, no cast), and the compiler is told not to contract
+or reassociate anything (`-ffp-contract=off`, no fast-math). Python numbers enter as the value
+NumPy's weak-scalar rule casts them to, written as exact hexadecimal literals.
+
+NumPy reports floating-point exceptions (overflow, division by zero, invalid, underflow) after
+each ufunc per `np.errstate`. The kernel clears the CPU's exception flags, runs, and returns the
+flags raised; when one of them is not ignored by the caller's `np.errstate`, the run is done
+again with NumPy's own loops (the kernel wrote only fresh output arrays, never an input), so the
+warning or error is NumPy's, from the same op.
+
+No compiler, a failed compile or `native_kernels=False` leave the run to NumPy's loops.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+
+import numpy as np
+
+from .graph import Value
+from .parallel import run_parts
+
+# op -> C expression over the operand texts {0}, {1}; {f} is the libm suffix of the dtype
+_C_OPS = {
+    "add": "({0} + {1})", "subtract": "({0} - {1})", "multiply": "({0} * {1})",
+    "divide": "({0} / {1})", "negative": "(-{0})", "positive": "{0}", "square": "({0} * {0})",
+    "reciprocal": "((T)1 / {0})", "sqrt": "sqrt{f}({0})", "absolute": "fabs{f}({0})",
+    "fabs": "fabs{f}({0})",
+}
+_C_TYPES = {np.dtype(np.float32): ("float", "f", ctypes.c_float),
+            np.dtype(np.float64): ("double", "", ctypes.c_double)}
+# the flags the kernel returns, by np.errstate category
+_FLAGS = (("divide", 1), ("over", 2), ("under", 4), ("invalid", 8))
+_CFLAGS = ["-O3", "-march=native", "-ffp-contract=off", "-fno-fast-math", "-fno-math-errno",
+           "-fPIC", "-shared", "-std=c99"]
+
+
+def _literal(value: float, suffix: str) -> str:
+    return f"({float(value).hex()}{suffix})"
+
+
+def source(run) -> tuple[str, list] | None:
+    """The C source of `run`'s kernel and the Values it takes in order (array inputs, 0-d
+    inputs, escaping outputs), or None when an op or an operand is not admitted."""
+    from .ops.elementwise import as_dtype
+
+    if run.mode != "flat" or not run.nodes:
+        return None
+    dtype = run.nodes[0].outputs[0].type.dtype
+    if dtype not in _C_TYPES:
+        return None
+    ctype, suffix, _ = _C_TYPES[dtype]
+    consts = {}
+    for node in run.consts:
+        value = node.attrs.get("value")
+        if node.outputs[0].type.dtype != dtype or not np.isfinite(value):
+            return None
+        consts[id(node.outputs[0])] = _literal(value, suffix)
+    arrays = {id(v): f"a{k}[i]" for k, v in enumerate(run.inputs)}
+    scalars: list[Value] = []
+    fixed: dict[int, str] = {}  # 0-d arguments
+    steps = []  # (expression template over the operands, operand ids or texts, output Value)
+    for node in run.nodes:
+        y = node.outputs[0]
+        if node.op not in _C_OPS or y.type.dtype != dtype or node.scope:
+            return None
+        operands = []
+        for v in node.inputs:
+            if isinstance(v, Value):
+                if v.type.dtype != dtype or getattr(v.type, "python_type", None) is not None:
+                    return None
+                if id(v) in consts or id(v) in arrays or id(v) in fixed:
+                    operands.append(consts.get(id(v)) or arrays.get(id(v)) or fixed[id(v)])
+                elif any(id(v) == id(out) for _, _, out in steps):
+                    operands.append(id(v))
+                elif v.type.ndim == 0:  # a 0-d value made before the run: an argument
+                    scalars.append(v)
+                    fixed[id(v)] = f"s{len(scalars) - 1}"
+                    operands.append(fixed[id(v)])
+                else:
+                    return None
+            elif isinstance(v, (int, float)) and not isinstance(v, bool):
+                exact = as_dtype(v, dtype)
+                if exact is None:
+                    return None
+                operands.append(_literal(exact, suffix))
+            else:
+                return None
+        steps.append((_C_OPS[node.op], operands, y))
+    outputs = run.escaping
+    group = 512 // dtype.itemsize  # elements a group takes through the ops together (ILP)
+    params = (["int64_t start", "int64_t stop"] + [f"const T *restrict a{k}" for k in range(len(run.inputs))]
+              + [f"T s{k}" for k in range(len(scalars))] + [f"T *restrict o{k}" for k in range(len(outputs))])
+    text = "\n".join([
+        "#include <fenv.h>", "#include <math.h>", "#include <stdint.h>", f"typedef {ctype} T;",
+        f"#define G {group}", f"int kernel({', '.join(params)}) {{",
+        "    feclearexcept(FE_ALL_EXCEPT);", "    int64_t i = start;",
+        "    for (; i + G <= stop; i += G) {  /* a group: each op over G elements in turn */",
+        *_body(steps, outputs, suffix, grouped=True),
+        "    }",
+        "    for (; i < stop; i++) {  /* the last elements, one by one */",
+        *_body(steps, outputs, suffix, grouped=False),
+        "    }",
+        "    int f = fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID);",
+        "    return ((f & FE_DIVBYZERO) ? 1 : 0) | ((f & FE_OVERFLOW) ? 2 : 0)"
+        " | ((f & FE_UNDERFLOW) ? 4 : 0) | ((f & FE_INVALID) ? 8 : 0);",
+        "}", ""])
+    return text, [*run.inputs, *scalars, *outputs]
+
+
+def _body(steps, outputs, suffix: str, grouped: bool) -> list[str]:
+    """The statements of one group of elements (grouped: `G` elements per op, in arrays that
+    share slots as values die), or of one element."""
+    store = {id(y): k for k, y in enumerate(outputs)}
+    last_read = {}
+    for j, (_, operands, _) in enumerate(steps):
+        for v in operands:
+            if isinstance(v, int):
+                last_read[v] = j
+    slot_of: dict[int, int] = {}
+    free: list[int] = []
+    slots = 0
+    lines = []
+    for j, (template, operands, y) in enumerate(steps):
+        texts = []
+        for v in operands:
+            if isinstance(v, int):
+                texts.append(f"t{slot_of[v]}[l]" if grouped else f"t{slot_of[v]}")
+            else:
+                texts.append(v.replace("[i]", "[i + l]") if grouped else v)
+        for v in operands:  # in place over an operand read for the last time here
+            if isinstance(v, int) and last_read[v] == j and v in slot_of:
+                free.append(slot_of.pop(v))
+        slot = free.pop() if free else slots
+        slots = max(slots, slot + 1)
+        slot_of[id(y)] = slot
+        expression = template.format(*texts, f=suffix)
+        if grouped:
+            out = f" o{store[id(y)]}[i + l] = t{slot}[l];" if id(y) in store else ""
+            lines.append(f"        for (int l = 0; l < G; l++) {{ t{slot}[l] = {expression};{out} }}")
+        else:
+            out = f" o{store[id(y)]}[i] = t{slot};" if id(y) in store else ""
+            lines.append(f"        t{slot} = {expression};{out}")
+        if id(y) not in last_read:
+            free.append(slot_of.pop(id(y)))
+    names = ", ".join(f"t{k}[G]" if grouped else f"t{k}" for k in range(slots))
+    return [f"        T {names};", *lines]
+
+
+class Kernel:
+    """A compiled run: `kernel(n, *operands)` computes its n elements into the output arrays and
+    returns False when NumPy would warn or raise on the flags raised (the caller then runs the
+    ufuncs), True otherwise. operands: the arrays, 0-d values and output arrays of source()."""
+
+    def __init__(self, function, n_arrays: int, scalar_type, n_scalars: int, threads: int, split_min: int):
+        self.function = function
+        self.n_arrays, self.scalar_type, self.n_scalars = n_arrays, scalar_type, n_scalars
+        self.threads, self.split_min = threads, split_min
+
+    def __call__(self, n, *operands) -> bool:
+        args = [a.ctypes.data for a in operands[:self.n_arrays]]
+        args += [self.scalar_type(float(s)) for s in operands[self.n_arrays:self.n_arrays + self.n_scalars]]
+        args += [a.ctypes.data for a in operands[self.n_arrays + self.n_scalars:]]
+        function = self.function
+        if self.threads > 1 and n >= 2 * self.split_min:
+            parts = min(self.threads, n // self.split_min)
+            cuts = [n * k // parts // 64 * 64 for k in range(parts)] + [n]
+            flags = [0] * parts
+
+            def work(k):
+                flags[k] = function(cuts[k], cuts[k + 1], *args)
+
+            run_parts(work, tuple(range(parts)))
+            raised = 0
+            for f in flags:
+                raised |= f
+        else:
+            raised = function(0, n, *args)
+        if not raised:
+            return True
+        state = np.geterr()
+        return all(state[name] == "ignore" for name, bit in _FLAGS if raised & bit)
+
+
+_lock = threading.Lock()
+_compiler: list | None = None  # [command, identity] once looked for; [] when there is none
+_built: dict[str, object] = {}
+
+
+def _find_compiler() -> list:
+    global _compiler
+    if _compiler is None:
+        found = []
+        for name in filter(None, (os.environ.get("CC"), "cc", "gcc", "clang")):
+            path = shutil.which(name)
+            if path is None or sys.platform == "win32":
+                continue
+            try:
+                version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
+            except (OSError, subprocess.SubprocessError):
+                continue
+            if version.returncode == 0:
+                found = [path, version.stdout.splitlines()[0] if version.stdout else path]
+                break
+        _compiler = found
+    return _compiler
+
+
+def _cpu_identity() -> str:
+    try:
+        with open("/proc/cpuinfo") as info:
+            return next((line for line in info if line.startswith(("flags", "Features"))), "")
+    except OSError:
+        return platform.processor()
+
+
+def cache_dir() -> str:
+    """Where compiled kernels are kept: $STAGING_KERNEL_CACHE, else the user's cache directory."""
+    explicit = os.environ.get("STAGING_KERNEL_CACHE")
+    if explicit:
+        return explicit
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "staging-kernels")
+
+
+def _build(text: str):
+    """The kernel function compiled from C source `text`, or None (no compiler, or it failed)."""
+    compiler = _find_compiler()
+    if not compiler:
+        return None
+    key = hashlib.sha256("\0".join([text, *compiler, *_CFLAGS, platform.machine(), _cpu_identity()])
+                         .encode()).hexdigest()[:32]
+    with _lock:
+        if key in _built:
+            return _built[key]
+        function = None
+        for directory in (cache_dir(), os.path.join(tempfile.gettempdir(), f"staging-kernels-{os.getuid()}")):
+            try:
+                function = _load(directory, f"k{key}", text, compiler[0])
+                break
+            except (OSError, subprocess.SubprocessError):  # (an unwritable cache: the next)
+                continue
+        _built[key] = function
+        return function
+
+
+def _load(directory: str, name: str, text: str, compiler: str):
+    """The kernel of library `name` in `directory`, compiled from `text` first when missing;
+    None when the compiler rejects it."""
+    os.makedirs(directory, exist_ok=True)
+    library = os.path.join(directory, f"{name}.so")
+    if not os.path.exists(library):
+        with tempfile.TemporaryDirectory(dir=directory) as scratch:
+            src, out = os.path.join(scratch, "k.c"), os.path.join(scratch, "k.so")
+            with open(src, "w") as f:
+                f.write(text)
+            done = subprocess.run([compiler, *_CFLAGS, "-o", out, src, "-lm"],
+                                  capture_output=True, text=True, timeout=300)
+            if done.returncode != 0:
+                return None
+            os.replace(out, library)  # atomic: another process may be making the same one
+    function = ctypes.CDLL(library).kernel
+    function.restype = ctypes.c_int
+    return function
+
+
+def kernel(run, options: dict):
+    """(Kernel, operand Values) for `run`, or None when it stays with NumPy's loops."""
+    if not options["native_kernels"]:
+        return None
+    made = source(run)
+    if made is None:
+        return None
+    text, operands = made
+    function = _build(text)
+    if function is None:
+        return None
+    n_arrays = len(run.inputs)
+    n_scalars = len(operands) - n_arrays - len(run.escaping)
+    _, _, scalar_type = _C_TYPES[run.nodes[0].outputs[0].type.dtype]
+    function.argtypes = ([ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * n_arrays
+                         + [scalar_type] * n_scalars + [ctypes.c_void_p] * len(run.escaping))
+    return Kernel(function, n_arrays, scalar_type, n_scalars, options["threads"],
+                  run.parallel_min_elements(options)), operands
+
+
+def eligible(run, options: dict) -> bool:
+    """`run` would be compiled (checked without compiling): worth fusing whatever its size."""
+    return bool(options["native_kernels"]) and _find_compiler() != [] and source(run) is not None
+
+
+__all__ = ["Kernel", "cache_dir", "eligible", "kernel", "source"]

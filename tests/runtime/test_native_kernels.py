@@ -1,0 +1,214 @@
+"""Native kernels (runtime/native.py): a fused run of float arithmetic compiled to one loop gives
+NumPy's bits, NumPy's warnings and errors, and leaves every other run to NumPy's loops. The
+tests set the size threshold themselves, so small arrays go native (and through the tail loop)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import staging
+from runtime import native
+
+pytestmark = pytest.mark.skipif(not native._find_compiler(), reason="no C compiler on this machine")
+
+NATIVE = dict(native_min_work=1, threads=1)
+
+
+@pytest.fixture(autouse=True)
+def kernel_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("STAGING_KERNEL_CACHE", str(tmp_path / "kernels"))
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """The answers of every native kernel call made (True: its result stood)."""
+    made = []
+    original = native.Kernel.__call__
+
+    def spy(self, n, *operands):
+        made.append(original(self, n, *operands))
+        return made[-1]
+
+    monkeypatch.setattr(native.Kernel, "__call__", spy)
+    return made
+
+
+def staged(func, *args, options=NATIVE):
+    f = staging.function(func)
+    with staging.optimizer_options(**options):
+        concrete = f.get_concrete_function(*args)
+    return concrete
+
+
+def assert_bitwise(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape
+    assert np.array_equal(a.view(f"u{a.itemsize}"), b.view(f"u{b.itemsize}"))
+
+
+def chain(x):
+    for _ in range(20):
+        x = x * 1.0001 + 0.5
+        x = x - 0.25
+    return x
+
+
+def mixed(x, y, s):
+    a = x * y + s
+    b = np.sqrt(np.abs(a)) - x / (y + 2.0)
+    c = -b * b + np.square(a) - np.reciprocal(y + 3.0)
+    return a, c * -0.0 + c
+
+
+@pytest.mark.parametrize("n", [1, 127, 128, 129, 1000, 4099])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_chain_is_bitwise_the_eager_answer(n, dtype, calls):
+    x = np.linspace(-3, 3, n, dtype=dtype)
+    concrete = staged(chain, x)
+    assert_bitwise(concrete(x), chain(x))
+    assert calls == [True]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_several_inputs_a_zero_d_operand_and_an_escaping_value(dtype, calls):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(3001).astype(dtype)
+    y = rng.uniform(0.5, 2.0, 3001).astype(dtype)
+    s = dtype(0.375)
+    concrete = staged(mixed, x, y, s)
+    for got, want in zip(concrete(x, y, s), mixed(x, y, s)):
+        assert_bitwise(got, want)
+    assert calls == [True]
+    s2 = dtype(-1.25)  # the 0-d operand is an argument of the kernel, not baked in
+    for got, want in zip(concrete(x, y, s2), mixed(x, y, s2)):
+        assert_bitwise(got, want)
+
+
+def test_split_across_threads(calls):
+    x = np.linspace(-1, 1, 10_001, dtype=np.float32)
+    concrete = staged(chain, x, options=dict(native_min_work=1, threads=3, parallel_min_bytes=1))
+    assert_bitwise(concrete(x), chain(x))
+    assert calls == [True]
+
+
+def test_nan_and_infinity_inputs_keep_their_bits(calls):
+    x = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-310, 5e-324] * 40)
+    concrete = staged(chain, x)
+    assert_bitwise(concrete(x), chain(x))
+
+
+def test_overflow_warns_from_numpys_op(calls):
+    def grow(x):
+        return (x * 1e30) * 1e30 + 1.0
+
+    x = np.linspace(1, 2, 500, dtype=np.float32)
+    concrete = staged(grow, x)
+    with pytest.warns(RuntimeWarning, match="overflow encountered in multiply"):
+        got = concrete(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_bitwise(got, grow(x))
+    assert calls == [False]  # the flag sent the run to NumPy's loops
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError, match="overflow encountered in multiply"):
+        concrete(x)
+    with np.errstate(over="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning: the caller ignores overflow
+        assert_bitwise(concrete(x), got)
+    assert calls[-1] is True  # ...and the kernel's answer stood
+
+
+def test_division_by_zero_and_invalid_as_numpy_reports_them(calls):
+    def ratio(x, y):
+        return (x - 1.0) / (y * 2.0) - 0.5
+
+    x = np.array([1.0, 2.0, 0.0, 3.0] * 100)
+    y = np.array([0.0, 0.0, 1.0, 2.0] * 100)
+    concrete = staged(ratio, x, y)
+    with warnings.catch_warnings(record=True) as eager:
+        warnings.simplefilter("always")
+        want = ratio(x, y)
+    with warnings.catch_warnings(record=True) as got_warnings:
+        warnings.simplefilter("always")
+        got = concrete(x, y)
+    assert_bitwise(got, want)
+    assert {str(w.message) for w in got_warnings} == {str(w.message) for w in eager} \
+        == {"divide by zero encountered in divide", "invalid value encountered in divide"}
+
+
+def test_subnormal_results_are_not_flushed(calls):
+    def shrink(x):
+        return (x * 1e-30) * 1e-10 + 0.0
+
+    x = np.linspace(0.1, 1, 700, dtype=np.float32)
+    concrete = staged(shrink, x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # underflow is ignored by NumPy's default error state
+        got = concrete(x)
+    assert_bitwise(got, shrink(x))
+    assert np.all(got != 0) and calls == [True]
+
+
+@pytest.mark.parametrize("func, args", [
+    (lambda x, y: x * y + x - y, (np.ones(500, np.float32), np.ones(500))),  # float32 meets float64
+    (lambda x: x * 3 + x - 7, (np.arange(500),)),  # integers
+    (lambda x: np.exp(x * 2.0) + 1.0, (np.ones(500),)),  # not one correctly rounded op
+    (lambda x: np.maximum(x, 0.5) * 2.0 + 1.0, (np.ones(500),)),  # NaN rules of its own
+])
+def test_runs_a_kernel_cannot_match_stay_with_numpy(func, args, calls):
+    concrete = staged(func, *args, options=dict(NATIVE, fusion_min_bytes=1, elementwise_fusion="all"))
+    assert_bitwise(concrete(*args), func(*args))
+    assert calls == [] and "for f1_s" in concrete.executable_source  # fused, on NumPy's loops
+
+
+def test_switched_off_or_without_a_compiler(monkeypatch, calls):
+    x = np.linspace(-3, 3, 300)
+    off = staged(chain, x, options=dict(NATIVE, native_kernels=False, fusion_min_bytes=1))
+    assert_bitwise(off(x), chain(x))
+    monkeypatch.setattr(native, "_compiler", [])
+    none = staged(chain, x, options=dict(NATIVE, fusion_min_bytes=1))
+    assert_bitwise(none(x), chain(x))
+    assert calls == [] and "for f1_s" in none.executable_source  # NumPy's loops, chunk by chunk
+
+
+def test_a_failed_compile_leaves_the_run_to_numpy(monkeypatch, calls):
+    monkeypatch.setattr(native, "_CFLAGS", native._CFLAGS + ["-fno-such-flag-at-all"])
+    x = np.linspace(-3, 3, 300)
+    concrete = staged(chain, x, options=dict(NATIVE, fusion_min_bytes=1))
+    assert_bitwise(concrete(x), chain(x))
+    assert calls == []
+
+
+def test_strided_input_takes_the_op_by_op_path(calls):
+    x = np.linspace(-3, 3, 2000)
+    concrete = staged(chain, x)
+    assert_bitwise(concrete(x), chain(x))
+    y = np.linspace(-3, 3, 4000)[::2]  # the same shape, not contiguous
+    assert_bitwise(concrete(y), chain(y))
+    assert calls == [True]
+
+
+def test_kernels_are_cached_on_disk(tmp_path, monkeypatch):
+    x = np.linspace(-3, 3, 300)
+    monkeypatch.setattr(native, "_built", {})
+    staged(chain, x)
+    made = sorted(p.name for p in (tmp_path / "kernels").iterdir())
+    assert len(made) == 1 and made[0].endswith(".so")
+    monkeypatch.setattr(native, "_built", {})
+    monkeypatch.setattr(native.subprocess, "run", None)  # a second process loads it, never compiles
+    assert_bitwise(staged(chain, x)(x), chain(x))
+
+
+def test_kernel_source_is_one_loop_of_exact_operations():
+    x = np.linspace(-3, 3, 300, dtype=np.float32)
+    from runtime.fusion import plan
+
+    concrete = staged(chain, x)
+    with staging.optimizer_options(**NATIVE):
+        from runtime.options import get_options
+        (run,) = plan(concrete.graph, get_options()).values()
+    text, operands = native.source(run)
+    assert "typedef float T;" in text and "(0x1.00068e0000000p+0f)" in text  # np.float32(1.0001), exactly
+    assert text.count("for (int l = 0; l < G; l++)") == 60 and len(operands) == 2
