@@ -235,7 +235,12 @@ def chain_bench():
         assert np.array_equal(unfused(x), chain(x)), "staged chain differs from eager"
         budget = 0.5 if n < 10_000_000 else 2.0
         staged, plain = best_pair(lambda: f(x), lambda: chain(x), min_total=budget)
-        others = [f"op by op (no fusion) {fmt(best_time(lambda: unfused(x), min_total=budget))}"]
+        numpy_loops = staging.function(chain)
+        with staging.optimizer_options(native_kernels=False):
+            numpy_loops.get_concrete_function(x)
+        assert np.array_equal(numpy_loops(x), chain(x)), "staged chain differs from eager"
+        others = [f"op by op (no fusion) {fmt(best_time(lambda: unfused(x), min_total=budget))}",
+                  f"NumPy loops (native_kernels=False) {fmt(best_time(lambda: numpy_loops(x), min_total=budget))}"]
         ne = _numexpr()
         if ne is not None:
             evaluate = _numexpr_chain(ne)
