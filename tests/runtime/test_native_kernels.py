@@ -100,12 +100,14 @@ def test_nan_and_infinity_inputs_keep_their_bits(calls):
     assert_bitwise(concrete(x), chain(x))
 
 
-def test_overflow_warns_from_numpys_op(calls):
+@pytest.mark.parametrize("threads", [1, 3])
+def test_overflow_warns_from_numpys_op(threads, calls):
     def grow(x):
         return (x * 1e30) * 1e30 + 1.0
 
     x = np.linspace(1, 2, 500, dtype=np.float32)
-    concrete = staged(grow, x)
+    x[:400] = 1e-30  # overflows in the last part only
+    concrete = staged(grow, x, options=dict(NATIVE, threads=threads, parallel_min_bytes=1))
     with pytest.warns(RuntimeWarning, match="overflow encountered in multiply"):
         got = concrete(x)
     with warnings.catch_warnings():
@@ -212,3 +214,75 @@ def test_kernel_source_is_one_loop_of_exact_operations():
     text, operands = native.source(run)
     assert "typedef float T;" in text and "(0x1.00068e0000000p+0f)" in text  # np.float32(1.0001), exactly
     assert text.count("for (int l = 0; l < G; l++)") == 60 and len(operands) == 2
+
+
+_BINARY = ("+", "-", "*", "/")
+_UNARY = ("-{}", "np.square({})", "np.reciprocal({})", "np.sqrt({})", "np.abs({})", "np.fabs({})",
+          "np.positive({})")
+_CONSTANTS = (0.0, -0.0, 1.0, 0.5, -2.5, 3, 1e-30, 1e30, 1e-300, 1e300, 0.1, 7)
+
+
+def random_program(rng, inputs: int, steps: int) -> str:
+    """A straight-line function of `inputs` arrays: `steps` admitted ops over them, earlier
+    results and Python numbers, returning two of the values (one may be an intermediate)."""
+    names = [f"x{k}" for k in range(inputs)]
+    lines = [f"def program({', '.join(names)}):"]
+    for j in range(steps):
+        pick = lambda: names[rng.integers(len(names))] if rng.random() < 0.8 \
+            else repr(_CONSTANTS[rng.integers(len(_CONSTANTS))])
+        if rng.random() < 0.7:
+            a, b = pick(), pick()
+            if a[0] not in "xv" and b[0] not in "xv":
+                a = names[-1]
+            expression = f"{a} {_BINARY[rng.integers(4)]} {b}"
+        else:
+            expression = _UNARY[rng.integers(len(_UNARY))].format(names[rng.integers(len(names))])
+        lines.append(f"    v{j} = {expression}")
+        names.append(f"v{j}")
+    lines.append(f"    return {names[-1]}, {names[inputs + rng.integers(steps)]}")
+    return "\n".join(lines) + "\n"
+
+
+def random_values(rng, n: int, dtype) -> np.ndarray:
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-310, -5e-324, 1e300, 1e-40, 3e38], dtype=np.float64)
+    with np.errstate(all="ignore"):
+        values = rng.standard_normal(n).astype(dtype) * dtype(10) ** rng.integers(-3, 4, n).astype(dtype)
+        chosen = rng.random(n) < 0.1
+        values[chosen] = special[rng.integers(len(special), size=chosen.sum())].astype(dtype)
+    return values
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_random_programs_give_numpys_bits_and_warnings(seed, calls):
+    rng = np.random.default_rng(seed)
+    dtype = (np.float32, np.float64)[seed % 2]
+    inputs = 1 + seed % 3
+    text = random_program(rng, inputs, int(rng.integers(3, 12)))
+    namespace = {"np": np}
+    exec(compile(text, f"<program {seed}>", "exec"), namespace)
+    program = namespace["program"]
+    args = [random_values(rng, int(rng.integers(1, 700)), dtype)]
+    args += [random_values(rng, args[0].size, dtype) for _ in range(inputs - 1)]
+    concrete = staged(program, *args)
+    # the same run on NumPy's loops: its warnings are those of the ops left after dead code
+    # elimination (eager also warns for values nothing reads)
+    numpy_loops = staged(program, *args, options=dict(NATIVE, native_kernels=False, fusion_min_bytes=1))
+    for state in ("ignore", "warn"):
+        with np.errstate(all=state), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = program(*args)
+        with np.errstate(all=state), warnings.catch_warnings(record=True) as eager:
+            warnings.simplefilter("always")
+            numpy_loops(*args)
+        with np.errstate(all=state), warnings.catch_warnings(record=True) as got_warnings:
+            warnings.simplefilter("always")
+            got = concrete(*args)
+        for g, w in zip(got, want):
+            g, w = np.asarray(g), np.asarray(w)
+            assert g.dtype == w.dtype and g.shape == w.shape, text
+            nan = np.isnan(w)  # (a NaN's payload is the hardware's, not NumPy's to promise)
+            assert np.array_equal(np.isnan(g), nan), text
+            assert np.array_equal(g[~nan].view(f"u{g.itemsize}"), w[~nan].view(f"u{w.itemsize}")), text
+        assert sorted({str(m.message) for m in got_warnings}) == sorted({str(m.message) for m in eager}), text
+    if "def program" in text and calls:
+        assert calls[0] is True  # under all="ignore" the kernel's answer stands
