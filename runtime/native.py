@@ -266,7 +266,10 @@ def _build(text: str):
 def _load(directory: str, name: str, text: str, compiler: str):
     """The kernel of library `name` in `directory`, compiled from `text` first when missing;
     None when the compiler rejects it."""
-    os.makedirs(directory, exist_ok=True)
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    info = os.stat(directory)
+    if info.st_uid != os.getuid() or info.st_mode & 0o022:  # nobody else may plant a library
+        raise PermissionError(f"{directory} is not private to this user")
     library = os.path.join(directory, f"{name}.so")
     if not os.path.exists(library):
         with tempfile.TemporaryDirectory(dir=directory) as scratch:

@@ -286,3 +286,16 @@ def test_random_programs_give_numpys_bits_and_warnings(seed, calls):
         assert sorted({str(m.message) for m in got_warnings}) == sorted({str(m.message) for m in eager}), text
     if "def program" in text and calls:
         assert calls[0] is True  # under all="ignore" the kernel's answer stands
+
+
+def test_a_cache_directory_others_may_write_is_not_used(tmp_path, monkeypatch, calls):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    monkeypatch.setenv("STAGING_KERNEL_CACHE", str(shared))
+    monkeypatch.setattr(native, "_built", {})
+    monkeypatch.setattr(native.tempfile, "gettempdir", lambda: str(tmp_path / "private"))
+    x = np.linspace(-3, 3, 300)
+    assert_bitwise(staged(chain, x)(x), chain(x))
+    assert list(shared.iterdir()) == [] and calls == [True]  # built in the private fallback
+    assert len(list((tmp_path / "private").iterdir())) == 1
