@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import math
 import os
 import platform
 import shutil
@@ -61,6 +62,12 @@ def _literal(value: float, suffix: str) -> str:
 def source(run) -> tuple[str, list] | None:
     """The C source of `run`'s kernel and the Values it takes in order (array inputs, 0-d
     inputs, escaping outputs), or None when an op or an operand is not admitted."""
+    if not hasattr(run, "_native_source"):
+        run._native_source = _source(run)
+    return run._native_source
+
+
+def _source(run) -> tuple[str, list] | None:
     from .ops.elementwise import as_dtype
 
     if run.mode != "flat" or not run.nodes:
@@ -79,6 +86,8 @@ def source(run) -> tuple[str, list] | None:
     scalars: list[Value] = []
     fixed: dict[int, str] = {}  # 0-d arguments
     steps = []  # (expression template over the operands, operand ids or texts, output Value)
+    made: set[int] = set()
+    numbers: dict[tuple, str | None] = {}
     for node in run.nodes:
         y = node.outputs[0]
         if node.op not in _C_OPS or y.type.dtype != dtype or node.scope:
@@ -90,7 +99,7 @@ def source(run) -> tuple[str, list] | None:
                     return None
                 if id(v) in consts or id(v) in arrays or id(v) in fixed:
                     operands.append(consts.get(id(v)) or arrays.get(id(v)) or fixed[id(v)])
-                elif any(id(v) == id(out) for _, _, out in steps):
+                elif id(v) in made:
                     operands.append(id(v))
                 elif v.type.ndim == 0:  # a 0-d value made before the run: an argument
                     scalars.append(v)
@@ -99,13 +108,17 @@ def source(run) -> tuple[str, list] | None:
                 else:
                     return None
             elif isinstance(v, (int, float)) and not isinstance(v, bool):
-                exact = as_dtype(v, dtype)
-                if exact is None:
+                key = (type(v), v, math.copysign(1.0, v))  # (-0.0 == 0.0 as a key)
+                if key not in numbers:
+                    exact = as_dtype(v, dtype)
+                    numbers[key] = None if exact is None else _literal(exact, suffix)
+                if numbers[key] is None:
                     return None
-                operands.append(_literal(exact, suffix))
+                operands.append(numbers[key])
             else:
                 return None
         steps.append((_C_OPS[node.op], operands, y))
+        made.add(id(y))
     outputs = run.escaping
     group = 512 // dtype.itemsize  # elements a group takes through the ops together (ILP)
     params = (["int64_t start", "int64_t stop"] + [f"const T *restrict a{k}" for k in range(len(run.inputs))]
