@@ -70,7 +70,7 @@ def source(run) -> tuple[str, list] | None:
 def _source(run) -> tuple[str, list] | None:
     from .ops.elementwise import as_dtype
 
-    if run.mode != "flat" or not run.nodes:
+    if not run.nodes:
         return None
     dtype = run.nodes[0].outputs[0].type.dtype
     if dtype not in _C_TYPES:
@@ -82,7 +82,24 @@ def _source(run) -> tuple[str, list] | None:
         if node.outputs[0].type.dtype != dtype or not np.isfinite(value):
             return None
         consts[id(node.outputs[0])] = _literal(value, suffix)
-    arrays = {id(v): f"a{k}[i]" for k, v in enumerate(run.inputs)}
+    # "@" stands for the index within the loop: of the element (flat), or of the column in row r
+    # (rows: the run's shape seen as R rows of C elements; rC = r * C)
+    flat = run.mode == "flat"
+    array_values = [*run.inputs, *run.sliced, *run.broadcast]
+    arrays = {}
+    for k, v in enumerate(array_values):
+        if flat or k < len(run.inputs):
+            arrays[id(v)] = f"a{k}[@]" if flat else f"a{k}[rC + @]"
+            continue
+        shape = (1,) * (len(run.shape) - v.type.ndim) + tuple(v.type.shape)
+        if math.prod(shape) == 1:
+            arrays[id(v)] = f"a{k}[0]"
+        elif shape[0] == 1 and shape[1:] == tuple(run.shape[1:]):
+            arrays[id(v)] = f"a{k}[@]"  # the same for every row
+        elif shape[0] == run.shape[0] and math.prod(shape[1:]) == 1:
+            arrays[id(v)] = f"a{k}[r]"  # one value per row
+        else:
+            return None  # broadcasts within a row: left to NumPy
     scalars: list[Value] = []
     fixed: dict[int, str] = {}  # 0-d arguments
     steps = []  # (expression template over the operands, operand ids or texts, output Value)
@@ -121,28 +138,37 @@ def _source(run) -> tuple[str, list] | None:
         made.add(id(y))
     outputs = run.escaping
     group = 512 // dtype.itemsize  # elements a group takes through the ops together (ILP)
-    params = (["int64_t start", "int64_t stop"] + [f"const T *restrict a{k}" for k in range(len(run.inputs))]
+    params = (["int64_t start", "int64_t stop"] + [f"const T *restrict a{k}" for k in range(len(array_values))]
               + [f"T s{k}" for k in range(len(scalars))] + [f"T *restrict o{k}" for k in range(len(outputs))])
+    out = "o{}[@]" if flat else "o{}[rC + @]"
+    grouped, single = (_body(steps, outputs, out, suffix, grouped) for grouped in (True, False))
+    if flat:  # start, stop: elements
+        loop = ["    int64_t i = start;",
+                "    for (; i + G <= stop; i += G) {  /* a group: each op over G elements in turn */",
+                *[line.replace("@", "i + l") for line in grouped], "    }",
+                "    for (; i < stop; i++) {  /* the last elements, one by one */",
+                *[line.replace("@", "i") for line in single], "    }"]
+    else:  # start, stop: rows
+        loop = ["    for (int64_t r = start; r < stop; r++) {", f"    const int64_t rC = r * {math.prod(run.shape[1:])};",
+                "    int64_t j = 0;", f"    for (; j + G <= {math.prod(run.shape[1:])}; j += G) {{",
+                *[line.replace("@", "j + l") for line in grouped], "    }",
+                f"    for (; j < {math.prod(run.shape[1:])}; j++) {{",
+                *[line.replace("@", "j") for line in single], "    }", "    }"]
     text = "\n".join([
         "#include <fenv.h>", "#include <math.h>", "#include <stdint.h>", f"typedef {ctype} T;",
         f"#define G {group}", f"int kernel({', '.join(params)}) {{",
-        "    feclearexcept(FE_ALL_EXCEPT);", "    int64_t i = start;",
-        "    for (; i + G <= stop; i += G) {  /* a group: each op over G elements in turn */",
-        *_body(steps, outputs, suffix, grouped=True),
-        "    }",
-        "    for (; i < stop; i++) {  /* the last elements, one by one */",
-        *_body(steps, outputs, suffix, grouped=False),
-        "    }",
+        "    feclearexcept(FE_ALL_EXCEPT);", *loop,
         "    int f = fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID);",
         "    return ((f & FE_DIVBYZERO) ? 1 : 0) | ((f & FE_OVERFLOW) ? 2 : 0)"
         " | ((f & FE_UNDERFLOW) ? 4 : 0) | ((f & FE_INVALID) ? 8 : 0);",
         "}", ""])
-    return text, [*run.inputs, *scalars, *outputs]
+    return text, [*array_values, *scalars, *outputs]
 
 
-def _body(steps, outputs, suffix: str, grouped: bool) -> list[str]:
+def _body(steps, outputs, out: str, suffix: str, grouped: bool) -> list[str]:
     """The statements of one group of elements (grouped: `G` elements per op, in arrays that
-    share slots as values die), or of one element."""
+    share slots as values die), or of one element; "@" is the element's index. out: the
+    output array's element, a format of its number."""
     store = {id(y): k for k, y in enumerate(outputs)}
     last_read = {}
     for j, (_, operands, _) in enumerate(steps):
@@ -159,7 +185,7 @@ def _body(steps, outputs, suffix: str, grouped: bool) -> list[str]:
             if isinstance(v, int):
                 texts.append(f"t{slot_of[v]}[l]" if grouped else f"t{slot_of[v]}")
             else:
-                texts.append(v.replace("[i]", "[i + l]") if grouped else v)
+                texts.append(v)
         for v in operands:  # in place over an operand read for the last time here
             if isinstance(v, int) and last_read[v] == j and v in slot_of:
                 free.append(slot_of.pop(v))
@@ -167,12 +193,12 @@ def _body(steps, outputs, suffix: str, grouped: bool) -> list[str]:
         slots = max(slots, slot + 1)
         slot_of[id(y)] = slot
         expression = template.format(*texts, f=suffix)
+        value = f"t{slot}[l]" if grouped else f"t{slot}"
+        store_it = f" {out.format(store[id(y)])} = {value};" if id(y) in store else ""
         if grouped:
-            out = f" o{store[id(y)]}[i + l] = t{slot}[l];" if id(y) in store else ""
-            lines.append(f"        for (int l = 0; l < G; l++) {{ t{slot}[l] = {expression};{out} }}")
+            lines.append(f"        for (int l = 0; l < G; l++) {{ {value} = {expression};{store_it} }}")
         else:
-            out = f" o{store[id(y)]}[i] = t{slot};" if id(y) in store else ""
-            lines.append(f"        t{slot} = {expression};{out}")
+            lines.append(f"        {value} = {expression};{store_it}")
         if id(y) not in last_read:
             free.append(slot_of.pop(id(y)))
     names = ", ".join(f"t{k}[G]" if grouped else f"t{k}" for k in range(slots))
@@ -184,12 +210,17 @@ class Kernel:
     returns False when NumPy would warn or raise on the flags raised (the caller then runs the
     ufuncs), True otherwise. operands: the arrays, 0-d values and output arrays of source()."""
 
-    def __init__(self, function, n_arrays: int, scalar_type, n_scalars: int, threads: int, split_min: int):
+    def __init__(self, function, n_arrays: int, scalar_type, n_scalars: int, threads: int, split_min: int,
+                 checked_from: int):
         self.function = function
         self.n_arrays, self.scalar_type, self.n_scalars = n_arrays, scalar_type, n_scalars
         self.threads, self.split_min = threads, split_min
+        self.checked_from = checked_from  # the arrays from here on are not in the caller's guard
 
     def __call__(self, n, *operands) -> bool:
+        for a in operands[self.checked_from:self.n_arrays]:
+            if type(a) is not np.ndarray or not a.flags.c_contiguous:
+                return False  # (NumPy's loops read any layout)
         args = [a.ctypes.data for a in operands[:self.n_arrays]]
         args += [self.scalar_type(float(s)) for s in operands[self.n_arrays:self.n_arrays + self.n_scalars]]
         args += [a.ctypes.data for a in operands[self.n_arrays + self.n_scalars:]]
@@ -310,13 +341,14 @@ def kernel(run, options: dict):
     function = _build(text)
     if function is None:
         return None
-    n_arrays = len(run.inputs)
+    n_arrays = len(run.inputs) + len(run.sliced) + len(run.broadcast)
     n_scalars = len(operands) - n_arrays - len(run.escaping)
     _, _, scalar_type = _C_TYPES[run.nodes[0].outputs[0].type.dtype]
     function.argtypes = ([ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * n_arrays
                          + [scalar_type] * n_scalars + [ctypes.c_void_p] * len(run.escaping))
+    row = 1 if run.mode == "flat" else math.prod(run.shape[1:])
     return Kernel(function, n_arrays, scalar_type, n_scalars, options["threads"],
-                  run.parallel_min_elements(options)), operands
+                  -(-run.parallel_min_elements(options) // row), len(run.inputs)), operands
 
 
 def eligible(run, options: dict) -> bool:

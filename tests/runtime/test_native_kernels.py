@@ -4,6 +4,7 @@ tests set the size threshold themselves, so small arrays go native (and through 
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -261,8 +262,15 @@ def test_random_programs_give_numpys_bits_and_warnings(seed, calls):
     namespace = {"np": np}
     exec(compile(text, f"<program {seed}>", "exec"), namespace)
     program = namespace["program"]
-    args = [random_values(rng, int(rng.integers(1, 700)), dtype)]
-    args += [random_values(rng, args[0].size, dtype) for _ in range(inputs - 1)]
+    if seed % 4 == 3:  # rows: the others broadcast along them (a row, a column or one value)
+        rows, cols = int(rng.integers(1, 40)), int(rng.integers(1, 300))
+        args = [random_values(rng, rows * cols, dtype).reshape(rows, cols)]
+        shapes, first = ((cols,), (rows, 1), (1, 1)), int(rng.integers(3))
+        args += [random_values(rng, math.prod(shapes[k % 3]), dtype).reshape(shapes[k % 3])
+                 for k in range(first, first + inputs - 1)]
+    else:
+        args = [random_values(rng, int(rng.integers(1, 700)), dtype)]
+        args += [random_values(rng, args[0].size, dtype) for _ in range(inputs - 1)]
     concrete = staged(program, *args)
     # the same run on NumPy's loops: its warnings are those of the ops left after dead code
     # elimination (eager also warns for values nothing reads)
@@ -299,3 +307,53 @@ def test_a_cache_directory_others_may_write_is_not_used(tmp_path, monkeypatch, c
     assert_bitwise(staged(chain, x)(x), chain(x))
     assert list(shared.iterdir()) == [] and calls == [True]  # built in the private fallback
     assert len(list((tmp_path / "private").iterdir())) == 1
+
+
+def normalize(x, mean, scale, w, b):
+    y = (x - mean) / scale
+    y = y * w + b
+    return y * y + 1.0
+
+
+@pytest.mark.parametrize("rows, cols", [(300, 257), (7, 3), (1000, 1)])
+def test_operands_that_broadcast_along_rows(rows, cols, calls):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((rows, cols))
+    args = (x, x.mean(axis=0), x.std(axis=0) + 0.5, rng.standard_normal(cols), rng.standard_normal((1, cols)))
+    concrete = staged(normalize, *args)
+    assert_bitwise(concrete(*args), normalize(*args))
+    assert calls == [True]
+
+
+def test_a_value_per_row_and_a_single_value(calls):
+    def shift(x, c, one):
+        return (x - c) * one + c * 0.5
+
+    rng = np.random.default_rng(6)
+    x, c, one = rng.standard_normal((400, 300)), rng.standard_normal((400, 1)), np.full((1, 1), 1.5)
+    concrete = staged(shift, x, c, one)
+    assert_bitwise(concrete(x, c, one), shift(x, c, one))
+    y = rng.standard_normal((4, 5, 60))  # rows of 5 x 60 elements; an operand of 5 x 60
+    z = rng.standard_normal((5, 60))
+    assert_bitwise(staged(shift, y, z, one)(y, z, one), shift(y, z, one))
+    assert calls == [True, True]
+
+
+def test_a_broadcast_operand_that_is_not_contiguous_runs_numpys_loops(calls):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((200, 100))
+    args = (x, x.mean(axis=0), x.std(axis=0) + 0.5, rng.standard_normal(100), rng.standard_normal((1, 100)))
+    concrete = staged(normalize, *args)
+    strided = rng.standard_normal(200)[::2]
+    assert_bitwise(concrete(x, strided, *args[2:]), normalize(x, strided, *args[2:]))
+    assert calls == [False]
+
+
+def test_broadcasting_within_a_row_stays_with_numpy(calls):
+    def scaled(x, s):
+        return x * s + 1.0
+
+    x, s = np.ones((50, 10, 100)), np.linspace(1, 2, 10).reshape(10, 1)
+    concrete = staged(scaled, x, s, options=dict(NATIVE, fusion_min_bytes=1))
+    assert_bitwise(concrete(x, s), scaled(x, s))
+    assert calls == [] and "for f1_s" in concrete.executable_source
