@@ -139,16 +139,20 @@ def value_in(graph: FuncGraph, leaf, target, what: str = "a value", error=errors
 
 
 def _check_fits(number: Tensor, dtype, what: str) -> None:
-    """A staged check that the Python int `number` (known at run time) fits `dtype`, raising
-    NumberDoesNotFitError naming `what` where it does not (NumPy's cast would raise a bare
-    OverflowError with no word of the variable or the join)."""
+    check_fits(number, dtype, (
+        f"{where()}{what} is a Python int here that does not fit {dtype.name}, the type it has where "
+        f"the paths meet (eagerly it stays a Python int on this path; one graph gives one type): "
+        f"convert it explicitly where it is set, e.g. np.int64(...)"))
+
+
+def check_fits(number: Tensor, dtype, message: str) -> None:
+    """A staged check that the Python int `number` (known at run time) fits integer `dtype`,
+    raising NumberDoesNotFitError with `message` where it does not (NumPy's cast would raise a
+    bare OverflowError with no word of the variable)."""
     info = np.iinfo(dtype)
     fits = record("logical_and", [record("greater_equal", [number, int(info.min)]),
                                   record("less_equal", [number, int(info.max)])])
-    record("assert", [fits], {"parts": (
-        f"{where()}{what} is a Python int here that does not fit {dtype.name}, the type it has where "
-        f"the paths meet (eagerly it stays a Python int on this path; one graph gives one type): "
-        f"convert it explicitly where it is set, e.g. np.int64(...)",), "error": errors.NumberDoesNotFitError})
+    record("assert", [fits], {"parts": (message,), "error": errors.NumberDoesNotFitError})
 
 
 def rebuild_leaf(template, tensor: Tensor):

@@ -6,7 +6,7 @@ import numpy as np
 
 from runtime import TensorType
 
-from . import aliasing, errors
+from . import aliasing, errors, joins
 from .graph_building import current_graph, record
 from .source_map import where
 from .tensor import Tensor
@@ -73,6 +73,11 @@ class TensorArray:
                 f"value, or the list's elements, so that they have one type")
         if isinstance(value, Tensor):
             if value.type.weak:  # a Python number known at run time: cast as eagerly
+                if value.type.python_type is int and self.dtype.kind in "iu":
+                    joins.check_fits(value, self.dtype, (
+                        f"{where()}a list of {self.dtype.name} elements cannot hold a Python int that "
+                        f"does not fit {self.dtype.name} (a Python list holds both; the staged list has one "
+                        f"element type): convert the value, or the list's elements, so that they have one type"))
                 return record("astype", [value], {"dtype": self.dtype})
             if value.dtype != self.dtype:
                 raise errors.LoopVariableError(
@@ -81,7 +86,7 @@ class TensorArray:
             return value
         arr = np.asarray(value)
         if arr.dtype != self.dtype:
-            if not isinstance(value, (int, float, bool, complex)) and not np.can_cast(arr.dtype, self.dtype, "same_kind"):
+            if type(value) not in (int, float, bool, complex):  # (np.float64 is a float: not weak)
                 raise errors.LoopVariableError(
                     f"{where()}TensorArray of {self.dtype.name} cannot hold a {arr.dtype.name} value; "
                     f"cast it with .astype(np.{self.dtype.name})")

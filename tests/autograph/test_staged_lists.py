@@ -131,3 +131,55 @@ def test_a_python_int_appended_to_a_staged_list_of_bools_is_refused():
     assert f(np.float64(1.0), np.int64(1)) == [True, -2]
     with pytest.raises(staging.errors.LoopVariableError, match="cannot hold the Python int"):
         staging.function(f)(np.float64(1.0), np.int64(1))
+
+
+def test_a_numpy_complex_known_while_tracing_appended_to_a_float_list_is_refused():
+    # (seed 323) np.cos of a Python complex is a NumPy complex128 made while tracing; it was cast to
+    # the staged list's float64, silently dropping its imaginary part
+    staging = pytest.importorskip("staging")
+
+    def f(x, y):
+        values = [x * 2.0]
+        if x > 0:
+            values.append(np.cos(-y))
+        return values
+
+    eager = f(np.float64(3.0), complex(3.0, 0.5))
+    assert isinstance(eager[1], np.complex128)
+    with pytest.raises(staging.errors.LoopVariableError, match="float64 cannot hold a complex128 value") as info:
+        staging.function(f)(np.float64(3.0), complex(3.0, 0.5))
+    assert "test_staged_lists.py" in str(info.value)
+
+
+def test_a_numpy_scalar_of_another_float_dtype_is_refused_as_a_tensor_of_it_is():
+    staging = pytest.importorskip("staging")
+
+    def f(x):
+        values = [x * 2.0]
+        if x > 0:
+            values.append(np.float32(0.1))  # eagerly the list holds the float32 as it is
+        return values
+
+    with pytest.raises(staging.errors.LoopVariableError, match="float64 cannot hold a float32 value"):
+        staging.function(f)(np.float64(3.0))
+
+
+def test_a_python_int_that_does_not_fit_the_lists_integer_dtype_is_refused_when_the_graph_runs():
+    # (seed 323) the staged list of uint8 casts an appended Python int; -2 raised NumPy's bare
+    # OverflowError from the cast, where eagerly the list holds -2
+    staging = pytest.importorskip("staging")
+
+    def f(n):
+        values = [np.uint8(0)]
+        k = 0
+        while k < n:
+            k += 1
+            values.append(~len(values) // len(values))
+        return values
+
+    staged = staging.function(f)
+    assert staged(np.int64(0)) == f(np.int64(0)) == [0]
+    with pytest.raises(staging.errors.NumberDoesNotFitError, match="a list of uint8 elements cannot hold a "
+                       "Python int that does not fit uint8") as info:
+        staged(np.int64(1))
+    assert str(info.value).startswith(__file__)
