@@ -45,6 +45,8 @@ def cond(pred, true_fn, false_fn, *, names=None):
                 if not branch_errors.deferrable(error):
                     raise
                 raised, result = error, None
+        if raised is None:  # its containers as the branch left them (the undo restores them)
+            result = nest.pack_as(result, nest.flatten(result))
         written = {ident: (location, location.read()) for ident, (location, _) in journal.before.items()}
         journal.undo()  # the other branch starts from the state before the `if`
         branches.append([g, result, {} if raised is not None else written, raised])

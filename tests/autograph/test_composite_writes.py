@@ -225,3 +225,35 @@ def test_returning_an_object_whose_attribute_a_branch_set_is_refused():
         staging.function(object_kept_after_the_branch)(np.float64(1.0))
     assert "returns a _Box object whose attribute 'a' holds a value computed while the graph runs" \
         in str(info.value)
+
+
+def test_a_container_a_staged_branch_writes_and_returns_holds_the_written_value():
+    # (seed 339) the branch's result was flattened after its writes were undone for the other
+    # branch, so a dict it wrote and then returned (or assigned) came out with its old items
+    staging = pytest.importorskip("staging")
+
+    def after_loop(x, n):
+        d = {"a": -(n << 1)}
+        k = 0
+        while k < n:
+            k += 1
+            if x > 5:
+                return d, k
+        d["a"] = n // (k + n)
+        return d, k
+
+    def in_branch(x):
+        d = {"a": x, "b": [x]}
+        if x > 0:
+            d["a"] = x * 2
+            d["b"][0] = x + 1
+            out = d
+        else:
+            out = {"a": x - 1, "b": [x]}
+        return out, d
+
+    for f, calls in ((after_loop, [(0, np.int64(1)), (0, np.int64(2)), (7, np.int64(2))]),
+                     (in_branch, [(np.float64(3.0),), (np.float64(-3.0),)])):
+        staged = staging.function(f)
+        for args in calls:
+            assert repr(staged(*args)) == repr(f(*args)), (f.__name__, args)
