@@ -162,7 +162,7 @@ def check(op_name, inputs, in_types, output_types, infer):
                 found[i] = WeakPaths(kept, paths.name, paths.location, paths.error)
         if paths.zero_trip is not None and len(outs) == 1:
             _keep_zero_trip(inputs, in_types, paths, outs[0], infer, found)
-    _check_together(op_name, inputs, in_types, outs, infer)
+    _check_together(op_name, inputs, in_types, outs, infer, found)
     return found
 
 
@@ -187,10 +187,12 @@ def _keep_zero_trip(inputs, in_types, paths, out, infer, found) -> None:
 _NOTHING = object()  # (a WeakPaths no input has: _substituted changes no type)
 
 
-def _check_together(op_name, inputs, in_types, outs, infer) -> None:
+def _check_together(op_name, inputs, in_types, outs, infer, found) -> None:
     """check() for several joined inputs that are Python numbers on the same path at once
     (`np.where(v == v, v, v if c else v)`: both operands come from `v`): with each as a Python
-    number alone the op may give the staged type, with all of them not."""
+    number alone the op may give the staged type, with all of them not. A result that is then
+    a Python number the staged type absorbs (`a + b`, both Python ints there) remembers it in
+    found[i], as for one joined input."""
     joined = {}
     for item in inputs:
         paths = getattr(item, "_weak_paths", None)
@@ -206,9 +208,15 @@ def _check_together(op_name, inputs, in_types, outs, infer) -> None:
         except Exception:  # noqa: BLE001 - check_failure's concern
             continue
         alternative = list(alternative) if isinstance(alternative, (tuple, list)) else [alternative]
-        for staged, alt in zip(outs, alternative):
-            if isinstance(staged, TensorType) and alt != staged and not absorbs(staged, alt):
-                item, paths, _ = next(iter(joined.values()))
+        for i, (staged, alt) in enumerate(zip(outs, alternative)):
+            if not isinstance(staged, TensorType) or alt == staged:
+                continue
+            item, paths, _ = next(iter(joined.values()))
+            if absorbs(staged, alt):
+                kept = [*found[i].types] if found[i] is not None else []
+                found[i] = WeakPaths(kept + [alt] * (alt not in kept), paths.name, paths.location, paths.error,
+                                     found[i].zero_trip if found[i] is not None else None)
+            else:
                 raise paths.error(
                     f"{where()}{op_name}: {paths.name} and the other joined values here are Python "
                     f"numbers on some paths and {describe(item.type)} on others (they meet at "

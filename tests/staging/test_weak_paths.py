@@ -710,3 +710,24 @@ def test_the_zero_trip_check_follows_the_number_through_ops_that_keep_it_a_pytho
         dtype_after_an_op_keeping_the_number(np.float64(0.5), np.int64(0))
     with pytest.raises(errors.MissingAttributeError, match="'s' is a Python int before the staged loop at"):
         f(np.float64(0.5), np.int64(0))
+
+
+def _int_or_draw(a):
+    if not (a > a):
+        return 1
+    return np.random.uniform(-2.0, 2.0, 1)[0]
+
+
+def test_a_sum_of_joined_values_that_are_both_python_ints_on_a_path_keeps_that_path():
+    # (seed 347) `v = h(x); v += h(y)`: each a Python int or a float64; on the path where both are
+    # ints the sum is an int, and `v >> 1` works eagerly there; it raised NumPy's TypeError staged
+    def f(x, y):
+        v = _int_or_draw(x)
+        v += _int_or_draw(y)
+        return v >> 1
+
+    assert f(np.bool(False), np.bool(False)) == 1
+    with pytest.raises(errors.BranchMismatchError, match="right_shift: .* is a Python int on some paths and a "
+                       "float64 scalar on others") as info:
+        staging.function(f)(np.bool(False), np.bool(False))
+    assert str(info.value).startswith(f"{__file__}:{line_of(f, 'v >> 1')}:")
