@@ -276,24 +276,29 @@ def _python_int_counters(node: Node) -> set[int]:
                 or stepper.inputs[0] is not body.inputs[j]
                 or not (type(stepper.inputs[1]) is int)):
             continue
-        if all(_counter_uses_ok(g, g.inputs[j], stepper) for g in (cond, body)):
+        if (all(_counter_uses_ok(g, g.inputs[j], stepper) for g in (cond, body))
+                and _counter_uses_ok(body, step, stepper, output=j)):  # (the stepped value runs as one too)
             found.add(j)
     return found
 
 
-def _counter_uses_ok(graph: Graph, counter: Value, stepper: Node) -> bool:
+def _counter_uses_ok(graph: Graph, counter: Value, stepper: Node, output: int | None = None) -> bool:
+    """`counter` is only compared with a real number or used as an index in `graph`, and is not
+    among its outputs (but at position `output`)."""
     for n in graph.nodes:
         if n is stepper:
             continue
         for position, v in enumerate(n.inputs):
             if v is not counter:
                 continue
-            if n.op in _COMPARISONS and not n.subgraphs:
-                continue
+            if n.op in _COMPARISONS and not n.subgraphs and all(
+                    type(o) in (bool, int, float) or getattr(getattr(o, "type", None), "dtype", None) is not None
+                    and o.type.dtype.kind in "biuf" for o in n.inputs if o is not counter):
+                continue  # (a Python int and a complex have no order; NumPy's scalars do)
             if (n.op == "getitem" and position > 0) or (n.op == "setitem" and position > 1):
                 continue  # an index: a Python int selects what an integer scalar selects
             return False
-    return not any(v is counter for v in graph.outputs)
+    return not any(v is counter and k != output for k, v in enumerate(graph.outputs))
 
 
 register_op("while_loop", infer=_given_by_subgraphs("while_loop"), num_outputs=None,

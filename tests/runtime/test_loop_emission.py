@@ -142,3 +142,31 @@ def test_a_staged_print_writes_what_print_writes(capsys):
         assert np.array_equal(got, expected, equal_nan=True)
     with pytest.raises(TypeError):  # print's own check of sep
         staging.function(lambda x: staging.print(x, sep=5))(np.float64(1.0))
+
+
+def _counter_times_array(x, n):
+    i = np.int64(0)
+    y = x * i
+    while i < n:
+        i = i + 1
+        y = x * i  # the stepped counter read by arithmetic: it must stay an int64
+    return y
+
+
+def _counter_against_complex(v, n):
+    k = 0
+    while k < n:
+        k += 1
+        v = v + 0  # stepped by an int literal, like a counter
+        if (1.0j > v) and (v < v):  # NumPy orders a complex and an int64; Python does not
+            break
+    return k, v
+
+
+def test_a_counter_runs_as_a_python_int_only_where_every_use_gives_numpys_answer():
+    # (seed 349) the stepped value of a counter was a Python int too, whatever read it: int32
+    # array * the counter gave int32 (int64 eagerly), and `1j > counter` raised TypeError
+    x = np.arange(3, dtype=np.int32)
+    for f, args in ((_counter_times_array, (x, np.int64(3))), (_counter_against_complex, (np.int64(3), np.int64(3)))):
+        got, want = staging.function(f)(*args), f(*args)
+        assert repr(got) == repr(want), f.__name__
