@@ -61,13 +61,14 @@ class Refill(Exception):
         self.fill = fill
 
 
-def zero_like(x):
+def zero_like(x, staged_lists=False):
     """A function making a zero of x's type and structure (in the graph being built when it is
-    called), or None when x holds something that is not a number, tensor or None."""
+    called), or None when x holds something that is not a number, tensor or None (or, with
+    `staged_lists`, a list a staged loop or `if` built: its zero is an empty list)."""
     leaves = nest.flatten(x)
     makers = []
     for leaf in leaves:
-        maker = zero_leaf(leaf)
+        maker = (lambda: []) if staged_lists and data_structures.is_staged_value(leaf) else zero_leaf(leaf)
         if maker is None:
             return None
         makers.append(maker)
@@ -138,11 +139,11 @@ def fill_return_value(then, other):
     refill = {}
     for i, (a, b) in enumerate(zip(then, other)):
         if is_undefined_return(b) and not is_undefined(a):
-            zero = zero_like(a)
+            zero = zero_like(a, staged_lists=True)
             if zero is not None:
                 out[i] = zero()
         elif is_undefined_return(a) and not is_undefined(b):
-            zero = zero_like(b)
+            zero = zero_like(b, staged_lists=True)
             if zero is not None:
                 refill[i] = zero
     if refill:

@@ -89,7 +89,22 @@ def returning_else_leaves_another_type(x, n):
     return v
 
 
+def returns_a_list_from_nested_ifs_in_a_loop(n, y):
+    # (seed 349) the inner `if` makes the list a staged one; the outer `if`, whose other path
+    # does not return, needed a placeholder for it
+    items = [np.sqrt(y)]
+    for item in items:
+        if item != y:
+            continue
+        if y == n:
+            pass
+        else:
+            return items
+    return items
+
+
 @pytest.mark.parametrize("f, inputs", [
+    (returns_a_list_from_nested_ifs_in_a_loop, [(1, np.array(v)) for v in (0.0, 1.0, 4.0)]),
     (returning_branch_leaves_another_type, [(np.float64(x), np.int8(4)) for x in (-1.0, 0.5, 2.0)]),
     (returning_else_leaves_another_type, [(np.float64(x), np.int8(4)) for x in (-1.0, 0.5, 2.0)]),
     (returns_in_loop_or_its_else, [np.int64(n) for n in (0, 1, 3)]),
