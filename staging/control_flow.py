@@ -91,7 +91,7 @@ def cond(pred, true_fn, false_fn, *, names=None):
 
     merged, out_types = [], []
     for (name, a), b in zip(t_leaves, e_leaves):
-        if a is b and not isinstance(a, Tensor) and not is_tensor_array(a):
+        if a is b and not is_tensor_array(a) and (not isinstance(a, Tensor) or a._graph not in (tg, eg)):
             merged.append(("static", a))
             continue
         if not (is_convertible(a) and is_convertible(b)):
@@ -250,6 +250,9 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
             if new != types[i]:
                 new_types[i] = new
                 changed = True
+        for i in range(n_vars):  # a flag no traced path sets (`return` under a Python `if`) stays
+            if kinds[i] == "dynamic" and type(inits[i]) is bool and out_leaves[i] is bg._loop_placeholders[i]:
+                kinds[i], new_types[i], changed = "static", None, True  # what it was: trace again
         changed = loop_kinds.settle(out_leaves) or changed
         changed = _later_python_numbers(later, out_leaves, kinds, new_types) or changed
         if not changed:
@@ -301,8 +304,9 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
     it = iter(outs)
     leaves = []
     for i, (name, init) in enumerate(flat):
-        if kinds[i] == "dynamic":
-            leaves.append(rebuild_leaf(init, next(it)))
+        if kinds[i] == "dynamic":  # (one the body gives back unchanged is what it was before)
+            out = next(it)
+            leaves.append(init if out_leaves[i] is bg._loop_placeholders[i] else rebuild_leaf(init, out))
         else:
             leaves.append(init)
     branch_writes.write_back(outer, places, leaves[n_vars:])

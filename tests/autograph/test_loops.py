@@ -451,3 +451,34 @@ def test_lists_made_and_read_between_jumps_in_a_staged_loop(same_as_eager):
                   (np.array([-1.0, 2.0]), np.int64(4)), (np.array([1.0, 2.0]), np.int64(0)))
     same_as_eager(list_read_after_a_break, np.array([1.0, 2.0, -1.0, 4.0]), np.array([3.0]),
                   np.zeros(0))
+
+
+_VERBOSE = False
+
+
+class _Box:
+    pass
+
+
+def _return_no_traced_path_takes(x, n):
+    box = _Box()
+    box.b = np.int64(0)
+    k = 0
+    while k < n:
+        k += 1
+        if _VERBOSE:  # a Python condition: the `return` is never traced
+            return box, k
+    box.b = np.int8(x)  # after the loop: another dtype, fine when the loop cannot have returned
+    return box.b, k
+
+
+def test_a_return_flag_no_traced_path_sets_leaves_the_code_after_the_loop_unconditional():
+    # (seed 351) the loop's `do_return` flag went through the staged loop unchanged, yet was a
+    # tensor after it: everything after the loop became a staged `if` on it, and the attribute
+    # given another dtype there was refused
+    staging = pytest.importorskip("staging")
+    f = staging.function(_return_no_traced_path_takes)
+    for n in (0, 3):
+        assert repr(f(np.int64(5), np.int64(n))) == repr(_return_no_traced_path_takes(np.int64(5), np.int64(n)))
+    graph = str(f.get_concrete_function(np.int64(5), np.int64(3)).graph)
+    assert graph.count(" = cond ") == 0, graph

@@ -579,7 +579,8 @@ def test_a_numpy_integer_of_a_python_int_that_does_not_fit_is_refused_when_it_ru
 def test_joined_values_that_are_python_numbers_together_are_checked_together():
     def f(x, n):
         v = 0 if n < x else -x
-        return np.where(v == v, v, v if 0 == v else v)   # all Python ints on one path: int64
+        w = 1 if n < x else x
+        return np.where(v == v, v, w)   # all Python ints on one path: int64
 
     assert f(np.array(2, np.uint8), 0).dtype == np.int64
     with pytest.raises(errors.BranchMismatchError, match="with all of them Python numbers this gives an int64"):
