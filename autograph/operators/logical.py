@@ -143,6 +143,8 @@ def _describe(x) -> str:
         return f"a tensor {x.type}"
     if isinstance(x, (np.ndarray, np.generic)):
         return f"a {x.dtype} value of shape {x.shape}"
+    if type(x) in (bool, int, float, complex):
+        return f"the Python {type(x).__name__} {x!r}"
     return f"a {type(x).__name__}"
 
 
@@ -162,8 +164,8 @@ def _same_type(a, b) -> bool:
         return False
     if type(b) is bool:
         return a.dtype == np.bool_
-    if type(b) is int:
-        return np.issubdtype(a.dtype, np.integer)
+    if type(b) is int:  # (and fits it: -2 or 300 would not join a uint8)
+        return np.issubdtype(a.dtype, np.integer) and np.iinfo(a.dtype).min <= b <= np.iinfo(a.dtype).max
     if type(b) is float:
         return np.issubdtype(a.dtype, np.floating)
     return False

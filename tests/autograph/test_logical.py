@@ -159,3 +159,24 @@ def same_kind_python_number(x):
 
 def test_staged_or_with_a_python_number_of_the_same_kind(same_as_eager):
     same_as_eager(same_kind_python_number, f64(0.0), f64(3.0))
+
+
+def _or_with_a_negative_int(x, y):
+    if y or x:  # only the truth value is used
+        return 1
+    return 2
+
+
+def _or_value_with_a_negative_int(x, y):
+    return y or x
+
+
+def test_a_python_int_that_does_not_fit_the_left_operands_dtype_is_used_by_its_truth():
+    # (seed 353) `y or x` with a uint8 y and the Python int -2: taken as a value of y's dtype,
+    # refused as "-2 does not fit uint8" even in an `if`, where eagerly only its truth counts
+    staging = pytest.importorskip("staging")
+    f = staging.function(_or_with_a_negative_int)
+    for x, y in ((-2, np.uint8(0)), (0, np.uint8(0)), (0, np.uint8(3))):
+        assert f(x, y) == _or_with_a_negative_int(x, y)
+    with pytest.raises(staging.errors.SymbolicValueError, match=r"\(a tensor u8\[\] and the Python int -2\)"):
+        staging.function(_or_value_with_a_negative_int)(-2, np.uint8(0))
