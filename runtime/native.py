@@ -303,6 +303,11 @@ def _build(text: str):
                 break
             except (OSError, subprocess.SubprocessError):  # (an unwritable cache: the next)
                 continue
+        else:
+            function = None
+        if function is None:  # the compiler failed on plain C99: do not try it again
+            global _compiler
+            _compiler = []
         _built[key] = function
         return function
 

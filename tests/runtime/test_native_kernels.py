@@ -176,11 +176,15 @@ def test_switched_off_or_without_a_compiler(monkeypatch, calls):
     assert calls == [] and "for f1_s" in none.executable_source  # NumPy's loops, chunk by chunk
 
 
-def test_a_failed_compile_leaves_the_run_to_numpy(monkeypatch, calls):
+def test_a_failed_compile_leaves_the_run_to_numpy_and_the_compiler_alone(monkeypatch, calls):
     monkeypatch.setattr(native, "_CFLAGS", native._CFLAGS + ["-fno-such-flag-at-all"])
+    monkeypatch.setattr(native, "_compiler", native._find_compiler())
     x = np.linspace(-3, 3, 300)
     concrete = staged(chain, x, options=dict(NATIVE, fusion_min_bytes=1))
     assert_bitwise(concrete(x), chain(x))
+    assert calls == [] and native._compiler == []  # not tried again in this process
+    y = np.linspace(-3, 3, 301)
+    assert_bitwise(staged(chain, y, options=dict(NATIVE, fusion_min_bytes=1))(y), chain(y))
     assert calls == []
 
 
