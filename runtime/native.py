@@ -8,7 +8,8 @@ as a C function that applies every op to an element in registers before moving o
 a big run go to several threads as before.
 
 The results are NumPy's, bit for bit, because every op admitted is one IEEE-754 correctly rounded
-operation or a sign-bit operation (`+ - * /`, negation, square, reciprocal, `sqrt`, `abs`), the
+operation or a sign-bit operation (`+ - * /`, negation, square, reciprocal, `sqrt`, `abs`; and
+`np.maximum` / `np.minimum` where NumPy's loops are seen to follow one rule for NaNs and zeros), the
 operands are of the run's dtype (no promotion, no cast), and the compiler is told not to contract
 or reassociate anything (`-ffp-contract=off`, no fast-math). Python numbers enter as the value
 NumPy's weak-scalar rule casts them to, written as exact hexadecimal literals.
@@ -47,6 +48,11 @@ _C_OPS = {
     "reciprocal": "((T)1 / {0})", "sqrt": "sqrt{f}({0})", "absolute": "fabs{f}({0})",
     "fabs": "fabs{f}({0})",
 }
+# NumPy's maximum and minimum: the first operand when it is NaN or strictly beyond the second,
+# else the second (so a NaN of either comes out, and of two equal zeros the second); admitted
+# only where NumPy's loops on this machine are seen to do exactly that (_min_max_as_numpy)
+_MIN_MAX = {"maximum": "((isnan({0}) || __builtin_isgreater({0}, {1})) ? {0} : {1})",
+            "minimum": "((isnan({0}) || __builtin_isless({0}, {1})) ? {0} : {1})"}
 _C_TYPES = {np.dtype(np.float32): ("float", "f", ctypes.c_float),
             np.dtype(np.float64): ("double", "", ctypes.c_double)}
 # the flags the kernel returns, by np.errstate category
@@ -107,7 +113,8 @@ def _source(run) -> tuple[str, list] | None:
     numbers: dict[tuple, str | None] = {}
     for node in run.nodes:
         y = node.outputs[0]
-        if node.op not in _C_OPS or y.type.dtype != dtype or node.scope:
+        template = _C_OPS.get(node.op) or (_MIN_MAX.get(node.op) if _min_max_as_numpy() else None)
+        if template is None or y.type.dtype != dtype or node.scope:
             return None
         operands = []
         for v in node.inputs:
@@ -134,7 +141,7 @@ def _source(run) -> tuple[str, list] | None:
                 operands.append(numbers[key])
             else:
                 return None
-        steps.append((_C_OPS[node.op], operands, y))
+        steps.append((template, operands, y))
         made.add(id(y))
     outputs = run.escaping
     group = 512 // dtype.itemsize  # elements a group takes through the ops together (ILP)
@@ -163,6 +170,29 @@ def _source(run) -> tuple[str, list] | None:
         " | ((f & FE_UNDERFLOW) ? 4 : 0) | ((f & FE_INVALID) ? 8 : 0);",
         "}", ""])
     return text, [*array_values, *scalars, *outputs]
+
+
+_min_max_checked: list = []
+
+
+def _min_max_as_numpy() -> bool:
+    """Whether np.maximum / np.minimum give _MIN_MAX's answers here, bit for bit, on short and
+    long arrays (NumPy's scalar and SIMD loops) of both float dtypes: signed zeros, NaNs of
+    either operand and of both, infinities."""
+    if not _min_max_checked:
+        same = True
+        nan, other_nan = np.float64(np.nan), -np.float64(np.nan)
+        for dtype in (np.float32, np.float64):
+            for n in (1, 3, 257):
+                a = np.tile(np.array([-0.0, 0.0, nan, 1.0, nan, 2.0, -np.inf, other_nan, 5.0], dtype), n)
+                b = np.tile(np.array([0.0, -0.0, 1.0, nan, other_nan, 1.0, np.inf, nan, 5.0], dtype), n)
+                with np.errstate(all="ignore"):
+                    for ufunc, beyond in ((np.maximum, np.greater), (np.minimum, np.less)):
+                        want = np.where(np.isnan(a) | beyond(a, b), a, b)
+                        got = ufunc(a, b)
+                        same = same and np.array_equal(got.view(f"u{a.itemsize}"), want.view(f"u{a.itemsize}"))
+        _min_max_checked.append(same)
+    return _min_max_checked[0]
 
 
 def _body(steps, outputs, out: str, suffix: str, grouped: bool) -> list[str]:

@@ -158,7 +158,7 @@ def test_subnormal_results_are_not_flushed(calls):
     (lambda x, y: x * y + x - y, (np.ones(500, np.float32), np.ones(500))),  # float32 meets float64
     (lambda x: x * 3 + x - 7, (np.arange(500),)),  # integers
     (lambda x: np.exp(x * 2.0) + 1.0, (np.ones(500),)),  # not one correctly rounded op
-    (lambda x: np.maximum(x, 0.5) * 2.0 + 1.0, (np.ones(500),)),  # NaN rules of its own
+    (lambda x: np.floor(x) * 2.0 + 1.0, (np.ones(500),)),  # not admitted
 ])
 def test_runs_a_kernel_cannot_match_stay_with_numpy(func, args, calls):
     concrete = staged(func, *args, options=dict(NATIVE, fusion_min_bytes=1, elementwise_fusion="all"))
@@ -221,7 +221,7 @@ def test_kernel_source_is_one_loop_of_exact_operations():
     assert text.count("for (int l = 0; l < G; l++)") == 60 and len(operands) == 2
 
 
-_BINARY = ("+", "-", "*", "/")
+_BINARY = ("+", "-", "*", "/", "np.maximum", "np.minimum")
 _UNARY = ("-{}", "np.square({})", "np.reciprocal({})", "np.sqrt({})", "np.abs({})", "np.fabs({})",
           "np.positive({})")
 _CONSTANTS = (0.0, -0.0, 1.0, 0.5, -2.5, 3, 1e-30, 1e30, 1e-300, 1e300, 0.1, 7)
@@ -239,7 +239,8 @@ def random_program(rng, inputs: int, steps: int) -> str:
             a, b = pick(), pick()
             if a[0] not in "xv" and b[0] not in "xv":
                 a = names[-1]
-            expression = f"{a} {_BINARY[rng.integers(4)]} {b}"
+            op = _BINARY[rng.integers(len(_BINARY))]
+            expression = f"{op}({a}, {b})" if op.startswith("np.") else f"{a} {op} {b}"
         else:
             expression = _UNARY[rng.integers(len(_UNARY))].format(names[rng.integers(len(names))])
         lines.append(f"    v{j} = {expression}")
@@ -361,3 +362,26 @@ def test_broadcasting_within_a_row_stays_with_numpy(calls):
     concrete = staged(scaled, x, s, options=dict(NATIVE, fusion_min_bytes=1))
     assert_bitwise(concrete(x, s), scaled(x, s))
     assert calls == [] and "for f1_s" in concrete.executable_source
+
+
+def relu_scale(x, y):
+    return np.maximum(x * 2.0, 0.0) + np.minimum(y, x) - np.maximum(0.5, y)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_maximum_and_minimum_keep_numpys_nans_and_signed_zeros(dtype, calls):
+    values = np.array([-0.0, 0.0, np.nan, -np.nan, 1.0, -1.0, np.inf, -np.inf, 0.5, 2.0], dtype)
+    x, y = np.repeat(values, len(values)), np.tile(values, len(values))  # every pair
+    x, y = np.concatenate([x] * 3), np.concatenate([y] * 3)  # groups and a tail
+    concrete = staged(relu_scale, x, y)
+    with np.errstate(all="ignore"):  # (inf - inf is invalid: NumPy would warn, and so the kernel's
+        assert_bitwise(concrete(x, y), relu_scale(x, y))  # answer stands only where it is ignored)
+    assert calls == [True]
+
+
+def test_maximum_stays_with_numpy_where_its_loops_follow_another_rule(monkeypatch, calls):
+    monkeypatch.setattr(native, "_min_max_checked", [False])
+    x = np.linspace(-1, 1, 300)
+    concrete = staged(relu_scale, x, x[::-1].copy(), options=dict(NATIVE, fusion_min_bytes=1))
+    assert_bitwise(concrete(x, x[::-1].copy()), relu_scale(x, x[::-1].copy()))
+    assert calls == []
