@@ -285,8 +285,8 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
     # After the loop a variable has the types its body gives it on other paths; not the Python
     # number it started as, which it still is only after zero iterations (docs/semantics.md).
     for out, i in zip(outs, dyn_index):
-        out._weak_paths = weak_paths.joined(types[i], leaf_type(out_leaves[i]), types[i], None,
-                                            _paths_of(out_leaves[i]), f"'{flat[i][0]}'", where(),
+        out._weak_paths = weak_paths.joined(types[i], leaf_type(out_leaves[i]), types[i], weak_paths.types_only(
+                                            _paths_of(inits[i])), _paths_of(out_leaves[i]), f"'{flat[i][0]}'", where(),
                                             errors.LoopVariableError)
         start = leaf_type(inits[i]) if i < n_vars else None
         # (eagerly still that Python number when the loop runs zero times: staging.loop_flags;

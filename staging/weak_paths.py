@@ -75,6 +75,15 @@ def joined(a_type, b_type, joined_type, a_paths=None, b_paths=None, name="a valu
     return WeakPaths(others, name, location, error)
 
 
+def types_only(paths):
+    """`paths` without its zero-trip part (None when that leaves nothing): the types a loop's
+    initial value has on other paths, which its output keeps (on the path where the loop ran
+    zero times it is that value; its own zero-trip Python number is the loop's zero_trip)."""
+    if paths is None or not paths.types:
+        return None
+    return WeakPaths(paths.types, paths.name, paths.location, paths.error)
+
+
 def _substituted(inputs, in_types, paths, other) -> list:
     """`in_types` with `other` wherever an input is the joined value `paths` describes (on the
     path where it is `other`, it is so in every position: `v // v`). In an explicit NumPy call

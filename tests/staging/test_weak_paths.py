@@ -732,3 +732,30 @@ def test_a_sum_of_joined_values_that_are_both_python_ints_on_a_path_keeps_that_p
                        "float64 scalar on others") as info:
         staging.function(f)(np.bool(False), np.bool(False))
     assert str(info.value).startswith(f"{__file__}:{line_of(f, 'v >> 1')}:")
+
+
+def _float_or_int(x):
+    k = 0
+    while k < 3 and x > 5:
+        k += 1
+        return -2.0          # a Python float on this path
+    return ~(k ^ 5)          # a Python int on this one
+
+
+def test_a_loop_keeps_the_other_types_its_initial_value_has():
+    # (seed 359) s is a Python float or int (joined: a float); a staged loop that may run zero
+    # times then carried only the float, and `s - n` (an int32 eagerly) became a float64
+    def f(x, n, y):
+        s = _float_or_int(x)
+        k = 0
+        while k < 3 and y:
+            k += 1
+            s = np.float64(k) + 0.5
+        s -= n
+        return s
+
+    args = (np.uint32(1), np.int32(1), np.uint64(0))
+    assert type(f(*args)) is np.int32
+    with pytest.raises(errors.LoopVariableError, match="subtract: 's' is a Python int on some paths and a "
+                       "float64 scalar on others"):
+        staging.function(f)(*args)
