@@ -184,7 +184,12 @@ def _keep_zero_trip(inputs, in_types, paths, out, infer, found) -> None:
         return
     try:
         alternative = infer(_substituted(inputs, in_types, paths, start))
-    except Exception:  # noqa: BLE001 - fails on that path: not a number there
+    except Exception as exc:  # noqa: BLE001 - Python raises there: so does the graph, when it runs
+        if not isinstance(exc, TypeError):
+            return  # (a value's error, a division by zero: staging.value_checks)
+        check_ran(loops, f"{where()}{paths.name} is still {describe(start)} because the staged loop at "
+                         f"{paths.location.rstrip(': ')} ran zero times, and there Python raises "
+                         f"{type(exc).__name__}: {_plain(exc)}", errors.LoopVariableError)
         return
     alternative = alternative[0] if isinstance(alternative, (tuple, list)) else alternative
     if isinstance(alternative, TensorType) and alternative.weak:

@@ -759,3 +759,25 @@ def test_a_loop_keeps_the_other_types_its_initial_value_has():
     with pytest.raises(errors.LoopVariableError, match="subtract: 's' is a Python int on some paths and a "
                        "float64 scalar on others"):
         staging.function(f)(*args)
+
+
+def test_an_op_python_refuses_on_the_number_a_loop_left_unchanged_raises_when_it_ran_zero_times():
+    # (seed 361) `s > 1j` with s a Python int when the loop ran zero times: Python raises
+    # TypeError; the staged int64 compared with the complex and returned True
+    def f(n, y):
+        s = 1
+        s = s + 0
+        k = 0
+        while k < n:
+            k += 1
+            s //= y
+        return s > 1j
+
+    with pytest.raises(TypeError):
+        f(np.int64(0), np.True_)
+    g = staging.function(f)
+    with pytest.raises(errors.LoopVariableError, match="'s' is still a Python int because the staged loop at .* ran "
+                       "zero times, and there Python raises TypeError") as info:
+        g(np.int64(0), np.True_)
+    assert isinstance(info.value, TypeError)
+    assert g(np.int64(2), np.True_) == np.int64(1) > 1j  # it ran: NumPy's comparison, as eagerly
