@@ -124,6 +124,15 @@ def _power_operator(reflected):
     """`x ** y`: the `pow` op (Python's operator, see runtime.ops.elementwise), not np.power."""
     def method(self, other):
         left, right = _read_values((other, self) if reflected else (self, other))
+        if type(left) is Tensor and left.dtype == np.bool_ and not left.type.weak and type(right) is int \
+                and right == 2:  # ndarray.__pow__ squares: int8 for a bool array, int64 for np.bool_
+            kind = array0d.kind_of(left)
+            if kind == array0d.MIXED:
+                raise errors.BranchMismatchError(
+                    f"{where()}`** 2` of a bool value that is {kind}: NumPy squares the array (int8) and "
+                    f"raises the scalar to a power (int64); make it one or the other")
+            if kind == array0d.ARRAY:
+                return record("square", [left])
         return record("pow", [_as_input(complex_operand(left, right)), _as_input(right)])
     return method
 

@@ -76,3 +76,17 @@ def test_products_of_complex_scalars_are_the_operators_or_the_ufuncs_as_written(
             a, b = (dtype(complex(*rng.normal(size=2) * 3)) for _ in range(2))
             y = complex(*rng.normal(size=2))
             assert_identical(staged(a, b, y), complex_products(a, b, y))
+
+
+def test_a_bool_array_squared_with_the_power_operator_is_int8_as_numpy_makes_it():
+    # (seed 369) ndarray.__pow__ squares for `** 2`: int8 for a bool array (np.power gives int64,
+    # and so does a np.bool_ scalar's `** 2`); the staged type said int64, and `<< 1` after it
+    # gave int64 where eagerly int8
+    def f(x):
+        return (x ** 2) << 1, x ** 2.0, x ** 3
+
+    for x in (np.array([False, True]), np.array(True), np.True_):
+        staged, eager = staging.function(f)(x), f(x)
+        for s, e in zip(staged, eager):
+            assert type(s) is type(e) and np.asarray(s).dtype == np.asarray(e).dtype
+            np.testing.assert_array_equal(s, e)
