@@ -12,7 +12,7 @@ from .joins import (align_captures, is_convertible, is_tensor_array, is_undefine
                     rebuild_leaf, top_level_paths, truth_value, value_in)
 from .source_map import where
 from .tensor import Tensor, has_staged_value
-from .unset import MaybeMissing
+from .unset import MaybeMissing, other_path
 
 
 # -- cond --------------------------------------------------------------------
@@ -90,7 +90,7 @@ def cond(pred, true_fn, false_fn, *, names=None):
     e_leaves += [e_flags[i] for i in flagged]
 
     merged, out_types = [], []
-    for (name, a), b in zip(t_leaves, e_leaves):
+    for (name, a), b in (other_path(leaf, b) for leaf, b in zip(t_leaves, e_leaves)):
         if a is b and not is_tensor_array(a) and (not isinstance(a, Tensor) or a._graph not in (tg, eg)):
             merged.append(("static", a))
             continue

@@ -101,6 +101,29 @@ MaybeUndefined.__int__ = _checked(int)
 MaybeUndefined.__float__ = _checked(float)
 
 
+class SameAsOtherPath:
+    """The placeholder of an object (not tensors or numbers: a Box, a function) that one path of a
+    staged `if` leaves unset: the `if` passes on the other path's object, whichever object that
+    is when the branches are traced again (the name's defined flag keeps this path from
+    reading it)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def other_path(leaf, b):
+    """A (name, true branch value) pair and the false branch value, with a SameAsOtherPath on
+    either side replaced by the other side's value."""
+    name, a = leaf
+    if type(a) is SameAsOtherPath:
+        a = b if type(b) is not SameAsOtherPath else a.value
+    if type(b) is SameAsOtherPath:
+        b = a if type(a) is not SameAsOtherPath else b.value
+    return (name, a), b
+
+
 class MaybeMissing(MaybeUndefined):
     """An attribute set on only some paths of a staged `if`, and absent before it: a read where
     it is used checks at run time that it was set, raising AttributeError (at the reading line)

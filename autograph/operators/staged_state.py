@@ -18,7 +18,7 @@ from staging import errors, nest
 from staging.debugging import check as staged_check
 from staging.source_map import where
 from staging.tensor import is_symbolic
-from staging.unset import zero_leaf
+from staging.unset import SameAsOtherPath, zero_leaf
 
 # The name the return converter gives the return value (retval_, retval_1, ...).
 _RETURN_VALUE = re.compile(r"retval_\d*$")
@@ -119,7 +119,7 @@ def fill_unassigned(then, other, flagged):
     for i in flagged:
         if is_undefined(out[i]) and not is_undefined(then[i]):
             value = then[i].value if is_maybe_undefined(then[i]) else then[i]
-            out[i] = PlaceholderUnset(placeholder_maker(value)())
+            out[i] = PlaceholderUnset(placeholder_maker(value, other_path=True)())
     return tuple(out)
 
 
@@ -151,7 +151,7 @@ def fill_return_value(then, other):
     return tuple(out)
 
 
-def placeholder_maker(value):
+def placeholder_maker(value, other_path=False):
     """A maker of a placeholder of value's type (a name assigned on only some paths), or None.
     A value that is not made of tensors and numbers (an object, a function, a string) is its own
     placeholder: it passes through the staged `if` unchanged, and the run-time check of the
@@ -161,8 +161,8 @@ def placeholder_maker(value):
     if is_undefined(value) or data_structures.is_staged_value(value):
         return None
     zero = zero_like(value)
-    if zero is None and not _holds_tensors(value):
-        return lambda: value
+    if zero is None and not _holds_tensors(value):  # (other_path: the staged `if` passes on the other
+        return (lambda: SameAsOtherPath(value)) if other_path else (lambda: value)  # path's object)
     return zero
 
 
@@ -188,7 +188,7 @@ def check_defined(a, b, names, where, flagged):
                     f"return tensors or numbers (or tuples, lists and dicts of them)")
             if i in flagged:
                 continue
-            maker = placeholder_maker(y if is_undefined(x) else x)
+            maker = placeholder_maker(y if is_undefined(x) else x, other_path=True)
             if maker is None:
                 raise errors.UndefinedNameError(
                     f"{where}'{name}' is assigned in only one branch of this `if`, whose condition "

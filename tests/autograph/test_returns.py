@@ -185,3 +185,25 @@ def test_staged_function_returning_none_on_every_path():
     staging = pytest.importorskip("staging")
     out = []
     assert staging.function(returns_none_everywhere)(np.float64(1.0), out) is None
+
+
+class _Box:
+    pass
+
+
+def returns_or_makes_an_object(x, n, y):
+    # (seed 363) the object made in one branch was the placeholder of the returning branch, as
+    # made by the first trace; the second trace made another: "a Box and a Box"
+    if y == n:
+        return n > 0
+    elif x:
+        box = _Box()
+        box.a = n >= n
+    else:
+        return y > 1
+    return box.a
+
+
+def test_an_object_made_on_one_path_while_the_others_return(same_as_eager):
+    same_as_eager(returns_or_makes_an_object,
+                  *[(np.bool_(x), np.int64(n), np.int64(y)) for x in (False, True) for n, y in ((0, 0), (0, 2), (1, 0))])
