@@ -17,7 +17,7 @@ from .unset import MaybeMissing, other_path
 
 # -- cond --------------------------------------------------------------------
 
-def cond(pred, true_fn, false_fn, *, names=None):
+def cond(pred, true_fn, false_fn, *, names=None, unread=()):
     """`true_fn()` if pred else `false_fn()`; staged as one `cond` node when `pred` is symbolic.
 
     Both functions take no arguments and return the same nested structure.
@@ -71,7 +71,7 @@ def cond(pred, true_fn, false_fn, *, names=None):
         loc for ident, (loc, _) in e_written.items() if ident not in t_written]
     kept, t_flags, e_flags = [], [], []
     for location in locations:
-        if mutation.unobservable(location, locations):  # an object a branch made and dropped
+        if mutation.unobservable(location, locations, unread):  # made and dropped, or never read again
             continue
         before = location.read()
         a = t_written.get(location.ident, (None, before))[1]

@@ -134,15 +134,17 @@ class recording:
         return False
 
 
-def unobservable(location: Location, known) -> bool:
+def unobservable(location: Location, known, unread=()) -> bool:
     """Whether nothing but the journal refers to the object written (one the branch or loop body
     made and then dropped, such as `o = Box(); o.a = v` in a branch that does not keep `o`): no
     code can see the write after the staged construct, so it needs no merging. `known`: every
-    Location the caller still holds; the object's only references must be theirs."""
+    Location the caller still holds; the object's only references must be theirs. `unread`: the
+    objects of local names nothing reads after the construct (each referred to by that name's
+    cell and by this tuple)."""
     if location.kind == "tensor":
         return False
     obj = location.obj
-    held = len({id(loc) for loc in known if loc.obj is obj})
+    held = len({id(loc) for loc in known if loc.obj is obj}) + 2 * sum(o is obj for o in unread)
     return sys.getrefcount(obj) <= held + 2  # + `obj` here + getrefcount's argument
 
 

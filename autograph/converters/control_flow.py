@@ -45,6 +45,7 @@ class _ControlFlow(transformer.Transformer):
         #                  the return converter's (flag, value) names or None)
         self.values_name = None
         self.loop_depths = []  # per function: how many loops enclose the statement converted now
+        self.local_names = []  # per function: the names it assigns (its own locals)
 
     # Scopes
 
@@ -58,7 +59,9 @@ class _ControlFlow(transformer.Transformer):
         self.scopes.append((cells, activity.declared_outer(node), maybe_undefined,
                             anno.getanno(node, anno.Basic.RETURN_FLAG, None)))
         self.loop_depths.append(0)
+        self.local_names.append({n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)})
         node.body = self._block(node.body)
+        self.local_names.pop()
         self.loop_depths.pop()
         self.scopes.pop()
         for r, assigned in reads:
@@ -166,6 +169,7 @@ class _ControlFlow(transformer.Transformer):
     def visit_If(self, node):
         true_name, false_name = self.ctx.namer.new_group(("if_true", "if_false"))
         state = self._state(node)
+        unread = self._unread_after(node)
         node.body = self._block(node.body)
         node.orelse = self._block(node.orelse)
         outputs = self.ctx.ordered(state.outputs)
@@ -186,8 +190,32 @@ class _ControlFlow(transformer.Transformer):
             # a branch may return: what it leaves is never read (outside loops: a loop's
             # condition still reads its variables after a return in its body)
             call.value.keywords.append(ast.keyword(arg="returns", value=templates.str_tuple(returns)))
+        if unread:
+            call.value.keywords.append(ast.keyword(arg="unread", value=ast.Lambda(
+                args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                                   kwarg=None, defaults=[]),
+                body=ast.Tuple(elts=[templates.name(n) for n in unread], ctx=ast.Load()))))
         out.append(call)
         return out
+
+    def _unread_after(self, node) -> list[str]:
+        """The local names whose objects the branches of `node` write items or attributes of and
+        that nothing reads after it (not live after it, not captured by a nested function): a
+        staged `if` need not merge such writes when nothing else refers to the objects."""
+        live_out = anno.getanno(node, anno.Static.LIVE_OUT, None)
+        if live_out is None or not self.local_names:
+            return []
+        cells, declared = self.scopes[-1][0], self.scopes[-1][1]
+        bases = set()
+        for part in node.body + node.orelse:
+            for a in ast.walk(part):
+                if isinstance(a, (ast.Attribute, ast.Subscript)) and isinstance(a.ctx, ast.Store) and \
+                        isinstance(a.value, ast.Name):
+                    bases.add(a.value.id)
+                elif _is_setattr(a) or _is_setitem(a):
+                    bases.add(a.args[0].id)
+        return sorted(n for n in bases if n in self.local_names[-1] and n not in live_out and n not in cells
+                      and n not in declared and n not in self.globals_declared)
 
     def visit_While(self, node):
         body_name, = self.ctx.namer.new_group(("loop_body",))
@@ -324,6 +352,13 @@ def _attributes_written_in_blocks(stmts) -> set:
                         elif _is_setattr(a):  # `o.b = v` as the composite-assignment converter wrote it
                             found.add(f"{a.args[0].id}.{a.args[1].value}")
     return found
+
+
+def _is_setitem(n) -> bool:
+    f = getattr(n, "func", None)
+    return (isinstance(n, ast.Call) and isinstance(f, ast.Attribute) and f.attr == "setitem"
+            and isinstance(f.value, ast.Name) and f.value.id == "ag__" and len(n.args) == 3
+            and isinstance(n.args[0], ast.Name))
 
 
 def _is_setattr(n) -> bool:

@@ -34,20 +34,22 @@ def _outer_write_error(kind, outer_writes):
 # -- if ------------------------------------------------------------------------
 
 def if_stmt(cond, if_true, if_false, state, names, outer_writes=(), cells=(), get_state=None,
-            set_state=None, returns=()):
+            set_state=None, returns=(), unread=None):
     """Runs one branch on a concrete condition, stages both with staging.cond on a symbolic one.
 
     Branches take `state` as arguments (the outputs first, named by `names`, then names a
     branch reads before writing) and return the new values of the outputs. `cells`: cell
     variables the branches write, read and written with get_state() / set_state(values).
     `returns`: the (flag, value) names of the function's lowered returns when a branch may
-    return: the other names a returning branch leaves are never read afterwards.
+    return: the other names a returning branch leaves are never read afterwards. `unread()`: the
+    objects of names nothing reads after the `if` (their writes need no merging when nothing
+    else refers to them).
     """
     if is_symbolic(cond) or data_structures.is_staged_value(cond):
         if outer_writes:
             raise _outer_write_error("`if`", outer_writes)
         return _staged_if(cond, if_true, if_false, tuple(state), tuple(names),
-                          Cells(cells, get_state, set_state), tuple(returns))
+                          Cells(cells, get_state, set_state), tuple(returns), _objects(unread))
     if cond:
         result = if_true(*state)
     elif if_false is not None:
@@ -57,7 +59,14 @@ def if_stmt(cond, if_true, if_false, state, names, outer_writes=(), cells=(), ge
     return () if result is None else result
 
 
-def _staged_if(cond, if_true, if_false, state, names, cells, returns=()):
+def _objects(unread) -> tuple:
+    try:
+        return unread() if unread is not None else ()
+    except NameError:  # (a name not bound on this path)
+        return ()
+
+
+def _staged_if(cond, if_true, if_false, state, names, cells, returns=(), unread=()):
     where = _where()
     n = len(names)
     all_names = names + cells.names
@@ -103,7 +112,7 @@ def _staged_if(cond, if_true, if_false, state, names, cells, returns=()):
             return run
 
         try:
-            results = staged.cond(cond, branch("then", if_true), branch("else", if_false),
+            results = staged.cond(cond, branch("then", if_true), branch("else", if_false), unread=unread,
                                   names=display_names(all_names) + tuple(
                                       f"<{display_names(all_names)[i]} defined>" for i in flagged))
         except Refill as retry:

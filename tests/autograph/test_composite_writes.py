@@ -257,3 +257,50 @@ def test_a_container_a_staged_branch_writes_and_returns_holds_the_written_value(
         staged = staging.function(f)
         for args in calls:
             assert repr(staged(*args)) == repr(f(*args)), (f.__name__, args)
+
+
+class _Box:
+    pass
+
+
+def _local_object_written_after_a_staged_return(n, y):
+    box = _Box()
+    box.a = np.int64(1)
+    for i in range(1, n):
+        return y < i
+    box.a = y  # float16 after int64: never read again, so the staged `if` need not merge it
+    return n >= 2
+
+
+def _local_object_kept_in_a_list(n, y):
+    box = _Box()
+    box.a = np.int64(1)
+    kept = [box]
+    for i in range(1, n):
+        return y < i
+    box.a = y
+    return kept[0].a > 0
+
+
+def _local_object_read_by_a_closure(n, y):
+    box = _Box()
+    box.a = np.int64(1)
+    read = lambda: box.a  # noqa: E731
+    for i in range(1, n):
+        return y < i
+    box.a = y
+    return read() > 0
+
+
+def test_writes_to_a_local_object_nothing_reads_afterwards_need_no_merging():
+    # (seeds 367, 371) `box.a = y` after a loop that may return is under a staged `if` on the
+    # return flag: its dtype differs from the value before, which was refused though `box` is
+    # never read again
+    staging = pytest.importorskip("staging")
+    f = staging.function(_local_object_written_after_a_staged_return)
+    for n in (1, 3):
+        args = (np.int64(n), np.float16(0.5))
+        assert repr(f(*args)) == repr(_local_object_written_after_a_staged_return(*args))
+    for g in (_local_object_kept_in_a_list, _local_object_read_by_a_closure):  # it is read: refused
+        with pytest.raises(staging.errors.BranchMismatchError, match="'_Box.a' has dtype float16 in one case"):
+            staging.function(g)(np.int64(3), np.float16(0.5))
