@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import ListType, TensorType
+from runtime import TensorType
 
-from . import aliasing, array0d, branch_errors, branch_writes, errors, loop_flags, mutation, nest, weak_paths
+from . import (aliasing, array0d, branch_errors, branch_writes, errors, loop_flags, mutation, nest, tensor_array,
+               weak_paths)
 from .graph_building import FuncGraph, building, current_graph, record
 from .joins import (align_captures, is_convertible, is_tensor_array, is_undefined, join_types, leaf_type,
                     rebuild_leaf, top_level_paths, truth_value, value_in)
 from .source_map import where
 from .tensor import Tensor, has_staged_value
-from .unset import MaybeMissing, other_path
+from .unset import MaybeMissing, loop_placeholder, other_path
 
 
 # -- cond --------------------------------------------------------------------
@@ -102,7 +103,7 @@ def cond(pred, true_fn, false_fn, *, names=None, unread=()):
             joined = join_types(leaf_type(a), leaf_type(b), f"'{name}'")
         except errors.BranchMismatchError as exc:
             raise errors.BranchMismatchError(f"{where()}{exc} (branches of a staged `if`)") from None
-        merged.append(("dynamic", a if is_tensor_array(a) else b if is_tensor_array(b) else None))
+        merged.append(("dynamic", tensor_array.either_list(a, b)))
         out_types.append(joined)
 
     dyn = [(name, a, b) for (name, a), b, (kind, _) in zip(t_leaves, e_leaves, merged) if kind == "dynamic"]
@@ -222,7 +223,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
                 # type, which converted code never reads (it tracks whether the name is set).
                 kinds[i] = "dynamic"
                 new_types[i] = leaf_type(out)
-                inits[i] = _placeholder_value(new_types[i])
+                inits[i] = loop_placeholder(new_types[i])
                 flat[i] = (name, inits[i])
                 changed = True
                 continue
@@ -250,6 +251,11 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, *, names=None, sh
             if new != types[i]:
                 new_types[i] = new
                 changed = True
+        for i, out in enumerate(out_leaves):  # Python numbers the body writes into a list: it holds them
+            if kinds[i] == "dynamic" and is_tensor_array(out) and is_tensor_array(inits[i]) and \
+                    inits[i].with_weak_elements(out) is not inits[i]:
+                inits[i] = inits[i].with_weak_elements(out)
+                flat[i], changed = (flat[i][0], inits[i]), True
         for i in range(n_vars):  # a flag no traced path sets (`return` under a Python `if`) stays
             if kinds[i] == "dynamic" and type(inits[i]) is bool and out_leaves[i] is bg._loop_placeholders[i]:
                 kinds[i], new_types[i], changed = "static", None, True  # what it was: trace again
@@ -329,16 +335,6 @@ def _later_python_numbers(later, out_leaves, kinds, types) -> bool:
                 later.setdefault(i, []).append(u)
                 changed = True
     return changed
-
-
-def _placeholder_value(t):
-    if isinstance(t, ListType):
-        raise errors.LoopVariableError(f"{where()}a list first created inside a staged loop cannot be "
-                                       f"carried out of it; create it before the loop")
-    if t.weak:
-        return t.python_type(0)
-    return np.zeros(tuple(0 if d is None else d for d in t.shape), dtype=t.dtype)[()] if t.shape == () \
-        else np.zeros(tuple(0 if d is None else d for d in t.shape), dtype=t.dtype)
 
 
 def _trace_loop(outer, cond, body, loop_vars, flat, kinds, types, counter, maximum_iterations, places,

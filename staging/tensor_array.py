@@ -6,9 +6,10 @@ import numpy as np
 
 from runtime import TensorType
 
-from . import aliasing, errors, joins
+from . import aliasing, errors, joins, weak_paths
 from .graph_building import current_graph, record
 from .source_map import where
+from .joins import is_tensor_array
 from .tensor import Tensor
 
 
@@ -28,6 +29,9 @@ class TensorArray:
     _is_tensor_array = True
 
     def __init__(self, dtype=None, size=0, dynamic_size=False, element_shape=None, *, _handle=None):
+        # the Python-number types written into the staged list (as elements of its dtype), and
+        # where: an element read from it may be such a number eagerly (staging.weak_paths)
+        self.weak_elements, self.weak_where = (), ""
         self.dtype = np.dtype(dtype) if dtype is not None else None
         self.dynamic_size = bool(dynamic_size)
         self.element_shape = tuple(element_shape) if element_shape is not None else None
@@ -53,12 +57,36 @@ class TensorArray:
     def _staged(self) -> bool:
         return self._handle is not None
 
-    def _with_handle(self, handle: Tensor) -> "TensorArray":
+    def _with_handle(self, handle: Tensor, written=None) -> "TensorArray":
         el = handle.type.element
         # an undeclared dtype is the elements' (a list of Python numbers keeps them as they are)
         dtype = self.dtype if self.dtype is not None else (el.dtype if el is not None and not el.weak else None)
-        return TensorArray(dtype, dynamic_size=self.dynamic_size, element_shape=self.element_shape,
+        made = TensorArray(dtype, dynamic_size=self.dynamic_size, element_shape=self.element_shape,
                            _handle=handle)
+        made.weak_elements, made.weak_where = self.weak_elements, self.weak_where
+        weak = written.type if isinstance(written, Tensor) else TensorType.of(written) \
+            if type(written) in (bool, int, float, complex) else None
+        if weak is not None and weak.weak and el is not None and not el.weak and weak not in made.weak_elements:
+            made.weak_elements += (weak,)
+            made.weak_where = made.weak_where or where()
+        return made
+
+    def with_weak_elements(self, other) -> "TensorArray":
+        """This list, also holding the Python-number elements `other` (another version of it: a
+        branch's, a loop body's) holds."""
+        if all(t in self.weak_elements for t in other.weak_elements):
+            return self
+        made = self._with_handle(self._handle)
+        made.weak_elements += tuple(t for t in other.weak_elements if t not in self.weak_elements)
+        made.weak_where = made.weak_where or other.weak_where
+        return made
+
+    def _element(self, value):
+        """A value read from the staged list: remembers the Python-number types it may be."""
+        if self.weak_elements and isinstance(value, Tensor):
+            value._weak_paths = weak_paths.WeakPaths(self.weak_elements, "an element of this list",
+                                                     self.weak_where, errors.LoopVariableError)
+        return value
 
     def _cast(self, value):
         if self.dtype is None:
@@ -95,7 +123,7 @@ class TensorArray:
 
     # -- API ------------------------------------------------------------------
     def write(self, index, value) -> "TensorArray":
-        value = self._cast(value)
+        written, value = value, self._cast(value)
         if self._staged:
             if not isinstance(value, Tensor):
                 value = np.asarray(value)
@@ -103,7 +131,7 @@ class TensorArray:
             self._check_element(value)
             aliasing.note_stored(value, "written into")
             handle = record("list_write", [self._handle, index, value], {"dynamic_size": self.dynamic_size})
-            return self._with_handle(handle)
+            return self._with_handle(handle, written)
         index = int(index)
         if self.dtype is None:
             self.dtype = np.asarray(value).dtype
@@ -117,11 +145,11 @@ class TensorArray:
 
     def append(self, value) -> "TensorArray":
         if self._staged:
-            value = self._cast(value)
+            written, value = value, self._cast(value)
             self._check_element(value)
             aliasing.note_stored(value, "appended to")
             handle = record("list_write", [self._handle, self.length(), value], {"dynamic_size": True})
-            return self._with_handle(handle)
+            return self._with_handle(handle, written)
         value = self._cast(value)
         if self.dtype is None:
             self.dtype = np.asarray(value).dtype
@@ -150,7 +178,7 @@ class TensorArray:
                     f"dtype= and element_shape= when creating it")
             value = record("list_read", [self._handle, index])
             aliasing.note_stored(value, "read from")
-            return value
+            return self._element(value)
         value = self._items[int(index)]
         if value is None:
             raise ValueError(f"TensorArray element {int(index)} was read before it was written")
@@ -160,7 +188,7 @@ class TensorArray:
         """Removes and returns the last element: (new TensorArray, value)."""
         if self._staged:
             handle, value = record("list_pop", [self._handle])
-            return self._with_handle(handle), value
+            return self._with_handle(handle), self._element(value)
         return self, self._items.pop()
 
     def stack(self):
@@ -243,3 +271,11 @@ class TensorArray:
         if self._staged:
             return f"<staging.TensorArray {self._handle.type}>"
         return f"<staging.TensorArray {self._items!r}>"
+
+
+def either_list(a, b):
+    """The list a staged `if` gives where its branches give the staged lists a and b (or one of
+    them, the other an empty Python list): holding the Python-number elements of both."""
+    if is_tensor_array(a):
+        return a.with_weak_elements(b) if is_tensor_array(b) else a
+    return b if is_tensor_array(b) else None

@@ -11,6 +11,8 @@ import operator
 
 import numpy as np
 
+from runtime import ListType
+
 from . import errors
 from .source_map import where as _where
 from .tensor import is_symbolic
@@ -111,6 +113,18 @@ class SameAsOtherPath:
 
     def __init__(self, value):
         self.value = value
+
+
+def loop_placeholder(t):
+    """The value before a staged loop of a name the loop first assigns, of type `t` (a zero:
+    converted code never reads it)."""
+    if isinstance(t, ListType):
+        raise errors.LoopVariableError(f"{_where()}a list first created inside a staged loop cannot be "
+                                       f"carried out of it; create it before the loop")
+    if t.weak:
+        return t.python_type(0)
+    zero = np.zeros(tuple(0 if d is None else d for d in t.shape), dtype=t.dtype)
+    return zero[()] if t.shape == () else zero
 
 
 def other_path(leaf, b):

@@ -183,3 +183,45 @@ def test_a_python_int_that_does_not_fit_the_lists_integer_dtype_is_refused_when_
                        "Python int that does not fit uint8") as info:
         staged(np.int64(1))
     assert str(info.value).startswith(__file__)
+
+
+def _int_into_float32_list_in_branch(x, c):
+    values = [x.astype(np.float32)]
+    if c > 0:
+        values.append(len(values))
+    return np.multiply(values[-1], np.uint16(3))  # uint16 for the Python int, float32 staged
+
+
+def _int_into_float32_list_in_loop(x, c):
+    values = [x.astype(np.float32)]
+    k = 0
+    while k < c:
+        k += 1
+        values.append(3)
+    return np.multiply(values[-1], np.uint16(3))
+
+
+def _int_into_int64_list_in_loop(x, c):
+    values = [x * 2]
+    k = 0
+    while k < c:
+        k += 1
+        values.append(k + 1)  # a Python int: the same result type as the int64 below
+    return values[-1] + np.int64(1), values[0] * 2.0
+
+
+def test_an_element_that_may_be_a_python_number_is_checked_as_a_joined_value():
+    # (seed 423) a Python number appended to a staged list of float32 became a float32 element;
+    # `np.multiply(element, np.uint16(3))` gave float32 where eagerly uint16
+    staging = pytest.importorskip("staging")
+    args = (np.array(5, np.uint16), np.int64(1))
+    for f in (_int_into_float32_list_in_branch, _int_into_float32_list_in_loop):
+        assert f(*args).dtype == np.uint16
+        with pytest.raises(staging.errors.LoopVariableError, match="multiply: an element of this list is a Python "
+                           "int on some paths and a float32 scalar on others") as info:
+            staging.function(f)(*args)
+        assert str(info.value).startswith(__file__)
+    g = staging.function(_int_into_int64_list_in_loop)
+    for c in (0, 3):
+        got, want = g(np.int64(4), np.int64(c)), _int_into_int64_list_in_loop(np.int64(4), np.int64(c))
+        assert repr(got) == repr(want)
