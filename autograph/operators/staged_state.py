@@ -81,6 +81,8 @@ def placeholder(name, value, where, kind):
     `do_return`, a created variable by the check that the loop ran)."""
     if is_maybe_undefined(value):  # assigned on only some paths of the body: refused by the caller
         value = value.value
+    if name in display_names(("retval_",)) and data_structures.is_staged_value(value):
+        return []  # (an empty list, which the loop makes a staged one of the body's element type)
     make = zero_like(value)
     if make is None or data_structures.is_staged_value(value):
         what = "a list" if data_structures.is_staged_value(value) else f"a {type(value).__name__}"

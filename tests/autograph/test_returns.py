@@ -207,3 +207,18 @@ def returns_or_makes_an_object(x, n, y):
 def test_an_object_made_on_one_path_while_the_others_return(same_as_eager):
     same_as_eager(returns_or_makes_an_object,
                   *[(np.bool_(x), np.int64(n), np.int64(y)) for x in (False, True) for n, y in ((0, 0), (0, 2), (1, 0))])
+
+
+def returns_a_list_from_a_staged_loop(x, n):
+    # (seed 435) the return value first set inside the loop is a list: its placeholder before
+    # the loop is an empty list, which the loop stages with the body's element type
+    items = [n]
+    for i in range(n):
+        if i >= 0:
+            return items
+    items.append(n + 1)
+    return items
+
+
+def test_a_list_returned_from_inside_a_staged_loop(same_as_eager):
+    same_as_eager(returns_a_list_from_a_staged_loop, *[(1.0, np.int32(k)) for k in (0, 1, 3)])
