@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import staging
+from _runtime_helpers import assert_bitwise, chain
 from runtime import native
 
 pytestmark = pytest.mark.skipif(not native._find_compiler(), reason="no C compiler on this machine")
@@ -42,19 +43,6 @@ def staged(func, *args, options=NATIVE):
     with staging.optimizer_options(**options):
         concrete = f.get_concrete_function(*args)
     return concrete
-
-
-def assert_bitwise(a, b):
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.dtype == b.dtype and a.shape == b.shape
-    assert np.array_equal(a.view(f"u{a.itemsize}"), b.view(f"u{b.itemsize}"))
-
-
-def chain(x):
-    for _ in range(20):
-        x = x * 1.0001 + 0.5
-        x = x - 0.25
-    return x
 
 
 def mixed(x, y, s):

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import staging
+from _runtime_helpers import assert_bitwise, chain
 from runtime.parallel import run_parts, split_bounds
 from staging import TensorSpec
 
@@ -35,19 +36,6 @@ def source_of(func, *args, options=SPLIT, **kwargs) -> str:
     f = staging.function(func, **kwargs)
     with staging.optimizer_options(**options):
         return f.get_concrete_function(*args).executable_source
-
-
-def assert_bitwise(a, b):
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.dtype == b.dtype and a.shape == b.shape
-    assert np.array_equal(a.view(f"u{a.itemsize}"), b.view(f"u{b.itemsize}"))
-
-
-def chain(x):
-    for _ in range(20):
-        x = x * 1.0001 + 0.5
-        x = x - 0.25
-    return x
 
 
 @pytest.mark.parametrize("n", [1, 63, 64, 1000, 4099])
