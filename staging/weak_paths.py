@@ -277,14 +277,17 @@ def check_failure(op_name, inputs, in_types, error, infer) -> None:
     as it is on another path, the op works (`n & 1` for the Python int `n` that became a float
     where it met 1.5), eagerly that path does not fail: refuse, naming the value, instead."""
     for item, paths, other, types in _alternatives(inputs, in_types):
+        eagerly = "works eagerly on the first"
         try:
             infer(types)
-        except Exception:  # noqa: BLE001 - fails on that path too
-            continue
+        except Exception as exc:  # noqa: BLE001 - fails on that path too (with another error: refused)
+            if isinstance(exc, type(error)) or isinstance(error, type(exc)):
+                continue
+            eagerly = f"raises {type(exc).__name__} eagerly on the first"
         raise paths.error(
             f"{where()}{op_name}: {paths.name} is {describe(other)} on some paths and "
             f"{describe(item.type)} on others (they meet at {paths.location.rstrip(': ')}); "
-            f"{op_name} works eagerly on the first and fails staged ({type(error).__name__}: "
+            f"{op_name} {eagerly} and fails staged ({type(error).__name__}: "
             f"{error}). A staged function computes one type: convert {paths.name} explicitly "
             f"where it is set so that every path has the same type") from None
 

@@ -781,3 +781,16 @@ def test_an_op_python_refuses_on_the_number_a_loop_left_unchanged_raises_when_it
         g(np.int64(0), np.True_)
     assert isinstance(info.value, TypeError)
     assert g(np.int64(2), np.True_) == np.int64(1) > 1j  # it ran: NumPy's comparison, as eagerly
+
+
+def test_an_op_failing_on_both_paths_with_different_errors_is_refused_naming_the_value():
+    # (seed 439) `(n if c else 1j) // n` with n = 0: eagerly ZeroDivisionError on the int path;
+    # staged the complex value's TypeError, a different error
+    def f(x, n):
+        return (n if x < 2 else 1.0j) // n
+
+    with pytest.raises(ZeroDivisionError):
+        f(np.float64(1.0), 0)
+    with pytest.raises(errors.BranchMismatchError, match="floor_divide raises ZeroDivisionError eagerly on the "
+                       "first and fails staged \\(TypeError"):
+        staging.function(f)(np.float64(1.0), 0)
