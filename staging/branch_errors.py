@@ -88,7 +88,8 @@ def defer(branches) -> None:
 
 def call_deferring(fg, func, args, kwargs):
     """`func(*args, **kwargs)`, the staged function's trace into `fg`. When it raises a built-in
-    exception after the trace made a branch that raises when the graph runs (`defer`), the line
+    exception after the trace made a branch that raises when the graph runs (`defer`) or a run-time
+    check (an `assert`, _has_checks), the line
     that raised runs only on the paths that did not take such a branch (the values after it are
     the other branch's): the graph raises the error there, when it runs, after those branches
     had their chance to raise theirs, as Python would. The trace then gives None."""
@@ -97,12 +98,19 @@ def call_deferring(fg, func, args, kwargs):
     except Exception as error:  # noqa: BLE001 - raised again unless deferred
         # (a name or return value unset on the paths without such a branch fails there too)
         undefined = isinstance(error, errors.UndefinedNameError)
-        if not (fg.trace_state.get("deferred") and (undefined or deferrable(error))):
+        if not ((fg.trace_state.get("deferred") or _has_checks(fg.graph)) and (undefined or deferrable(error))):
             raise
         with building(fg):
             record("assert", [False], {"parts": (_located(error, where()),),
                                        "error": type(error) if undefined else raised_type(error)})
         return None
+
+
+def _has_checks(graph) -> bool:
+    """Whether the graph checks something when it runs (an `assert`: a value that may make an
+    earlier line raise eagerly, such as a division by a number that is zero on some path):
+    an error raised later while tracing is raised after those checks, as Python would."""
+    return any(n.op == "assert" or any(_has_checks(g) for g in n.subgraphs.values()) for n in graph.nodes)
 
 
 def _located(error, fallback: str = "") -> str:

@@ -794,3 +794,26 @@ def test_an_op_failing_on_both_paths_with_different_errors_is_refused_naming_the
     with pytest.raises(errors.BranchMismatchError, match="floor_divide raises ZeroDivisionError eagerly on the "
                        "first and fails staged \\(TypeError"):
         staging.function(f)(np.float64(1.0), 0)
+
+
+class _Holder:
+    pass
+
+
+def test_a_run_time_check_before_a_line_that_fails_while_tracing_raises_first():
+    # (seed 445) eagerly `n // (y if x == y else n)` raises ZeroDivisionError for n = 0 before a
+    # later line reads a missing attribute; staged, that later line's AttributeError was raised
+    # while tracing, ahead of the division's run-time check
+    def f(x, n, y):
+        box = _Holder()
+        print(n // (y if x == y else n))
+        if y > 100:
+            return box.missing
+        return box.missing + 1
+
+    with pytest.raises(ZeroDivisionError):
+        f(complex(3.0, 2.5), 0, np.int64(3))
+    with pytest.raises(errors.ZeroDivisorError):
+        staging.function(f)(complex(3.0, 2.5), 0, np.int64(3))
+    with pytest.raises(AttributeError):  # no zero divisor: the attribute, as eagerly
+        staging.function(f)(complex(3.0, 2.5), 2, np.int64(3))
