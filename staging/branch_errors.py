@@ -37,6 +37,8 @@ def deferrable(error) -> bool:
     ...): a built-in exception, not a refusal of staging and not one that stops the program."""
     if isinstance(error, (errors.StagingError, RecursionError, StopIteration, StopAsyncIteration)):
         return False
+    if isinstance(error.__cause__, StopIteration):  # (a generator's StopIteration: a bug, not the user's)
+        return False
     return raised_type(error) is not None
 
 

@@ -72,7 +72,8 @@ def zero_like(x, staged_lists=False):
         if maker is None:
             return None
         makers.append(maker)
-    return lambda: nest.pack_as(x, [m() for m in makers])
+    shape = nest.pack_as(x, leaves)  # (the structure as it is now: a dict may gain keys later)
+    return lambda: nest.pack_as(shape, [m() for m in makers])
 
 
 def placeholder(name, value, where, kind):

@@ -222,3 +222,24 @@ def returns_a_list_from_a_staged_loop(x, n):
 
 def test_a_list_returned_from_inside_a_staged_loop(same_as_eager):
     same_as_eager(returns_a_list_from_a_staged_loop, *[(1.0, np.int32(k)) for k in (0, 1, 3)])
+
+
+def returns_a_dict_that_gains_a_key_later(x, n, y):
+    # (seed 445) the placeholder of the dict a returning branch leaves was made from the dict as
+    # it was, and filled from it once it had gained a key: an internal StopIteration, deferred
+    # into the graph as the user's RuntimeError
+    d = {"a": x * 2.0}
+    v = d["a"]
+    if y < x:
+        d["c"] = x + 1.0
+        d["e"] = d["a"] + 1.0
+    else:
+        if n > 1:
+            return d
+    return v
+
+
+def test_a_dict_that_gains_a_key_in_one_branch_while_another_returns_it():
+    staging = pytest.importorskip("staging")
+    with pytest.raises(staging.errors.UndefinedNameError, match=r"dict\['c'\] is set in only one branch"):
+        staging.function(returns_a_dict_that_gains_a_key_later)(np.float64(1.0), 2, np.float64(3.0))
