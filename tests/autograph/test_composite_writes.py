@@ -304,3 +304,19 @@ def test_writes_to_a_local_object_nothing_reads_afterwards_need_no_merging():
     for g in (_local_object_kept_in_a_list, _local_object_read_by_a_closure):  # it is read: refused
         with pytest.raises(staging.errors.BranchMismatchError, match="'_Box.a' has dtype float16 in one case"):
             staging.function(g)(np.int64(3), np.float16(0.5))
+
+
+def _local_object_read_through_another_name(n, y):
+    box = _Box()
+    box.a = np.int64(1)
+    alias = box
+    for i in range(1, n):
+        return y < i
+    box.a = y  # `box` is not read again, but `alias` is the same object
+    return alias.a > 0
+
+
+def test_a_dead_name_whose_object_another_name_reads_is_merged():
+    staging = pytest.importorskip("staging")
+    with pytest.raises(staging.errors.BranchMismatchError, match="'_Box.a' has dtype float16 in one case"):
+        staging.function(_local_object_read_through_another_name)(np.int64(3), np.float16(0.5))
