@@ -59,7 +59,7 @@ class _ControlFlow(transformer.Transformer):
         self.scopes.append((cells, activity.declared_outer(node), maybe_undefined,
                             anno.getanno(node, anno.Basic.RETURN_FLAG, None)))
         self.loop_depths.append(0)
-        self.local_names.append({n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)})
+        self.local_names.append(_own_stores(node))
         node.body = self._block(node.body)
         self.local_names.pop()
         self.loop_depths.pop()
@@ -351,6 +351,18 @@ def _attributes_written_in_blocks(stmts) -> set:
                             found.add(f"{a.value.id}.{a.attr}")
                         elif _is_setattr(a):  # `o.b = v` as the composite-assignment converter wrote it
                             found.add(f"{a.args[0].id}.{a.args[1].value}")
+    return found
+
+
+def _own_stores(function) -> set:
+    """The names a function assigns itself (not those its nested functions or classes assign)."""
+    found, todo = set(), list(function.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            found.add(n.id)
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(n))
     return found
 
 

@@ -320,3 +320,24 @@ def test_a_dead_name_whose_object_another_name_reads_is_merged():
     staging = pytest.importorskip("staging")
     with pytest.raises(staging.errors.BranchMismatchError, match="'_Box.a' has dtype float16 in one case"):
         staging.function(_local_object_read_through_another_name)(np.int64(3), np.float16(0.5))
+
+
+_SHARED = _Box()
+
+
+def _global_object_written_after_a_staged_return(n, y):
+    def helper():
+        _SHARED = None  # a local of the helper: `_SHARED` stays the module's object out here
+        return _SHARED
+    helper()
+    _SHARED.a = np.int64(1)
+    for i in range(1, n):
+        return y < i
+    _SHARED.a = y  # the module's object: other code reads it afterwards
+    return n >= 2
+
+
+def test_writes_to_a_module_object_are_merged_even_when_the_function_does_not_read_it_again():
+    staging = pytest.importorskip("staging")
+    with pytest.raises(staging.errors.BranchMismatchError, match="'_Box.a' has dtype float16 in one case"):
+        staging.function(_global_object_written_after_a_staged_return)(np.int64(3), np.float16(0.5))
