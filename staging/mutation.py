@@ -125,12 +125,14 @@ class recording:
         self.graph = graph
 
     def __enter__(self) -> Journal:
-        journal = Journal(self.graph)
-        _journals().append(journal)
-        return journal
+        self.journal = Journal(self.graph)
+        _journals().append(self.journal)
+        return self.journal
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, exc, tb):
         _journals().pop()
+        if exc_type is not None:  # (a trace given up, or tried again: its writes must not stay)
+            self.journal.undo()
         return False
 
 

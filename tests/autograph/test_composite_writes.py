@@ -341,3 +341,26 @@ def test_writes_to_a_module_object_are_merged_even_when_the_function_does_not_re
     staging = pytest.importorskip("staging")
     with pytest.raises(staging.errors.BranchMismatchError, match="'_Box.a' has dtype float16 in one case"):
         staging.function(_global_object_written_after_a_staged_return)(np.int64(3), np.float16(0.5))
+
+
+def _attribute_written_before_a_return_in_a_nested_branch(x, n):
+    box = _Box()
+    box.a = x[0] * 1.0
+    if x[0] > 0.5:
+        if box.a < 3.0:
+            n = n + 1
+        else:
+            box.a = 2.0  # then returns: the `if` is traced again for the return value's placeholder
+            return x[-1] * 10.0
+    return box.a
+
+
+def test_a_branch_traced_again_starts_from_the_state_before_it():
+    # (seed 469) a branch interrupted to be traced again (its return value needed a placeholder)
+    # left its writes in place: the second trace read box.a as the Python float 2.0, and the
+    # staged function returned 2.0 on every path
+    staging = pytest.importorskip("staging")
+    f = staging.function(_attribute_written_before_a_return_in_a_nested_branch)
+    for v in (0.0, 1.0, 5.0):
+        x = np.array([v, 7.0])
+        assert repr(f(x, 0)) == repr(_attribute_written_before_a_return_in_a_nested_branch(x, 0))
