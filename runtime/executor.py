@@ -241,7 +241,7 @@ class _Emitter(chunks.ChunkedEmission):
         unnamed result takes that input's name: `v1 = k4(v1, c3, v1)` (fewer names compile faster)."""
         ufunc = _UFUNCS.get(node.op)
         if ufunc is None or not dying or node.attrs or len(node.outputs) != 1 \
-                or not self.options["buffer_reuse"]:
+                or not self.options["buffer_reuse"] or not fusion.in_place_exact(node):
             return False  # (the reused buffer is one of `dying`)
         result = node.outputs[0]
         out_type = result.type

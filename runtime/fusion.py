@@ -72,6 +72,16 @@ EXACT_OPS = frozenset((
     "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift",
 ))
 
+# ufuncs whose complex loops give another last bit when the output is one of the inputs (NumPy
+# 2.4, measured on one-element arrays): their result never goes into an operand's buffer
+_ALIASED_COMPLEX = frozenset(("multiply", "square"))
+
+
+def in_place_exact(node: Node) -> bool:
+    """Whether writing `node`'s result into one of its operands' buffers gives the same bits."""
+    return not (node.op in _ALIASED_COMPLEX and node.outputs[0].type.dtype.kind == "c")
+
+
 # ufuncs that deprecate `out` given positionally (NumPy 2.4); the others take it positionally,
 # which is cheaper than the keyword on small arrays
 _OUT_BY_KEYWORD = frozenset(("maximum", "minimum"))
@@ -404,7 +414,7 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
             slot = None
             for v in node.inputs:  # in place over an operand that dies here
                 if (isinstance(v, Value) and id(v) in slot_of and run.last_read[id(v)] == i
-                        and temps[slot_of[id(v)]][1] == y.type.dtype):
+                        and temps[slot_of[id(v)]][1] == y.type.dtype and in_place_exact(node)):
                     slot = slot_of.pop(id(v))
                     break
             if slot is None:
@@ -470,4 +480,5 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
         emit_op_by_op(indent + 1)
 
 
-__all__ = ["EXACT_OPS", "Run", "UFUNCS", "broadcasts_into", "chunk_bounds", "emit_run", "out_arg", "plan"]
+__all__ = ["EXACT_OPS", "Run", "UFUNCS", "broadcasts_into", "chunk_bounds", "emit_run", "in_place_exact", "out_arg",
+           "plan"]
