@@ -107,7 +107,7 @@ def unfit_conversion(op_name, inputs, in_types, attrs):
             source.dtype.kind not in "iufc":  # (a complex compares by its real part first)
         return None
     others = [*paths.types, *((paths.zero_trip[1],) if paths.zero_trip is not None else ())]
-    kind = next((u for u in others if isinstance(u, TensorType) and u.weak and u.python_type is int), None)
+    kind = next((u for u in others if isinstance(u, TensorType) and u.weak and u.python_type in (int, float)), None)
     if kind is None:
         return None
     want = np.iinfo(target)
@@ -116,9 +116,14 @@ def unfit_conversion(op_name, inputs, in_types, attrs):
     high = int(want.max) if have is None or want.max < have.max else None
     if low is None and high is None:
         return None
+    if kind.python_type is float and source.dtype.kind in "fc":  # (truncated first: it fits when
+        # low - 1 < v < high + 1, in the precision of v)
+        real = np.finfo(source.dtype).dtype.type
+        low, high = (float(np.nextafter(real(low - 1.0), real(np.inf))) if low is not None else None,
+                     float(np.nextafter(real(high + 1.0), real(-np.inf))) if high is not None else None)
     return (low, high), _run_time_message(f"np.{target.name}", "the value does not fit it", (inputs[0], paths),
-                                          f"np.{target.name}() of such a Python int raises OverflowError "
-                                          f"on the first, and casts without a check on the second", kind)
+                                          f"np.{target.name}() of such a Python {kind.python_type.__name__} raises "
+                                          f"OverflowError on the first, and casts without a check on the second", kind)
 
 
 def negative_zero(op_name, inputs, in_types, output_types):

@@ -817,3 +817,21 @@ def test_a_run_time_check_before_a_line_that_fails_while_tracing_raises_first():
         staging.function(f)(complex(3.0, 2.5), 0, np.int64(3))
     with pytest.raises(AttributeError):  # no zero divisor: the attribute, as eagerly
         staging.function(f)(complex(3.0, 2.5), 2, np.int64(3))
+
+
+def test_a_numpy_integer_of_a_value_that_is_a_python_float_on_some_path_is_checked():
+    # (seed 495) np.uint32 of a Python float raises OverflowError where the truncated value does
+    # not fit; the staged float64 was cast without a check (4294967293 for -3.25)
+    def f(x, c):
+        v = x if c > 0 else np.float64(2.0)
+        return np.uint32(v)
+
+    g = staging.function(f)
+    for x in (-0.5, 3.25, 4294967295.5):
+        assert g(x, np.float64(1.0)) == f(x, np.float64(1.0))
+    for x in (-3.25, 4294967296.0):
+        with pytest.raises(OverflowError):
+            f(x, np.float64(1.0))
+        with pytest.raises(errors.NumberDoesNotFitError, match="a Python float on some paths"):
+            g(x, np.float64(1.0))
+    assert g(-3.25, np.float64(-1.0)) == f(-3.25, np.float64(-1.0))
