@@ -286,7 +286,7 @@ def _absolute_expr(t):
 
 def _resolve_arg(t):
     """What ufunc.resolve_dtypes takes for an input: int, float, complex for a weak number (NEP 50)."""
-    python_type = type(t) if is_weak(t) else getattr(t, "python_type", None)
+    python_type = type(t) if is_literal(t) else getattr(t, "python_type", None) if is_weak(t) else None
     if python_type in (int, float, complex):
         return python_type
     return np.dtype(bool) if python_type is bool else t.dtype

@@ -835,3 +835,20 @@ def test_a_numpy_integer_of_a_value_that_is_a_python_float_on_some_path_is_check
         with pytest.raises(errors.NumberDoesNotFitError, match="a Python float on some paths"):
             g(x, np.float64(1.0))
     assert g(-3.25, np.float64(-1.0)) == f(-3.25, np.float64(-1.0))
+
+
+def test_an_in_place_operator_with_a_python_int_known_at_run_time_keeps_the_arrays_dtype():
+    # (seed 501) `a += k` with k a Python int loop counter (known at run time) and a a uint32 0-d
+    # array: NumPy casts k as a Python int (uint32 + int is uint32); its staged type rule took
+    # k as an int64 and refused the cast into the uint32 array
+    def f(a):
+        k = 0
+        while k < 2 and a > 0:
+            k += 1
+            a += k
+        return a
+
+    for a in (np.array(5, np.uint32), np.uint32(5), np.array(250, np.uint8)):
+        a2 = a.copy() if isinstance(a, np.ndarray) else a
+        got, want = staging.function(f)(a), f(a2)
+        assert repr(got) == repr(want)
