@@ -105,7 +105,10 @@ class Journal:
         return [loc for loc, _ in self.before.values()]
 
     def undo(self) -> None:
-        """Restores every location to its value from before (latest first)."""
+        """Restores every location to its value from before (latest first); once."""
+        if getattr(self, "_undone", False):
+            return
+        self._undone = True
         for location, value in reversed(list(self.before.values())):
             location.write(value)
 

@@ -364,3 +364,24 @@ def test_a_branch_traced_again_starts_from_the_state_before_it():
     for v in (0.0, 1.0, 5.0):
         x = np.array([v, 7.0])
         assert repr(f(x, 0)) == repr(_attribute_written_before_a_return_in_a_nested_branch(x, 0))
+
+
+def _body_raises_after_setting_an_attribute(x, n, y):
+    k = 0
+    while k < n + 1:
+        k += 1
+        box = _Box()
+        box.a = x >= 1
+        np.uint32(y)  # y = -3: OverflowError whenever the loop runs
+    return k
+
+
+def test_a_loop_body_that_raises_after_an_attribute_write_raises_as_eagerly():
+    # (seed 507) the body's writes were undone twice (before the error was passed on, and when
+    # the journal closed): deleting the new attribute twice raised AttributeError while tracing
+    staging = pytest.importorskip("staging")
+    args = (np.array(0, dtype=np.int16), np.int32(3), -3)
+    with pytest.raises(OverflowError):
+        _body_raises_after_setting_an_attribute(*args)
+    with pytest.raises(OverflowError, match="out of bounds for uint32"):
+        staging.function(_body_raises_after_setting_an_attribute)(*args)
