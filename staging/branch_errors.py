@@ -108,11 +108,18 @@ def call_deferring(fg, func, args, kwargs):
         return None
 
 
+# ops that raise when the graph runs on Python numbers (ZeroDivisionError), as Python's do
+_PYTHON_RAISING = frozenset(("floor_divide", "remainder", "divide", "true_divide", "divmod", "pow", "power"))
+
+
 def _has_checks(graph) -> bool:
-    """Whether the graph checks something when it runs (an `assert`: a value that may make an
-    earlier line raise eagerly, such as a division by a number that is zero on some path):
-    an error raised later while tracing is raised after those checks, as Python would."""
-    return any(n.op == "assert" or any(_has_checks(g) for g in n.subgraphs.values()) for n in graph.nodes)
+    """Whether the graph may raise when it runs before the line being traced (an `assert`: a
+    value that may make an earlier line raise eagerly, such as a division by a number that is
+    zero on some path; a division of Python numbers): an error raised later while tracing is
+    raised after those, as Python would."""
+    return any(n.op == "assert" or n.op in _PYTHON_RAISING and any(getattr(getattr(v, "type", None), "weak", False)
+                                                                   for v in n.inputs)
+               or any(_has_checks(g) for g in n.subgraphs.values()) for n in graph.nodes)
 
 
 def _located(error, fallback: str = "") -> str:

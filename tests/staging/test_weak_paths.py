@@ -852,3 +852,22 @@ def test_an_in_place_operator_with_a_python_int_known_at_run_time_keeps_the_arra
         a2 = a.copy() if isinstance(a, np.ndarray) else a
         got, want = staging.function(f)(a), f(a2)
         assert repr(got) == repr(want)
+
+
+def test_a_division_of_python_numbers_in_a_loop_raises_before_a_later_line_that_fails_while_tracing():
+    # (seed 489) `v //= i << 2` divides the Python int v by 0 on the first iteration (Python's
+    # ZeroDivisionError when the graph runs); `~x[...]` of a float32 array, later, raised its
+    # TypeError while tracing, ahead of it
+    def f(x, n, y):
+        v = y
+        for i in range(n):
+            v //= i << 2
+        return ~x[v % len(x)]
+
+    x = np.array([-3.25, 0.1], dtype=np.float32)
+    with pytest.raises(ZeroDivisionError):
+        f(x, np.uint8(2), 5)
+    with pytest.raises(ZeroDivisionError):
+        staging.function(f)(x, np.uint8(2), 5)
+    with pytest.raises(TypeError):  # the loop does not run: the TypeError, as eagerly
+        staging.function(f)(x, np.uint8(0), 5)
