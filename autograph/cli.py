@@ -31,15 +31,27 @@ import numpy as np
 
 USAGE_ERROR = 2
 FAILURE = 1
-IMPORT_NOTE = ("FILE.py is imported to find FUNC: its top-level code runs, as on `import` (code under "
-               "`if __name__ == \"__main__\":` does not). `autograph lint` only reads files.")
+IMPORT_NOTE = (
+    "FILE.py is imported to find FUNC: its top-level code runs, as on `import` (code under "
+    '`if __name__ == "__main__":` does not). `autograph lint` only reads files.'
+)
 
 # Anything numpy.dtype() accepts that makes a numeric or boolean tensor.
 _SPEC = re.compile(r"^\s*(?:(?P<name>[A-Za-z_]\w*)\s*=\s*)?(?P<body>.*?)\s*$", re.DOTALL)
 _TENSOR = re.compile(r"^(?P<dtype>[A-Za-z_]\w*)\s*\[(?P<dims>[^\]]*)\]$")
-_DTYPE_ALIASES = {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8",
-                  "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
-                  "c64": "complex64", "c128": "complex128", "bool": "bool"}
+_DTYPE_ALIASES = {
+    "f16": "float16",
+    "f32": "float32",
+    "f64": "float64",
+    "i8": "int8",
+    "i16": "int16",
+    "i32": "int32",
+    "i64": "int64",
+    "u8": "uint8",
+    "c64": "complex64",
+    "c128": "complex128",
+    "bool": "bool",
+}
 
 
 class CLIError(Exception):
@@ -61,6 +73,7 @@ def parse_spec(text: str) -> tuple[str | None, Any]:
     scalar. A Python literal (`n=3`, `flag=True`) is passed as that Python value.
     """
     import staging
+
     match = _SPEC.match(text)
     name, body = match.group("name"), match.group("body")
     if not body:
@@ -68,19 +81,24 @@ def parse_spec(text: str) -> tuple[str | None, Any]:
     tensor = _TENSOR.match(body)
     if tensor is None:
         import ast
+
         try:
             return name, ast.literal_eval(body)
         except (ValueError, SyntaxError):
-            raise CLIError(f"bad --spec {text!r}: expected NAME=DTYPE[DIMS] such as "
-                           f"'x=float64[None,3]' or a Python literal such as 'n=3'") from None
+            raise CLIError(
+                f"bad --spec {text!r}: expected NAME=DTYPE[DIMS] such as "
+                f"'x=float64[None,3]' or a Python literal such as 'n=3'"
+            ) from None
     dtype_name = _DTYPE_ALIASES.get(tensor.group("dtype"), tensor.group("dtype"))
     try:
         dtype = np.dtype(dtype_name)
     except TypeError:
         dtype = None
     if dtype is None or dtype.kind not in "biufc":
-        raise CLIError(f"bad --spec {text!r}: unknown dtype {tensor.group('dtype')!r} "
-                       f"(use float64, float32, int64, int32, bool, complex128, ...)")
+        raise CLIError(
+            f"bad --spec {text!r}: unknown dtype {tensor.group('dtype')!r} "
+            f"(use float64, float32, int64, int32, bool, complex128, ...)"
+        )
     dims: list[int | None] = []
     dims_text = tensor.group("dims").strip()
     if dims_text:
@@ -91,8 +109,10 @@ def parse_spec(text: str) -> tuple[str | None, Any]:
             elif re.fullmatch(r"\d+", dim):
                 dims.append(int(dim))
             else:
-                raise CLIError(f"bad --spec {text!r}: dimension {dim!r} is not a "
-                               f"non-negative integer, None or ?")
+                raise CLIError(
+                    f"bad --spec {text!r}: dimension {dim!r} is not a "
+                    f"non-negative integer, None or ?"
+                )
     return name, staging.TensorSpec(dims, dtype, name=name)
 
 
@@ -116,6 +136,7 @@ def parse_specs(texts: Sequence[str]) -> tuple[list, dict]:
 def load_target(target: str):
     """The function named by `FILE.py:FUNC` (FUNC may be dotted: `Model.call`)."""
     from autograph.golden import load_module, resolve
+
     file_part, sep, func_part = target.rpartition(":")
     if not sep or not file_part or not func_part:
         raise CLIError(f"expected FILE.py:FUNC, got {target!r}")
@@ -126,16 +147,21 @@ def load_target(target: str):
         with contextlib.redirect_stdout(sys.stderr):  # a module's prints must not mix with output
             module = load_module(path)
     except SyntaxError as error:
-        raise CLIError(f"cannot import {file_part}: SyntaxError: {error.msg} "
-                       f"(line {error.lineno})") from None
+        raise CLIError(
+            f"cannot import {file_part}: SyntaxError: {error.msg} (line {error.lineno})"
+        ) from None
     except Exception as error:  # the user's module failed while importing
         raise CLIError(f"cannot import {file_part}: {_describe(error)}") from None
     try:
         func = resolve(module, func_part)
     except LookupError:
-        names = sorted(n for n, v in vars(module).items()
-                       if callable(v) and not n.startswith("_")
-                       and getattr(v, "__module__", None) == module.__name__)
+        names = sorted(
+            n
+            for n, v in vars(module).items()
+            if callable(v)
+            and not n.startswith("_")
+            and getattr(v, "__module__", None) == module.__name__
+        )
         known = f" (it defines: {', '.join(names)})" if names else ""
         raise CLIError(f"{file_part} has no function {func_part!r}{known}") from None
     if not callable(func):
@@ -154,6 +180,7 @@ def _describe(error: BaseException) -> str:
 
 def _python_function(func):
     import staging
+
     return func.python_function if isinstance(func, staging.Function) else func
 
 
@@ -163,6 +190,7 @@ def _python_function(func):
 
 def cmd_to_code(args, out: TextIO) -> int:
     import autograph
+
     func = load_target(args.target)
     try:
         code = autograph.to_code(_python_function(func))
@@ -174,10 +202,14 @@ def cmd_to_code(args, out: TextIO) -> int:
 
 def cmd_graph(args, out: TextIO) -> int:
     import staging
+
     func = load_target(args.target)
     spec_args, spec_kwargs = parse_specs(args.spec or [])
-    function = func if isinstance(func, staging.Function) else staging.function(
-        func, autograph=not args.no_autograph)
+    function = (
+        func
+        if isinstance(func, staging.Function)
+        else staging.function(func, autograph=not args.no_autograph)
+    )
     try:
         _check_binding(_python_function(func), spec_args, spec_kwargs, args.target)
         with contextlib.redirect_stdout(sys.stderr):  # trace-time prints go to stderr
@@ -190,6 +222,7 @@ def cmd_graph(args, out: TextIO) -> int:
         out.write(cf.graph.to_dot())
     elif args.format == "svg":
         from runtime.dot import GraphvizNotFoundError, to_svg
+
         try:
             out.write(to_svg(cf.graph).rstrip("\n") + "\n")
         except GraphvizNotFoundError as error:
@@ -214,14 +247,18 @@ def _check_binding(func, args, kwargs, target) -> None:
 
 def cmd_lint(args, out: TextIO) -> int:
     from autograph import lint
+
     return lint.main(list(args.lint_args))
 
 
 def cmd_demo(args, out: TextIO) -> int:
     examples = discover_examples()
     if not examples:
-        raise CLIError("no bundled examples found (expected the examples/ directory of the "
-                       "autograph source tree)", FAILURE)
+        raise CLIError(
+            "no bundled examples found (expected the examples/ directory of the "
+            "autograph source tree)",
+            FAILURE,
+        )
     if args.list:
         for name, path in examples.items():
             out.write(f"{name:16} {_first_doc_line(path)}\n")
@@ -259,6 +296,7 @@ def discover_examples() -> dict[str, Path]:
 
 def _first_doc_line(path: Path) -> str:
     import ast
+
     try:
         doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
     except SyntaxError:
@@ -268,8 +306,12 @@ def _first_doc_line(path: Path) -> str:
 
 def _same(a, b) -> bool:
     if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
-        return (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b)
-                and all(_same(x, y) for x, y in zip(a, b)))
+        return (
+            isinstance(a, (list, tuple))
+            and isinstance(b, (list, tuple))
+            and len(a) == len(b)
+            and all(_same(x, y) for x, y in zip(a, b))
+        )
     a, b = np.asarray(a), np.asarray(b)
     return a.shape == b.shape and bool(np.allclose(a, b, equal_nan=True))
 
@@ -277,7 +319,11 @@ def _same(a, b) -> bool:
 def _fmt(value) -> str:
     if isinstance(value, (list, tuple)):
         inner = ", ".join(_fmt(v) for v in value)
-        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+        return (
+            f"[{inner}]"
+            if isinstance(value, list)
+            else f"({inner}{',' if len(value) == 1 else ''})"
+        )
     if isinstance(value, np.ndarray) and value.ndim:
         return np.array2string(value, separator=", ", threshold=8)
     return repr(value.item()) if isinstance(value, (np.ndarray, np.generic)) else repr(value)
@@ -322,8 +368,9 @@ def run_example(name: str, path: Path, out: TextIO, budget: float = 0.25) -> Non
 
     staged = staging.function(func)
     spec_args, spec_kwargs = split_specs(specs)
-    shown_specs = ", ".join([_fmt_spec(v) for v in spec_args]
-                            + [f"{k}={_fmt_spec(v)}" for k, v in spec_kwargs.items()])
+    shown_specs = ", ".join(
+        [_fmt_spec(v) for v in spec_args] + [f"{k}={_fmt_spec(v)}" for k, v in spec_kwargs.items()]
+    )
     out.write(f"--- tracing for the specs {shown_specs} (Python side effects run now, once)\n")
     cf, printed = _capture(lambda: staged.get_concrete_function(*spec_args, **spec_kwargs))
     _write_printed(out, printed, "  ")
@@ -342,19 +389,26 @@ def run_example(name: str, path: Path, out: TextIO, budget: float = 0.25) -> Non
         out.write(f"  eager  -> {_fmt(eager_result)}\n")
         _write_printed(out, eager_printed, "    ")
         if not _same(staged_result, eager_result):
-            raise CLIError(f"example {name}: staged result {_fmt(staged_result)} differs from "
-                           f"eager result {_fmt(eager_result)} for inputs ({shown})", FAILURE)
+            raise CLIError(
+                f"example {name}: staged result {_fmt(staged_result)} differs from "
+                f"eager result {_fmt(eager_result)} for inputs ({shown})",
+                FAILURE,
+            )
     out.write(f"agree: yes ({len(inputs)} inputs)\n")
     out.write(f"traces: {staged.tracing_count}\n")
     # (warmed up above) interleaved rounds, the best of each, as benchmarks/run.py does
-    rounds = [(_time_per_call(staged, inputs, budget / 16), _time_per_call(func, inputs, budget / 16))
-              for _ in range(8)]
+    rounds = [
+        (_time_per_call(staged, inputs, budget / 16), _time_per_call(func, inputs, budget / 16))
+        for _ in range(8)
+    ]
     staged_time, eager_time = min(r[0] for r in rounds), min(r[1] for r in rounds)
     ratio = staged_time / eager_time if eager_time > 0 else float("inf")
     out.write("--- time per call (timings vary from run to run)\n")
     out.write(f"  {'staged':8} {_fmt_time(staged_time)}\n")
     out.write(f"  {'eager':8} {_fmt_time(eager_time)}\n")
-    out.write(f"  {'ratio':8} {ratio:8.2f}x  (staged time / eager time; below 1.00x staging is faster)\n")
+    out.write(
+        f"  {'ratio':8} {ratio:8.2f}x  (staged time / eager time; below 1.00x staging is faster)\n"
+    )
 
 
 def _capture(call):
@@ -372,6 +426,7 @@ def _write_printed(out: TextIO, printed: str, indent: str) -> None:
 
 def _fmt_spec(spec) -> str:
     import staging
+
     if isinstance(spec, staging.TensorSpec):
         dims = ",".join("None" if d is None else str(d) for d in spec.shape)
         return f"{spec.dtype.name}[{dims}]"
@@ -390,51 +445,81 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="autograph", epilog=IMPORT_NOTE, description=(
-        "Inspect converted code and staged graphs, run the demo, lint for tracing pitfalls."))
-    parser.add_argument("--traceback", action="store_true",
-                        help="show the full Python traceback on errors")
+    parser = _Parser(
+        prog="autograph",
+        epilog=IMPORT_NOTE,
+        description=(
+            "Inspect converted code and staged graphs, run the demo, lint for tracing pitfalls."
+        ),
+    )
+    parser.add_argument(
+        "--traceback", action="store_true", help="show the full Python traceback on errors"
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    to_code = commands.add_parser("to-code", help="print the converted source of a function", epilog=IMPORT_NOTE,
-                                  description="Print autograph.to_code(FUNC) for a function in FILE.py.")
+    to_code = commands.add_parser(
+        "to-code",
+        help="print the converted source of a function",
+        epilog=IMPORT_NOTE,
+        description="Print autograph.to_code(FUNC) for a function in FILE.py.",
+    )
     to_code.add_argument("target", metavar="FILE.py:FUNC")
     to_code.set_defaults(run=cmd_to_code)
 
     graph = commands.add_parser(
-        "graph", help="print the staged graph of a function for input specs", epilog=IMPORT_NOTE,
-        description="Trace FUNC for the given input specs and print its concrete signature and graph.")
+        "graph",
+        help="print the staged graph of a function for input specs",
+        epilog=IMPORT_NOTE,
+        description="Trace FUNC for the given input specs and print its concrete signature and graph.",
+    )
     graph.add_argument("target", metavar="FILE.py:FUNC")
-    graph.add_argument("--spec", action="append", metavar="NAME=DTYPE[DIMS]",
-                       help="an input spec, e.g. 'x=float64[None]', 'm=float32[3,?]', 'n=int64[]' "
-                            "(scalar) or a Python value 'k=3'; repeat once per argument")
-    graph.add_argument("--no-autograph", action="store_true",
-                       help="trace without converting control flow")
-    graph.add_argument("--format", choices=("text", "dot", "svg"), default="text",
-                       help="text: the signature and the graph's text form (default); dot: the graph "
-                            "in Graphviz's DOT language, subgraphs as nested clusters; svg: a picture "
-                            "(needs Graphviz's `dot` program on PATH)")
+    graph.add_argument(
+        "--spec",
+        action="append",
+        metavar="NAME=DTYPE[DIMS]",
+        help="an input spec, e.g. 'x=float64[None]', 'm=float32[3,?]', 'n=int64[]' "
+        "(scalar) or a Python value 'k=3'; repeat once per argument",
+    )
+    graph.add_argument(
+        "--no-autograph", action="store_true", help="trace without converting control flow"
+    )
+    graph.add_argument(
+        "--format",
+        choices=("text", "dot", "svg"),
+        default="text",
+        help="text: the signature and the graph's text form (default); dot: the graph "
+        "in Graphviz's DOT language, subgraphs as nested clusters; svg: a picture "
+        "(needs Graphviz's `dot` program on PATH)",
+    )
     graph.set_defaults(run=cmd_graph)
 
-    demo = commands.add_parser("demo", help="run the bundled examples end to end",
-                               description="Show source, converted code and graph of the bundled "
-                                           "examples; run each staged and eager and compare.")
-    demo.add_argument("examples", nargs="*", metavar="EXAMPLE", help="examples to run (default: all)")
+    demo = commands.add_parser(
+        "demo",
+        help="run the bundled examples end to end",
+        description="Show source, converted code and graph of the bundled "
+        "examples; run each staged and eager and compare.",
+    )
+    demo.add_argument(
+        "examples", nargs="*", metavar="EXAMPLE", help="examples to run (default: all)"
+    )
     demo.add_argument("--list", action="store_true", help="list the examples")
     demo.add_argument("--budget", type=float, default=0.25, help=argparse.SUPPRESS)
     demo.set_defaults(run=cmd_demo)
 
-    lint = commands.add_parser("lint", help="check files for tracing pitfalls (autograph lint --help)",
-                               add_help=False)
+    lint = commands.add_parser(
+        "lint", help="check files for tracing pitfalls (autograph lint --help)", add_help=False
+    )
     lint.add_argument("lint_args", nargs=argparse.REMAINDER)
     lint.set_defaults(run=cmd_lint)
     from autograph import saving_cli  # save and inspect
+
     saving_cli.add_commands(commands, sys.modules[__name__])
     return parser
 
 
-def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
-         stderr: TextIO | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None
+) -> int:
     """Runs the command line with `argv` (default sys.argv[1:]); returns the exit status."""
     out = stdout or sys.stdout
     err = stderr or sys.stderr
@@ -446,7 +531,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
     try:
         if leading < len(argv) and argv[leading] == "lint":
             # Everything after `lint` belongs to autograph lint (its own options and --help).
-            status = cmd_lint(argparse.Namespace(lint_args=argv[leading + 1:]), out)
+            status = cmd_lint(argparse.Namespace(lint_args=argv[leading + 1 :]), out)
         else:
             show_traceback = show_traceback or "--traceback" in argv
             args = build_parser().parse_args(argv)

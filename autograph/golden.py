@@ -51,9 +51,14 @@ def normalize(text: str) -> str:
 
 def unified_diff(expected: str, actual: str, path: str | os.PathLike) -> str:
     """A unified diff from the golden text to the actual text."""
-    return "".join(difflib.unified_diff(
-        expected.splitlines(keepends=True), actual.splitlines(keepends=True),
-        fromfile=f"{path} (golden)", tofile=f"{path} (actual)"))
+    return "".join(
+        difflib.unified_diff(
+            expected.splitlines(keepends=True),
+            actual.splitlines(keepends=True),
+            fromfile=f"{path} (golden)",
+            tofile=f"{path} (actual)",
+        )
+    )
 
 
 def check_text(path: str | os.PathLike, actual: str, *, update: bool = False) -> bool:
@@ -74,8 +79,10 @@ def check_text(path: str | os.PathLike, actual: str, *, update: bool = False) ->
         return True
     if expected is None:
         raise GoldenMismatch(f"golden file {path} does not exist; {UPDATE_HINT}")
-    raise GoldenMismatch(f"output differs from golden file {path}; {UPDATE_HINT}\n"
-                         + unified_diff(expected, actual, path))
+    raise GoldenMismatch(
+        f"output differs from golden file {path}; {UPDATE_HINT}\n"
+        + unified_diff(expected, actual, path)
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -85,6 +92,7 @@ def check_text(path: str | os.PathLike, actual: str, *, update: bool = False) ->
 def converted_text(func) -> str:
     """`autograph.to_code(func)` in golden text form."""
     import autograph
+
     func = _python_function(func)
     _refresh_source(func)
     return normalize(autograph.to_code(func))
@@ -100,6 +108,7 @@ def _refresh_source(func) -> None:
 def concrete_function(func, specs: Mapping[str, Any] | Sequence[Any] | None = None):
     """The concrete function of `func` (plain or staging.Function) for `specs`."""
     import staging
+
     _refresh_source(_python_function(func))
     function = func if isinstance(func, staging.Function) else staging.function(func)
     args, kwargs = split_specs(specs)
@@ -124,6 +133,7 @@ def split_specs(specs) -> tuple[tuple, dict]:
 
 def _python_function(func):
     import staging
+
     if isinstance(func, staging.Function):
         return func.python_function
     return func
@@ -229,11 +239,16 @@ def discover_cases(root: str | os.PathLike) -> list[GoldenCase]:
     root = Path(root)
     if not root.is_dir():
         return []
-    return [GoldenCase(d.name, d) for d in sorted(root.iterdir())
-            if d.is_dir() and (d / SOURCE_FILE).is_file()]
+    return [
+        GoldenCase(d.name, d)
+        for d in sorted(root.iterdir())
+        if d.is_dir() and (d / SOURCE_FILE).is_file()
+    ]
 
 
-def check_case(case: GoldenCase, *, update: bool = False, parts: Iterable[str] = ("converted", "graph")):
+def check_case(
+    case: GoldenCase, *, update: bool = False, parts: Iterable[str] = ("converted", "graph")
+):
     """Checks (or rewrites) a case's golden files; returns the paths rewritten.
 
     Every part is checked before failing, so one run reports (or updates) them all.

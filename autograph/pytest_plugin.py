@@ -36,11 +36,18 @@ def pytest_addoption(parser):
     if _option_registered(parser, UPDATE_OPTION):
         return
     group = parser.getgroup("autograph golden files")
-    group.addoption(UPDATE_OPTION, action="store_true", default=False,
-                    help="rewrite golden files with the actual output instead of comparing")
-    parser.addini("golden_dir", default="",
-                  help="directory of golden files, relative to the rootdir "
-                       "(default: golden/ next to each test module)")
+    group.addoption(
+        UPDATE_OPTION,
+        action="store_true",
+        default=False,
+        help="rewrite golden files with the actual output instead of comparing",
+    )
+    parser.addini(
+        "golden_dir",
+        default="",
+        help="directory of golden files, relative to the rootdir "
+        "(default: golden/ next to each test module)",
+    )
 
 
 def pytest_configure(config):
@@ -88,8 +95,11 @@ class _FixtureGolden(Golden):
 @pytest.fixture
 def golden(request) -> Golden:
     """Compares text, `to_code` output and staged graphs with golden files (see module doc)."""
-    fixture = _FixtureGolden(golden_directory(request), update_requested(request.config),
-                             request.config.stash.get(_WRITTEN, []))
+    fixture = _FixtureGolden(
+        golden_directory(request),
+        update_requested(request.config),
+        request.config.stash.get(_WRITTEN, []),
+    )
     request.node.stash[_GOLDEN] = fixture
     return fixture
 
@@ -104,7 +114,9 @@ def pytest_runtest_makereport(item, call):
     if report.when != "call" or fixture is None or not fixture.mismatches:
         return
     count = len(fixture.mismatches)
-    message = (f"{count} golden files are stale:\n\n" if count > 1 else "") + "\n\n".join(fixture.mismatches)
+    message = (f"{count} golden files are stale:\n\n" if count > 1 else "") + "\n\n".join(
+        fixture.mismatches
+    )
     if report.passed:
         report.outcome = "failed"
         report.longrepr = message

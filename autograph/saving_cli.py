@@ -21,29 +21,44 @@ def add_commands(commands, cli) -> None:
     autograph.cli module (its target loading, spec parsing and errors; passed in, not imported,
     so that the two modules do not import each other)."""
     save = commands.add_parser(
-        "save", help="save the staged function for input specs to one file", epilog=cli.IMPORT_NOTE,
+        "save",
+        help="save the staged function for input specs to one file",
+        epilog=cli.IMPORT_NOTE,
         description="Trace FUNC for the given input specs and save it with staging.save; the file "
-                    "runs with staging.load, without FILE.py.")
+        "runs with staging.load, without FILE.py.",
+    )
     save.add_argument("target", metavar="FILE.py:FUNC")
-    save.add_argument("--spec", action="append", metavar="NAME=DTYPE[DIMS]",
-                      help="an input spec as for `autograph graph`; repeat once per argument")
+    save.add_argument(
+        "--spec",
+        action="append",
+        metavar="NAME=DTYPE[DIMS]",
+        help="an input spec as for `autograph graph`; repeat once per argument",
+    )
     save.add_argument("-o", "--output", required=True, metavar="OUT", help="the file to write")
-    save.add_argument("--no-autograph", action="store_true", help="trace without converting control flow")
+    save.add_argument(
+        "--no-autograph", action="store_true", help="trace without converting control flow"
+    )
     save.set_defaults(run=functools.partial(cmd_save, cli=cli))
     inspect = commands.add_parser(
-        "inspect", help="print the signatures and graphs of a saved function",
-        description="Load a file written by staging.save (checking it) and print its signatures and graphs.")
+        "inspect",
+        help="print the signatures and graphs of a saved function",
+        description="Load a file written by staging.save (checking it) and print its signatures and graphs.",
+    )
     inspect.add_argument("file", metavar="FILE")
     inspect.set_defaults(run=functools.partial(cmd_inspect, cli=cli))
 
 
 def cmd_save(args, out: TextIO, cli) -> int:
     import staging
+
     FAILURE, CLIError, _describe = cli.FAILURE, cli.CLIError, cli._describe  # noqa: N806
     func = cli.load_target(args.target)
     spec_args, spec_kwargs = cli.parse_specs(args.spec or [])
-    function = func if isinstance(func, staging.Function) else staging.function(
-        func, autograph=not args.no_autograph)
+    function = (
+        func
+        if isinstance(func, staging.Function)
+        else staging.function(func, autograph=not args.no_autograph)
+    )
     try:
         cli._check_binding(cli._python_function(func), spec_args, spec_kwargs, args.target)
         with contextlib.redirect_stdout(sys.stderr):  # trace-time prints go to stderr
@@ -62,6 +77,7 @@ def cmd_save(args, out: TextIO, cli) -> int:
 
 def cmd_inspect(args, out: TextIO, cli) -> int:
     import staging
+
     try:
         loaded = staging.load(args.file)
     except staging.errors.LoadError as error:
@@ -72,8 +88,10 @@ def cmd_inspect(args, out: TextIO, cli) -> int:
 
 def inspect_text(loaded) -> str:
     """What `autograph inspect` prints for a loaded function."""
-    lines = [f"{loaded.name}: saved function, format version {loaded.format_version}, "
-             f"{len(loaded.signatures)} signature(s)"]
+    lines = [
+        f"{loaded.name}: saved function, format version {loaded.format_version}, "
+        f"{len(loaded.signatures)} signature(s)"
+    ]
     for var in loaded.variables:
         lines.append(f"variable {var.name!r}: {var.dtype.name}{list(var.shape)}")
     for cf in loaded.signatures:

@@ -7,7 +7,6 @@ Targets: conversion <= 3 ms, first staging.function call (conversion + tracing) 
 import statistics
 import sys
 import time
-import types
 
 import numpy as np
 
@@ -15,7 +14,7 @@ sys.path.insert(0, __file__.rsplit("/benchmarks/", 1)[0])
 
 import autograph  # noqa: E402
 
-SOURCE = '''
+SOURCE = """
 def loop_heavy(x, n):
     i = 0
     total = 0
@@ -32,7 +31,7 @@ def loop_heavy(x, n):
             total += j
         i += 1
     return total
-'''
+"""
 
 
 _COUNTER = [0]
@@ -43,6 +42,7 @@ def fresh_function():
     _COUNTER[0] += 1
     filename = f"<bench {_COUNTER[0]}>"
     import linecache
+
     lines = SOURCE.splitlines(True)
     linecache.cache[filename] = (len(SOURCE), None, lines, filename)
     namespace = {"np": np}
@@ -65,20 +65,26 @@ def main():
     fresh_function()
     convert_ms = bench("convert (autograph.convert)", lambda f: autograph.convert(f))
     bench("to_code (convert + emit source)", lambda f: autograph.to_code(f))
-    src_lines = [l for l in SOURCE.splitlines() if l.strip()]
-    code_lines = [l for l in autograph.to_code(fresh_function()).splitlines() if l.strip()]
-    print(f"to_code lines: {len(code_lines)} for {len(src_lines)} source lines "
-          f"(ratio {len(code_lines) / len(src_lines):.2f}, target <= 2.5)")
+    src_lines = [line for line in SOURCE.splitlines() if line.strip()]
+    code_lines = [line for line in autograph.to_code(fresh_function()).splitlines() if line.strip()]
+    print(
+        f"to_code lines: {len(code_lines)} for {len(src_lines)} source lines "
+        f"(ratio {len(code_lines) / len(src_lines):.2f}, target <= 2.5)"
+    )
     try:
         import staging
+
         x = np.array([1, 2, 3, 4])
-        first_ms = bench("first staging.function call", lambda f: staging.function(f)(x, np.int64(4)),
-                         repeat=20)
+        first_ms = bench(
+            "first staging.function call", lambda f: staging.function(f)(x, np.int64(4)), repeat=20
+        )
     except Exception as e:  # staging still under construction
         print(f"first staging.function call: unavailable ({type(e).__name__}: {e})")
         first_ms = None
-    print(f"targets: convert <= 3 ms ({'ok' if convert_ms <= 3 else 'MISSED'}), first call <= 8 ms "
-          f"({'n/a' if first_ms is None else 'ok' if first_ms <= 8 else 'MISSED'})")
+    print(
+        f"targets: convert <= 3 ms ({'ok' if convert_ms <= 3 else 'MISSED'}), first call <= 8 ms "
+        f"({'n/a' if first_ms is None else 'ok' if first_ms <= 8 else 'MISSED'})"
+    )
 
 
 if __name__ == "__main__":

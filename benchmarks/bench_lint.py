@@ -84,12 +84,13 @@ def build_big_module(path: str, lines: int = 3_000, every: int = 40) -> tuple[in
     i = 0
     while text.count("\n") + BIG_CLEAN.count("\n") <= lines:
         bad = i % every == 1 or i % every == every // 2
-        text += (STAGED_BLOCK.format(n='big', i=i) if bad else BIG_CLEAN.format(i=i))
+        text += STAGED_BLOCK.format(n="big", i=i) if bad else BIG_CLEAN.format(i=i)
         i += 1
     text += "\n" * (lines - text.count("\n"))
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(text)
     return text.count("\n"), i
+
 
 def build_corpus(root: str, files: int = 50, staged: int = 10, lines: int = 10_000) -> int:
     """Write the corpus under `root`; return the number of lines written."""
@@ -111,6 +112,7 @@ def build_corpus(root: str, files: int = 50, staged: int = 10, lines: int = 10_0
         written += text.count("\n")
     return written
 
+
 def _time(paths: list[str], repeat: int) -> tuple[int, float, float]:
     """(findings, best, worst) of `repeat` timed runs of lint_paths(paths)."""
     times = []
@@ -120,6 +122,7 @@ def _time(paths: list[str], repeat: int) -> tuple[int, float, float]:
         times.append(time.perf_counter() - start)
     return len(findings), min(times), max(times)
 
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5, help="timed runs (best is reported)")
@@ -128,16 +131,21 @@ def main() -> None:
         lines = build_corpus(root)
         findings, best, worst = _time([root], args.repeat)
     print(f"{'corpus':<36} {'findings':>8} {'best s':>8} {'worst s':>8} {'budget s':>8}")
-    print(f"{f'{lines} lines / 50 files / 10 staged':<36} {findings:>8} "
-          f"{best:>8.3f} {worst:>8.3f} {2.0:>8.1f}")
+    print(
+        f"{f'{lines} lines / 50 files / 10 staged':<36} {findings:>8} "
+        f"{best:>8.3f} {worst:>8.3f} {2.0:>8.1f}"
+    )
     # One large module with findings: their positions are resolved per statement, not
     # over the whole module (the rest of the time is parsing and the rule checks).
     with tempfile.TemporaryDirectory() as root:
         path = os.path.join(root, "big_module.py")
         lines, staged = build_big_module(path)
         findings, best, worst = _time([path], args.repeat)
-    print(f"{f'{lines} lines / 1 file / {staged} staged':<36} {findings:>8} "
-          f"{best:>8.3f} {worst:>8.3f} {'-':>8}")
+    print(
+        f"{f'{lines} lines / 1 file / {staged} staged':<36} {findings:>8} "
+        f"{best:>8.3f} {worst:>8.3f} {'-':>8}"
+    )
+
 
 if __name__ == "__main__":
     main()

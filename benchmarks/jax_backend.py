@@ -16,9 +16,8 @@ from __future__ import annotations
 import sys
 import time
 import timeit
-from pathlib import Path
-
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -47,7 +46,9 @@ def best_times(fns, min_total=0.3, repeat=5) -> list:
     numbers = []
     for fn in fns:
         number = 1
-        while timeit.timeit(fn, number=number, timer=TIMER) < min_total / repeat and number < 1 << 20:
+        while (
+            timeit.timeit(fn, number=number, timer=TIMER) < min_total / repeat and number < 1 << 20
+        ):
             number *= 2
         numbers.append(number)
     best = [float("inf")] * len(fns)
@@ -65,11 +66,13 @@ def fmt(seconds: float) -> str:
 
 # -- the same, hand-written for jax.jit ------------------------------------------------
 
+
 def collatz_jax(n):
     def body(carry):
         n, steps = carry
         n = jnp.where(n % 2 == 0, n // 2, 3 * n + 1)
         return n, steps + 1
+
     return jax.lax.while_loop(lambda c: c[0] != 1, body, (n, jnp.int64(0)))[1]
 
 
@@ -89,8 +92,10 @@ def add_one_jax(x):
 
 
 def row(label, staged, device, hand, interpreted):
-    print(f"{label:<34} {fmt(staged)} {fmt(device)} {fmt(hand)} {fmt(interpreted)}   "
-          f"{staged / hand:5.2f}x {device / hand:5.2f}x")
+    print(
+        f"{label:<34} {fmt(staged)} {fmt(device)} {fmt(hand)} {fmt(interpreted)}   "
+        f"{staged / hand:5.2f}x {device / hand:5.2f}x"
+    )
 
 
 def compare(label, func, hand_func, x):
@@ -108,8 +113,18 @@ def compare(label, func, hand_func, x):
     def run_hand():
         with jax.enable_x64(True):
             jax.block_until_ready(hand(x))
-    row(label, *best_times([lambda: staged(x), lambda: jax.block_until_ready(device(x)), run_hand,
-                            lambda: interpreted(x)]))
+
+    row(
+        label,
+        *best_times(
+            [
+                lambda: staged(x),
+                lambda: jax.block_until_ready(device(x)),
+                run_hand,
+                lambda: interpreted(x),
+            ]
+        ),
+    )
 
 
 def first_call(label, func, hand_func, x):
@@ -133,8 +148,10 @@ def main():
     first_call("150-op chain, 1M float32", chain, chain_jax, x_big)
     print()
     print(f"jax {jax.__version__} on {jax.devices()[0].platform}; times are best per call")
-    print(f"{'workload':<34} {'staged':>11} {'staged dev':>11} {'jax.jit':>11} {'interp':>11}   "
-          f"{'ratio':>6} {'dev':>6}")
+    print(
+        f"{'workload':<34} {'staged':>11} {'staged dev':>11} {'jax.jit':>11} {'interp':>11}   "
+        f"{'ratio':>6} {'dev':>6}"
+    )
     x_small = np.linspace(0, 1, 100, dtype=np.float32)
     compare("call overhead, x + 1 (f64 scalar)", add_one, add_one_jax, np.float64(1.0))
     compare("Collatz 837799", collatz, collatz_jax, np.int64(837799))

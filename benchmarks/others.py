@@ -108,6 +108,7 @@ def _sum_even_typed(xs):
 
 def _typed_accumulator(fresh_function):
     """A maker of the loop function with `total = np.int64(0)`, the form TensorFlow accepts."""
+
     def make():
         func = fresh_function()
         source = inspect.getsource(func).replace("total = 0", "total = np.int64(0)")
@@ -116,6 +117,7 @@ def _typed_accumulator(fresh_function):
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         exec(compile(source, filename, "exec"), namespace)
         return namespace[func.__name__]
+
     return make
 
 

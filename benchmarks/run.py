@@ -81,8 +81,16 @@ ROWS: list[tuple] = []
 
 def row(name, staged, plain, target="", others=""):
     ratio = staged / plain if plain else float("nan")
-    ROWS.append((name, fmt(staged), fmt(plain) if plain else "-", f"{ratio:.2f}x" if plain else "-",
-                 target, others))
+    ROWS.append(
+        (
+            name,
+            fmt(staged),
+            fmt(plain) if plain else "-",
+            f"{ratio:.2f}x" if plain else "-",
+            target,
+            others,
+        )
+    )
 
 
 def compare(method: str, *args, quoted: str = "", min_total: float = 0.2) -> str:
@@ -110,7 +118,7 @@ def compare(method: str, *args, quoted: str = "", min_total: float = 0.2) -> str
 # ---------------------------------------------------------------------------
 # workloads
 
-LOOP_SOURCE = '''
+LOOP_SOURCE = """
 def loop_heavy(n, xs):
     steps = 0
     total = 0
@@ -127,7 +135,7 @@ def loop_heavy(n, xs):
             total += x
         steps += 1
     return steps, total
-'''
+"""
 
 
 _serial = itertools.count()
@@ -149,20 +157,26 @@ def fresh_loop_heavy():
 
 def user_workloads():
     """Code people stage first: each function staged against the same function undecorated."""
-    cases = ((_user.newton_sqrt, _user.NEWTON_ARGS, "3a. Newton sqrt, 100 float64, tolerance loop"),
-             (_user.bisection, _user.BISECTION_ARGS, "3b. bisection on float64 scalars (43 steps)"),
-             (_user.euler, _user.EULER_ARGS, "3c. Euler, 100 steps, list append + np.stack"))
+    cases = (
+        (_user.newton_sqrt, _user.NEWTON_ARGS, "3a. Newton sqrt, 100 float64, tolerance loop"),
+        (_user.bisection, _user.BISECTION_ARGS, "3b. bisection on float64 scalars (43 steps)"),
+        (_user.euler, _user.EULER_ARGS, "3c. Euler, 100 steps, list append + np.stack"),
+    )
     for func, args, label in cases:
         f = staging.function(func)
         staged_result, plain_result = f(*args), func(*args)
-        assert type(staged_result) is type(plain_result) and np.array_equal(staged_result, plain_result), label
+        assert type(staged_result) is type(plain_result) and np.array_equal(
+            staged_result, plain_result
+        ), label
         row(label, *best_pair(lambda: f(*args), lambda: func(*args)), "<= 1.0x")
     xs = _user.MEAN_INPUTS
     staged_mean, plain_mean = _user.StagedRunningMean(), _user.RunningMean()
     assert _user.feed(staged_mean, xs) == _user.feed(plain_mean, xs)
-    row("3d. running mean in Variables, 1000 staged method calls",
+    row(
+        "3d. running mean in Variables, 1000 staged method calls",
         *best_pair(lambda: _user.feed(staged_mean, xs), lambda: _user.feed(plain_mean, xs)),
-        "<= 1.0x")
+        "<= 1.0x",
+    )
 
 
 def call_overhead():
@@ -170,9 +184,13 @@ def call_overhead():
     f = staging.function(add_one)
     f(x)
     staged, plain = best_pair(lambda: f(x), lambda: add_one(x))
-    row("1. call overhead, x + 1 on a NumPy scalar", staged, plain,
+    row(
+        "1. call overhead, x + 1 on a NumPy scalar",
+        staged,
+        plain,
         f"+{(staged - plain) * 1e6:.2f} us (<= +0.5 us)",
-        compare("call_overhead", add_one, x, quoted="TF ~240 us, JAX ~6 us"))
+        compare("call_overhead", add_one, x, quoted="TF ~240 us, JAX ~6 us"),
+    )
 
 
 def conversion():
@@ -194,14 +212,29 @@ def conversion():
     first_call = min(first)
     plain_func = fresh_loop_heavy()
     assert staging.function(fresh_loop_heavy())(n, xs) == plain_func(n, xs)
-    row("2a. conversion of the 16-line loop function", convert_time, None, "<= 3 ms",
-        compare("conversion", fresh_loop_heavy, quoted="TF ~65 ms"))
+    row(
+        "2a. conversion of the 16-line loop function",
+        convert_time,
+        None,
+        "<= 3 ms",
+        compare("conversion", fresh_loop_heavy, quoted="TF ~65 ms"),
+    )
     measured = [compare("first_call", fresh_loop_heavy, n, xs), compare("first_call_lax", n, xs)]
-    row("2b. first call (conversion + trace)", first_call, None, "<= 8 ms",
-        "; ".join(m for m in measured if m) or "TF ~58 ms")
+    row(
+        "2b. first call (conversion + trace)",
+        first_call,
+        None,
+        "<= 8 ms",
+        "; ".join(m for m in measured if m) or "TF ~58 ms",
+    )
     f = staging.function(fresh_loop_heavy())
     f(n, xs)
-    row("2c. later calls of that function (n=27)", *best_pair(lambda: f(n, xs), lambda: plain_func(n, xs)), "", "")
+    row(
+        "2c. later calls of that function (n=27)",
+        *best_pair(lambda: f(n, xs), lambda: plain_func(n, xs)),
+        "",
+        "",
+    )
 
 
 def collatz_bench():
@@ -209,8 +242,13 @@ def collatz_bench():
     f = staging.function(collatz)
     assert f(n) == collatz(n) == 524
     staged, plain = best_pair(lambda: f(n), lambda: collatz(n))
-    row("3. Collatz steps of 837799 (524 iterations)", staged, plain, "<= 1.0x",
-        compare("collatz", collatz, n, quoted="TF 4.1 ms, JAX 0.01 ms"))
+    row(
+        "3. Collatz steps of 837799 (524 iterations)",
+        staged,
+        plain,
+        "<= 1.0x",
+        compare("collatz", collatz, n, quoted="TF 4.1 ms, JAX 0.01 ms"),
+    )
 
 
 def sum_even_bench():
@@ -218,15 +256,23 @@ def sum_even_bench():
     f = staging.function(sum_even)
     assert f(xs) == sum_even(xs)
     staged, plain = best_pair(lambda: f(xs), lambda: sum_even(xs))
-    row("4. sum of even elements, 1000 int64 (for + continue)", staged, plain, "<= 1.0x",
-        compare("sum_even", sum_even, xs, quoted="TF 10.8 ms"))
+    row(
+        "4. sum of even elements, 1000 int64 (for + continue)",
+        staged,
+        plain,
+        "<= 1.0x",
+        compare("sum_even", sum_even, xs, quoted="TF 10.8 ms"),
+    )
 
 
 def chain_bench():
     f = staging.function(chain)
     unfused = staging.function(chain)
-    sizes = ((100, "<= 0.5x", "TF 280 us, JAX 8 us"), (1_000_000, "<= 0.2x", "TF 6.4 ms, JAX 3 ms"),
-             (10_000_000, "(beyond the L3 cache)", ""))
+    sizes = (
+        (100, "<= 0.5x", "TF 280 us, JAX 8 us"),
+        (1_000_000, "<= 0.2x", "TF 6.4 ms, JAX 3 ms"),
+        (10_000_000, "(beyond the L3 cache)", ""),
+    )
     for n, target, quoted in sizes:
         x = np.linspace(0, 1, n, dtype=np.float32)
         with staging.optimizer_options(elementwise_fusion=False):  # options apply when tracing
@@ -239,15 +285,23 @@ def chain_bench():
         with staging.optimizer_options(native_kernels=False):
             numpy_loops.get_concrete_function(x)
         assert np.array_equal(numpy_loops(x), chain(x)), "staged chain differs from eager"
-        others = [f"op by op (no fusion) {fmt(best_time(lambda: unfused(x), min_total=budget))}",
-                  f"NumPy loops (native_kernels=False) {fmt(best_time(lambda: numpy_loops(x), min_total=budget))}"]
+        others = [
+            f"op by op (no fusion) {fmt(best_time(lambda: unfused(x), min_total=budget))}",
+            f"NumPy loops (native_kernels=False) {fmt(best_time(lambda: numpy_loops(x), min_total=budget))}",
+        ]
         ne = _numexpr()
         if ne is not None:
             evaluate = _numexpr_chain(ne)
             assert np.array_equal(evaluate(x), chain(x))
             others.append(f"numexpr {fmt(best_time(lambda: evaluate(x), min_total=budget))}")
         others.append(compare("chain", chain, x, quoted=quoted, min_total=budget))
-        row(f"5. 150 elementwise ops on {n:,} float32", staged, plain, target, "; ".join(o for o in others if o))
+        row(
+            f"5. 150 elementwise ops on {n:,} float32",
+            staged,
+            plain,
+            target,
+            "; ".join(o for o in others if o),
+        )
 
 
 def normalize(x, mean, scale, w, b):
@@ -264,11 +318,18 @@ def broadcast_bench():
     f, unfused = staging.function(normalize), staging.function(normalize)
     with staging.optimizer_options(elementwise_fusion=False):
         unfused.get_concrete_function(*args)
-    assert np.array_equal(f(*args), normalize(*args)) and np.array_equal(unfused(*args), normalize(*args))
+    assert np.array_equal(f(*args), normalize(*args)) and np.array_equal(
+        unfused(*args), normalize(*args)
+    )
     staged = best_time(lambda: f(*args), min_total=1.0)
     plain = best_time(lambda: normalize(*args), min_total=1.0)
-    row("5b. normalize + ReLU, 4000x1000 float64 (broadcasting)", staged, plain, "",
-        f"op by op (no fusion) {fmt(best_time(lambda: unfused(*args), min_total=1.0))}")
+    row(
+        "5b. normalize + ReLU, 4000x1000 float64 (broadcasting)",
+        staged,
+        plain,
+        "",
+        f"op by op (no fusion) {fmt(best_time(lambda: unfused(*args), min_total=1.0))}",
+    )
 
 
 def _numexpr_chain(ne):
@@ -304,9 +365,16 @@ def memory_bench():
             f = staging.function(func)
             x = np.linspace(0, 1, n)
             staged, plain = peak(f, x), peak(func, x)
-            ROWS.append((f"7. peak memory, {label}, {n // 1_000_000}M float64", f"{staged / 2**20:.1f} MiB",
-                         f"{plain / 2**20:.1f} MiB", f"{staged / plain:.2f}x",
-                         f"result itself: {x.nbytes / 2**20:.1f} MiB", ""))
+            ROWS.append(
+                (
+                    f"7. peak memory, {label}, {n // 1_000_000}M float64",
+                    f"{staged / 2**20:.1f} MiB",
+                    f"{plain / 2**20:.1f} MiB",
+                    f"{staged / plain:.2f}x",
+                    f"result itself: {x.nbytes / 2**20:.1f} MiB",
+                    "",
+                )
+            )
 
 
 def scaling():
@@ -323,10 +391,13 @@ def scaling():
             times.append(time.perf_counter() - t0)
         t = min(times)
         per_stmt.append(t / size)
-        ROWS.append((f"6a. trace, {size} statements", fmt(t), "-", "-",
-                     f"{fmt(t / size)}/statement", ""))
+        ROWS.append(
+            (f"6a. trace, {size} statements", fmt(t), "-", "-", f"{fmt(t / size)}/statement", "")
+        )
     growth = per_stmt[-1] / per_stmt[0]
-    ROWS.append(("6a. per-statement cost, 1000 vs 10", "-", "-", f"{growth:.2f}x", "~1x = linear", ""))
+    ROWS.append(
+        ("6a. per-statement cost, 1000 vs 10", "-", "-", f"{growth:.2f}x", "~1x = linear", "")
+    )
 
     def count(n):
         i = 0
@@ -345,8 +416,16 @@ def scaling():
         plain = best_time(lambda: count(n), min_total=0.3)
         per_iter.append(t / trips)
         row(f"6b. staged while, {trips:,} iterations", t, plain, f"{fmt(t / trips)}/iteration", "")
-    ROWS.append(("6b. per-iteration cost, 10^5 vs 10^2", "-", "-", f"{per_iter[-1] / per_iter[0]:.2f}x",
-                 "~1x = linear", ""))
+    ROWS.append(
+        (
+            "6b. per-iteration cost, 10^5 vs 10^2",
+            "-",
+            "-",
+            f"{per_iter[-1] / per_iter[0]:.2f}x",
+            "~1x = linear",
+            "",
+        )
+    )
 
 
 def draw_normals(rng, n):
@@ -367,8 +446,10 @@ def draw_scalars(rng, n):
 
 def random_bench():
     """Random draws run when the graph runs: staged and eager streams are bitwise equal."""
-    for func, n, label in ((draw_normals, 1000, "8a. 10^6 normals drawn in a staged loop (1000 x 1000)"),
-                           (draw_scalars, 100_000, "8b. 10^5 single uniform draws in a staged loop")):
+    for func, n, label in (
+        (draw_normals, 1000, "8a. 10^6 normals drawn in a staged loop (1000 x 1000)"),
+        (draw_scalars, 100_000, "8b. 10^5 single uniform draws in a staged loop"),
+    ):
         f = staging.function(func)
         n = np.int64(n)
         assert np.array_equal(f(np.random.default_rng(0), n), func(np.random.default_rng(0), n))
@@ -380,6 +461,7 @@ def random_bench():
 def _numexpr():
     try:
         import numexpr  # optional: only for comparison figures
+
         return numexpr
     except ImportError:
         return None
@@ -392,8 +474,18 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     QUICK = args.quick
     FRAMEWORKS[:] = _others.frameworks()
-    for workload in (call_overhead, conversion, user_workloads, collatz_bench, sum_even_bench, chain_bench,
-                     broadcast_bench, memory_bench, scaling, random_bench):
+    for workload in (
+        call_overhead,
+        conversion,
+        user_workloads,
+        collatz_bench,
+        sum_even_bench,
+        chain_bench,
+        broadcast_bench,
+        memory_bench,
+        scaling,
+        random_bench,
+    ):
         workload()
     headers = ("workload", "staged", "plain", "ratio", "target / note", "others (measured here)")
     widths = [max(len(str(r[i])) for r in ROWS + [headers]) for i in range(len(headers))]
@@ -402,10 +494,12 @@ def main(argv=None) -> int:
     print("-" * len(line))
     for r in ROWS:
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)))
-    print(textwrap.dedent(f"""
+    print(
+        textwrap.dedent(f"""
         ratio = staged time / plain time, measured in this run (below 1.00x, staging is faster).
         python {sys.version.split()[0]}, numpy {np.__version__}; times are best-of-N per call.
-        'others' are the figures quoted in the issue for TF 2.21 / JAX unless measured in this run."""))
+        'others' are the figures quoted in the issue for TF 2.21 / JAX unless measured in this run.""")
+    )
     return 0
 
 

@@ -102,8 +102,12 @@ def peak_rss_growth(make_name: str, size: int) -> int:
     """Growth of the maximum resident set size during the first call, in a fresh process
     (tracemalloc makes a 10^5-op trace take many minutes; at 10^4 ops this gives 60 MiB
     where tracemalloc gives 68 MiB: the same order, not the same measure)."""
-    out = subprocess.run([sys.executable, __file__, "--rss-child", make_name, str(size)],
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, __file__, "--rss-child", make_name, str(size)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     return int(out.split()[-1])
 
 
@@ -145,6 +149,7 @@ def _peak_rss() -> int:
 def phases(size: int) -> None:
     """Prints where the first call of straight_line(size) spends its processor time."""
     from runtime import chunks, executor
+
     function_module = importlib.import_module("staging.function")
     spent: dict[str, float] = {}
 
@@ -155,11 +160,14 @@ def phases(size: int) -> None:
                 return func(*args, **kwargs)
             finally:
                 spent[label] = spent.get(label, 0.0) + time.process_time() - start
+
         return wrapper
 
-    patched = [(function_module, "optimize", "optimiser passes"),
-               (executor._Emitter, "function", "code generation"),
-               (chunks, "compile_at_user_lines", "compile() + line tables")]
+    patched = [
+        (function_module, "optimize", "optimiser passes"),
+        (executor._Emitter, "function", "code generation"),
+        (chunks, "compile_at_user_lines", "compile() + line tables"),
+    ]
     saved = [(owner, name, getattr(owner, name)) for owner, name, _ in patched]
     collecting = [0.0, 0.0]
 
@@ -184,10 +192,15 @@ def phases(size: int) -> None:
         for owner, name, func in saved:
             setattr(owner, name, func)
     functions = len(f.get_concrete_function(arg)._compiled._codes)
-    print(f"first call of {size} straight-line ops: {wall:.2f} s ({total:.2f} s of processor time), "
-          f"compiled as {functions} function(s)")
-    rows = [("recording (and conversion)", total - sum(spent.values())), *spent.items(),
-            ("(garbage collection, within the above)", collecting[0])]
+    print(
+        f"first call of {size} straight-line ops: {wall:.2f} s ({total:.2f} s of processor time), "
+        f"compiled as {functions} function(s)"
+    )
+    rows = [
+        ("recording (and conversion)", total - sum(spent.values())),
+        *spent.items(),
+        ("(garbage collection, within the above)", collecting[0]),
+    ]
     for label, seconds in rows:
         print(f"  {label:<40}{seconds:>7.2f} s {100 * seconds / total:>5.0f}%")
 
@@ -195,16 +208,28 @@ def phases(size: int) -> None:
 ROWS = (
     [("nesting depth", n, nested_ifs, 1.0, None) for n in (10, 20, 30, 40, 50)]
     + [("elif cases", n, elif_chain, 1.0 if n == 100 else None, None) for n in (10, 25, 50, 100)]
-    + [("straight-line ops", n, straight_line, 3.0 if n == 100_000 else None,
-        200 * MiB if n == 100_000 else None) for n in (100, 1_000, 10_000, 100_000)]
+    + [
+        (
+            "straight-line ops",
+            n,
+            straight_line,
+            3.0 if n == 100_000 else None,
+            200 * MiB if n == 100_000 else None,
+        )
+        for n in (100, 1_000, 10_000, 100_000)
+    ]
 )
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="skip the 10^5-op row")
-    parser.add_argument("--phases", type=int, metavar="N",
-                        help="only split the first call of the N-op straight-line program")
+    parser.add_argument(
+        "--phases",
+        type=int,
+        metavar="N",
+        help="only split the first call of the N-op straight-line program",
+    )
     parser.add_argument("--rss-child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.phases:
@@ -215,7 +240,9 @@ def main(argv=None) -> int:
         return 0
     scalar, vector = np.float64(0.5), np.linspace(0.0, 1.0, 8)
     missed = 0
-    print(f"{'program':<20}{'size':>8}{'first call':>13}{'(processor)':>13}{'peak memory':>14}   target")
+    print(
+        f"{'program':<20}{'size':>8}{'first call':>13}{'(processor)':>13}{'peak memory':>14}   target"
+    )
     for label, size, make, time_target, memory_target in ROWS:
         if args.quick and size >= 100_000:
             continue
@@ -236,8 +263,11 @@ def main(argv=None) -> int:
             ok = peak < memory_target
             missed += not ok
             target.append(f"< {memory_target // MiB} MiB {'ok' if ok else 'MISSED'}")
-        print(f"{label:<20}{size:>8}{seconds * 1000:>10.1f} ms{processor * 1000:>10.1f} ms"
-              f"{peak / MiB:>10.1f} MiB   {', '.join(target)}", flush=True)
+        print(
+            f"{label:<20}{size:>8}{seconds * 1000:>10.1f} ms{processor * 1000:>10.1f} ms"
+            f"{peak / MiB:>10.1f} MiB   {', '.join(target)}",
+            flush=True,
+        )
     return 1 if missed else 0
 
 

@@ -44,6 +44,7 @@ def renamed_code(code, name: str):
     if hasattr(code, "co_qualname"):
         return code.replace(co_name=name, co_qualname=name)
     from .user_lines import share_generated_lines  # pragma: no cover - Python 3.10
+
     renamed = code.replace(co_name=name)
     share_generated_lines(renamed, code)  # the lines of a code compiled at the user's lines
     return renamed

@@ -89,8 +89,11 @@ def replace_uses(graph: Graph, mapping: dict[Value, Value]) -> None:
 def outputs_sharing_state(graph: Graph) -> tuple:
     """Indices of graph outputs (arrays) that may be program state (a Variable's buffer) or a
     view of it: a caller must get copies of those."""
-    return tuple(i for i, v in enumerate(graph.outputs)
-                 if isinstance(v, Value) and getattr(v.type, "ndim", 0) > 0 and _shares_state(v, {}, set()))
+    return tuple(
+        i
+        for i, v in enumerate(graph.outputs)
+        if isinstance(v, Value) and getattr(v.type, "ndim", 0) > 0 and _shares_state(v, {}, set())
+    )
 
 
 def _shares_state(value, outer: dict, seen: set) -> bool:
@@ -112,8 +115,10 @@ def _shares_state(value, outer: dict, seen: set) -> bool:
                 inner = outer
                 if label is not None:
                     inner = dict(outer)
-                    inner.update((id(a), b) for a, b in zip(node.subgraphs[label].inputs,
-                                                            op.bind_subgraph(node, label)))
+                    inner.update(
+                        (id(a), b)
+                        for a, b in zip(node.subgraphs[label].inputs, op.bind_subgraph(node, label))
+                    )
                 if _shares_state(source, inner, seen):
                     return True
             return False
@@ -121,8 +126,6 @@ def _shares_state(value, outer: dict, seen: set) -> bool:
             return False
         value = node.inputs[0]
     return False
-
-
 
 
 class BufferPlan:
@@ -151,4 +154,12 @@ class BufferPlan:
         return id(value) in self._taken
 
 
-__all__ = ["BufferPlan", "dead_after", "last_uses", "maybe_viewed", "node_uses", "outputs_sharing_state", "replace_uses"]
+__all__ = [
+    "BufferPlan",
+    "dead_after",
+    "last_uses",
+    "maybe_viewed",
+    "node_uses",
+    "outputs_sharing_state",
+    "replace_uses",
+]

@@ -96,8 +96,11 @@ class ChunkedEmission:
         self._start_chunk()
         self.body(graph, 1, top_level=True)
         self._end_chunk(len(graph.nodes))
-        lines = [f"def run({', '.join(params)}):", "    try:",
-                 f"        _live = [{', '.join(params[k] for k, v in enumerate(graph.inputs) if id(v) in self._last)}]"]
+        lines = [
+            f"def run({', '.join(params)}):",
+            "    try:",
+            f"        _live = [{', '.join(params[k] for k, v in enumerate(graph.inputs) if id(v) in self._last)}]",
+        ]
         line_nodes = {}
         for call, node in self._calls:
             lines.append(f"        _live = {call}(_live)")
@@ -130,7 +133,7 @@ class ChunkedEmission:
         (an inlined scalar operator) is computed here and gets a name of its own."""
         last, nodes = self._last, self.graph.nodes
         live = [v for v in self._live if last[id(v)] >= position]
-        for node in nodes[self._defined:position]:
+        for node in nodes[self._defined : position]:
             live.extend(v for v in node.outputs if last.get(id(v), -1) >= position)
         self._defined = position
         refs = [self.names[id(v)] for v in live]
@@ -145,7 +148,7 @@ class ChunkedEmission:
         for helper, nodes_of in self.helpers:  # subgraph bodies this chunk calls
             line_nodes.update((len(lines) + k, node) for k, node in nodes_of.items())
             lines.extend(helper)
-            names.append(helper[0][4:helper[0].index("(")])
+            names.append(helper[0][4 : helper[0].index("(")])
         self.helpers = []
         self.units.append(("\n".join(lines) + "\n", line_nodes, names))
         first = next(iter(line_nodes.values()), None)
@@ -173,8 +176,11 @@ def compile_units(units: list, namespace: dict, fallback: str, label: str):
         del source  # (a long graph's chunks: freed one by one)
         exec(code, namespace)
         if names is None:
-            names = [name for name, f in namespace.items()
-                     if name == "run" or (name.startswith("_body") and callable(f))]
+            names = [
+                name
+                for name, f in namespace.items()
+                if name == "run" or (name.startswith("_body") and callable(f))
+            ]
         for name in names:
             f = namespace[name]
             if filename != fallback and (name == "run" or name.startswith("_chunk")):

@@ -12,14 +12,18 @@ from .types import TensorType, accepts
 
 def _given_by_subgraphs(name: str):
     def infer(*input_types, **attrs):
-        raise TypeError(f"{name} has no type rule: its output types follow from its subgraphs and "
-                        f"are given when the node is recorded")
+        raise TypeError(
+            f"{name} has no type rule: its output types follow from its subgraphs and "
+            f"are given when the node is recorded"
+        )
+
     return infer
 
 
 def _run_by_emit(name: str):
     def impl(*inputs, **attrs):
         raise TypeError(f"{name} has no kernel: the executor emits its code (OpDef.emit)")
+
     return impl
 
 
@@ -55,6 +59,7 @@ _PREDICATE_TYPES = (None, TensorType(bool, ()), TensorType.python_scalar(bool))
 # -- cond ---------------------------------------------------------------------
 # inputs: pred, *operands; subgraphs then / else take the operands and give the outputs.
 
+
 def _cond_bind(node: Node, label: str) -> list:
     return node.inputs[1:]
 
@@ -69,8 +74,9 @@ def _cond_check(node: Node) -> str | None:
     operand_types = [_type_of(v) for v in node.inputs[1:]]
     for label in ("then", "else"):
         sub = node.subgraphs[label]
-        problem = (_check_inputs(label, sub, operand_types)
-                   or _check_results(f"subgraph {label!r}", sub.outputs, node.outputs))
+        problem = _check_inputs(label, sub, operand_types) or _check_results(
+            f"subgraph {label!r}", sub.outputs, node.outputs
+        )
         if problem:
             return problem
     return None
@@ -93,15 +99,24 @@ def _cond_emit(em, node: Node, indent: int) -> None:
             em.emit(indent + 1, "pass")
 
 
-register_op("cond", infer=_given_by_subgraphs("cond"), num_outputs=None, subgraphs=("then", "else"),
-            bind_subgraph=_cond_bind, output_sources=_cond_sources, emit=_cond_emit, check=_cond_check,
-            doc="`then(*operands)` if pred else `else(*operands)`")(_run_by_emit("cond"))
+register_op(
+    "cond",
+    infer=_given_by_subgraphs("cond"),
+    num_outputs=None,
+    subgraphs=("then", "else"),
+    bind_subgraph=_cond_bind,
+    output_sources=_cond_sources,
+    emit=_cond_emit,
+    check=_cond_check,
+    doc="`then(*operands)` if pred else `else(*operands)`",
+)(_run_by_emit("cond"))
 
 
 # -- while_loop -----------------------------------------------------------------
 # inputs: the initial values of the num_loop_vars loop variables, then captured values;
 # subgraphs cond / body take (loop variables, captures); cond gives the bool to go on, body
 # the next loop variables; the outputs are the loop variables after the last iteration.
+
 
 def _while_bind(node: Node, label: str) -> list:
     nvars = node.attrs["num_loop_vars"]
@@ -121,8 +136,11 @@ def _while_check(node: Node) -> str | None:
         return f"{len(node.outputs)} outputs for {nvars} loop variables"
     declared = [v.type for v in node.outputs] + [_type_of(v) for v in node.inputs[nvars:]]
     cond, body = node.subgraphs["cond"], node.subgraphs["body"]
-    problem = (_check_results("the initial value", node.inputs[:nvars], node.outputs)
-               or _check_inputs("cond", cond, declared) or _check_inputs("body", body, declared))
+    problem = (
+        _check_results("the initial value", node.inputs[:nvars], node.outputs)
+        or _check_inputs("cond", cond, declared)
+        or _check_inputs("body", body, declared)
+    )
     if problem:
         return problem
     if len(cond.outputs) != 1 or _type_of(cond.outputs[0]) not in _PREDICATE_TYPES:
@@ -132,17 +150,26 @@ def _while_check(node: Node) -> str | None:
 
 def _while_emit(em, node: Node, indent: int) -> None:
     nvars = node.attrs["num_loop_vars"]
-    inits, captures = node.inputs[:nvars], node.inputs[nvars:]
+    inits = node.inputs[:nvars]
     outs = [em.fresh(v) for v in node.outputs]
     walk = array_walk(node)
     if walk is not None:  # a staged `for x in xs`: a Python for over the array
         emit_array_walk(em, node, walk, indent, outs)
         return
     counters = _python_int_counters(node)
-    unboxed = scalar_loops.plan(node, counters) if em.options.get("unboxed_scalar_loops", True) else None
+    unboxed = (
+        scalar_loops.plan(node, counters) if em.options.get("unboxed_scalar_loops", True) else None
+    )
     firsts, capture_refs = scalar_loops.enter(em, node, unboxed, indent)
-    em.assign(indent, outs, [firsts[i] if i in firsts else f"int({em.ref(v)})" if i in counters else em.ref(v)
-                             for i, v in enumerate(inits)], node)
+    em.assign(
+        indent,
+        outs,
+        [
+            firsts[i] if i in firsts else f"int({em.ref(v)})" if i in counters else em.ref(v)
+            for i, v in enumerate(inits)
+        ],
+        node,
+    )
     for label in ("cond", "body"):
         sub = node.subgraphs[label]
         for inner, name in zip(sub.inputs, outs):
@@ -165,7 +192,9 @@ def _while_emit(em, node: Node, indent: int) -> None:
     finally:
         em.loop_preludes.pop()
     for i in sorted(counters):  # back to the declared dtype for whatever reads the result
-        em.emit(indent, f"{outs[i]} = {em.bind(node.outputs[i].type.dtype.type, 'k')}({outs[i]})", node)
+        em.emit(
+            indent, f"{outs[i]} = {em.bind(node.outputs[i].type.dtype.type, 'k')}({outs[i]})", node
+        )
     scalar_loops.leave(em, node, firsts, indent, outs)
 
 
@@ -200,10 +229,17 @@ def _range_counter(em, node: Node, test, counters: set[int]):
         return None
     step = body.outputs[j]
     stepper = step.producer if isinstance(step, Value) else None
-    if (stepper is None or stepper.op != "add" or stepper.subgraphs or stepper.attrs
-            or stepper.inputs[0] is not body.inputs[j] or type(stepper.inputs[1]) is not int
-            or stepper.inputs[1] != 1 or em.use_counts().get(id(step)) != 1
-            or not any(n is stepper for n in body.nodes)):
+    if (
+        stepper is None
+        or stepper.op != "add"
+        or stepper.subgraphs
+        or stepper.attrs
+        or stepper.inputs[0] is not body.inputs[j]
+        or type(stepper.inputs[1]) is not int
+        or stepper.inputs[1] != 1
+        or em.use_counts().get(id(step)) != 1
+        or not any(n is stepper for n in body.nodes)
+    ):
         return None
     return j, stepper
 
@@ -220,7 +256,9 @@ def _emit_range_for(em, node: Node, indent: int, outs: list[str], ranged, bound:
         written = len(em.lines)
         coalesce_loop_outputs(em, body, outs, others)
         em.body(body, indent + 1, top_level=False)
-        em.assign(indent + 1, [outs[k] for k in others], [em.ref(body.outputs[k]) for k in others], node)
+        em.assign(
+            indent + 1, [outs[k] for k in others], [em.ref(body.outputs[k]) for k in others], node
+        )
         if len(em.lines) == written:
             em.emit(indent + 1, "pass")
     finally:
@@ -230,12 +268,22 @@ def _emit_range_for(em, node: Node, indent: int, outs: list[str], ranged, bound:
 
 
 _COMPARISONS = frozenset(("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"))
-_OPERATORS = {"less": "{0} < {1}", "less_equal": "{0} <= {1}", "greater": "{0} > {1}",
-              "greater_equal": "{0} >= {1}", "equal": "{0} == {1}", "not_equal": "{0} != {1}"}
+_OPERATORS = {
+    "less": "{0} < {1}",
+    "less_equal": "{0} <= {1}",
+    "greater": "{0} > {1}",
+    "greater_equal": "{0} >= {1}",
+    "equal": "{0} == {1}",
+    "not_equal": "{0} != {1}",
+}
 
 
 def _is_integer_scalar(t) -> bool:
-    return getattr(t, "shape", None) == () and getattr(t, "dtype", None) is not None and t.dtype.kind in "iu"
+    return (
+        getattr(t, "shape", None) == ()
+        and getattr(t, "dtype", None) is not None
+        and t.dtype.kind in "iu"
+    )
 
 
 def _integer_bound_test(node: Node):
@@ -248,12 +296,23 @@ def _integer_bound_test(node: Node):
     if len(cond.nodes) != 1 or len(cond.outputs) != 1:
         return None
     test = cond.nodes[0]
-    if test.op not in _COMPARISONS or test.attrs or test.subgraphs or cond.outputs[0] is not test.outputs[0]:
+    if (
+        test.op not in _COMPARISONS
+        or test.attrs
+        or test.subgraphs
+        or cond.outputs[0] is not test.outputs[0]
+    ):
         return None
     counter, bound = test.inputs
     loop_vars = cond.inputs[:nvars]
-    if (isinstance(counter, Value) and counter in loop_vars and _is_integer_scalar(counter.type)
-            and isinstance(bound, Value) and bound not in loop_vars and _is_integer_scalar(bound.type)):
+    if (
+        isinstance(counter, Value)
+        and counter in loop_vars
+        and _is_integer_scalar(counter.type)
+        and isinstance(bound, Value)
+        and bound not in loop_vars
+        and _is_integer_scalar(bound.type)
+    ):
         return test.op, counter, bound
     return None
 
@@ -272,17 +331,26 @@ def _python_int_counters(node: Node) -> set[int]:
             continue  # (a weak int is a Python int already)
         step = body.outputs[j]
         stepper = step.producer if isinstance(step, Value) else None
-        if (stepper is None or stepper.op not in ("add", "subtract") or stepper.subgraphs
-                or stepper.inputs[0] is not body.inputs[j]
-                or not (type(stepper.inputs[1]) is int)):
+        if (
+            stepper is None
+            or stepper.op not in ("add", "subtract")
+            or stepper.subgraphs
+            or stepper.inputs[0] is not body.inputs[j]
+            or type(stepper.inputs[1]) is not int
+        ):
             continue
-        if (all(_counter_uses_ok(g, g.inputs[j], stepper) for g in (cond, body))
-                and _counter_uses_ok(body, step, stepper, output=j)):  # (the stepped value runs as one too)
+        if all(
+            _counter_uses_ok(g, g.inputs[j], stepper) for g in (cond, body)
+        ) and _counter_uses_ok(
+            body, step, stepper, output=j
+        ):  # (the stepped value runs as one too)
             found.add(j)
     return found
 
 
-def _counter_uses_ok(graph: Graph, counter: Value, stepper: Node, output: int | None = None) -> bool:
+def _counter_uses_ok(
+    graph: Graph, counter: Value, stepper: Node, output: int | None = None
+) -> bool:
     """`counter` is only compared with a real number or used as an index in `graph`, and is not
     among its outputs (but at position `output`)."""
     for n in graph.nodes:
@@ -291,9 +359,17 @@ def _counter_uses_ok(graph: Graph, counter: Value, stepper: Node, output: int | 
         for position, v in enumerate(n.inputs):
             if v is not counter:
                 continue
-            if n.op in _COMPARISONS and not n.subgraphs and all(
-                    type(o) in (bool, int, float) or getattr(getattr(o, "type", None), "dtype", None) is not None
-                    and o.type.dtype.kind in "biuf" for o in n.inputs if o is not counter):
+            if (
+                n.op in _COMPARISONS
+                and not n.subgraphs
+                and all(
+                    type(o) in (bool, int, float)
+                    or getattr(getattr(o, "type", None), "dtype", None) is not None
+                    and o.type.dtype.kind in "biuf"
+                    for o in n.inputs
+                    if o is not counter
+                )
+            ):
                 continue  # (a Python int and a complex have no order; NumPy's scalars do)
             if (n.op == "getitem" and position > 0) or (n.op == "setitem" and position > 1):
                 continue  # an index: a Python int selects what an integer scalar selects
@@ -301,7 +377,14 @@ def _counter_uses_ok(graph: Graph, counter: Value, stepper: Node, output: int | 
     return not any(v is counter and k != output for k, v in enumerate(graph.outputs))
 
 
-register_op("while_loop", infer=_given_by_subgraphs("while_loop"), num_outputs=None,
-            subgraphs=("cond", "body"), bind_subgraph=_while_bind, output_sources=_while_sources,
-            emit=_while_emit, check=_while_check,
-            doc="loop variables = body(*loop variables, *captures) while cond(...)")(_run_by_emit("while_loop"))
+register_op(
+    "while_loop",
+    infer=_given_by_subgraphs("while_loop"),
+    num_outputs=None,
+    subgraphs=("cond", "body"),
+    bind_subgraph=_while_bind,
+    output_sources=_while_sources,
+    emit=_while_emit,
+    check=_while_check,
+    doc="loop variables = body(*loop variables, *captures) while cond(...)",
+)(_run_by_emit("while_loop"))

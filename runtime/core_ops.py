@@ -33,15 +33,22 @@ def _fill(parts, args):
 
 # -- constants ---------------------------------------------------------------
 
+
 def _const_infer(*, value):
     return TensorType.of(value)
 
 
-register_op("const", infer=_const_infer, make_kernel=lambda value: (lambda: value), weak_results=True,
-            doc="a constant: a NumPy value, or a Python number (of a weak type)")(lambda *, value: value)
+register_op(
+    "const",
+    infer=_const_infer,
+    make_kernel=lambda value: lambda: value,
+    weak_results=True,
+    doc="a constant: a NumPy value, or a Python number (of a weak type)",
+)(lambda *, value: value)
 
 
 # -- print / assert ----------------------------------------------------------
+
 
 def _print_kernel(parts, sep, end):
     """print(*parts, sep=sep, end=end) with the values of the ARG parts filled in: the text print
@@ -57,34 +64,48 @@ def _print_kernel(parts, sep, end):
             out = sys.stdout
             if out is not None:  # (no console: print writes nothing)
                 out.write(text)
+
         return run
 
     def run(*args):
         out = sys.stdout
         if out is not None:
             out.write(sep.join([str(p) for p in _fill(parts, args)]) + end)
+
     return run
 
 
-register_op("print", infer=lambda *ts, parts, sep, end: (), num_outputs=0, stateful=True,
-            make_kernel=_print_kernel)(lambda *args, parts, sep, end: _print_kernel(parts, sep, end)(*args))
+register_op(
+    "print",
+    infer=lambda *ts, parts, sep, end: (),
+    num_outputs=0,
+    stateful=True,
+    make_kernel=_print_kernel,
+)(lambda *args, parts, sep, end: _print_kernel(parts, sep, end)(*args))
 
 
 def _assert_kernel(parts, error=AssertionError):
     """Raises `error` (AssertionError, or an error type of the staging layer's own checks) with
     the parts as its message when the condition is false."""
+
     def run(condition, *args):
         if not condition:
             raise error(" ".join(str(p) for p in _fill(parts, args)) if parts else "")
+
     return run
 
 
-register_op("assert", infer=lambda *ts, parts, error=AssertionError: (), num_outputs=0, stateful=True,
-            make_kernel=_assert_kernel)(
-    lambda c, *args, parts, error=AssertionError: _assert_kernel(parts, error)(c, *args))
+register_op(
+    "assert",
+    infer=lambda *ts, parts, error=AssertionError: (),
+    num_outputs=0,
+    stateful=True,
+    make_kernel=_assert_kernel,
+)(lambda c, *args, parts, error=AssertionError: _assert_kernel(parts, error)(c, *args))
 
 
 # -- writes into the caller's arrays -------------------------------------------
+
 
 def _write_argument(target, value):
     """The array a staged function wrote into in place (its argument, the caller's array) gets
@@ -93,27 +114,47 @@ def _write_argument(target, value):
     return target
 
 
-register_op("write_argument", infer=lambda target, value: target, stateful=True, may_alias_input=True,
-            doc="target[...] = value into an argument array; returns target")(_write_argument)
+register_op(
+    "write_argument",
+    infer=lambda target, value: target,
+    stateful=True,
+    may_alias_input=True,
+    doc="target[...] = value into an argument array; returns target",
+)(_write_argument)
 
 
 def _distinct_arrays_kernel(written, names, message, error):
     """Raises `error` when one of the first `written` arrays shares memory with another input."""
+
     def run(*arrays):
         for i in range(written):
             for j, other in enumerate(arrays):
-                if j != i and isinstance(other, np.ndarray) and np.may_share_memory(arrays[i], other):
+                if (
+                    j != i
+                    and isinstance(other, np.ndarray)
+                    and np.may_share_memory(arrays[i], other)
+                ):
                     raise error(message.format(names[i], names[j]))
+
     return run
 
 
-register_op("distinct_arrays", infer=lambda *ts, written, names, message, error: (), num_outputs=0,
-            stateful=True, make_kernel=_distinct_arrays_kernel,
-            doc="raises when an array written in place shares memory with another input")(
-    lambda *arrays, written, names, message, error: _distinct_arrays_kernel(written, names, message, error)(*arrays))
+register_op(
+    "distinct_arrays",
+    infer=lambda *ts, written, names, message, error: (),
+    num_outputs=0,
+    stateful=True,
+    make_kernel=_distinct_arrays_kernel,
+    doc="raises when an array written in place shares memory with another input",
+)(
+    lambda *arrays, written, names, message, error: _distinct_arrays_kernel(
+        written, names, message, error
+    )(*arrays)
+)
 
 
 # -- Python escape hatch -----------------------------------------------------
+
 
 def _py_function_kernel(func, out_types):
     single = not isinstance(out_types, tuple)
@@ -123,18 +164,23 @@ def _py_function_kernel(func, out_types):
         result = func(*args)
         results = (result,) if single else tuple(result)
         if len(results) != len(types):
-            raise ValueError(f"py_function {getattr(func, '__name__', func)!r} returned "
-                             f"{len(results)} values, Tout declares {len(types)}")
+            raise ValueError(
+                f"py_function {getattr(func, '__name__', func)!r} returned "
+                f"{len(results)} values, Tout declares {len(types)}"
+            )
         converted = []
         for value, t in zip(results, types):
             arr = np.asarray(value)
             if arr.dtype != t.dtype:
                 arr = arr.astype(t.dtype)
             if not t.accepts_shape(arr.shape):
-                raise ValueError(f"py_function {getattr(func, '__name__', func)!r} returned shape "
-                                 f"{arr.shape}, Tout declares {t}")
+                raise ValueError(
+                    f"py_function {getattr(func, '__name__', func)!r} returned shape "
+                    f"{arr.shape}, Tout declares {t}"
+                )
             converted.append(arr[()] if arr.ndim == 0 else arr)
         return tuple(converted)
+
     return run
 
 
@@ -142,17 +188,26 @@ def _py_function_infer(*ts, func, out_types):
     return out_types if isinstance(out_types, tuple) else (out_types,)
 
 
-register_op("py_function", infer=_py_function_infer, stateful=True, num_outputs=None,
-            make_kernel=_py_function_kernel)(
-    lambda *args, func, out_types: _py_function_kernel(func, out_types)(*args))
+register_op(
+    "py_function",
+    infer=_py_function_infer,
+    stateful=True,
+    num_outputs=None,
+    make_kernel=_py_function_kernel,
+)(lambda *args, func, out_types: _py_function_kernel(func, out_types)(*args))
 
 
 # -- variables ---------------------------------------------------------------
 # `var` is any object with `dtype`, `shape`, a `_value` attribute holding a NumPy value and a
 # `_lock` (a threading.Lock) that makes each update atomic.
 
-register_op("read_variable", infer=lambda *, var: TensorType(var.dtype, var.shape), stateful=True,
-            may_alias_state=True, make_kernel=lambda var: (lambda: var._value))(lambda *, var: var._value)
+register_op(
+    "read_variable",
+    infer=lambda *, var: TensorType(var.dtype, var.shape),
+    stateful=True,
+    may_alias_state=True,
+    make_kernel=lambda var: lambda: var._value,
+)(lambda *, var: var._value)
 
 
 def update_variable(var, mode: str, value) -> None:
@@ -198,12 +253,18 @@ def _assign_kernel(var, mode):
     return functools.partial(_UPDATES[mode], var)
 
 
-register_op("assign_variable", infer=lambda t, *, var, mode: (), num_outputs=0, stateful=True,
-            make_kernel=_assign_kernel)(lambda value, *, var, mode: _assign_kernel(var, mode)(value))
+register_op(
+    "assign_variable",
+    infer=lambda t, *, var, mode: (),
+    num_outputs=0,
+    stateful=True,
+    make_kernel=_assign_kernel,
+)(lambda value, *, var, mode: _assign_kernel(var, mode)(value))
 
 
 # -- lists (TensorArray) -----------------------------------------------------
 # A list value is a Python list of NumPy values; writes happen in place.
+
 
 def _list_new_infer(*size, element):
     return ListType(element)
@@ -230,7 +291,9 @@ def _list_write(lst, index, value, *, dynamic_size):
         lst.extend([None] * (index - n))
         lst.append(value)
     else:
-        raise IndexError(f"TensorArray index {index} out of range for size {n} (dynamic_size=False)")
+        raise IndexError(
+            f"TensorArray index {index} out of range for size {n} (dynamic_size=False)"
+        )
     return lst
 
 
@@ -251,14 +314,21 @@ def _list_write_emit(em, node, indent: int) -> None:
     lst, index, value = node.inputs
     size = index.producer if isinstance(index, Value) else None
     out = em.fresh(node.outputs[0])
-    if node.attrs["dynamic_size"] and size is not None and size.op == "list_size" and size.inputs[0] is lst:
+    if (
+        node.attrs["dynamic_size"]
+        and size is not None
+        and size.op == "list_size"
+        and size.inputs[0] is lst
+    ):
         em.emit(indent, f"{em.ref(lst)}.append({em.ref(value)}); {out} = {em.ref(lst)}", node)
     else:
         kernel = em.bind(functools.partial(_list_write, dynamic_size=node.attrs["dynamic_size"]))
         em.emit(indent, f"{out} = {kernel}({em.ref(lst)}, {em.ref(index)}, {em.ref(value)})", node)
 
 
-register_op("list_write", infer=_list_write_infer, stateful=True, emit=_list_write_emit)(_list_write)
+register_op("list_write", infer=_list_write_infer, stateful=True, emit=_list_write_emit)(
+    _list_write
+)
 
 
 def _list_read(lst, index):
@@ -268,7 +338,9 @@ def _list_read(lst, index):
     return value
 
 
-register_op("list_read", infer=lambda lst, i: lst.element, stateful=True, weak_results=True)(_list_read)
+register_op("list_read", infer=lambda lst, i: lst.element, stateful=True, weak_results=True)(
+    _list_read
+)
 
 
 def _list_pop_infer(lst):
@@ -281,7 +353,9 @@ def _list_pop(lst):
     return lst, lst.pop()
 
 
-register_op("list_pop", infer=_list_pop_infer, num_outputs=2, stateful=True, weak_results=True)(_list_pop)
+register_op("list_pop", infer=_list_pop_infer, num_outputs=2, stateful=True, weak_results=True)(
+    _list_pop
+)
 
 
 def _list_stack_kernel(dtype, element_shape, empty="zeros"):
@@ -296,8 +370,11 @@ def _list_stack_kernel(dtype, element_shape, empty="zeros"):
     # bits np.stack(lst).astype(dtype) gives (each element converted to dtype, stacked), without
     # np.stack's per-element Python work (25x faster for a list of scalars).
     direct = all(d is not None for d in element_shape) and np.dtype(dtype).kind in "biufc"
-    unwritten = (lambda lst: None in lst) if not element_shape else (
-        lambda lst: any(v is None for v in lst))  # `in` compares arrays elementwise: not for them
+    unwritten = (
+        (lambda lst: None in lst)
+        if not element_shape
+        else (lambda lst: any(v is None for v in lst))
+    )  # `in` compares arrays elementwise: not for them
 
     def run(lst):
         if unwritten(lst):
@@ -308,12 +385,15 @@ def _list_stack_kernel(dtype, element_shape, empty="zeros"):
             if empty == "stack":
                 raise ValueError("need at least one array to stack")
             if empty == "array":
-                raise ValueError(f"an empty list converted to an array (np.array, or a NumPy function given the "
-                                 f"list) gives a float64 array of shape (0,), but the staged result was traced "
-                                 f"as {traced} from the elements appended while tracing; check for an empty "
-                                 f"list before converting it, or use np.stack (which raises on an empty list)")
+                raise ValueError(
+                    f"an empty list converted to an array (np.array, or a NumPy function given the "
+                    f"list) gives a float64 array of shape (0,), but the staged result was traced "
+                    f"as {traced} from the elements appended while tracing; check for an empty "
+                    f"list before converting it, or use np.stack (which raises on an empty list)"
+                )
             return np.zeros(zeros_shape, dtype=dtype)
         return np.stack(lst).astype(dtype, copy=False)
+
     return run
 
 
@@ -323,16 +403,29 @@ def _list_stack_infer(lst, *, dtype, element_shape, empty="zeros"):
     return TensorType(dtype, (None,) + tuple(element_shape))
 
 
-register_op("list_stack", infer=_list_stack_infer, stateful=True, make_kernel=_list_stack_kernel,
-            doc="np.stack of a list's elements; attr empty says what an empty list gives")(
-    lambda lst, *, dtype, element_shape, empty="zeros": _list_stack_kernel(dtype, element_shape, empty)(lst))
+register_op(
+    "list_stack",
+    infer=_list_stack_infer,
+    stateful=True,
+    make_kernel=_list_stack_kernel,
+    doc="np.stack of a list's elements; attr empty says what an empty list gives",
+)(
+    lambda lst, *, dtype, element_shape, empty="zeros": _list_stack_kernel(
+        dtype, element_shape, empty
+    )(lst)
+)
 
-register_op("list_size", infer=lambda lst: TensorType.python_scalar(int), stateful=True, weak_results=True,
-            doc="len(lst): a Python int")(len)
-
+register_op(
+    "list_size",
+    infer=lambda lst: TensorType.python_scalar(int),
+    stateful=True,
+    weak_results=True,
+    doc="len(lst): a Python int",
+)(len)
 
 
 # -- shapes and truth values -----------------------------------------------
+
 
 def _dim_expr(x, *, axis):
     """`len(x)` / `x.shape[axis]` inline for an array (np.shape's dispatch costs more than the read)."""
@@ -341,26 +434,39 @@ def _dim_expr(x, *, axis):
     return "len({0})" if axis in (0, -x.ndim) else f"{{0}}.shape[{axis}]"
 
 
-register_op("dim", infer=lambda x, *, axis: TensorType.python_scalar(int), weak_results=True,
-            make_kernel=lambda axis: (lambda x: np.shape(x)[axis]), make_expr=_dim_expr,
-            doc="x.shape[axis]: a Python int")(lambda x, *, axis: np.shape(x)[axis])
+register_op(
+    "dim",
+    infer=lambda x, *, axis: TensorType.python_scalar(int),
+    weak_results=True,
+    make_kernel=lambda axis: lambda x: np.shape(x)[axis],
+    make_expr=_dim_expr,
+    doc="x.shape[axis]: a Python int",
+)(lambda x, *, axis: np.shape(x)[axis])
 
 
 # -- Python numbers --------------------------------------------------------------
 
+
 def _python_number_infer(x, *, kind):
     """kind(x) of a scalar: a Python number (as int(), float(), bool(), complex() give)."""
-    if type(x) not in (bool, int, float, complex) and not (isinstance(x, TensorType) and x.shape == ()):
+    if type(x) not in (bool, int, float, complex) and not (
+        isinstance(x, TensorType) and x.shape == ()
+    ):
         raise TypeError(f"only 0-d values convert to a Python {kind.__name__}, not a {x}")
     if kind is not complex and isinstance(x, TensorType) and x.dtype.kind == "c":
-        raise TypeError(f"{kind.__name__}() argument must be a string or a real number, not 'complex'")
+        raise TypeError(
+            f"{kind.__name__}() argument must be a string or a real number, not 'complex'"
+        )
     return TensorType.python_scalar(kind)
 
 
-register_op("python_number", infer=_python_number_infer, weak_results=True,
-            make_kernel=lambda kind: kind,
-            doc="kind(x) of a scalar: a Python bool, int, float or complex")(
-    lambda x, *, kind: kind(x))
+register_op(
+    "python_number",
+    infer=_python_number_infer,
+    weak_results=True,
+    make_kernel=lambda kind: kind,
+    doc="kind(x) of a scalar: a Python bool, int, float or complex",
+)(lambda x, *, kind: kind(x))
 
 
 def _truth(x):
@@ -369,8 +475,10 @@ def _truth(x):
 
 def _truth_infer(x):
     if x.shape != ():
-        raise ValueError(f"the truth value of an array of shape {x.shape} is ambiguous; "
-                         f"reduce it first with .any() or .all()")
+        raise ValueError(
+            f"the truth value of an array of shape {x.shape} is ambiguous; "
+            f"reduce it first with .any() or .all()"
+        )
     return TensorType(np.bool_, ())
 
 

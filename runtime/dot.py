@@ -48,14 +48,14 @@ def _op_text(node: Node) -> str:
     if literals:
         attrs = " ".join(["(" + ", ".join(literals) + ")"] + ([attrs] if attrs else []))
     if len(attrs) > MAX_ATTRS:
-        attrs = attrs[:MAX_ATTRS - 3] + "..."
+        attrs = attrs[: MAX_ATTRS - 3] + "..."
     return f"{node.op} {attrs}" if attrs else node.op
 
 
 class _Writer:
     def __init__(self):
         self.lines: list[str] = []
-        self.ids: dict[int, str] = {}   # id(Value) -> the DOT node drawing it (input or producer)
+        self.ids: dict[int, str] = {}  # id(Value) -> the DOT node drawing it (input or producer)
         self.count = 0
 
     def fresh(self, prefix: str) -> str:
@@ -78,15 +78,21 @@ class _Writer:
                 name = f"{role} input {i}"
             dot_id = self.fresh("in")
             self.ids[id(value)] = dot_id
-            self.emit(indent, f"{dot_id} [shape=ellipse, style=filled, fillcolor=\"#e8f0fe\", "
-                              f"label={_quote(f'{name}: {value.type}')}];")
+            self.emit(
+                indent,
+                f'{dot_id} [shape=ellipse, style=filled, fillcolor="#e8f0fe", '
+                f"label={_quote(f'{name}: {value.type}')}];",
+            )
         for node in graph.nodes:
             self.node(node, indent)
         for i, value in enumerate(graph.outputs):
             dot_id = self.fresh("out")
             text = f"{value.type}" if isinstance(value, Value) else format_attr(value)
-            self.emit(indent, f"{dot_id} [shape=ellipse, style=filled, fillcolor=\"#e6f4ea\", "
-                              f"label={_quote(f'{role} output {i}: {text}')}];")
+            self.emit(
+                indent,
+                f'{dot_id} [shape=ellipse, style=filled, fillcolor="#e6f4ea", '
+                f"label={_quote(f'{role} output {i}: {text}')}];",
+            )
             self.edge(indent, value, dot_id)
 
     def node(self, node: Node, indent: str) -> None:
@@ -104,7 +110,10 @@ class _Writer:
         cluster = self.fresh("cluster_")
         self.emit(indent, f"subgraph {cluster} {{")
         inner = indent + "  "
-        self.emit(inner, f"label={_quote(node.op + (' at ' + _location(node) if _location(node) else ''))};")
+        self.emit(
+            inner,
+            f"label={_quote(node.op + (' at ' + _location(node) if _location(node) else ''))};",
+        )
         self.emit(inner, 'style=rounded; color="#5f6368";')
         self.emit(inner, f"{dot_id} [shape=box3d, label={_quote(chr(10).join(parts))}];")
         for label, sub in node.subgraphs.items():
@@ -142,15 +151,25 @@ def to_svg(graph: Graph, timeout: float = 60.0) -> str:
         raise GraphvizNotFoundError(
             "rendering a graph as SVG needs Graphviz's `dot` program, which is not on PATH: install "
             "Graphviz (apt install graphviz, brew install graphviz, conda install graphviz), or "
-            "write the DOT text (--format dot, Graph.to_dot()) and render it elsewhere")
-    result = subprocess.run([program, "-Tsvg"], input=to_dot(graph), capture_output=True, text=True,
-                            timeout=timeout, check=False)
+            "write the DOT text (--format dot, Graph.to_dot()) and render it elsewhere"
+        )
+    result = subprocess.run(
+        [program, "-Tsvg"],
+        input=to_dot(graph),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
     if result.returncode != 0:
-        raise RuntimeError(f"Graphviz's dot failed (status {result.returncode}): {result.stderr.strip()}")
+        raise RuntimeError(
+            f"Graphviz's dot failed (status {result.returncode}): {result.stderr.strip()}"
+        )
     return result.stdout
 
 
 # -- Graph's pictures (installed here: the graph module does not know about DOT) ----------
+
 
 def _graph_to_dot(self) -> str:
     """The graph in Graphviz's DOT language (runtime.dot): subgraphs as nested clusters."""

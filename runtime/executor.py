@@ -39,8 +39,22 @@ _noted = threading.local()  # the exception a graph has last placed, per thread
 
 # Operators on scalars that never raise (so may be written into the line that reads them), and
 # those that never raise on NumPy scalars (which warn instead: 1 // 0 raises in Python).
-_CANNOT_RAISE = frozenset(("add", "subtract", "multiply", "mul", "less", "less_equal", "greater",
-                           "greater_equal", "equal", "not_equal", "negative", "positive"))
+_CANNOT_RAISE = frozenset(
+    (
+        "add",
+        "subtract",
+        "multiply",
+        "mul",
+        "less",
+        "less_equal",
+        "greater",
+        "greater_equal",
+        "equal",
+        "not_equal",
+        "negative",
+        "positive",
+    )
+)
 _NUMPY_SCALARS_DO_NOT_RAISE = frozenset(("remainder", "floor_divide", "divide", "absolute"))
 _MAX_INLINED_DEPTH = 8
 
@@ -48,11 +62,13 @@ _MAX_INLINED_DEPTH = 8
 def _ipow(a, b):
     """Python's `a ** b` on Python numbers, for a power traced as int ** int: a negative
     exponent would make it a float, a type the graph was not built for."""
-    result = a ** b
+    result = a**b
     if type(result) is float and type(a) is int and type(b) is int:
-        raise ValueError(f"{a} ** {b} is a float in Python, but this power was traced as an int (its "
-                         f"exponent was not known to be non-negative); write float({a}) ** {b} to get "
-                         f"a float")
+        raise ValueError(
+            f"{a} ** {b} is a float in Python, but this power was traced as an int (its "
+            f"exponent was not known to be non-negative); write float({a}) ** {b} to get "
+            f"a float"
+        )
     return result
 
 
@@ -128,7 +144,9 @@ class _Emitter(chunks.ChunkedEmission):
         key = (id(obj), prefix)  # a long graph: one name per object (fewer names to compile)
         if self.units is not None and key in self._bound:
             return self._bound[key]
-        name = self._bound[key] = f"{prefix}{len(self.namespace)}"  # (obj held: its id stays its own)
+        name = self._bound[key] = (
+            f"{prefix}{len(self.namespace)}"  # (obj held: its id stays its own)
+        )
         self.namespace[name] = obj
         return name
 
@@ -138,14 +156,16 @@ class _Emitter(chunks.ChunkedEmission):
             self.line_nodes[len(self.lines)] = node
 
     # -- bodies ----------------------------------------------------------
-    def body(self, graph: Graph, indent: int, top_level: bool):
+    def body(self, graph: Graph, indent: int, top_level: bool):  # noqa: C901
         if not top_level and indent > _MAX_INDENT:
             self._body_in_helper(graph, indent)
             return
         last_use = dead_after(graph) if top_level else {}
         chunked = top_level and self.units is not None  # (a fused run is emitted whole, in one
         # chunk: in a long graph, none is longer than a quarter of a chunk)
-        runs = fusion.plan(graph, self.options, *((chunks.CHUNK_LINES // 4, self._last) if chunked else ()))
+        runs = fusion.plan(
+            graph, self.options, *((chunks.CHUNK_LINES // 4, self._last) if chunked else ())
+        )
         position = 0
         nodes = graph.nodes
         while position < len(nodes):
@@ -176,7 +196,10 @@ class _Emitter(chunks.ChunkedEmission):
 
     def scoped(self, node: Node, indent: int, emit) -> None:
         """A node of the user's `with np.errstate(...)`: its code runs in a `with` of that state."""
-        self.emit(indent, f"with {self.bind(np.errstate, 'errstate')}({', '.join(f'{k}={v!r}' for k, v in node.scope)}):")
+        self.emit(
+            indent,
+            f"with {self.bind(np.errstate, 'errstate')}({', '.join(f'{k}={v!r}' for k, v in node.scope)}):",
+        )
         (emit or _Emitter.simple)(self, node, indent + 1)
 
     def _body_in_helper(self, graph: Graph, indent: int):
@@ -198,7 +221,9 @@ class _Emitter(chunks.ChunkedEmission):
             if isinstance(n, ast.Name):
                 (loads if isinstance(n.ctx, ast.Load) else stores).add(n.id)
         params = sorted(loads - stores - set(self.namespace) - set(vars(builtins)))
-        results = list(dict.fromkeys(r for r in (self.ref(v) for v in graph.outputs) if r in stores))
+        results = list(
+            dict.fromkeys(r for r in (self.ref(v) for v in graph.outputs) if r in stores)
+        )
         name = f"_body{self.new_tag()}"
         header = f"def {name}({', '.join(params)}):"
         footer = f"    return ({', '.join(results)}{',' if len(results) == 1 else ''})"
@@ -214,8 +239,12 @@ class _Emitter(chunks.ChunkedEmission):
     def fused(self, run: fusion.Run, indent: int, last_use: dict, top_level: bool):
         """A run of elementwise nodes: chunked when the guard holds, else op by op."""
         produced = {id(v) for n in run.all_nodes for v in n.outputs}
-        dying_outer = [v for p in range(run.start, run.stop) for v in last_use.get(p, ())
-                       if id(v) not in produced]
+        dying_outer = [
+            v
+            for p in range(run.start, run.stop)
+            for v in last_use.get(p, ())
+            if id(v) not in produced
+        ]
         for node in run.consts:  # (before the run: both paths read them)
             self.simple(node, indent)
 
@@ -240,8 +269,14 @@ class _Emitter(chunks.ChunkedEmission):
         constants or views. With `same_name` (a long graph's chunk, not in a fused run), an
         unnamed result takes that input's name: `v1 = k4(v1, c3, v1)` (fewer names compile faster)."""
         ufunc = _UFUNCS.get(node.op)
-        if ufunc is None or not dying or node.attrs or len(node.outputs) != 1 \
-                or not self.options["buffer_reuse"] or not fusion.in_place_exact(node):
+        if (
+            ufunc is None
+            or not dying
+            or node.attrs
+            or len(node.outputs) != 1
+            or not self.options["buffer_reuse"]
+            or not fusion.in_place_exact(node)
+        ):
             return False  # (the reused buffer is one of `dying`)
         result = node.outputs[0]
         out_type = result.type
@@ -251,16 +286,26 @@ class _Emitter(chunks.ChunkedEmission):
         target = None
         inputs = node.inputs
         for v in inputs:
-            if isinstance(v, Value) and v in dying and (v.type is out_type or v.type == out_type) \
-                    and buffers.reusable(v):
+            if (
+                isinstance(v, Value)
+                and v in dying
+                and (v.type is out_type or v.type == out_type)
+                and buffers.reusable(v)
+            ):
                 target = v
                 break
         if target is None:
             return False
         for v in inputs:
-            if v is not target and isinstance(v, Value) and v.type.ndim != 0 and (
+            if (
+                v is not target
+                and isinstance(v, Value)
+                and v.type.ndim != 0
+                and (
                     not out_type.is_fully_defined
-                    or fusion.broadcasts_into(v.type.shape, out_type.shape) is None):
+                    or fusion.broadcasts_into(v.type.shape, out_type.shape) is None
+                )
+            ):
                 return False  # it might broadcast the result beyond the reused buffer
         args = self.operand_refs(node)
         name = self.names[id(target)]
@@ -270,7 +315,11 @@ class _Emitter(chunks.ChunkedEmission):
         else:
             out = self.fresh(result)
         # `out` passed positionally: cheaper than the keyword for small arrays
-        self.emit(indent, f"{out} = {self.bind(ufunc)}({', '.join(args)}, {fusion.out_arg(node.op, name)})", node)
+        self.emit(
+            indent,
+            f"{out} = {self.bind(ufunc)}({', '.join(args)}, {fusion.out_arg(node.op, name)})",
+            node,
+        )
         buffers.own(result)
         buffers.take(target)
         return True
@@ -282,9 +331,16 @@ class _Emitter(chunks.ChunkedEmission):
         `ref` names Value inputs (default: their variables)."""
         ref = ref or self.ref
         inputs = node.inputs
-        arrays = [v for v in inputs if isinstance(v, Value) and getattr(v.type, "ndim", 0) > 0] \
-            if node.op in _UFUNCS else ()
-        if not arrays or len(inputs) == len(arrays) or any(v.type.dtype != arrays[0].type.dtype for v in arrays):
+        arrays = (
+            [v for v in inputs if isinstance(v, Value) and getattr(v.type, "ndim", 0) > 0]
+            if node.op in _UFUNCS
+            else ()
+        )
+        if (
+            not arrays
+            or len(inputs) == len(arrays)
+            or any(v.type.dtype != arrays[0].type.dtype for v in arrays)
+        ):
             return [ref(v) for v in inputs]
         dtype = arrays[0].type.dtype
         refs = []
@@ -298,8 +354,12 @@ class _Emitter(chunks.ChunkedEmission):
                 else:
                     exact = as_dtype(v, dtype)
                 refs.append(self.bind(exact, "c") if exact is not None else self.literal(v))
-            elif (dtype == np.float64 and node.op in INT_AS_FLOAT and isinstance(v, Value)
-                  and getattr(v.type, "python_type", None) is int):
+            elif (
+                dtype == np.float64
+                and node.op in INT_AS_FLOAT
+                and isinstance(v, Value)
+                and getattr(v.type, "python_type", None) is int
+            ):
                 refs.append(f"float({ref(v)})")  # the conversion NumPy makes, without its slow path
             else:
                 refs.append(ref(v))
@@ -314,12 +374,18 @@ class _Emitter(chunks.ChunkedEmission):
             expr = op.make_expr(*types, **node.attrs) or expr
         inline = False
         if expr is not None and following is not None and self.inlined(node, following):
-            depth = 1 + max((self._depth.get(id(v), 0) for v in node.inputs if isinstance(v, Value)), default=0)
+            depth = 1 + max(
+                (self._depth.get(id(v), 0) for v in node.inputs if isinstance(v, Value)), default=0
+            )
             inline = depth <= _MAX_INLINED_DEPTH  # (Python refuses very deeply nested expressions)
         kind = self.python_scalars.get(id(node))
-        if kind is not None:  # on Python numbers in an unboxed scalar loop (an expression, not a template)
+        if (
+            kind is not None
+        ):  # on Python numbers in an unboxed scalar loop (an expression, not a template)
             inline = inline and scalar_loops.may_inline(self, node, following)
-            expr = scalar_loops.expression(self, node, kind, self.python_scalar_dtypes[id(node)], inline, following)
+            expr = scalar_loops.expression(
+                self, node, kind, self.python_scalar_dtypes[id(node)], inline, following
+            )
             expr = expr.replace("{", "{{").replace("}", "}}")
         if inline:
             self._depth[id(node.outputs[0])] = depth
@@ -330,7 +396,9 @@ class _Emitter(chunks.ChunkedEmission):
             call = "(" + expr.format(*args) + ")"
         elif node.op == "const":
             value = node.attrs["value"]
-            call = self.literal(value) if type(value) in (bool, int, float) else self.bind(value, "c")
+            call = (
+                self.literal(value) if type(value) in (bool, int, float) else self.bind(value, "c")
+            )
         else:
             call = f"{self.bind(op.kernel(node.attrs))}({', '.join(args)})"
         if node.op in _UFUNCS and len(outs) == 1:
@@ -347,7 +415,11 @@ class _Emitter(chunks.ChunkedEmission):
         (`if (v2 % 2) == 0:`) instead of a line and a variable of its own: its one result is
         read once, by that node (a plain node, or a cond as its predicate), so it is evaluated
         at the same point; and it cannot raise (its failure would name the reading node)."""
-        if len(node.outputs) != 1 or node.scope is not None or getattr(following, "scope", None) is not None:
+        if (
+            len(node.outputs) != 1
+            or node.scope is not None
+            or getattr(following, "scope", None) is not None
+        ):
             return False  # (a node in an np.errstate scope keeps a line of its own, in its `with`)
         out = node.outputs[0]
         if getattr(out.type, "shape", None) != () or self.use_counts().get(id(out)) != 1:
@@ -358,9 +430,12 @@ class _Emitter(chunks.ChunkedEmission):
         elif get_op(following.op).emit is not None and following.op != "cond":
             return False
         elif not any(v is out for v in following.inputs) or (
-                following.op == "cond" and following.inputs[0] is not out):
+            following.op == "cond" and following.inputs[0] is not out
+        ):
             return False
-        strong = all(getattr(v.type, "weak", True) is False for v in node.inputs if isinstance(v, Value))
+        strong = all(
+            getattr(v.type, "weak", True) is False for v in node.inputs if isinstance(v, Value)
+        )
         return node.op in _CANNOT_RAISE or (strong and node.op in _NUMPY_SCALARS_DO_NOT_RAISE)
 
     def use_counts(self) -> dict[int, int]:
@@ -378,6 +453,7 @@ class _Emitter(chunks.ChunkedEmission):
                 for v in g.outputs:
                     if isinstance(v, Value):
                         counts[id(v)] = counts.get(id(v), 0) + 1
+
             count(self.graph)
             self._uses = counts
         return self._uses
@@ -386,7 +462,11 @@ class _Emitter(chunks.ChunkedEmission):
         """`targets = sources`, leaving out pairs that are one name already (`v4 = v4`)."""
         pairs = [(t, src) for t, src in zip(targets, sources) if t != src]
         if pairs:
-            self.emit(indent, f"{', '.join(t for t, _ in pairs)} = {', '.join(src for _, src in pairs)}", node)
+            self.emit(
+                indent,
+                f"{', '.join(t for t, _ in pairs)} = {', '.join(src for _, src in pairs)}",
+                node,
+            )
 
     def function(self, name: str) -> str:
         params = [self.fresh(v) for v in self.graph.inputs]
@@ -400,8 +480,12 @@ class _Emitter(chunks.ChunkedEmission):
             self.body(self.graph, 2, top_level=True)
         rets = []
         # constants that are arrays (0-d ones too: NumPy scalars are immutable, 0-d arrays not)
-        const_outputs = {id(v) for n in self.graph.nodes
-                         if n.op == "const" and isinstance(n.attrs["value"], np.ndarray) for v in n.outputs}
+        const_outputs = {
+            id(v)
+            for n in self.graph.nodes
+            if n.op == "const" and isinstance(n.attrs["value"], np.ndarray)
+            for v in n.outputs
+        }
         sharing_state = set(outputs_sharing_state(self.graph))
         for i, v in enumerate(self.graph.outputs):
             ref = self.ref(v)
@@ -437,7 +521,9 @@ class CompiledGraph:
 
     def __init__(self, graph: Graph, options: dict | None = None, single: bool = False):
         if single and len(graph.outputs) != 1:
-            raise ValueError(f"single=True needs a graph of one output, {graph.name!r} has {len(graph.outputs)}")
+            raise ValueError(
+                f"single=True needs a graph of one output, {graph.name!r} has {len(graph.outputs)}"
+            )
         self.graph = graph
         self.options = get_options() if options is None else options
         with _counter_lock:
@@ -451,8 +537,9 @@ class CompiledGraph:
             namespace["_failure"] = self.failure
             units = emitter.units or [(self.source, emitter.line_nodes, None)]
             # code object of each generated function -> {its line: node}; the file of `run`
-            self._codes, self.code_filename = chunks.compile_units(units, namespace, self.filename,
-                                                                   f"<staged {graph.name}>")
+            self._codes, self.code_filename = chunks.compile_units(
+                units, namespace, self.filename, f"<staged {graph.name}>"
+            )
         # Calling it runs the graph (a failure is placed: see failure()).
         self.run = namespace["run"]
 

@@ -20,11 +20,11 @@ from .graph import Graph, Node, Value
 
 @dataclass
 class ArrayWalk:
-    counter: int       # the loop variable that is the index
-    array: object      # the Value walked (loop-invariant), as the body reads it
-    bound: object      # n: an int literal or a loop-invariant Value, as the cond reads it
-    element: Node      # the body's getitem node (its output is the loop target)
-    stepper: Node      # the body's `counter + 1`
+    counter: int  # the loop variable that is the index
+    array: object  # the Value walked (loop-invariant), as the body reads it
+    bound: object  # n: an int literal or a loop-invariant Value, as the cond reads it
+    element: Node  # the body's getitem node (its output is the loop target)
+    stepper: Node  # the body's `counter + 1`
 
 
 def coalesce_loop_outputs(em, body: Graph, outs: list[str], positions) -> None:
@@ -40,9 +40,10 @@ def coalesce_loop_outputs(em, body: Graph, outs: list[str], positions) -> None:
         if em.use_counts().get(id(out)) != 1 or id(out) in em.names:
             continue
         variable = body.inputs[k]
-        later = body.nodes[where[id(producer)] + 1:]
+        later = body.nodes[where[id(producer)] + 1 :]
         if any(v is variable for i, v in enumerate(body.outputs) if i != k) or any(
-                _reads_value(n, variable) for n in later):
+            _reads_value(n, variable) for n in later
+        ):
             continue
         em.name_as(out, outs[k])
 
@@ -50,20 +51,26 @@ def coalesce_loop_outputs(em, body: Graph, outs: list[str], positions) -> None:
 def _reads_value(node: Node, value: Value) -> bool:
     if any(v is value for v in node.inputs):
         return True
-    return any(_reads_value(n, value) or any(v is value for v in sub.outputs)
-               for sub in node.subgraphs.values() for n in sub.nodes) or any(
-        v is value for sub in node.subgraphs.values() for v in sub.outputs)
+    return any(
+        _reads_value(n, value) or any(v is value for v in sub.outputs)
+        for sub in node.subgraphs.values()
+        for n in sub.nodes
+    ) or any(v is value for sub in node.subgraphs.values() for v in sub.outputs)
 
 
 def _is_zero(item) -> bool:
     if type(item) is int:
         return item == 0
     producer = item.producer if isinstance(item, Value) else None
-    return (producer is not None and producer.op == "const" and type(producer.attrs.get("value")) is int
-            and producer.attrs["value"] == 0)
+    return (
+        producer is not None
+        and producer.op == "const"
+        and type(producer.attrs.get("value")) is int
+        and producer.attrs["value"] == 0
+    )
 
 
-def array_walk(node: Node) -> ArrayWalk | None:
+def array_walk(node: Node) -> ArrayWalk | None:  # noqa: C901, PLR0912
     """The ArrayWalk of a while_loop node, or None when the loop is not one."""
     nvars = node.attrs["num_loop_vars"]
     cond, body = node.subgraphs["cond"], node.subgraphs["body"]
@@ -82,16 +89,28 @@ def array_walk(node: Node) -> ArrayWalk | None:
         return None
     counter = body.inputs[j]
     stepper = body.outputs[j].producer if isinstance(body.outputs[j], Value) else None
-    if (stepper is None or stepper.op != "add" or stepper.attrs or stepper.inputs[0] is not counter
-            or type(stepper.inputs[1]) is not int or stepper.inputs[1] != 1):
+    if (
+        stepper is None
+        or stepper.op != "add"
+        or stepper.attrs
+        or stepper.inputs[0] is not counter
+        or type(stepper.inputs[1]) is not int
+        or stepper.inputs[1] != 1
+    ):
         return None
     element = None
     for n in body.nodes:
         if n is stepper:
             continue
         if any(_reads(n, counter)):
-            if (element is not None or n.op != "getitem" or n.attrs.get("index") != ("?",)
-                    or len(n.inputs) != 2 or n.inputs[1] is not counter or n.inputs[0] is counter):
+            if (
+                element is not None
+                or n.op != "getitem"
+                or n.attrs.get("index") != ("?",)
+                or len(n.inputs) != 2
+                or n.inputs[1] is not counter
+                or n.inputs[0] is counter
+            ):
                 return None
             element = n
     if element is None or any(v is counter for v in body.outputs):
@@ -121,7 +140,7 @@ def _reads(node: Node, value: Value):
         yield from (v is value for v in sub.outputs)
 
 
-def emit_array_walk(em, node: Node, walk: ArrayWalk, indent: int, outs: list[str]) -> None:
+def emit_array_walk(em, node: Node, walk: ArrayWalk, indent: int, outs: list[str]) -> None:  # noqa: C901, PLR0912
     """Writes the loop as `for <element> in <array>[:n]:` (see the module doc)."""
     nvars = node.attrs["num_loop_vars"]
     cond, body = node.subgraphs["cond"], node.subgraphs["body"]
@@ -136,15 +155,26 @@ def emit_array_walk(em, node: Node, walk: ArrayWalk, indent: int, outs: list[str
         for inner, ref in zip(sub.inputs[nvars:], capture_refs):
             em.name_as(inner, ref)
     others = [k for k in range(nvars) if k != j]
-    em.assign(indent, [outs[k] for k in others],
-              [firsts[k] if k in firsts else em.ref(node.inputs[k]) for k in others], node)
+    em.assign(
+        indent,
+        [outs[k] for k in others],
+        [firsts[k] if k in firsts else em.ref(node.inputs[k]) for k in others],
+        node,
+    )
     array, bound = em.ref(walk.array), em.ref(walk.bound)
-    static = (type(walk.bound) is int and walk.array.type.shape[0] is not None
-              and 0 <= walk.bound <= walk.array.type.shape[0])
+    static = (
+        type(walk.bound) is int
+        and walk.array.type.shape[0] is not None
+        and 0 <= walk.bound <= walk.array.type.shape[0]
+    )
     length = _outer(node, walk.bound)
     length = length.producer if isinstance(length, Value) else None
-    whole = (length is not None and length.op == "dim" and length.attrs.get("axis") == 0
-             and length.inputs[0] is _outer(node, walk.array))  # `for x in xs`: n is len(xs)
+    whole = (
+        length is not None
+        and length.op == "dim"
+        and length.attrs.get("axis") == 0
+        and length.inputs[0] is _outer(node, walk.array)
+    )  # `for x in xs`: n is len(xs)
     if whole or (static and walk.bound == walk.array.type.shape[0]):
         source, static = array, True
     else:
@@ -161,7 +191,9 @@ def emit_array_walk(em, node: Node, walk: ArrayWalk, indent: int, outs: list[str
         em.body(body, indent + 1, top_level=False)
     finally:
         body.nodes = saved
-    em.assign(indent + 1, [outs[k] for k in others], [em.ref(body.outputs[k]) for k in others], node)
+    em.assign(
+        indent + 1, [outs[k] for k in others], [em.ref(body.outputs[k]) for k in others], node
+    )
     if len(em.lines) == written:
         em.emit(indent + 1, "pass")
     if type(walk.bound) is int:

@@ -42,7 +42,6 @@ from .parallel import run_parts, split_bounds
 from .types import TensorType
 
 
-
 def _mixes_float_and_int(ufunc: np.ufunc) -> bool:
     """A loop takes a float and an integer (ldexp): NumPy picks it from a Python number's kind
     (NEP 50), so such a number must reach the ufunc as it is, never cast to the array's dtype."""
@@ -56,21 +55,66 @@ def _mixes_float_and_int(ufunc: np.ufunc) -> bool:
 # single-output ufuncs by name (multi-output ones such as divmod are never fused), without the
 # ufuncs whose loops mix floats and integers: code treating the operands of these as one dtype
 # (fusion, the executor's pre-cast Python numbers) would change the loop NumPy picks
-UFUNCS = {name: getattr(np, name) for name in dir(np)
-          if isinstance(getattr(np, name), np.ufunc) and getattr(np, name).nout == 1
-          and getattr(np, name).__name__ == name and not _mixes_float_and_int(getattr(np, name))}
+UFUNCS = {
+    name: getattr(np, name)
+    for name in dir(np)
+    if isinstance(getattr(np, name), np.ufunc)
+    and getattr(np, name).nout == 1
+    and getattr(np, name).__name__ == name
+    and not _mixes_float_and_int(getattr(np, name))
+}
 
 # Ops whose value per element is fixed by IEEE-754 (correctly rounded or exact) for real floats:
 # computing them chunk by chunk gives the same bits as one call over the whole array.
-EXACT_OPS = frozenset((
-    "add", "subtract", "multiply", "divide", "negative", "positive", "absolute", "fabs", "square",
-    "sqrt", "reciprocal", "minimum", "maximum", "fmin", "fmax", "copysign", "nextafter", "ldexp",
-    "floor", "ceil", "trunc", "rint", "sign", "heaviside", "conjugate",
-    "less", "less_equal", "greater", "greater_equal", "equal", "not_equal",
-    "logical_and", "logical_or", "logical_xor", "logical_not",
-    "isnan", "isinf", "isfinite", "signbit",
-    "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift",
-))
+EXACT_OPS = frozenset(
+    (
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "negative",
+        "positive",
+        "absolute",
+        "fabs",
+        "square",
+        "sqrt",
+        "reciprocal",
+        "minimum",
+        "maximum",
+        "fmin",
+        "fmax",
+        "copysign",
+        "nextafter",
+        "ldexp",
+        "floor",
+        "ceil",
+        "trunc",
+        "rint",
+        "sign",
+        "heaviside",
+        "conjugate",
+        "less",
+        "less_equal",
+        "greater",
+        "greater_equal",
+        "equal",
+        "not_equal",
+        "logical_and",
+        "logical_or",
+        "logical_xor",
+        "logical_not",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "signbit",
+        "bitwise_and",
+        "bitwise_or",
+        "bitwise_xor",
+        "invert",
+        "left_shift",
+        "right_shift",
+    )
+)
 
 # ufuncs whose complex loops give another last bit when the output is one of the inputs (NumPy
 # 2.4, measured on one-element arrays): their result never goes into an operand's buffer
@@ -114,24 +158,39 @@ class Run:
         seen: set[int] = set()
         for n in self.nodes:
             for v in n.inputs:
-                if (isinstance(v, Value) and id(v) not in produced and v.type.ndim
-                        and id(v) not in seen):
+                if (
+                    isinstance(v, Value)
+                    and id(v) not in produced
+                    and v.type.ndim
+                    and id(v) not in seen
+                ):
                     seen.add(id(v))
                     kind = broadcasts_into(v.type.shape, shape)
-                    (self.inputs if kind == "full" else self.sliced if kind == "rows" else
-                     self.broadcast).append(v)
+                    (
+                        self.inputs
+                        if kind == "full"
+                        else self.sliced
+                        if kind == "rows"
+                        else self.broadcast
+                    ).append(v)
         # "flat": every array operand has the run's shape, chunks are ranges of the flattened
         # arrays; "rows": some operand broadcasts, chunks are ranges of rows (axis 0)
         self.mode = "flat" if not (self.sliced or self.broadcast) else "rows"
-        self.escaping = [n.outputs[0] for n in self.nodes if last_use.get(id(n.outputs[0]), -1) >= stop]
+        self.escaping = [
+            n.outputs[0] for n in self.nodes if last_use.get(id(n.outputs[0]), -1) >= stop
+        ]
         # position (within the run) of each value's last read inside the run
         self.last_read: dict[int, int] = {}
         for i, n in enumerate(self.nodes):
             for v in n.inputs:
                 if isinstance(v, Value):
                     self.last_read[id(v)] = i
-        self.itemsize = max(v.type.dtype.itemsize for n in self.nodes for v in [*n.outputs, *n.inputs]
-                            if isinstance(v, Value))
+        self.itemsize = max(
+            v.type.dtype.itemsize
+            for n in self.nodes
+            for v in [*n.outputs, *n.inputs]
+            if isinstance(v, Value)
+        )
         self.live_bytes = self._peak_live_bytes()
         self.native = False  # set by plan() when the run may become a native kernel
 
@@ -193,7 +252,13 @@ def broadcasts_into(shape: tuple, out: tuple) -> str | None:
 
 def _member_shape(node: Node, mode) -> tuple | None:
     """The output shape when `node` may join a fused run, else None."""
-    if (node.op not in UFUNCS or node.attrs or node.subgraphs or len(node.outputs) != 1 or node.scope):
+    if (
+        node.op not in UFUNCS
+        or node.attrs
+        or node.subgraphs
+        or len(node.outputs) != 1
+        or node.scope
+    ):
         return None
     out = node.outputs[0].type
     if not isinstance(out, TensorType) or out.ndim == 0:
@@ -202,7 +267,9 @@ def _member_shape(node: Node, mode) -> tuple | None:
     for v in node.inputs:
         if isinstance(v, Value):
             t = v.type
-            if not isinstance(t, TensorType) or (t.ndim and broadcasts_into(t.shape, out.shape) is None):
+            if not isinstance(t, TensorType) or (
+                t.ndim and broadcasts_into(t.shape, out.shape) is None
+            ):
                 return None  # not an array, or broadcasts the result / has unknown dims
             kinds.add(t.dtype.kind)
         elif isinstance(v, complex):
@@ -224,8 +291,9 @@ def _scalar_const(node: Node) -> bool:
 _MAX_ITEMSIZE = 32  # bytes of an element of any dtype a run may hold
 
 
-def plan(graph: Graph, options: dict, max_length: int | None = None,
-         last_use: dict | None = None) -> dict[int, Run]:
+def plan(  # noqa: C901, PLR0912
+    graph: Graph, options: dict, max_length: int | None = None, last_use: dict | None = None
+) -> dict[int, Run]:
     """Start position -> Run, for the runs of `graph` (not its subgraphs) worth fusing; none
     longer than `max_length` nodes when given (a longer one is cut into pieces). `last_use`:
     analysis.last_uses(graph) when the caller has it."""
@@ -246,9 +314,14 @@ def plan(graph: Graph, options: dict, max_length: int | None = None,
     if shape is not None:
         bounds.append((start, len(graph.nodes), shape))
     if max_length is not None:
-        bounds = [(begin, min(begin + max_length, stop), shape)
-                  for start, stop, shape in bounds for begin in range(start, stop, max_length)]
-    bounds = [b for b in bounds if sum(graph.nodes[p].op != "const" for p in range(b[0], b[1])) >= 2]
+        bounds = [
+            (begin, min(begin + max_length, stop), shape)
+            for start, stop, shape in bounds
+            for begin in range(start, stop, max_length)
+        ]
+    bounds = [
+        b for b in bounds if sum(graph.nodes[p].op != "const" for p in range(b[0], b[1])) >= 2
+    ]
     if not bounds:
         return {}
     min_bytes = options["fusion_min_bytes"]
@@ -257,8 +330,12 @@ def plan(graph: Graph, options: dict, max_length: int | None = None,
     for start, stop, shape in bounds:
         size = math.prod(shape) if None not in shape else None
         ops = sum(graph.nodes[p].op != "const" for p in range(start, stop))
-        if size is not None and size * _MAX_ITEMSIZE * sum(len(n.inputs) + 1 for n in graph.nodes[start:stop]) \
-                < min_bytes and (size * ops < options["native_min_work"] or not options["native_kernels"]):
+        if (
+            size is not None
+            and size * _MAX_ITEMSIZE * sum(len(n.inputs) + 1 for n in graph.nodes[start:stop])
+            < min_bytes
+            and (size * ops < options["native_min_work"] or not options["native_kernels"])
+        ):
             continue  # too small whatever its live bytes (Run.live_bytes is at most that sum)
         if last_use is None:
             last_use = last_uses(graph)
@@ -290,7 +367,9 @@ class LoopPrelude:
         return name
 
 
-def _emit_chunk_loop(em, indent, tag, bounds, temps, temp_shape, chunk, partial, lines, first) -> None:
+def _emit_chunk_loop(  # noqa: PLR0913
+    em, indent, tag, bounds, temps, temp_shape, chunk, partial, lines, first
+) -> None:
     """The scratch buffers of a fused run, then its loop over the chunks `bounds` (an expression)."""
     empty = em.bind(np.empty, "k")
     for name, dtype in temps:
@@ -308,7 +387,7 @@ def chunk_bounds(n: int, chunk: int) -> tuple:
     return tuple((s, min(s + chunk, n)) for s in range(0, n, chunk))
 
 
-def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_op_by_op) -> None:
+def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_op_by_op) -> None:  # noqa: C901, PLR0912, PLR0915
     """Emits `if <guard>: <fused loop> else: <op by op>` for `run`.
 
     em: the executor's emitter; its buffer plan (em.buffers) says which buffers may be written
@@ -326,15 +405,24 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
         # the size test first: it fails at once for the small arrays that are not worth fusing
         ndarray = em.bind(np.ndarray, "k")
         prelude = em.loop_preludes[-1] if em.loop_preludes else None
-        pivot = next((k for k, v in enumerate(run.inputs) if prelude is not None
-                      and id(v) in prelude.captures), 0)
+        pivot = next(
+            (
+                k
+                for k, v in enumerate(run.inputs)
+                if prelude is not None and id(v) in prelude.captures
+            ),
+            0,
+        )
         size_test = f"type({in_refs[pivot]}) is {ndarray} and {in_refs[pivot]}.size >= {run.min_elements(options)}"
         if prelude is not None and id(run.inputs[pivot]) in prelude.captures:
             # an operand fixed while the loop runs: its size is tested once, before the loop
             # (the others must have its shape, hence its size)
             size_test = prelude.insert(f"{tag}_big", size_test, first)
-        guard = ([size_test] + guard + [f"{in_refs[pivot]}.shape == {r}.shape"
-                                        for k, r in enumerate(in_refs) if k != pivot])
+        guard = (
+            [size_test]
+            + guard
+            + [f"{in_refs[pivot]}.shape == {r}.shape" for k, r in enumerate(in_refs) if k != pivot]
+        )
     body = indent
     if guard:
         em.emit(indent, f"if {' and '.join(guard)}:", first)
@@ -376,8 +464,13 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
         out_names[id(y)] = name
         if top_level and options["buffer_reuse"] and made is None:
             for v in run.inputs:
-                if (id(v) in dying and id(v) not in taken and em.buffers.reusable(v) and v.type == y.type
-                        and run.last_read.get(id(v), -1) <= position[id(y)]):
+                if (
+                    id(v) in dying
+                    and id(v) not in taken
+                    and em.buffers.reusable(v)
+                    and v.type == y.type
+                    and run.last_read.get(id(v), -1) <= position[id(y)]
+                ):
                     donor = v
                     break
         if donor is not None:
@@ -413,8 +506,13 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
         else:
             slot = None
             for v in node.inputs:  # in place over an operand that dies here
-                if (isinstance(v, Value) and id(v) in slot_of and run.last_read[id(v)] == i
-                        and temps[slot_of[id(v)]][1] == y.type.dtype and in_place_exact(node)):
+                if (
+                    isinstance(v, Value)
+                    and id(v) in slot_of
+                    and run.last_read[id(v)] == i
+                    and temps[slot_of[id(v)]][1] == y.type.dtype
+                    and in_place_exact(node)
+                ):
                     slot = slot_of.pop(id(v))
                     break
             if slot is None:
@@ -427,7 +525,12 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
                 slot = len(temps) - 1
             slot_of[id(y)] = slot
             target = temps[slot][0]
-        lines.append((f"{em.bind(UFUNCS[node.op], 'k')}({', '.join(args)}, {out_arg(node.op, target)})", node))
+        lines.append(
+            (
+                f"{em.bind(UFUNCS[node.op], 'k')}({', '.join(args)}, {out_arg(node.op, target)})",
+                node,
+            )
+        )
         for v in node.inputs:
             if isinstance(v, Value) and id(v) in slot_of and run.last_read[id(v)] == i:
                 free.append(slot_of.pop(id(v)))
@@ -449,7 +552,10 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
     if threads > 1:  # each thread walks its own part of the arrays, with its own scratch buffers
         min_units = -(-run.parallel_min_elements(options) // row_elems)
         if size is None:
-            parts, partial = f"{em.bind(split_bounds, 'k')}({units}, {chunk}, {threads}, {min_units})", True
+            parts, partial = (
+                f"{em.bind(split_bounds, 'k')}({units}, {chunk}, {threads}, {min_units})",
+                True,
+            )
         else:
             split = split_bounds(int(units), chunk, threads, min_units)
             if len(split) > 1:
@@ -457,7 +563,9 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
                 parts = em.bind(split, "c")
     if parts is not None:
         em.emit(loop, f"def {tag}_work({tag}_bounds):", first)
-        _emit_chunk_loop(em, loop + 1, tag, f"{tag}_bounds", temps, temp_shape, chunk, partial, lines, first)
+        _emit_chunk_loop(
+            em, loop + 1, tag, f"{tag}_bounds", temps, temp_shape, chunk, partial, lines, first
+        )
         em.emit(loop, f"{em.bind(run_parts, 'k')}({tag}_work, {parts})", first)
         inner.append(f"{tag}_work")
     else:
@@ -480,5 +588,14 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
         emit_op_by_op(indent + 1)
 
 
-__all__ = ["EXACT_OPS", "Run", "UFUNCS", "broadcasts_into", "chunk_bounds", "emit_run", "in_place_exact", "out_arg",
-           "plan"]
+__all__ = [
+    "EXACT_OPS",
+    "Run",
+    "UFUNCS",
+    "broadcasts_into",
+    "chunk_bounds",
+    "emit_run",
+    "in_place_exact",
+    "out_arg",
+    "plan",
+]

@@ -115,7 +115,8 @@ class Node:
         passes never remove, fold or merge stateful nodes, so the answer cannot change."""
         if self._stateful is None:
             self._stateful = get_op(self.op).stateful or any(
-                n.stateful for g in self.subgraphs.values() for n in g.nodes)
+                n.stateful for g in self.subgraphs.values() for n in g.nodes
+            )
         return self._stateful
 
     def __repr__(self):
@@ -159,7 +160,9 @@ class Graph:
 
     def __repr__(self):
         ins = ", ".join(str(v.type) for v in self.inputs)
-        outs = ", ".join(str(v.type) if isinstance(v, Value) else format_attr(v) for v in self.outputs)
+        outs = ", ".join(
+            str(v.type) if isinstance(v, Value) else format_attr(v) for v in self.outputs
+        )
         inner = sum(1 for _ in self.walk()) - len(self.nodes)
         nested = f", {inner} more in subgraphs" if inner else ""
         return f"<runtime.Graph {self.name}({ins}) -> ({outs}): {len(self.nodes)} nodes{nested}>"

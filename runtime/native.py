@@ -43,22 +43,41 @@ from .parallel import run_parts
 
 # op -> C expression over the operand texts {0}, {1}; {f} is the libm suffix of the dtype
 _C_OPS = {
-    "add": "({0} + {1})", "subtract": "({0} - {1})", "multiply": "({0} * {1})",
-    "divide": "({0} / {1})", "negative": "(-{0})", "positive": "{0}", "square": "({0} * {0})",
-    "reciprocal": "((T)1 / {0})", "sqrt": "sqrt{f}({0})", "absolute": "fabs{f}({0})",
+    "add": "({0} + {1})",
+    "subtract": "({0} - {1})",
+    "multiply": "({0} * {1})",
+    "divide": "({0} / {1})",
+    "negative": "(-{0})",
+    "positive": "{0}",
+    "square": "({0} * {0})",
+    "reciprocal": "((T)1 / {0})",
+    "sqrt": "sqrt{f}({0})",
+    "absolute": "fabs{f}({0})",
     "fabs": "fabs{f}({0})",
 }
 # NumPy's maximum and minimum: the first operand when it is NaN or strictly beyond the second,
 # else the second (so a NaN of either comes out, and of two equal zeros the second); admitted
 # only where NumPy's loops on this machine are seen to do exactly that (_min_max_as_numpy)
-_MIN_MAX = {"maximum": "((isnan({0}) || __builtin_isgreater({0}, {1})) ? {0} : {1})",
-            "minimum": "((isnan({0}) || __builtin_isless({0}, {1})) ? {0} : {1})"}
-_C_TYPES = {np.dtype(np.float32): ("float", "f", ctypes.c_float),
-            np.dtype(np.float64): ("double", "", ctypes.c_double)}
+_MIN_MAX = {
+    "maximum": "((isnan({0}) || __builtin_isgreater({0}, {1})) ? {0} : {1})",
+    "minimum": "((isnan({0}) || __builtin_isless({0}, {1})) ? {0} : {1})",
+}
+_C_TYPES = {
+    np.dtype(np.float32): ("float", "f", ctypes.c_float),
+    np.dtype(np.float64): ("double", "", ctypes.c_double),
+}
 # the flags the kernel returns, by np.errstate category
 _FLAGS = (("divide", 1), ("over", 2), ("under", 4), ("invalid", 8))
-_CFLAGS = ["-O3", "-march=native", "-ffp-contract=off", "-fno-fast-math", "-fno-math-errno",
-           "-fPIC", "-shared", "-std=c99"]
+_CFLAGS = [
+    "-O3",
+    "-march=native",
+    "-ffp-contract=off",
+    "-fno-fast-math",
+    "-fno-math-errno",
+    "-fPIC",
+    "-shared",
+    "-std=c99",
+]
 
 
 def _literal(value: float, suffix: str) -> str:
@@ -73,7 +92,7 @@ def source(run) -> tuple[str, list] | None:
     return run._native_source
 
 
-def _source(run) -> tuple[str, list] | None:
+def _source(run) -> tuple[str, list] | None:  # noqa: C901, PLR0912, PLR0915
     from .ops.elementwise import as_dtype
 
     if not run.nodes:
@@ -145,30 +164,54 @@ def _source(run) -> tuple[str, list] | None:
         made.add(id(y))
     outputs = run.escaping
     group = 512 // dtype.itemsize  # elements a group takes through the ops together (ILP)
-    params = (["int64_t start", "int64_t stop"] + [f"const T *restrict a{k}" for k in range(len(array_values))]
-              + [f"T s{k}" for k in range(len(scalars))] + [f"T *restrict o{k}" for k in range(len(outputs))])
+    params = (
+        ["int64_t start", "int64_t stop"]
+        + [f"const T *restrict a{k}" for k in range(len(array_values))]
+        + [f"T s{k}" for k in range(len(scalars))]
+        + [f"T *restrict o{k}" for k in range(len(outputs))]
+    )
     out = "o{}[@]" if flat else "o{}[rC + @]"
     grouped, single = (_body(steps, outputs, out, suffix, grouped) for grouped in (True, False))
     if flat:  # start, stop: elements
-        loop = ["    int64_t i = start;",
-                "    for (; i + G <= stop; i += G) {  /* a group: each op over G elements in turn */",
-                *[line.replace("@", "i + l") for line in grouped], "    }",
-                "    for (; i < stop; i++) {  /* the last elements, one by one */",
-                *[line.replace("@", "i") for line in single], "    }"]
+        loop = [
+            "    int64_t i = start;",
+            "    for (; i + G <= stop; i += G) {  /* a group: each op over G elements in turn */",
+            *[line.replace("@", "i + l") for line in grouped],
+            "    }",
+            "    for (; i < stop; i++) {  /* the last elements, one by one */",
+            *[line.replace("@", "i") for line in single],
+            "    }",
+        ]
     else:  # start, stop: rows
-        loop = ["    for (int64_t r = start; r < stop; r++) {", f"    const int64_t rC = r * {math.prod(run.shape[1:])};",
-                "    int64_t j = 0;", f"    for (; j + G <= {math.prod(run.shape[1:])}; j += G) {{",
-                *[line.replace("@", "j + l") for line in grouped], "    }",
-                f"    for (; j < {math.prod(run.shape[1:])}; j++) {{",
-                *[line.replace("@", "j") for line in single], "    }", "    }"]
-    text = "\n".join([
-        "#include <fenv.h>", "#include <math.h>", "#include <stdint.h>", f"typedef {ctype} T;",
-        f"#define G {group}", f"int kernel({', '.join(params)}) {{",
-        "    feclearexcept(FE_ALL_EXCEPT);", *loop,
-        "    int f = fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID);",
-        "    return ((f & FE_DIVBYZERO) ? 1 : 0) | ((f & FE_OVERFLOW) ? 2 : 0)"
-        " | ((f & FE_UNDERFLOW) ? 4 : 0) | ((f & FE_INVALID) ? 8 : 0);",
-        "}", ""])
+        loop = [
+            "    for (int64_t r = start; r < stop; r++) {",
+            f"    const int64_t rC = r * {math.prod(run.shape[1:])};",
+            "    int64_t j = 0;",
+            f"    for (; j + G <= {math.prod(run.shape[1:])}; j += G) {{",
+            *[line.replace("@", "j + l") for line in grouped],
+            "    }",
+            f"    for (; j < {math.prod(run.shape[1:])}; j++) {{",
+            *[line.replace("@", "j") for line in single],
+            "    }",
+            "    }",
+        ]
+    text = "\n".join(
+        [
+            "#include <fenv.h>",
+            "#include <math.h>",
+            "#include <stdint.h>",
+            f"typedef {ctype} T;",
+            f"#define G {group}",
+            f"int kernel({', '.join(params)}) {{",
+            "    feclearexcept(FE_ALL_EXCEPT);",
+            *loop,
+            "    int f = fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID);",
+            "    return ((f & FE_DIVBYZERO) ? 1 : 0) | ((f & FE_OVERFLOW) ? 2 : 0)"
+            " | ((f & FE_UNDERFLOW) ? 4 : 0) | ((f & FE_INVALID) ? 8 : 0);",
+            "}",
+            "",
+        ]
+    )
     return text, [*array_values, *scalars, *outputs]
 
 
@@ -184,18 +227,24 @@ def _min_max_as_numpy() -> bool:
         nan, other_nan = np.float64(np.nan), -np.float64(np.nan)
         for dtype in (np.float32, np.float64):
             for n in (1, 3, 257):
-                a = np.tile(np.array([-0.0, 0.0, nan, 1.0, nan, 2.0, -np.inf, other_nan, 5.0], dtype), n)
-                b = np.tile(np.array([0.0, -0.0, 1.0, nan, other_nan, 1.0, np.inf, nan, 5.0], dtype), n)
+                a = np.tile(
+                    np.array([-0.0, 0.0, nan, 1.0, nan, 2.0, -np.inf, other_nan, 5.0], dtype), n
+                )
+                b = np.tile(
+                    np.array([0.0, -0.0, 1.0, nan, other_nan, 1.0, np.inf, nan, 5.0], dtype), n
+                )
                 with np.errstate(all="ignore"):
                     for ufunc, beyond in ((np.maximum, np.greater), (np.minimum, np.less)):
                         want = np.where(np.isnan(a) | beyond(a, b), a, b)
                         got = ufunc(a, b)
-                        same = same and np.array_equal(got.view(f"u{a.itemsize}"), want.view(f"u{a.itemsize}"))
+                        same = same and np.array_equal(
+                            got.view(f"u{a.itemsize}"), want.view(f"u{a.itemsize}")
+                        )
         _min_max_checked.append(same)
     return _min_max_checked[0]
 
 
-def _body(steps, outputs, out: str, suffix: str, grouped: bool) -> list[str]:
+def _body(steps, outputs, out: str, suffix: str, grouped: bool) -> list[str]:  # noqa: C901
     """The statements of one group of elements (grouped: `G` elements per op, in arrays that
     share slots as values die), or of one element; "@" is the element's index. out: the
     output array's element, a format of its number."""
@@ -226,7 +275,9 @@ def _body(steps, outputs, out: str, suffix: str, grouped: bool) -> list[str]:
         value = f"t{slot}[l]" if grouped else f"t{slot}"
         store_it = f" {out.format(store[id(y)])} = {value};" if id(y) in store else ""
         if grouped:
-            lines.append(f"        for (int l = 0; l < G; l++) {{ {value} = {expression};{store_it} }}")
+            lines.append(
+                f"        for (int l = 0; l < G; l++) {{ {value} = {expression};{store_it} }}"
+            )
         else:
             lines.append(f"        {value} = {expression};{store_it}")
         if id(y) not in last_read:
@@ -240,20 +291,31 @@ class Kernel:
     returns False when NumPy would warn or raise on the flags raised (the caller then runs the
     ufuncs), True otherwise. operands: the arrays, 0-d values and output arrays of source()."""
 
-    def __init__(self, function, n_arrays: int, scalar_type, n_scalars: int, threads: int, split_min: int,
-                 checked_from: int):
+    def __init__(
+        self,
+        function,
+        n_arrays: int,
+        scalar_type,
+        n_scalars: int,
+        threads: int,
+        split_min: int,
+        checked_from: int,
+    ):
         self.function = function
         self.n_arrays, self.scalar_type, self.n_scalars = n_arrays, scalar_type, n_scalars
         self.threads, self.split_min = threads, split_min
         self.checked_from = checked_from  # the arrays from here on are not in the caller's guard
 
     def __call__(self, n, *operands) -> bool:
-        for a in operands[self.checked_from:self.n_arrays]:
+        for a in operands[self.checked_from : self.n_arrays]:
             if type(a) is not np.ndarray or not a.flags.c_contiguous:
                 return False  # (NumPy's loops read any layout)
-        args = [a.ctypes.data for a in operands[:self.n_arrays]]
-        args += [self.scalar_type(float(s)) for s in operands[self.n_arrays:self.n_arrays + self.n_scalars]]
-        args += [a.ctypes.data for a in operands[self.n_arrays + self.n_scalars:]]
+        args = [a.ctypes.data for a in operands[: self.n_arrays]]
+        args += [
+            self.scalar_type(float(s))
+            for s in operands[self.n_arrays : self.n_arrays + self.n_scalars]
+        ]
+        args += [a.ctypes.data for a in operands[self.n_arrays + self.n_scalars :]]
         function = self.function
         if self.threads > 1 and n >= 2 * self.split_min:
             parts = min(self.threads, n // self.split_min)
@@ -289,7 +351,9 @@ def _find_compiler() -> list:
             if path is None or sys.platform == "win32":
                 continue
             try:
-                version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
+                version = subprocess.run(
+                    [path, "--version"], capture_output=True, text=True, timeout=30
+                )
             except (OSError, subprocess.SubprocessError):
                 continue
             if version.returncode == 0:
@@ -321,13 +385,17 @@ def _build(text: str):
     compiler = _find_compiler()
     if not compiler:
         return None
-    key = hashlib.sha256("\0".join([text, *compiler, *_CFLAGS, platform.machine(), _cpu_identity()])
-                         .encode()).hexdigest()[:32]
+    key = hashlib.sha256(
+        "\0".join([text, *compiler, *_CFLAGS, platform.machine(), _cpu_identity()]).encode()
+    ).hexdigest()[:32]
     with _lock:
         if key in _built:
             return _built[key]
         function = None
-        for directory in (cache_dir(), os.path.join(tempfile.gettempdir(), f"staging-kernels-{os.getuid()}")):
+        for directory in (
+            cache_dir(),
+            os.path.join(tempfile.gettempdir(), f"staging-kernels-{os.getuid()}"),
+        ):
             try:
                 function = _load(directory, f"k{key}", text, compiler[0])
                 break
@@ -355,8 +423,12 @@ def _load(directory: str, name: str, text: str, compiler: str):
             src, out = os.path.join(scratch, "k.c"), os.path.join(scratch, "k.so")
             with open(src, "w") as f:
                 f.write(text)
-            done = subprocess.run([compiler, *_CFLAGS, "-o", out, src, "-lm"],
-                                  capture_output=True, text=True, timeout=300)
+            done = subprocess.run(
+                [compiler, *_CFLAGS, "-o", out, src, "-lm"],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
             if done.returncode != 0:
                 return None
             os.replace(out, library)  # atomic: another process may be making the same one
@@ -379,11 +451,22 @@ def kernel(run, options: dict):
     n_arrays = len(run.inputs) + len(run.sliced) + len(run.broadcast)
     n_scalars = len(operands) - n_arrays - len(run.escaping)
     _, _, scalar_type = _C_TYPES[run.nodes[0].outputs[0].type.dtype]
-    function.argtypes = ([ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * n_arrays
-                         + [scalar_type] * n_scalars + [ctypes.c_void_p] * len(run.escaping))
+    function.argtypes = (
+        [ctypes.c_int64, ctypes.c_int64]
+        + [ctypes.c_void_p] * n_arrays
+        + [scalar_type] * n_scalars
+        + [ctypes.c_void_p] * len(run.escaping)
+    )
     row = 1 if run.mode == "flat" else math.prod(run.shape[1:])
-    return Kernel(function, n_arrays, scalar_type, n_scalars, options["threads"],
-                  -(-run.parallel_min_elements(options) // row), len(run.inputs)), operands
+    return Kernel(
+        function,
+        n_arrays,
+        scalar_type,
+        n_scalars,
+        options["threads"],
+        -(-run.parallel_min_elements(options) // row),
+        len(run.inputs),
+    ), operands
 
 
 def eligible(run, options: dict) -> bool:

@@ -11,8 +11,8 @@ from .analysis import node_uses, replace_uses
 from .chunks import LONG_GRAPH, gc_paused
 from .fusion import UFUNCS
 from .graph import Graph, Node, Value
-from .options import get_options
 from .ops.elementwise import PYTHON_OPERATORS
+from .options import get_options
 from .registry import get_op
 from .verify import verify
 
@@ -48,7 +48,7 @@ def _is_pure(node: Node) -> bool:
     return not node.subgraphs and not node.stateful
 
 
-def fold_constants(graph: Graph) -> None:
+def fold_constants(graph: Graph) -> None:  # noqa: C901
     """Evaluates pure nodes whose inputs are all constants or literals, once, at trace time."""
     constants: dict[Value, object] = {}  # outputs of const nodes and of folded nodes -> value
     mapping: dict[Value, Value] = {}
@@ -119,9 +119,13 @@ def _evaluate(node: Node, constants) -> list | None:
 # (op, literal position, literal) -> dtype kinds for which the node returns its other input
 # unchanged, bit for bit. `x + 0.0` is not one (-0.0 + 0.0 is +0.0), nor `x // 1.0` (floor).
 _IDENTITIES = {
-    ("add", 1, 0): "iu", ("add", 0, 0): "iu", ("subtract", 1, 0): "iuf",
-    ("multiply", 1, 1): "iuf", ("multiply", 0, 1): "iuf",
-    ("floor_divide", 1, 1): "iu", ("divide", 1, 1): "f",
+    ("add", 1, 0): "iu",
+    ("add", 0, 0): "iu",
+    ("subtract", 1, 0): "iuf",
+    ("multiply", 1, 1): "iuf",
+    ("multiply", 0, 1): "iuf",
+    ("floor_divide", 1, 1): "iu",
+    ("divide", 1, 1): "f",
 }
 
 
@@ -136,7 +140,7 @@ def _escaping(g: Graph) -> set[int]:
     return out
 
 
-def remove_identities(graph: Graph) -> None:
+def remove_identities(graph: Graph) -> None:  # noqa: C901, PLR0915
     """Drops `x + 0`, `x - 0`, `x * 1`, `x // 1` (ints) and `x / 1` (floats) when the result
     has x's exact type: the value is x itself. NumPy gives a new array there, so only results
     that stay inside the graph's arithmetic are dropped: a result that is returned, viewed,
@@ -180,8 +184,12 @@ def remove_identities(graph: Graph) -> None:
 
     def interchangeable(x: Value, result: Value) -> bool:
         ops = readers.get(id(result), ())
-        return (x.type.ndim != 0 or x.type.weak or id(x) in scalars
-                or all(op in UFUNCS for op in ((ops,) if type(ops) is str else ops)))
+        return (
+            x.type.ndim != 0
+            or x.type.weak
+            or id(x) in scalars
+            or all(op in UFUNCS for op in ((ops,) if type(ops) is str else ops))
+        )
 
     def visit(g: Graph):
         kept = []
@@ -202,9 +210,18 @@ def remove_identities(graph: Graph) -> None:
                         continue
                     kinds = _IDENTITIES.get((node.op, pos, lit))
                     x = mapping.get(other, other)  # x may be dropped too
-                    if (kinds and other.type == node.outputs[0].type and other.type.dtype.kind in kinds
-                            and (other.type.weak or (id(node.outputs[0]) not in escaping
-                                                     and interchangeable(x, node.outputs[0])))):
+                    if (
+                        kinds
+                        and other.type == node.outputs[0].type
+                        and other.type.dtype.kind in kinds
+                        and (
+                            other.type.weak
+                            or (
+                                id(node.outputs[0]) not in escaping
+                                and interchangeable(x, node.outputs[0])
+                            )
+                        )
+                    ):
                         mapping[node.outputs[0]] = x
                         break
                 else:
@@ -230,7 +247,9 @@ def swap_negated_conds(graph: Graph) -> None:
             if negation is None or negation.op != "logical_not" or negation.attrs:
                 break
             p = negation.inputs[0]
-            if not isinstance(p, Value) or p.type != node.inputs[0].type:  # a bool scalar, as the predicate
+            if (
+                not isinstance(p, Value) or p.type != node.inputs[0].type
+            ):  # a bool scalar, as the predicate
                 break
             node.inputs = [p, *node.inputs[1:]]
             node.subgraphs = {"then": node.subgraphs["else"], "else": node.subgraphs["then"]}
@@ -251,7 +270,11 @@ def _attr_key(value):
 
 
 def _literal_key(value):
-    return (type(value).__name__, value) if not isinstance(value, float) or value == value else ("nan",)
+    return (
+        (type(value).__name__, value)
+        if not isinstance(value, float) or value == value
+        else ("nan",)
+    )
 
 
 def eliminate_common_subexpressions(graph: Graph) -> None:
@@ -270,9 +293,17 @@ def eliminate_common_subexpressions(graph: Graph) -> None:
                 # one flat tuple of strings, numbers and tuples of them (which the garbage
                 # collector stops tracking): a Value is its id (an int: never a literal's key,
                 # a tuple; the values outlive the pass, so their ids stay theirs)
-                key = (node.op, len(node.inputs),
-                       *[id(mapping.get(v, v)) if type(v) is Value else _literal_key(v) for v in node.inputs],
-                       tuple(sorted((k, _attr_key(v)) for k, v in node.attrs.items())) if node.attrs else ())
+                key = (
+                    node.op,
+                    len(node.inputs),
+                    *[
+                        id(mapping.get(v, v)) if type(v) is Value else _literal_key(v)
+                        for v in node.inputs
+                    ],
+                    tuple(sorted((k, _attr_key(v)) for k, v in node.attrs.items()))
+                    if node.attrs
+                    else (),
+                )
                 hit = seen.get(key)
                 if hit is not None and len(hit.outputs) == len(node.outputs):
                     mapping.update(zip(node.outputs, hit.outputs))
@@ -298,9 +329,15 @@ def _may_raise_unused(node: Node, memo: dict | None = None) -> bool:
     if node.subgraphs:
         memo = {} if memo is None else memo
         if id(node) not in memo:
-            memo[id(node)] = any(_may_raise_unused(n, memo) for g in node.subgraphs.values() for n in g.nodes)
+            memo[id(node)] = any(
+                _may_raise_unused(n, memo) for g in node.subgraphs.values() for n in g.nodes
+            )
         return memo[id(node)]
-    if node.op == "astype" and node.attrs.get("scalar") and getattr(getattr(node.inputs[0], "type", None), "weak", False):
+    if (
+        node.op == "astype"
+        and node.attrs.get("scalar")
+        and getattr(getattr(node.inputs[0], "type", None), "weak", False)
+    ):
         return True  # np.uint8(n) of a Python number known at run time: OverflowError where it does not fit
     if node.op == "setitem" and _scalar_write_may_raise(node.inputs[0], node.inputs[1]):
         return True  # one number written into an integer array: NaN, inf or out of range raises
@@ -308,8 +345,10 @@ def _may_raise_unused(node: Node, memo: dict | None = None) -> bool:
         return True  # NEP 50: a Python int that does not fit the integer dtype is an OverflowError
     if node.op not in _PYTHON_DIVISIONS or len(node.inputs) != 2:
         return False
-    if not all(type(v) in (bool, int, float, complex) or getattr(getattr(v, "type", None), "weak", False)
-               for v in node.inputs):
+    if not all(
+        type(v) in (bool, int, float, complex) or getattr(getattr(v, "type", None), "weak", False)
+        for v in node.inputs
+    ):
         return False
     right = node.inputs[1]
     if type(right) in (int, float, complex):
@@ -325,7 +364,11 @@ def _scalar_write_may_raise(target, value) -> bool:
     kind = _kind_of(value)
     if kind in "fc":
         return True
-    return kind in "iu" and hasattr(value, "type") and not np.can_cast(value.type.dtype, target.type.dtype)
+    return (
+        kind in "iu"
+        and hasattr(value, "type")
+        and not np.can_cast(value.type.dtype, target.type.dtype)
+    )
 
 
 def _kind_of(value) -> str:
@@ -339,7 +382,8 @@ def _kind_of(value) -> str:
 def _mixes_python_int_and_integer(inputs) -> bool:
     types = [getattr(v, "type", None) for v in inputs]
     return any(getattr(t, "weak", False) and t.dtype.kind == "i" for t in types) and any(
-        t is not None and not getattr(t, "weak", True) and t.dtype.kind in "iu" for t in types)
+        t is not None and not getattr(t, "weak", True) and t.dtype.kind in "iu" for t in types
+    )
 
 
 def eliminate_dead_code(graph: Graph, _memo: dict | None = None) -> None:
@@ -349,8 +393,11 @@ def eliminate_dead_code(graph: Graph, _memo: dict | None = None) -> None:
     kept = []
     for node in reversed(graph.nodes):
         outputs = node.outputs
-        if (id(outputs[0]) in live if len(outputs) == 1 else any(id(v) in live for v in outputs)) \
-                or node.stateful or _may_raise_unused(node, memo):
+        if (
+            (id(outputs[0]) in live if len(outputs) == 1 else any(id(v) in live for v in outputs))
+            or node.stateful
+            or _may_raise_unused(node, memo)
+        ):
             if node.subgraphs:
                 for sub in node.subgraphs.values():
                     eliminate_dead_code(sub, memo)

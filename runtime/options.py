@@ -19,7 +19,11 @@ def cache_bytes(level: int, default: int) -> int:
     """The size of CPU 0's level-`level` data cache as Linux reports it; `default` elsewhere."""
     for index in sorted(glob.glob("/sys/devices/system/cpu/cpu0/cache/index*")):
         try:
-            with open(f"{index}/level") as lv, open(f"{index}/type") as kind, open(f"{index}/size") as size:
+            with (
+                open(f"{index}/level") as lv,
+                open(f"{index}/type") as kind,
+                open(f"{index}/size") as size,
+            ):
                 if lv.read().strip() != str(level) or kind.read().strip() == "Instruction":
                     continue
                 text = size.read().strip().upper()
@@ -45,7 +49,8 @@ _DEFAULTS = {
     "unboxed_scalar_loops": True,  # scalar loops on Python numbers, NumPy's answers (runtime.scalar_loops)
     # A run is fused when, op by op, its live arrays would outgrow this (default: the last-level
     # cache, where op-by-op passes start going to main memory); smaller runs execute op by op.
-    "fusion_min_bytes": min(max(cache_bytes(3, 0) or cache_bytes(2, 0), 1 << 20), 1 << 30) or (8 << 20),
+    "fusion_min_bytes": min(max(cache_bytes(3, 0) or cache_bytes(2, 0), 1 << 20), 1 << 30)
+    or (8 << 20),
     # scratch memory of one chunk of a fused run (all its intermediates): the L2 cache size
     "fusion_chunk_bytes": min(max(cache_bytes(2, 1 << 19), 1 << 16), 1 << 23),
     # threads a big fused run is split across (NumPy releases the GIL in its loops; results are
@@ -65,11 +70,23 @@ _DEFAULTS = {
     "verify_graphs": False,
 }
 
-_BOOLEAN = ("constant_folding", "arithmetic_simplification", "common_subexpression_elimination",
-            "dead_code_elimination", "buffer_reuse", "unboxed_scalar_loops", "verify_graphs",
-            "native_kernels")
-_POSITIVE_INT = ("fusion_min_bytes", "fusion_chunk_bytes", "threads", "parallel_min_bytes",
-                 "native_min_work")
+_BOOLEAN = (
+    "constant_folding",
+    "arithmetic_simplification",
+    "common_subexpression_elimination",
+    "dead_code_elimination",
+    "buffer_reuse",
+    "unboxed_scalar_loops",
+    "verify_graphs",
+    "native_kernels",
+)
+_POSITIVE_INT = (
+    "fusion_min_bytes",
+    "fusion_chunk_bytes",
+    "threads",
+    "parallel_min_bytes",
+    "native_min_work",
+)
 
 _options = dict(_DEFAULTS)
 _lock = threading.Lock()
@@ -84,13 +101,18 @@ def _check(name: str, value) -> None:
     if name not in _DEFAULTS:
         close = difflib.get_close_matches(name, _DEFAULTS, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise TypeError(f"unknown optimizer option {name!r}{hint} "
-                        f"(options: {', '.join(sorted(_DEFAULTS))})")
+        raise TypeError(
+            f"unknown optimizer option {name!r}{hint} (options: {', '.join(sorted(_DEFAULTS))})"
+        )
     if name in _BOOLEAN and not isinstance(value, bool):
         raise TypeError(f"optimizer option {name!r} must be True or False, got {value!r}")
     if name == "elementwise_fusion" and not (isinstance(value, bool) or value == "all"):
-        raise TypeError(f"optimizer option 'elementwise_fusion' must be True, False or 'all', got {value!r}")
-    if name in _POSITIVE_INT and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise TypeError(
+            f"optimizer option 'elementwise_fusion' must be True, False or 'all', got {value!r}"
+        )
+    if name in _POSITIVE_INT and (
+        isinstance(value, bool) or not isinstance(value, int) or value < 1
+    ):
         raise TypeError(f"optimizer option {name!r} must be a positive int, got {value!r}")
 
 

@@ -43,8 +43,11 @@ def split_bounds(n: int, chunk: int, threads: int, min_units: int) -> tuple:
         if cut > cuts[-1]:
             cuts.append(cut)
     cuts.append(n)
-    return tuple(tuple((s, min(s + chunk, stop)) for s in range(start, stop, chunk))
-                 for start, stop in zip(cuts, cuts[1:]) if stop > start)
+    return tuple(
+        tuple((s, min(s + chunk, stop)) for s in range(start, stop, chunk))
+        for start, stop in zip(cuts, cuts[1:])
+        if stop > start
+    )
 
 
 _pool: ThreadPoolExecutor | None = None

@@ -32,8 +32,11 @@ def drop_unread_assignments(lines: list[str], line_nodes: dict) -> None:
         if i in dead:
             indent = len(line) - len(line.lstrip())
             following = lines[i + 1] if i + 1 < len(lines) else ""
-            if not (kept and kept[-1].rstrip().endswith(":")
-                    and len(following) - len(following.lstrip()) < indent):
+            if not (
+                kept
+                and kept[-1].rstrip().endswith(":")
+                and len(following) - len(following.lstrip()) < indent
+            ):
                 continue
             line = " " * indent + "pass"  # the only statement of its block
         kept.append(line)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-
 from dataclasses import dataclass
 from typing import Callable
 
@@ -84,9 +83,11 @@ class UnknownOpError(LookupError):
 
 def register_op(name: str, *, infer: Callable, **fields):
     """Decorator registering `impl` under `name`; `fields` are the other OpDef fields."""
+
     def decorate(impl):
         add_op(OpDef(name, impl, infer, **fields))
         return impl
+
     return decorate
 
 

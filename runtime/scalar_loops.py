@@ -40,8 +40,14 @@ _ARITHMETIC = {"add": "+", "subtract": "-", "multiply": "*"}
 _DIVISION = {"divide": "/"}
 _INTEGER_DIVISION = {"floor_divide": "//", "remainder": "%"}
 _UNARY = {"negative": "-", "positive": "+", "absolute": "abs"}
-_COMPARISONS = {"less": "<", "less_equal": "<=", "greater": ">", "greater_equal": ">=",
-                "equal": "==", "not_equal": "!="}
+_COMPARISONS = {
+    "less": "<",
+    "less_equal": "<=",
+    "greater": ">",
+    "greater_equal": ">=",
+    "equal": "==",
+    "not_equal": "!=",
+}
 _MAX_EXPONENT = 9  # |x| in (1e-30, 1e30) keeps x**k of a normal double for k <= 9
 
 
@@ -108,8 +114,11 @@ def leave(em, node: Node, firsts: dict, indent: int, outs: list[str]) -> None:
         if j >= nvars:
             continue
         t = node.outputs[j].type
-        others = [k for k in firsts if k != j and node.inputs[k].type == t] \
-            if _pass_through(body.outputs[j], lambda v: {positions.get(id(v))}) - {j} else []
+        others = (
+            [k for k in firsts if k != j and node.inputs[k].type == t]
+            if _pass_through(body.outputs[j], lambda v: {positions.get(id(v))}) - {j}
+            else []
+        )
         expr = f"{em.bind(t.dtype.type, 'k')}({outs[j]})"
         for k in reversed([j] + others):
             expr = f"{em.ref(node.inputs[k])} if {outs[j]} is {firsts[k]} else {expr}"
@@ -128,8 +137,12 @@ def _pass_through(value, resolve) -> set:
     for label in ("then", "else"):
         sub = node.subgraphs[label]
         outer = {id(a): b for a, b in zip(sub.inputs, node.inputs[1:])}
-        found |= _pass_through(sub.outputs[value.index],
-                               lambda v, outer=outer: _pass_through(outer[id(v)], resolve) if id(v) in outer else set())
+        found |= _pass_through(
+            sub.outputs[value.index],
+            lambda v, outer=outer: (
+                _pass_through(outer[id(v)], resolve) if id(v) in outer else set()
+            ),
+        )
     return found
 
 
@@ -156,8 +169,11 @@ def plan(node: Node, counters: set[int], element: Node | None = None) -> Plan | 
     nvars = node.attrs["num_loop_vars"]
     cond, body = node.subgraphs["cond"], node.subgraphs["body"]
     roots = {j for j in range(nvars) if j not in counters and _kind(node.outputs[j].type)}
-    roots |= {k for k in range(nvars, len(node.inputs))
-              if isinstance(node.inputs[k], Value) and _kind(node.inputs[k].type)}
+    roots |= {
+        k
+        for k in range(nvars, len(node.inputs))
+        if isinstance(node.inputs[k], Value) and _kind(node.inputs[k].type)
+    }
     if element is not None and _kind(element.outputs[0].type):
         roots.add(_ELEMENT)
     while any(j < nvars for j in roots):
@@ -171,12 +187,21 @@ def plan(node: Node, counters: set[int], element: Node | None = None) -> Plan | 
 
 
 def _try(node: Node, nvars: int, cond: Graph, body: Graph, roots: set[int], element) -> Plan:
-    result = Plan(sorted(j for j in roots if 0 <= j < nvars), sorted(k for k in roots if k >= nvars))
+    result = Plan(
+        sorted(j for j in roots if 0 <= j < nvars), sorted(k for k in roots if k >= nvars)
+    )
     result.element = _ELEMENT in roots
     for sub in (cond, body):
         # value id -> (kind, dtype, roots it carries); kind 'b' for a comparison's bool
-        unboxed = {id(sub.inputs[k]): (_kind(sub.inputs[k].type), sub.inputs[k].type.dtype, frozenset((k,)))
-                   for k in roots if k != _ELEMENT}
+        unboxed = {
+            id(sub.inputs[k]): (
+                _kind(sub.inputs[k].type),
+                sub.inputs[k].type.dtype,
+                frozenset((k,)),
+            )
+            for k in roots
+            if k != _ELEMENT
+        }
         if sub is body and _ELEMENT in roots:
             out = element.outputs[0]
             unboxed[id(out)] = (_kind(out.type), out.type.dtype, frozenset((_ELEMENT,)))
@@ -185,7 +210,11 @@ def _try(node: Node, nvars: int, cond: Graph, body: Graph, roots: set[int], elem
         for j, v in enumerate(outputs):
             info = unboxed.get(id(v)) if isinstance(v, Value) else None
             if j in roots:
-                if info is None or info[0] != _kind(node.outputs[j].type) or info[1] != node.outputs[j].type.dtype:
+                if (
+                    info is None
+                    or info[0] != _kind(node.outputs[j].type)
+                    or info[1] != node.outputs[j].type.dtype
+                ):
                     raise _Violation(frozenset((j,)) | (info[2] if info else frozenset()))
             elif info is not None:
                 raise _Violation(info[2])
@@ -202,12 +231,12 @@ def _literal_ok(item, kind: str, dtype: np.dtype) -> bool:
     float64 (an int too large for a double fails in both); an int the integer dtype holds
     (NumPy refuses one it does not, whatever the other operand)."""
     if kind == "f":  # (an int beyond 2**53 compares exactly in Python, rounded in NumPy)
-        return type(item) is float or (type(item) is int and -2**53 <= item <= 2**53)
+        return type(item) is float or (type(item) is int and -(2**53) <= item <= 2**53)
     info = np.iinfo(dtype)
     return type(item) is int and info.min <= item <= info.max
 
 
-def _walk(graph: Graph, unboxed: dict, result: Plan) -> None:
+def _walk(graph: Graph, unboxed: dict, result: Plan) -> None:  # noqa: C901, PLR0912
     for n in graph.nodes:
         read = [unboxed[id(v)] for v in n.inputs if isinstance(v, Value) and id(v) in unboxed]
         if not read:
@@ -218,7 +247,14 @@ def _walk(graph: Graph, unboxed: dict, result: Plan) -> None:
             continue
         kinds = {info[0] for info in read}
         dtypes = {info[1] for info in read}
-        if len(kinds) != 1 or len(dtypes) != 1 or "b" in kinds or n.attrs or n.subgraphs or len(n.outputs) != 1:
+        if (
+            len(kinds) != 1
+            or len(dtypes) != 1
+            or "b" in kinds
+            or n.attrs
+            or n.subgraphs
+            or len(n.outputs) != 1
+        ):
             raise _Violation(taint)
         kind, dtype = kinds.pop(), dtypes.pop()
         operands = n.inputs
@@ -237,11 +273,23 @@ def _walk(graph: Graph, unboxed: dict, result: Plan) -> None:
             pass
         elif n.op in _DIVISION and kind == "f" and len(operands) == 2:
             pass
-        elif (n.op in _INTEGER_DIVISION and kind == "i" and len(operands) == 2
-              and isinstance(operands[0], Value) and type(operands[1]) is int and operands[1] >= 1):
+        elif (
+            n.op in _INTEGER_DIVISION
+            and kind == "i"
+            and len(operands) == 2
+            and isinstance(operands[0], Value)
+            and type(operands[1]) is int
+            and operands[1] >= 1
+        ):
             pass
-        elif (n.op in ("power", "pow") and kind == "f" and len(operands) == 2 and isinstance(operands[0], Value)
-              and type(operands[1]) is int and 0 <= operands[1] <= _MAX_EXPONENT):
+        elif (
+            n.op in ("power", "pow")
+            and kind == "f"
+            and len(operands) == 2
+            and isinstance(operands[0], Value)
+            and type(operands[1]) is int
+            and 0 <= operands[1] <= _MAX_EXPONENT
+        ):
             pass
         else:
             raise _Violation(taint)
@@ -271,14 +319,20 @@ def _walk_cond(n: Node, unboxed: dict, result: Plan, taint: frozenset) -> None:
                     raise _Violation(unboxed[id(v_out)][2])
                 inner[id(v_in)] = unboxed[id(v_out)]
         _walk(sub, inner, result)
-        branch_results.append([inner.get(id(v)) if isinstance(v, Value) else v for v in sub.outputs])
+        branch_results.append(
+            [inner.get(id(v)) if isinstance(v, Value) else v for v in sub.outputs]
+        )
         unboxed.update((k, v) for k, v in inner.items() if k not in unboxed)
     for out, then_info, else_info in zip(n.outputs, *branch_results):
         infos = [i for i in (then_info, else_info) if isinstance(i, tuple)]
         if not infos:
             continue
         kind = _kind(out.type)
-        if (len(infos) != 2 or kind is None or any(i[0] != kind or i[1] != out.type.dtype for i in infos)):
+        if (
+            len(infos) != 2
+            or kind is None
+            or any(i[0] != kind or i[1] != out.type.dtype for i in infos)
+        ):
             raise _Violation(frozenset().union(*(i[2] for i in infos)) | taint)
         unboxed[id(out)] = (kind, out.type.dtype, infos[0][2] | infos[1][2])
 
@@ -335,11 +389,15 @@ def _float_consumer(em, node: Node, following) -> bool:
 
 def may_inline(em, node: Node, following) -> bool:
     """A divisor is never inlined: its zero test reads it before the division."""
-    return not (isinstance(following, Node) and following.op == "divide"
-                and id(following) in em.python_scalars and following.inputs[1] is node.outputs[0])
+    return not (
+        isinstance(following, Node)
+        and following.op == "divide"
+        and id(following) in em.python_scalars
+        and following.inputs[1] is node.outputs[0]
+    )
 
 
-def expression(em, node: Node, kind: str, dtype: np.dtype, inline: bool, following) -> str:
+def expression(em, node: Node, kind: str, dtype: np.dtype, inline: bool, following) -> str:  # noqa: C901, PLR0912
     """The Python expression computing `node` on Python numbers (see the module docstring).
     A float operation inlined into one that lets non-finite values through is not checked:
     the reading operation's check covers it, and its fallback redoes both on NumPy scalars."""
@@ -376,16 +434,20 @@ def expression(em, node: Node, kind: str, dtype: np.dtype, inline: bool, followi
             value = f"t{em.new_tag()}"
             test = f"({value} := {base})"
         # 1e-30 < |x| < 1e30 (false for inf and nan): x**k for k <= 9 is a normal double
-        return (f"{t} := ({value} ** {refs[1]} if 1e-60 < {test} * {value} < 1e60 "
-                f"else float({forms[0]} ** {refs[1]}))")
+        return (
+            f"{t} := ({value} ** {refs[1]} if 1e-60 < {test} * {value} < 1e60 "
+            f"else float({forms[0]} ** {refs[1]}))"
+        )
     # division: the divisor is a name or a literal (may_inline)
     numerator, divisor = refs
     if _is_number(divisor):
         if float(divisor) == 0.0:
             return f"{t} := float({forms[0]} / {divisor})"
         return f"{t} if ({t} := {numerator} / {divisor}) - {t} == 0.0 else ({t} := float({forms[0]} / {divisor}))"
-    return (f"{t} if {divisor} and ({t} := {numerator} / {divisor}) - {t} == 0.0 "
-            f"else ({t} := float({forms[0]} / {forms[1]}))")
+    return (
+        f"{t} if {divisor} and ({t} := {numerator} / {divisor}) - {t} == 0.0 "
+        f"else ({t} := float({forms[0]} / {forms[1]}))"
+    )
 
 
 def _integer_expression(em, op: str, refs: list[str], box: str, info) -> str:
@@ -406,5 +468,7 @@ def _integer_expression(em, op: str, refs: list[str], box: str, info) -> str:
     a1, a2 = names.twice(refs[0])
     b1, b2 = names.twice(refs[1])
     # (both operands boxed: a FirstInt is not a Python int to NumPy, which would promote it)
-    return (f"{t} if {info.min} <= ({t} := {a1} {symbol} {b1}) <= {info.max} "
-            f"else int({box}({a2}) {symbol} {box}({b2}))")
+    return (
+        f"{t} if {info.min} <= ({t} := {a1} {symbol} {b1}) <= {info.max} "
+        f"else int({box}({a2}) {symbol} {box}({b2}))"
+    )

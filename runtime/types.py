@@ -6,10 +6,19 @@ import numpy as np
 
 _SHORT_NAMES = {
     "bool": "bool",
-    "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
-    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
-    "float16": "f16", "float32": "f32", "float64": "f64",
-    "complex64": "c64", "complex128": "c128",
+    "int8": "i8",
+    "int16": "i16",
+    "int32": "i32",
+    "int64": "i64",
+    "uint8": "u8",
+    "uint16": "u16",
+    "uint32": "u32",
+    "uint64": "u64",
+    "float16": "f16",
+    "float32": "f32",
+    "float64": "f64",
+    "complex64": "c64",
+    "complex128": "c128",
 }
 _LONG_NAMES = {short: long for long, short in _SHORT_NAMES.items()}
 
@@ -27,7 +36,9 @@ def dtype_from_name(name: str) -> np.dtype:
 
 def normalize_shape(shape) -> tuple:
     if shape is None:
-        raise TypeError("a shape of unknown rank is not supported; give every dim (None for unknown)")
+        raise TypeError(
+            "a shape of unknown rank is not supported; give every dim (None for unknown)"
+        )
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
     dims = []
@@ -37,13 +48,19 @@ def normalize_shape(shape) -> tuple:
         elif isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0:
             dims.append(int(d))
         else:
-            raise TypeError(f"invalid dimension {d!r} in shape {tuple(shape)!r}: use a non-negative int or None")
+            raise TypeError(
+                f"invalid dimension {d!r} in shape {tuple(shape)!r}: use a non-negative int or None"
+            )
     return tuple(dims)
 
 
 # The types of Python numbers, with the dtype NumPy gives each on its own.
-PYTHON_SCALAR_DTYPES = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: np.dtype(np.float64),
-                        complex: np.dtype(np.complex128)}
+PYTHON_SCALAR_DTYPES = {
+    bool: np.dtype(np.bool_),
+    int: np.dtype(np.int64),
+    float: np.dtype(np.float64),
+    complex: np.dtype(np.complex128),
+}
 _PYTHON_TYPE_OF = {dtype: t for t, dtype in PYTHON_SCALAR_DTYPES.items()}
 
 
@@ -64,8 +81,10 @@ class TensorType:
         object.__setattr__(self, "shape", normalize_shape(shape))
         weak = bool(weak)
         if weak and (self.shape != () or self.dtype not in _PYTHON_TYPE_OF):
-            raise TypeError(f"a weak type is a Python number's: shape () and dtype bool, int64, float64 "
-                            f"or complex128, not {self.dtype.name}{list(self.shape)}")
+            raise TypeError(
+                f"a weak type is a Python number's: shape () and dtype bool, int64, float64 "
+                f"or complex128, not {self.dtype.name}{list(self.shape)}"
+            )
         object.__setattr__(self, "weak", weak)
         object.__setattr__(self, "_hash", hash((self.dtype, self.shape, weak)))
 
@@ -104,8 +123,12 @@ class TensorType:
         return None not in self.shape
 
     def __eq__(self, other):
-        return (isinstance(other, TensorType) and self.dtype == other.dtype
-                and self.shape == other.shape and self.weak == other.weak)
+        return (
+            isinstance(other, TensorType)
+            and self.dtype == other.dtype
+            and self.shape == other.shape
+            and self.weak == other.weak
+        )
 
     def __hash__(self):
         return self._hash
@@ -122,7 +145,11 @@ class TensorType:
 
     def is_supertype_of(self, other: "TensorType") -> bool:
         """True when every value of `other` is also a value of `self` (`[None]` >= `[3]`)."""
-        if self.dtype != other.dtype or len(self.shape) != len(other.shape) or self.weak != other.weak:
+        if (
+            self.dtype != other.dtype
+            or len(self.shape) != len(other.shape)
+            or self.weak != other.weak
+        ):
             return False
         return all(a is None or a == b for a, b in zip(self.shape, other.shape))
 
@@ -135,9 +162,15 @@ class TensorType:
         """The narrowest type accepting both, or None when dtype, rank or weakness differ."""
         if self == other:
             return self
-        if self.dtype != other.dtype or len(self.shape) != len(other.shape) or self.weak != other.weak:
+        if (
+            self.dtype != other.dtype
+            or len(self.shape) != len(other.shape)
+            or self.weak != other.weak
+        ):
             return None
-        return TensorType(self.dtype, tuple(a if a == b else None for a, b in zip(self.shape, other.shape)))
+        return TensorType(
+            self.dtype, tuple(a if a == b else None for a, b in zip(self.shape, other.shape))
+        )
 
 
 def accepts(declared, actual) -> bool:
@@ -157,7 +190,9 @@ def broadcast_shapes(*shapes):
         dims = [s[len(s) - ndim + axis] for s in shapes if len(s) - ndim + axis >= 0]
         known = {d for d in dims if d is not None and d != 1}
         if len(known) > 1:
-            raise ValueError(f"shapes {' and '.join(str(tuple(s)) for s in shapes)} cannot be broadcast together")
+            raise ValueError(
+                f"shapes {' and '.join(str(tuple(s)) for s in shapes)} cannot be broadcast together"
+            )
         if known:
             out.append(known.pop())
         elif None in dims:

@@ -65,13 +65,19 @@ def _relocated(code, user_line: list, main: str):
     user_line[generated line] and the generated line in its end line, nested code objects
     too: what compiling the source's syntax tree with those positions gives, without building
     the tree (parsing, walking and compiling a tree cost four times as much)."""
-    consts = tuple(_relocated(c, user_line, main) if type(c) is CodeType else c for c in code.co_consts)
+    consts = tuple(
+        _relocated(c, user_line, main) if type(c) is CodeType else c for c in code.co_consts
+    )
     count = len(user_line) - 1
     runs = _runs(code, count)
     first = code.co_firstlineno
     first = user_line[first] if 1 <= first <= count else first
-    return code.replace(co_consts=consts, co_filename=main, co_firstlineno=first,
-                        co_linetable=_line_table(runs, user_line, first))
+    return code.replace(
+        co_consts=consts,
+        co_filename=main,
+        co_firstlineno=first,
+        co_linetable=_line_table(runs, user_line, first),
+    )
 
 
 def _runs(code, count: int) -> list:
@@ -103,7 +109,9 @@ def _varint(value: int) -> bytes:
     return bytes(out)
 
 
-_SIGNED = {delta: _varint((-delta << 1) | 1 if delta < 0 else delta << 1) for delta in range(-256, 257)}
+_SIGNED = {
+    delta: _varint((-delta << 1) | 1 if delta < 0 else delta << 1) for delta in range(-256, 257)
+}
 
 
 def _line_table(runs: list, user_line: list, first: int) -> bytes:
@@ -127,11 +135,28 @@ def _line_table(runs: list, user_line: list, first: int) -> bytes:
             signed = _varint((-delta << 1) | 1 if delta < 0 else delta << 1)
         span = GENERATED_BASE + generated - line
         if 1 << 24 <= span < 1 << 30:  # (_varint(span) without its loop: 5 bytes, or 4)
-            tail = bytes((0x40 | (span & 63), 0x40 | ((span >> 6) & 63), 0x40 | ((span >> 12) & 63),
-                          0x40 | ((span >> 18) & 63), span >> 24, 1, 1))
+            tail = bytes(
+                (
+                    0x40 | (span & 63),
+                    0x40 | ((span >> 6) & 63),
+                    0x40 | ((span >> 12) & 63),
+                    0x40 | ((span >> 18) & 63),
+                    span >> 24,
+                    1,
+                    1,
+                )
+            )
         elif 1 << 18 <= span:
-            tail = bytes((0x40 | (span & 63), 0x40 | ((span >> 6) & 63), 0x40 | ((span >> 12) & 63),
-                          span >> 18, 1, 1))
+            tail = bytes(
+                (
+                    0x40 | (span & 63),
+                    0x40 | ((span >> 6) & 63),
+                    0x40 | ((span >> 12) & 63),
+                    span >> 18,
+                    1,
+                    1,
+                )
+            )
         else:
             tail = _varint(span) + b"\x01\x01"  # columns 0 and 0, + 1
         if units <= 8:  # 0x80 | 14 << 3: the long form
@@ -150,8 +175,14 @@ def _line_table(runs: list, user_line: list, first: int) -> bytes:
 
 def _user_lines(count: int, line_nodes: dict, main: str) -> list[int]:
     """[generated line] -> the main file's line to report for it."""
-    first = min((node.location[1] for node in line_nodes.values()
-                 if node.location and node.location[0] == main), default=1)
+    first = min(
+        (
+            node.location[1]
+            for node in line_nodes.values()
+            if node.location and node.location[0] == main
+        ),
+        default=1,
+    )
     lines = [first] * (count + 1)
     last = first
     for generated in range(1, count + 1):
@@ -190,8 +221,11 @@ def _remember_generated_lines(code, plain) -> bool:
         if table is None or len(at_user.co_consts) != len(at_generated.co_consts):
             return False
         tables.append((at_user, table))
-        pairs.extend((a, b) for a, b in zip(at_user.co_consts, at_generated.co_consts)
-                     if isinstance(a, types.CodeType) and isinstance(b, types.CodeType))
+        pairs.extend(
+            (a, b)
+            for a, b in zip(at_user.co_consts, at_generated.co_consts)
+            if isinstance(a, types.CodeType) and isinstance(b, types.CodeType)
+        )
     for at_user, table in tables:
         _GENERATED_LINES[id(at_user)] = table
         weakref.finalize(at_user, _GENERATED_LINES.pop, id(at_user), None)

@@ -38,8 +38,11 @@ class _Verifier:
         if node is not None and node.location:
             at = f"{node.location[0]}:{node.location[1]}: "
         subject = f"`{node_text(node)}`" if node is not None else "the graph"
-        raise InvalidGraphError(f"{at}invalid graph {self.top.name!r}: {subject} in {where}: {problem}",
-                                node, node.location if node is not None else None)
+        raise InvalidGraphError(
+            f"{at}invalid graph {self.top.name!r}: {subject} in {where}: {problem}",
+            node,
+            node.location if node is not None else None,
+        )
 
     def define(self, value, scope: set[int], node: Node | None, where: str, what: str):
         if not isinstance(value, Value):
@@ -65,7 +68,9 @@ class _Verifier:
             for k, v in enumerate(node.outputs):
                 self.define(v, scope, node, where, f"output {k}")
                 if v.producer is not node or v.index != k:
-                    self.fail(f"output {k} names another producer or index ({v.index})", node, where)
+                    self.fail(
+                        f"output {k} names another producer or index ({v.index})", node, where
+                    )
         for i, v in enumerate(g.outputs):
             self.use(v, scopes, None, where, f"output {i} of the graph")
 
@@ -77,8 +82,12 @@ class _Verifier:
         for k, v in enumerate(node.inputs):
             self.use(v, scopes, node, where, f"input {k}")
         if set(node.subgraphs) != set(op.subgraphs):
-            self.fail(f"has subgraphs {sorted(node.subgraphs)}, op {node.op!r} takes "
-                      f"{sorted(op.subgraphs)}", node, where)
+            self.fail(
+                f"has subgraphs {sorted(node.subgraphs)}, op {node.op!r} takes "
+                f"{sorted(op.subgraphs)}",
+                node,
+                where,
+            )
         if op.subgraphs:
             problem = op.check(node) if op.check is not None else None
             if problem:
@@ -90,11 +99,16 @@ class _Verifier:
         try:
             inferred = infer_types(op, types, node.attrs)
         except Exception as exc:  # noqa: BLE001  (any failure of the rule is the finding)
-            self.fail(f"its op's type rule rejects the inputs ({type(exc).__name__}: {exc})", node, where)
+            self.fail(
+                f"its op's type rule rejects the inputs ({type(exc).__name__}: {exc})", node, where
+            )
         recorded = tuple(v.type for v in node.outputs)
         if len(inferred) != len(recorded) or not all(map(accepts, recorded, inferred)):
-            self.fail(f"output types {_types(recorded)} do not match the op's rule: "
-                      f"{_types(inferred)}", node, where)
+            self.fail(
+                f"output types {_types(recorded)} do not match the op's rule: {_types(inferred)}",
+                node,
+                where,
+            )
 
 
 def _types(types) -> str:

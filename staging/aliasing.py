@@ -32,7 +32,8 @@ import numpy as np
 from . import errors, mutation
 from .graph_building import current_graph, record
 from .source_map import user_names, where
-from .stale_values import argument_of, describe as _describe, mark_overwritten
+from .stale_values import argument_of, mark_overwritten
+from .stale_values import describe as _describe
 from .tensor import Tensor, leaked_error
 
 VIEW, READONLY, MAYBE = "view", "readonly", "maybe"
@@ -93,6 +94,7 @@ def _live_views(root: Tensor) -> list:
 
 # -- the checks made before a write -------------------------------------------------------------
 
+
 def check_rebind(tensor: Tensor, what: str) -> None:
     """Raises when a write would rebind `tensor` from inside a staged `if` branch or loop body
     that `tensor` is not part of (it belongs to an enclosing graph). Such a write cannot yet
@@ -115,7 +117,8 @@ def check_rebind(tensor: Tensor, what: str) -> None:
             f"{where()}{what} writes into {name} inside a staged {construct}, but {name} was created "
             f"outside it; a write into it cannot flow out of the staged {construct}. Rebind the name "
             f"instead: copy it inside the {construct} first (`{var} = {var}.copy()`, then write), or "
-            f"build the new value and assign it to a name (`{var} = np.where(mask, v, {var})`)")
+            f"build the new value and assign it to a name (`{var} = np.where(mask, v, {var})`)"
+        )
 
 
 def check_writable(target: Tensor, what: str, in_place_op: bool = False) -> None:
@@ -130,17 +133,27 @@ def check_writable(target: Tensor, what: str, in_place_op: bool = False) -> None
             f"{where()}{what} writes into {_describe(target)}, the result of a reshape/ravel{made}: NumPy "
             f"returns a view or a copy there depending on memory layout, so whether the write "
             f"reaches the array it was reshaped from is not known while tracing. Call .copy() on "
-            f"the reshaped array, or write into the original array and reshape afterwards")
+            f"the reshaped array, or write into the original array and reshape afterwards"
+        )
     if view is not None and view.kind == READONLY:
-        raise ValueError(f"{where()}" + ("output array is read-only" if in_place_op
-                                         else "assignment destination is read-only"))
+        raise ValueError(
+            f"{where()}"
+            + (
+                "output array is read-only"
+                if in_place_op
+                else "assignment destination is read-only"
+            )
+        )
     if root._stored is not None:
         raise errors.MutationError(
             f"{where()}{what} writes into {_describe(target)}, whose data was {root._stored}: eagerly "
             f"the list holds the array itself and would show this write, while the staged list "
-            f"holds its value. Store or take a copy (`.copy()`), or rebind instead of writing in place")
-    if id(root) not in getattr(root._graph, "argument_tensors", ()) and \
-            argument_of(root._graph, root._value) is not None:
+            f"holds its value. Store or take a copy (`.copy()`), or rebind instead of writing in place"
+        )
+    if (
+        id(root) not in getattr(root._graph, "argument_tensors", ())
+        and argument_of(root._graph, root._value) is not None
+    ):
         # (an argument itself, on every path, is written back into the caller's array:
         # staging.argument_writes; a value that is the argument on some paths only cannot be)
         through = "" if root is target else f" (through a view of it{_made_at(target)})"
@@ -148,7 +161,8 @@ def check_writable(target: Tensor, what: str, in_place_op: bool = False) -> None
             f"{where()}{what} writes into {_describe(target)}{through}, which may be an argument passed "
             f"through a staged `if` or loop: eagerly this modifies the caller's array on the paths "
             f"where it is the argument, which one staged graph cannot follow. Copy it first "
-            f"(`.copy()`), or write into the argument by its own name")
+            f"(`.copy()`), or write into the argument by its own name"
+        )
 
 
 def _root(tensor: Tensor) -> Tensor:
@@ -175,7 +189,8 @@ def note_stored(tensor, what: str) -> None:
             f"{where()}{_describe(tensor)} is {what} a list inside a staged loop that also writes into "
             f"it in place: eagerly the list holds the array itself, so every element would show the "
             f"later writes. Append a copy (`.copy()`), or rebind instead of writing in place "
-            f"(`y = y + d` instead of `y += d`)")
+            f"(`y = y + d` instead of `y += d`)"
+        )
     if root._stored is None:
         loc = where().rstrip(": ")
         root._stored = f"{what} a list at {loc}" if loc else f"{what} a list"
@@ -189,6 +204,7 @@ def _made_at(tensor: Tensor) -> str:
 
 
 # -- the write ------------------------------------------------------------------------------------
+
 
 def _rebind(tensor: Tensor, new: Tensor) -> None:
     mutation.rebind_tensor(tensor, new)  # (inside a staged branch or loop body: journaled)
@@ -219,10 +235,15 @@ def _unapply(step, base: Tensor, new_view: Tensor) -> Tensor:
         return record("squeeze", [new_view], {"axis": _normalized(attrs["axis"], new_view.ndim)})
     if op == "squeeze":
         axis = attrs.get("axis")
-        removed = _normalized(axis, base.ndim) if axis is not None else \
-            tuple(i for i, d in enumerate(base.static_shape) if d == 1)
+        removed = (
+            _normalized(axis, base.ndim)
+            if axis is not None
+            else tuple(i for i, d in enumerate(base.static_shape) if d == 1)
+        )
         return record("expand_dims", [new_view], {"axis": removed})
-    raise AssertionError(f"no inverse for a {op} view")  # pragma: no cover - only VIEW steps get here
+    raise AssertionError(
+        f"no inverse for a {op} view"
+    )  # pragma: no cover - only VIEW steps get here
 
 
 def carry_out(init, placeholder, out: Tensor) -> None:
@@ -231,7 +252,11 @@ def carry_out(init, placeholder, out: Tensor) -> None:
     the loop), and the views of it, see the loop's result `out`. A write that may not be made
     (into an argument, a maybe-view, a list's element, ...) is left to the loop's own checks
     (staging.stale_values), which refuse it naming the loop."""
-    if not (isinstance(init, Tensor) and isinstance(placeholder, Tensor) and placeholder._written == "carried"):
+    if not (
+        isinstance(init, Tensor)
+        and isinstance(placeholder, Tensor)
+        and placeholder._written == "carried"
+    ):
         return
     try:
         check_writable(init, "the loop's in-place write")
@@ -250,15 +275,24 @@ def read_through_loop_variable(read: tuple, start, item) -> bool:
     fg = current_graph()
     if fg is None or not isinstance(item, Tensor) or item.type.shape != ():
         return False
-    nodes = fg.graph.nodes[read[0]:read[1]]
-    readers = [n for n in nodes if n.op == "getitem" and n.inputs and n.inputs[0].__class__.__name__ == "Value"
-               and n.inputs[0].producer is None]
+    nodes = fg.graph.nodes[read[0] : read[1]]
+    readers = [
+        n
+        for n in nodes
+        if n.op == "getitem"
+        and n.inputs
+        and n.inputs[0].__class__.__name__ == "Value"
+        and n.inputs[0].producer is None
+    ]
     if len(readers) != 1:
         return False
     captured = readers[0].inputs[0]
     key = next((k for k, (_, inner) in fg.captures.items() if inner is captured), None)
-    if key is None or any(v is captured for v in fg.graph.outputs) or any(
-            v is captured for n in fg.graph.walk() if n is not readers[0] for v in n.inputs):
+    if (
+        key is None
+        or any(v is captured for v in fg.graph.outputs)
+        or any(v is captured for n in fg.graph.walk() if n is not readers[0] for v in n.inputs)
+    ):
         return False
     readers[0].inputs[0] = start
     del fg.captures[key]
@@ -302,8 +336,10 @@ def write(target: Tensor, new: Tensor) -> None:
 
 def _stale_message(tensor: Tensor) -> str:
     loc = where().rstrip(": ")
-    return (f"{_describe(tensor)} is the result of a reshape/ravel{_made_at(tensor)}, and the array it was "
-            f"reshaped from was written afterwards (at {loc or 'an earlier line'}): NumPy's "
-            f"reshape returns a view or a copy depending on memory layout, so whether it sees that "
-            f"write is not known while tracing. Call .copy() on the reshaped array before the "
-            f"write, or reshape after it")
+    return (
+        f"{_describe(tensor)} is the result of a reshape/ravel{_made_at(tensor)}, and the array it was "
+        f"reshaped from was written afterwards (at {loc or 'an earlier line'}): NumPy's "
+        f"reshape returns a view or a copy depending on memory layout, so whether it sees that "
+        f"write is not known while tracing. Call .copy() on the reshaped array before the "
+        f"write, or reshape after it"
+    )

@@ -28,6 +28,7 @@ from .retracing import where_defined
 from .tensor import Tensor
 from .trace_key import argument_name, mark_arrays0d
 
+
 def arguments(fg, placeholders: list, structure) -> list:
     """The graph inputs `placeholders` of a trace whose key has `structure`, marked as the
     arguments (the Tensor objects: a write into one, on whatever path, is a write into the
@@ -41,7 +42,9 @@ def write_back(fg, placeholders: list, outputs: list, function, paths: list) -> 
     wrote into (see the module doc); `paths` are the trace-key paths of the `placeholders`.
     Returns `outputs` with the written values replaced by the argument arrays."""
     inputs = fg.graph.inputs
-    written = [(p, v) for p, v in zip(placeholders, inputs) if type(p) is Tensor and p._value is not v]
+    written = [
+        (p, v) for p, v in zip(placeholders, inputs) if type(p) is Tensor and p._value is not v
+    ]
     if not written:
         return outputs
     for placeholder, original in written:
@@ -49,25 +52,41 @@ def write_back(fg, placeholders: list, outputs: list, function, paths: list) -> 
         array = record("write_argument", [original, placeholder], graph=fg)._value
         outputs = [array if out is final else out for out in outputs]
     parameters = list(function._signature.parameters)
-    names = [argument_name(path, parameters).replace("argument ", "", 1).strip("'") for path in paths]
+    names = [
+        argument_name(path, parameters).replace("argument ", "", 1).strip("'") for path in paths
+    ]
     index = {id(v): i for i, v in enumerate(inputs)}
     first = [original for _, original in written]
-    others = [v for v in inputs if isinstance(v.type, TensorType) and all(v is not w for w in first)]
+    others = [
+        v for v in inputs if isinstance(v.type, TensorType) and all(v is not w for w in first)
+    ]
     order = first + others
-    check = Node("distinct_arrays", order,
-                 {"written": len(first), "names": tuple(names[index[id(v)]] for v in order),
-                  "message": _message(fg.function_name, where_defined(function.python_function)),
-                  "error": errors.MutationError}, [], None)
+    check = Node(
+        "distinct_arrays",
+        order,
+        {
+            "written": len(first),
+            "names": tuple(names[index[id(v)]] for v in order),
+            "message": _message(fg.function_name, where_defined(function.python_function)),
+            "error": errors.MutationError,
+        },
+        [],
+        None,
+    )
     fg.graph.nodes.insert(0, check)
     return outputs
 
 
 def _message(function: str, where_defined: str) -> str:
     """The distinct_arrays message, with `{!r}` for the two argument names."""
-    plain = f"{where_defined}: the staged function {function!r}".replace("{", "{{").replace("}", "}}")
-    return (plain + " writes in place into argument {!r}, and argument {!r} shares memory with it (the "
-            "same array, or a view of it): eagerly the write would show through both, while the "
-            "graph reads the second as it was passed. Pass a copy of one of them")
+    plain = f"{where_defined}: the staged function {function!r}".replace("{", "{{").replace(
+        "}", "}}"
+    )
+    return (
+        plain + " writes in place into argument {!r}, and argument {!r} shares memory with it (the "
+        "same array, or a view of it): eagerly the write would show through both, while the "
+        "graph reads the second as it was passed. Pass a copy of one of them"
+    )
 
 
 def writes_arguments(graph) -> bool:

@@ -100,7 +100,7 @@ def _kind(value, bound, fg, depth):
         busy.discard(id(value))
 
 
-def _kind_of_value(value, bound, fg, depth):
+def _kind_of_value(value, bound, fg, depth):  # noqa: C901, PLR0912
     node = value.producer
     if node is None:
         if bound is not None:
@@ -123,7 +123,9 @@ def _kind_of_value(value, bound, fg, depth):
                 kind = join(kind, _kind(source, bound, fg, depth))
             else:
                 sub = node.subgraphs[label]
-                inner = {id(a): (b, bound, fg) for a, b in zip(sub.inputs, op.bind_subgraph(node, label))}
+                inner = {
+                    id(a): (b, bound, fg) for a, b in zip(sub.inputs, op.bind_subgraph(node, label))
+                }
                 kind = join(kind, _kind(source, inner, fg, depth))
         return kind
     if node.op in _SCALAR_OPS:
@@ -223,10 +225,15 @@ def written_as_array(tensor, what: str, operator: str | None = None) -> bool:
         return kind == ARRAY
     names = user_names(tensor)
     name = names[0] if names else "x"
-    rebind = f"write `{name} = {name} {operator} ...` to rebind it on every path, or " if operator else ""
+    rebind = (
+        f"write `{name} = {name} {operator} ...` to rebind it on every path, or "
+        if operator
+        else ""
+    )
     raise errors.MutationError(
         f"{where()}{what.format(name=name)} writes in place into '{name}', which is {MIXED} (it "
         f"passed through a staged `if` or loop): eagerly the write changes the array on the first "
         f"and {'rebinds the name' if operator else 'fails'} on the others, which one staged graph "
         f"cannot do. To stage it, {rebind}make it an array on every path (`{name} = np.asarray({name})` "
-        f"where it is set)")
+        f"where it is set)"
+    )

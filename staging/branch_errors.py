@@ -37,7 +37,9 @@ def deferrable(error) -> bool:
     ...): a built-in exception, not a refusal of staging and not one that stops the program."""
     if isinstance(error, (errors.StagingError, RecursionError, StopIteration, StopAsyncIteration)):
         return False
-    if isinstance(error.__cause__, StopIteration):  # (a generator's StopIteration: a bug, not the user's)
+    if isinstance(
+        error.__cause__, StopIteration
+    ):  # (a generator's StopIteration: a bug, not the user's)
         return False
     return raised_type(error) is not None
 
@@ -79,7 +81,8 @@ def defer(branches) -> None:
         raise errors.BranchesRaiseError(
             f"{where()}both branches of this staged `if` raise while traced, and which error Python "
             f"raises depends on the condition's value: the true branch {_quoted(first)}; the false "
-            f"branch {_quoted(second)}") from first
+            f"branch {_quoted(second)}"
+        ) from first
     (g, _, _, error), other = failed[0], next(b for b in branches if b[3] is None)
     message = _located(error, where())
     g.trace_state["deferred"] = True  # (see call_deferring)
@@ -100,16 +103,27 @@ def call_deferring(fg, func, args, kwargs):
     except Exception as error:  # noqa: BLE001 - raised again unless deferred
         # (a name or return value unset on the paths without such a branch fails there too)
         undefined = isinstance(error, errors.UndefinedNameError)
-        if not ((fg.trace_state.get("deferred") or _has_checks(fg.graph)) and (undefined or deferrable(error))):
+        if not (
+            (fg.trace_state.get("deferred") or _has_checks(fg.graph))
+            and (undefined or deferrable(error))
+        ):
             raise
         with building(fg):
-            record("assert", [False], {"parts": (_located(error, where()),),
-                                       "error": type(error) if undefined else raised_type(error)})
+            record(
+                "assert",
+                [False],
+                {
+                    "parts": (_located(error, where()),),
+                    "error": type(error) if undefined else raised_type(error),
+                },
+            )
         return None
 
 
 # ops that raise when the graph runs on Python numbers (ZeroDivisionError), as Python's do
-_PYTHON_RAISING = frozenset(("floor_divide", "remainder", "divide", "true_divide", "divmod", "pow", "power"))
+_PYTHON_RAISING = frozenset(
+    ("floor_divide", "remainder", "divide", "true_divide", "divmod", "pow", "power")
+)
 
 
 def _has_checks(graph) -> bool:
@@ -117,9 +131,13 @@ def _has_checks(graph) -> bool:
     value that may make an earlier line raise eagerly, such as a division by a number that is
     zero on some path; a division of Python numbers): an error raised later while tracing is
     raised after those, as Python would."""
-    return any(n.op == "assert" or n.op in _PYTHON_RAISING and any(getattr(getattr(v, "type", None), "weak", False)
-                                                                   for v in n.inputs)
-               or any(_has_checks(g) for g in n.subgraphs.values()) for n in graph.nodes)
+    return any(
+        n.op == "assert"
+        or n.op in _PYTHON_RAISING
+        and any(getattr(getattr(v, "type", None), "weak", False) for v in n.inputs)
+        or any(_has_checks(g) for g in n.subgraphs.values())
+        for n in graph.nodes
+    )
 
 
 def _located(error, fallback: str = "") -> str:
@@ -150,6 +168,7 @@ def _zero(t):
 
 # -- loops ---------------------------------------------------------------------------------
 
+
 class BodyRaises(Exception):
     """Tracing the first iteration of a loop body raised `error` (a built-in exception the
     user's code raises: staging.branch_errors.deferrable)."""
@@ -172,8 +191,12 @@ def loop_that_raises(cond_fn, body, loop_vars, maximum_iterations, is_list, name
         # Python numbers as symbolic values, as the loop body sees them (a print of one is then
         # staged, as in the loop), then the body, which raises while traced: staging.branch_errors
         # defers it to run time.
-        leaves = [record("python_number", [v], {"kind": type(v)}) if type(v) in (bool, int, float, complex)
-                  else v for v in nest.flatten(list(loop_vars))]
+        leaves = [
+            record("python_number", [v], {"kind": type(v)})
+            if type(v) in (bool, int, float, complex)
+            else v
+            for v in nest.flatten(list(loop_vars))
+        ]
         out = body(*nest.pack_as(list(loop_vars), leaves))
         return tuple(out) if isinstance(out, (tuple, list)) else (out,)
 
@@ -203,8 +226,12 @@ def never_ends(cond_graph, body_graph, init_values) -> bool:
     if result not in cond_graph.inputs:
         return False
     k = cond_graph.inputs.index(result)
-    return (k < len(init_values) and k < len(body_graph.outputs)
-            and constant_truth(init_values[k]) and constant_truth(body_graph.outputs[k]))
+    return (
+        k < len(init_values)
+        and k < len(body_graph.outputs)
+        and constant_truth(init_values[k])
+        and constant_truth(body_graph.outputs[k])
+    )
 
 
 def describe_leaf(x) -> str:
@@ -228,9 +255,15 @@ def describe_structure(s) -> str:
 def first_difference(a, b, names, default):
     """(description of the place, its value in a, its value in b) where the structures of
     a and b first differ; top-level items of a tuple/list are named by `names`."""
+
     def walk(x, y, path):
         cx, cy = nest._children(x, None), nest._children(y, None)
-        if cx is None or cy is None or type(x) is not type(y) or [p for p, _ in cx] != [p for p, _ in cy]:
+        if (
+            cx is None
+            or cy is None
+            or type(x) is not type(y)
+            or [p for p, _ in cx] != [p for p, _ in cy]
+        ):
             return path, x, y
         for (suffix, u), (_, v) in zip(cx, cy):
             if nest.structure_signature(u) != nest.structure_signature(v):

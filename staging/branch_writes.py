@@ -34,13 +34,15 @@ def set_on_path(location, x, other):
         raise errors.UndefinedNameError(
             f"{where()}{location.describe()} is set in only one branch of this staged `if`, whose "
             f"condition is symbolic, and did not exist before it (which keys a dict has is seen by "
-            f"`in`, len() and iteration); set it in both branches or before the `if`")
+            f"`in`, len() and iteration); set it in both branches or before the `if`"
+        )
     zero = None if other is mutation.MISSING or not is_convertible(other) else zero_leaf(other)
     if zero is None:
         raise errors.UndefinedNameError(
             f"{where()}{location.describe()} is set in only one branch of this staged `if`, whose "
             f"condition is symbolic, and did not exist before it, and it is not a tensor or number "
-            f"that could be checked at run time; set it in both branches or before the `if`")
+            f"that could be checked at run time; set it in both branches or before the `if`"
+        )
     return zero(), np.False_
 
 
@@ -52,11 +54,17 @@ def write_back(outer, locations, values, unless=None) -> None:
     None)."""
     for k, (location, value) in enumerate(zip(locations, values)):
         if location.kind == "tensor" and location.obj._graph is outer:
-            stale_values.mark_overwritten(outer, location.obj._value, where().rstrip(": ") or "an earlier line",
-                                          unless[k] if unless else None)
+            stale_values.mark_overwritten(
+                outer,
+                location.obj._value,
+                where().rstrip(": ") or "an earlier line",
+                unless[k] if unless else None,
+            )
             stale_values.mark_final(outer, value._value)
         if location.kind == "tensor":
-            mutation.rebind_tensor(location.obj, value)  # (noted where the array is not the construct's own)
+            mutation.rebind_tensor(
+                location.obj, value
+            )  # (noted where the array is not the construct's own)
             continue
         mutation.note(location)  # (an enclosing staged branch or loop sees the write)
         location.write(value)
@@ -65,15 +73,21 @@ def write_back(outer, locations, values, unless=None) -> None:
 def unwritten_branches(node, locations, t_written, e_written) -> list:
     """For write_back: per location, the branch of the staged `if` `node` that did not write it,
     as (id(node), label), or None when both did."""
-    return [None if node is None or (loc.ident in t_written) == (loc.ident in e_written)
-            else (id(node), "else" if loc.ident in t_written else "then") for loc in locations]
+    return [
+        None
+        if node is None or (loc.ident in t_written) == (loc.ident in e_written)
+        else (id(node), "else" if loc.ident in t_written else "then")
+        for loc in locations
+    ]
 
 
 def as_written(leaves, written, n_results, pairs) -> None:
     """A branch result that is an array the branch wrote in place (`v2` after a loop that did
     `v2 += 1`) is, eagerly, that array after the writes: the value the write left, not the one
     the object was reset to for the other branch."""
-    arrays = {id(location.obj): value for location, value in written.values() if location.kind == "tensor"}
+    arrays = {
+        id(location.obj): value for location, value in written.values() if location.kind == "tensor"
+    }
     if not arrays:
         return
     for i in range(n_results):
@@ -93,8 +107,11 @@ def same_as_written(tg, eg, dynamic, n_results, locations, leaves) -> None:
     def pair(i):
         return id(tg.graph.outputs[i]), id(eg.graph.outputs[i])
 
-    written = {pair(position[n_results + k]): location.obj for k, location in enumerate(locations)
-               if location.kind == "tensor" and n_results + k in position}
+    written = {
+        pair(position[n_results + k]): location.obj
+        for k, location in enumerate(locations)
+        if location.kind == "tensor" and n_results + k in position
+    }
     if not written:
         return
     for leaf in (d for d in dynamic if d < n_results):

@@ -11,13 +11,13 @@ from runtime import CompiledGraph, ListType, TensorType, Value
 from runtime.registry import register_op
 
 from . import argument_writes, array0d, errors, nest
+from .errors import LeakedTensorError
 from .graph_building import FuncGraph, current_graph, record
+from .source_map import where
 from .tensor import Tensor
 from .trace_key import TensorSpec, bind, flat_tensors, plain_structure, tensor_type_of, trace_key
-from .variables import Variable
-from .errors import LeakedTensorError
-from .source_map import where
 from .unset import MaybeMissing, MaybeUndefined
+from .variables import Variable
 
 
 def check_jit_compile(jit_compile):
@@ -32,30 +32,46 @@ def jax_backend(graph, single: bool, jit_compile):
     try:
         from runtime.jax_lowering.runner import JaxGraph
     except ImportError as error:
-        raise ImportError(f"jit_compile={jit_compile!r} needs jax: pip install 'autograph-numpy[jax]' "
-                          f"({error})") from None
+        raise ImportError(
+            f"jit_compile={jit_compile!r} needs jax: pip install 'autograph-numpy[jax]' ({error})"
+        ) from None
     return JaxGraph(graph, single=single, keep_on_device=jit_compile == "device")
 
 
 class ConcreteFunction:
     """One traced graph with a fixed input signature; calling it runs the graph."""
 
-    def __init__(self, name, graph, structure, arg_types, bound_template, output_template,
-                 output_kinds, signature, python_function, options=None, jit_compile=None):
+    def __init__(  # noqa: PLR0913
+        self,
+        name,
+        graph,
+        structure,
+        arg_types,
+        bound_template,
+        output_template,
+        output_kinds,
+        signature,
+        python_function,
+        options=None,
+        jit_compile=None,
+    ):
         self.name = name
         self.graph = graph
         self._structure = plain_structure(structure)
         # (whether the trace asked if an argument is a 0-d array: staging.array0d)
         self.kinds_asked = any(v in array0d.ASKED for v in graph.inputs)
-        self._arg_types = arg_types          # TensorTypes of the flat tensor inputs
+        self._arg_types = arg_types  # TensorTypes of the flat tensor inputs
         self._bound_template = bound_template  # (args, kwargs) with TensorSpecs for tensors
         self._pack_structure, self._output_specs = output_template
         self._output_kinds = output_kinds
         self._signature = signature
         self._python_function = python_function
         single = output_kinds == "single"
-        self._compiled = (jax_backend(graph, single, jit_compile) if jit_compile
-                          else CompiledGraph(graph, options, single=single))
+        self._compiled = (
+            jax_backend(graph, single, jit_compile)
+            if jit_compile
+            else CompiledGraph(graph, options, single=single)
+        )
         run = self._compiled.run
         # _run_packed(*flat inputs) is the call's result (packed as the function returned it);
         # _execute(*flat inputs) is the tuple of the graph's outputs. A failure in either is
@@ -90,6 +106,7 @@ class ConcreteFunction:
             it = iter(outs)
             leaves = [next(it) if kind == "dyn" else obj for kind, obj in leaves_static]
             return nest.pack_as(template, leaves)
+
         return pack
 
     def fast_runner(self, positions):
@@ -116,9 +133,12 @@ class ConcreteFunction:
         bound = bind(self._signature, args, kwargs, self.name)
         structure, types, _ = trace_key(bound)
         if structure != self._structure or not all(
-                spec.is_supertype_of(t) for spec, t in zip(self._arg_types, types)):
-            raise TypeError(f"{self.name}(): arguments {_describe_args(bound, self._signature)} do not "
-                            f"match the concrete function's signature\n{self.pretty_printed_signature()}")
+            spec.is_supertype_of(t) for spec, t in zip(self._arg_types, types)
+        ):
+            raise TypeError(
+                f"{self.name}(): arguments {_describe_args(bound, self._signature)} do not "
+                f"match the concrete function's signature\n{self.pretty_printed_signature()}"
+            )
         if current_graph() is not None:
             return record_call(self, bound)
         return self._call_flat(flat_tensors(bound))
@@ -144,7 +164,9 @@ class ConcreteFunction:
     def pretty_printed_signature(self, verbose: bool = True) -> str:
         """The signature as text: one line per argument and the outputs (verbose), or one line
         `name(x: f64[?], n: 3) -> f64[?]`."""
-        return signature_text(self.name, self._signature, self._bound_template, self._output_specs, verbose)
+        return signature_text(
+            self.name, self._signature, self._bound_template, self._output_specs, verbose
+        )
 
     def __graph_repr__(self):
         return self.name
@@ -157,7 +179,7 @@ def signature_text(name, signature, bound_template, output_specs, verbose: bool 
     """A concrete signature as text (see ConcreteFunction.pretty_printed_signature)."""
     args, kwargs = bound_template
     params = list(signature.parameters)
-    values = list(args) + [kwargs.get(p) for p in params[len(args):]]
+    values = list(args) + [kwargs.get(p) for p in params[len(args) :]]
     if not verbose:
         described = ", ".join(f"{p}: {_describe_spec(value)}" for p, value in zip(params, values))
         return f"{name}({described}) -> {_describe_spec(output_specs)}"
@@ -172,7 +194,11 @@ def _describe_spec(value) -> str:
         return str(value.type)
     if isinstance(value, (list, tuple)) and not nest.is_namedtuple(value):
         inner = ", ".join(_describe_spec(v) for v in value)
-        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+        return (
+            f"[{inner}]"
+            if isinstance(value, list)
+            else f"({inner}{',' if len(value) == 1 else ''})"
+        )
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k!r}: {_describe_spec(v)}" for k, v in value.items()) + "}"
     if isinstance(value, ListType):
@@ -193,6 +219,7 @@ def _describe_args(bound, signature) -> str:
 
 # -- calls of a Function from another trace ---------------------------------
 
+
 def _call_infer(*types, fn):
     return fn.output_types
 
@@ -201,9 +228,14 @@ def _call_kernel(fn):
     return fn._execute  # a failure names the node of the called graph, not the call
 
 
-register_op("call", infer=_call_infer, num_outputs=None, stateful=True, make_kernel=_call_kernel,
-            weak_results=True)(
-    lambda *args, fn: fn._execute(*args))
+register_op(
+    "call",
+    infer=_call_infer,
+    num_outputs=None,
+    stateful=True,
+    make_kernel=_call_kernel,
+    weak_results=True,
+)(lambda *args, fn: fn._execute(*args))
 
 
 def record_call(cf: ConcreteFunction, bound):
@@ -211,7 +243,8 @@ def record_call(cf: ConcreteFunction, bound):
         raise errors.MutationError(
             f"{where()}the staged function {cf.name!r} writes into its arguments in place, which a "
             f"call from another staged function cannot show: pass it copies, or call the Python "
-            f"function (`.python_function`), which is then traced into this one")
+            f"function (`.python_function`), which is then traced into this one"
+        )
     outs = record("call", flat_tensors(bound), {"fn": cf})
     return cf._pack(tuple(outs))
 
@@ -225,6 +258,7 @@ def collect_outputs(fg: FuncGraph, result):
     TensorSpecs in place of tensors (structured_outputs).
     """
     from .tensor_array import TensorArray
+
     if result is None:
         return [], "none", None, None
     leaves = nest.flatten(result)
@@ -251,8 +285,12 @@ def collect_outputs(fg: FuncGraph, result):
     if len(leaves) == 1 and leaves[0] is result and kinds[0][0] == "dyn":
         return values, "single", None, spec_leaves[0]
     spec_structure = nest.pack_as(result, spec_leaves)
-    if type(result) is tuple and len(result) == len(leaves) and all(k == "dyn" for k, _ in kinds) and \
-            all(not isinstance(r, (tuple, list, dict)) for r in result):
+    if (
+        type(result) is tuple
+        and len(result) == len(leaves)
+        and all(k == "dyn" for k, _ in kinds)
+        and all(not isinstance(r, (tuple, list, dict)) for r in result)
+    ):
         return values, "tuple", None, spec_structure
     return values, kinds, result, spec_structure
 
@@ -269,20 +307,27 @@ def _check_no_symbolic_inside(fg: FuncGraph, obj) -> None:
                 f"{where()}{fg.function_name or 'the staged function'!s} returns a "
                 f"{type(obj).__name__} object whose attribute {name!r} holds a value computed "
                 f"while the graph runs; such an object is returned as it was when traced. Return "
-                f"the value itself (tensors, numbers, and tuples, lists, dicts of them)")
+                f"the value itself (tensors, numbers, and tuples, lists, dicts of them)"
+            )
 
 
 def _spec(value: Value):
-    return value.type if isinstance(value.type, ListType) else TensorSpec(value.type.shape, value.type.dtype)
+    return (
+        value.type
+        if isinstance(value.type, ListType)
+        else TensorSpec(value.type.shape, value.type.dtype)
+    )
 
 
 def _lists_to_python(result):
     from .tensor_array import TensorArray
+
     if isinstance(result, TensorArray):
         return result.to_list()
-    if isinstance(result, (list, tuple)) and any(isinstance(r, TensorArray) for r in nest.flatten(result)):
-        return nest.pack_as(result, [r.to_list() if isinstance(r, TensorArray) else r
-                                     for r in nest.flatten(result)])
+    if isinstance(result, (list, tuple)) and any(
+        isinstance(r, TensorArray) for r in nest.flatten(result)
+    ):
+        return nest.pack_as(
+            result, [r.to_list() if isinstance(r, TensorArray) else r for r in nest.flatten(result)]
+        )
     return result
-
-

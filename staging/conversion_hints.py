@@ -29,14 +29,27 @@ from . import source_map
 DO_NOT_CONVERT = "__autograph_do_not_convert__"
 
 STAGE_EXPLICITLY = "staging.cond / staging.while_loop"
-GENERAL = ("inside a staged function write the control flow with autograph (the default of "
-           "staging.function) or explicitly with " + STAGE_EXPLICITLY)
+GENERAL = (
+    "inside a staged function write the control flow with autograph (the default of "
+    "staging.function) or explicitly with " + STAGE_EXPLICITLY
+)
 
-_COMPREHENSIONS = {"<genexpr>": "a generator expression", "<listcomp>": "a list comprehension",
-                   "<setcomp>": "a set comprehension", "<dictcomp>": "a dict comprehension"}
-_COMPREHENSION_NODES = {ast.GeneratorExp: "a generator expression", ast.ListComp: "a list comprehension",
-                        ast.SetComp: "a set comprehension", ast.DictComp: "a dict comprehension"}
-_AUTOGRAPH_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "autograph")) + os.sep
+_COMPREHENSIONS = {
+    "<genexpr>": "a generator expression",
+    "<listcomp>": "a list comprehension",
+    "<setcomp>": "a set comprehension",
+    "<dictcomp>": "a dict comprehension",
+}
+_COMPREHENSION_NODES = {
+    ast.GeneratorExp: "a generator expression",
+    ast.ListComp: "a list comprehension",
+    ast.SetComp: "a set comprehension",
+    ast.DictComp: "a dict comprehension",
+}
+_AUTOGRAPH_DIR = (
+    os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "autograph"))
+    + os.sep
+)
 _GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
@@ -53,11 +66,15 @@ def hint(depth: int = 1) -> str:
 def _hint(frame) -> str:
     code = frame.f_code
     generated = source_map.is_generated(code.co_filename)
-    inside = _COMPREHENSIONS.get(code.co_name) or (_inlined_comprehension(frame) if generated else None)
+    inside = _COMPREHENSIONS.get(code.co_name) or (
+        _inlined_comprehension(frame) if generated else None
+    )
     if inside is not None:
-        return (f"This is inside {inside}, which autograph does not convert (its `for` and `if` "
-                f"run as Python while tracing): write it as a `for` statement, which is staged, "
-                f"or with NumPy (np.where, a boolean mask)")
+        return (
+            f"This is inside {inside}, which autograph does not convert (its `for` and `if` "
+            f"run as Python while tracing): write it as a `for` statement, which is staged, "
+            f"or with NumPy (np.where, a boolean mask)"
+        )
     caller = frame.f_back
     try:
         caller_name = caller.f_code.co_name if caller is not None else None
@@ -66,33 +83,43 @@ def _hint(frame) -> str:
         del caller
     # (a function with nothing to convert is called as it is, by autograph's own wrappers)
     if generated or (ours and caller_name in ("converted", "converted_call")):
-        return ("autograph converted this function, but this use of a symbolic value is not one "
-                "it stages (it stages `if`, `while`, `for`, `and`, `or`, `not`, `x if c else y` "
-                "and `assert`): write it with one of those, or explicitly with " + STAGE_EXPLICITLY)
+        return (
+            "autograph converted this function, but this use of a symbolic value is not one "
+            "it stages (it stages `if`, `while`, `for`, `and`, `or`, `not`, `x if c else y` "
+            "and `assert`): write it with one of those, or explicitly with " + STAGE_EXPLICITLY
+        )
     name = code.co_name
     func = _function_of(frame)
     if func is not None and getattr(func, DO_NOT_CONVERT, False):
-        return (f"autograph did not convert {name!r}: it is marked autograph.do_not_convert, so it "
-                f"runs as written. Remove the marker, or write the control flow explicitly with "
-                + STAGE_EXPLICITLY)
+        return (
+            f"autograph did not convert {name!r}: it is marked autograph.do_not_convert, so it "
+            f"runs as written. Remove the marker, or write the control flow explicitly with "
+            + STAGE_EXPLICITLY
+        )
     if code.co_flags & _GENERATOR_FLAGS:
-        return (f"autograph did not convert {name!r}: generator functions run as written. Return "
-                f"a list (or an array) instead of yielding, or write the control flow explicitly "
-                f"with " + STAGE_EXPLICITLY)
+        return (
+            f"autograph did not convert {name!r}: generator functions run as written. Return "
+            f"a list (or an array) instead of yielding, or write the control flow explicitly "
+            f"with " + STAGE_EXPLICITLY
+        )
     if ours and caller_name in ("_trace_once", "call_deferring"):
-        return (f"autograph did not convert {name!r}: it is traced as written "
-                f"(staging.function(autograph=False), or autograph could not convert it: see "
-                f"the AutographWarning). Let autograph convert it, or write the control flow "
-                f"explicitly with " + STAGE_EXPLICITLY)
+        return (
+            f"autograph did not convert {name!r}: it is traced as written "
+            f"(staging.function(autograph=False), or autograph could not convert it: see "
+            f"the AutographWarning). Let autograph convert it, or write the control flow "
+            f"explicitly with " + STAGE_EXPLICITLY
+        )
     caller = frame.f_back
     try:
         by = _called_by(caller)
     finally:
         del caller
-    return (f"autograph did not convert {name!r}: it is called by {by}, not directly by converted "
-            f"code, and only the staged function and the functions converted code calls are "
-            f"converted. Call it directly from the staged function (e.g. a `for` loop instead of "
-            f"map()), or write the control flow explicitly with " + STAGE_EXPLICITLY)
+    return (
+        f"autograph did not convert {name!r}: it is called by {by}, not directly by converted "
+        f"code, and only the staged function and the functions converted code calls are "
+        f"converted. Call it directly from the staged function (e.g. a `for` loop instead of "
+        f"map()), or write the control flow explicitly with " + STAGE_EXPLICITLY
+    )
 
 
 def _called_by(caller) -> str:

@@ -55,7 +55,8 @@ def assert_true(condition, message=None):
     if condition.type.shape != ():
         raise errors.SymbolicValueError(
             f"{where()}assert on a tensor of shape {condition.type}: its truth value is ambiguous; "
-            f"assert on .all() or .any() of it")
+            f"assert on .all() or .any() of it"
+        )
     parts, inputs = [], [condition]
     if message is not None:
         if isinstance(message, Tensor):
@@ -74,7 +75,9 @@ def check(condition, message: str, error: type) -> None:
 
 
 def _as_type(spec) -> TensorType:
-    if isinstance(spec, (type, np.dtype, str)):  # a dtype (np.float64 has class attributes `shape`, `dtype`)
+    if isinstance(
+        spec, (type, np.dtype, str)
+    ):  # a dtype (np.float64 has class attributes `shape`, `dtype`)
         return TensorType(np.dtype(spec), ())
     shape = getattr(spec, "shape", None)
     dtype = getattr(spec, "dtype", spec)
@@ -98,14 +101,18 @@ def py_function(func, inputs, Tout):
         result = func(*inputs)
         results = tuple(result) if multi else (result,)
         if len(results) != len(types):
-            raise ValueError(f"py_function {getattr(func, '__name__', func)!r} returned {len(results)} "
-                             f"values, Tout declares {len(types)}")
+            raise ValueError(
+                f"py_function {getattr(func, '__name__', func)!r} returned {len(results)} "
+                f"values, Tout declares {len(types)}"
+            )
         out = []
         for value, t in zip(results, types):
             arr = np.asarray(value).astype(t.dtype, copy=False)
             if not t.accepts_shape(arr.shape):  # the check the staged kernel makes
-                raise ValueError(f"{where()}py_function {getattr(func, '__name__', func)!r} returned "
-                                 f"shape {arr.shape}, Tout declares {t}")
+                raise ValueError(
+                    f"{where()}py_function {getattr(func, '__name__', func)!r} returned "
+                    f"shape {arr.shape}, Tout declares {t}"
+                )
             out.append(arr[()] if arr.ndim == 0 else arr)
         return list(out) if multi else out[0]
     outs = record("py_function", inputs, {"func": func, "out_types": types if multi else types[0]})

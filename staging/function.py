@@ -21,13 +21,36 @@ from runtime.optimize import optimize
 from runtime.options import get_options as get_optimizer_options
 
 from . import argument_writes, branch_errors, errors, trace_effects
-from .concrete_function import ConcreteFunction, _lists_to_python, check_jit_compile, collect_outputs, record_call
+from .concrete_function import (
+    ConcreteFunction,
+    _lists_to_python,
+    check_jit_compile,
+    collect_outputs,
+    record_call,
+)
 from .graph_building import FuncGraph, building, current_graph
 from .method_binding import MethodBinder
 from .retracing import note_trace, where_defined
 from .source_map import where
-from .trace_key import (FAST_PY_TYPES, NOT_FAST, ArgumentError, ArrayLayout, TensorSpec, as_spec, bind, conform_arguments, fast_key,
-                        flat_tensors, plain_structure, replace_tensors, signature_text, spec_key, stable_key, trace_key, weaken)
+from .trace_key import (
+    FAST_PY_TYPES,
+    NOT_FAST,
+    ArgumentError,
+    ArrayLayout,
+    TensorSpec,
+    as_spec,
+    bind,
+    conform_arguments,
+    fast_key,
+    flat_tensors,
+    plain_structure,
+    replace_tensors,
+    signature_text,
+    spec_key,
+    stable_key,
+    trace_key,
+    weaken,
+)
 from .trace_lock import TraceLock
 from .tracebacks import filtered
 from .variables import creation_scope
@@ -74,8 +97,17 @@ def _tracing_stack() -> list:
 class Function:
     """A Python function staged into graphs, one per input signature (see docs/guide.md)."""
 
-    def __init__(self, python_function, input_signature=None, autograph=True, reduce_retracing=False,
-                 name=None, _instance_ref=None, _all_traces=None, jit_compile=None):
+    def __init__(
+        self,
+        python_function,
+        input_signature=None,
+        autograph=True,
+        reduce_retracing=False,
+        name=None,
+        _instance_ref=None,
+        _all_traces=None,
+        jit_compile=None,
+    ):
         functools.update_wrapper(self, python_function)
         self.python_function = python_function
         self._name = name or getattr(python_function, "__name__", "function")
@@ -87,7 +119,9 @@ class Function:
         try:
             self._signature = inspect.signature(target)
         except (TypeError, ValueError):
-            self._signature = inspect.Signature([inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL)])
+            self._signature = inspect.Signature(
+                [inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL)]
+            )
         if _instance_ref is not None:
             params = list(self._signature.parameters.values())[1:]
             self._signature = self._signature.replace(parameters=params)
@@ -95,32 +129,45 @@ class Function:
         if input_signature is not None:
             self._input_signature = tuple(as_spec(s) for s in input_signature)
         self._lock = TraceLock()  # held while tracing (staging.trace_lock)
-        self._cache: dict = {}          # exact trace key -> ConcreteFunction
-        self._fast: dict = {}           # tuple of per-arg keys (positional calls) -> runner(*args)
-        self._fast1: dict = {}          # the same for calls of one argument, keyed by its key
-        self._layouts: dict = {}        # tuple of argument types -> trace_key.ArrayLayout (arrays among them)
+        self._cache: dict = {}  # exact trace key -> ConcreteFunction
+        self._fast: dict = {}  # tuple of per-arg keys (positional calls) -> runner(*args)
+        self._fast1: dict = {}  # the same for calls of one argument, keyed by its key
+        self._layouts: dict = {}  # tuple of argument types -> trace_key.ArrayLayout (arrays among them)
         self._concretes: list[tuple] = []  # (structure, arg_types, ConcreteFunction)
         self._traces = 0  # traces of this Function (for a staged method: of one instance)
         self._all_traces = [0] if _all_traces is None else _all_traces  # shared by all instances
         self._created_variables: list = []
         self._variables_initialized = False
-        self._recent = collections.deque(maxlen=5)  # 1 per call that traced, 0 per call that did not
+        self._recent = collections.deque(
+            maxlen=5
+        )  # 1 per call that traced, 0 per call that did not
         self._warned_retracing = False
         self._last_cause = "its arguments changed"
-        self._fast_kw: dict = {}        # (positional keys, ((name, key), ...)) -> (ConcreteFunction, order)
+        self._fast_kw: dict = {}  # (positional keys, ((name, key), ...)) -> (ConcreteFunction, order)
         # Parameters whose default's trace key depends on mutable contents (a list, a dict, ...):
         # a fast entry made while such a default was applied could go stale, so none is made.
         self._unstable_defaults = frozenset(
-            p.name for p in self._signature.parameters.values()
-            if p.default is not inspect.Parameter.empty and not stable_key(p.default))
+            p.name
+            for p in self._signature.parameters.values()
+            if p.default is not inspect.Parameter.empty and not stable_key(p.default)
+        )
         self._positional_params = tuple(
-            p.name for p in self._signature.parameters.values()
-            if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD))
+            p.name
+            for p in self._signature.parameters.values()
+            if p.kind
+            in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        )
         # A staged method's per-instance traces (staging.method_binding); a per-instance
         # Function is reached through its bound objects, never bound again.
-        self._binder = MethodBinder(self._instance_state, _BoundFunction) if _instance_ref is None else None
-        self._bound_functions = self._binder.weak if self._binder else {}  # id(instance) -> [ref, state, bound]
-        self._strong_bound = self._binder.strong if self._binder else {}  # instances not weakly referenceable
+        self._binder = (
+            MethodBinder(self._instance_state, _BoundFunction) if _instance_ref is None else None
+        )
+        self._bound_functions = (
+            self._binder.weak if self._binder else {}
+        )  # id(instance) -> [ref, state, bound]
+        self._strong_bound = (
+            self._binder.strong if self._binder else {}
+        )  # instances not weakly referenceable
         self._converted = None
 
     # -- descriptors: methods trace per instance ---------------------------
@@ -137,9 +184,16 @@ class Function:
 
     def _instance_state(self, ref) -> dict:
         """The state (traces) of this method for the instance `ref()` refers to."""
-        return Function(self.python_function, self._input_signature, self._autograph,
-                        self._reduce_retracing, self._name, _instance_ref=ref,
-                        _all_traces=self._all_traces, jit_compile=self._jit_compile).__dict__
+        return Function(
+            self.python_function,
+            self._input_signature,
+            self._autograph,
+            self._reduce_retracing,
+            self._name,
+            _instance_ref=ref,
+            _all_traces=self._all_traces,
+            jit_compile=self._jit_compile,
+        ).__dict__
 
     @property
     def tracing_count(self) -> int:
@@ -154,32 +208,46 @@ class Function:
         return f"<staging.Function {self._name}>"
 
     # -- calling -----------------------------------------------------------
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args, **kwargs):  # noqa: C901
         try:  # (free unless it raises: the except clause hides our frames, staging.tracebacks)
             if not kwargs and not _RUN_EAGERLY[0] and not _TRACES_RUNNING[0]:
                 # Fast path: a positional layout seen before (_remember_fast) goes straight to its
                 # packed runner. (A key holding NOT_FAST is never an entry.)
                 if len(args) == 1:  # fast_key inline (a NumPy scalar's key is its type)
                     a = args[0]
-                    run = self._fast1.get((a.dtype, a.shape)) if type(a) is _NDARRAY else (
-                        self._fast1.get(type(a)) or self._fast1.get(fast_key(a)))
+                    run = (
+                        self._fast1.get((a.dtype, a.shape))
+                        if type(a) is _NDARRAY
+                        else (self._fast1.get(type(a)) or self._fast1.get(fast_key(a)))
+                    )
                 else:  # NumPy scalars first: their key is their type (a tuple of classes equals
                     # no key holding an array's or a Python value's part)
                     types = tuple(map(type, args))
                     run = self._fast.get(types)
-                    if run is None:  # arrays among them: their layout's table (or a Python value's key)
+                    if (
+                        run is None
+                    ):  # arrays among them: their layout's table (or a Python value's key)
                         layout = self._layouts.get(types)
-                        run = layout.lookup(*args) if layout is not None else self._fast.get(
-                            tuple(map(fast_key, args)))
+                        run = (
+                            layout.lookup(*args)
+                            if layout is not None
+                            else self._fast.get(tuple(map(fast_key, args)))
+                        )
                 if run is not None:
                     if self._recent:  # a call that did not trace (retracing.note_trace)
                         self._recent.clear()
                     return run(*args)
-            elif kwargs and not _RUN_EAGERLY[0] and (not _TRACES_RUNNING[0] or not _tracing_stack()):
+            elif (
+                kwargs and not _RUN_EAGERLY[0] and (not _TRACES_RUNNING[0] or not _tracing_stack())
+            ):
                 # Keyword call: the key adds (name, key) per keyword in call order; the entry says
                 # which of args + kwargs values (in call order) feed the graph, in order.
-                hit = self._fast_kw.get((tuple(map(fast_key, args)),
-                                         tuple((name, fast_key(a)) for name, a in kwargs.items())))
+                hit = self._fast_kw.get(
+                    (
+                        tuple(map(fast_key, args)),
+                        tuple((name, fast_key(a)) for name, a in kwargs.items()),
+                    )
+                )
                 if hit is not None:
                     cf, order = hit
                     if self._recent:
@@ -193,7 +261,7 @@ class Function:
                     return run(*args)
             return self._call_slow(args, kwargs)
         except Exception as error:
-            raise filtered(error)  # staging's frames are hidden; staging.disable_traceback_filtering() shows them
+            raise filtered(error)  # frames hidden: staging.disable_traceback_filtering()
 
     def _call_slow(self, args, kwargs):
         if _RUN_EAGERLY[0]:
@@ -209,7 +277,7 @@ class Function:
         try:
             cf, _ = self._lookup(args, kwargs)
         except Exception as error:
-            raise filtered(error)  # staging's frames are hidden; staging.disable_traceback_filtering() shows them
+            raise filtered(error)  # frames hidden: staging.disable_traceback_filtering()
         return cf
 
     def _callable(self):
@@ -237,7 +305,9 @@ class Function:
         try:
             structure, types, paths = trace_key(key_source, arrays0d=True)
         except ArgumentError as exc:
-            raise TypeError(f"{where()}{self._name}(): {exc.naming(list(self._signature.parameters))}") from None
+            raise TypeError(
+                f"{where()}{self._name}(): {exc.naming(list(self._signature.parameters))}"
+            ) from None
         context = bool(_tracing_stack())
         key = (structure, tuple(types), context)
         try:
@@ -267,7 +337,7 @@ class Function:
             self._remember_fast(args, kwargs, bound, types, cf, context)
         return cf, bound
 
-    def _remember_fast(self, args, kwargs, bound, types, cf, context):
+    def _remember_fast(self, args, kwargs, bound, types, cf, context):  # noqa: C901, PLR0912
         """Lets later calls with the same argument layout (positional and keyword) skip binding
         and trace keys.
 
@@ -280,7 +350,7 @@ class Function:
         if context:
             return
         if self._unstable_defaults:
-            supplied = set(self._positional_params[:len(args)])
+            supplied = set(self._positional_params[: len(args)])
             supplied.update(kwargs)
             if not self._unstable_defaults <= supplied:
                 return
@@ -326,7 +396,11 @@ class Function:
     def _most_specific(self, structure, types, context):
         best = None
         for s, arg_types, ctx, cf in self._concretes:
-            if s not in (structure, plain_structure(structure, "*")) or ctx != context or len(arg_types) != len(types):
+            if (
+                s not in (structure, plain_structure(structure, "*"))
+                or ctx != context
+                or len(arg_types) != len(types)
+            ):
                 continue
             if all(a.is_supertype_of(t) for a, t in zip(arg_types, types)):
                 if best is None or all(b.is_supertype_of(a) for b, a in zip(best[0], arg_types)):
@@ -335,7 +409,11 @@ class Function:
 
     def _relaxed(self, structure, types, context):
         for s, arg_types, ctx, _ in reversed(self._concretes):
-            if s in (structure, plain_structure(structure, "*")) and ctx == context and len(arg_types) == len(types):
+            if (
+                s in (structure, plain_structure(structure, "*"))
+                and ctx == context
+                and len(arg_types) == len(types)
+            ):
                 joined = [a.most_specific_common_supertype(t) for a, t in zip(arg_types, types)]
                 if all(j is not None for j in joined):
                     return joined
@@ -346,22 +424,30 @@ class Function:
         specs = self._input_signature
         params = list(self._signature.parameters)
         if len(args) < len(specs):
-            missing = params[len(args):len(specs)]
-            raise TypeError(f"{where()}{self._name}(): missing argument(s) {', '.join(map(repr, missing))} "
-                            f"declared by input_signature; it is {signature_text(self._name, params, specs)}")
+            missing = params[len(args) : len(specs)]
+            raise TypeError(
+                f"{where()}{self._name}(): missing argument(s) {', '.join(map(repr, missing))} "
+                f"declared by input_signature; it is {signature_text(self._name, params, specs)}"
+            )
         return (conform_arguments(args, specs, params, self._name), kwargs)
 
     # -- tracing -----------------------------------------------------------
     def _trace(self, bound, structure, types, paths, context):
         stack = _tracing_stack()
-        if self in stack or (self._instance_ref is None and any(
-                f.python_function is self.python_function for f in stack)) or (
-                type(self) is _BoundFunction and _bound_in(self, stack)):
+        if (
+            self in stack
+            or (
+                self._instance_ref is None
+                and any(f.python_function is self.python_function for f in stack)
+            )
+            or (type(self) is _BoundFunction and _bound_in(self, stack))
+        ):
             raise errors.RecursionInTraceError(
                 f"{where()}staged function {self._name!r} (defined at "
                 f"{where_defined(self.python_function)}) calls itself "
                 f"while being traced; recursion cannot be staged. Write it as a loop (while / for), "
-                f"or recurse on Python values only")
+                f"or recurse on Python values only"
+            )
         stack.append(self)
         with _TRACES_RUNNING_LOCK:
             _TRACES_RUNNING[0] += 1
@@ -374,13 +460,20 @@ class Function:
                 if first and not retracing:
                     created.append(var)
                     return
-                again = (" (it was traced again after its first trace created Variables, and created "
-                         "new ones: it creates a Variable on every call)") if retracing else ""
+                again = (
+                    (
+                        " (it was traced again after its first trace created Variables, and created "
+                        "new ones: it creates a Variable on every call)"
+                    )
+                    if retracing
+                    else ""
+                )
                 raise ValueError(
                     f"{where()}staged function {self._name!r} created a staging.Variable "
                     f"on a trace other than its first{again}. Variables may only be created on the "
                     f"first call: create them outside the function, or once (e.g. `if self.v is None: "
-                    f"self.v = staging.Variable(...)`)")
+                    f"self.v = staging.Variable(...)`)"
+                )
 
             cf = self._trace_once(bound, structure, types, paths, on_create)
             if first:
@@ -390,7 +483,14 @@ class Function:
                     # Trace again now that the variables exist: the graph must not re-create them.
                     retracing.append(True)
                     cf = self._trace_once(bound, structure, types, paths, on_create)
-            self._concretes.append((structure if cf.kinds_asked else plain_structure(structure, "*"), tuple(types), context, cf))
+            self._concretes.append(
+                (
+                    structure if cf.kinds_asked else plain_structure(structure, "*"),
+                    tuple(types),
+                    context,
+                    cf,
+                )
+            )
             return cf
         finally:
             with _TRACES_RUNNING_LOCK:
@@ -400,13 +500,21 @@ class Function:
     def _trace_once(self, bound, structure, types, paths, on_create):
         fg = FuncGraph(self._name)
         args, kwargs = bound
-        names = [p.replace("[", "_").replace("]", "").replace("'", "").replace(".", "_") for p in paths]
-        placeholders = iter(inputs := argument_writes.arguments(fg, [fg.add_input(t, n) for t, n in zip(types, names)], structure))
+        names = [
+            p.replace("[", "_").replace("]", "").replace("'", "").replace(".", "_") for p in paths
+        ]
+        placeholders = iter(
+            inputs := argument_writes.arguments(
+                fg, [fg.add_input(t, n) for t, n in zip(types, names)], structure
+            )
+        )
         call_args = replace_tensors(args, placeholders)
         call_kwargs = replace_tensors(kwargs, placeholders)
         func = self._traceable()
         instance = self._instance_ref() if self._instance_ref is not None else None
-        before = trace_effects.snapshot(self.python_function, self._signature.parameters, args, kwargs, instance)
+        before = trace_effects.snapshot(
+            self.python_function, self._signature.parameters, args, kwargs, instance
+        )
         try:
             with creation_scope(on_create), building(fg):
                 result = branch_errors.call_deferring(fg, func, call_args, call_kwargs)
@@ -420,10 +528,23 @@ class Function:
         self._traces += 1
         self._all_traces[0] += 1
         arg_specs = iter([TensorSpec(t.shape, t.dtype) for t in types])
-        bound_template = (weaken(replace_tensors(args, arg_specs)), weaken(replace_tensors(kwargs, arg_specs)))
-        return ConcreteFunction(self._name, fg.graph, structure, tuple(types), bound_template,
-                                (pack_structure, specs), output_kinds, self._signature, self.python_function,
-                                options, jit_compile=self._jit_compile)
+        bound_template = (
+            weaken(replace_tensors(args, arg_specs)),
+            weaken(replace_tensors(kwargs, arg_specs)),
+        )
+        return ConcreteFunction(
+            self._name,
+            fg.graph,
+            structure,
+            tuple(types),
+            bound_template,
+            (pack_structure, specs),
+            output_kinds,
+            self._signature,
+            self.python_function,
+            options,
+            jit_compile=self._jit_compile,
+        )
 
     def _traceable(self):
         func = self.python_function
@@ -472,6 +593,7 @@ def _bound_in(bound, stack) -> bool:
 
 def _convert(func):
     import autograph  # the layer above: staging's core never imports it
+
     try:
         return autograph.convert(func)
     except errors.UnsupportedConstructError:
@@ -479,22 +601,33 @@ def _convert(func):
     except errors.ConversionError as exc:
         # e.g. no source (defined with exec or in the REPL): trace the function as written,
         # as TF does; Python control flow on symbolic values will then raise a clear error.
-        warnings.warn(f"{exc}; tracing {getattr(func, '__qualname__', func)!r} without conversion",
-                      AutographWarning, stacklevel=5)
+        warnings.warn(
+            f"{exc}; tracing {getattr(func, '__qualname__', func)!r} without conversion",
+            AutographWarning,
+            stacklevel=5,
+        )
         return func
 
 
-def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False, jit_compile=None):
+def function(
+    func=None, *, input_signature=None, autograph=True, reduce_retracing=False, jit_compile=None
+):
     """Stages `func` into graphs, one per input signature. Usable as `@function` or `@function(...)`.
 
     jit_compile=True runs each graph compiled by JAX/XLA instead of the interpreter (docs/jax.md);
     jit_compile="device" does too, and returns jax.Arrays left on their device."""
+
     def decorate(f):
         if isinstance(f, Function):
             f = f.python_function
-        return Function(f, input_signature=input_signature, autograph=autograph,
-                        reduce_retracing=reduce_retracing, jit_compile=jit_compile)
+        return Function(
+            f,
+            input_signature=input_signature,
+            autograph=autograph,
+            reduce_retracing=reduce_retracing,
+            jit_compile=jit_compile,
+        )
+
     if func is None:
         return decorate
     return decorate(func)
-

@@ -41,11 +41,13 @@ class SymbolicGenerator(Tensor):
             raise errors.UnsupportedOpError(
                 f"{where()}`.{name}` of a {cls.__name__} that is a staged value (an argument of the "
                 f"staged function, or made in it) is not known while tracing; only its methods can "
-                f"be called")
+                f"be called"
+            )
         stage = type(self)._stage_method
 
         def method(*args, **kwargs):
             return stage(self, name, args, kwargs)
+
         method.__name__ = name
         method.__qualname__ = f"{cls.__name__}.{name}"
         return method

@@ -13,7 +13,7 @@ from runtime import Graph, Node, TensorType, Value
 from runtime._compat import add_note
 from runtime.chunks import LONG_GRAPH, pause_gc, resume_gc
 from runtime.ops.random import GeneratorType
-from runtime.registry import get_op, infer_types, UnknownOpError
+from runtime.registry import UnknownOpError, get_op, infer_types
 
 from . import errors, source_map, value_checks, weak_paths
 from .generators import SymbolicGenerator
@@ -34,9 +34,13 @@ class FuncGraph:
     def __init__(self, name: str, outer: "FuncGraph | None" = None):
         self.graph = Graph(name)
         self.outer = outer
-        self.captures: dict[int, tuple[Value, Value]] = {}  # id(outer value) -> (outer value, inner input)
+        self.captures: dict[
+            int, tuple[Value, Value]
+        ] = {}  # id(outer value) -> (outer value, inner input)
         self.closed = False
-        self.scope = None  # the np.errstate settings the nodes recorded now run under (runtime.graph.Node)
+        self.scope = (
+            None  # the np.errstate settings the nodes recorded now run under (runtime.graph.Node)
+        )
         self.function_name = name
         # Facts about the whole trace (this graph and the graphs nested in it), shared by them:
         # once an in-place write happened, "check_use" (staging.aliasing) vets every use.
@@ -48,7 +52,11 @@ class FuncGraph:
 
     def add_input(self, type_, name: str = ""):
         value = self.graph.add_input(type_, name)
-        return SymbolicGenerator(self, value) if isinstance(type_, GeneratorType) else Tensor(self, value)
+        return (
+            SymbolicGenerator(self, value)
+            if isinstance(type_, GeneratorType)
+            else Tensor(self, value)
+        )
 
     def value_of(self, tensor) -> Value:
         """The Value standing for `tensor` in this graph, capturing it from an enclosing graph if needed."""
@@ -65,7 +73,8 @@ class FuncGraph:
             raise errors.LeakedTensorError(
                 f"{where()}symbolic tensor {tensor._describe()} belongs to another trace "
                 f"({owner.function_name!r}) and cannot be used in {self.function_name!r}; pass it as "
-                f"an argument instead of closing over it")
+                f"an argument instead of closing over it"
+            )
         outer_value = self.outer.value_of(tensor)
         return self.capture_value(outer_value)
 
@@ -98,7 +107,6 @@ def current_graph() -> FuncGraph | None:
     return stack[-1] if stack else None
 
 
-
 class building:
     """Context manager making `graph` the current graph (thread-local)."""
 
@@ -127,7 +135,6 @@ def _pause_gc_for_long_trace() -> None:
     if getattr(_state, "stack", None) and not getattr(_state, "gc_paused", False):
         _state.gc_paused = True
         pause_gc()
-
 
 
 def node_count() -> int:
@@ -176,7 +183,8 @@ def to_value(graph: FuncGraph, item, op_name: str = "") -> Value | object:
         return graph.value_of(item._staged_value())
     raise errors.UnsupportedOpError(
         f"{where()}op {op_name!r} cannot take a {type(item).__name__} ({item!r:.60}) as an input; "
-        f"only arrays, numbers and symbolic tensors can be staged")
+        f"only arrays, numbers and symbolic tensors can be staged"
+    )
 
 
 def _with_location(exc: BaseException, prefix: str) -> BaseException:
@@ -203,9 +211,6 @@ def constant_value(graph: FuncGraph, array) -> Value:
     node = Node("const", [], {"value": array}, [TensorType.of(array)], user_location())
     graph.graph.add_node(node)
     return node.outputs[0]
-
-
-
 
 
 # (op, input types and literals) -> output types, for ops without attrs: the rules are pure
@@ -244,8 +249,15 @@ def _infer(op, in_types: list, attrs):
     return out
 
 
-def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, subgraphs=None,
-           output_types=None):
+def record(  # noqa: C901, PLR0912
+    op_name: str,
+    inputs,
+    attrs=None,
+    *,
+    graph: FuncGraph | None = None,
+    subgraphs=None,
+    output_types=None,
+):
     """Adds one `op_name` node to the current graph; returns its symbolic output(s).
 
     Returns a Tensor for single-output ops, a tuple of Tensors otherwise
@@ -258,20 +270,26 @@ def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, 
                 raise leaked_error(item)
         raise errors.StagingError(f"{where()}op {op_name!r} was recorded outside of any trace")
     attrs = attrs or {}
-    values = [fg.value_of(item) if type(item) is Tensor else to_value(fg, item, op_name) for item in inputs]
+    values = [
+        fg.value_of(item) if type(item) is Tensor else to_value(fg, item, op_name)
+        for item in inputs
+    ]
     if output_types is None:
         try:
             op = get_op(op_name)
         except UnknownOpError:
             raise errors.UnsupportedOpError(
-                f"{where()}no staged op {op_name!r}; wrap the computation in staging.py_function") from None
+                f"{where()}no staged op {op_name!r}; wrap the computation in staging.py_function"
+            ) from None
         in_types = [v.type if isinstance(v, Value) else v for v in values]
         try:
             output_types = _infer(op, in_types, attrs)
         except (ValueError, TypeError, IndexError, ArithmeticError, np.exceptions.AxisError) as exc:
             if isinstance(exc, errors.StagingError):
                 raise
-            weak_paths.check_failure(op_name, inputs, in_types, exc, lambda types: infer_types(op, types, attrs))
+            weak_paths.check_failure(
+                op_name, inputs, in_types, exc, lambda types: infer_types(op, types, attrs)
+            )
             located = _with_location(exc, f"{where()}{op_name}: ")
             if located is exc:
                 raise
@@ -280,9 +298,16 @@ def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, 
         paths = None
         for item in inputs:
             if type(item) is Tensor and item._weak_paths is not None:
-                paths = weak_paths.check(op_name, inputs, in_types, output_types,
-                                         lambda types: infer_types(op, types, attrs))
-                value_checks.guard_divisor(op_name, inputs, in_types, functools.partial(record, graph=fg))
+                paths = weak_paths.check(
+                    op_name,
+                    inputs,
+                    in_types,
+                    output_types,
+                    lambda types: infer_types(op, types, attrs),
+                )
+                value_checks.guard_divisor(
+                    op_name, inputs, in_types, functools.partial(record, graph=fg)
+                )
                 break
     else:
         single = False
@@ -296,8 +321,15 @@ def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, 
     if len(nodes) == LONG_GRAPH:
         _pause_gc_for_long_trace()
     if paths is not None and single:
-        value_checks.check_result(op_name, inputs, [v.type if isinstance(v, Value) else v for v in values],
-                                output_types, attrs, Tensor(fg, node.outputs[0]), functools.partial(record, graph=fg))
+        value_checks.check_result(
+            op_name,
+            inputs,
+            [v.type if isinstance(v, Value) else v for v in values],
+            output_types,
+            attrs,
+            Tensor(fg, node.outputs[0]),
+            functools.partial(record, graph=fg),
+        )
     if single and paths is None and len(node.outputs) == 1:
         return Tensor(fg, node.outputs[0])
     outs = tuple(Tensor(fg, v) for v in node.outputs)
@@ -305,5 +337,3 @@ def record(op_name: str, inputs, attrs=None, *, graph: FuncGraph | None = None, 
         for out, p in zip(outs, paths):
             out._weak_paths = p
     return outs[0] if single else outs
-
-

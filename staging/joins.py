@@ -27,8 +27,11 @@ def is_undefined(x) -> bool:
 
 
 def is_convertible(x) -> bool:
-    return isinstance(x, (Tensor, np.ndarray, np.generic) + _PY_NUMBERS) or is_tensor_array(x) \
+    return (
+        isinstance(x, (Tensor, np.ndarray, np.generic) + _PY_NUMBERS)
+        or is_tensor_array(x)
         or has_staged_value(x)
+    )
 
 
 def python_kind(x):
@@ -84,26 +87,33 @@ def join_types(a, b, what: str, error=errors.BranchMismatchError):
         kind = max(a.python_type, b.python_type, key=_KIND_ORDER.index)
         return TensorType.python_scalar(kind)
     if len(a.shape) != len(b.shape):
-        raise error(f"{what} has rank {len(a.shape)} ({a}) in one case and rank {len(b.shape)} ({b}) in "
-                    f"the other")
+        raise error(
+            f"{what} has rank {len(a.shape)} ({a}) in one case and rank {len(b.shape)} ({b}) in "
+            f"the other"
+        )
     if a.weak or b.weak:
         weak, strong = (a, b) if a.weak else (b, a)
         dtype = np.result_type(strong.dtype, _REPRESENTATIVE[weak.python_type])
         if dtype != strong.dtype:
-            raise error(f"{what} is a Python {weak.python_type.__name__} in one case and a {strong} value in "
-                        f"the other, which would become {dtype.name}; cast one of them explicitly")
+            raise error(
+                f"{what} is a Python {weak.python_type.__name__} in one case and a {strong} value in "
+                f"the other, which would become {dtype.name}; cast one of them explicitly"
+            )
         return strong
     if a.dtype != b.dtype:
-        raise error(f"{what} has dtype {a.dtype.name} in one case and {b.dtype.name} in the other; cast "
-                    f"one of them explicitly")
+        raise error(
+            f"{what} has dtype {a.dtype.name} in one case and {b.dtype.name} in the other; cast "
+            f"one of them explicitly"
+        )
     return TensorType(a.dtype, tuple(x if x == y else None for x, y in zip(a.shape, b.shape)))
 
 
 _REPRESENTATIVE = {bool: True, int: 1, float: 1.0, complex: 1j}
 
 
-
-def value_in(graph: FuncGraph, leaf, target, what: str = "a value", error=errors.BranchMismatchError) -> Value:
+def value_in(
+    graph: FuncGraph, leaf, target, what: str = "a value", error=errors.BranchMismatchError
+) -> Value:
     """`leaf` as a Value of `graph` of type `target` (recording a cast or a constant if needed).
     A Python number that does not fit `target` (-1 as a uint8, 300 as an int8), or one known
     only at run time that might not, raises `error` naming `what`: eagerly it stays a Python
@@ -115,7 +125,9 @@ def value_in(graph: FuncGraph, leaf, target, what: str = "a value", error=errors
             leaf = leaf._staged_value()
     with building(graph):
         if isinstance(leaf, Tensor):
-            if leaf.type.weak and target.weak and leaf.type != target:  # e.g. an int that meets a float
+            if (
+                leaf.type.weak and target.weak and leaf.type != target
+            ):  # e.g. an int that meets a float
                 leaf = record("python_number", [leaf], {"kind": target.python_type})
             elif leaf.type.dtype != target.dtype or leaf.type.weak != target.weak:
                 # A Python int known only at run time that does not fit an integer target raises
@@ -131,18 +143,25 @@ def value_in(graph: FuncGraph, leaf, target, what: str = "a value", error=errors
             try:
                 array = np.asarray(leaf, dtype=target.dtype)
             except (OverflowError, TypeError, ValueError):
-                raise error(f"{where()}{what} is the Python number {leaf!r} in one case and a {target} value in "
-                            f"the other, and {leaf!r} does not fit {target.dtype.name}") from None
+                raise error(
+                    f"{where()}{what} is the Python number {leaf!r} in one case and a {target} value in "
+                    f"the other, and {leaf!r} does not fit {target.dtype.name}"
+                ) from None
             # (a 0-d array stays one, as eagerly: np.where(c, 1, 0) is array(1), not np.int64(1))
             value = array[()] if array.ndim == 0 and not isinstance(leaf, np.ndarray) else array
         return record("const", [], {"value": value})._value
 
 
 def _check_fits(number: Tensor, dtype, what: str) -> None:
-    check_fits(number, dtype, (
-        f"{where()}{what} is a Python int here that does not fit {dtype.name}, the type it has where "
-        f"the paths meet (eagerly it stays a Python int on this path; one graph gives one type): "
-        f"convert it explicitly where it is set, e.g. np.int64(...)"))
+    check_fits(
+        number,
+        dtype,
+        (
+            f"{where()}{what} is a Python int here that does not fit {dtype.name}, the type it has where "
+            f"the paths meet (eagerly it stays a Python int on this path; one graph gives one type): "
+            f"convert it explicitly where it is set, e.g. np.int64(...)"
+        ),
+    )
 
 
 def check_fits(number: Tensor, dtype, message: str) -> None:
@@ -150,8 +169,13 @@ def check_fits(number: Tensor, dtype, message: str) -> None:
     raising NumberDoesNotFitError with `message` where it does not (NumPy's cast would raise a
     bare OverflowError with no word of the variable)."""
     info = np.iinfo(dtype)
-    fits = record("logical_and", [record("greater_equal", [number, int(info.min)]),
-                                  record("less_equal", [number, int(info.max)])])
+    fits = record(
+        "logical_and",
+        [
+            record("greater_equal", [number, int(info.min)]),
+            record("less_equal", [number, int(info.max)]),
+        ],
+    )
     record("assert", [fits], {"parts": (message,), "error": errors.NumberDoesNotFitError})
 
 
@@ -207,7 +231,8 @@ def truth_value(graph: FuncGraph, c, what: str) -> Value:
         if c.type.shape != ():
             raise errors.SymbolicValueError(
                 f"{where()}the {what} is a tensor of shape {c.type}, not a scalar: its truth value is "
-                f"ambiguous; reduce it with .any() or .all()")
+                f"ambiguous; reduce it with .any() or .all()"
+            )
         if c.dtype != np.bool_:
             c = record("truth", [c])
         return graph.value_of(c)

@@ -57,7 +57,7 @@ class MethodBinder:
         bound.__self__ = instance
         return bound
 
-    def bind(self, instance):
+    def bind(self, instance):  # noqa: C901
         """The bound object for `instance` (the same one while it is alive)."""
         key = id(instance)
         entry = self.weak.get(key)
@@ -82,13 +82,16 @@ class MethodBinder:
             entry = cache.get(key)
             if entry is not None and entry[0] is ref:
                 del cache[key]
+
         try:
             ref = weakref.ref(instance, forget)
         except TypeError:  # not weak-referenceable: keep it (bounded) in the strong LRU
             ref = None
         # The state reaches its instance through a weak reference (or, for an instance held
         # by the strong LRU, a strong one): the cache must not keep it alive.
-        bound = self._bound(self.new_state(ref if ref is not None else instance_ref(instance)), instance)
+        bound = self._bound(
+            self.new_state(ref if ref is not None else instance_ref(instance)), instance
+        )
         if ref is None:
             with self.lock:
                 hit = strong.get(key)

@@ -29,15 +29,29 @@ from .source_map import user_frame, where
 from .tensor import Tensor, has_staged_value, staged_value
 
 _LEGACY = np.random.mtrand._rand  # the RandomState behind the np.random.* functions
-_PYTHON = _py_random._inst        # the Random behind the random.* functions
+_PYTHON = _py_random._inst  # the Random behind the random.* functions
 
-CLOCKS = frozenset({time.time, time.perf_counter, time.monotonic, time.process_time, time.thread_time,
-                    time.time_ns, time.perf_counter_ns, time.monotonic_ns, time.process_time_ns,
-                    time.thread_time_ns})
+CLOCKS = frozenset(
+    {
+        time.time,
+        time.perf_counter,
+        time.monotonic,
+        time.process_time,
+        time.thread_time,
+        time.time_ns,
+        time.perf_counter_ns,
+        time.monotonic_ns,
+        time.process_time_ns,
+        time.thread_time_ns,
+    }
+)
 # np.random.* functions that are not methods of the global RandomState: the RandomState method
 # that returns what they return.
-_LEGACY_FUNCTIONS = {np.random.seed: "seed", np.random.sample: "random_sample",
-                     np.random.ranf: "random_sample"}
+_LEGACY_FUNCTIONS = {
+    np.random.seed: "seed",
+    np.random.sample: "random_sample",
+    np.random.ranf: "random_sample",
+}
 _CONSTRUCTORS = {np.random.default_rng: "np.random.default_rng"}
 
 
@@ -57,20 +71,24 @@ def run_time_call(func):
         return lambda *args, **kwargs: stage_method(owner, name, args, kwargs)
     try:
         if func in CLOCKS:
-            return lambda *args, **kwargs: _stage_function("clock", func, _name(func), None, args, kwargs)
+            return lambda *args, **kwargs: _stage_function(
+                "clock", func, _name(func), None, args, kwargs
+            )
         legacy = _LEGACY_FUNCTIONS.get(func)
         constructor = _CONSTRUCTORS.get(func)
     except TypeError:  # an unhashable callable
         return None
     if legacy is not None:
         probe = getattr(probe_instance(np.random.RandomState), legacy)
-        return lambda *args, **kwargs: _stage_function("random", func, f"np.random.{func.__name__}", probe,
-                                                       args, kwargs)
+        return lambda *args, **kwargs: _stage_function(
+            "random", func, f"np.random.{func.__name__}", probe, args, kwargs
+        )
     if constructor is None and isinstance(func, type) and issubclass(func, GENERATOR_CLASSES):
         constructor = _name(func)
     if constructor is not None:
-        return lambda *args, **kwargs: _stage_function("random_generator", func, constructor, func,
-                                                       args, kwargs)
+        return lambda *args, **kwargs: _stage_function(
+            "random_generator", func, constructor, func, args, kwargs
+        )
     return None
 
 
@@ -83,6 +101,7 @@ def is_run_time_call(func) -> bool:
 
 
 # -- arguments ----------------------------------------------------------------------------------
+
 
 def _template(value, inputs: list, depth: int = 0):
     """`value` with each symbolic leaf replaced by ARG (the leaf appended to `inputs`)."""
@@ -107,13 +126,16 @@ def _templates(args, kwargs):
     return args_t, kwargs_t, inputs
 
 
-def _record(op, func, method, label, probe_callee, args, kwargs, generator=None, in_place=None, what=None):
+def _record(  # noqa: PLR0913
+    op, func, method, label, probe_callee, args, kwargs, generator=None, in_place=None, what=None
+):
     """Records `op` making the call; `label` names the callee in the graph text, `what` in errors."""
     what = what or label
     args_t, kwargs_t, inputs = _templates(args, kwargs)
     if dict(kwargs_t).get("out") is not None:
-        raise errors.UnsupportedOpError(f"{where()}{what}(..., out=...) is not staged; use the "
-                                        f"returned array")
+        raise errors.UnsupportedOpError(
+            f"{where()}{what}(..., out=...) is not staged; use the returned array"
+        )
     types = [t.type for t in inputs]
     out_types = Probe(probe_callee, method, args_t, kwargs_t, types, what).output_types()
     if in_place is not None:  # the node gives the shuffled copy of the argument
@@ -139,7 +161,9 @@ def _label(owner) -> str:
     if frame is not None:
         scopes = (frame.f_locals, frame.f_globals)
         for scope in scopes:
-            names = sorted(n for n, v in list(scope.items()) if v is owner and not n.startswith("ag__"))
+            names = sorted(
+                n for n, v in list(scope.items()) if v is owner and not n.startswith("ag__")
+            )
             if names:
                 return names[0]
         for name, value in list(scopes[0].items()):  # an attribute of a local: `self.rng`
@@ -154,6 +178,7 @@ def _label(owner) -> str:
 
 
 # -- calls --------------------------------------------------------------------------------------
+
 
 def stage_method(owner, method, args, kwargs):
     """`owner.method(*args, **kwargs)` for a generator (concrete, or a SymbolicGenerator), drawn
@@ -185,9 +210,12 @@ def _shuffle(func, label, probe, args, kwargs, generator, what):
             f"that object in place on every call, which the graph can do only to an array it "
             f"computes (one that depends on the function's array arguments); use permutation() "
             f"instead, which returns a shuffled copy: `x = np.random.permutation(x)` (or "
-            f"rng.permutation(x))")
+            f"rng.permutation(x))"
+        )
     aliasing.check_writable(x, f"`{what}(x)`")
-    new = _record("random", func, "shuffle", label, probe, args, kwargs, generator, in_place=0, what=what)
+    new = _record(
+        "random", func, "shuffle", label, probe, args, kwargs, generator, in_place=0, what=what
+    )
     aliasing.write(x, new)
     return None
 

@@ -30,8 +30,17 @@ _PY_NUMBERS = (bool, int, float, complex)
 
 # Stand-in values of symbolic parameters that NumPy validates; the default is 1. Each pair
 # below is valid for the method (low < high, left <= mode <= right, zipf's a > 1, ...).
-_VALUES = {"p": 0.5, "low": 0, "high": 100, "left": 0, "mode": 0, "right": 100, "start": 1,
-           "stop": 100, ("zipf", "a"): 2}
+_VALUES = {
+    "p": 0.5,
+    "low": 0,
+    "high": 100,
+    "left": 0,
+    "mode": 0,
+    "right": 100,
+    "start": 1,
+    "stop": 100,
+    ("zipf", "a"): 2,
+}
 _DIM_PARAMS = {"choice": ("a",), "permutation": ("x",)}  # an integer here is a length
 
 
@@ -49,7 +58,8 @@ def probe_instance(cls: type, obj=None):
         if obj is None:
             raise errors.UnsupportedOpError(
                 f"{where()}cannot make a {cls.__qualname__} to work out what its methods return; "
-                f"draw from it in a staging.py_function") from None
+                f"draw from it in a staging.py_function"
+            ) from None
         return copy.deepcopy(obj)
 
 
@@ -153,8 +163,12 @@ class Probe:
                 dim = None
                 if name in self.size_params:
                     dim = 1 if self.shrink else 2 + shape_variant
-                elif name in _DIM_PARAMS.get(self.method, ()) and isinstance(t, TensorType) and \
-                        t.shape == () and t.dtype.kind in "iu":
+                elif (
+                    name in _DIM_PARAMS.get(self.method, ())
+                    and isinstance(t, TensorType)
+                    and t.shape == ()
+                    and t.dtype.kind in "iu"
+                ):
                     dim = 2 + shape_variant
                 values.append(_stand_in(t, name, self.method, values_variant, dim, shape_variant))
         return values
@@ -163,10 +177,10 @@ class Probe:
         values = iter(self._inputs(values_variant, shape_variant))
         shrink = self.shrink
         args, kwargs = [], {}
-        for name, template in self.slots[:len(self.args)]:
+        for name, template in self.slots[: len(self.args)]:
             t = _shrunk(template) if shrink and name in self.size_params else template
             args.append(fill(t, values))
-        for name, template in self.slots[len(self.args):]:
+        for name, template in self.slots[len(self.args) :]:
             t = _shrunk(template) if shrink and name in self.size_params else template
             kwargs[name] = fill(t, values)
         return self.callee(*args, **kwargs)
@@ -188,7 +202,8 @@ class Probe:
         raise errors.UnsupportedOpError(
             f"{where()}cannot work out what {self.what}() returns for these symbolic arguments "
             f"({type(first).__name__}: {first}); pass the arguments NumPy validates as concrete "
-            f"values, or make the call in a staging.py_function")
+            f"values, or make the call in a staging.py_function"
+        )
 
     def output_types(self) -> tuple:
         r0, r1 = self.results()
@@ -213,17 +228,21 @@ class Probe:
                 n = len(self.size)
                 rest = tuple(a if a == b else None for a, b in zip(r0.shape[n:], r1.shape[n:]))
                 return TensorType(r.dtype, self.size + rest)
-            return TensorType(r.dtype, tuple(a if a == b else None for a, b in zip(r0.shape, r1.shape)))
+            return TensorType(
+                r.dtype, tuple(a if a == b else None for a, b in zip(r0.shape, r1.shape))
+            )
         raise errors.UnsupportedOpError(
             f"{where()}{self.what}() returns a {type(r).__name__}, which a staged graph cannot hold "
             f"(it holds arrays, numbers and random generators); call it outside the staged function "
-            f"and pass the result in, or call it in a staging.py_function")
+            f"and pass the result in, or call it in a staging.py_function"
+        )
 
     def _unsure(self, r0, r1):
         return errors.UnsupportedOpError(
             f"{where()}the type of what {self.what}() returns depends on the values of its symbolic "
             f"arguments ({type(r0).__name__} or {type(r1).__name__}); make the call in a "
-            f"staging.py_function")
+            f"staging.py_function"
+        )
 
 
 def _located(exc: BaseException, prefix: str) -> BaseException:

@@ -3,7 +3,6 @@ every call (a staging.function made inside a loop), each naming the cause."""
 
 from __future__ import annotations
 
-import collections
 import os
 import sys
 import threading
@@ -23,14 +22,22 @@ def note_trace(function, previous, current, key_source) -> None:
     naming what changed, and when its Python function is staged anew again and again."""
     function._recent.append(1)
     if previous is not None:
-        function._last_cause = retrace_cause(previous, current, key_source, list(function._signature.parameters))
-    if (len(function._recent) == 5 and all(function._recent) and function._traces > 5
-            and not function._warned_retracing):
+        function._last_cause = retrace_cause(
+            previous, current, key_source, list(function._signature.parameters)
+        )
+    if (
+        len(function._recent) == 5
+        and all(function._recent)
+        and function._traces > 5
+        and not function._warned_retracing
+    ):
         function._warned_retracing = True
         warnings.warn(
             f"5 out of the last 5 calls to {function._name!r} ({where_defined(function.python_function)}) "
             f"traced it again: {function._last_cause}. Tracing is slow.",
-            RetracingWarning, stacklevel=user_stacklevel())
+            RetracingWarning,
+            stacklevel=user_stacklevel(),
+        )
     if function._instance_ref is None and function._traces == 1:
         _note_new_function(function)
 
@@ -54,7 +61,9 @@ def _note_new_function(function) -> None:
             f"staging.function objects, and each traced it again: staging.function is called anew "
             f"each time (inside a loop, or in a function called repeatedly). Create the staged "
             f"function once and reuse it.",
-            RetracingWarning, stacklevel=user_stacklevel())
+            RetracingWarning,
+            stacklevel=user_stacklevel(),
+        )
 
 
 def user_stacklevel() -> int:
@@ -71,5 +80,3 @@ def where_defined(func) -> str:
     if code is None:
         return getattr(func, "__qualname__", repr(func))
     return f"{code.co_filename}:{code.co_firstlineno}"
-
-

@@ -23,8 +23,11 @@ _LINE_MAPS: dict[str, tuple[str, int, object]] = {}
 
 _OWN_DIRS = tuple(
     os.path.dirname(os.path.abspath(p)) + os.sep
-    for p in (__file__, os.path.join(os.path.dirname(__file__), "..", "runtime", "x"),
-              os.path.join(os.path.dirname(__file__), "..", "autograph", "x"))
+    for p in (
+        __file__,
+        os.path.join(os.path.dirname(__file__), "..", "runtime", "x"),
+        os.path.join(os.path.dirname(__file__), "..", "autograph", "x"),
+    )
 )
 _OWN_DIRS = tuple(os.path.normpath(d) + os.sep for d in _OWN_DIRS)
 
@@ -116,8 +119,11 @@ def user_names(obj, outwards: bool = False) -> list[str]:
     frame = found[0] if found else None
     while frame is not None:
         try:
-            names = sorted(name for name, value in frame.f_locals.items()
-                           if value is obj and not name.startswith("ag__"))
+            names = sorted(
+                name
+                for name, value in frame.f_locals.items()
+                if value is obj and not name.startswith("ag__")
+            )
         except Exception:  # noqa: BLE001  (a frame whose locals cannot be read)
             names = []
         if names or not outwards:
@@ -135,8 +141,12 @@ _MAX_USER_FILES = 4096
 def _is_user_file(filename: str) -> bool:
     known = _USER_FILE.get(filename)
     if known is None:
-        known = (not filename.startswith(_OWN_DIRS) and not filename.startswith("<frozen")
-                 and "/numpy/" not in filename and not _is_stdlib(filename))
+        known = (
+            not filename.startswith(_OWN_DIRS)
+            and not filename.startswith("<frozen")
+            and "/numpy/" not in filename
+            and not _is_stdlib(filename)
+        )
         if len(_USER_FILE) >= _MAX_USER_FILES:
             _USER_FILE.clear()
         _USER_FILE[filename] = known
@@ -174,8 +184,11 @@ def _line(frame) -> int:
             starts.append(start)
             lines.append(line)
         key = id(code)
-        entry = _LINE_STARTS[key] = (weakref.ref(code, lambda _, key=key: _LINE_STARTS.pop(key, None)),
-                                     starts, lines)
+        entry = _LINE_STARTS[key] = (
+            weakref.ref(code, lambda _, key=key: _LINE_STARTS.pop(key, None)),
+            starts,
+            lines,
+        )
     _, starts, lines = entry
     i = bisect.bisect_right(starts, frame.f_lasti) - 1
     line = lines[i] if i >= 0 else None

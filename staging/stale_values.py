@@ -21,7 +21,9 @@ from runtime.registry import get_op
 from . import errors
 from .source_map import user_names, where
 
-_VIEW_OPS = frozenset(("transpose", "expand_dims", "squeeze", "reshape", "broadcast_to", "diagonal"))
+_VIEW_OPS = frozenset(
+    ("transpose", "expand_dims", "squeeze", "reshape", "broadcast_to", "diagonal")
+)
 
 
 def describe(tensor, fallback: str = "this array") -> str:
@@ -36,8 +38,11 @@ def _is_int_scalar(v) -> bool:
     t = getattr(v, "type", None)
     if t is None:  # a Python literal
         return type(v) is int
-    return getattr(t, "ndim", 1) == 0 and t.dtype.kind in "iu" and \
-        (v.producer is None or v.producer.op != "const")
+    return (
+        getattr(t, "ndim", 1) == 0
+        and t.dtype.kind in "iu"
+        and (v.producer is None or v.producer.op != "const")
+    )
 
 
 def _views_input(node) -> bool:
@@ -98,7 +103,10 @@ def _walk(value, final, paths: bool):
                 else:
                     sub = node.subgraphs[label]
                     inside = via + ((id(node), label),) if paths and node.op == "cond" else via
-                    inner = {id(a): (b, bound, inside) for a, b in zip(sub.inputs, op.bind_subgraph(node, label))}
+                    inner = {
+                        id(a): (b, bound, inside)
+                        for a, b in zip(sub.inputs, op.bind_subgraph(node, label))
+                    }
                     stack.append((source, inner, inside))
         elif _views_input(node):
             stack.append((node.inputs[0], bound, via))
@@ -110,7 +118,9 @@ def _ids(value, final=None) -> set:
 
 def argument_label(name: str) -> str:
     """'argument x' for an input named after a parameter; generated names say less."""
-    return f"argument '{name}'" if name.isidentifier() and not name.startswith("_") else "an argument"
+    return (
+        f"argument '{name}'" if name.isidentifier() and not name.startswith("_") else "an argument"
+    )
 
 
 def _is_argument(fg, value) -> bool:
@@ -177,8 +187,14 @@ def _loop_node(fg):
     """The staged loop node whose subgraph `fg` traced, once it exists."""
     if fg.outer is None:
         return None
-    return next((n for n in reversed(fg.outer.graph.nodes)
-                 if any(s is fg.graph for s in n.subgraphs.values())), None)
+    return next(
+        (
+            n
+            for n in reversed(fg.outer.graph.nodes)
+            if any(s is fg.graph for s in n.subgraphs.values())
+        ),
+        None,
+    )
 
 
 def _check_loop(node, position: int, name: str, loc: str) -> None:
@@ -192,7 +208,8 @@ def _check_loop(node, position: int, name: str, loc: str) -> None:
         raise errors.MutationError(
             f"{loc}: the staged loop writes in place into loop variable '{name}', but {why}: eagerly "
             f"they are one array and see each other's writes, while the staged loop carries separate "
-            f"values. Copy one of them (`.copy()`), or rebind instead of writing in place")
+            f"values. Copy one of them (`.copy()`), or rebind instead of writing in place"
+        )
 
     for k in range(nvars):
         if k != position and start & _ids(node.inputs[k]):
@@ -203,8 +220,10 @@ def _check_loop(node, position: int, name: str, loc: str) -> None:
     ends = _ids(body.outputs[position])
     others = {id(v) for i, v in enumerate(body.inputs) if i != position}
     if ends & others:
-        refuse(f"at the end of an iteration '{name}' is another loop variable or an array from "
-               f"outside the loop (or a view of one)")
+        refuse(
+            f"at the end of an iteration '{name}' is another loop variable or an array from "
+            f"outside the loop (or a view of one)"
+        )
     for k in range(nvars):
         if k != position and ends & _ids(body.outputs[k]):
             refuse(f"at the end of an iteration '{names[k]}' is the same array (or a view of it)")
@@ -233,7 +252,8 @@ def _resolve_pending(state: dict) -> None:
                 raise errors.MutationError(
                     f"{loc}: the staged loop writes in place into loop variable '{name}', which starts as "
                     f"{argument_label(arg)} (or a view of one): eagerly this modifies the caller's array, "
-                    f"which a staged function does not do. Copy it before the loop: `{name} = {name}.copy()`")
+                    f"which a staged function does not do. Copy it before the loop: `{name} = {name}.copy()`"
+                )
             _check_loop(node, position, name, loc)
             mark_overwritten(fg.outer, node.inputs[position], loc)
             out = node.outputs[position]
@@ -262,4 +282,5 @@ def check_use(tensor) -> None:
                 f"{where()}{describe(tensor)} may be the same array as one written in place at {hit[1]} "
                 f"(it passed through a staged `if` or loop, or is a loop's initial array): eagerly it "
                 f"would show that write, the staged value does not. Copy it before the write "
-                f"(`.copy()`), or use the written array")
+                f"(`.copy()`), or use the written array"
+            )

@@ -31,15 +31,23 @@ class Tensor:
     object, and every view of the same data, at its output (staging.aliasing).
     """
 
-    __slots__ = ("_graph", "_value", "_alias", "_views", "_stored", "_written", "_weak_paths",
-                 "__weakref__")
+    __slots__ = (
+        "_graph",
+        "_value",
+        "_alias",
+        "_views",
+        "_stored",
+        "_written",
+        "_weak_paths",
+        "__weakref__",
+    )
     __array_priority__ = 1000
 
     def __init__(self, graph, value):
         self._graph = graph
         self._value = value
-        self._alias = None   # a staging.aliasing.View when this tensor is a view of another
-        self._views = None   # weak references to the views of this tensor (see staging.aliasing)
+        self._alias = None  # a staging.aliasing.View when this tensor is a view of another
+        self._views = None  # weak references to the views of this tensor (see staging.aliasing)
         self._stored = None  # where the data went into (or came from) a staged list, if it did
         self._written = False  # written in place: True, or "carried" for a staged loop's variable
         self._weak_paths = None  # the types it has on other paths, where it is a Python number (staging.weak_paths)
@@ -90,10 +98,13 @@ class Tensor:
             return leaked_error(self)
         return errors.SymbolicValueError(
             f"{where()}{what} of a symbolic tensor {self._describe()} needs its value, which is only "
-            f"known when the staged graph runs{detail}. {hint(2)}")
+            f"known when the staged graph runs{detail}. {hint(2)}"
+        )
 
     def __bool__(self):
-        raise self._symbolic_error("using the truth value (`if`, `while`, `and`, `or`, `not`, bool())")
+        raise self._symbolic_error(
+            "using the truth value (`if`, `while`, `and`, `or`, `not`, bool())"
+        )
 
     def __index__(self):
         raise self._symbolic_error("using as a Python int (index, range(), int())")
@@ -112,14 +123,17 @@ class Tensor:
         if not shape:
             raise TypeError(f"{where()}len() of a 0-d tensor {self._describe()}")
         if shape[0] is None:
-            raise self._symbolic_error("len()", " (its first dim is unknown); use x.shape[0] for a symbolic length")
+            raise self._symbolic_error(
+                "len()", " (its first dim is unknown); use x.shape[0] for a symbolic length"
+            )
         return shape[0]
 
     def __iter__(self):
         raise self._symbolic_error(
             "iterating (a Python `for` loop, unpacking, list(), ...)",
             " (a `for` loop over a symbolic tensor is staged only in converted code; elsewhere "
-            "index it with x[i])")
+            "index it with x[i])",
+        )
 
     def __contains__(self, item):
         raise self._symbolic_error("`in`")
@@ -128,7 +142,8 @@ class Tensor:
         raise self._symbolic_error(
             "converting to a NumPy array (np.asarray / np.array)",
             " (converted code stages np.array / np.asarray of tensors and of lists of them; unconverted "
-            "code can use np.stack)")
+            "code can use np.stack)",
+        )
 
     def item(self, *args):
         raise self._symbolic_error(".item()")
@@ -154,7 +169,8 @@ def leaked_error(tensor: Tensor) -> errors.LeakedTensorError:
     return errors.LeakedTensorError(
         f"{where()}symbolic tensor {tensor._describe()}{made} was used outside the trace of "
         f"{tensor._graph.function_name!r} that created it; it has no value here. Return it from "
-        f"the staged function instead of storing it in a global or an attribute")
+        f"the staged function instead of storing it in a global or an attribute"
+    )
 
 
 # -- values read where they are used ------------------------------------------
@@ -164,12 +180,14 @@ def leaked_error(tensor: Tensor) -> errors.LeakedTensorError:
 # (stacked). The protocol is looked up on the type: markers that raise on any attribute access
 # (autograph's Undefined) are never asked.
 
+
 def check_user_attribute(tensor, name: str) -> None:
     """User code reading `tensor.name` (not this project's own code) where the tensor is a Python
     number when the graph runs, or on some path (staging.weak_paths): that path raises
     AttributeError (refused while tracing, for a path)."""
     from . import weak_paths
     from .source_map import is_own_file
+
     if is_own_file(sys._getframe(2).f_code.co_filename):
         return
     check_python_number_attribute(tensor, name)
@@ -182,7 +200,9 @@ def check_python_number_attribute(tensor, name: str) -> None:
     AttributeError Python raises for a number without that attribute (`(3).astype`)."""
     kind = tensor._value.type.python_type
     if kind is not None and not hasattr(kind(0), name):
-        raise errors.MissingAttributeError(f"{where()}{kind.__name__!r} object has no attribute {name!r}")
+        raise errors.MissingAttributeError(
+            f"{where()}{kind.__name__!r} object has no attribute {name!r}"
+        )
 
 
 def has_staged_value(x) -> bool:

@@ -8,10 +8,9 @@ from runtime import TensorType
 
 from . import aliasing, errors, joins, weak_paths
 from .graph_building import current_graph, record
-from .source_map import where
 from .joins import is_tensor_array
+from .source_map import where
 from .tensor import Tensor
-
 
 # The dtype kinds a Python number keeps its value in, as an element of a list of that kind.
 _HOLDS = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}
@@ -48,7 +47,9 @@ class TensorArray:
             self._items = None
         else:
             if isinstance(size, Tensor):
-                raise errors.SymbolicValueError(f"{where()}TensorArray size is symbolic outside a trace")
+                raise errors.SymbolicValueError(
+                    f"{where()}TensorArray size is symbolic outside a trace"
+                )
             self._handle = None
             self._items = [None] * int(size)
 
@@ -60,13 +61,29 @@ class TensorArray:
     def _with_handle(self, handle: Tensor, written=None) -> "TensorArray":
         el = handle.type.element
         # an undeclared dtype is the elements' (a list of Python numbers keeps them as they are)
-        dtype = self.dtype if self.dtype is not None else (el.dtype if el is not None and not el.weak else None)
-        made = TensorArray(dtype, dynamic_size=self.dynamic_size, element_shape=self.element_shape,
-                           _handle=handle)
+        dtype = (
+            self.dtype
+            if self.dtype is not None
+            else (el.dtype if el is not None and not el.weak else None)
+        )
+        made = TensorArray(
+            dtype, dynamic_size=self.dynamic_size, element_shape=self.element_shape, _handle=handle
+        )
         made.weak_elements, made.weak_where = self.weak_elements, self.weak_where
-        weak = written.type if isinstance(written, Tensor) else TensorType.of(written) \
-            if type(written) in (bool, int, float, complex) else None
-        if weak is not None and weak.weak and el is not None and not el.weak and weak not in made.weak_elements:
+        weak = (
+            written.type
+            if isinstance(written, Tensor)
+            else TensorType.of(written)
+            if type(written) in (bool, int, float, complex)
+            else None
+        )
+        if (
+            weak is not None
+            and weak.weak
+            and el is not None
+            and not el.weak
+            and weak not in made.weak_elements
+        ):
             made.weak_elements += (weak,)
             made.weak_where = made.weak_where or where()
         return made
@@ -84,8 +101,12 @@ class TensorArray:
     def _element(self, value):
         """A value read from the staged list: remembers the Python-number types it may be."""
         if self.weak_elements and isinstance(value, Tensor):
-            value._weak_paths = weak_paths.WeakPaths(self.weak_elements, "an element of this list",
-                                                     self.weak_where, errors.LoopVariableError)
+            value._weak_paths = weak_paths.WeakPaths(
+                self.weak_elements,
+                "an element of this list",
+                self.weak_where,
+                errors.LoopVariableError,
+            )
         return value
 
     def _cast(self, value):
@@ -94,30 +115,40 @@ class TensorArray:
         python_type = value.type.python_type if isinstance(value, Tensor) else type(value)
         if python_type in _HOLDS and self.dtype.kind not in _HOLDS[python_type]:
             # (NEP 50 gives a Python int and a bool array int64: the cast would change the value)
-            shown = f"the Python {python_type.__name__}" + ("" if isinstance(value, Tensor) else f" {value!r}")
+            shown = f"the Python {python_type.__name__}" + (
+                "" if isinstance(value, Tensor) else f" {value!r}"
+            )
             raise errors.LoopVariableError(
                 f"{where()}a list of {self.dtype.name} elements cannot hold {shown} as one of them "
                 f"(a Python list holds both; the staged list has one element type): convert the "
-                f"value, or the list's elements, so that they have one type")
+                f"value, or the list's elements, so that they have one type"
+            )
         if isinstance(value, Tensor):
             if value.type.weak:  # a Python number known at run time: cast as eagerly
                 if value.type.python_type is int and self.dtype.kind in "iu":
-                    joins.check_fits(value, self.dtype, (
-                        f"{where()}a list of {self.dtype.name} elements cannot hold a Python int that "
-                        f"does not fit {self.dtype.name} (a Python list holds both; the staged list has one "
-                        f"element type): convert the value, or the list's elements, so that they have one type"))
+                    joins.check_fits(
+                        value,
+                        self.dtype,
+                        (
+                            f"{where()}a list of {self.dtype.name} elements cannot hold a Python int that "
+                            f"does not fit {self.dtype.name} (a Python list holds both; the staged list has one "
+                            f"element type): convert the value, or the list's elements, so that they have one type"
+                        ),
+                    )
                 return record("astype", [value], {"dtype": self.dtype})
             if value.dtype != self.dtype:
                 raise errors.LoopVariableError(
                     f"{where()}TensorArray of {self.dtype.name} cannot hold a {value.dtype.name} value; "
-                    f"cast it with .astype(np.{self.dtype.name})")
+                    f"cast it with .astype(np.{self.dtype.name})"
+                )
             return value
         arr = np.asarray(value)
         if arr.dtype != self.dtype:
             if type(value) not in (int, float, bool, complex):  # (np.float64 is a float: not weak)
                 raise errors.LoopVariableError(
                     f"{where()}TensorArray of {self.dtype.name} cannot hold a {arr.dtype.name} value; "
-                    f"cast it with .astype(np.{self.dtype.name})")
+                    f"cast it with .astype(np.{self.dtype.name})"
+                )
             arr = arr.astype(self.dtype)
         return arr[()] if arr.ndim == 0 else arr
 
@@ -130,15 +161,19 @@ class TensorArray:
                 value = value[()] if value.ndim == 0 else value
             self._check_element(value)
             aliasing.note_stored(value, "written into")
-            handle = record("list_write", [self._handle, index, value], {"dynamic_size": self.dynamic_size})
+            handle = record(
+                "list_write", [self._handle, index, value], {"dynamic_size": self.dynamic_size}
+            )
             return self._with_handle(handle, written)
         index = int(index)
         if self.dtype is None:
             self.dtype = np.asarray(value).dtype
         if index >= len(self._items):
             if not self.dynamic_size:
-                raise IndexError(f"TensorArray index {index} out of range for size {len(self._items)} "
-                                 f"(dynamic_size=False)")
+                raise IndexError(
+                    f"TensorArray index {index} out of range for size {len(self._items)} "
+                    f"(dynamic_size=False)"
+                )
             self._items.extend([None] * (index + 1 - len(self._items)))
         self._items[index] = value
         return self
@@ -148,7 +183,9 @@ class TensorArray:
             written, value = value, self._cast(value)
             self._check_element(value)
             aliasing.note_stored(value, "appended to")
-            handle = record("list_write", [self._handle, self.length(), value], {"dynamic_size": True})
+            handle = record(
+                "list_write", [self._handle, self.length(), value], {"dynamic_size": True}
+            )
             return self._with_handle(handle, written)
         value = self._cast(value)
         if self.dtype is None:
@@ -168,14 +205,16 @@ class TensorArray:
             raise errors.LoopVariableError(
                 f"{where()}a staged list holds elements of one type: this one holds {element} values, "
                 f"and a {t} value cannot join them (a Python list would hold both); convert the "
-                f"value{hint} so that every element has the same type")
+                f"value{hint} so that every element has the same type"
+            )
 
     def read(self, index):
         if self._staged:
             if self._handle.type.element is None:
                 raise errors.SymbolicValueError(
                     f"{where()}TensorArray.read() before any write: its element type is unknown; give "
-                    f"dtype= and element_shape= when creating it")
+                    f"dtype= and element_shape= when creating it"
+                )
             value = record("list_read", [self._handle, index])
             aliasing.note_stored(value, "read from")
             return self._element(value)
@@ -198,9 +237,12 @@ class TensorArray:
                 if self.dtype is None or self.element_shape is None:
                     raise errors.SymbolicValueError(
                         f"{where()}TensorArray.stack() of a list whose element type is unknown (nothing "
-                        f"was written); give dtype= and element_shape=")
+                        f"was written); give dtype= and element_shape="
+                    )
                 el = TensorType(self.dtype, self.element_shape)
-            return record("list_stack", [self._handle], {"dtype": el.dtype, "element_shape": el.shape})
+            return record(
+                "list_stack", [self._handle], {"dtype": el.dtype, "element_shape": el.shape}
+            )
         if any(v is None for v in self._items):
             raise ValueError("TensorArray.stack(): some elements were never written")
         if not self._items:
@@ -218,9 +260,15 @@ class TensorArray:
             el = TensorType(self.dtype or np.float64, self.element_shape or ())
         out = np.dtype(dtype) if dtype is not None else el.dtype
         if not np.can_cast(el.dtype, out, "same_kind"):
-            raise TypeError(f"{where()}Cannot cast array data from dtype('{el.dtype}') to dtype('{out}') "
-                            f"according to the rule 'same_kind'")
-        stacked = record("list_stack", [self._handle], {"dtype": out, "element_shape": el.shape, "empty": "stack"})
+            raise TypeError(
+                f"{where()}Cannot cast array data from dtype('{el.dtype}') to dtype('{out}') "
+                f"according to the rule 'same_kind'"
+            )
+        stacked = record(
+            "list_stack",
+            [self._handle],
+            {"dtype": out, "element_shape": el.shape, "empty": "stack"},
+        )
         ndim = len(el.shape) + 1
         axis = int(axis)
         if not -ndim <= axis < ndim:
@@ -264,7 +312,9 @@ class TensorArray:
     def to_list(self) -> list:
         """The elements as a Python list (eager only)."""
         if self._staged:
-            raise errors.SymbolicValueError(f"{where()}to_list() of a staged TensorArray; return it instead")
+            raise errors.SymbolicValueError(
+                f"{where()}to_list() of a staged TensorArray; return it instead"
+            )
         return list(self._items)
 
     def __repr__(self):

@@ -46,9 +46,13 @@ def _stored_globals(func) -> tuple:
     return () if code is None else _globals_stored_by(code)
 
 
-@functools.lru_cache(maxsize=256)  # (per code object: a function traced again is not disassembled again)
+@functools.lru_cache(
+    maxsize=256
+)  # (per code object: a function traced again is not disassembled again)
 def _globals_stored_by(code) -> tuple:
-    return tuple(sorted({i.argval for i in dis.get_instructions(code) if i.opname == "STORE_GLOBAL"}))
+    return tuple(
+        sorted({i.argval for i in dis.get_instructions(code) if i.opname == "STORE_GLOBAL"})
+    )
 
 
 class Snapshot:
@@ -64,8 +68,11 @@ class Snapshot:
                 self.objects.append((name, obj, attributes))
         names = _stored_globals(func)
         self.namespace = getattr(func, "__globals__", {})
-        self.globals = {k: self.namespace[k] for k in names
-                        if k in self.namespace and isinstance(self.namespace[k], _PLAIN)}
+        self.globals = {
+            k: self.namespace[k]
+            for k in names
+            if k in self.namespace and isinstance(self.namespace[k], _PLAIN)
+        }
 
     def changes(self) -> list:
         """(the expression naming it, attribute or global name, before, after) of each value the
@@ -99,7 +106,9 @@ def snapshot(func, params, args, kwargs, instance=None) -> Snapshot:
     named = []
     if instance is not None:
         code = getattr(getattr(func, "__func__", func), "__code__", None)
-        named.append((code.co_varnames[0] if code is not None and code.co_argcount else "self", instance))
+        named.append(
+            (code.co_varnames[0] if code is not None and code.co_argcount else "self", instance)
+        )
     named.extend(zip(params, args))
     named.extend(kwargs.items())
     return Snapshot(func, named)
@@ -118,7 +127,9 @@ def warn_changes(before: Snapshot, func, function_name: str) -> None:
             f"change on every call). Keep state that changes on each call in a staging.Variable "
             f"(e.g. `{expression} = staging.Variable(...)` once, then "
             f"`.assign(...)` in the function)",
-            TraceStateWarning, stacklevel=user_stacklevel())
+            TraceStateWarning,
+            stacklevel=user_stacklevel(),
+        )
 
 
 def _short(value) -> str:
@@ -138,10 +149,19 @@ def _assigning_line(func, name: str) -> str:
         return ""
     found = []
     for node in ast.walk(tree):
-        targets = node.targets if isinstance(node, ast.Assign) else \
-            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
-        found.extend(node.lineno for t in targets
-                     if (isinstance(t, ast.Attribute) and t.attr == name) or (isinstance(t, ast.Name) and t.id == name))
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, (ast.AugAssign, ast.AnnAssign))
+            else []
+        )
+        found.extend(
+            node.lineno
+            for t in targets
+            if (isinstance(t, ast.Attribute) and t.attr == name)
+            or (isinstance(t, ast.Name) and t.id == name)
+        )
     return f"{filename}:{first + min(found) - 1}: " if found else f"{where_defined(target)}: "
 
 

@@ -25,9 +25,26 @@ from .tensor import Tensor
 from .variables import Variable
 
 NP_SCALAR_TYPES = frozenset(
-    t for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
-                np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128,
-                np.longdouble, np.clongdouble))
+    t
+    for t in (
+        np.bool_,
+        np.int8,
+        np.int16,
+        np.int32,
+        np.int64,
+        np.uint8,
+        np.uint16,
+        np.uint32,
+        np.uint64,
+        np.float16,
+        np.float32,
+        np.float64,
+        np.complex64,
+        np.complex128,
+        np.longdouble,
+        np.clongdouble,
+    )
+)
 PY_VALUE_TYPES = (int, float, complex, str, bytes, type(None))
 # Python values the fast path of Function.__call__ keys by value (see fast_key)
 FAST_PY_TYPES = frozenset((int, float, bool, str, type(None)))
@@ -40,8 +57,11 @@ class TensorSpec:
 
     def __init__(self, shape, dtype=np.float64, name=None):
         # TensorSpec([], np.random.Generator): the spec of a random generator argument
-        cls = dtype if isinstance(dtype, type) and issubclass(dtype, GENERATOR_CLASSES) else \
-            generator_class(np.dtype(dtype))
+        cls = (
+            dtype
+            if isinstance(dtype, type) and issubclass(dtype, GENERATOR_CLASSES)
+            else generator_class(np.dtype(dtype))
+        )
         self.type = GeneratorType(cls) if cls is not None else TensorType(np.dtype(dtype), shape)
         self.name = name
 
@@ -72,7 +92,9 @@ class TensorSpec:
 
     def __repr__(self):
         name = f", name={self.name!r}" if self.name else ""
-        dtype = self.type.cls.__name__ if isinstance(self.type, GeneratorType) else self.type.dtype.name
+        dtype = (
+            self.type.cls.__name__ if isinstance(self.type, GeneratorType) else self.type.dtype.name
+        )
         return f"TensorSpec(shape={self.type.shape}, dtype={dtype}{name})"
 
 
@@ -86,9 +108,16 @@ def spec_key(specs, args) -> tuple:
     """The input_signature `specs` as the trace-key source of a call passing `args`: one trace
     serves every argument they accept, but a 0-d array and a NumPy scalar only while the trace
     does not write into them (staging.array0d)."""
-    return tuple(_ArraySpec(s.shape, s.dtype, s.name) if isinstance(s, TensorSpec) and s.shape == ()
-                 and isinstance(s.type, TensorType) and type(a) is np.ndarray and a.ndim == 0 else s
-                 for s, a in zip(specs, args))
+    return tuple(
+        _ArraySpec(s.shape, s.dtype, s.name)
+        if isinstance(s, TensorSpec)
+        and s.shape == ()
+        and isinstance(s.type, TensorType)
+        and type(a) is np.ndarray
+        and a.ndim == 0
+        else s
+        for s, a in zip(specs, args)
+    )
 
 
 def tensor_type_of(value):
@@ -100,7 +129,11 @@ def tensor_type_of(value):
     if isinstance(value, TensorSpec):
         return value.type
     t = type(value)
-    if t is np.ndarray or t in NP_SCALAR_TYPES or (isinstance(value, np.ndarray) and _plain_subclass(t)):
+    if (
+        t is np.ndarray
+        or t in NP_SCALAR_TYPES
+        or (isinstance(value, np.ndarray) and _plain_subclass(t))
+    ):
         if value.dtype.hasobject:
             return None
         return TensorType(value.dtype, value.shape)
@@ -110,21 +143,56 @@ def tensor_type_of(value):
 # What an ndarray subclass may not redefine to be taken as its base array: the protocols and
 # operators through which it would compute differently (np.matrix's `*` is a matrix product, a
 # masked array skips masked values).
-_SEMANTIC_METHODS = frozenset((
-    "__array_ufunc__", "__array_function__", "__getitem__", "__add__", "__radd__", "__sub__", "__rsub__",
-    "__mul__", "__rmul__", "__matmul__", "__rmatmul__", "__truediv__", "__rtruediv__", "__floordiv__",
-    "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__lt__", "__le__", "__eq__", "__ne__",
-    "__gt__", "__ge__", "__neg__", "__abs__", "__and__", "__or__", "__xor__", "__invert__"))
-_PLAIN: dict = {np.memmap: True}  # memmap computes as its base array (its __getitem__ only keeps the map)
+_SEMANTIC_METHODS = frozenset(
+    (
+        "__array_ufunc__",
+        "__array_function__",
+        "__getitem__",
+        "__add__",
+        "__radd__",
+        "__sub__",
+        "__rsub__",
+        "__mul__",
+        "__rmul__",
+        "__matmul__",
+        "__rmatmul__",
+        "__truediv__",
+        "__rtruediv__",
+        "__floordiv__",
+        "__rfloordiv__",
+        "__mod__",
+        "__rmod__",
+        "__pow__",
+        "__rpow__",
+        "__lt__",
+        "__le__",
+        "__eq__",
+        "__ne__",
+        "__gt__",
+        "__ge__",
+        "__neg__",
+        "__abs__",
+        "__and__",
+        "__or__",
+        "__xor__",
+        "__invert__",
+    )
+)
+_PLAIN: dict = {
+    np.memmap: True
+}  # memmap computes as its base array (its __getitem__ only keeps the map)
 
 
 def _plain_subclass(cls) -> bool:
     """Whether an ndarray subclass computes exactly as a base ndarray (and may stand for one)."""
     plain = _PLAIN.get(cls)
     if plain is None:
-        plain = all(klass is np.ndarray or _PLAIN.get(klass, False)
-                    or not (_SEMANTIC_METHODS & set(vars(klass)))
-                    for klass in cls.__mro__[:cls.__mro__.index(np.ndarray)])
+        plain = all(
+            klass is np.ndarray
+            or _PLAIN.get(klass, False)
+            or not (_SEMANTIC_METHODS & set(vars(klass)))
+            for klass in cls.__mro__[: cls.__mro__.index(np.ndarray)]
+        )
         _PLAIN[cls] = plain
     return plain
 
@@ -169,18 +237,26 @@ def refusal(value) -> str | None:
     if isinstance(value, np.ndarray):
         kind = type(value)
         if value.dtype.hasobject:
-            return (f"{name} is an object array (dtype=object): staged graphs compute on numbers, "
-                    f"strings and other fixed-size types; convert it, or pass the objects as a "
-                    f"Python value")
+            return (
+                f"{name} is an object array (dtype=object): staged graphs compute on numbers, "
+                f"strings and other fixed-size types; convert it, or pass the objects as a "
+                f"Python value"
+            )
         if isinstance(value, np.matrix):
-            return (f"{name} is a numpy.matrix, whose operators differ from an ndarray's (`*` is a "
-                    f"matrix product); pass np.asarray(x) and use `@` for products")
+            return (
+                f"{name} is a numpy.matrix, whose operators differ from an ndarray's (`*` is a "
+                f"matrix product); pass np.asarray(x) and use `@` for products"
+            )
         if isinstance(value, np.ma.MaskedArray):
-            return (f"{name} is a masked array: staged ops would compute on the masked values too; "
-                    f"pass x.filled(value) or np.asarray(x)")
+            return (
+                f"{name} is a masked array: staged ops would compute on the masked values too; "
+                f"pass x.filled(value) or np.asarray(x)"
+            )
         if not _plain_subclass(kind):
-            return (f"{name} is a {kind.__module__}.{kind.__qualname__}, an ndarray subclass that "
-                    f"redefines how it computes; pass np.asarray(x)")
+            return (
+                f"{name} is a {kind.__module__}.{kind.__qualname__}, an ndarray subclass that "
+                f"redefines how it computes; pass np.asarray(x)"
+            )
     return None
 
 
@@ -197,8 +273,12 @@ class WeakIdKey:
             self.ref = lambda obj=obj: obj  # not weak-referenceable: hold it
 
     def __eq__(self, other):
-        return isinstance(other, WeakIdKey) and self.ident == other.ident and \
-            self.ref() is not None and self.ref() is other.ref()
+        return (
+            isinstance(other, WeakIdKey)
+            and self.ident == other.ident
+            and self.ref() is not None
+            and self.ref() is other.ref()
+        )
 
     def __hash__(self):
         return self.ident
@@ -209,7 +289,9 @@ class WeakIdKey:
 
 
 _TENSOR = "T"
-_ARRAY0D = "A"  # a 0-d ndarray argument: not a NumPy scalar where it is written in place (staging.array0d)
+_ARRAY0D = (
+    "A"  # a 0-d ndarray argument: not a NumPy scalar where it is written in place (staging.array0d)
+)
 _TENSORS = (_TENSOR, _ARRAY0D)
 
 
@@ -284,12 +366,18 @@ def trace_key(value, arrays0d: bool = False) -> tuple:
     for path, leaf in nest.flatten_with_paths(value, "", _has_tracing_type):
         t = tensor_type_of(leaf)
         if t is None and isinstance(leaf, np.ndarray):
-            raise ArgumentError(refusal(leaf) or f"cannot use {leaf!r:.60} as a staged argument", path)
+            raise ArgumentError(
+                refusal(leaf) or f"cannot use {leaf!r:.60} as a staged argument", path
+            )
         if t is not None:
             types.append(t)
             paths.append(path)
-            parts.append(_ARRAY0D if arrays0d and (type(leaf) is np.ndarray and leaf.ndim == 0 or type(leaf) is _ArraySpec)
-                         else _TENSOR)
+            parts.append(
+                _ARRAY0D
+                if arrays0d
+                and (type(leaf) is np.ndarray and leaf.ndim == 0 or type(leaf) is _ArraySpec)
+                else _TENSOR
+            )
         else:
             parts.append(_leaf_key(leaf))
     return (nest.structure_signature(value, _has_tracing_type), tuple(parts)), types, paths
@@ -307,18 +395,24 @@ def retrace_cause(previous, current, value, parameters) -> str:
     for (path, leaf), before, now in zip(leaves, parts_before, parts_now):
         if now in _TENSORS and before in _TENSORS + ("*",):
             if before != now and before != "*":
-                return (f"{argument_name(path, parameters)} changed from "
-                        f"{'a 0-d array to a NumPy scalar' if before == _ARRAY0D else 'a NumPy scalar to a 0-d array'}"
-                        f" (in-place operators treat them differently)")
+                return (
+                    f"{argument_name(path, parameters)} changed from "
+                    f"{'a 0-d array to a NumPy scalar' if before == _ARRAY0D else 'a NumPy scalar to a 0-d array'}"
+                    f" (in-place operators treat them differently)"
+                )
             if types_before[tensor] != types_now[tensor]:
-                return (f"{argument_name(path, parameters)} changed from {types_before[tensor]} to "
-                        f"{types_now[tensor]} (declare None dims with input_signature=..., or use "
-                        f"reduce_retracing=True)")
+                return (
+                    f"{argument_name(path, parameters)} changed from {types_before[tensor]} to "
+                    f"{types_now[tensor]} (declare None dims with input_signature=..., or use "
+                    f"reduce_retracing=True)"
+                )
             tensor += 1
         elif before != now:
-            return (f"{argument_name(path, parameters)} is a Python value ({type(leaf).__name__}) that "
-                    f"changes from call to call (now {leaf!r:.30}); a Python value is part of the trace: "
-                    f"pass a NumPy value (np.float64(...), np.asarray(...)) to make it a graph input")
+            return (
+                f"{argument_name(path, parameters)} is a Python value ({type(leaf).__name__}) that "
+                f"changes from call to call (now {leaf!r:.30}); a Python value is part of the trace: "
+                f"pass a NumPy value (np.float64(...), np.asarray(...)) to make it a graph input"
+            )
     return "its arguments changed"
 
 
@@ -356,11 +450,16 @@ class ArrayLayout:
 
     @staticmethod
     def applies(types: tuple) -> bool:
-        return len(types) > 1 and np.ndarray in types and all(
-            t is np.ndarray or t in NP_SCALAR_TYPES for t in types)
+        return (
+            len(types) > 1
+            and np.ndarray in types
+            and all(t is np.ndarray or t in NP_SCALAR_TYPES for t in types)
+        )
 
     def remember(self, args: tuple, runner) -> None:
-        self.table[tuple(part for a in args if type(a) is np.ndarray for part in (a.dtype, a.shape))] = runner
+        self.table[
+            tuple(part for a in args if type(a) is np.ndarray for part in (a.dtype, a.shape))
+        ] = runner
 
 
 def stable_key(value) -> bool:
@@ -373,21 +472,29 @@ def stable_key(value) -> bool:
         return False
     if isinstance(value, tuple):  # tuples and namedtuples: stable if their elements are
         return all(stable_key(v) for v in value)
-    if isinstance(value, (list, dict)) or (dataclasses.is_dataclass(value) and not isinstance(value, type)):
+    if isinstance(value, (list, dict)) or (
+        dataclasses.is_dataclass(value) and not isinstance(value, type)
+    ):
         return False
     return True  # keyed by identity, or by == on a hashable object
 
 
 def replace_tensors(value, leaves):
     """`value` with each graph-input leaf (in trace-key order) replaced by next(leaves)."""
-    return nest.map_structure(lambda leaf: next(leaves) if tensor_type_of(leaf) is not None else leaf,
-                              value, _has_tracing_type)
+    return nest.map_structure(
+        lambda leaf: next(leaves) if tensor_type_of(leaf) is not None else leaf,
+        value,
+        _has_tracing_type,
+    )
 
 
 def flat_tensors(value) -> list:
     """The graph inputs `value` holds, in trace-key order (ndarray subclasses as base arrays)."""
-    return [as_graph_input(leaf) for leaf in nest.flatten(value, _has_tracing_type)
-            if tensor_type_of(leaf) is not None]
+    return [
+        as_graph_input(leaf)
+        for leaf in nest.flatten(value, _has_tracing_type)
+        if tensor_type_of(leaf) is not None
+    ]
 
 
 def _weak_leaf(value):
@@ -402,7 +509,8 @@ def weaken(value):
     weak key, so that a ConcreteFunction does not keep such arguments alive. Dataclasses are
     kept whole."""
     return nest.map_structure(
-        _weak_leaf, value, lambda v: _has_tracing_type(v) or dataclasses.is_dataclass(v))
+        _weak_leaf, value, lambda v: _has_tracing_type(v) or dataclasses.is_dataclass(v)
+    )
 
 
 def bind(signature, args, kwargs, name):
@@ -417,6 +525,7 @@ def bind(signature, args, kwargs, name):
 
 # -- input signatures ----------------------------------------------------------
 
+
 def as_spec(spec):
     if isinstance(spec, TensorSpec):
         return spec
@@ -425,32 +534,46 @@ def as_spec(spec):
     raise TypeError(f"input_signature entries must be staging.TensorSpec, got {spec!r}")
 
 
-def conform(value, spec, name, fname):
+def conform(value, spec, name, fname):  # noqa: C901
     """`value` checked against `spec` (nested), converted to a NumPy value; TypeError names the argument."""
     if isinstance(spec, (list, tuple)):
         if not isinstance(value, (list, tuple)) or len(value) != len(spec):
-            raise TypeError(f"{fname}(): argument {name!r} must be a sequence of {len(spec)} tensors "
-                            f"matching input_signature, got {value!r:.60}")
-        return type(spec)(conform(v, s, f"{name}[{i}]", fname) for i, (v, s) in enumerate(zip(value, spec)))
+            raise TypeError(
+                f"{fname}(): argument {name!r} must be a sequence of {len(spec)} tensors "
+                f"matching input_signature, got {value!r:.60}"
+            )
+        return type(spec)(
+            conform(v, s, f"{name}[{i}]", fname) for i, (v, s) in enumerate(zip(value, spec))
+        )
     if isinstance(value, TensorSpec):
         t = value.type
         if not spec.type.is_supertype_of(t):
-            raise TypeError(f"{fname}(): argument {name!r} is {t}, which input_signature "
-                            f"{spec.type} does not accept")
+            raise TypeError(
+                f"{fname}(): argument {name!r} is {t}, which input_signature "
+                f"{spec.type} does not accept"
+            )
         return TensorSpec(spec.shape, spec.dtype)
     if isinstance(value, Tensor):
         t = value.type
         if not spec.type.is_supertype_of(t):
-            raise TypeError(f"{fname}(): argument {name!r} is {t}, which input_signature "
-                            f"{spec.type} does not accept")
+            raise TypeError(
+                f"{fname}(): argument {name!r} is {t}, which input_signature "
+                f"{spec.type} does not accept"
+            )
         return value
     arr = np.asarray(value)
-    if not isinstance(value, (np.ndarray, np.generic)) and arr.dtype != spec.dtype:  # Python numbers, lists
-        if np.can_cast(arr.dtype, spec.dtype, "same_kind") or (arr.dtype.kind in "biu" and spec.dtype.kind in "fc"):
+    if (
+        not isinstance(value, (np.ndarray, np.generic)) and arr.dtype != spec.dtype
+    ):  # Python numbers, lists
+        if np.can_cast(arr.dtype, spec.dtype, "same_kind") or (
+            arr.dtype.kind in "biu" and spec.dtype.kind in "fc"
+        ):
             arr = arr.astype(spec.dtype)
     if arr.dtype != spec.dtype or not spec.type.accepts_shape(arr.shape):
-        raise TypeError(f"{fname}(): argument {name!r} is {TensorType(arr.dtype, arr.shape)}, which "
-                        f"input_signature {spec.type} does not accept")
+        raise TypeError(
+            f"{fname}(): argument {name!r} is {TensorType(arr.dtype, arr.shape)}, which "
+            f"input_signature {spec.type} does not accept"
+        )
     if isinstance(value, (np.ndarray, np.generic)):
         return value  # already conforming: the caller's object, unchanged
     return arr[()] if arr.ndim == 0 else arr
@@ -458,11 +581,17 @@ def conform(value, spec, name, fname):
 
 def signature_text(name, params, specs) -> str:
     """`f(x: f32[?], pair: (f64[], i64[]))`: an input_signature as a call's error shows it."""
+
     def text(spec):
         if isinstance(spec, (list, tuple)):
             inner = ", ".join(map(text, spec))
-            return f"[{inner}]" if isinstance(spec, list) else f"({inner}{',' if len(spec) == 1 else ''})"
+            return (
+                f"[{inner}]"
+                if isinstance(spec, list)
+                else f"({inner}{',' if len(spec) == 1 else ''})"
+            )
         return str(spec.type)
+
     names = [params[i] if i < len(params) else f"args[{i}]" for i in range(len(specs))]
     return f"{name}({', '.join(f'{n}: {text(s)}' for n, s in zip(names, specs))})"
 
@@ -476,5 +605,7 @@ def conform_arguments(args, specs, params, fname) -> tuple:
         try:
             out[i] = conform(args[i], spec, name, fname)
         except TypeError as exc:
-            raise TypeError(f"{where()}{exc}; the input_signature is {signature_text(fname, params, specs)}") from None
+            raise TypeError(
+                f"{where()}{exc}; the input_signature is {signature_text(fname, params, specs)}"
+            ) from None
     return tuple(out)

@@ -42,7 +42,12 @@ def is_traceback_filtering_enabled() -> bool:
     variable STAGING_TRACEBACK_FILTERING (`0`, `false`, `no` or `off` turn filtering off)."""
     if _SWITCH[0] is not None:
         return _SWITCH[0]
-    return os.environ.get(ENVIRONMENT_VARIABLE, "1").strip().lower() not in ("0", "false", "no", "off")
+    return os.environ.get(ENVIRONMENT_VARIABLE, "1").strip().lower() not in (
+        "0",
+        "false",
+        "no",
+        "off",
+    )
 
 
 def is_internal_frame(filename: str) -> bool:

@@ -19,21 +19,27 @@ from .tensor import is_symbolic
 
 
 def _unbound_message(name, reason) -> str:
-    reason = reason or ("it is assigned on only some paths of a staged `if` or loop before this "
-                        "point, and the path taken at run time does not assign it")
-    return (f"{_where()}cannot access local variable {name!r} where it is not associated with a "
-            f"value ({reason})")
+    reason = reason or (
+        "it is assigned on only some paths of a staged `if` or loop before this "
+        "point, and the path taken at run time does not assign it"
+    )
+    return (
+        f"{_where()}cannot access local variable {name!r} where it is not associated with a "
+        f"value ({reason})"
+    )
 
 
 def _checked(op):
     def method(self, *args):
         return op(self.read(), *args)
+
     return method
 
 
 def _checked_reflected(op):
     def method(self, other):
         return op(other, self.read())
+
     return method
 
 
@@ -56,6 +62,7 @@ class MaybeUndefined:
 
     def read(self):
         from staging.debugging import check
+
         defined = self.defined
         if defined is True or (not is_symbolic(defined) and bool(defined)):
             return self.value
@@ -66,7 +73,8 @@ class MaybeUndefined:
         raise errors.UndefinedNameError(
             f"{_where()}'{self.name}' is used here before it is assigned on every path (it is "
             f"assigned in only some branches or loop iterations of staged control flow before "
-            f"this point), in a way that cannot be checked at run time; assign it on every path")
+            f"this point), in a way that cannot be checked at run time; assign it on every path"
+        )
 
     def __getattr__(self, attr):
         if attr.startswith("__") and attr.endswith("__"):
@@ -91,13 +99,25 @@ class MaybeUndefined:
     __iter__ = __len__ = __setitem__ = __array__ = __format__ = __str__ = __call__ = _fail
 
 
-for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
-            "xor", "lshift", "rshift"):
+for _op in (
+    "add",
+    "sub",
+    "mul",
+    "truediv",
+    "floordiv",
+    "mod",
+    "pow",
+    "matmul",
+    "and",
+    "or",
+    "xor",
+    "lshift",
+    "rshift",
+):
     _f = getattr(operator, _op + "_" if _op in ("and", "or") else _op)
     setattr(MaybeUndefined, f"__{_op}__", _checked(_f))
     setattr(MaybeUndefined, f"__r{_op}__", _checked_reflected(_f))
-for _op in ("lt", "le", "gt", "ge", "eq", "ne", "neg", "pos", "abs", "invert", "getitem",
-            "index"):
+for _op in ("lt", "le", "gt", "ge", "eq", "ne", "neg", "pos", "abs", "invert", "getitem", "index"):
     setattr(MaybeUndefined, f"__{_op}__", _checked(getattr(operator, _op)))
 MaybeUndefined.__int__ = _checked(int)
 MaybeUndefined.__float__ = _checked(float)
@@ -119,8 +139,10 @@ def loop_placeholder(t):
     """The value before a staged loop of a name the loop first assigns, of type `t` (a zero:
     converted code never reads it)."""
     if isinstance(t, ListType):
-        raise errors.LoopVariableError(f"{_where()}a list first created inside a staged loop cannot be "
-                                       f"carried out of it; create it before the loop")
+        raise errors.LoopVariableError(
+            f"{_where()}a list first created inside a staged loop cannot be "
+            f"carried out of it; create it before the loop"
+        )
     if t.weak:
         return t.python_type(0)
     zero = np.zeros(tuple(0 if d is None else d for d in t.shape), dtype=t.dtype)
@@ -148,9 +170,11 @@ class MaybeMissing(MaybeUndefined):
     error = errors.MissingAttributeError
 
     def __init__(self, location, value, defined):
-        reason = (f"{type(location.obj).__name__!r} object has no attribute {location.key!r}: it "
-                  f"is set on only some paths of staged control flow before this point, and the "
-                  f"path taken at run time does not set it")
+        reason = (
+            f"{type(location.obj).__name__!r} object has no attribute {location.key!r}: it "
+            f"is set on only some paths of staged control flow before this point, and the "
+            f"path taken at run time does not set it"
+        )
         super().__init__(location.describe(), value, defined, reason)
 
     def _message(self):

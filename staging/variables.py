@@ -56,7 +56,8 @@ class Variable:
             raise errors.SymbolicValueError(
                 f"{where()}a Variable's initial value must be concrete, but it depends on a traced "
                 f"argument {initial_value._describe()}; initialize it from a NumPy value or a Python "
-                f"number and assign() the traced value afterwards")
+                f"number and assign() the traced value afterwards"
+            )
         value = np.array(initial_value, dtype=dtype)
         self._value = value[()] if value.ndim == 0 else value
         self._lock = threading.Lock()  # each update is atomic (runtime.core_ops.update_variable)
@@ -84,7 +85,8 @@ class Variable:
         if current_graph() is not None:
             raise errors.SymbolicValueError(
                 f"{where()}Variable {self.name!r}.numpy() inside a staged function has no value while "
-                f"tracing; use the Variable (or .read_value()) in computations instead")
+                f"tracing; use the Variable (or .read_value()) in computations instead"
+            )
         return self._copy()
 
     @property
@@ -92,22 +94,26 @@ class Variable:
         return len(self.shape)
 
     # -- writing ------------------------------------------------------------
-    def _check(self, value, what):
+    def _check(self, value, what):  # noqa: C901
         if isinstance(value, Tensor):
             if value.dtype != self.dtype and np.can_cast(value.dtype, self.dtype, "same_kind"):
                 value = record("astype", [value], {"dtype": self.dtype})  # as eagerly (same_kind)
             if value.dtype != self.dtype:
-                raise TypeError(f"{where()}Variable {self.name!r} has dtype {self.dtype.name}; "
-                                f"{what}() got a {value.dtype.name} tensor. Cast it with "
-                                f".astype(np.{self.dtype.name})")
+                raise TypeError(
+                    f"{where()}Variable {self.name!r} has dtype {self.dtype.name}; "
+                    f"{what}() got a {value.dtype.name} tensor. Cast it with "
+                    f".astype(np.{self.dtype.name})"
+                )
             shape = tuple(value.static_shape)
             try:
                 fits = broadcast_shapes(shape, self.shape) == tuple(self.shape)
             except ValueError:
                 fits = False
             if not fits:
-                raise ValueError(f"{where()}Variable {self.name!r} has shape {self.shape}; {what}() got "
-                                 f"a tensor of shape {value.type}")
+                raise ValueError(
+                    f"{where()}Variable {self.name!r} has shape {self.shape}; {what}() got "
+                    f"a tensor of shape {value.type}"
+                )
             if shape != tuple(self.shape):  # broadcast (and check unknown dims) when the graph runs
                 value = record("broadcast_to", [value], {"shape": tuple(self.shape)})
             return value
@@ -117,13 +123,19 @@ class Variable:
         except ValueError:
             fits = False
         if not fits:
-            raise ValueError(f"{where()}Variable {self.name!r} has shape {self.shape}; {what}() got "
-                             f"a value of shape {arr.shape}")
-        if isinstance(value, (int, float, bool, complex)) or np.can_cast(arr.dtype, self.dtype, "same_kind"):
+            raise ValueError(
+                f"{where()}Variable {self.name!r} has shape {self.shape}; {what}() got "
+                f"a value of shape {arr.shape}"
+            )
+        if isinstance(value, (int, float, bool, complex)) or np.can_cast(
+            arr.dtype, self.dtype, "same_kind"
+        ):
             arr = arr.astype(self.dtype)
         else:
-            raise TypeError(f"{where()}Variable {self.name!r} has dtype {self.dtype.name}; {what}() got "
-                            f"{arr.dtype.name}")
+            raise TypeError(
+                f"{where()}Variable {self.name!r} has dtype {self.dtype.name}; {what}() got "
+                f"{arr.dtype.name}"
+            )
         if arr.shape != self.shape:
             arr = np.broadcast_to(arr, self.shape).copy()
         return arr[()] if arr.ndim == 0 else arr
@@ -158,7 +170,8 @@ class Variable:
         if current_graph() is not None:
             raise errors.SymbolicValueError(
                 f"{where()}Variable {self.name!r} converted to a NumPy array while tracing; use it in "
-                f"NumPy calls directly (np.sum(v)) or call v.read_value()")
+                f"NumPy calls directly (np.sum(v)) or call v.read_value()"
+            )
         return np.array(self._value, dtype=dtype)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -172,6 +185,7 @@ class Variable:
             if isinstance(x, (list, tuple)):
                 return type(x)(conv(i) for i in x)
             return x
+
         return func(*conv(args), **{k: conv(v) for k, v in kwargs.items()})
 
     def __bool__(self):
@@ -202,12 +216,26 @@ class Variable:
 def _forward(name):
     def method(self, *args):
         return getattr(self.read_value(), name)(*args)
+
     method.__name__ = name
     return method
 
 
-for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor",
-              "lshift", "rshift"):
+for _name in (
+    "add",
+    "sub",
+    "mul",
+    "truediv",
+    "floordiv",
+    "mod",
+    "pow",
+    "matmul",
+    "and",
+    "or",
+    "xor",
+    "lshift",
+    "rshift",
+):
     setattr(Variable, f"__{_name}__", _forward(f"__{_name}__"))
     setattr(Variable, f"__r{_name}__", _forward(f"__r{_name}__"))
 for _name in ("lt", "le", "eq", "ne", "gt", "ge", "neg", "pos", "abs", "invert"):

@@ -58,16 +58,27 @@ def absorbs(staged: TensorType, other: TensorType) -> bool:
     return np.result_type(staged.dtype, _REPRESENTATIVE[other.python_type]) == staged.dtype
 
 
-def joined(a_type, b_type, joined_type, a_paths=None, b_paths=None, name="a value", location="",
-           error=errors.BranchMismatchError):
+def joined(
+    a_type,
+    b_type,
+    joined_type,
+    a_paths=None,
+    b_paths=None,
+    name="a value",
+    location="",
+    error=errors.BranchMismatchError,
+):
     """The WeakPaths of a value of `joined_type` made where values of `a_type` and `b_type` meet
     (each possibly a joined value itself), or None when it has that type on every path. A
     loop's output that is still the Python number it started as when the loop ran zero times
     (`zero_trip`) brings that number's type along."""
     others = []
     for t, paths in ((a_type, a_paths), (b_type, b_paths)):
-        for u in (t, *(paths.types if paths is not None else ()),
-                  *((paths.zero_trip[1],) if paths is not None and paths.zero_trip is not None else ())):
+        for u in (
+            t,
+            *(paths.types if paths is not None else ()),
+            *((paths.zero_trip[1],) if paths is not None and paths.zero_trip is not None else ()),
+        ):
             if isinstance(u, TensorType) and u != joined_type and u.weak and u not in others:
                 others.append(u)
     if not others or not isinstance(joined_type, TensorType):
@@ -89,11 +100,17 @@ def _substituted(inputs, in_types, paths, other) -> list:
     path where it is `other`, it is so in every position: `v // v`). In an explicit NumPy call
     (`np.abs(v)`, not `abs(v)`) whose operands are all Python numbers on that path, NumPy makes
     them arrays of its default dtypes first: `np.abs(3)` is np.int64(3), a strong type."""
-    types = [other if getattr(item, "_weak_paths", None) is paths else t for item, t in zip(inputs, in_types)]
-    if getattr(_explicit, "call", False) and all(isinstance(t, TensorType) and t.weak or type(t) in NUMBERS
-                                                 for t in types):
-        types = [TensorType(t.dtype) if isinstance(t, TensorType) else TensorType(np.asarray(t).dtype)
-                 for t in types]
+    types = [
+        other if getattr(item, "_weak_paths", None) is paths else t
+        for item, t in zip(inputs, in_types)
+    ]
+    if getattr(_explicit, "call", False) and all(
+        isinstance(t, TensorType) and t.weak or type(t) in NUMBERS for t in types
+    ):
+        types = [
+            TensorType(t.dtype) if isinstance(t, TensorType) else TensorType(np.asarray(t).dtype)
+            for t in types
+        ]
     return types
 
 
@@ -123,7 +140,7 @@ class explicit_numpy_call:
         _explicit.call = self._saved
 
 
-def check(op_name, inputs, in_types, output_types, infer):
+def check(op_name, inputs, in_types, output_types, infer):  # noqa: C901
     """For an op whose inputs include joined values (`inputs` the op's inputs, `in_types` their
     types): raise if, with one of those values as it is on another path, the op would give
     another type than `output_types` (not a Python number the staged type absorbs). Returns
@@ -150,20 +167,31 @@ def check(op_name, inputs, in_types, output_types, infer):
                     f"here Python raises on the first ({type(exc).__name__}: {_plain(exc)}) and not on "
                     f"the second, which the staged value is. A staged function computes one "
                     f"type: convert {paths.name} explicitly where it is set (e.g. "
-                    f"np.{item.type.dtype.name}(...)) so that every path has the same type") from None
-            alternative = list(alternative) if isinstance(alternative, (tuple, list)) else [alternative]
+                    f"np.{item.type.dtype.name}(...)) so that every path has the same type"
+                ) from None
+            alternative = (
+                list(alternative) if isinstance(alternative, (tuple, list)) else [alternative]
+            )
             for i, (staged, alt) in enumerate(zip(outs, alternative)):
                 if not isinstance(staged, TensorType) or alt == staged:
                     continue
-                if not absorbs(staged, alt) or (op_name in _SIGN_OPS and staged.dtype.kind == "u") or (
-                        op_name in _ZERO_SIGN_OPS and staged.dtype.kind == "c" and alt.dtype.kind != "c"):
+                if (
+                    not absorbs(staged, alt)
+                    or (op_name in _SIGN_OPS and staged.dtype.kind == "u")
+                    or (
+                        op_name in _ZERO_SIGN_OPS
+                        and staged.dtype.kind == "c"
+                        and alt.dtype.kind != "c"
+                    )
+                ):
                     raise paths.error(
                         f"{where()}{op_name}: {paths.name} is {describe(other)} on some paths and "
                         f"{describe(item.type)} on others (they meet at {paths.location.rstrip(': ')}); "
                         f"here that gives {describe(alt)} eagerly on the first and {describe(staged)} "
                         f"staged. A staged function computes one type: convert {paths.name} "
                         f"explicitly where it is set (e.g. np.{item.type.dtype.name}(...)) so that "
-                        f"every path has the same type")
+                        f"every path has the same type"
+                    )
                 previous = found[i]
                 kept = [*previous.types] if previous is not None else []
                 if alt not in kept:
@@ -187,9 +215,13 @@ def _keep_zero_trip(inputs, in_types, paths, out, infer, found) -> None:
     except Exception as exc:  # noqa: BLE001 - Python raises there: so does the graph, when it runs
         if not isinstance(exc, TypeError):
             return  # (a value's error, a division by zero: staging.value_checks)
-        check_ran(loops, f"{where()}{paths.name} is still {describe(start)} because the staged loop at "
-                         f"{paths.location.rstrip(': ')} ran zero times, and there Python raises "
-                         f"{type(exc).__name__}: {_plain(exc)}", errors.LoopVariableError)
+        check_ran(
+            loops,
+            f"{where()}{paths.name} is still {describe(start)} because the staged loop at "
+            f"{paths.location.rstrip(': ')} ran zero times, and there Python raises "
+            f"{type(exc).__name__}: {_plain(exc)}",
+            errors.LoopVariableError,
+        )
         return
     alternative = alternative[0] if isinstance(alternative, (tuple, list)) else alternative
     if isinstance(alternative, TensorType) and alternative.weak:
@@ -211,12 +243,23 @@ def _check_together(op_name, inputs, in_types, outs, infer, found) -> None:
     for item in inputs:
         paths = getattr(item, "_weak_paths", None)
         if paths is not None and id(paths) not in joined:
-            joined[id(paths)] = (item, paths, [u for u in paths.types if isinstance(u, TensorType) and u.weak])
-    if len(joined) < 2 or op_name in _FORMATTING_OPS or not all(weak for _, _, weak in joined.values()):
+            joined[id(paths)] = (
+                item,
+                paths,
+                [u for u in paths.types if isinstance(u, TensorType) and u.weak],
+            )
+    if (
+        len(joined) < 2
+        or op_name in _FORMATTING_OPS
+        or not all(weak for _, _, weak in joined.values())
+    ):
         return
     for combo in itertools.islice(itertools.product(*[weak for _, _, weak in joined.values()]), 16):
         chosen = dict(zip(joined, combo))
-        types = [chosen.get(id(getattr(item, "_weak_paths", None)), t) for item, t in zip(inputs, in_types)]
+        types = [
+            chosen.get(id(getattr(item, "_weak_paths", None)), t)
+            for item, t in zip(inputs, in_types)
+        ]
         try:
             alternative = infer(_substituted(inputs, types, _NOTHING, None))
         except Exception:  # noqa: BLE001 - check_failure's concern
@@ -228,8 +271,13 @@ def _check_together(op_name, inputs, in_types, outs, infer, found) -> None:
             item, paths, _ = next(iter(joined.values()))
             if absorbs(staged, alt):
                 kept = [*found[i].types] if found[i] is not None else []
-                found[i] = WeakPaths(kept + [alt] * (alt not in kept), paths.name, paths.location, paths.error,
-                                     found[i].zero_trip if found[i] is not None else None)
+                found[i] = WeakPaths(
+                    kept + [alt] * (alt not in kept),
+                    paths.name,
+                    paths.location,
+                    paths.error,
+                    found[i].zero_trip if found[i] is not None else None,
+                )
             else:
                 raise paths.error(
                     f"{where()}{op_name}: {paths.name} and the other joined values here are Python "
@@ -237,7 +285,8 @@ def _check_together(op_name, inputs, in_types, outs, infer, found) -> None:
                     f"{paths.location.rstrip(': ')}); with all of them Python numbers this gives "
                     f"{describe(alt)} eagerly, and {describe(staged)} staged. A staged function "
                     f"computes one type: convert {paths.name} explicitly where it is set (e.g. "
-                    f"np.{item.type.dtype.name}(...)) so that every path has the same type")
+                    f"np.{item.type.dtype.name}(...)) so that every path has the same type"
+                )
 
 
 # Ops that make a Python number negative (`~True` is -2, `-3` is -3) where an unsigned type
@@ -268,7 +317,8 @@ def _check_text(op_name, item, paths):
                 f"{describe(staged)} on others (they meet at {paths.location.rstrip(': ')}), and the "
                 f"two print differently (`{_sample(other)}` and `{_sample(staged)}`). A staged function "
                 f"computes one type: convert {paths.name} explicitly where it is set so that every "
-                f"path has the same type")
+                f"path has the same type"
+            )
 
 
 # Python's operators that raise ZeroDivisionError on Python numbers where NumPy warns.
@@ -289,7 +339,8 @@ def check_failure(op_name, inputs, in_types, error, infer) -> None:
             f"{describe(item.type)} on others (they meet at {paths.location.rstrip(': ')}); "
             f"{op_name} {eagerly} and fails staged ({type(error).__name__}: "
             f"{error}). A staged function computes one type: convert {paths.name} explicitly "
-            f"where it is set so that every path has the same type") from None
+            f"where it is set so that every path has the same type"
+        ) from None
 
 
 def check_index(item, error) -> None:
@@ -300,31 +351,41 @@ def check_index(item, error) -> None:
     if paths is None:
         return
     for other in paths.types:
-        if isinstance(other, TensorType) and (other.python_type in (bool, int) if other.weak else
-                                              other.dtype.kind in "iub"):
+        if isinstance(other, TensorType) and (
+            other.python_type in (bool, int) if other.weak else other.dtype.kind in "iub"
+        ):
             raise paths.error(
                 f"{where()}{paths.name} is {describe(other)} on some paths and {describe(item.type)} "
                 f"on others (they meet at {paths.location.rstrip(': ')}); as an index it works eagerly "
                 f"on the first and fails staged (IndexError: {_plain(error)}). A staged function "
                 f"computes one type: convert {paths.name} explicitly where it is set so that every "
-                f"path has the same type") from None
+                f"path has the same type"
+            ) from None
 
 
 def _alternatives(inputs, in_types):
     """(input, its WeakPaths, its type there, the op's input types) for each other type of each
     joined input; then, when several inputs are joined values, each of them as a Python number
     at once (`(a if c else 100) | a`: on the path where `a` is an int, both operands are)."""
-    joined = [(item, item._weak_paths) for item in inputs if getattr(item, "_weak_paths", None) is not None]
+    joined = [
+        (item, item._weak_paths)
+        for item in inputs
+        if getattr(item, "_weak_paths", None) is not None
+    ]
     for item, paths in joined:
         for other in paths.types:
             yield item, paths, other, _substituted(inputs, in_types, paths, other)
     if len(joined) < 2:
         return
-    weak = {id(paths): next((u for u in paths.types if isinstance(u, TensorType) and u.weak), None)
-            for _, paths in joined}
+    weak = {
+        id(paths): next((u for u in paths.types if isinstance(u, TensorType) and u.weak), None)
+        for _, paths in joined
+    }
     if None in weak.values():
         return
-    types = [weak.get(id(getattr(item, "_weak_paths", None)), t) for item, t in zip(inputs, in_types)]
+    types = [
+        weak.get(id(getattr(item, "_weak_paths", None)), t) for item, t in zip(inputs, in_types)
+    ]
     item, paths = joined[0]
     yield item, paths, weak[id(paths)], types
 
@@ -339,10 +400,13 @@ def check_attribute(item, name) -> None:
         loop_outputs, start, check_ran = paths.zero_trip
         kind = start.python_type.__name__
         loops = "loop at" if len(loop_outputs) == 1 else f"loops ({len(loop_outputs)}, the last at"
-        check_ran(loop_outputs, f"{where()}{kind!r} object has no attribute {name!r}: {paths.name} is a "
-                                f"Python {kind} before the staged {loops} {paths.location.rstrip(': ')}"
-                                f"{'' if len(loop_outputs) == 1 else ')'}, which ran zero times",
-                  errors.MissingAttributeError)
+        check_ran(
+            loop_outputs,
+            f"{where()}{kind!r} object has no attribute {name!r}: {paths.name} is a "
+            f"Python {kind} before the staged {loops} {paths.location.rstrip(': ')}"
+            f"{'' if len(loop_outputs) == 1 else ')'}, which ran zero times",
+            errors.MissingAttributeError,
+        )
     for other in paths.types:
         if isinstance(other, TensorType) and other.weak and not hasattr(other.python_type(0), name):
             raise paths.error(
@@ -350,7 +414,8 @@ def check_attribute(item, name) -> None:
                 f"on others (they meet at {paths.location.rstrip(': ')}); a Python "
                 f"{other.python_type.__name__} has no attribute {name!r}, so eagerly `.{name}` fails on "
                 f"the first. Convert {paths.name} explicitly where it is set so that every path has "
-                f"the same type")
+                f"the same type"
+            )
 
 
 def _plain(exc) -> str:
@@ -369,5 +434,9 @@ def describe(t) -> str:
         return f"a Python {t.python_type.__name__}"
     if isinstance(t, TensorType):
         article = "an" if t.dtype.name.startswith("int") else "a"  # "a uint8"
-        return f"{article} {t.dtype.name} scalar" if t.shape == () else f"{article} {t.dtype.name} array ({t})"
+        return (
+            f"{article} {t.dtype.name} scalar"
+            if t.shape == ()
+            else f"{article} {t.dtype.name} array ({t})"
+        )
     return f"a {t!r}"

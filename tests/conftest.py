@@ -12,8 +12,10 @@ from runtime.options import set_options
 def pytest_configure(config):
     set_options(verify_graphs=True)
     config.addinivalue_line(
-        "markers", "stress: robustness under load (threads, big programs, many functions, "
-                   "fault injection, unusual inputs); STRESS=full runs them at full size")
+        "markers",
+        "stress: robustness under load (threads, big programs, many functions, "
+        "fault injection, unusual inputs); STRESS=full runs them at full size",
+    )
 
 
 class StressSizes:

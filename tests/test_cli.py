@@ -4,7 +4,6 @@ import io
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +14,7 @@ from autograph import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
-USER_MODULE = '''
+USER_MODULE = """
 import numpy as np
 
 
@@ -51,7 +50,7 @@ NOT_A_FUNCTION = 3
 def generator(n):
     for i in range(n):
         yield i
-'''
+"""
 
 
 @pytest.fixture
@@ -112,9 +111,12 @@ def test_graph_prints_signature_and_graph(user_file):
 
 
 def test_graph_matches_str_of_concrete_graph(user_file):
-    status, out, _ = run("graph", f"{user_file}:scale", "--spec", "x=float32[3,None]", "--spec", "k=2")
+    status, out, _ = run(
+        "graph", f"{user_file}:scale", "--spec", "x=float32[3,None]", "--spec", "k=2"
+    )
     assert status == 0
     from autograph.golden import load_module
+
     scale = load_module(user_file).scale
     cf = staging.function(scale).get_concrete_function(staging.TensorSpec([3, None], np.float32), 2)
     assert out.endswith(str(cf.graph).rstrip("\n") + "\n")
@@ -127,14 +129,17 @@ def test_graph_positional_specs_and_methods(user_file):
     assert "cond" in out
 
 
-@pytest.mark.parametrize("text, name, shape, dtype", [
-    ("x=float64[None]", "x", (None,), np.float64),
-    ("m=float32[3,None]", "m", (3, None), np.float32),
-    ("m=f32[ 3 , ? ]", "m", (3, None), np.float32),
-    ("n=int64[]", "n", (), np.int64),
-    ("b=bool[2]", "b", (2,), np.bool_),
-    ("int32[4]", None, (4,), np.int32),
-])
+@pytest.mark.parametrize(
+    "text, name, shape, dtype",
+    [
+        ("x=float64[None]", "x", (None,), np.float64),
+        ("m=float32[3,None]", "m", (3, None), np.float32),
+        ("m=f32[ 3 , ? ]", "m", (3, None), np.float32),
+        ("n=int64[]", "n", (), np.int64),
+        ("b=bool[2]", "b", (2,), np.bool_),
+        ("int32[4]", None, (4,), np.int32),
+    ],
+)
 def test_parse_spec(text, name, shape, dtype):
     got_name, spec = cli.parse_spec(text)
     assert got_name == name
@@ -152,8 +157,9 @@ def test_parse_spec_python_literal():
 
 
 def test_missing_file(tmp_path):
-    assert_one_line_error(*run("to-code", f"{tmp_path}/nope.py:f"), "no such file", "nope.py",
-                          expected_status=2)
+    assert_one_line_error(
+        *run("to-code", f"{tmp_path}/nope.py:f"), "no such file", "nope.py", expected_status=2
+    )
 
 
 def test_target_without_function(user_file):
@@ -161,41 +167,57 @@ def test_target_without_function(user_file):
 
 
 def test_no_such_function(user_file):
-    assert_one_line_error(*run("graph", f"{user_file}:colatz", "--spec", "n=int64[]"),
-                          "has no function 'colatz'", "collatz", expected_status=2)
+    assert_one_line_error(
+        *run("graph", f"{user_file}:colatz", "--spec", "n=int64[]"),
+        "has no function 'colatz'",
+        "collatz",
+        expected_status=2,
+    )
 
 
 def test_not_a_function(user_file):
     assert_one_line_error(*run("to-code", f"{user_file}:NOT_A_FUNCTION"), "not a function")
 
 
-@pytest.mark.parametrize("spec, fragment", [
-    ("n=int99[]", "unknown dtype 'int99'"),
-    ("n=int64[3", "bad --spec"),
-    ("n=int64[-1]", "dimension '-1'"),
-    ("n=int64[a]", "dimension 'a'"),
-    ("n=object[]", "unknown dtype 'object'"),
-    ("n=", "bad --spec"),
-])
+@pytest.mark.parametrize(
+    "spec, fragment",
+    [
+        ("n=int99[]", "unknown dtype 'int99'"),
+        ("n=int64[3", "bad --spec"),
+        ("n=int64[-1]", "dimension '-1'"),
+        ("n=int64[a]", "dimension 'a'"),
+        ("n=object[]", "unknown dtype 'object'"),
+        ("n=", "bad --spec"),
+    ],
+)
 def test_bad_spec(user_file, spec, fragment):
-    assert_one_line_error(*run("graph", f"{user_file}:collatz", "--spec", spec), fragment,
-                          expected_status=2)
+    assert_one_line_error(
+        *run("graph", f"{user_file}:collatz", "--spec", spec), fragment, expected_status=2
+    )
 
 
 def test_spec_for_unknown_argument(user_file):
-    assert_one_line_error(*run("graph", f"{user_file}:collatz", "--spec", "m=int64[]"),
-                          "specs do not match", "collatz(n)")
+    assert_one_line_error(
+        *run("graph", f"{user_file}:collatz", "--spec", "m=int64[]"),
+        "specs do not match",
+        "collatz(n)",
+    )
 
 
 def test_function_that_cannot_be_converted(user_file):
-    assert_one_line_error(*run("to-code", f"{user_file}:generator"), "cannot convert",
-                          expected_status=1)
+    assert_one_line_error(
+        *run("to-code", f"{user_file}:generator"), "cannot convert", expected_status=1
+    )
 
 
 def test_function_that_cannot_be_staged(user_file):
     # a vector condition for `while` is ambiguous: a staging error, reported on one line
-    assert_one_line_error(*run("graph", f"{user_file}:collatz", "--spec", "n=int64[None]"),
-                          "cannot stage", "user_code.py", expected_status=1)
+    assert_one_line_error(
+        *run("graph", f"{user_file}:collatz", "--spec", "n=int64[None]"),
+        "cannot stage",
+        "user_code.py",
+        expected_status=1,
+    )
 
 
 def test_module_that_fails_to_import(tmp_path):
@@ -236,6 +258,7 @@ def test_no_command_prints_help():
 def test_lint_delegates_to_autograph_lint(tmp_path, monkeypatch):
     seen = []
     import autograph.lint
+
     monkeypatch.setattr(autograph.lint, "main", lambda argv: seen.append(argv) or 7)
     assert cli.main(["lint", str(tmp_path), "--select", "AG001"]) == 7
     assert seen == [[str(tmp_path), "--select", "AG001"]]
@@ -244,6 +267,7 @@ def test_lint_delegates_to_autograph_lint(tmp_path, monkeypatch):
 def test_lint_options_before_paths_and_help_reach_lint(tmp_path, monkeypatch):
     seen = []
     import autograph.lint
+
     monkeypatch.setattr(autograph.lint, "main", lambda argv: seen.append(argv) or 0)
     assert cli.main(["lint", "--select", "AG001", str(tmp_path)]) == 0
     assert cli.main(["lint", "--help"]) == 0
@@ -264,12 +288,23 @@ def test_lint_runs_on_a_clean_file(tmp_path):
 def test_demo_runs_every_example():
     status, out, err = run("demo", "--budget", "0.02")
     assert status == 0, err
-    examples = sorted(p.stem for p in (ROOT / "examples").glob("*.py") if not p.name.startswith("_"))
+    examples = sorted(
+        p.stem for p in (ROOT / "examples").glob("*.py") if not p.name.startswith("_")
+    )
     assert len(examples) >= 4
     for name in examples:
         assert f"=== {name}:" in out
-    for heading in ("--- source", "--- converted code", "--- concrete function and its graph",
-                    "--- staged vs eager", "agree: yes", "traces: 1", "staged ", "eager ", "ratio "):
+    for heading in (
+        "--- source",
+        "--- converted code",
+        "--- concrete function and its graph",
+        "--- staged vs eager",
+        "agree: yes",
+        "traces: 1",
+        "staged ",
+        "eager ",
+        "ratio ",
+    ):
         assert heading in out, heading
 
 
@@ -287,6 +322,7 @@ def test_demo_output_is_deterministic_except_timings():
                 continue
             kept.append(line)
         return kept
+
     first = run("demo", "collatz", "myadd", "--budget", "0.01")[1]
     second = run("demo", "collatz", "myadd", "--budget", "0.01")[1]
     assert without_timings(first) == without_timings(second)
@@ -325,11 +361,14 @@ def test_python_dash_m(user_file):
 def test_python_dash_m_error_is_one_line(tmp_path):
     result = _subprocess(sys.executable, "-m", "autograph", "graph", f"{tmp_path}/missing.py:f")
     assert result.returncode == 2
-    assert result.stderr.strip().splitlines() == [f"autograph: error: no such file: {tmp_path}/missing.py"]
+    assert result.stderr.strip().splitlines() == [
+        f"autograph: error: no such file: {tmp_path}/missing.py"
+    ]
 
 
 def test_demo_finishes_quickly():
     import time
+
     start = time.perf_counter()
     result = _subprocess(sys.executable, "-m", "autograph", "demo")
     assert result.returncode == 0, result.stderr

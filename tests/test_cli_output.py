@@ -15,7 +15,7 @@ from autograph import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
-USER_MODULE = '''
+USER_MODULE = """
 import numpy as np
 
 print("top-level code ran")
@@ -27,7 +27,7 @@ def nested(x, n):
         if x.sum() > i:
             total = total + x
     return total
-'''
+"""
 
 SPECS = ("--spec", "x=float64[None]", "--spec", "n=int64[]")
 
@@ -52,8 +52,15 @@ def _closed_pipe_run(*argv):
     os.close(read_end)
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     try:
-        result = subprocess.run([sys.executable, "-m", "autograph", *argv], stdout=write_end,
-                                stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT, timeout=120)
+        result = subprocess.run(
+            [sys.executable, "-m", "autograph", *argv],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=120,
+        )
     finally:
         os.close(write_end)
     return result
@@ -61,9 +68,11 @@ def _closed_pipe_run(*argv):
 
 @pytest.mark.parametrize("command", ["graph", "to-code", "help"])
 def test_closed_pipe_ends_quietly(user_file, command):
-    argv = {"graph": ("graph", f"{user_file}:nested", *SPECS),
-            "to-code": ("to-code", f"{user_file}:nested"),
-            "help": ("--help",)}[command]
+    argv = {
+        "graph": ("graph", f"{user_file}:nested", *SPECS),
+        "to-code": ("to-code", f"{user_file}:nested"),
+        "help": ("--help",),
+    }[command]
     result = _closed_pipe_run(*argv)
     assert "BrokenPipeError" not in result.stderr and "Traceback" not in result.stderr
     # the user's module printed to stderr while it was imported; nothing else is said
@@ -95,7 +104,9 @@ def _parse(text):
     if pydot is None:
         if shutil.which("dot") is None:
             pytest.skip("neither pydot nor Graphviz is installed to parse DOT")
-        result = subprocess.run(["dot", "-Tcanon"], input=text, capture_output=True, text=True, timeout=60)
+        result = subprocess.run(
+            ["dot", "-Tcanon"], input=text, capture_output=True, text=True, timeout=60
+        )
         assert result.returncode == 0, result.stderr
         return None
     with warnings.catch_warnings():  # pydot's parser uses deprecated pyparsing names
@@ -123,8 +134,11 @@ def test_graph_format_svg_without_graphviz(user_file, monkeypatch):
     status, out, err = run("graph", f"{user_file}:nested", *SPECS, "--format", "svg")
     assert status == cli.FAILURE and out == ""
     lines = err.strip().splitlines()
-    assert lines == [line for line in lines if line.startswith("autograph: error: --format svg: ")
-                     or line == "top-level code ran"]
+    assert lines == [
+        line
+        for line in lines
+        if line.startswith("autograph: error: --format svg: ") or line == "top-level code ran"
+    ]
     assert "Graphviz's `dot` program, which is not on PATH" in err and "--format dot" in err
 
 

@@ -70,10 +70,15 @@ def test_doc_examples_run(doc, tmp_path, monkeypatch):
             block_file.write_text("\n" * (line - 1) + code, encoding="utf-8")
             with contextlib.redirect_stdout(io.StringIO()):
                 try:
-                    compiled = compile(block_file.read_text(encoding="utf-8"), str(block_file), "exec")
+                    compiled = compile(
+                        block_file.read_text(encoding="utf-8"), str(block_file), "exec"
+                    )
                     exec(compiled, module.__dict__)
                 except BaseException as error:
-                    pytest.fail(f"docs/{doc.name}: the python block at line {line} raised "
-                                f"{type(error).__name__}: {error}", pytrace=True)
+                    pytest.fail(
+                        f"docs/{doc.name}: the python block at line {line} raised "
+                        f"{type(error).__name__}: {error}",
+                        pytrace=True,
+                    )
     finally:
         staging.run_functions_eagerly(False)

@@ -11,10 +11,10 @@ from staging import TensorSpec
 # Tiny chunks so that small test arrays go through many chunks and a partial last one.
 SMALL = dict(fusion_min_bytes=1, fusion_chunk_bytes=64)
 
+
 def text(exc) -> str:
     """An exception's message and its notes (a run-time failure names the user's line in a note)."""
     return "\n".join([str(exc), *getattr(exc, "__notes__", ())])
-
 
 
 def staged(func, options=SMALL, **kwargs):
@@ -138,8 +138,11 @@ def test_run_inside_a_staged_loop_and_branch():
 
 def test_unknown_shapes_use_a_runtime_guard():
     # op by op at most three float64 arrays are live: 24 bytes per element, so 120 bytes = 5 elements
-    f = staged(lambda x, y: (x * 2.0 + y) * y - 1.0, dict(fusion_min_bytes=120, fusion_chunk_bytes=64),
-               input_signature=[TensorSpec([None], np.float64), TensorSpec([None], np.float64)])
+    f = staged(
+        lambda x, y: (x * 2.0 + y) * y - 1.0,
+        dict(fusion_min_bytes=120, fusion_chunk_bytes=64),
+        input_signature=[TensorSpec([None], np.float64), TensorSpec([None], np.float64)],
+    )
     spec = TensorSpec([None], np.float64)
     assert ".size >= 5" in f.concrete(spec, spec).executable_source
     for n in (3, 4, 5, 6, 100):  # below and above the run-time threshold
@@ -301,7 +304,9 @@ def test_random_elementwise_programs(seed):
         try:
             assert_same(got, want)
         except AssertionError:
-            raise AssertionError(f"staged and eager differ for\n{source}\n{f.concrete(x, y).executable_source}")
+            raise AssertionError(
+                f"staged and eager differ for\n{source}\n{f.concrete(x, y).executable_source}"
+            )
 
 
 def test_optimizer_options_api():
@@ -315,8 +320,10 @@ def test_optimizer_options_api():
         assert previous == {"buffer_reuse": before["buffer_reuse"]}
     finally:
         staging.set_optimizer_options(**previous)
-    with pytest.raises(TypeError, match="unknown optimizer option 'elementwise_fusio'; did you mean "
-                                        "'elementwise_fusion'"):
+    with pytest.raises(
+        TypeError,
+        match="unknown optimizer option 'elementwise_fusio'; did you mean 'elementwise_fusion'",
+    ):
         staging.set_optimizer_options(elementwise_fusio=True)
     with pytest.raises(TypeError, match="must be True, False or 'all'"):
         staging.set_optimizer_options(elementwise_fusion="yes")
@@ -333,8 +340,9 @@ def test_graph_passes_follow_the_options():
         return a * b + staging.constant(2.0) * 3.0
 
     x = np.ones(3)
-    with staging.optimizer_options(common_subexpression_elimination=False, dead_code_elimination=False,
-                                   constant_folding=False):
+    with staging.optimizer_options(
+        common_subexpression_elimination=False, dead_code_elimination=False, constant_folding=False
+    ):
         text = str(staging.function(g).get_concrete_function(x).graph)
     assert text.count("add") >= 3 and "multiply" in text and text.count("multiply") == 3
     optimized = str(staging.function(g).get_concrete_function(x).graph)
@@ -395,7 +403,9 @@ def test_random_broadcasting_programs(seed):
         try:
             assert_same(got, want)
         except AssertionError:
-            raise AssertionError(f"staged and eager differ for\n{source}\n{f.concrete(x, y).executable_source}")
+            raise AssertionError(
+                f"staged and eager differ for\n{source}\n{f.concrete(x, y).executable_source}"
+            )
 
 
 def test_buffer_reuse_with_operands_that_broadcast():

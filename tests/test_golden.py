@@ -15,8 +15,7 @@ CASES = discover_cases(GOLDEN_ROOT)
 
 # Cases whose graph cannot be staged yet, each with the bug it is waiting for. strict:
 # when the bug is fixed the test fails, so the entry gets removed and the graph generated.
-KNOWN_GRAPH_FAILURES = {
-}
+KNOWN_GRAPH_FAILURES = {}
 
 
 def _graph_param(case):

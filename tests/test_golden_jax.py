@@ -44,8 +44,10 @@ def sample(spec, rng):
 
 def fill(specs, rng):
     args, kwargs = split_specs(specs)
+
     def one(s):
         return sample(s, rng) if isinstance(s, staging.TensorSpec) else s
+
     return tuple(one(a) for a in args), {k: one(v) for k, v in kwargs.items()}
 
 
@@ -87,7 +89,9 @@ def assert_agree(a, b, path="result"):
             assert_agree(a[k], b[k], f"{path}[{k!r}]")
     elif isinstance(a, (np.ndarray, np.generic, int, float, bool, complex)):
         x, y = np.asarray(a), np.asarray(b)
-        assert x.dtype == y.dtype and x.shape == y.shape, f"{path}: {y.dtype}{y.shape} vs {x.dtype}{x.shape}"
+        assert x.dtype == y.dtype and x.shape == y.shape, (
+            f"{path}: {y.dtype}{y.shape} vs {x.dtype}{x.shape}"
+        )
         if x.dtype.kind in "fc":
             np.testing.assert_allclose(y, x, rtol=RTOL, atol=ATOL, err_msg=path)
         else:
@@ -99,7 +103,9 @@ def assert_agree(a, b, path="result"):
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_golden_case_agrees_on_both_backends(case, capsys):
     func, specs = case.load()
-    cf = staging.function(func).get_concrete_function(*split_specs(specs)[0], **split_specs(specs)[1])
+    cf = staging.function(func).get_concrete_function(
+        *split_specs(specs)[0], **split_specs(specs)[1]
+    )
     variables = variables_of(cf)
     start = [v._value for v in variables]
     interpreted, compiled = staging.function(func), staging.function(func, jit_compile=True)

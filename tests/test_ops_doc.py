@@ -15,8 +15,12 @@ def test_ops_doc_is_up_to_date():
     recorded = re.search(r"Generated with NumPy (\d+\.\d+)\.", text)
     assert recorded, "docs/ops.md has no generated section"
     if recorded.group(1) != catalog.numpy_minor():
-        pytest.skip(f"docs/ops.md was generated with NumPy {recorded.group(1)}, this is {np.__version__}")
-    assert catalog.updated(text) == text, "docs/ops.md is out of date: run `python -m staging.numpy_api.catalog`"
+        pytest.skip(
+            f"docs/ops.md was generated with NumPy {recorded.group(1)}, this is {np.__version__}"
+        )
+    assert catalog.updated(text) == text, (
+        "docs/ops.md is out of date: run `python -m staging.numpy_api.catalog`"
+    )
 
 
 def test_every_staged_function_and_op_is_listed():

@@ -4,7 +4,7 @@ import pytest
 
 pytest_plugins = ["pytester"]
 
-USER_TEST = '''
+USER_TEST = """
 import numpy as np
 import staging
 
@@ -21,14 +21,14 @@ def test_scale_graph(golden):
 
 def test_text(golden):
     golden.check("notes/summary.txt", "scale doubles positive inputs\\n")
-'''
+"""
 
-SCALE_V1 = '''
+SCALE_V1 = """
 def scale(x):
     if x.sum() > 0:
         x = x * 2.0
     return x
-'''
+"""
 
 # The edit moves the function down a line: the converter caches source blocks by
 # (file, first line), which an in-process re-run with an edited file would otherwise hit.
@@ -47,8 +47,9 @@ def project(pytester):
 def test_update_then_clean_run(project):
     result = project.runpytest("--update-golden")
     result.assert_outcomes(passed=3)
-    result.stdout.fnmatch_lines(["*rewrote*scale.converted.py.txt", "*rewrote*scale.graph.txt",
-                                 "*rewrote*summary.txt"])
+    result.stdout.fnmatch_lines(
+        ["*rewrote*scale.converted.py.txt", "*rewrote*scale.graph.txt", "*rewrote*summary.txt"]
+    )
     golden_dir = project.path / "golden"
     assert (golden_dir / "scale.converted.py.txt").read_text().startswith("def scale(x):")
     assert "cond" in (golden_dir / "scale.graph.txt").read_text()
@@ -64,7 +65,9 @@ def test_update_then_clean_run(project):
 def test_missing_golden_file_fails_with_hint(project):
     result = project.runpytest()
     result.assert_outcomes(failed=3)
-    result.stdout.fnmatch_lines(["*golden file*scale.converted.py.txt does not exist*--update-golden*"])
+    result.stdout.fnmatch_lines(
+        ["*golden file*scale.converted.py.txt does not exist*--update-golden*"]
+    )
 
 
 def test_mismatch_prints_unified_diff(project):
@@ -72,14 +75,16 @@ def test_mismatch_prints_unified_diff(project):
     project.makepyfile(userlib=SCALE_V2)
     result = project.runpytest()
     result.assert_outcomes(passed=1, failed=2)
-    result.stdout.fnmatch_lines([
-        "*output differs from golden file*scale.converted.py.txt*--update-golden*",
-        "*scale.converted.py.txt (golden)",
-        "*scale.converted.py.txt (actual)",
-        "@@ *",
-        "-        x = x * 2.0",
-        "+        x = x * 2.0 + 1.0",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*output differs from golden file*scale.converted.py.txt*--update-golden*",
+            "*scale.converted.py.txt (golden)",
+            "*scale.converted.py.txt (actual)",
+            "@@ *",
+            "-        x = x * 2.0",
+            "+        x = x * 2.0 + 1.0",
+        ]
+    )
     result.stdout.fnmatch_lines(["*scale.graph.txt (golden)", "+*add*1.0"])
     # no Python traceback noise from the plugin's own frames
     assert "autograph/golden.py" not in result.stdout.str()
@@ -118,7 +123,7 @@ def test_disabled_plugin_has_no_fixture(project):
     result.stdout.fnmatch_lines(["*fixture 'golden' not found*"])
 
 
-TWO_CHECKS = '''
+TWO_CHECKS = """
 import numpy as np
 import staging
 
@@ -129,7 +134,7 @@ def test_code_and_graph(golden):
     golden.check_code(scale)
     golden.check_graph(scale, {"x": staging.TensorSpec([None], np.float64)})
     golden.check("notes/summary.txt", "unchanged\\n")
-'''
+"""
 
 
 def test_every_stale_file_of_one_test_is_reported(pytester):
@@ -143,8 +148,9 @@ def test_every_stale_file_of_one_test_is_reported(pytester):
     output = result.stdout.str()
     # both stale files, each with its diff; the file that did not change is not reported
     result.stdout.fnmatch_lines(["*2 golden files are stale:*"])
-    result.stdout.fnmatch_lines(["*output differs from golden file*scale.converted.py.txt*",
-                                 "+        x = x * 2.0 + 1.0"])
+    result.stdout.fnmatch_lines(
+        ["*output differs from golden file*scale.converted.py.txt*", "+        x = x * 2.0 + 1.0"]
+    )
     result.stdout.fnmatch_lines(["*output differs from golden file*scale.graph.txt*", "+*add*1.0"])
     assert "summary.txt" not in output
     assert "autograph/golden.py" not in output and "During handling" not in output
@@ -152,18 +158,22 @@ def test_every_stale_file_of_one_test_is_reported(pytester):
 
 def test_stale_files_are_shown_beside_another_failure(pytester):
     pytester.makepyfile(userlib=SCALE_V1)
-    pytester.makepyfile(test_other='''
+    pytester.makepyfile(
+        test_other="""
 from userlib import scale
 
 
 def test_fails_after_a_stale_check(golden):
     golden.check("a.txt", "new text\\n")
     assert False, "the test's own failure"
-''')
+"""
+    )
     pytester.syspathinsert()
     (pytester.path / "golden").mkdir()
     (pytester.path / "golden" / "a.txt").write_text("old text\n")
     result = pytester.runpytest()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*the test's own failure*"])
-    result.stdout.fnmatch_lines(["*golden files*", "*output differs from golden file*a.txt*", "+new text"])
+    result.stdout.fnmatch_lines(
+        ["*golden files*", "*output differs from golden file*a.txt*", "+new text"]
+    )

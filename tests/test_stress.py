@@ -55,6 +55,7 @@ def run_threads(target, n=THREADS):
 
 # -- threads ---------------------------------------------------------------------------
 
+
 def test_threads_times_calls_with_variables_and_retracing(stress):
     """Every thread calls with 3 Python values of `k` and 2 shapes: 6 traces, made while other
     threads call; every Variable update lands, as in some sequential order."""
@@ -93,6 +94,7 @@ def test_nested_traces_across_threads(stress):
     function inside its own trace; one outer also waits for a worker thread that traces."""
     rounds = stress.size(3, 60)
     for r in range(rounds):
+
         @staging.function
         def inner(x):
             if x.sum() > 0:
@@ -155,6 +157,7 @@ def write_module(tmp_path, monkeypatch):
         (tmp_path / f"{name}.py").write_text("".join(FUNCTION.format(i=i) for i in range(count)))
         names.append(name)
         return importlib.import_module(name), count
+
     yield write
     for name in names:
         sys.modules.pop(name, None)
@@ -193,7 +196,9 @@ def test_long_straight_line_function_is_staged_in_chunks(stress, tmp_path, monke
     benchmark's row) runs as several chunk functions (runtime/chunks.py) and gives the eager
     result, bit for bit; values made at the start are read at the end, across every chunk."""
     ops = stress.size(6_000, 100_000)
-    body = "".join(f"    x = x + {1 + i % 7}.0\n" if i % 2 else "    x = x * 0.5\n" for i in range(ops))
+    body = "".join(
+        f"    x = x + {1 + i % 7}.0\n" if i % 2 else "    x = x * 0.5\n" for i in range(ops)
+    )
     name = f"ag_stress_long_{next(_IDS)}"
     source = f"def f(x, y):\n    first = x - y\n{body}    return x * first, first\n"
     (tmp_path / f"{name}.py").write_text(source)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from autograph.pyct import templates, transformer
 
 
@@ -12,8 +11,9 @@ class _Asserts(transformer.Transformer):
     def visit_Assert(self, node):
         if node.msg is None:
             return templates.replace("ag__.assert_stmt(test)", node, test=node.test)
-        return templates.replace("ag__.assert_stmt(test, lambda: msg)", node,
-                                 test=node.test, msg=node.msg)
+        return templates.replace(
+            "ag__.assert_stmt(test, lambda: msg)", node, test=node.test, msg=node.msg
+        )
 
 
 def transform(node, ctx):

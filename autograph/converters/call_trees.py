@@ -15,10 +15,36 @@ import types
 from autograph.pyct import templates, transformer
 from staging import numpy_api, random_ops
 
-_INTERCEPTED_BUILTINS = frozenset({"print", "len", "range", "enumerate", "zip", "min", "max", "sum", "int", "float",
-                                   "bool", "complex", "hasattr", "getattr"})
-_NATIVE_PACKAGES = ("numpy", "staging", "runtime", "math", "builtins", "operator", "functools",
-                    "itertools", "collections", "autograph")
+_INTERCEPTED_BUILTINS = frozenset(
+    {
+        "print",
+        "len",
+        "range",
+        "enumerate",
+        "zip",
+        "min",
+        "max",
+        "sum",
+        "int",
+        "float",
+        "bool",
+        "complex",
+        "hasattr",
+        "getattr",
+    }
+)
+_NATIVE_PACKAGES = (
+    "numpy",
+    "staging",
+    "runtime",
+    "math",
+    "builtins",
+    "operator",
+    "functools",
+    "itertools",
+    "collections",
+    "autograph",
+)
 _MISSING = object()
 _SEQUENCE_FUNCTIONS = frozenset({"stack", "vstack", "hstack", "concatenate", "array", "asarray"})
 
@@ -59,14 +85,21 @@ class _CallTrees(transformer.Transformer):
         return obj
 
     def _needs_call(self, func) -> bool:
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "ag__":
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "ag__"
+        ):
             return False
         if isinstance(func, ast.Name) and func.id == "super":
             return False
         obj = self._resolve(func)
         if obj is _MISSING:
             return True
-        if obj.__class__ is types.BuiltinFunctionType and getattr(obj, "__module__", None) == "builtins":
+        if (
+            obj.__class__ is types.BuiltinFunctionType
+            and getattr(obj, "__module__", None) == "builtins"
+        ):
             return obj.__name__ in _INTERCEPTED_BUILTINS
         if isinstance(obj, type) and obj.__module__ == "builtins":
             return obj.__name__ in _INTERCEPTED_BUILTINS
@@ -76,8 +109,11 @@ class _CallTrees(transformer.Transformer):
         if module.split(".")[0] == "numpy":
             # Functions taking sequences may receive a list built by a staged loop; random draws
             # run when the graph runs.
-            return getattr(obj, "__name__", "") in _SEQUENCE_FUNCTIONS or _numpy_needs_routing(obj) or \
-                random_ops.is_run_time_call(obj)
+            return (
+                getattr(obj, "__name__", "") in _SEQUENCE_FUNCTIONS
+                or _numpy_needs_routing(obj)
+                or random_ops.is_run_time_call(obj)
+            )
         return False
 
     def visit_Call(self, node):

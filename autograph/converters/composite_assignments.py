@@ -21,10 +21,21 @@ import ast
 
 from autograph.pyct import templates, transformer
 
-_AUG = {ast.Add: "iadd", ast.Sub: "isub", ast.Mult: "imul", ast.MatMult: "imatmul",
-        ast.Div: "itruediv", ast.FloorDiv: "ifloordiv", ast.Mod: "imod", ast.Pow: "ipow",
-        ast.LShift: "ilshift", ast.RShift: "irshift", ast.BitAnd: "iand", ast.BitOr: "ior",
-        ast.BitXor: "ixor"}
+_AUG = {
+    ast.Add: "iadd",
+    ast.Sub: "isub",
+    ast.Mult: "imul",
+    ast.MatMult: "imatmul",
+    ast.Div: "itruediv",
+    ast.FloorDiv: "ifloordiv",
+    ast.Mod: "imod",
+    ast.Pow: "ipow",
+    ast.LShift: "ilshift",
+    ast.RShift: "irshift",
+    ast.BitAnd: "iand",
+    ast.BitOr: "ior",
+    ast.BitXor: "ixor",
+}
 
 
 def _composite(node) -> bool:
@@ -50,8 +61,10 @@ def _plain(node) -> bool:
 
 
 def _pure(node) -> bool:
-    return all(not isinstance(n, (ast.Call, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom))
-               for n in ast.walk(node))
+    return all(
+        not isinstance(n, (ast.Call, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom))
+        for n in ast.walk(node)
+    )
 
 
 def _key(slice_node, origin):
@@ -69,20 +82,30 @@ class _Composite(transformer.Transformer):
 
     def _temp(self, base, value, origin):
         name = self.ctx.namer.new(base)
-        assign = ast.Assign(targets=[templates.name(name, ast.Store())], value=value, type_comment=None)
+        assign = ast.Assign(
+            targets=[templates.name(name, ast.Store())], value=value, type_comment=None
+        )
         assign.lineno = origin.lineno
         return name, assign
 
     def _store(self, target, value, origin):
         """Statements storing `value` (an expression) into the composite `target`."""
         if isinstance(target, ast.Subscript):
-            call = templates.replace_as_expression("ag__.setitem(obj, key, value)", origin,
-                                                   obj=target.value, key=_key(target.slice, origin),
-                                                   value=value)
+            call = templates.replace_as_expression(
+                "ag__.setitem(obj, key, value)",
+                origin,
+                obj=target.value,
+                key=_key(target.slice, origin),
+                value=value,
+            )
         else:
             call = templates.replace_as_expression(
-                "ag__.setattr(obj, name, value)", origin, obj=target.value,
-                name=ast.Constant(value=target.attr, kind=None), value=value)
+                "ag__.setattr(obj, name, value)",
+                origin,
+                obj=target.value,
+                name=ast.Constant(value=target.attr, kind=None),
+                value=value,
+            )
         stmt = ast.Expr(value=call)
         stmt.lineno = origin.lineno
         return stmt
@@ -97,7 +120,8 @@ class _Composite(transformer.Transformer):
                 return self._store(target, node.value, node)
         out = []
         if (len(node.targets) == 1 and not _composite(node.targets[0])) or isinstance(
-                node.value, (ast.Name, ast.Constant)):
+            node.value, (ast.Name, ast.Constant)
+        ):
             value = node.value  # one unpacking, or a value that may be read more than once
         else:
             name, assign = self._temp("value", node.value, node)
@@ -161,8 +185,9 @@ class _Composite(transformer.Transformer):
         else:
             read = ast.Attribute(value=obj, attr=target.attr, ctx=ast.Load())
             new_target = ast.Attribute(value=obj, attr=target.attr, ctx=ast.Store())
-        value = templates.replace_as_expression(f"ag__.{_AUG[type(node.op)]}(current, value)", node,
-                                                current=read, value=node.value)
+        value = templates.replace_as_expression(
+            f"ag__.{_AUG[type(node.op)]}(current, value)", node, current=read, value=node.value
+        )
         out.append(self._store(new_target, value, node))
         return out
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from autograph.pyct import templates, transformer
 
 
@@ -10,8 +9,12 @@ class _ConditionalExpressions(transformer.Transformer):
     def visit_IfExp(self, node):
         self.generic_visit(node)
         return templates.replace_as_expression(
-            "ag__.if_exp(test, lambda: body, lambda: orelse)", node,
-            test=node.test, body=node.body, orelse=node.orelse)
+            "ag__.if_exp(test, lambda: body, lambda: orelse)",
+            node,
+            test=node.test,
+            body=node.body,
+            orelse=node.orelse,
+        )
 
 
 def transform(node, ctx):

@@ -48,10 +48,14 @@ class _Continues(transformer.Transformer):
             return [jumps.assign(flag, True, stmt)] if flagged else []
 
         try:
-            body, _ = jumps.Lowering(_is_continue, make_jump, None, loops=_inner_loop).block(node.body)
+            body, _ = jumps.Lowering(_is_continue, make_jump, None, loops=_inner_loop).block(
+                node.body
+            )
         except jumps.NeedFlag:
             flag = self.ctx.namer.new("continue_")
-            body, _ = jumps.Lowering(_is_continue, make_jump, flag, True, _inner_loop).block(node.body)
+            body, _ = jumps.Lowering(_is_continue, make_jump, flag, True, _inner_loop).block(
+                node.body
+            )
             body.insert(0, jumps.assign(flag, False, node))
         node.body = body or [ast.Pass()]
         return node

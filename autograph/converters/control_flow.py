@@ -56,8 +56,14 @@ class _ControlFlow(transformer.Transformer):
         maybe_undefined = set()
         reads, loads = _returned_values(node.body)  # before the bodies move into functions
         written = _attributes_written_in_blocks(node.body)
-        self.scopes.append((cells, activity.declared_outer(node), maybe_undefined,
-                            anno.getanno(node, anno.Basic.RETURN_FLAG, None)))
+        self.scopes.append(
+            (
+                cells,
+                activity.declared_outer(node),
+                maybe_undefined,
+                anno.getanno(node, anno.Basic.RETURN_FLAG, None),
+            )
+        )
         self.loop_depths.append(0)
         self.local_names.append(_own_stores(node))
         node.body = self._block(node.body)
@@ -66,9 +72,15 @@ class _ControlFlow(transformer.Transformer):
         self.scopes.pop()
         for r, assigned in reads:
             r.value = _checked(r.value, maybe_undefined - assigned)
-        unbound = {id(name) for name, assigned in loads
-                   if (name.id in maybe_undefined - assigned if isinstance(name, ast.Name)
-                       else f"{name.value.id}.{name.attr}" in written)}
+        unbound = {
+            id(name)
+            for name, assigned in loads
+            if (
+                name.id in maybe_undefined - assigned
+                if isinstance(name, ast.Name)
+                else f"{name.value.id}.{name.attr}" in written
+            )
+        }
         if unbound:
             node.body = [_CheckedLoads(unbound).visit(s) for s in node.body]
         return node
@@ -95,20 +107,28 @@ class _ControlFlow(transformer.Transformer):
         defined = anno.getanno(node, anno.Static.DEFINED_IN)
         for n in self.ctx.ordered(set(names) - defined):
             self.scopes[-1][2].add(n)
-            out.extend(templates.replace("name = ag__.Undefined(label)", node, name=n,
-                                         label=ast.Constant(value=n, kind=None)))
+            out.extend(
+                templates.replace(
+                    "name = ag__.Undefined(label)",
+                    node,
+                    name=n,
+                    label=ast.Constant(value=n, kind=None),
+                )
+            )
         return out
 
     def _function(self, name, params, body, outputs, state, node):
         stmts = self._declarations(state, node)
         stmts.extend(body)
         if outputs:
-            stmts.extend(templates.replace("return state", node,
-                                           state=templates.name_tuple(outputs)))
+            stmts.extend(
+                templates.replace("return state", node, state=templates.name_tuple(outputs))
+            )
         if not stmts:
             stmts = [ast.Pass()]
-        fn, = templates.replace("def fn(params):\n    body", node, fn=name, params=list(params),
-                                body=stmts)
+        (fn,) = templates.replace(
+            "def fn(params):\n    body", node, fn=name, params=list(params), body=stmts
+        )
         return fn
 
     def _declarations(self, state, node):
@@ -131,11 +151,19 @@ class _ControlFlow(transformer.Transformer):
         if self.values_name is None:  # set_state's parameter: one name serves them all
             self.values_name = self.ctx.namer.new("values_")
         values = self.values_name
-        getter, = templates.replace("def get_state():\n    return cells", node, get_state=get_name,
-                                    cells=templates.name_tuple(cells))
-        setter, = templates.replace("def set_state(values):\n    cells = values", node,
-                                    set_state=set_name, values=values,
-                                    cells=templates.name_tuple(cells, ast.Store()))
+        (getter,) = templates.replace(
+            "def get_state():\n    return cells",
+            node,
+            get_state=get_name,
+            cells=templates.name_tuple(cells),
+        )
+        (setter,) = templates.replace(
+            "def set_state(values):\n    cells = values",
+            node,
+            set_state=set_name,
+            values=values,
+            cells=templates.name_tuple(cells, ast.Store()),
+        )
         decl = ast.Nonlocal(names=list(cells))
         decl.lineno = node.lineno
         setter.body.insert(0, decl)
@@ -146,21 +174,28 @@ class _ControlFlow(transformer.Transformer):
         call.args.append(templates.name_tuple(params))
         call.args.append(templates.str_tuple(outputs))
         if state.outer:
-            call.keywords.append(ast.keyword(
-                arg="outer_writes", value=templates.str_tuple(self.ctx.ordered(state.outer))))
+            call.keywords.append(
+                ast.keyword(
+                    arg="outer_writes", value=templates.str_tuple(self.ctx.ordered(state.outer))
+                )
+            )
         if cells:
             call.keywords.append(ast.keyword(arg="cells", value=templates.str_tuple(cells)))
             for key, name in cell_fns.items():
                 call.keywords.append(ast.keyword(arg=key, value=templates.name(name)))
         opts = anno.getanno(node, anno.Basic.LOOP_OPTIONS, None)
         if opts:
-            call.keywords.append(ast.keyword(arg="opts", value=ast.Call(
-                func=templates.name("dict"), args=[], keywords=opts)))
+            call.keywords.append(
+                ast.keyword(
+                    arg="opts", value=ast.Call(func=templates.name("dict"), args=[], keywords=opts)
+                )
+            )
         if not outputs:
             stmt = ast.Expr(value=call)
         else:
-            stmt = ast.Assign(targets=[templates.name_tuple(outputs, ast.Store())], value=call,
-                              type_comment=None)
+            stmt = ast.Assign(
+                targets=[templates.name_tuple(outputs, ast.Store())], value=call, type_comment=None
+            )
         stmt.lineno = node.lineno
         return stmt
 
@@ -183,18 +218,48 @@ class _ControlFlow(transformer.Transformer):
             false_name = ast.Constant(value=None, kind=None)
         cell_defs, cell_fns = self._cell_functions(node, cells)
         out.extend(cell_defs)
-        call = self._call("ag__.if_stmt(test, if_true, if_false)", node, params, outputs,
-                          state, cells, cell_fns, test=node.test, if_true=true_name, if_false=false_name)
+        call = self._call(
+            "ag__.if_stmt(test, if_true, if_false)",
+            node,
+            params,
+            outputs,
+            state,
+            cells,
+            cell_fns,
+            test=node.test,
+            if_true=true_name,
+            if_false=false_name,
+        )
         returns = self.scopes[-1][3]
-        if returns and returns[0] in outputs and set(outputs) - set(returns) and not self.loop_depths[-1]:
+        if (
+            returns
+            and returns[0] in outputs
+            and set(outputs) - set(returns)
+            and not self.loop_depths[-1]
+        ):
             # a branch may return: what it leaves is never read (outside loops: a loop's
             # condition still reads its variables after a return in its body)
-            call.value.keywords.append(ast.keyword(arg="returns", value=templates.str_tuple(returns)))
+            call.value.keywords.append(
+                ast.keyword(arg="returns", value=templates.str_tuple(returns))
+            )
         if unread:
-            call.value.keywords.append(ast.keyword(arg="unread", value=ast.Lambda(
-                args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
-                                   kwarg=None, defaults=[]),
-                body=ast.Tuple(elts=[templates.name(n) for n in unread], ctx=ast.Load()))))
+            call.value.keywords.append(
+                ast.keyword(
+                    arg="unread",
+                    value=ast.Lambda(
+                        args=ast.arguments(
+                            posonlyargs=[],
+                            args=[],
+                            vararg=None,
+                            kwonlyargs=[],
+                            kw_defaults=[],
+                            kwarg=None,
+                            defaults=[],
+                        ),
+                        body=ast.Tuple(elts=[templates.name(n) for n in unread], ctx=ast.Load()),
+                    ),
+                )
+            )
         out.append(call)
         return out
 
@@ -209,16 +274,26 @@ class _ControlFlow(transformer.Transformer):
         bases = set()
         for part in node.body + node.orelse:
             for a in ast.walk(part):
-                if isinstance(a, (ast.Attribute, ast.Subscript)) and isinstance(a.ctx, ast.Store) and \
-                        isinstance(a.value, ast.Name):
+                if (
+                    isinstance(a, (ast.Attribute, ast.Subscript))
+                    and isinstance(a.ctx, ast.Store)
+                    and isinstance(a.value, ast.Name)
+                ):
                     bases.add(a.value.id)
                 elif _is_setattr(a) or _is_setitem(a):
                     bases.add(a.args[0].id)
-        return sorted(n for n in bases if n in self.local_names[-1] and n not in live_out and n not in cells
-                      and n not in declared and n not in self.globals_declared)
+        return sorted(
+            n
+            for n in bases
+            if n in self.local_names[-1]
+            and n not in live_out
+            and n not in cells
+            and n not in declared
+            and n not in self.globals_declared
+        )
 
     def visit_While(self, node):
-        body_name, = self.ctx.namer.new_group(("loop_body",))
+        (body_name,) = self.ctx.namer.new_group(("loop_body",))
         state = self._state(node)
         self.loop_depths[-1] += 1
         node.body = self._block(node.body)
@@ -230,12 +305,23 @@ class _ControlFlow(transformer.Transformer):
         test = ast.Lambda(args=_lambda_args(loop_vars), body=node.test)
         cell_defs, cell_fns = self._cell_functions(node, cells)
         out.extend(cell_defs)
-        out.append(self._call("ag__.while_stmt(test, loop_body)", node, loop_vars, loop_vars,
-                              state, cells, cell_fns, test=test, loop_body=body_name))
+        out.append(
+            self._call(
+                "ag__.while_stmt(test, loop_body)",
+                node,
+                loop_vars,
+                loop_vars,
+                state,
+                cells,
+                cell_fns,
+                test=test,
+                loop_body=body_name,
+            )
+        )
         return out
 
     def visit_For(self, node):
-        body_name, = self.ctx.namer.new_group(("loop_body",))
+        (body_name,) = self.ctx.namer.new_group(("loop_body",))
         state = self._state(node)
         self.loop_depths[-1] += 1
         node.body = self._block(node.body)
@@ -248,22 +334,38 @@ class _ControlFlow(transformer.Transformer):
             body = node.body
         else:
             item = self.ctx.namer.new("itr")
-            assign = ast.Assign(targets=[node.target], value=templates.name(item), type_comment=None)
+            assign = ast.Assign(
+                targets=[node.target], value=templates.name(item), type_comment=None
+            )
             assign.lineno = node.lineno
             body = [assign] + node.body
         out.append(self._function(body_name, [item] + loop_vars, body, loop_vars, state, node))
         extra = anno.getanno(node, anno.Basic.EXTRA_TEST, None)
-        extra_test = (ast.Lambda(args=_lambda_args(loop_vars), body=extra) if extra is not None
-                      else ast.Constant(value=None, kind=None))
+        extra_test = (
+            ast.Lambda(args=_lambda_args(loop_vars), body=extra)
+            if extra is not None
+            else ast.Constant(value=None, kind=None)
+        )
         cell_defs, cell_fns = self._cell_functions(node, cells)
         out.extend(cell_defs)
-        out.append(self._call("ag__.for_stmt(iterable, extra_test, loop_body)", node, loop_vars,
-                              loop_vars, state, cells, cell_fns, iterable=node.iter,
-                              extra_test=extra_test, loop_body=body_name))
+        out.append(
+            self._call(
+                "ag__.for_stmt(iterable, extra_test, loop_body)",
+                node,
+                loop_vars,
+                loop_vars,
+                state,
+                cells,
+                cell_fns,
+                iterable=node.iter,
+                extra_test=extra_test,
+                loop_body=body_name,
+            )
+        )
         return out
 
 
-def _returned_values(stmts) -> tuple:
+def _returned_values(stmts) -> tuple:  # noqa: C901
     """[(node, names surely assigned before it)] for the user's `return` statements of one
     function scope and the assignments lowered returns became (their values are what the
     function returns); and [(Name, names surely assigned before it)] for every read of a name
@@ -275,12 +377,13 @@ def _returned_values(stmts) -> tuple:
             assigned = stmt(n, assigned)
         return assigned
 
-    def stmt(n, assigned):
+    def stmt(n, assigned):  # noqa: C901
         for name in _name_loads(n):
             loads.append((name, frozenset(assigned)))
         lowered = anno.getanno(n, anno.Basic.LOWERED_RETURN, False)
         if (isinstance(n, ast.Return) and n.value is not None and not lowered) or (
-                isinstance(n, ast.Assign) and lowered):
+            isinstance(n, ast.Assign) and lowered
+        ):
             found.append((n, frozenset(assigned)))
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return assigned | {n.name}  # another scope
@@ -307,8 +410,16 @@ def _returned_values(stmts) -> tuple:
     return found, loads
 
 
-_SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ListComp, ast.SetComp,
-           ast.DictComp, ast.GeneratorExp)
+_SCOPES = (
+    ast.Lambda,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
 
 
 def _name_loads(n) -> list:
@@ -331,7 +442,11 @@ def _name_loads(n) -> list:
         if isinstance(e, ast.Name) and isinstance(e.ctx, ast.Load):
             found.append(e)
         elif not isinstance(e, _SCOPES):
-            if isinstance(e, ast.Attribute) and isinstance(e.ctx, ast.Load) and isinstance(e.value, ast.Name):
+            if (
+                isinstance(e, ast.Attribute)
+                and isinstance(e.ctx, ast.Load)
+                and isinstance(e.value, ast.Name)
+            ):
                 found.append(e)
             stack.extend(ast.iter_child_nodes(e))
     return found
@@ -346,10 +461,15 @@ def _attributes_written_in_blocks(stmts) -> set:
             if isinstance(n, (ast.If, ast.While, ast.For)):
                 for part in n.body + n.orelse:
                     for a in ast.walk(part):
-                        if isinstance(a, ast.Attribute) and isinstance(a.ctx, ast.Store) and \
-                                isinstance(a.value, ast.Name):
+                        if (
+                            isinstance(a, ast.Attribute)
+                            and isinstance(a.ctx, ast.Store)
+                            and isinstance(a.value, ast.Name)
+                        ):
                             found.add(f"{a.value.id}.{a.attr}")
-                        elif _is_setattr(a):  # `o.b = v` as the composite-assignment converter wrote it
+                        elif _is_setattr(
+                            a
+                        ):  # `o.b = v` as the composite-assignment converter wrote it
                             found.add(f"{a.args[0].id}.{a.args[1].value}")
     return found
 
@@ -368,17 +488,30 @@ def _own_stores(function) -> set:
 
 def _is_setitem(n) -> bool:
     f = getattr(n, "func", None)
-    return (isinstance(n, ast.Call) and isinstance(f, ast.Attribute) and f.attr == "setitem"
-            and isinstance(f.value, ast.Name) and f.value.id == "ag__" and len(n.args) == 3
-            and isinstance(n.args[0], ast.Name))
+    return (
+        isinstance(n, ast.Call)
+        and isinstance(f, ast.Attribute)
+        and f.attr == "setitem"
+        and isinstance(f.value, ast.Name)
+        and f.value.id == "ag__"
+        and len(n.args) == 3
+        and isinstance(n.args[0], ast.Name)
+    )
 
 
 def _is_setattr(n) -> bool:
     f = getattr(n, "func", None)
-    return (isinstance(n, ast.Call) and isinstance(f, ast.Attribute) and f.attr == "setattr"
-            and isinstance(f.value, ast.Name) and f.value.id == "ag__" and len(n.args) == 3
-            and isinstance(n.args[0], ast.Name) and isinstance(n.args[1], ast.Constant)
-            and isinstance(n.args[1].value, str))
+    return (
+        isinstance(n, ast.Call)
+        and isinstance(f, ast.Attribute)
+        and f.attr == "setattr"
+        and isinstance(f.value, ast.Name)
+        and f.value.id == "ag__"
+        and len(n.args) == 3
+        and isinstance(n.args[0], ast.Name)
+        and isinstance(n.args[1], ast.Constant)
+        and isinstance(n.args[1].value, str)
+    )
 
 
 class _CheckedLoads(ast.NodeTransformer):
@@ -397,15 +530,24 @@ class _CheckedLoads(ast.NodeTransformer):
 
     def visit_Attribute(self, node):
         if id(node) in self.unbound:
-            call = ast.Call(func=ast.Attribute(value=ast.Name(id="ag__", ctx=ast.Load()), attr="ld",
-                                               ctx=ast.Load()), args=[node], keywords=[])
+            call = ast.Call(
+                func=ast.Attribute(
+                    value=ast.Name(id="ag__", ctx=ast.Load()), attr="ld", ctx=ast.Load()
+                ),
+                args=[node],
+                keywords=[],
+            )
             return ast.copy_location(call, node)
         return self.generic_visit(node)
 
     def visit_Call(self, node):
         func = node.func
-        if isinstance(func, ast.Attribute) and func.attr == "ld" and isinstance(func.value, ast.Name) \
-                and func.value.id == "ag__":
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "ld"
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "ag__"
+        ):
             return node  # already checked (a returned value)
         return self.generic_visit(node)
 
@@ -423,7 +565,13 @@ def _checked(value, names):
 def _lambda_args(names):
     return ast.arguments(
         args=[ast.arg(arg=n) for n in names],
-        posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+        posonlyargs=[],
+        vararg=None,
+        kwonlyargs=[],
+        kw_defaults=[],
+        kwarg=None,
+        defaults=[],
+    )
 
 
 def _globals_declared(node):

@@ -21,9 +21,13 @@ _DEFERRED = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorE
 
 
 def _list_call(node, method):
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-            and node.func.attr == method and isinstance(node.func.value, ast.Name)
-            and not node.keywords)
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == method
+        and isinstance(node.func.value, ast.Name)
+        and not node.keywords
+    )
 
 
 def _is_pop(node) -> bool:
@@ -70,8 +74,9 @@ class _Hoister:
         if _is_pop(node):
             lst = node.func.value.id
             tmp = self.ctx.namer.new("popped")
-            self.pre.extend(templates.replace("lst, tmp = ag__.list_pop(lst)", self.origin,
-                                              lst=lst, tmp=tmp))
+            self.pre.extend(
+                templates.replace("lst, tmp = ag__.list_pop(lst)", self.origin, lst=lst, tmp=tmp)
+            )
             return templates.name(tmp, lineno=self.origin.lineno)
         if isinstance(node, _DEFERRED):
             return node
@@ -90,18 +95,25 @@ class _Hoister:
                 lists = {p.func.value.id for p in pops}
                 for prev_get, prev_put in done:
                     prev = prev_get()
-                    if isinstance(prev, ast.expr) and not isinstance(prev, ast.Name) \
-                            and not _safe_to_delay(prev, lists):
+                    if (
+                        isinstance(prev, ast.expr)
+                        and not isinstance(prev, ast.Name)
+                        and not _safe_to_delay(prev, lists)
+                    ):
                         tmp = self.ctx.namer.new("tmp")
-                        assign = ast.Assign(targets=[templates.name(tmp, ast.Store())], value=prev,
-                                            type_comment=None)
+                        assign = ast.Assign(
+                            targets=[templates.name(tmp, ast.Store())],
+                            value=prev,
+                            type_comment=None,
+                        )
                         assign.lineno = self.origin.lineno
                         self.pre.append(assign)
                         prev_put(templates.name(tmp, lineno=self.origin.lineno))
                     elif isinstance(prev, ast.Name) and prev.id in lists:
                         tmp = self.ctx.namer.new("tmp")
-                        self.pre.extend(templates.replace("tmp = lst", self.origin, tmp=tmp,
-                                                          lst=prev.id))
+                        self.pre.extend(
+                            templates.replace("tmp = lst", self.origin, tmp=tmp, lst=prev.id)
+                        )
                         prev_put(templates.name(tmp, lineno=self.origin.lineno))
                 put(self.expr(child))
             done.append((get, put))
@@ -127,10 +139,16 @@ class _Hoister:
         slots = []
         for holder, key in order:
             if isinstance(holder, list):
-                slots.append((lambda h=holder, k=key: h[k], lambda v, h=holder, k=key: h.__setitem__(k, v)))
+                slots.append(
+                    (lambda h=holder, k=key: h[k], lambda v, h=holder, k=key: h.__setitem__(k, v))
+                )
             else:
-                slots.append((lambda h=holder, k=key: getattr(h, k),
-                              lambda v, h=holder, k=key: setattr(h, k, v)))
+                slots.append(
+                    (
+                        lambda h=holder, k=key: getattr(h, k),
+                        lambda v, h=holder, k=key: setattr(h, k, v),
+                    )
+                )
         return slots
 
 
@@ -175,17 +193,24 @@ class _Lists(transformer.Transformer):
         value = node.value
         if self.depth and _list_call(value, "append") and len(value.args) == 1:
             hoister = _Hoister(self.ctx, node)
-            arg = hoister.expr(value.args[0]) if _unconditional_pops(value.args[0]) else value.args[0]
-            return hoister.pre + templates.replace("lst = ag__.list_append(lst, x)", node,
-                                                   lst=value.func.value.id, x=arg)
+            arg = (
+                hoister.expr(value.args[0]) if _unconditional_pops(value.args[0]) else value.args[0]
+            )
+            return hoister.pre + templates.replace(
+                "lst = ag__.list_append(lst, x)", node, lst=value.func.value.id, x=arg
+            )
         if self.depth and _is_pop(value):
             return templates.replace("lst, _ = ag__.list_pop(lst)", node, lst=value.func.value.id)
         return self._hoist(node, "value") + [node] if self.depth else node
 
     def visit_Assign(self, node):
         if self.depth and len(node.targets) == 1 and _is_pop(node.value):
-            return templates.replace("lst, target = ag__.list_pop(lst)", node,
-                                     lst=node.value.func.value.id, target=node.targets[0])
+            return templates.replace(
+                "lst, target = ag__.list_pop(lst)",
+                node,
+                lst=node.value.func.value.id,
+                target=node.targets[0],
+            )
         return self._hoist(node, "value") + [node] if self.depth else node
 
     def _value_statement(self, node):

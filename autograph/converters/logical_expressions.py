@@ -28,7 +28,9 @@ def _simple(node):
 def _always_bool(node) -> bool:
     """An expression whose value is a boolean whatever its operands: a comparison, `not`, a
     bool constant, or and/or of those."""
-    if isinstance(node, ast.Compare) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+    if isinstance(node, ast.Compare) or (
+        isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+    ):
         return True
     if isinstance(node, ast.Constant):
         return isinstance(node.value, bool)
@@ -98,11 +100,17 @@ class _Logical(transformer.Transformer):
         convert = self.visit if value else self._test
         values = [convert(v) for v in node.values]
         if value and not _always_bool(node):
-            template = ("ag__.and_(a, lambda: b, value=True)" if isinstance(node.op, ast.And)
-                        else "ag__.or_(a, lambda: b, value=True)")
+            template = (
+                "ag__.and_(a, lambda: b, value=True)"
+                if isinstance(node.op, ast.And)
+                else "ag__.or_(a, lambda: b, value=True)"
+            )
         else:
-            template = ("ag__.and_(a, lambda: b)" if isinstance(node.op, ast.And)
-                        else "ag__.or_(a, lambda: b)")
+            template = (
+                "ag__.and_(a, lambda: b)"
+                if isinstance(node.op, ast.And)
+                else "ag__.or_(a, lambda: b)"
+            )
         result = values[-1]
         for v in reversed(values[:-1]):
             result = templates.replace_as_expression(template, node, a=v, b=result)
@@ -142,8 +150,9 @@ class _Logical(transformer.Transformer):
                 left = right
         result = _membership(pieces[-1])
         for piece in reversed(pieces[:-1]):
-            result = templates.replace_as_expression("ag__.and_(a, lambda: b)", node, a=_membership(piece),
-                                                     b=result)
+            result = templates.replace_as_expression(
+                "ag__.and_(a, lambda: b)", node, a=_membership(piece), b=result
+            )
         return result
 
 
@@ -154,8 +163,10 @@ def _equality(node):
     reflected call. Other comparisons as _membership."""
     if not isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
         return _membership(node)
-    if any(isinstance(x, ast.Constant) and not isinstance(x.value, complex)
-           for x in (node.left, node.comparators[0])):
+    if any(
+        isinstance(x, ast.Constant) and not isinstance(x.value, complex)
+        for x in (node.left, node.comparators[0])
+    ):
         return node  # (a literal other than a complex: Python's == gives what NumPy's would)
     if isinstance(node.ops[0], ast.Eq):
         template = "ag__.eq(a, b)"

@@ -11,9 +11,8 @@ with `return ag__.return_value(retval_, do_return)`: None when no return ran.
 
 from __future__ import annotations
 
-import copy
-
 import ast
+import copy
 
 from autograph.pyct import anno, jumps, templates, transformer
 
@@ -76,15 +75,22 @@ class _FunctionLowering:
                 # The end tells a function that returned None by falling off its end from
                 # one that returned a value: the flag records that a return ran.
                 raise jumps.NeedFlag()
-            body, status = jumps.Lowering(_is_return, self.make_jump, None, False, self.loops).block(original)
+            body, status = jumps.Lowering(
+                _is_return, self.make_jump, None, False, self.loops
+            ).block(original)
         except jumps.NeedFlag:
             self.flag = self.ctx.namer.new("do_return")
-            body, status = jumps.Lowering(_is_return, self.make_jump, self.flag, True,
-                                          self.loops).block(original)
+            body, status = jumps.Lowering(
+                _is_return, self.make_jump, self.flag, True, self.loops
+            ).block(original)
         prologue = []
         docstring = []
-        if (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str)):
+        if (
+            body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
             docstring = [body.pop(0)]
         if self.flag is not None:
             prologue.append(jumps.assign(self.flag, False, self.fn))
@@ -96,9 +102,12 @@ class _FunctionLowering:
             prologue.append(jumps.assign(self.retval, marker, self.fn))
         value = jumps.load(self.retval)
         if falls_off:
-            value = templates.replace_as_expression("ag__.return_value(retval_, do_return)",
-                                                    body[-1] if body else self.fn,
-                                                    retval_=self.retval, do_return=self.flag)
+            value = templates.replace_as_expression(
+                "ag__.return_value(retval_, do_return)",
+                body[-1] if body else self.fn,
+                retval_=self.retval,
+                do_return=self.flag,
+            )
         ret = ast.Return(value=value)
         ret.lineno = (body[-1] if body else self.fn).lineno
         anno.setanno(ret, anno.Basic.LOWERED_RETURN, True)
@@ -114,8 +123,11 @@ def _always_returns(stmts) -> bool:
             return True
         if isinstance(s, (ast.With, ast.AsyncWith)) and _always_returns(s.body):
             return True
-        if isinstance(s, (ast.For, ast.While)) and not _breaks(s.body) and (
-                _always_returns(s.orelse) or isinstance(s, ast.While) and _is_true(s.test)):
+        if (
+            isinstance(s, (ast.For, ast.While))
+            and not _breaks(s.body)
+            and (_always_returns(s.orelse) or isinstance(s, ast.While) and _is_true(s.test))
+        ):
             return True  # its `else` runs whenever the loop ends, or it ends only by return/raise
     return False
 

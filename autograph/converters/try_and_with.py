@@ -32,7 +32,9 @@ def _handler_types(handlers):
     """The exception types the clauses catch, as call arguments (`except:` catches anything)."""
     types = []
     for h in handlers:
-        types.append(h.type if h.type is not None else templates.name("BaseException", lineno=h.lineno))
+        types.append(
+            h.type if h.type is not None else templates.name("BaseException", lineno=h.lineno)
+        )
     return types
 
 
@@ -43,7 +45,8 @@ class _TryWith(transformer.Transformer):
         self.generic_visit(node)
         for item in node.items:
             item.context_expr = templates.replace_as_expression(
-                "ag__.context(cm)", item.context_expr, cm=item.context_expr)
+                "ag__.context(cm)", item.context_expr, cm=item.context_expr
+            )
         return node
 
     def visit_Try(self, node):
@@ -52,8 +55,11 @@ class _TryWith(transformer.Transformer):
             return node
         call = templates.replace_as_expression("ag__.catches()", node)
         call.args.extend(_handler_types(node.handlers))
-        guard = ast.With(items=[ast.withitem(context_expr=call, optional_vars=None)],
-                         body=node.body, type_comment=None)
+        guard = ast.With(
+            items=[ast.withitem(context_expr=call, optional_vars=None)],
+            body=node.body,
+            type_comment=None,
+        )
         guard.lineno = node.lineno
         node.body = [guard]
         for h in node.handlers:

@@ -17,13 +17,13 @@ from autograph.operators.variables import Undefined
 from staging import errors, numpy_api, random_ops, source_map
 from staging.graph_building import current_graph
 from staging.tensor import Tensor, check_python_number_attribute
-from staging.unset import MaybeUndefined, read_all
 from staging.tracebacks import filtered
-
+from staging.unset import MaybeUndefined, read_all
 
 # -- ag__.call ----------------------------------------------------------------
 
-def converted_call(func, *args, **kwargs):
+
+def converted_call(func, *args, **kwargs):  # noqa: C901, PLR0912
     """`func(*args, **kwargs)` from converted code: user functions are converted first (cached);
     builtins that act differently on symbolic values are replaced by their staged versions;
     NumPy functions given symbolic arguments are staged; inside a trace, random draws and
@@ -46,7 +46,9 @@ def converted_call(func, *args, **kwargs):
     if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType):
         if conversion.is_user_code(func.__func__):
             return conversion.converted_raw(func.__func__, AG)(func.__self__, *args, **kwargs)
-        if type(func.__self__) is Tensor and func.__self__.type.weak:  # `(2).astype`: no such method
+        if (
+            type(func.__self__) is Tensor and func.__self__.type.weak
+        ):  # `(2).astype`: no such method
             check_python_number_attribute(func.__self__, func.__name__)
         return _library_call(func, args, kwargs)
     if type(func) is types.FunctionType:
@@ -90,7 +92,8 @@ def _at_call_site(func, error):
         return errors.SymbolicValueError(
             f"{where}{called}() is library code, run as it is (not converted), and it cannot take "
             f"a symbolic tensor: {type(error).__name__}: {error}. Pass it concrete values, or run it "
-            f"at run time with staging.py_function")
+            f"at run time with staging.py_function"
+        )
     return error
 
 
@@ -112,17 +115,25 @@ def _needs_staging(args, kwargs) -> bool:
 
 def _numpy_call(func, args, kwargs):
     args, kwargs = read_all(args), read_all(kwargs)  # a name set on some paths: its run-time check
-    if func in (np.stack, np.asarray, np.array) and args and isinstance(args[0], data_structures.StagedList):
+    if (
+        func in (np.stack, np.asarray, np.array)
+        and args
+        and isinstance(args[0], data_structures.StagedList)
+    ):
         return args[0].to_array(func, *args[1:], **kwargs)
     # Any other NumPy function reads a list as np.asarray(list) (an empty one: float64, (0,)).
-    args = tuple(a.to_array(np.asarray) if isinstance(a, data_structures.StagedList) else a for a in args)
+    args = tuple(
+        a.to_array(np.asarray) if isinstance(a, data_structures.StagedList) else a for a in args
+    )
     if numpy_api.has_function(func):
         return numpy_api.apply_function(func, args, kwargs)
     return func(*args, **kwargs)
 
 
 def _ag_namespace() -> types.ModuleType:
-    namespace = types.ModuleType("ag__", "What converted code calls: autograph.operators and ag__.call.")
+    namespace = types.ModuleType(
+        "ag__", "What converted code calls: autograph.operators and ag__.call."
+    )
     for name in operators.__all__:
         setattr(namespace, name, getattr(operators, name))
     namespace.call = converted_call
@@ -133,6 +144,7 @@ AG = _ag_namespace()
 
 
 # -- public API -------------------------------------------------------------------
+
 
 def converted_raw(fn):
     """The converted version of plain function `fn` (cached), without the return handling of
@@ -166,7 +178,7 @@ def convert(func):
     try:
         return _convert(func)
     except Exception as error:
-        raise filtered(error)  # autograph's frames are hidden; staging.disable_traceback_filtering() shows them
+        raise filtered(error)  # frames hidden: staging.disable_traceback_filtering()
 
 
 def _convert(func):
@@ -188,7 +200,7 @@ def _convert(func):
         try:
             return _finish(raw(*args, **kwargs))
         except Exception as error:
-            raise filtered(error)  # autograph's frames are hidden; staging.disable_traceback_filtering() shows them
+            raise filtered(error)  # frames hidden: staging.disable_traceback_filtering()
 
     converted.__autograph_converted__ = True
     return converted
@@ -201,7 +213,7 @@ def to_code(func) -> str:
     try:
         return conversion.converted_source(_source_function(func))
     except Exception as error:
-        raise filtered(error)  # autograph's frames are hidden; staging.disable_traceback_filtering() shows them
+        raise filtered(error)  # frames hidden: staging.disable_traceback_filtering()
 
 
 def _source_function(func):
@@ -218,8 +230,10 @@ def _source_function(func):
         else:
             break
     if not isinstance(func, types.FunctionType):
-        raise TypeError(f"to_code() expects a Python function, a method or a staging.Function, "
-                        f"got {type(func).__name__}")
+        raise TypeError(
+            f"to_code() expects a Python function, a method or a staging.Function, "
+            f"got {type(func).__name__}"
+        )
     return func
 
 
@@ -239,9 +253,11 @@ def do_not_convert(func=None):
         setattr(func, DO_NOT_CONVERT, True)
         return func
     except (AttributeError, TypeError):
+
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             return func(*args, **kwargs)
+
         setattr(wrapper, DO_NOT_CONVERT, True)
         return wrapper
 

@@ -13,10 +13,20 @@ import sysconfig
 import types
 import weakref
 
-from autograph.converters import (asserts, break_statements, call_trees, composite_assignments,
-                                  conditional_expressions, continue_statements, control_flow,
-                                  directives, lists, logical_expressions, return_statements,
-                                  try_and_with)
+from autograph.converters import (
+    asserts,
+    break_statements,
+    call_trees,
+    composite_assignments,
+    conditional_expressions,
+    continue_statements,
+    control_flow,
+    directives,
+    lists,
+    logical_expressions,
+    return_statements,
+    try_and_with,
+)
 from autograph.converters.context import ConversionContext
 from autograph.pyct import codegen, naming, parser
 from autograph.pyct.static_analysis import cells, liveness
@@ -53,7 +63,16 @@ class _Converted:
     variable of the converted code, the index of the original's closure cell, -1 for `ag__`,
     or -2 for the function's own name read from its globals); `code` None: nothing to convert."""
 
-    __slots__ = ("node", "code", "filename", "plan", "ag_cells", "_source", "original", "__weakref__")
+    __slots__ = (
+        "node",
+        "code",
+        "filename",
+        "plan",
+        "ag_cells",
+        "_source",
+        "original",
+        "__weakref__",
+    )
 
     def __init__(self, node, code, filename, plan=()):
         self.node, self.code, self.filename, self.plan = node, code, filename, plan
@@ -86,14 +105,16 @@ def _check_supported(entity, fn, nodes):
     if isinstance(node, ast.AsyncFunctionDef):
         raise errors.UnsupportedConstructError(
             f"{entity.filename}:{entity.user_line(node.lineno)}: cannot convert {fn.__name__!r}: "
-            f"`async def` functions are not supported")
+            f"`async def` functions are not supported"
+        )
     for n in nodes:
         what = _UNSUPPORTED.get(type(n))
         if what is not None:
             raise errors.UnsupportedConstructError(
                 f"{entity.filename}:{entity.user_line(n.lineno)}: cannot convert {fn.__name__!r}: "
                 f"{what} is not supported in converted code; decorate it with "
-                f"autograph.do_not_convert to call it as plain Python")
+                f"autograph.do_not_convert to call it as plain Python"
+            )
 
 
 # -- positions ----------------------------------------------------------------
@@ -103,7 +124,7 @@ _POSITIONED: dict = {}
 _AST = ast.AST
 
 
-def _fix_positions(tree, first):
+def _fix_positions(tree, first):  # noqa: C901, PLR0912
     """Gives every node created by a converter the line of the node it sits in (the parsed
     nodes already carry the user's lines); end positions never precede start positions."""
     stack = [(tree, first)]
@@ -114,8 +135,10 @@ def _fix_positions(tree, first):
         cls = n.__class__
         p = positioned.get(cls)
         if p is None:
-            p = positioned[cls] = ("lineno" in cls._attributes,
-                                   tuple(f for f in cls._fields if f not in ("ctx", "op", "ops")))
+            p = positioned[cls] = (
+                "lineno" in cls._attributes,
+                tuple(f for f in cls._fields if f not in ("ctx", "op", "ops")),
+            )
         if p[0]:
             d = n.__dict__
             lineno = d.get("lineno")
@@ -144,6 +167,7 @@ def _fix_positions(tree, first):
 
 # -- conversion ---------------------------------------------------------------
 
+
 def _transform(fn):
     entity = parser.parse_function(fn)
     node = entity.node
@@ -155,9 +179,14 @@ def _transform(fn):
     facts = naming.scan(node)
     _check_supported(entity, fn, facts.nodes)
     ctx = ConversionContext(
-        entity=entity, namespace=fn.__globals__, freevars=frozenset(fn.__code__.co_freevars),
-        name_order=types.MappingProxyType(facts.order), bound=frozenset(facts.bound),
-        features=frozenset(facts.features), namer=naming.Namer(facts.used))
+        entity=entity,
+        namespace=fn.__globals__,
+        freevars=frozenset(fn.__code__.co_freevars),
+        name_order=types.MappingProxyType(facts.order),
+        bound=frozenset(facts.bound),
+        features=frozenset(facts.features),
+        namer=naming.Namer(facts.used),
+    )
     present = ctx.features
     if present & _JUMPS:
         liveness.analyze_source(node)
@@ -196,10 +225,22 @@ def _compile(node, ctx, fn):
     else:
         inner = [node, ast.Return(value=ast.Name(id=node.name, ctx=ast.Load()))]
     factory = ast.FunctionDef(
-        name="ag__factory", args=ast.arguments(
+        name="ag__factory",
+        args=ast.arguments(
             args=[ast.arg(arg=p) for p in factory_params],
-            posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
-        body=inner, decorator_list=[], returns=None, type_comment=None, **_TYPE_PARAMS)
+            posonlyargs=[],
+            vararg=None,
+            kwonlyargs=[],
+            kw_defaults=[],
+            kwarg=None,
+            defaults=[],
+        ),
+        body=inner,
+        decorator_list=[],
+        returns=None,
+        type_comment=None,
+        **_TYPE_PARAMS,
+    )
     module = ast.Module(body=[factory], type_ignores=[])
     _fix_positions(module, code.co_firstlineno)
     try:
@@ -210,7 +251,11 @@ def _compile(node, ctx, fn):
         ) from None
     factory_code = next(c for c in module_code.co_consts if isinstance(c, types.CodeType))
     inner_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))
-    inner_code = inner_code.replace(co_qualname=fn.__qualname__) if hasattr(inner_code, "co_qualname") else inner_code
+    inner_code = (
+        inner_code.replace(co_qualname=fn.__qualname__)
+        if hasattr(inner_code, "co_qualname")
+        else inner_code
+    )
     # Tracebacks through converted code show the user's source lines (the very lines that
     # were parsed, not a re-read); staging maps them to the user file. Only the function's
     # own lines are kept, for as long as the converted code object lives.
@@ -219,7 +264,7 @@ def _compile(node, ctx, fn):
         lines = linecache.getlines(ctx.filename)
     first = min(code.co_firstlineno, getattr(ctx.entity.node, "lineno", code.co_firstlineno))
     last = max(first, getattr(ctx.entity.node, "end_lineno", None) or first)
-    record = source_map.register(filename, ctx.filename, first, lines[first - 1:last])
+    record = source_map.register(filename, ctx.filename, first, lines[first - 1 : last])
     weakref.finalize(inner_code, source_map.unregister, filename, record)
     return inner_code, filename
 
@@ -240,7 +285,11 @@ def _converted_entry(fn, for_source=False) -> _Converted:
     # another file or module is another function), held weakly.
     key = id(code)
     entry = _BY_CODE.get(key)
-    if entry is not None and entry.original() is code and (entry.node is not None or not for_source):
+    if (
+        entry is not None
+        and entry.original() is code
+        and (entry.node is not None or not for_source)
+    ):
         return entry
     plain = nothing_to_convert(code)
     if plain and not for_source:
@@ -251,7 +300,9 @@ def _converted_entry(fn, for_source=False) -> _Converted:
             inner_code, filename = _compile(node, ctx, fn)
         except RecursionError as error:
             raise _nesting_error(fn, error) from None
-        entry = _Converted(node, None if plain else inner_code, filename, _closure_plan(code, inner_code))
+        entry = _Converted(
+            node, None if plain else inner_code, filename, _closure_plan(code, inner_code)
+        )
     entry.original = weakref.ref(code, lambda _, key=key: _forget(key))
     _BY_CODE[key] = entry
     return entry
@@ -269,13 +320,16 @@ def _nesting_error(fn, error):
         node = parser.parse_function(fn).node
     except RecursionError:
         node = None
-    depth, line = _deepest_expression(node) if node is not None else (_DEEP + 1, code.co_firstlineno)
+    depth, line = (
+        _deepest_expression(node) if node is not None else (_DEEP + 1, code.co_firstlineno)
+    )
     if depth <= _DEEP:
         return error
     return errors.NestingTooDeepError(
         f"{code.co_filename}:{line}: cannot convert {fn.__name__!r}: an expression on this line is "
         f"nested too deeply ({depth} levels; Python's recursion limit is {sys.getrecursionlimit()}). "
-        f"Split it into several statements (for a long sum, add the terms up in a loop)")
+        f"Split it into several statements (for a long sum, add the terms up in a loop)"
+    )
 
 
 def _deepest_expression(tree) -> tuple[int, int]:
@@ -307,14 +361,43 @@ def _closure_plan(code, inner_code) -> tuple:
 # Instructions of code that conversion leaves as it is: no jumps (control flow, and/or, `if`
 # expressions, comprehensions), no calls (builtins such as print and len act differently on
 # symbolic values), no writes into items or attributes, no nested functions, no exceptions.
-_PLAIN_INSTRUCTIONS = ("BINARY_", "UNARY_NEGATIVE", "UNARY_POSITIVE", "UNARY_INVERT", "INPLACE_", "LOAD_FAST", "LOAD_CONST", "LOAD_GLOBAL",
-                       "LOAD_DEREF", "LOAD_ATTR", "LOAD_NAME", "STORE_FAST", "STORE_DEREF", "BUILD_",
-                       "UNPACK_SEQUENCE", "COMPARE_OP", "IS_OP", "RETURN_", "POP_TOP", "COPY", "SWAP", "NOP",
-                       "RESUME", "CACHE", "EXTENDED_ARG", "PUSH_NULL", "MAKE_CELL", "FORMAT_VALUE",
-                       "LIST_EXTEND", "DELETE_FAST")
+_PLAIN_INSTRUCTIONS = (
+    "BINARY_",
+    "UNARY_NEGATIVE",
+    "UNARY_POSITIVE",
+    "UNARY_INVERT",
+    "INPLACE_",
+    "LOAD_FAST",
+    "LOAD_CONST",
+    "LOAD_GLOBAL",
+    "LOAD_DEREF",
+    "LOAD_ATTR",
+    "LOAD_NAME",
+    "STORE_FAST",
+    "STORE_DEREF",
+    "BUILD_",
+    "UNPACK_SEQUENCE",
+    "COMPARE_OP",
+    "IS_OP",
+    "RETURN_",
+    "POP_TOP",
+    "COPY",
+    "SWAP",
+    "NOP",
+    "RESUME",
+    "CACHE",
+    "EXTENDED_ARG",
+    "PUSH_NULL",
+    "MAKE_CELL",
+    "FORMAT_VALUE",
+    "LIST_EXTEND",
+    "DELETE_FAST",
+)
 
 
-_PLAIN_OPCODES = frozenset(op for op, name in enumerate(dis.opname) if name.startswith(_PLAIN_INSTRUCTIONS))
+_PLAIN_OPCODES = frozenset(
+    op for op, name in enumerate(dis.opname) if name.startswith(_PLAIN_INSTRUCTIONS)
+)
 
 
 def nothing_to_convert(code) -> bool:
@@ -329,7 +412,8 @@ def nothing_to_convert(code) -> bool:
     # type where a Python complex meets a NumPy float64), unless an operand is a literal.
     return _COMPARE_OP not in opcodes or not any(
         ins.opname == "COMPARE_OP" and "=" in str(ins.argval) and ins.argval not in ("<=", ">=")
-        for ins in dis.get_instructions(code))
+        for ins in dis.get_instructions(code)
+    )
 
 
 _COMPARE_OP = dis.opmap["COMPARE_OP"]
@@ -352,9 +436,14 @@ def converted_raw(fn, ag_namespace):
         # A free variable the original does not close over is the function's own name (the
         # generated wrapper binds it): the original reads it as a global, so capture that value.
         original = fn.__closure__ or ()
-        closure = tuple(original[i] if i >= 0 else cells[1] if i == -1
-                        else types.CellType(fn.__globals__.get(name, fn))
-                        for i, name in zip(entry.plan, code.co_freevars))
+        closure = tuple(
+            original[i]
+            if i >= 0
+            else cells[1]
+            if i == -1
+            else types.CellType(fn.__globals__.get(name, fn))
+            for i, name in zip(entry.plan, code.co_freevars)
+        )
     converted = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
     if fn.__kwdefaults__ is not None:
         converted.__kwdefaults__ = fn.__kwdefaults__
@@ -385,9 +474,17 @@ def _library_dirs() -> tuple:
     for key in ("stdlib", "platstdlib"):
         for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}:
             try:
-                dirs.add(sysconfig.get_path(key, vars={"installed_base": prefix, "base": prefix,
-                                                       "installed_platbase": prefix,
-                                                       "platbase": prefix}))
+                dirs.add(
+                    sysconfig.get_path(
+                        key,
+                        vars={
+                            "installed_base": prefix,
+                            "base": prefix,
+                            "installed_platbase": prefix,
+                            "platbase": prefix,
+                        },
+                    )
+                )
             except KeyError:  # pragma: no cover - a scheme without that path
                 pass
     return tuple(os.path.normpath(d) + os.sep for d in dirs if d)
@@ -404,10 +501,18 @@ def is_library_file(filename: str) -> bool:
     of this project (autograph, staging, runtime). Everything else is user code."""
     hit = _LIBRARY_FILES.get(filename)
     if hit is None:
-        path = os.path.normpath(os.path.abspath(filename)) if not filename.startswith("<") else filename
-        hit = (filename.startswith("<frozen") or filename.startswith(_LIBRARY_DIRS)
-               or path.startswith(_LIBRARY_DIRS) or any(d in path for d in _PACKAGE_DIRS)
-               or source_map.is_own_file(path))
+        path = (
+            os.path.normpath(os.path.abspath(filename))
+            if not filename.startswith("<")
+            else filename
+        )
+        hit = (
+            filename.startswith("<frozen")
+            or filename.startswith(_LIBRARY_DIRS)
+            or path.startswith(_LIBRARY_DIRS)
+            or any(d in path for d in _PACKAGE_DIRS)
+            or source_map.is_own_file(path)
+        )
         if len(_LIBRARY_FILES) >= 4096:  # bounded: generated and temporary files come and go
             _LIBRARY_FILES.clear()
         _LIBRARY_FILES[filename] = hit

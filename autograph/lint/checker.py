@@ -16,8 +16,9 @@ from .index import ModuleIndex
 from .positions import Positions
 from .rules import PARSE_ERROR, message
 
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?",
-                   re.IGNORECASE)
+_NOQA = re.compile(
+    r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
+)
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -26,7 +27,7 @@ class Finding:
 
     path: str
     line: int
-    col: int                   # 1-based, like flake8 and ruff
+    col: int  # 1-based, like flake8 and ruff
     code: str
     message: str
     fixable: bool = dataclasses.field(default=False, compare=False)
@@ -54,9 +55,11 @@ def noqa_lines(source: str) -> dict[int, frozenset[str] | None]:
     """Line -> codes silenced by a `# noqa: ...` comment there (None: a bare `# noqa`)."""
     result: dict[int, frozenset[str] | None] = {}
     try:
-        tokens = [(tok.start[0], tok.string)
-                  for tok in tokenize.generate_tokens(io.StringIO(source).readline)
-                  if tok.type == tokenize.COMMENT]
+        tokens = [
+            (tok.start[0], tok.string)
+            for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+            if tok.type == tokenize.COMMENT
+        ]
     except (tokenize.TokenError, SyntaxError):
         tokens = [(i, line) for i, line in enumerate(source.splitlines(), 1) if "#" in line]
     for line, comment in tokens:
@@ -64,8 +67,9 @@ def noqa_lines(source: str) -> dict[int, frozenset[str] | None]:
         if match is None:
             continue
         codes = match.group("codes")
-        result[line] = (None if codes is None
-                        else frozenset(c.upper() for c in re.split(r"[\s,]+", codes) if c))
+        result[line] = (
+            None if codes is None else frozenset(c.upper() for c in re.split(r"[\s,]+", codes) if c)
+        )
     return result
 
 
@@ -74,20 +78,26 @@ def _parse_error(source: str, path: str, err: cst.ParserSyntaxError) -> Finding:
     try:
         ast.parse(source)
     except SyntaxError as syntax:
-        return Finding(path, syntax.lineno or 1, syntax.offset or 1, PARSE_ERROR,
-                       f"cannot parse: {syntax.msg}")
+        return Finding(
+            path, syntax.lineno or 1, syntax.offset or 1, PARSE_ERROR, f"cannot parse: {syntax.msg}"
+        )
     except ValueError:
         pass
-    return Finding(path, err.raw_line, err.raw_column + 1, PARSE_ERROR,
-                   f"cannot parse: {err.message}")
+    return Finding(
+        path, err.raw_line, err.raw_column + 1, PARSE_ERROR, f"cannot parse: {err.message}"
+    )
 
 
-def check_source(source: str, path: str, select: frozenset[str] | None = None,
-                 ignore: frozenset[str] | None = None) -> FileResult:
+def check_source(
+    source: str,
+    path: str,
+    select: frozenset[str] | None = None,
+    ignore: frozenset[str] | None = None,
+) -> FileResult:
     """Lint one module's source text; `path` is only used in the findings."""
     result = FileResult(path, source, [], [])
     if "staging" not in source:
-        return result                           # cannot hold a staged function
+        return result  # cannot hold a staged function
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as err:
@@ -102,8 +112,11 @@ def check_source(source: str, path: str, select: frozenset[str] | None = None,
     for staged in index.staged:
         FunctionChecker(index, staged, staged_ids, raw).run()
     retracing.check(index, raw)  # call sites of staged functions in loops (AG011)
-    items = [item for item in raw if (select is None or item.code in select)
-             and not (ignore and item.code in ignore)]
+    items = [
+        item
+        for item in raw
+        if (select is None or item.code in select) and not (ignore and item.code in ignore)
+    ]
     if not items:
         return result
     tops = [item.top for item in items]
@@ -121,11 +134,16 @@ def check_source(source: str, path: str, select: frozenset[str] | None = None,
         fields = dict(item.fields)
         for field, node in item.line_of.items():
             fields[field] = positions.start(node, index.top_statement(node)).line
-        finding = Finding(path, start.line, start.column + 1, item.code,
-                          message(item.key, **fields), fixable=item.fix is not None)
+        finding = Finding(
+            path,
+            start.line,
+            start.column + 1,
+            item.code,
+            message(item.key, **fields),
+            fixable=item.fix is not None,
+        )
         result.findings.append(finding)
         if item.fix is not None:
             result.fixes.append((finding, item.fix))
     result.findings.sort()
     return result
-

@@ -7,33 +7,75 @@ from typing import Iterable, Iterator
 
 import libcst as cst
 
-from .index import ModuleIndex, StagedFunction, dotted, target_names
 from . import scopes
+from .index import ModuleIndex, StagedFunction, dotted, target_names
 from .scopes import Scope, collect_scope, is_constant, name_reads, root_name
 
 # Methods that mutate the object they are called on (lists, dicts, sets, deques).
-MUTATORS = frozenset({
-    "append", "extend", "insert", "remove", "pop", "clear", "update", "setdefault",
-    "popitem", "add", "discard", "sort", "reverse", "appendleft", "extendleft",
-    "difference_update", "intersection_update", "symmetric_difference_update",
-    "__setitem__", "__delitem__",
-})
-LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception",
-                         "critical", "fatal", "log"})
-LOGGER_NAMES = frozenset({"logger", "log", "_logger", "_log", "LOGGER", "LOG", "_LOGGER",
-                          "_LOG"})
+MUTATORS = frozenset(
+    {
+        "append",
+        "extend",
+        "insert",
+        "remove",
+        "pop",
+        "clear",
+        "update",
+        "setdefault",
+        "popitem",
+        "add",
+        "discard",
+        "sort",
+        "reverse",
+        "appendleft",
+        "extendleft",
+        "difference_update",
+        "intersection_update",
+        "symmetric_difference_update",
+        "__setitem__",
+        "__delitem__",
+    }
+)
+LOG_METHODS = frozenset(
+    {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"}
+)
+LOGGER_NAMES = frozenset({"logger", "log", "_logger", "_log", "LOGGER", "LOG", "_LOGGER", "_LOG"})
 # Calls whose result differs between calls (RUN_TIME ones are made on every call by converted code).
 NONDETERMINISTIC_PREFIXES = ("numpy.random.", "random.", "time.", "secrets.")
-RUN_TIME = ("numpy.random.", "random.") + tuple(f"time.{c}{ns}(" for c in (
-    "time", "perf_counter", "monotonic", "process_time", "thread_time") for ns in ("", "_ns"))
-NONDETERMINISTIC = frozenset({
-    "datetime.datetime.now", "datetime.datetime.utcnow", "datetime.datetime.today",
-    "datetime.date.today", "uuid.uuid1", "uuid.uuid4", "os.urandom", "os.getpid", "os.times"})
+RUN_TIME = ("numpy.random.", "random.") + tuple(
+    f"time.{c}{ns}("
+    for c in ("time", "perf_counter", "monotonic", "process_time", "thread_time")
+    for ns in ("", "_ns")
+)
+NONDETERMINISTIC = frozenset(
+    {
+        "datetime.datetime.now",
+        "datetime.datetime.utcnow",
+        "datetime.datetime.today",
+        "datetime.date.today",
+        "uuid.uuid1",
+        "uuid.uuid4",
+        "os.urandom",
+        "os.getpid",
+        "os.times",
+    }
+)
 ARRAY_CONSTRUCTORS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
-RUN_TIME_CONTEXTS = frozenset({"numpy.printoptions", "warnings.catch_warnings", "contextlib.suppress"})
-MUTABLE_FACTORIES = frozenset({"list", "dict", "set", "bytearray", "collections.defaultdict",
-                               "collections.OrderedDict", "collections.deque",
-                               "collections.Counter"})
+RUN_TIME_CONTEXTS = frozenset(
+    {"numpy.printoptions", "warnings.catch_warnings", "contextlib.suppress"}
+)
+MUTABLE_FACTORIES = frozenset(
+    {
+        "list",
+        "dict",
+        "set",
+        "bytearray",
+        "collections.defaultdict",
+        "collections.OrderedDict",
+        "collections.deque",
+        "collections.Counter",
+    }
+)
 
 
 @dataclasses.dataclass
@@ -41,7 +83,7 @@ class Fix:
     """A safe rewrite attached to a finding: `kind` is "print" or "default"."""
 
     kind: str
-    node: cst.CSTNode                      # the print Call, or the mutable default's Param
+    node: cst.CSTNode  # the print Call, or the mutable default's Param
     function: cst.FunctionDef | None = None
 
 
@@ -55,14 +97,19 @@ class RawFinding:
     fields: dict[str, object]
     line_of: dict[str, cst.CSTNode] = dataclasses.field(default_factory=dict)
     fix: Fix | None = None
-    top: cst.BaseStatement | None = None   # the module-level statement `node` is in
+    top: cst.BaseStatement | None = None  # the module-level statement `node` is in
 
 
 class FunctionChecker(cst.CSTVisitor):
     """Visit one staged function's body and record raw findings."""
 
-    def __init__(self, index: ModuleIndex, staged: StagedFunction, staged_ids: set[int],
-                 out: list[RawFinding]) -> None:
+    def __init__(
+        self,
+        index: ModuleIndex,
+        staged: StagedFunction,
+        staged_ids: set[int],
+        out: list[RawFinding],
+    ) -> None:
         self.index = index
         self.staged = staged
         self.func = staged.node.name.value
@@ -70,7 +117,7 @@ class FunctionChecker(cst.CSTVisitor):
         self.out = out
         self.stack: list[Scope] = []
         self.conditional = 0
-        self.targets: set[int] = set()       # Name nodes that are not reads
+        self.targets: set[int] = set()  # Name nodes that are not reads
         self.reported_reads: set[str] = set()
         self.top = index.top_statement(staged.node)
 
@@ -81,9 +128,15 @@ class FunctionChecker(cst.CSTVisitor):
         node.body.visit(self)
         self.stack.pop()
 
-    def report(self, code: str, node: cst.CSTNode, key: str | None = None,
-               fix: Fix | None = None, line_of: dict[str, cst.CSTNode] | None = None,
-               **fields: object) -> None:
+    def report(
+        self,
+        code: str,
+        node: cst.CSTNode,
+        key: str | None = None,
+        fix: Fix | None = None,
+        line_of: dict[str, cst.CSTNode] | None = None,
+        **fields: object,
+    ) -> None:
         fields.setdefault("func", self.func)
         self.out.append(RawFinding(code, node, key or code, fields, line_of or {}, fix, self.top))
 
@@ -93,8 +146,7 @@ class FunctionChecker(cst.CSTVisitor):
 
     def is_self(self, name: str) -> bool:
         kind, scope = self.resolve(name)
-        return (kind == "param" and scope is self.stack[0]
-                and name == self.staged.self_name)
+        return kind == "param" and scope is self.stack[0] and name == self.staged.self_name
 
     def is_outer(self, name: str) -> bool:
         """Names of objects that outlive the call: globals, closures, and self / cls."""
@@ -109,14 +161,16 @@ class FunctionChecker(cst.CSTVisitor):
             kind, scope = self.resolve(name.value)
             if kind == "param" and not self.is_self(name.value):
                 return name.value
-            if kind == "local" and scope is not None and not all(
-                    v is not None and is_constant(v) for v in scope.bound[name.value]):
+            if (
+                kind == "local"
+                and scope is not None
+                and not all(v is not None and is_constant(v) for v in scope.bound[name.value])
+            ):
                 return name.value
         return None
 
     def is_variable_call(self, expr: cst.BaseExpression | None) -> bool:
-        return (isinstance(expr, cst.Call)
-                and self.index.qualname(expr.func) == "staging.Variable")
+        return isinstance(expr, cst.Call) and self.index.qualname(expr.func) == "staging.Variable"
 
     # signature-level rules
     def _check_signature(self, node: cst.FunctionDef) -> None:
@@ -126,12 +180,15 @@ class FunctionChecker(cst.CSTVisitor):
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             if param.default is not None and self._is_mutable(param.default):
                 fixable = isinstance(node.body, cst.IndentedBlock)
-                self.report("AG008", param.default, name=param.name.value,
-                            fix=Fix("default", param, node) if fixable else None)
+                self.report(
+                    "AG008",
+                    param.default,
+                    name=param.name.value,
+                    fix=Fix("default", param, node) if fixable else None,
+                )
 
     def _is_mutable(self, expr: cst.BaseExpression) -> bool:
-        if isinstance(expr, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp,
-                             cst.SetComp)):
+        if isinstance(expr, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
             return True
         if isinstance(expr, cst.Call):
             name = dotted(expr.func)
@@ -253,8 +310,9 @@ class FunctionChecker(cst.CSTVisitor):
         self.targets.update(id(n) for n in target_names(node.target))
         self._store(node.target, None, "del")
 
-    def _store(self, target: cst.BaseExpression, value: cst.BaseExpression | None,
-               how: str) -> None:
+    def _store(
+        self, target: cst.BaseExpression, value: cst.BaseExpression | None, how: str
+    ) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 self._store(element.value, value, how)
@@ -290,8 +348,11 @@ class FunctionChecker(cst.CSTVisitor):
         qualified = self.index.qualname(func)
         if isinstance(func, cst.Name):
             self._check_print(node, func)
-            if (func.value in self.staged.names and self.staged.self_name is None
-                    and self.resolve(func.value)[0] == "free"):
+            if (
+                func.value in self.staged.names
+                and self.staged.self_name is None
+                and self.resolve(func.value)[0] == "free"
+            ):
                 self.report("AG007", node)
         elif isinstance(func, cst.Attribute):
             self._check_method_call(node, func)
@@ -303,21 +364,20 @@ class FunctionChecker(cst.CSTVisitor):
             return
         if self.resolve("print")[0] != "free":
             return
-        fixable = all(arg.keyword is None or arg.keyword.value in ("sep", "end")
-                      for arg in node.args)
+        fixable = all(
+            arg.keyword is None or arg.keyword.value in ("sep", "end") for arg in node.args
+        )
         fix = Fix("print", node) if fixable else None
         if not self.staged.autograph:
             self.report("AG002", node, "AG002-print-noautograph", fix=fix)
-        elif all(arg.keyword is not None or self._is_python_value(arg.value)
-                 for arg in node.args):
+        elif all(arg.keyword is not None or self._is_python_value(arg.value) for arg in node.args):
             self.report("AG002", node, "AG002-print", fix=fix)
 
     def _is_python_value(self, expr: cst.BaseExpression) -> bool:
         if is_constant(expr):
             return True
         if isinstance(expr, (cst.FormattedString, cst.ConcatenatedString)):
-            return all(self.resolve(n.value)[0] not in ("param", "local")
-                       for n in name_reads(expr))
+            return all(self.resolve(n.value)[0] not in ("param", "local") for n in name_reads(expr))
         if isinstance(expr, cst.BinaryOperation):
             return self._is_python_value(expr.left) and self._is_python_value(expr.right)
         return False
@@ -325,12 +385,16 @@ class FunctionChecker(cst.CSTVisitor):
     def _check_method_call(self, node: cst.Call, func: cst.Attribute) -> None:
         attr = func.attr.value
         root = root_name(func.value)
-        if (self.staged.self_name is not None and isinstance(func.value, cst.Name)
-                and attr in self.staged.names and self.is_self(func.value.value)):
+        if (
+            self.staged.self_name is not None
+            and isinstance(func.value, cst.Name)
+            and attr in self.staged.names
+            and self.is_self(func.value.value)
+        ):
             self.report("AG007", node)
         if attr in MUTATORS and root is not None and self.is_outer(root.value):
             if self.index.qualname(root) is not None:
-                return                      # a module: `np.sort(...)` is no mutation
+                return  # a module: `np.sort(...)` is no mutation
             name = dotted(func.value) or root.value
             how = f".{attr}()"
             if any(self.is_computed(arg.value) for arg in node.args):
@@ -349,8 +413,9 @@ class FunctionChecker(cst.CSTVisitor):
             if last in LOGGER_NAMES or self._bound_to_call(receiver, ("logging.getLogger",)):
                 self.report("AG002", node, "AG002-logging", name=f"{receiver}.{attr}")
 
-    def _bound_to_call(self, name: str, qualnames: Iterable[str] | None = None,
-                       prefixes: tuple[str, ...] = ()) -> bool:
+    def _bound_to_call(
+        self, name: str, qualnames: Iterable[str] | None = None, prefixes: tuple[str, ...] = ()
+    ) -> bool:
         """Is `name` a free name bound at module level to a call of one of `qualnames`?"""
         if "." in name or self.resolve(name)[0] != "free":
             return False
@@ -363,12 +428,13 @@ class FunctionChecker(cst.CSTVisitor):
                     return True
         return False
 
-    def _check_qualified_call(self, node: cst.Call, func: cst.BaseExpression,
-                              qualified: str) -> None:
+    def _check_qualified_call(
+        self, node: cst.Call, func: cst.BaseExpression, qualified: str
+    ) -> None:
         source = dotted(func) or qualified
         root = root_name(func)
         if root is not None and self.resolve(root.value)[0] != "free":
-            return                              # shadowed by a local or parameter
+            return  # shadowed by a local or parameter
         if qualified == "staging.Variable":
             if len(self.stack) == 1 and self.conditional == 0:
                 self.report("AG004", node)
@@ -377,15 +443,28 @@ class FunctionChecker(cst.CSTVisitor):
             self.report("AG002", node, "AG002-logging", name=source)
         elif qualified == "warnings.warn":
             self.report("AG002", node, "AG002-logging", name=source)
-        elif (qualified.startswith(NONDETERMINISTIC_PREFIXES) or qualified in NONDETERMINISTIC) and not (
-                self.staged.autograph and (qualified + "(").startswith(RUN_TIME)):  # converted: staged
-            self.report("AG003", node, "AG003-noautograph" if (qualified + "(").startswith(RUN_TIME) else "AG003",
-                        name=source)
+        elif (
+            qualified.startswith(NONDETERMINISTIC_PREFIXES) or qualified in NONDETERMINISTIC
+        ) and not (
+            self.staged.autograph and (qualified + "(").startswith(RUN_TIME)
+        ):  # converted: staged
+            self.report(
+                "AG003",
+                node,
+                "AG003-noautograph" if (qualified + "(").startswith(RUN_TIME) else "AG003",
+                name=source,
+            )
 
     def leave_Call(self, original_node: cst.Call) -> None:
-        func = original_node.func  # `rng.normal(...)` on a module-level generator: staged when converted
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and not self.staged.autograph \
-                and self._bound_to_call(func.value.value, prefixes=NONDETERMINISTIC_PREFIXES):
+        func = (
+            original_node.func
+        )  # `rng.normal(...)` on a module-level generator: staged when converted
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and not self.staged.autograph
+            and self._bound_to_call(func.value.value, prefixes=NONDETERMINISTIC_PREFIXES)
+        ):
             self.report("AG003", original_node, "AG003-noautograph", name=dotted(func))
 
     # AG004 is in _check_qualified_call; AG005: loops that unroll
@@ -395,18 +474,22 @@ class FunctionChecker(cst.CSTVisitor):
         if what is not None:
             self.report("AG005", node.iter, what=what)
 
-    def _unrolled(self, expr: cst.BaseExpression) -> str | None:
+    def _unrolled(self, expr: cst.BaseExpression) -> str | None:  # noqa: C901
         if isinstance(expr, cst.Call):
             name = dotted(expr.func)
             if name in ("enumerate", "reversed", "sorted", "list", "tuple", "zip") and (
-                    self.resolve(name)[0] == "free"):
+                self.resolve(name)[0] == "free"
+            ):
                 for arg in expr.args:
                     what = self._unrolled(arg.value)
                     if what is not None:
                         return what
                 return None
-            if (isinstance(expr.func, cst.Attribute) and not expr.args
-                    and expr.func.attr.value in ("items", "keys", "values")):
+            if (
+                isinstance(expr.func, cst.Attribute)
+                and not expr.args
+                and expr.func.attr.value in ("items", "keys", "values")
+            ):
                 return self._unrolled(expr.func.value)
         kind = self._display_kind(expr)
         if kind is not None:
@@ -433,9 +516,12 @@ class FunctionChecker(cst.CSTVisitor):
             return "Python dict"
         if isinstance(expr, cst.Set):
             return "Python set"
-        if (isinstance(expr, cst.Call) and expr.args
-                and self.index.qualname(expr.func) in ARRAY_CONSTRUCTORS
-                and isinstance(expr.args[0].value, (cst.List, cst.Tuple))):
+        if (
+            isinstance(expr, cst.Call)
+            and expr.args
+            and self.index.qualname(expr.func) in ARRAY_CONSTRUCTORS
+            and isinstance(expr.args[0].value, (cst.List, cst.Tuple))
+        ):
             return "NumPy array"
         return None
 
@@ -454,7 +540,9 @@ class FunctionChecker(cst.CSTVisitor):
     visit_TryStar = visit_Try
 
     def visit_With(self, node: cst.With) -> None:
-        names = [self.index.qualname(i.item.func) for i in node.items if isinstance(i.item, cst.Call)]
+        names = [
+            self.index.qualname(i.item.func) for i in node.items if isinstance(i.item, cst.Call)
+        ]
         for name in (n for n in names if n in RUN_TIME_CONTEXTS):
             return self._check_block(node, f"with {name}")
 
@@ -485,8 +573,9 @@ def _statements_inside(node: cst.CSTNode) -> Iterator[cst.BaseStatement]:
             yield block
             yield from _statements_inside(block)
             continue
-        if isinstance(block, (cst.Else, cst.Finally, cst.ExceptHandler,
-                              cst.ExceptStarHandler, cst.MatchCase)):
+        if isinstance(
+            block, (cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase)
+        ):
             block = block.body
         if not isinstance(block, cst.IndentedBlock):
             continue
@@ -496,4 +585,3 @@ def _statements_inside(node: cst.CSTNode) -> Iterator[cst.BaseStatement]:
             if isinstance(stmt, cst.BaseCompoundStatement):
                 yield stmt
                 yield from _statements_inside(stmt)
-

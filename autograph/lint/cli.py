@@ -37,8 +37,9 @@ def iter_python_files(paths: Iterable[str | os.PathLike]) -> tuple[list[str], li
     return list(dict.fromkeys(files)), missing
 
 
-def check_file(path: str, select: frozenset[str] | None = None,
-               ignore: frozenset[str] | None = None) -> FileResult:
+def check_file(
+    path: str, select: frozenset[str] | None = None, ignore: frozenset[str] | None = None
+) -> FileResult:
     """Read and lint one file; an unreadable file becomes an AG000 finding."""
     try:
         source = read_source(path)
@@ -63,8 +64,11 @@ def write_source(path: str, source: str) -> None:
         handle.write(source)
 
 
-def lint_paths(paths: Iterable[str | os.PathLike], select: str | Sequence[str] | None = None,
-               ignore: str | Sequence[str] | None = None) -> list[Finding]:
+def lint_paths(
+    paths: Iterable[str | os.PathLike],
+    select: str | Sequence[str] | None = None,
+    ignore: str | Sequence[str] | None = None,
+) -> list[Finding]:
     """Lint files and directories; the findings, sorted (AG000 for unparsable files).
 
     `select` / `ignore` are rule codes or prefixes, as a list or a comma-separated
@@ -85,24 +89,32 @@ def _parser() -> argparse.ArgumentParser:
         prog="autograph lint",
         description="Find tracing pitfalls in functions staged with staging.function.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="rules:\n" + "\n".join(f"  {r.code} {r.name}: {r.summary}"
-                                       for r in RULES.values()))
+        epilog="rules:\n" + "\n".join(f"  {r.code} {r.name}: {r.summary}" for r in RULES.values()),
+    )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
-    parser.add_argument("--select", metavar="CODES",
-                        help="only these rule codes or prefixes, comma-separated")
-    parser.add_argument("--ignore", metavar="CODES",
-                        help="skip these rule codes or prefixes, comma-separated")
-    parser.add_argument("--format", choices=("text", "json"), default="text",
-                        help="output format (default: text)")
-    parser.add_argument("--fix", action="store_true",
-                        help="apply the safe rewrites in place and print what changed")
-    parser.add_argument("--diff", action="store_true",
-                        help="print the safe rewrites as a unified diff, write nothing")
+    parser.add_argument(
+        "--select", metavar="CODES", help="only these rule codes or prefixes, comma-separated"
+    )
+    parser.add_argument(
+        "--ignore", metavar="CODES", help="skip these rule codes or prefixes, comma-separated"
+    )
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
+    )
+    parser.add_argument(
+        "--fix", action="store_true", help="apply the safe rewrites in place and print what changed"
+    )
+    parser.add_argument(
+        "--diff",
+        action="store_true",
+        help="print the safe rewrites as a unified diff, write nothing",
+    )
     return parser
 
 
-def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
-         stderr: TextIO | None = None) -> int:
+def main(  # noqa: C901, PLR0912
+    argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None
+) -> int:
     """Run `autograph lint` with `argv` (without the word "lint"); the exit status.
 
     0: no findings, 1: findings, 2: usage error or a file that does not parse.
@@ -153,8 +165,9 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
             print(finding, file=out)
     log = err if args.format == "json" else out
     for finding, change in fixed:
-        print(f"fixed {finding.path}:{finding.line}:{finding.col}: {finding.code} {change}",
-              file=log)
+        print(
+            f"fixed {finding.path}:{finding.line}:{finding.col}: {finding.code} {change}", file=log
+        )
     if errors:
         return 2
     if status:
@@ -168,9 +181,11 @@ class _Exit(Exception):
         self.code = code
 
 
-def _parse(parser: argparse.ArgumentParser, argv: list[str], out: TextIO,
-           err: TextIO) -> argparse.Namespace:
+def _parse(
+    parser: argparse.ArgumentParser, argv: list[str], out: TextIO, err: TextIO
+) -> argparse.Namespace:
     """argparse without sys.exit: help goes to `out`, usage errors to `err` (status 2)."""
+
     def fail(message: str) -> None:
         parser.print_usage(err)
         print(f"{parser.prog}: error: {message}", file=err)

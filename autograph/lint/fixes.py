@@ -37,26 +37,34 @@ def apply_fixes(result: FileResult) -> FixOutcome:
             defaults.setdefault(id(fix.function), []).append(fix.node)
             name = fix.node.name.value
             default = module.code_for_node(fix.node.default)
-            applied.append((finding, f"{name}={default} -> {name}=None, "
-                                     f"'if {name} is None: {name} = {default}' in the body"))
+            applied.append(
+                (
+                    finding,
+                    f"{name}={default} -> {name}=None, "
+                    f"'if {name} is None: {name} = {default}' in the body",
+                )
+            )
     new = module.visit(_Fixer(prints, defaults, alias or STAGING))
     if prints and alias is None:
-        new = _add_staging_import(module, new, index.staging_import_stmt,
-                                  index.last_import_stmt)
+        new = _add_staging_import(module, new, index.staging_import_stmt, index.last_import_stmt)
     return FixOutcome(new.code, applied)
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
     """A unified diff between two versions of a file, `a/` and `b/` prefixed."""
     name = path.lstrip("/")
-    return "".join(difflib.unified_diff(before.splitlines(keepends=True),
-                                        after.splitlines(keepends=True),
-                                        fromfile=f"a/{name}", tofile=f"b/{name}"))
+    return "".join(
+        difflib.unified_diff(
+            before.splitlines(keepends=True),
+            after.splitlines(keepends=True),
+            fromfile=f"a/{name}",
+            tofile=f"b/{name}",
+        )
+    )
 
 
 class _Fixer(cst.CSTTransformer):
-    def __init__(self, prints: set[int], defaults: dict[int, list[cst.Param]],
-                 alias: str) -> None:
+    def __init__(self, prints: set[int], defaults: dict[int, list[cst.Param]], alias: str) -> None:
         self.prints = prints
         self.defaults = defaults
         self.alias = alias
@@ -65,10 +73,12 @@ class _Fixer(cst.CSTTransformer):
         if id(original_node) not in self.prints:
             return updated_node
         return updated_node.with_changes(
-            func=cst.Attribute(value=cst.Name(self.alias), attr=cst.Name("print")))
+            func=cst.Attribute(value=cst.Name(self.alias), attr=cst.Name("print"))
+        )
 
-    def leave_FunctionDef(self, original_node: cst.FunctionDef,
-                          updated_node: cst.FunctionDef) -> cst.FunctionDef:
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.FunctionDef:
         params = self.defaults.get(id(original_node))
         if not params or not isinstance(updated_node.body, cst.IndentedBlock):
             return updated_node
@@ -88,30 +98,45 @@ class _Fixer(cst.CSTTransformer):
         body[at:at] = inits
         return updated_node.with_changes(
             params=updated_node.params.with_changes(**groups),
-            body=updated_node.body.with_changes(body=body))
+            body=updated_node.body.with_changes(body=body),
+        )
 
 
 def _default_init(name: str, default: cst.BaseExpression) -> cst.If:
     """`if name is None:` / `    name = default`, default kept exactly as written."""
     return cst.If(
-        test=cst.Comparison(left=cst.Name(name),
-                            comparisons=[cst.ComparisonTarget(cst.Is(), cst.Name("None"))]),
-        body=cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[
-            cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=default)])]))
+        test=cst.Comparison(
+            left=cst.Name(name), comparisons=[cst.ComparisonTarget(cst.Is(), cst.Name("None"))]
+        ),
+        body=cst.IndentedBlock(
+            body=[
+                cst.SimpleStatementLine(
+                    body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=default)]
+                )
+            ]
+        ),
+    )
 
 
 def _is_docstring(stmt: cst.BaseStatement) -> bool:
-    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
-            and isinstance(stmt.body[0], cst.Expr)
-            and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
 
 
-def _add_staging_import(original: cst.Module, new: cst.Module,
-                        staging_stmt: cst.CSTNode | None,
-                        last_import: cst.CSTNode | None) -> cst.Module:
+def _add_staging_import(
+    original: cst.Module,
+    new: cst.Module,
+    staging_stmt: cst.CSTNode | None,
+    last_import: cst.CSTNode | None,
+) -> cst.Module:
     """Insert `import staging` after the staging import (or the last import)."""
     statement = cst.SimpleStatementLine(
-        body=[cst.Import(names=[cst.ImportAlias(cst.Name(STAGING))])])
+        body=[cst.Import(names=[cst.ImportAlias(cst.Name(STAGING))])]
+    )
     position = None
     for anchor in (staging_stmt, last_import):
         for i, stmt in enumerate(original.body):
@@ -125,12 +150,13 @@ def _add_staging_import(original: cst.Module, new: cst.Module,
         for i, stmt in enumerate(original.body):
             if i == 0 and _is_docstring(stmt):
                 position = 1
-            elif (isinstance(stmt, cst.SimpleStatementLine)
-                  and isinstance(stmt.body[0], cst.ImportFrom)
-                  and stmt.body[0].module is not None
-                  and dotted(stmt.body[0].module) == "__future__"):
+            elif (
+                isinstance(stmt, cst.SimpleStatementLine)
+                and isinstance(stmt.body[0], cst.ImportFrom)
+                and stmt.body[0].module is not None
+                and dotted(stmt.body[0].module) == "__future__"
+            ):
                 position = i + 1
     body = list(new.body)
     body.insert(position, statement)
     return new.with_changes(body=body)
-

@@ -69,8 +69,8 @@ class Binding:
     """One module-level binding of a name."""
 
     name: str
-    node: cst.CSTNode          # the node to point at (a Name, or the statement)
-    kind: str                  # "value", "import", "def", "global-write"
+    node: cst.CSTNode  # the node to point at (a Name, or the statement)
+    kind: str  # "value", "import", "def", "global-write"
     value: cst.BaseExpression | None = None
 
 
@@ -79,16 +79,16 @@ class StagedFunction:
     """A function that `staging.function` stages, and how it is reached."""
 
     node: cst.FunctionDef
-    names: set[str]                # names it is called by (its own name, wrapper names)
-    self_name: str | None          # first parameter of a method (self / cls)
-    autograph: bool                # False when staged with autograph=False
+    names: set[str]  # names it is called by (its own name, wrapper names)
+    self_name: str | None  # first parameter of a method (self / cls)
+    autograph: bool  # False when staged with autograph=False
 
 
 @dataclasses.dataclass
 class _Def:
     node: cst.FunctionDef
-    scope: cst.CSTNode             # the Module, ClassDef or FunctionDef it is defined in
-    cls: cst.ClassDef | None       # the class it is a method of
+    scope: cst.CSTNode  # the Module, ClassDef or FunctionDef it is defined in
+    cls: cst.ClassDef | None  # the class it is a method of
 
 
 class ModuleIndex:
@@ -96,8 +96,8 @@ class ModuleIndex:
 
     def __init__(self, module: cst.Module) -> None:
         self.module = module
-        self.imports: dict[str, str] = {}            # local name -> qualified name
-        self.module_imports: dict[str, str] = {}     # the same, module-level imports only
+        self.imports: dict[str, str] = {}  # local name -> qualified name
+        self.module_imports: dict[str, str] = {}  # the same, module-level imports only
         self.bindings: dict[str, list[Binding]] = {}
         self.staging_import_stmt: cst.SimpleStatementLine | None = None
         self.last_import_stmt: cst.SimpleStatementLine | None = None
@@ -135,8 +135,11 @@ class ModuleIndex:
 
     def value_bindings(self, name: str) -> list[Binding]:
         """Module-level bindings of `name`, ignoring re-bindings by staging.function(name)."""
-        return [b for b in self.bindings.get(name, ())
-                if not (b.value is not None and self._is_staging_function_call(b.value))]
+        return [
+            b
+            for b in self.bindings.get(name, ())
+            if not (b.value is not None and self._is_staging_function_call(b.value))
+        ]
 
     def top_statement(self, node: cst.CSTNode) -> cst.BaseStatement | None:
         """The module-level statement a function or binding node is in (None: unknown)."""
@@ -154,13 +157,20 @@ class ModuleIndex:
         return bindings[1] if len(bindings) > 1 else None
 
     # -- the statement walk ----------------------------------------------------------
-    def _bind(self, name: str, node: cst.CSTNode, kind: str,
-              value: cst.BaseExpression | None = None) -> None:
+    def _bind(
+        self, name: str, node: cst.CSTNode, kind: str, value: cst.BaseExpression | None = None
+    ) -> None:
         self.bindings.setdefault(name, []).append(Binding(name, node, kind, value))
         self._tops[id(node)] = (node, self._top)
 
-    def _walk(self, body: tuple | list, scope: cst.CSTNode, cls: cst.ClassDef | None,
-              module_level: bool, globals_: frozenset[str] = frozenset()) -> None:
+    def _walk(
+        self,
+        body: tuple | list,
+        scope: cst.CSTNode,
+        cls: cst.ClassDef | None,
+        module_level: bool,
+        globals_: frozenset[str] = frozenset(),
+    ) -> None:
         for stmt in body:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
@@ -175,8 +185,14 @@ class ModuleIndex:
             else:
                 self._compound(stmt, scope, cls, module_level, globals_)
 
-    def _compound(self, stmt: cst.BaseCompoundStatement, scope: cst.CSTNode,
-                  cls: cst.ClassDef | None, module_level: bool, globals_: frozenset[str]) -> None:
+    def _compound(  # noqa: C901, PLR0912
+        self,
+        stmt: cst.BaseCompoundStatement,
+        scope: cst.CSTNode,
+        cls: cst.ClassDef | None,
+        module_level: bool,
+        globals_: frozenset[str],
+    ) -> None:
         if module_level:
             if isinstance(stmt, cst.For):
                 for name in target_names(stmt.target):
@@ -195,7 +211,7 @@ class ModuleIndex:
             part = getattr(stmt, attr, None)
             if isinstance(part, (cst.Else, cst.Finally)):
                 part = part.body
-            elif isinstance(part, cst.If):     # elif chain
+            elif isinstance(part, cst.If):  # elif chain
                 self._compound(part, scope, cls, module_level, globals_)
                 continue
             if part is not None:
@@ -218,9 +234,15 @@ class ModuleIndex:
         self._keep.append(line)  # ids stay unique while the index lives
         return line
 
-    def _small(self, small: cst.BaseSmallStatement, line: cst.SimpleStatementLine,
-               scope: cst.CSTNode, cls: cst.ClassDef | None, module_level: bool,
-               globals_: frozenset[str]) -> None:
+    def _small(  # noqa: C901, PLR0912
+        self,
+        small: cst.BaseSmallStatement,
+        line: cst.SimpleStatementLine,
+        scope: cst.CSTNode,
+        cls: cst.ClassDef | None,
+        module_level: bool,
+        globals_: frozenset[str],
+    ) -> None:
         if isinstance(small, (cst.Import, cst.ImportFrom)):
             # `if c: import x` sits in a suite, not a statement line of the module: bind the
             # import itself, and never insert fixes after it
@@ -230,8 +252,11 @@ class ModuleIndex:
                 if module_level:
                     self.module_imports[local] = qualified
                     self._bind(local, line if real_line else small, "import")
-                    if (real_line and qualified.split(".")[0] == STAGING
-                            and self.staging_import_stmt is None):
+                    if (
+                        real_line
+                        and qualified.split(".")[0] == STAGING
+                        and self.staging_import_stmt is None
+                    ):
                         self.staging_import_stmt = line
             if module_level and real_line:
                 self.last_import_stmt = line
@@ -256,8 +281,13 @@ class ModuleIndex:
                 elif name.value in globals_:
                     self._bind(name.value, name, "global-write", value)
 
-    def _function(self, node: cst.FunctionDef, scope: cst.CSTNode, cls: cst.ClassDef | None,
-                  module_level: bool) -> None:
+    def _function(
+        self,
+        node: cst.FunctionDef,
+        scope: cst.CSTNode,
+        cls: cst.ClassDef | None,
+        module_level: bool,
+    ) -> None:
         if module_level:
             self._bind(node.name.value, node.name, "def")
         entry = _Def(node, scope, cls if scope is cls else None)
@@ -278,7 +308,7 @@ class ModuleIndex:
         if not isinstance(expr, cst.Call):
             return False
         func = expr.func
-        if isinstance(func, cst.Call):           # staging.function(...)(f)
+        if isinstance(func, cst.Call):  # staging.function(...)(f)
             return self._is_staging_function(func.func)
         return self._is_staging_function(func)
 
@@ -292,8 +322,9 @@ class ModuleIndex:
                     self._add(staged, entry, {entry.node.name.value}, _autograph_flag(call))
         for call, scope, cls, names in self._wraps:
             inner = call.func if isinstance(call.func, cst.Call) else None
-            args = (call.args if inner is not None
-                    else [a for a in call.args if a.keyword is None][:1])
+            args = (
+                call.args if inner is not None else [a for a in call.args if a.keyword is None][:1]
+            )
             if not args or args[0].keyword is not None:
                 continue
             entry = self._resolve_def(args[0].value, scope, cls)
@@ -302,8 +333,9 @@ class ModuleIndex:
                 self._add(staged, entry, names | {entry.node.name.value}, flag)
         return list(staged.values())
 
-    def _add(self, staged: dict[int, StagedFunction], entry: _Def, names: set[str],
-             autograph: bool) -> None:
+    def _add(
+        self, staged: dict[int, StagedFunction], entry: _Def, names: set[str], autograph: bool
+    ) -> None:
         existing = staged.get(id(entry.node))
         if existing is not None:
             existing.names |= names
@@ -311,14 +343,16 @@ class ModuleIndex:
             return
         self_name = None
         if entry.cls is not None and not any(
-                dotted(d.decorator) == "staticmethod" for d in entry.node.decorators):
+            dotted(d.decorator) == "staticmethod" for d in entry.node.decorators
+        ):
             params = entry.node.params
             first = (params.posonly_params or params.params or (None,))[0]
             self_name = first.name.value if first is not None else None
         staged[id(entry.node)] = StagedFunction(entry.node, names, self_name, autograph)
 
-    def _resolve_def(self, expr: cst.BaseExpression, scope: cst.CSTNode,
-                     cls: cst.ClassDef | None) -> _Def | None:
+    def _resolve_def(
+        self, expr: cst.BaseExpression, scope: cst.CSTNode, cls: cst.ClassDef | None
+    ) -> _Def | None:
         if isinstance(expr, cst.Name):
             for where in (scope, self.module):
                 entry = self._defs_by_scope.get(id(where), {}).get(expr.value)
@@ -331,9 +365,17 @@ class ModuleIndex:
             if owner is None:
                 owner = self._enclosing_class(scope)
             if expr.value.value not in ("self", "cls") and (
-                    owner is None or owner.name.value != expr.value.value):
-                owner = next((d.scope for d in self._defs if isinstance(d.scope, cst.ClassDef)
-                              and d.scope.name.value == expr.value.value), None)
+                owner is None or owner.name.value != expr.value.value
+            ):
+                owner = next(
+                    (
+                        d.scope
+                        for d in self._defs
+                        if isinstance(d.scope, cst.ClassDef)
+                        and d.scope.name.value == expr.value.value
+                    ),
+                    None,
+                )
             if owner is not None:
                 return self._defs_by_scope.get(id(owner), {}).get(expr.attr.value)
         return None
@@ -345,7 +387,7 @@ class ModuleIndex:
         return None
 
 
-def _declared_globals(body: tuple | list) -> frozenset[str]:
+def _declared_globals(body: tuple | list) -> frozenset[str]:  # noqa: C901
     names: set[str] = set()
     for stmt in body:
         if isinstance(stmt, cst.SimpleStatementLine):

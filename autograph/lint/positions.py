@@ -10,7 +10,7 @@ from typing import Iterable, Mapping
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
-_NEWLINE = re.compile(r"\r\n?|\n")     # what libcst's PositionProvider counts as a line break
+_NEWLINE = re.compile(r"\r\n?|\n")  # what libcst's PositionProvider counts as a line break
 _FINAL_NEWLINE = re.compile(r"(?:\r\n?|\n)\Z")
 
 
@@ -32,8 +32,9 @@ class Positions:
     # Above this share of the module's statements or lines, resolve the whole module.
     whole_module_above = 0.5
 
-    def __init__(self, module: cst.Module, source: str,
-                 tops: Iterable[cst.BaseStatement | None]) -> None:
+    def __init__(
+        self, module: cst.Module, source: str, tops: Iterable[cst.BaseStatement | None]
+    ) -> None:
         """`tops`: the module-level statements of every node that will be asked for."""
         self.module = module
         self.source = source
@@ -57,7 +58,8 @@ class Positions:
     def _resolve_whole(self) -> Mapping[cst.CSTNode, CodeRange]:
         if self._whole is None:
             self._whole = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(
-                PositionProvider)
+                PositionProvider
+            )
         return self._whole
 
     def _resolve_statements(self, tops: Iterable[cst.BaseStatement | None]) -> bool:
@@ -68,11 +70,11 @@ class Positions:
         for top in tops:
             i = order.get(id(top))
             if i is None or module.body[i] is not top:
-                return False                    # a node outside any known statement
+                return False  # a node outside any known statement
             wanted.add(i)
         share = self.whole_module_above
         if len(wanted) > share * len(module.body):
-            return False                        # findings all over: one pass is cheaper
+            return False  # findings all over: one pass is cheaper
         lines = self._statement_lines()
         if lines is None:
             return False
@@ -82,18 +84,24 @@ class Positions:
         line_starts = [0] + [m.end() for m in _NEWLINE.finditer(self.source)]
         for i in sorted(wanted):
             top = module.body[i]
-            alone = cst.Module(body=[top], header=[], footer=[], encoding=module.encoding,
-                               default_indent=module.default_indent,
-                               default_newline=module.default_newline)
+            alone = cst.Module(
+                body=[top],
+                header=[],
+                footer=[],
+                encoding=module.encoding,
+                default_indent=module.default_indent,
+                default_newline=module.default_newline,
+            )
             ranges = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
             offset = first[i] - ranges[top].start.line
             # Its code, leading comments and blank lines included, must be the source
             # text from the start of line offset + 1.
             code = alone.code
             if i == len(module.body) - 1 and not module.has_trailing_newline:
-                code = _FINAL_NEWLINE.sub("", code)   # no line break at the end of the file
-            if not (0 <= offset < len(line_starts)
-                    and self.source.startswith(code, line_starts[offset])):
+                code = _FINAL_NEWLINE.sub("", code)  # no line break at the end of the file
+            if not (
+                0 <= offset < len(line_starts) and self.source.startswith(code, line_starts[offset])
+            ):
                 return False
             self._statements[id(top)] = (ranges, offset)
         return True
@@ -106,7 +114,7 @@ class Positions:
                 warnings.simplefilter("ignore")
                 # a byte order mark is no line; `ast` accepts one in bytes only
                 tree = ast.parse(source[1:] if source.startswith("\ufeff") else source)
-        except Exception:                       # syntax newer than this Python, ...
+        except Exception:  # syntax newer than this Python, ...
             return None
         body = tree.body
         first: list[int] = []

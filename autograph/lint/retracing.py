@@ -28,8 +28,13 @@ _KEYED_BY_STRUCTURE_BASES = frozenset({"NamedTuple", "typing.NamedTuple", "tuple
 
 def check(index: ModuleIndex, out: list[RawFinding]) -> None:
     """Appends AG011 findings for `index`'s module to `out`."""
-    plain = {name: s.node.name.value for s in index.staged if s.self_name is None
-             for name in s.names if name != s.node.name.value or _def_name_is_staged(index, s.node)}
+    plain = {
+        name: s.node.name.value
+        for s in index.staged
+        if s.self_name is None
+        for name in s.names
+        if name != s.node.name.value or _def_name_is_staged(index, s.node)
+    }
     methods = {s.node.name.value for s in index.staged if s.self_name is not None}
     if not plain and not methods:
         return
@@ -47,8 +52,10 @@ def _def_name_is_staged(index: ModuleIndex, node: cst.FunctionDef) -> bool:
         expr = decorator.decorator
         if index.qualname(expr.func if isinstance(expr, cst.Call) else expr) == "staging.function":
             return True
-    return any(b.value is not None and index._is_staging_function_call(b.value)  # noqa: SLF001
-               for b in index.bindings.get(node.name.value, ()))
+    return any(
+        b.value is not None and index._is_staging_function_call(b.value)  # noqa: SLF001
+        for b in index.bindings.get(node.name.value, ())
+    )
 
 
 def _fresh_classes(module: cst.Module) -> frozenset[str]:
@@ -58,14 +65,22 @@ def _fresh_classes(module: cst.Module) -> frozenset[str]:
     for stmt in module.body:
         if not isinstance(stmt, cst.ClassDef):
             continue
-        if any("dataclass" in (dotted(d.decorator if not isinstance(d.decorator, cst.Call)
-                                      else d.decorator.func) or "") for d in stmt.decorators):
+        if any(
+            "dataclass"
+            in (
+                dotted(d.decorator if not isinstance(d.decorator, cst.Call) else d.decorator.func)
+                or ""
+            )
+            for d in stmt.decorators
+        ):
             continue
         if any(dotted(base.value) in _KEYED_BY_STRUCTURE_BASES for base in stmt.bases):
             continue
         body = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ()
-        if any(isinstance(s, cst.FunctionDef) and s.name.value in ("__eq__", "__tracing_type__")
-               for s in body):
+        if any(
+            isinstance(s, cst.FunctionDef) and s.name.value in ("__eq__", "__tracing_type__")
+            for s in body
+        ):
             continue
         names.add(stmt.name.value)
     return frozenset(names)
@@ -97,8 +112,10 @@ def _counter_targets(target: cst.BaseExpression, iterable: cst.BaseExpression):
         return
     if isinstance(target, (cst.Tuple, cst.List)):
         for i, element in enumerate(target.elements):
-            yield from ((n, call == "enumerate" and i == 0 and isinstance(element.value, cst.Name))
-                        for n in _names(element.value))
+            yield from (
+                (n, call == "enumerate" and i == 0 and isinstance(element.value, cst.Name))
+                for n in _names(element.value)
+            )
 
 
 def _names(target: cst.BaseExpression):
@@ -175,9 +192,14 @@ def _scope_numbers(body: cst.CSTNode, params: cst.Parameters | None) -> set[str]
             bound.setdefault(param.name.value, []).append(("other", None))
     numbers = set(bound)
     while True:
-        kept = {n for n in numbers
-                if all(kind == "counter" or (kind == "value" and _is_number(value, numbers))
-                       for kind, value in bound[n])}
+        kept = {
+            n
+            for n in numbers
+            if all(
+                kind == "counter" or (kind == "value" and _is_number(value, numbers))
+                for kind, value in bound[n]
+            )
+        }
         if kept == numbers:
             return numbers
         numbers = kept
@@ -199,14 +221,20 @@ def _changing(loop: cst.CSTNode) -> set[str]:
 class _CallSites(cst.CSTVisitor):
     """Finds calls of staged functions inside loops, outside staged functions."""
 
-    def __init__(self, index: ModuleIndex, plain: dict[str, str], methods: set[str],
-                 classes: frozenset[str], out: list[RawFinding]) -> None:
+    def __init__(
+        self,
+        index: ModuleIndex,
+        plain: dict[str, str],
+        methods: set[str],
+        classes: frozenset[str],
+        out: list[RawFinding],
+    ) -> None:
         self.staged_ids = {id(s.node) for s in index.staged}
         self.plain, self.methods, self.classes, self.out = plain, methods, classes, out
         self.top: cst.BaseStatement | None = None
-        self.numbers: list[set[str]] = []   # per scope: names holding Python numbers
-        self.loops: list[set[str]] = []     # per enclosing loop: names changing per iteration
-        self.fresh: list[set[str]] = []     # per enclosing loop: names bound to new objects
+        self.numbers: list[set[str]] = []  # per scope: names holding Python numbers
+        self.loops: list[set[str]] = []  # per enclosing loop: names changing per iteration
+        self.fresh: list[set[str]] = []  # per enclosing loop: names bound to new objects
 
     # scopes
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
@@ -281,8 +309,11 @@ class _CallSites(cst.CSTVisitor):
     def _fresh_object(self, expr: cst.BaseExpression | None) -> bool:
         if isinstance(expr, cst.Lambda):
             return True
-        return (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name)
-                and expr.func.value in self.classes)
+        return (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Name)
+            and expr.func.value in self.classes
+        )
 
     def _staged_name(self, func: cst.BaseExpression) -> str | None:
         if isinstance(func, cst.Name):
@@ -308,7 +339,11 @@ class _CallSites(cst.CSTVisitor):
                 self._report(value, "AG011-object", func=func, what=f"object ('{value.value}')")
                 continue
             if _is_number(value, numbers):
-                changed = [n.value for n in _name_nodes(value) if n.value in changing and n.value in numbers]
+                changed = [
+                    n.value
+                    for n in _name_nodes(value)
+                    if n.value in changing and n.value in numbers
+                ]
                 if changed:
                     self._report(value, "AG011-number", func=func, name=changed[0])
 

@@ -9,8 +9,9 @@ import libcst as cst
 from .index import dotted, target_names
 
 # Calls whose result is static (Python values) even on a symbolic argument.
-STATIC_CALLS = frozenset({"isinstance", "issubclass", "hasattr", "callable", "type", "len",
-                          "getattr", "id"})
+STATIC_CALLS = frozenset(
+    {"isinstance", "issubclass", "hasattr", "callable", "type", "len", "getattr", "id"}
+)
 STATIC_ATTRS = frozenset({"shape", "ndim", "dtype"})
 
 
@@ -25,11 +26,14 @@ def is_constant(expr: cst.BaseExpression) -> bool:
     if isinstance(expr, cst.UnaryOperation):
         return is_constant(expr.expression)
     if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
-        return all(not isinstance(e, cst.StarredElement) and is_constant(e.value)
-                   for e in expr.elements)
+        return all(
+            not isinstance(e, cst.StarredElement) and is_constant(e.value) for e in expr.elements
+        )
     if isinstance(expr, cst.Dict):
-        return all(isinstance(e, cst.DictElement) and is_constant(e.key) and is_constant(e.value)
-                   for e in expr.elements)
+        return all(
+            isinstance(e, cst.DictElement) and is_constant(e.key) and is_constant(e.value)
+            for e in expr.elements
+        )
     return False
 
 
@@ -57,12 +61,15 @@ class _NameReads(cst.CSTVisitor):
             self._targets.add(id(node.keyword))
 
     def visit_Call(self, node: cst.Call) -> bool:
-        return not (self.skip_static and isinstance(node.func, cst.Name)
-                    and node.func.value in STATIC_CALLS)
+        return not (
+            self.skip_static and isinstance(node.func, cst.Name) and node.func.value in STATIC_CALLS
+        )
 
     def visit_Comparison(self, node: cst.Comparison) -> bool:
-        return not (self.skip_static and any(
-            isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons))
+        return not (
+            self.skip_static
+            and any(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons)
+        )
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         self._targets.update(id(n) for n in target_names(node.target))
@@ -83,13 +90,14 @@ def name_reads(expr: cst.CSTNode, skip_static: bool = False) -> list[cst.Name]:
 
 # --- scopes -----------------------------------------------------------------------------
 
+
 @dataclasses.dataclass
 class Scope:
     """The names a function (or lambda) binds, and the values it binds them to."""
 
     node: cst.CSTNode
     params: set[str]
-    bound: dict[str, list[cst.BaseExpression | None]]   # None: bound by a non-assignment
+    bound: dict[str, list[cst.BaseExpression | None]]  # None: bound by a non-assignment
     globals: set[str]
     nonlocals: set[str]
 
@@ -161,8 +169,7 @@ class _ScopeCollector(cst.CSTVisitor):
 
 def collect_scope(node: cst.FunctionDef | cst.Lambda) -> Scope:
     params = node.params
-    names = {p.name.value for p in (*params.posonly_params, *params.params,
-                                     *params.kwonly_params)}
+    names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
     for star in (params.star_arg, params.star_kwarg):
         if isinstance(star, cst.Param):
             names.add(star.name.value)

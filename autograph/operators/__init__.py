@@ -12,6 +12,28 @@ from autograph.operators.exceptions import assert_stmt
 from autograph.operators.logical import and_, eq, in_, not_, not_eq, not_in, or_
 from autograph.operators.variables import Undefined, UndefinedReturnValue, ld
 
-__all__ = ["if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "in_", "not_in", "eq", "not_eq", "assert_stmt",
-           "list_append", "list_pop", "Undefined", "UndefinedReturnValue", "StagedList",
-           "return_value", "ld", "context", "catches", "caught", *composites.__all__]
+__all__ = [
+    "if_stmt",
+    "while_stmt",
+    "for_stmt",
+    "if_exp",
+    "and_",
+    "or_",
+    "not_",
+    "in_",
+    "not_in",
+    "eq",
+    "not_eq",
+    "assert_stmt",
+    "list_append",
+    "list_pop",
+    "Undefined",
+    "UndefinedReturnValue",
+    "StagedList",
+    "return_value",
+    "ld",
+    "context",
+    "catches",
+    "caught",
+    *composites.__all__,
+]

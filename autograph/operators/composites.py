@@ -7,15 +7,44 @@ elsewhere they are plain Python writes. Also the in-place operators augmented as
 
 from __future__ import annotations
 
-from operator import (iadd, iand, ifloordiv, ilshift, imatmul, imod, imul, ior, ipow, irshift,
-                      isub, itruediv, ixor)
+from operator import (
+    iadd,
+    iand,
+    ifloordiv,
+    ilshift,
+    imatmul,
+    imod,
+    imul,
+    ior,
+    ipow,
+    irshift,
+    isub,
+    itruediv,
+    ixor,
+)
 
 from staging import mutation
 from staging.tensor import is_symbolic
 from staging.unset import MaybeUndefined
 
-__all__ = ["setitem", "setattr", "key", "iadd", "iand", "ifloordiv", "ilshift", "imatmul", "imod",
-           "imul", "ior", "ipow", "irshift", "isub", "itruediv", "ixor"]
+__all__ = [
+    "setitem",
+    "setattr",
+    "key",
+    "iadd",
+    "iand",
+    "ifloordiv",
+    "ilshift",
+    "imatmul",
+    "imod",
+    "imul",
+    "ior",
+    "ipow",
+    "irshift",
+    "isub",
+    "itruediv",
+    "ixor",
+]
 
 
 def setitem(obj, index, value):

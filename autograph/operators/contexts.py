@@ -31,8 +31,16 @@ from staging.source_map import where as _where
 _REGION = "__autograph_staged_region__"  # set on an error raised while tracing a staged branch/loop
 
 # What staged operations can raise when the graph runs (besides anything a py_function raises).
-_RUN_TIME_ERRORS = (FloatingPointError, OverflowError, ZeroDivisionError, IndexError, ValueError,
-                    AssertionError, TypeError, UnboundLocalError)
+_RUN_TIME_ERRORS = (
+    FloatingPointError,
+    OverflowError,
+    ZeroDivisionError,
+    IndexError,
+    ValueError,
+    AssertionError,
+    TypeError,
+    UnboundLocalError,
+)
 
 
 def mark_staged_region(error, where, kind) -> None:
@@ -46,11 +54,19 @@ def mark_staged_region(error, where, kind) -> None:
     except (AttributeError, TypeError):  # pragma: no cover - an exception without a __dict__
         return
     if isinstance(error, Exception) and not isinstance(error, errors.StagingError):
-        construct = "both branches of an `if`" if kind in ("`if`", "`a if c else b`") else \
-            f"the body of a {kind}" if "loop" in kind else f"both operands of {kind}"
-        add_note(error, f"{where.rstrip(': ')}: raised while tracing this staged {kind}: its condition is "
-                 f"symbolic, so {construct} are traced whatever it turns out to be, even code that "
-                 f"would not run for these inputs")
+        construct = (
+            "both branches of an `if`"
+            if kind in ("`if`", "`a if c else b`")
+            else f"the body of a {kind}"
+            if "loop" in kind
+            else f"both operands of {kind}"
+        )
+        add_note(
+            error,
+            f"{where.rstrip(': ')}: raised while tracing this staged {kind}: its condition is "
+            f"symbolic, so {construct} are traced whatever it turns out to be, even code that "
+            f"would not run for these inputs",
+        )
 
 
 def _runtime_context(cm) -> str | None:
@@ -80,9 +96,13 @@ def _recorded(mark):
 
 def _errstate_settings(cm) -> tuple | None:
     """The keyword pairs of an np.errstate(...) without `call=` (which a graph cannot hold)."""
-    if not isinstance(cm, np.errstate) or getattr(cm, "_call", None) is not getattr(np.errstate(), "_call", None):
+    if not isinstance(cm, np.errstate) or getattr(cm, "_call", None) is not getattr(
+        np.errstate(), "_call", None
+    ):
         return None
-    pairs = [(key, getattr(cm, f"_{key}", None)) for key in ("all", "divide", "over", "under", "invalid")]
+    pairs = [
+        (key, getattr(cm, f"_{key}", None)) for key in ("all", "divide", "over", "under", "invalid")
+    ]
     return tuple((key, value) for key, value in pairs if value is not None)
 
 
@@ -129,7 +149,8 @@ class _Context:
                 f"{self.where}`with {name}(...)` around staged operations: {name} acts while "
                 f"tracing only, not when the graph runs, so it would not apply to them; move the "
                 f"staged code out of the `with` block (or set the NumPy error / warning state "
-                f"outside the staged function)")
+                f"outside the staged function)"
+            )
         return suppress
 
 
@@ -167,7 +188,8 @@ class _Catches:
                     f"tracing the staged {kind} at {where.rstrip(': ')}; whether it is raised "
                     f"depends on a symbolic value, known only when the graph runs, so it cannot "
                     f"be caught as Python would. Raise it outside the staged {kind}, or check the "
-                    f"condition with an assert (staged) instead") from exc
+                    f"condition with an assert (staged) instead"
+                ) from exc
             return False
         recorded = _recorded(self.mark)
         deferred = self._deferred_error(recorded)
@@ -177,14 +199,16 @@ class _Catches:
                 f"{self.where}this `try` would catch the {error.__name__} raised while tracing the "
                 f"staged `if` at {location}; whether it is raised depends on a symbolic value, known "
                 f"only when the graph runs, so it cannot be caught as Python would. Raise it outside "
-                f"the staged `if`, or check the condition with an assert (staged) instead")
+                f"the staged `if`, or check the condition with an assert (staged) instead"
+            )
         if recorded and self._catches_run_time_error(recorded):
             raise errors.UnsupportedConstructError(
                 f"{self.where}this `try` catches errors that the staged operations inside it "
                 f"could raise only when the graph runs (after the `try` has finished); they "
                 f"cannot be caught as Python would. Move the staged code out of the `try`, or "
                 f"catch only errors raised while tracing (the `except` clauses catch "
-                f"{', '.join(getattr(t, '__name__', repr(t)) for t in self.types)})")
+                f"{', '.join(getattr(t, '__name__', repr(t)) for t in self.types)})"
+            )
         return False
 
     def _deferred_error(self, nodes):
@@ -197,8 +221,17 @@ class _Catches:
             for node in graph.nodes:
                 stack.extend(node.subgraphs.values())
                 error = node.attrs.get("error") if node.op == "assert" else None
-                if error is not None and node.inputs and node.inputs[0] is False and self._catches(error):
-                    where = f"{node.location[0]}:{node.location[1]}" if node.location else "an earlier line"
+                if (
+                    error is not None
+                    and node.inputs
+                    and node.inputs[0] is False
+                    and self._catches(error)
+                ):
+                    where = (
+                        f"{node.location[0]}:{node.location[1]}"
+                        if node.location
+                        else "an earlier line"
+                    )
                     return error, where
         return None
 
@@ -217,7 +250,8 @@ def _is_refusal(error) -> bool:
     """An error saying the function cannot be staged as written (a user's `except` must not
     swallow it); an UndefinedNameError is a name read before assignment, as in Python."""
     return isinstance(error, errors.StagingError) and not isinstance(
-        error, (errors.UndefinedNameError, errors.ExecutionError))
+        error, (errors.UndefinedNameError, errors.ExecutionError)
+    )
 
 
 def caught():

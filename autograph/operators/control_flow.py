@@ -8,15 +8,29 @@ import numpy as np
 
 from autograph.operators import data_structures, py_builtins
 from autograph.operators.contexts import mark_staged_region
-from autograph.operators.staged_state import (Cells, PlaceholderUnset, Refill, check_defined, check_ran,
-                                              defined_flag, display_names, fill_return_value,
-                                              fill_unassigned, placeholder, placeholder_maker,
-                                              undefined_positions, zero_like)
-from autograph.operators.variables import (MaybeUndefined, is_maybe_undefined, is_undefined,
-                                          is_undefined_return)
-from staging import aliasing
+from autograph.operators.staged_state import (
+    Cells,
+    PlaceholderUnset,
+    Refill,
+    check_defined,
+    check_ran,
+    defined_flag,
+    display_names,
+    fill_return_value,
+    fill_unassigned,
+    placeholder,
+    placeholder_maker,
+    undefined_positions,
+    zero_like,
+)
+from autograph.operators.variables import (
+    MaybeUndefined,
+    is_maybe_undefined,
+    is_undefined,
+    is_undefined_return,
+)
+from staging import aliasing, errors
 from staging import control_flow as staged
-from staging import errors
 from staging.graph_building import drop_effects_since, node_count
 from staging.source_map import where as _where
 from staging.tensor import is_symbolic
@@ -28,13 +42,26 @@ def _outer_write_error(kind, outer_writes):
     return errors.UnsupportedConstructError(
         f"{_where()}global/nonlocal {names} is written inside a staged {kind} (its condition "
         f"is symbolic); such writes would happen once while tracing, not on every call. Return the "
-        f"value instead, or use a staging.Variable")
+        f"value instead, or use a staging.Variable"
+    )
 
 
 # -- if ------------------------------------------------------------------------
 
-def if_stmt(cond, if_true, if_false, state, names, outer_writes=(), cells=(), get_state=None,
-            set_state=None, returns=(), unread=None):
+
+def if_stmt(  # noqa: PLR0913
+    cond,
+    if_true,
+    if_false,
+    state,
+    names,
+    outer_writes=(),
+    cells=(),
+    get_state=None,
+    set_state=None,
+    returns=(),
+    unread=None,
+):
     """Runs one branch on a concrete condition, stages both with staging.cond on a symbolic one.
 
     Branches take `state` as arguments (the outputs first, named by `names`, then names a
@@ -48,14 +75,22 @@ def if_stmt(cond, if_true, if_false, state, names, outer_writes=(), cells=(), ge
     if is_symbolic(cond) or data_structures.is_staged_value(cond):
         if outer_writes:
             raise _outer_write_error("`if`", outer_writes)
-        return _staged_if(cond, if_true, if_false, tuple(state), tuple(names),
-                          Cells(cells, get_state, set_state), tuple(returns), _objects(unread))
+        return _staged_if(
+            cond,
+            if_true,
+            if_false,
+            tuple(state),
+            tuple(names),
+            Cells(cells, get_state, set_state),
+            tuple(returns),
+            _objects(unread),
+        )
     if cond:
         result = if_true(*state)
     elif if_false is not None:
         result = if_false(*state)
     else:
-        return tuple(state[:len(names)])
+        return tuple(state[: len(names)])
     return () if result is None else result
 
 
@@ -66,7 +101,7 @@ def _objects(unread) -> tuple:
         return ()
 
 
-def _staged_if(cond, if_true, if_false, state, names, cells, returns=(), unread=()):
+def _staged_if(cond, if_true, if_false, state, names, cells, returns=(), unread=()):  # noqa: C901, PLR0915
     where = _where()
     n = len(names)
     all_names = names + cells.names
@@ -75,7 +110,9 @@ def _staged_if(cond, if_true, if_false, state, names, cells, returns=(), unread=
     # the branches change copies, at run time, and never the list the caller holds (the same
     # for a list in a cell variable, one a nested function reads).
     state = tuple(data_structures.staged_list(v) if type(v) is list else v for v in state)
-    initial_cells = tuple(data_structures.staged_list(v) if type(v) is list else v for v in original_cells)
+    initial_cells = tuple(
+        data_structures.staged_list(v) if type(v) is list else v for v in original_cells
+    )
     fill = {}  # position -> placeholder for a return value or a name the true branch leaves unset
     flagged = ()  # positions of names assigned on only some paths: they carry a `defined` flag
     dead = {}  # position -> placeholder for a value the true branch leaves as it returns
@@ -94,9 +131,12 @@ def _staged_if(cond, if_true, if_false, state, names, cells, returns=(), unread=
                     raise
                 result = _read_missing((() if result is None else tuple(result)) + cells.get())
                 if label == "then" and fill:
-                    result = tuple((PlaceholderUnset(fill[i]()) if i in flagged else fill[i]())
-                                   if i in fill and is_undefined(v) else v
-                                   for i, v in enumerate(result))
+                    result = tuple(
+                        (PlaceholderUnset(fill[i]()) if i in flagged else fill[i]())
+                        if i in fill and is_undefined(v)
+                        else v
+                        for i, v in enumerate(result)
+                    )
                 if label == "then" and dead:
                     result = tuple(dead[i]() if i in dead else v for i, v in enumerate(result))
                 other = outputs.get("then")
@@ -109,12 +149,18 @@ def _staged_if(cond, if_true, if_false, state, names, cells, returns=(), unread=
                 flags = tuple(defined_flag(result[i]) for i in flagged)
                 values = tuple(v.value if is_maybe_undefined(v) else v for v in result)
                 return tuple(data_structures.to_staged(v) for v in values + flags)
+
             return run
 
         try:
-            results = staged.cond(cond, branch("then", if_true), branch("else", if_false), unread=unread,
-                                  names=display_names(all_names) + tuple(
-                                      f"<{display_names(all_names)[i]} defined>" for i in flagged))
+            results = staged.cond(
+                cond,
+                branch("then", if_true),
+                branch("else", if_false),
+                unread=unread,
+                names=display_names(all_names)
+                + tuple(f"<{display_names(all_names)[i]} defined>" for i in flagged),
+            )
         except Refill as retry:
             fill.update(retry.fill)
             dead.update(getattr(retry, "dead", {}))
@@ -122,8 +168,9 @@ def _staged_if(cond, if_true, if_false, state, names, cells, returns=(), unread=
             continue
         except _UndefinedInput as undefined_input:
             cells.set(original_cells)
-            state = _checked_input(cond, undefined_input, if_true, if_false, state, names,
-                                   initial_cells, cells)
+            state = _checked_input(
+                cond, undefined_input, if_true, if_false, state, names, initial_cells, cells
+            )
             continue
         except BaseException as error:
             cells.set(original_cells)
@@ -131,7 +178,7 @@ def _staged_if(cond, if_true, if_false, state, names, cells, returns=(), unread=
             raise
         results = tuple(data_structures.from_staged(v) for v in results)
         if flagged:
-            flags, results = results[len(all_names):], list(results[:len(all_names)])
+            flags, results = results[len(all_names) :], list(results[: len(all_names)])
             for i, flag in zip(flagged, flags):
                 results[i] = MaybeUndefined(all_names[i], results[i], flag)
             results = tuple(results)
@@ -155,7 +202,13 @@ def _left_by_return(then, other, names, returns, replaced):
     out, dead = list(other), {}
     for i, name in enumerate(names):
         a, b = then[i], other[i]
-        if name in returns or i in replaced or is_undefined(a) or is_undefined(b) or _type_of(a) == _type_of(b):
+        if (
+            name in returns
+            or i in replaced
+            or is_undefined(a)
+            or is_undefined(b)
+            or _type_of(a) == _type_of(b)
+        ):
             continue
         zero = zero_like(b if then_returns else a)
         if zero is None:
@@ -201,8 +254,11 @@ def _checked_input(cond, undefined_input, if_true, if_false, state, names, initi
     marker = undefined_input.marker
     other = if_false if undefined_input.label == "then" else if_true
     position = next(i for i, v in enumerate(state) if v is marker)
-    if other is None or any(data_structures.is_staged_value(v) or type(v) is list for v in state) \
-            or cells.names:
+    if (
+        other is None
+        or any(data_structures.is_staged_value(v) or type(v) is list for v in state)
+        or cells.names
+    ):
         raise error
     mark = node_count()
     try:
@@ -218,8 +274,10 @@ def _checked_input(cond, undefined_input, if_true, if_false, state, names, initi
     zero = placeholder_maker(value)
     if zero is None:
         raise error
-    return tuple(MaybeUndefined(names[position], zero(), np.bool_(False)) if i == position else v
-                 for i, v in enumerate(state))
+    return tuple(
+        MaybeUndefined(names[position], zero(), np.bool_(False)) if i == position else v
+        for i, v in enumerate(state)
+    )
 
 
 def if_exp(cond, true_fn, false_fn):
@@ -244,13 +302,15 @@ def return_value(value, do_return):
         raise errors.BranchMismatchError(
             f"{_where()}{name!r} returns a value on one path and None on another (it can "
             f"end without a `return`), depending on a symbolic value; a staged function returns "
-            f"one kind of value: end it with a `return` of a value of the same type")
+            f"one kind of value: end it with a `return` of a value of the same type"
+        )
     if not do_return or is_undefined_return(value):
         return None
     return value
 
 
 # -- while ------------------------------------------------------------------
+
 
 def _options(opts):
     opts = opts or {}
@@ -260,26 +320,40 @@ def _options(opts):
     return opts.get("maximum_iterations"), opts.get("shape_invariants")
 
 
-def while_stmt(test, body, state, names, opts=None, outer_writes=(), cells=(), get_state=None,
-               set_state=None):
+def while_stmt(  # noqa: PLR0913
+    test, body, state, names, opts=None, outer_writes=(), cells=(), get_state=None, set_state=None
+):
     """Loops natively while `test(*state)` is concrete; the first symbolic test stages the rest
     of the loop as one staging.while_loop. `cells`: as for if_stmt."""
     maximum_iterations, shape_invariants = _options(opts)
     state = tuple(state)
     count = 0
     while True:
-        if maximum_iterations is not None and not is_symbolic(maximum_iterations) \
-                and count >= maximum_iterations:
+        if (
+            maximum_iterations is not None
+            and not is_symbolic(maximum_iterations)
+            and count >= maximum_iterations
+        ):
             return state
         mark = node_count()
         t = test(*state)
         if is_symbolic(t):
-            drop_effects_since(mark)  # the staged loop's condition makes the test's draws, prints ...
+            drop_effects_since(
+                mark
+            )  # the staged loop's condition makes the test's draws, prints ...
             if outer_writes:
                 raise _outer_write_error("`while` loop", outer_writes)
             remaining = maximum_iterations - count if maximum_iterations is not None else None
-            return _staged_loop(test, body, state, names, remaining, shape_invariants,
-                                "`while` loop", Cells(cells, get_state, set_state))
+            return _staged_loop(
+                test,
+                body,
+                state,
+                names,
+                remaining,
+                shape_invariants,
+                "`while` loop",
+                Cells(cells, get_state, set_state),
+            )
         if not t:
             return state
         result = body(*state)
@@ -287,7 +361,7 @@ def while_stmt(test, body, state, names, opts=None, outer_writes=(), cells=(), g
         count += 1
 
 
-def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants, kind, cells):
+def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants, kind, cells):  # noqa: C901
     """One staging.while_loop. Loop variables are `state` and then the cells; a name first
     assigned in the body gets a placeholder of the type the first trace of the body gives it
     (and, unless it is the return value, a run-time check that the loop ran)."""
@@ -304,7 +378,8 @@ def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants,
             raise errors.UndefinedNameError(
                 f"{where}'{name}' is assigned on only some paths before this staged {kind} and "
                 f"the loop reads or assigns it; a staged loop cannot carry such a name: assign it "
-                f"on every path before the loop")
+                f"on every path before the loop"
+            )
 
     def split(values):
         ran = values[count] if created else None
@@ -312,8 +387,10 @@ def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants,
         if created and fills:
             # A name the loop creates holds a placeholder until an iteration assigns it: a
             # read before that checks at run time that the loop has run (as Python would fail).
-            values = tuple(MaybeUndefined(all_names[i], v, ran) if i in fills and i in created else v
-                           for i, v in enumerate(values))
+            values = tuple(
+                MaybeUndefined(all_names[i], v, ran) if i in fills and i in created else v
+                for i, v in enumerate(values)
+            )
         cells.set(values[n:])
         return values[:n]
 
@@ -323,14 +400,20 @@ def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants,
     def body_fn(*loop_vars):
         result = body(*split(loop_vars))
         result = (() if result is None else tuple(result)) + cells.get()
-        new = {i: placeholder(display_names(all_names)[i], result[i], where, kind) for i in undefined
-               if i not in fills and not is_undefined(result[i])}
+        new = {
+            i: placeholder(display_names(all_names)[i], result[i], where, kind)
+            for i in undefined
+            if i not in fills and not is_undefined(result[i])
+        }
         if new:
             raise Refill(new)
         for name, value in zip(all_names, result):
-            if (is_undefined(value) and not is_undefined_return(value)) or is_maybe_undefined(value):
+            if (is_undefined(value) and not is_undefined_return(value)) or is_maybe_undefined(
+                value
+            ):
                 raise errors.UndefinedNameError(
-                    f"{where}'{name}' may be left unassigned by an iteration of this staged {kind}")
+                    f"{where}'{name}' may be left unassigned by an iteration of this staged {kind}"
+                )
         ran = (np.bool_(True),) if created else ()
         return tuple(data_structures.to_staged(v) for v in result) + ran
 
@@ -363,8 +446,19 @@ def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants,
 
 # -- for ----------------------------------------------------------------------
 
-def for_stmt(iterable, extra_test, body, state, names, opts=None, outer_writes=(), cells=(),
-             get_state=None, set_state=None):
+
+def for_stmt(  # noqa: C901, PLR0913
+    iterable,
+    extra_test,
+    body,
+    state,
+    names,
+    opts=None,
+    outer_writes=(),
+    cells=(),
+    get_state=None,
+    set_state=None,
+):
     """`for item in iterable` natively for Python iterables; one staging.while_loop over a
     symbolic tensor's first axis, a range with a symbolic bound, or enumerate/zip of those.
     `cells`: as for if_stmt."""
@@ -374,13 +468,23 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None, outer_writes=(
     if py_builtins.is_staged_iterable(iterable):
         if outer_writes:
             raise _outer_write_error("`for` loop", outer_writes)
-        return _staged_for(iterable, extra_test, body, state, names, maximum_iterations,
-                           shape_invariants, cells)
+        return _staged_for(
+            iterable, extra_test, body, state, names, maximum_iterations, shape_invariants, cells
+        )
     if is_undefined(iterable):
         iterable._fail()
     if isinstance(iterable, range) and extra_test is not None:
-        return _range_for(iterable, extra_test, body, state, names, maximum_iterations,
-                          shape_invariants, outer_writes, cells)
+        return _range_for(
+            iterable,
+            extra_test,
+            body,
+            state,
+            names,
+            maximum_iterations,
+            shape_invariants,
+            outer_writes,
+            cells,
+        )
     iterator = iter(iterable)
     count = 0
     while True:
@@ -415,8 +519,9 @@ def _unrolled_rest(t, iterator, extra_test, body, state, names, limit, cells):
         except StopIteration:
             break
         if is_symbolic(t) or data_structures.is_staged_value(t):
-            state = _staged_if(t, lambda *s, item=item: body(item, *s), None, tuple(state),
-                               tuple(names), cells)
+            state = _staged_if(
+                t, lambda *s, item=item: body(item, *s), None, tuple(state), tuple(names), cells
+            )
         elif t:
             result = body(item, *state)
             state = () if result is None else result
@@ -429,8 +534,9 @@ def _unrolled_rest(t, iterator, extra_test, body, state, names, limit, cells):
     return state
 
 
-def _range_for(rng, extra_test, body, state, names, maximum_iterations, shape_invariants,
-               outer_writes, cells):
+def _range_for(  # noqa: PLR0913
+    rng, extra_test, body, state, names, maximum_iterations, shape_invariants, outer_writes, cells
+):
     """A loop over a concrete range whose break condition may turn symbolic: the remaining
     iterations are then staged."""
     count = 0
@@ -443,8 +549,9 @@ def _range_for(rng, extra_test, body, state, names, maximum_iterations, shape_in
                 raise _outer_write_error("`for` loop", outer_writes)
             rest = py_builtins.StagedRange(rng.start + position * rng.step, rng.stop, rng.step)
             remaining = maximum_iterations - count if maximum_iterations is not None else None
-            return _staged_for(rest, extra_test, body, state, names, remaining, shape_invariants,
-                               cells)
+            return _staged_for(
+                rest, extra_test, body, state, names, remaining, shape_invariants, cells
+            )
         if not t:
             return state
         result = body(item, *state)
@@ -453,8 +560,9 @@ def _range_for(rng, extra_test, body, state, names, maximum_iterations, shape_in
     return state
 
 
-def _staged_for(iterable, extra_test, body, state, names, maximum_iterations, shape_invariants,
-                cells):
+def _staged_for(
+    iterable, extra_test, body, state, names, maximum_iterations, shape_invariants, cells
+):
     length = py_builtins.staged_length(iterable, clamp=False)  # (below 0: no iteration either)
     if not is_symbolic(length) and length <= 0:
         return state  # a tensor with a static first dim of 0: the body never runs, as in Python
@@ -484,6 +592,14 @@ def _staged_for(iterable, extra_test, body, state, names, maximum_iterations, sh
             aliasing.read_through_loop_variable(read, start_value, item)
         return (i + 1, *result)
 
-    result = _staged_loop(test, loop_body, (0, *state), ("<for index>", *names),
-                          maximum_iterations, shape_invariants, "`for` loop", cells)
+    result = _staged_loop(
+        test,
+        loop_body,
+        (0, *state),
+        ("<for index>", *names),
+        maximum_iterations,
+        shape_invariants,
+        "`for` loop",
+        cells,
+    )
     return result[1:]

@@ -34,7 +34,8 @@ class StagedList:
         if is_symbolic(size):
             raise errors.SymbolicValueError(
                 f"{where()}len() of a list built by a staged loop is symbolic; call len() "
-                f"in converted code (it returns a tensor) or use np.stack(lst).shape[0]")
+                f"in converted code (it returns a tensor) or use np.stack(lst).shape[0]"
+            )
         return int(size)
 
     def __getitem__(self, index):
@@ -104,8 +105,16 @@ class StagedList:
         return f"StagedList({self.tensor_array!r})"
 
 
-_DEFAULTS = {"out": None, "casting": "same_kind", "copy": (True, None), "order": ("K", "C", "A", None),
-             "ndmin": 0, "subok": False, "like": None, "device": None}
+_DEFAULTS = {
+    "out": None,
+    "casting": "same_kind",
+    "copy": (True, None),
+    "order": ("K", "C", "A", None),
+    "ndmin": 0,
+    "subok": False,
+    "like": None,
+    "device": None,
+}
 
 
 def _call_with(method, args, kwargs, positional):
@@ -121,11 +130,16 @@ def _call_with(method, args, kwargs, positional):
             taken[key] = value
             continue
         default = _DEFAULTS.get(key, object())
-        ok = value in default if isinstance(default, tuple) else (value is default or value == default)
+        ok = (
+            value in default
+            if isinstance(default, tuple)
+            else (value is default or value == default)
+        )
         if not ok:
             raise errors.UnsupportedOpError(
                 f"{where()}{key}={value!r} is not supported when converting a list built by a staged "
-                f"loop to an array; convert it first (np.stack(lst)) and then use the array")
+                f"loop to an array; convert it first (np.stack(lst)) and then use the array"
+            )
     return method(**taken)
 
 
@@ -145,8 +159,12 @@ def _concatenate(first, second):
 def _copy_items(source, target):
     if source._staged and source._handle.type.element is None:
         return target  # nothing was ever written to it: it is empty
-    _, target = while_loop(lambda i, t: i < source.size(), lambda i, t: (i + 1, t.append(source.read(i))),
-                           (np.int64(0), target), names=("<copy index>", "list"))
+    _, target = while_loop(
+        lambda i, t: i < source.size(),
+        lambda i, t: (i + 1, t.append(source.read(i))),
+        (np.int64(0), target),
+        names=("<copy index>", "list"),
+    )
     return target
 
 
@@ -180,11 +198,17 @@ def from_staged(value):
 
 
 def _staged_list_to_array(value):
-    return value.tensor_array if isinstance(value, StagedList) else _map_nested(value, _staged_list_to_array)
+    return (
+        value.tensor_array
+        if isinstance(value, StagedList)
+        else _map_nested(value, _staged_list_to_array)
+    )
 
 
 def _array_to_staged_list(value):
-    return StagedList(value) if _is_tensor_array(value) else _map_nested(value, _array_to_staged_list)
+    return (
+        StagedList(value) if _is_tensor_array(value) else _map_nested(value, _array_to_staged_list)
+    )
 
 
 def _map_nested(value, leaf_fn):

@@ -74,8 +74,13 @@ def not_eq(a, b):
 
 
 def _python_complex_meets_float64(a, b) -> bool:
-    return (type(a) is complex and is_symbolic(b) and not b.type.weak and b.type.shape == ()
-            and b.type.dtype == np.float64)
+    return (
+        type(a) is complex
+        and is_symbolic(b)
+        and not b.type.weak
+        and b.type.shape == ()
+        and b.type.dtype == np.float64
+    )
 
 
 def in_(item, container):
@@ -152,7 +157,8 @@ def _mixed_error(op, a, b):
     return errors.SymbolicValueError(
         f"{_where()}`x {op} y` with a symbolic x gives x or y as it is, and here they differ ({_describe(a)} "
         f"and {_describe(b)}): the result's type would depend on x's value, known only when the graph "
-        f"runs; give both operands one dtype and shape (or use only the truth value, e.g. in an `if`)")
+        f"runs; give both operands one dtype and shape (or use only the truth value, e.g. in an `if`)"
+    )
 
 
 def _same_type(a, b) -> bool:
@@ -165,7 +171,10 @@ def _same_type(a, b) -> bool:
     if type(b) is bool:
         return a.dtype == np.bool_
     if type(b) is int:  # (and fits it: -2 or 300 would not join a uint8)
-        return np.issubdtype(a.dtype, np.integer) and np.iinfo(a.dtype).min <= b <= np.iinfo(a.dtype).max
+        return (
+            np.issubdtype(a.dtype, np.integer)
+            and np.iinfo(a.dtype).min <= b <= np.iinfo(a.dtype).max
+        )
     if type(b) is float:
         return np.issubdtype(a.dtype, np.floating)
     return False

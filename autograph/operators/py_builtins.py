@@ -12,13 +12,13 @@ import numpy as np
 from autograph.operators import data_structures, py_reductions
 from staging import errors
 from staging.debugging import print as staged_print
-from staging.source_map import where as _where
 from staging.graph_building import record
+from staging.source_map import where as _where
 from staging.tensor import is_symbolic
 from staging.unset import MaybeMissing
 
-
 # -- staged iterables ------------------------------------------------------
+
 
 class StagedRange:
     """range(start, stop, step) with a symbolic bound: iterated by a staged loop."""
@@ -53,7 +53,7 @@ def is_staged_iterable(x) -> bool:
     return isinstance(x, _STAGED_ITERABLES) or is_symbolic(x)
 
 
-def staged_length(x, clamp=True):
+def staged_length(x, clamp=True):  # noqa: C901
     """Number of items of a staged iterable (an int or a symbolic scalar). clamp=False: for a
     range with a literal step, the count may be negative where it is 0 (a loop bound)."""
     clamped = np.maximum if clamp else (lambda n, _zero: n)
@@ -79,8 +79,7 @@ def staged_length(x, clamp=True):
         return x.tensor_array.length()
     if is_symbolic(x):
         if x.ndim == 0:
-            raise errors.SymbolicValueError(
-                f"{_where()}cannot iterate over a scalar tensor")
+            raise errors.SymbolicValueError(f"{_where()}cannot iterate over a scalar tensor")
         n = x.shape[0]
         return n if n is not None else np.shape(x)[0]
     return len(x)
@@ -99,6 +98,7 @@ def staged_item(x, i):
 
 
 # -- builtins ---------------------------------------------------------------
+
 
 def _any_symbolic(args) -> bool:
     return any(is_symbolic(a) for a in args)
@@ -127,9 +127,17 @@ def _range_bound(x):
     if t.weak and t.python_type is int:
         return x
     if t.shape != () or t.dtype.kind not in ("iub" if _BOOL_IS_INDEX else "iu") or t.weak:
-        what = "bool" if t.dtype.kind == "b" else t.dtype.name if not t.weak else t.python_type.__name__
-        raise TypeError(f"{_where()}range(): a {what} value {'array ' if t.shape != () else ''}cannot be "
-                        f"interpreted as an integer")
+        what = (
+            "bool"
+            if t.dtype.kind == "b"
+            else t.dtype.name
+            if not t.weak
+            else t.python_type.__name__
+        )
+        raise TypeError(
+            f"{_where()}range(): a {what} value {'array ' if t.shape != () else ''}cannot be "
+            f"interpreted as an integer"
+        )
     return record("python_number", [x], {"kind": int})
 
 
@@ -188,6 +196,7 @@ def getattr_(obj, name, *default):
     value = getattr(obj, name, *default)
     if default and isinstance(value, MaybeMissing):
         from staging.control_flow import cond
+
         return cond(value.defined, lambda: value.value, lambda: default[0])
     return value
 
@@ -195,22 +204,35 @@ def getattr_(obj, name, *default):
 def _python_number(kind):
     """int(x), float(x), bool(x), complex(x): on a symbolic scalar, a Python number known when the
     graph runs (what the builtin gives eagerly)."""
+
     def convert(*args, **kwargs):
         if len(args) == 1 and not kwargs and is_symbolic(args[0]):
             x = args[0]
             if x.ndim != 0:
                 raise errors.SymbolicValueError(
                     f"{_where()}{kind.__name__}() of a symbolic array of shape {x.static_shape}: only a "
-                    f"0-d value converts to a Python {kind.__name__}; reduce it or index it first")
+                    f"0-d value converts to a Python {kind.__name__}; reduce it or index it first"
+                )
             return record("python_number", [x], {"kind": kind})
         return kind(*args, **kwargs)
+
     convert.__name__ = f"{kind.__name__}_"
     return convert
 
 
-OVERRIDES = {builtins.int: _python_number(int), builtins.float: _python_number(float),
-             builtins.bool: _python_number(bool), builtins.complex: _python_number(complex),
-             builtins.print: print_, builtins.len: len_, builtins.range: range_,
-              builtins.enumerate: enumerate_, builtins.zip: zip_, builtins.min: py_reductions.min_,
-              builtins.max: py_reductions.max_, builtins.sum: py_reductions.sum_,
-             builtins.hasattr: hasattr_, builtins.getattr: getattr_}
+OVERRIDES = {
+    builtins.int: _python_number(int),
+    builtins.float: _python_number(float),
+    builtins.bool: _python_number(bool),
+    builtins.complex: _python_number(complex),
+    builtins.print: print_,
+    builtins.len: len_,
+    builtins.range: range_,
+    builtins.enumerate: enumerate_,
+    builtins.zip: zip_,
+    builtins.min: py_reductions.min_,
+    builtins.max: py_reductions.max_,
+    builtins.sum: py_reductions.sum_,
+    builtins.hasattr: hasattr_,
+    builtins.getattr: getattr_,
+}

@@ -62,7 +62,8 @@ def _no_kwargs(name, kwargs):
     if kwargs:
         raise errors.SymbolicValueError(
             f"{_where()}{name}(..., {', '.join(f'{k}=' for k in kwargs)}) of symbolic values is not "
-            f"supported; compare the values yourself (np.where) or call {name}() on concrete ones")
+            f"supported; compare the values yourself (np.where) or call {name}() on concrete ones"
+        )
 
 
 def _dtype_of(x):
@@ -73,7 +74,8 @@ def _dtype_of(x):
             raise errors.SymbolicValueError(
                 f"{_where()}min()/max() of arrays compares them with `<`, whose truth value is "
                 f"ambiguous for an array of shape {tuple(x.shape)}; use np.minimum / np.maximum or "
-                f"np.min / np.max")
+                f"np.min / np.max"
+            )
         return np.dtype(x.dtype)
     return None
 
@@ -87,7 +89,8 @@ def _common_dtype(name, items):
     if other:
         raise errors.SymbolicValueError(
             f"{_where()}{name}() of a symbolic value and a {type(other[0]).__name__}: only numbers "
-            f"and tensors can be compared in a staged function")
+            f"and tensors can be compared in a staged function"
+        )
     if len(strong) == 1:
         (dtype,) = strong
         if all(dtype.kind in _KINDS[t] for t in weak):
@@ -96,7 +99,8 @@ def _common_dtype(name, items):
     raise errors.SymbolicValueError(
         f"{_where()}{name}() of operands of different types ({', '.join(kinds)}): Python returns "
         f"the chosen operand as it is, so the result's type would depend on the values, which are "
-        f"only known when the graph runs; cast the operands to one dtype first")
+        f"only known when the graph runs; cast the operands to one dtype first"
+    )
 
 
 def _operand(x, dtype):
@@ -114,7 +118,8 @@ def _extreme_of_tensor(name, items, better):
     if items.ndim != 1:
         raise errors.SymbolicValueError(
             f"{_where()}{name}() of a tensor of shape {tuple(items.shape)} compares its rows with "
-            f"`<`, whose truth value is ambiguous; use np.{name}(x, axis=0)")
+            f"`<`, whose truth value is ambiguous; use np.{name}(x, axis=0)"
+        )
     reduce = np.min if name == "min" else np.max
     if items.dtype.kind not in "fc":
         return reduce(items)
@@ -138,18 +143,25 @@ def sum_(iterable, start=0):
         dtype, shape = element.dtype, element.shape
     else:
         if iterable.ndim == 0:
-            raise errors.SymbolicValueError(f"{_where()}sum() of a scalar tensor: it is not iterable")
+            raise errors.SymbolicValueError(
+                f"{_where()}sum() of a scalar tensor: it is not iterable"
+            )
         length = iterable.shape[0] if iterable.shape[0] is not None else np.shape(iterable)[0]
         dtype, shape = iterable.dtype, tuple(iterable.shape[1:])
 
         def item(i):
             return iterable[i]
+
     if any(d is None for d in shape):
         raise errors.SymbolicValueError(
-            f"{_where()}sum() of items of shape {shape} (unknown dims): use np.sum(x, axis=0)")
+            f"{_where()}sum() of items of shape {shape} (unknown dims): use np.sum(x, axis=0)"
+        )
     # start + 0 has the type start + item has, and adding the items to it rounds as Python does.
     zero = np.zeros(shape, dtype)[()] if shape == () else np.zeros(shape, dtype)
     _, total = control_flow.while_loop(
-        lambda i, total: i < length, lambda i, total: (i + 1, total + item(i)),
-        (np.int64(0), start + zero), names=("<sum index>", "sum"))
+        lambda i, total: i < length,
+        lambda i, total: (i + 1, total + item(i)),
+        (np.int64(0), start + zero),
+        names=("<sum index>", "sum"),
+    )
     return total

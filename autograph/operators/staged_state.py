@@ -13,7 +13,12 @@ import re
 import numpy as np
 
 from autograph.operators import data_structures
-from autograph.operators.variables import MaybeUndefined, is_maybe_undefined, is_undefined, is_undefined_return
+from autograph.operators.variables import (
+    MaybeUndefined,
+    is_maybe_undefined,
+    is_undefined,
+    is_undefined_return,
+)
 from staging import errors, nest
 from staging.debugging import check as staged_check
 from staging.source_map import where
@@ -68,7 +73,11 @@ def zero_like(x, staged_lists=False):
     leaves = nest.flatten(x)
     makers = []
     for leaf in leaves:
-        maker = (lambda: []) if staged_lists and data_structures.is_staged_value(leaf) else zero_leaf(leaf)
+        maker = (
+            (lambda: [])
+            if staged_lists and data_structures.is_staged_value(leaf)
+            else zero_leaf(leaf)
+        )
         if maker is None:
             return None
         makers.append(maker)
@@ -90,7 +99,8 @@ def placeholder(name, value, where, kind):
         raise errors.UndefinedNameError(
             f"{where}'{name}' is first assigned inside this staged {kind}, to {what}; a staged "
             f"loop can create only tensors and numbers (or tuples, lists and dicts of them); "
-            f"assign it before the loop")
+            f"assign it before the loop"
+        )
     return make()
 
 
@@ -98,8 +108,10 @@ def check_ran(ran, names, kind) -> None:
     """At run time, after a staged loop that creates `names`: the loop ran at least once, or
     those names are unassigned, as Python would find them (UnboundLocalError)."""
     listed = ", ".join(repr(n) for n in names)
-    message = (f"{where()}{listed} {'is' if len(names) == 1 else 'are'} assigned only inside this "
-               f"staged {kind}, which ran zero times, and used after it")
+    message = (
+        f"{where()}{listed} {'is' if len(names) == 1 else 'are'} assigned only inside this "
+        f"staged {kind}, which ran zero times, and used after it"
+    )
     staged_check(ran, message, errors.UndefinedNameError)
 
 
@@ -164,7 +176,9 @@ def placeholder_maker(value, other_path=False):
     if is_undefined(value) or data_structures.is_staged_value(value):
         return None
     zero = zero_like(value)
-    if zero is None and not _holds_tensors(value):  # (other_path: the staged `if` passes on the other
+    if zero is None and not _holds_tensors(
+        value
+    ):  # (other_path: the staged `if` passes on the other
         return (lambda: SameAsOtherPath(value)) if other_path else (lambda: value)  # path's object)
     return zero
 
@@ -181,14 +195,16 @@ def check_defined(a, b, names, where, flagged):
             raise errors.BranchMismatchError(
                 f"{where}this function returns a value on one path and None on another, "
                 f"depending on the symbolic condition of this `if`; a staged function returns "
-                f"one kind of value: return a value of the same type on every path")
+                f"one kind of value: return a value of the same type on every path"
+            )
         maybe = is_maybe_undefined(x) or is_maybe_undefined(y)
         if is_undefined(x) != is_undefined(y) or maybe:
             if is_return_value(name):
                 raise errors.BranchMismatchError(
                     f"{where}this function returns a value on one path of this `if` (whose "
                     f"condition is symbolic) that cannot be given a placeholder on the other; "
-                    f"return tensors or numbers (or tuples, lists and dicts of them)")
+                    f"return tensors or numbers (or tuples, lists and dicts of them)"
+                )
             if i in flagged:
                 continue
             maker = placeholder_maker(y if is_undefined(x) else x, other_path=True)
@@ -197,7 +213,8 @@ def check_defined(a, b, names, where, flagged):
                     f"{where}'{name}' is assigned in only one branch of this `if`, whose condition "
                     f"is symbolic, and is used afterwards, and it is not a tensor or number (or a "
                     f"tuple, list or dict of them) that could be checked at run time; assign it "
-                    f"in both branches or before the `if`")
+                    f"in both branches or before the `if`"
+                )
             new_flags.append(i)
             if is_undefined(x):
                 refill[i] = maker

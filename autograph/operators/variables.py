@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from staging import errors
-from staging.unset import MaybeUndefined  # noqa: F401 - converted code and operators use it from here
 from staging.source_map import where as _where
+from staging.unset import MaybeUndefined  # noqa: F401 - converted code and operators use it from here
 
 
 class Undefined:
@@ -19,7 +19,8 @@ class Undefined:
     def _fail(self, *args, **kwargs):
         error = errors.UndefinedNameError(
             f"{_where()}'{self.name}' is used before it is assigned (it is assigned in only some "
-            f"branches or loop iterations before this point)")
+            f"branches or loop iterations before this point)"
+        )
         error.undefined_marker = self  # a staged `if` may give the name a checked placeholder
         raise error
 
@@ -32,7 +33,9 @@ class Undefined:
         return f"Undefined({self.name!r})"
 
     __call__ = __bool__ = __iter__ = __len__ = __getitem__ = __setitem__ = _fail
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _fail
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = (
+        _fail
+    )
     __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = __rpow__ = __matmul__ = _fail
     __rmatmul__ = __neg__ = __pos__ = __abs__ = __lt__ = __le__ = __gt__ = __ge__ = _fail
     __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = __invert__ = __index__ = _fail

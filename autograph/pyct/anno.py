@@ -14,10 +14,14 @@ class Basic(_Key):
 
     EXTRA_TEST = "For: the loop-continue test added by the break converter (an expression)"
     LOOP_OPTIONS = "While/For: the keywords of the set_loop_options(...) call of its body"
-    LOWERED_RETURN = ("Assign/Return: made by the return converter (the assignment of a user "
-                      "`return`'s value, or the function's one final `return`)")
-    RETURN_FLAG = ("FunctionDef: (flag, value) names of the return converter's `do_return` and "
-                   "`retval_`, when returns inside its statements were lowered to them")
+    LOWERED_RETURN = (
+        "Assign/Return: made by the return converter (the assignment of a user "
+        "`return`'s value, or the function's one final `return`)"
+    )
+    RETURN_FLAG = (
+        "FunctionDef: (flag, value) names of the return converter's `do_return` and "
+        "`retval_`, when returns inside its statements were lowered to them"
+    )
 
 
 class Static(_Key):
@@ -25,12 +29,18 @@ class Static(_Key):
 
     LIVE_IN = "If/While/For: names live on entry (for loops: at the loop head)"
     LIVE_OUT = "If/While/For: names live after the statement"
-    SOURCE_DEAD_AT_HEAD = ("While/For: names its body assigns that the user's code, before "
-                           "break/continue/return were lowered, does not read at the loop head")
-    DEFINED_IN = ("If/While/For: names that may be bound at this point in the Python function "
-                  "holding it in converted code (the function itself or a branch/loop body)")
-    CELLS = ("FunctionDef: its cell variables that a nested function, lambda, class or generator "
-             "uses (a frozenset; see static_analysis/cells)")
+    SOURCE_DEAD_AT_HEAD = (
+        "While/For: names its body assigns that the user's code, before "
+        "break/continue/return were lowered, does not read at the loop head"
+    )
+    DEFINED_IN = (
+        "If/While/For: names that may be bound at this point in the Python function "
+        "holding it in converted code (the function itself or a branch/loop body)"
+    )
+    CELLS = (
+        "FunctionDef: its cell variables that a nested function, lambda, class or generator "
+        "uses (a frozenset; see static_analysis/cells)"
+    )
 
 
 _KEY_TYPES = (Basic, Static)

@@ -7,9 +7,8 @@ that may or may not happen) is a flag tested to guard the remaining code.
 
 from __future__ import annotations
 
-import copy
-
 import ast
+import copy
 
 NEVER, MAYBE, ALWAYS = 0, 1, 2
 
@@ -23,9 +22,11 @@ def not_(expr):
 
 
 def assign(name, value, origin):
-    node = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())],
-                       value=value if isinstance(value, ast.AST) else ast.Constant(value=value, kind=None),
-                       type_comment=None)
+    node = ast.Assign(
+        targets=[ast.Name(id=name, ctx=ast.Store())],
+        value=value if isinstance(value, ast.AST) else ast.Constant(value=value, kind=None),
+        type_comment=None,
+    )
     node.lineno = getattr(origin, "lineno", 1)
     return node
 
@@ -68,9 +69,9 @@ class Lowering:
             if status == ALWAYS:
                 out.extend(new)
                 return out, ALWAYS
-            rest = stmts[idx + 1:]
+            rest = stmts[idx + 1 :]
             if branch_status is not None and set(branch_status) == {ALWAYS, NEVER}:
-                if_node, = new
+                (if_node,) = new
                 rest_lowered, rest_status = self.block(rest)
                 if branch_status[0] == NEVER:
                     if_node.body = if_node.body + rest_lowered
@@ -139,8 +140,9 @@ class Lowering:
         return [s], NEVER, None
 
 
-def contains(stmts, types, stop=(ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
-                                 ast.ClassDef), loops=True):
+def contains(
+    stmts, types, stop=(ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef), loops=True
+):
     """True if a statement of `types` occurs in `stmts` (not inside nested scopes;
     not inside nested loops unless `loops`)."""
     stack = list(stmts)
@@ -153,5 +155,7 @@ def contains(stmts, types, stop=(ast.FunctionDef, ast.AsyncFunctionDef, ast.Lamb
         if not loops and isinstance(n, (ast.While, ast.For)):
             stack.extend(n.orelse)
             continue
-        stack.extend(c for c in ast.iter_child_nodes(n) if isinstance(c, (ast.stmt, ast.excepthandler)))
+        stack.extend(
+            c for c in ast.iter_child_nodes(n) if isinstance(c, (ast.stmt, ast.excepthandler))
+        )
     return False

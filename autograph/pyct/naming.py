@@ -52,7 +52,15 @@ def _fields(cls):
         if cls is _arguments:
             # Parameters in the order gast gives them (args before posonlyargs): name order
             # decides the order of state tuples in converted code.
-            fields = ("args", "posonlyargs", "vararg", "kwonlyargs", "kw_defaults", "kwarg", "defaults")
+            fields = (
+                "args",
+                "posonlyargs",
+                "vararg",
+                "kwonlyargs",
+                "kw_defaults",
+                "kwarg",
+                "defaults",
+            )
         else:
             fields = tuple(f for f in cls._fields if f not in _SKIP)
         _FIELDS[cls] = fields
@@ -65,18 +73,25 @@ class Facts:
     __slots__ = ("order", "used", "bound", "features", "nodes")
 
     def __init__(self):
-        self.order = {}       # name -> index of its first occurrence in source order
-        self.used = set()     # every name (variables, parameters, defs, imports): fresh names avoid them
-        self.bound = set()    # names assigned, deleted or bound as parameters / except targets
+        self.order = {}  # name -> index of its first occurrence in source order
+        self.used = (
+            set()
+        )  # every name (variables, parameters, defs, imports): fresh names avoid them
+        self.bound = set()  # names assigned, deleted or bound as parameters / except targets
         self.features = set()  # node classes, attribute names, Name ids, "chained", "loop_else"
-        self.nodes = []       # the nodes in source order (pre-order)
+        self.nodes = []  # the nodes in source order (pre-order)
 
 
-def scan(node) -> Facts:
+def scan(node) -> Facts:  # noqa: C901, PLR0912
     """One walk over the tree, in source order."""
     facts = Facts()
-    order, used, bound, features, nodes = (facts.order, facts.used, facts.bound, facts.features,
-                                           facts.nodes)
+    order, used, bound, features, nodes = (
+        facts.order,
+        facts.used,
+        facts.bound,
+        facts.features,
+        facts.nodes,
+    )
     stack = [node]
     pop, push = stack.pop, stack.extend
     add = features.add
@@ -137,7 +152,7 @@ def defining_class(qualname: str) -> str | None:
     return None
 
 
-def mangle_private_names(node, class_name: str) -> None:
+def mangle_private_names(node, class_name: str) -> None:  # noqa: C901
     """Applies Python's private name mangling (`__x` -> `_Class__x`) to the identifiers of a
     method's tree, as compiling it inside its class did: converted code is compiled outside."""
     prefix = "_" + class_name.lstrip("_")

@@ -39,7 +39,9 @@ class ParsedEntity:
     def __init__(self, node, filename, line_offset, source, lines=None):
         self.node = node
         self.filename = filename
-        self.line_offset = line_offset  # user line = node line + line_offset (0: lines are the user's)
+        self.line_offset = (
+            line_offset  # user line = node line + line_offset (0: lines are the user's)
+        )
         self.source = source
         self.lines = lines  # all lines of the file as read for this parse (linecache's list)
 
@@ -60,7 +62,9 @@ def _scan_block(lines, start):
     base = _indent(first)
     end = start + 1
     if first.lstrip().startswith("@"):
-        while end < len(lines) and _indent(lines[end]) == base and lines[end].lstrip().startswith("@"):
+        while (
+            end < len(lines) and _indent(lines[end]) == base and lines[end].lstrip().startswith("@")
+        ):
             end += 1
         if end >= len(lines) or _indent(lines[end]) != base:
             return None
@@ -71,7 +75,9 @@ def _scan_block(lines, start):
         if stripped and not stripped.startswith("#") and _indent(line) <= base:
             break
         end += 1
-    while end > start + 1 and (not lines[end - 1].strip() or lines[end - 1].lstrip().startswith("#")):
+    while end > start + 1 and (
+        not lines[end - 1].strip() or lines[end - 1].lstrip().startswith("#")
+    ):
         end -= 1
     return tuple(lines[start:end])
 
@@ -87,11 +93,13 @@ def _file_lines(code) -> list[str]:
     if not all_lines:
         raise errors.ConversionError(
             f"cannot convert {code.co_name!r}: source of {filename} is unavailable "
-            "(functions defined in the interactive interpreter or with exec cannot be converted)")
+            "(functions defined in the interactive interpreter or with exec cannot be converted)"
+        )
     if code.co_firstlineno > len(all_lines):
         raise errors.ConversionError(
             f"cannot convert {code.co_name!r}: {filename} has no line {code.co_firstlineno} "
-            "(was the file edited since the function was defined?)")
+            "(was the file edited since the function was defined?)"
+        )
     return all_lines
 
 
@@ -125,13 +133,14 @@ def _dedent(lines) -> str:
     if not indent:
         return "".join(lines)
     n = len(indent)
-    return "".join(l[n:] if l.startswith(indent) else l for l in lines)
+    return "".join(line[n:] if line.startswith(indent) else line for line in lines)
 
 
 def _parse_error(code, e):
     return errors.ConversionError(
         f"cannot convert {code.co_name!r} at {code.co_filename}:{code.co_firstlineno}: "
-        f"its source does not parse on its own ({e.msg})")
+        f"its source does not parse on its own ({e.msg})"
+    )
 
 
 def parse_function(fn) -> ParsedEntity:
@@ -173,7 +182,8 @@ def parse_function(fn) -> ParsedEntity:
         raise errors.ConversionError(
             f"cannot convert {code.co_name!r} at {code.co_filename}:{code.co_firstlineno}: "
             "no function definition found at that line (was the file edited since the function "
-            "was defined? reload its module)")
+            "was defined? reload its module)"
+        )
     _check_matches(code, node)
     node.decorator_list = []
     return ParsedEntity(node, code.co_filename, 0, text, all_lines)
@@ -202,20 +212,25 @@ def _check_matches(code, node):
     if node.name != code.co_name:
         problem = f"the source at that line now defines {node.name!r}"
     elif _node_arguments(node) != _code_arguments(code):
-        problem = (f"its source now takes ({', '.join(_node_arguments(node))}), the running "
-                   f"function takes ({', '.join(_code_arguments(code))})")
+        problem = (
+            f"its source now takes ({', '.join(_node_arguments(node))}), the running "
+            f"function takes ({', '.join(_code_arguments(code))})"
+        )
     elif first != code.co_firstlineno:
         problem = f"its source now starts at line {first}"
     else:
         lines = [line for _, _, line in code.co_lines() if line is not None]
         if lines and not first <= min(lines) <= max(lines) <= node.end_lineno:
-            problem = (f"its source now ends at line {node.end_lineno}, the running function has "
-                       f"code on line {max(lines)}")
+            problem = (
+                f"its source now ends at line {node.end_lineno}, the running function has "
+                f"code on line {max(lines)}"
+            )
     if problem is not None:
         raise errors.ConversionError(
             f"cannot convert {code.co_name!r} at {code.co_filename}:{code.co_firstlineno}: "
             f"{problem} (the file was edited since the function was defined); reload its "
-            f"module to convert the new version")
+            f"module to convert the new version"
+        )
 
 
 def _lambda_args(node) -> list:
@@ -228,8 +243,11 @@ def _pick_lambda(code, candidates):
     if len(candidates) <= 1:
         return candidates
     # The first instruction (RESUME) spans nothing; the others lie inside the lambda's body.
-    positions = [p for p in getattr(code, "co_positions", lambda: ())()
-                 if p[0] is not None and p[2] is not None and (p[1], p[3]) > (p[0], p[2])]
+    positions = [
+        p
+        for p in getattr(code, "co_positions", lambda: ())()
+        if p[0] is not None and p[2] is not None and (p[1], p[3]) > (p[0], p[2])
+    ]
     if positions:
         line, _, col, _ = min(positions, key=lambda p: (p[0], p[2] or 0))
         inside = [c for c in candidates if _covers(c.body, line, col)]
@@ -291,14 +309,20 @@ def _lambda_in_file(fn, all_lines):
     if tree is None:
         return None
     want = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
-    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
-             and n.lineno == code.co_firstlineno and _lambda_args(n) == want and _spans_code(n, code)]
+    found = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Lambda)
+        and n.lineno == code.co_firstlineno
+        and _lambda_args(n) == want
+        and _spans_code(n, code)
+    ]
     found = _pick_lambda(code, found)
     if len(found) != 1:
         return None
     node = copy.deepcopy(found[0])
     first, last = node.lineno, node.end_lineno
-    return ParsedEntity(node, filename, 0, "".join(all_lines[first - 1:last]))
+    return ParsedEntity(node, filename, 0, "".join(all_lines[first - 1 : last]))
 
 
 def _parse_lambda(fn, text, line_offset):
@@ -308,7 +332,7 @@ def _parse_lambda(fn, text, line_offset):
     candidates = [text, "(" + text.strip() + "\n)"]
     stripped = text.strip()
     if "lambda" in stripped:
-        candidates.append("(" + stripped[stripped.index("lambda"):].rstrip(",;\\") + "\n)")
+        candidates.append("(" + stripped[stripped.index("lambda") :].rstrip(",;\\") + "\n)")
     for candidate in candidates:
         try:
             tree = ast.parse(pad + candidate)
@@ -318,13 +342,20 @@ def _parse_lambda(fn, text, line_offset):
     if tree is None:
         raise errors.ConversionError(
             f"cannot convert the lambda at {code.co_filename}:{code.co_firstlineno}: "
-            "its source line does not parse on its own")
+            "its source line does not parse on its own"
+        )
     want = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
-    found = [node for node in ast.walk(tree) if isinstance(node, ast.Lambda)
-             and node.lineno == line_offset + 1 and _lambda_args(node) == want
-             and _spans_code(node, code)]
+    found = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Lambda)
+        and node.lineno == line_offset + 1
+        and _lambda_args(node) == want
+        and _spans_code(node, code)
+    ]
     if len(found) != 1:
         raise errors.ConversionError(
             f"cannot convert the lambda at {code.co_filename}:{code.co_firstlineno}: "
-            f"{'several lambdas' if found else 'no lambda'} with arguments {want} on that line")
+            f"{'several lambdas' if found else 'no lambda'} with arguments {want} on that line"
+        )
     return ParsedEntity(found[0], code.co_filename, 0, text)

@@ -37,7 +37,9 @@ class StableUnparser(ast._Unparser):
     # -- tuples as targets, `:=`, `lambda` (Python 3.10 differs) --
 
     def visit_Tuple(self, node):
-        with self.delimit_if("(", ")", not node.elts or self.get_precedence(node) > _Precedence.TUPLE):
+        with self.delimit_if(
+            "(", ")", not node.elts or self.get_precedence(node) > _Precedence.TUPLE
+        ):
             self.items_view(self.traverse, node.elts)
 
     def visit_Assign(self, node):
@@ -79,12 +81,15 @@ class StableUnparser(ast._Unparser):
             self._write_str_avoiding_backslashes(self._fstring_body(node))
             return
         # Escaped whitespace is allowed in the literal parts (f"{x}\n"), not in the fields.
-        parts = [(self._fstring_body(value), isinstance(value, ast.Constant)) for value in node.values]
+        parts = [
+            (self._fstring_body(value), isinstance(value, ast.Constant)) for value in node.values
+        ]
         quotes = list(_ALL_QUOTES)
         written = []
         for text, literal in parts:
-            text, usable = self._str_literal_helper(text, quote_types=quotes,
-                                                    escape_special_whitespace=literal)
+            text, usable = self._str_literal_helper(
+                text, quote_types=quotes, escape_special_whitespace=literal
+            )
             if set(usable).isdisjoint(quotes):  # no one quote suits every part: repr, in '''
                 quotes = ["'''"]
                 written = [repr('"' + text)[2:-1] for text, _ in parts]

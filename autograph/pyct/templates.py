@@ -26,6 +26,7 @@ def _positioned(cls) -> bool:
 # `build(subs, L)` returns the template's statements with the placeholders of `subs`
 # substituted; every node it creates has line L (column 0).
 
+
 def _name(subs, id_, ctx, L):
     value = subs.get(id_)
     if value is None:
@@ -43,8 +44,14 @@ def _names(subs, id_, ctx, L):
     """A Name in a tuple, list or call arguments: a list of str or nodes expands in place."""
     value = subs.get(id_)
     if value.__class__ in (list, tuple):
-        return [ast.Name(id=v, ctx=ctx.__class__(), lineno=L, col_offset=0, end_lineno=L,
-                         end_col_offset=0) if v.__class__ is str else v for v in value]
+        return [
+            ast.Name(
+                id=v, ctx=ctx.__class__(), lineno=L, col_offset=0, end_lineno=L, end_col_offset=0
+            )
+            if v.__class__ is str
+            else v
+            for v in value
+        ]
     return [_name(subs, id_, ctx, L)]
 
 
@@ -54,8 +61,18 @@ def _params(subs, id_, L):
         names = value
     else:
         names = [value if value.__class__ is str else id_]
-    return [ast.arg(arg=v, annotation=None, type_comment=None, lineno=L, col_offset=0, end_lineno=L,
-                    end_col_offset=0) for v in names]
+    return [
+        ast.arg(
+            arg=v,
+            annotation=None,
+            type_comment=None,
+            lineno=L,
+            col_offset=0,
+            end_lineno=L,
+            end_col_offset=0,
+        )
+        for v in names
+    ]
 
 
 def _stmt(subs, id_, L):
@@ -63,8 +80,11 @@ def _stmt(subs, id_, L):
     value = subs.get(id_)
     if value.__class__ is list:
         return value
-    return [ast.Expr(value=_name(subs, id_, _LOAD, L), lineno=L, col_offset=0, end_lineno=L,
-                     end_col_offset=0)]
+    return [
+        ast.Expr(
+            value=_name(subs, id_, _LOAD, L), lineno=L, col_offset=0, end_lineno=L, end_col_offset=0
+        )
+    ]
 
 
 def _rename(subs, name):
@@ -72,11 +92,20 @@ def _rename(subs, name):
     return value if value.__class__ is str else name
 
 
-_HELPERS = {"_name": _name, "_names": _names, "_params": _params, "_stmt": _stmt, "_rename": _rename,
-            "_LOAD": _LOAD, "_STORE": _STORE, "_DEL": _DEL, "ast": ast}
+_HELPERS = {
+    "_name": _name,
+    "_names": _names,
+    "_params": _params,
+    "_stmt": _stmt,
+    "_rename": _rename,
+    "_LOAD": _LOAD,
+    "_STORE": _STORE,
+    "_DEL": _DEL,
+    "ast": ast,
+}
 
 
-def _emit(node, splice=False) -> str:
+def _emit(node, splice=False) -> str:  # noqa: C901
     """Python source of an expression that builds `node` (a `*list` element when `splice`)."""
     cls = node.__class__
     if cls is _Name:
@@ -94,9 +123,21 @@ def _emit(node, splice=False) -> str:
         if f == "ctx":
             code = _CTX[v.__class__]
         elif v.__class__ is list:
-            inner = (cls in (_Tuple, _List) and f == "elts" or cls is _Call and f == "args"
-                     or cls is _arguments and f == "args" or bool(v) and isinstance(v[0], ast.stmt))
-            code = "[" + ", ".join(_emit(x, inner) if isinstance(x, _AST) else repr(x) for x in v) + "]"
+            inner = (
+                cls in (_Tuple, _List)
+                and f == "elts"
+                or cls is _Call
+                and f == "args"
+                or cls is _arguments
+                and f == "args"
+                or bool(v)
+                and isinstance(v[0], ast.stmt)
+            )
+            code = (
+                "["
+                + ", ".join(_emit(x, inner) if isinstance(x, _AST) else repr(x) for x in v)
+                + "]"
+            )
         elif isinstance(v, _AST):
             code = _emit(v)
         elif f == "name" and cls is _FunctionDef:
@@ -111,7 +152,7 @@ def _emit(node, splice=False) -> str:
 
 def _compile(template: str):
     body = ast.parse(textwrap.dedent(template)).body
-    source = ("def build(subs, L):\n    return [" + ", ".join(_emit(s, True) for s in body) + "]\n")
+    source = "def build(subs, L):\n    return [" + ", ".join(_emit(s, True) for s in body) + "]\n"
     namespace = dict(_HELPERS)
     exec(compile(source, "<autograph template>", "exec"), namespace)
     return namespace["build"]
@@ -133,25 +174,47 @@ def replace(template: str, origin=None, **subs) -> list:
 
 def replace_as_expression(template: str, origin=None, **subs):
     """Like replace(), for a template that is one expression; returns the expression."""
-    stmt, = replace(template, origin, **subs)
+    (stmt,) = replace(template, origin, **subs)
     return stmt.value
 
 
 def name(id_, ctx=None, lineno=1):
     """An ast Name node (on line `lineno`)."""
-    return ast.Name(id=id_, ctx=ctx or ast.Load(), lineno=lineno, col_offset=0, end_lineno=lineno,
-                    end_col_offset=0)
+    return ast.Name(
+        id=id_,
+        ctx=ctx or ast.Load(),
+        lineno=lineno,
+        col_offset=0,
+        end_lineno=lineno,
+        end_col_offset=0,
+    )
 
 
 def str_tuple(names, lineno=1):
     """A tuple literal of string constants, e.g. ('i', 'total')."""
-    return ast.Tuple(elts=[ast.Constant(value=n, kind=None, lineno=lineno, col_offset=0,
-                                        end_lineno=lineno, end_col_offset=0) for n in names],
-                     ctx=ast.Load(), lineno=lineno, col_offset=0, end_lineno=lineno, end_col_offset=0)
+    return ast.Tuple(
+        elts=[
+            ast.Constant(
+                value=n, kind=None, lineno=lineno, col_offset=0, end_lineno=lineno, end_col_offset=0
+            )
+            for n in names
+        ],
+        ctx=ast.Load(),
+        lineno=lineno,
+        col_offset=0,
+        end_lineno=lineno,
+        end_col_offset=0,
+    )
 
 
 def name_tuple(names, ctx=None, lineno=1):
     """A tuple of names, e.g. (i, total)."""
     ctx = ctx or ast.Load()
-    return ast.Tuple(elts=[name(n, type(ctx)(), lineno) for n in names], ctx=ctx, lineno=lineno,
-                     col_offset=0, end_lineno=lineno, end_col_offset=0)
+    return ast.Tuple(
+        elts=[name(n, type(ctx)(), lineno) for n in names],
+        ctx=ctx,
+        lineno=lineno,
+        col_offset=0,
+        end_lineno=lineno,
+        end_col_offset=0,
+    )

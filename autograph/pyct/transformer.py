@@ -12,11 +12,42 @@ from __future__ import annotations
 import ast
 
 _AST = ast.AST
-_SCALAR_FIELDS = frozenset({"ctx", "op", "ops", "id", "arg", "attr", "name", "names", "type_comment",
-                            "kind", "level", "module", "conversion", "is_async", "simple", "asname"})
+_SCALAR_FIELDS = frozenset(
+    {
+        "ctx",
+        "op",
+        "ops",
+        "id",
+        "arg",
+        "attr",
+        "name",
+        "names",
+        "type_comment",
+        "kind",
+        "level",
+        "module",
+        "conversion",
+        "is_async",
+        "simple",
+        "asname",
+    }
+)
 # Nodes with no children worth visiting.
-_LEAVES = frozenset({ast.Name, ast.Constant, ast.Pass, ast.Break, ast.Continue, ast.Global,
-                     ast.Nonlocal, ast.alias, ast.Load, ast.Store, ast.Del})
+_LEAVES = frozenset(
+    {
+        ast.Name,
+        ast.Constant,
+        ast.Pass,
+        ast.Break,
+        ast.Continue,
+        ast.Global,
+        ast.Nonlocal,
+        ast.alias,
+        ast.Load,
+        ast.Store,
+        ast.Del,
+    }
+)
 _FIELDS: dict = {}
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 _STMT_FIELDS: dict = {}
@@ -26,8 +57,9 @@ def child_fields(cls) -> tuple:
     """The fields of `cls` that may hold nodes."""
     fields = _FIELDS.get(cls)
     if fields is None:
-        fields = _FIELDS[cls] = () if cls in _LEAVES else tuple(
-            f for f in cls._fields if f not in _SCALAR_FIELDS)
+        fields = _FIELDS[cls] = (
+            () if cls in _LEAVES else tuple(f for f in cls._fields if f not in _SCALAR_FIELDS)
+        )
     return fields
 
 
@@ -37,8 +69,9 @@ def statement_fields(cls) -> tuple:
     if fields is None:
         fields = ()
         if issubclass(cls, (ast.stmt, ast.excepthandler, ast.match_case)):
-            fields = tuple(f for f in _BLOCK_FIELDS if f in cls._fields and not (
-                cls in (ast.Lambda, ast.IfExp)))
+            fields = tuple(
+                f for f in _BLOCK_FIELDS if f in cls._fields and cls not in (ast.Lambda, ast.IfExp)
+            )
         _STMT_FIELDS[cls] = fields
     return fields
 
@@ -101,7 +134,7 @@ class Transformer(_Dispatch):
             return m(self, node)
         return node
 
-    def generic_visit(self, node):
+    def generic_visit(self, node):  # noqa: C901, PLR0912
         d = node.__dict__
         for f in self._fields_of(node.__class__):
             v = d.get(f)
@@ -141,7 +174,11 @@ class Transformer(_Dispatch):
         is created); the functions defined in it are visited."""
         body = []
         for s in node.body:
-            r = self.visit(s) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else s
+            r = (
+                self.visit(s)
+                if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                else s
+            )
             body.extend(r if isinstance(r, list) else [r])
         node.body = body
         return node

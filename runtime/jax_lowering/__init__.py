@@ -20,13 +20,15 @@ def jax_available() -> bool:
 
 
 def lowering_status(name: str) -> str:
-    """"lowered", "unlowerable: <why>" or "missing" for op `name` (imports jax)."""
+    """ "lowered", "unlowerable: <why>" or "missing" for op `name` (imports jax)."""
     from .catalog import lowering_status as status
+
     return status(name)
 
 
 def __getattr__(name):
     if name == "JaxGraph":  # imports jax: only when a graph is lowered
         from .runner import JaxGraph
+
         return JaxGraph
     raise AttributeError(name)

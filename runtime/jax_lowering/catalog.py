@@ -10,6 +10,7 @@ from .table import LOWERINGS, UNLOWERABLE, jnp_function
 def _generic(name: str, func):
     def lower(ctx, node, *inputs, **attrs):
         return func(*inputs, **attrs)
+
     lower.__name__ = f"lower_{name}"
     return lower
 
@@ -25,7 +26,7 @@ def lowering_for(name: str):
 
 
 def lowering_status(name: str) -> str:
-    """"lowered", "unlowerable: <why>" or "missing" (a registered op nobody decided about)."""
+    """ "lowered", "unlowerable: <why>" or "missing" (a registered op nobody decided about)."""
     if name in UNLOWERABLE:
         return f"unlowerable: {UNLOWERABLE[name]}"
     return "lowered" if lowering_for(name) is not None else "missing"

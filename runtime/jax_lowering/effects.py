@@ -12,11 +12,10 @@ from ..core_ops import _list_stack_kernel, _list_write
 from ..executor import failure_note
 from ..registry import get_op
 from .errors import cannot_lower
-from .ops import _loop_dtypes, ir_type
 from .lists import UNBOUNDED_FIX, Buffer, Stacked
-from .values import is_static, to_host
+from .ops import _loop_dtypes, ir_type
 from .table import lowers
-
+from .values import is_static, to_host
 
 
 def _split(node, inputs):
@@ -34,6 +33,7 @@ def _split(node, inputs):
     def rebuild(host_values):
         host = [to_host(v, t) for v, t in zip(host_values, types)]
         return [host[x] if kind == "dynamic" else x for kind, x in slots]
+
     return dynamic, rebuild
 
 
@@ -51,6 +51,7 @@ def _recording(ctx, node, kernel):
             add_note(error, failure_note(node, runner.graph.name))
             runner.failed = error
             return None
+
     return call
 
 
@@ -73,8 +74,11 @@ def _assert(ctx, node, condition, *inputs, **attrs):
     if jnp.ndim(condition) != 0:  # the interpreter's `not array` raises: the callback does too
         jax.debug.callback(lambda *values: run(*rebuild(values)), *dynamic, ordered=True)
         return ()
-    jax.lax.cond(jnp.asarray(condition, dtype=bool), lambda: None,
-                 lambda: jax.debug.callback(lambda *values: run(*rebuild(values)), *dynamic, ordered=True))
+    jax.lax.cond(
+        jnp.asarray(condition, dtype=bool),
+        lambda: None,
+        lambda: jax.debug.callback(lambda *values: run(*rebuild(values)), *dynamic, ordered=True),
+    )
     return ()
 
 
@@ -82,20 +86,30 @@ def _assert(ctx, node, condition, *inputs, **attrs):
 def _py_function(ctx, node, *inputs, func, out_types):
     types = out_types if isinstance(out_types, tuple) else (out_types,)
     if not all(t.is_fully_defined for t in types):
-        raise cannot_lower(node, f"its Tout {', '.join(map(str, types))} has unknown dims, and XLA needs the "
-                                 f"shape of what the Python function returns", "Give Tout a fully known shape")
+        raise cannot_lower(
+            node,
+            f"its Tout {', '.join(map(str, types))} has unknown dims, and XLA needs the "
+            f"shape of what the Python function returns",
+            "Give Tout a fully known shape",
+        )
     dynamic, rebuild = _split(node, inputs)
     run = _recording(ctx, node, get_op("py_function").kernel(node.attrs))
     zeros = tuple(np.zeros(t.shape, t.dtype) for t in types)
 
     def call(*values):
         result = run(*rebuild(values))
-        return zeros if result is None else tuple(np.asarray(r, dtype=t.dtype) for r, t in zip(result, types))
+        return (
+            zeros
+            if result is None
+            else tuple(np.asarray(r, dtype=t.dtype) for r, t in zip(result, types))
+        )
+
     shapes = tuple(jax.ShapeDtypeStruct(t.shape, t.dtype) for t in types)
     return tuple(jax.experimental.io_callback(call, shapes, *dynamic, ordered=True))
 
 
 # -- variables ---------------------------------------------------------------------------
+
 
 @lowers("read_variable")
 def _read_variable(ctx, node, *, var):
@@ -112,21 +126,28 @@ def _assign_variable(ctx, node, value, *, var, mode):
         old = jnp.asarray(ctx.state[id(var)], dtype=loop[0])
         step = jnp.asarray(value, dtype=loop[1])
         new = (old + step if mode == "add" else old - step).astype(var.dtype)
-    ctx.state[id(var)] = jnp.broadcast_to(new, var.shape) if tuple(var.shape) != jnp.shape(new) else new
+    ctx.state[id(var)] = (
+        jnp.broadcast_to(new, var.shape) if tuple(var.shape) != jnp.shape(new) else new
+    )
     return ()
 
 
 def _var_type(var):
     from ..types import TensorType
+
     return TensorType(var.dtype, var.shape)
 
 
 # -- lists: Python lists of JAX values while tracing, Buffers in staged loops (lists.py) ----
 
+
 def _known(x) -> bool:
     """Whether `x` is a number known while lowering (not a value of the running graph)."""
-    return is_static(x) or isinstance(x, (np.integer, np.ndarray)) or \
-        (isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer))
+    return (
+        is_static(x)
+        or isinstance(x, (np.integer, np.ndarray))
+        or (isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer))
+    )
 
 
 def _known_int(node, position: int, x):
@@ -145,16 +166,23 @@ def _static_index(node, index) -> int:
     known = _known_int(node, 1, index)
     if known is not None:
         return known
-    raise cannot_lower(node, "the list index is known only when the graph runs, outside a staged loop with "
-                             "a bound", UNBOUNDED_FIX)
+    raise cannot_lower(
+        node,
+        "the list index is known only when the graph runs, outside a staged loop with a bound",
+        UNBOUNDED_FIX,
+    )
 
 
 def _check(ctx, node, bad, error: BaseException) -> None:
     """The call raises `error` (with the user's line) when `bad` holds when the graph runs."""
+
     def fail():
         raise error
+
     run = _recording(ctx, node, fail)
-    jax.lax.cond(jnp.asarray(bad, dtype=bool), lambda: jax.debug.callback(run, ordered=True), lambda: None)
+    jax.lax.cond(
+        jnp.asarray(bad, dtype=bool), lambda: jax.debug.callback(run, ordered=True), lambda: None
+    )
 
 
 @lowers("list_new")
@@ -172,9 +200,15 @@ def _list_write_lowered(ctx, node, lst, index, value, *, dynamic_size):
         bad = (index >= lst.capacity) | (index < 0)
         if not dynamic_size:
             bad = bad | (index >= lst.length)
-        _check(ctx, node, bad,
-               IndexError(f"TensorArray index out of range: the list holds at most {lst.capacity} elements "
-                          f"in this loop (its maximum_iterations)"))
+        _check(
+            ctx,
+            node,
+            bad,
+            IndexError(
+                f"TensorArray index out of range: the list holds at most {lst.capacity} elements "
+                f"in this loop (its maximum_iterations)"
+            ),
+        )
         row = jnp.asarray(value, dtype=lst.element.dtype).reshape((1, *lst.element.shape))
         data = jax.lax.dynamic_update_slice(lst.data, row, (index,) + (0,) * len(lst.element.shape))
         return Buffer(data, jnp.maximum(lst.length, index + 1), lst.element)
@@ -185,8 +219,12 @@ def _list_write_lowered(ctx, node, lst, index, value, *, dynamic_size):
 def _list_read(ctx, node, lst, index):
     if isinstance(lst, Buffer):
         index = jnp.asarray(index, dtype=np.int64)
-        _check(ctx, node, (index >= lst.length) | (index < 0),
-               IndexError("TensorArray index out of range, or element read before it was written"))
+        _check(
+            ctx,
+            node,
+            (index >= lst.length) | (index < 0),
+            IndexError("TensorArray index out of range, or element read before it was written"),
+        )
         return jax.lax.dynamic_index_in_dim(lst.data, index, keepdims=False)
     value = lst[_static_index(node, index)]
     if value is None:  # the interpreter's error, when (and if) the graph runs this read
@@ -208,7 +246,9 @@ def _list_pop(ctx, node, lst):
     if isinstance(lst, Buffer):
         _check(ctx, node, lst.length <= 0, IndexError("pop from empty list"))
         last = jnp.maximum(lst.length - 1, 0)
-        return Buffer(lst.data, last, lst.element), jax.lax.dynamic_index_in_dim(lst.data, last, keepdims=False)
+        return Buffer(lst.data, last, lst.element), jax.lax.dynamic_index_in_dim(
+            lst.data, last, keepdims=False
+        )
     if not lst:
         raise IndexError("pop from empty list")
     return lst, lst.pop()

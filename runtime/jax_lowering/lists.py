@@ -19,9 +19,11 @@ import numpy as np
 from ..graph import ListType, Value
 from ..types import TensorType
 
-UNBOUNDED_FIX = ("Give the loop a bound: autograph.set_loop_options(maximum_iterations=n) in the loop (or "
-                 "staging.while_loop(..., maximum_iterations=n)) preallocates the list; or preallocate a NumPy "
-                 "array (np.zeros(n)) and write x[i] = v; or keep the interpreter (jit_compile=False)")
+UNBOUNDED_FIX = (
+    "Give the loop a bound: autograph.set_loop_options(maximum_iterations=n) in the loop (or "
+    "staging.while_loop(..., maximum_iterations=n)) preallocates the list; or preallocate a NumPy "
+    "array (np.zeros(n)) and write x[i] = v; or keep the interpreter (jit_compile=False)"
+)
 
 
 @jax.tree_util.register_pytree_node_class
@@ -68,8 +70,12 @@ def element_type(list_type):
 
 def to_buffer(items, element: TensorType, extra: int) -> Buffer:
     """A Python list of JAX values (None: not written yet) as a Buffer with `extra` free rows."""
-    rows = [jnp.zeros(element.shape, element.dtype) if v is None else jnp.asarray(v, dtype=element.dtype)
-            for v in items]
+    rows = [
+        jnp.zeros(element.shape, element.dtype)
+        if v is None
+        else jnp.asarray(v, dtype=element.dtype)
+        for v in items
+    ]
     rows += [jnp.zeros(element.shape, element.dtype)] * extra
     data = jnp.stack(rows) if rows else jnp.zeros((0, *element.shape), element.dtype)
     return Buffer(data, jnp.asarray(len(items), dtype=np.int64), element)
@@ -97,4 +103,3 @@ def trip_bound(node):
         return max(int(bound), 0)
     except (TypeError, ValueError):
         return None
-

@@ -11,8 +11,8 @@ from ..ops.elementwise import PYTHON_OPERATORS, UFUNCS, _resolve_arg, python_ope
 from ..ops.indexing import _key_builder
 from ..ops.shape_ops import fill_dynamic
 from ..types import PYTHON_SCALAR_DTYPES, TensorType
-from .values import is_static
 from .table import jnp_function, lowers
+from .values import is_static
 
 
 def ir_type(item):
@@ -48,8 +48,10 @@ def _python_dtypes(ufunc: np.ufunc, types, out_types) -> tuple:
     the result's type when it is a number at least as wide as the inputs' common type (`True +
     True` is the int 2, `3 / 2` the float 1.5), else that common type (`True < 2` compares ints,
     `abs(1j)` takes a complex)."""
-    inputs = [np.dtype(t.dtype) if hasattr(t, "dtype") else np.dtype(PYTHON_SCALAR_DTYPES[type(t)])
-              for t in types]
+    inputs = [
+        np.dtype(t.dtype) if hasattr(t, "dtype") else np.dtype(PYTHON_SCALAR_DTYPES[type(t)])
+        for t in types
+    ]
     common = max(inputs, key=lambda d: _PYTHON_KINDS.index(d.kind))
     if common.kind == "u":
         common = np.dtype(np.int64)
@@ -69,15 +71,17 @@ def _lower_ufunc(ctx, node, *inputs, name=None):
         loop = _python_dtypes(ufunc, types, [v.type for v in node.outputs])
     else:
         loop = _loop_dtypes(ufunc, types)
-    args = [jnp.asarray(x, dtype=d) for x, d in zip(inputs, loop[:ufunc.nin])]
+    args = [jnp.asarray(x, dtype=d) for x, d in zip(inputs, loop[: ufunc.nin])]
     func = jnp_function(_JNP_NAMES.get(name, name))
     out = func(*args)
     if ufunc.nout == 1:
         return out.astype(loop[ufunc.nin])
-    return tuple(o.astype(d) for o, d in zip(out, loop[ufunc.nin:]))
+    return tuple(o.astype(d) for o, d in zip(out, loop[ufunc.nin :]))
 
 
-lowers(*(name for name in UFUNCS if jnp_function(_JNP_NAMES.get(name, name)) is not None))(_lower_ufunc)
+lowers(*(name for name in UFUNCS if jnp_function(_JNP_NAMES.get(name, name)) is not None))(
+    _lower_ufunc
+)
 
 
 @lowers("mul")
@@ -94,9 +98,10 @@ def _abs(ctx, node, x):
 def _ufunc_out(ctx, node, target, *inputs, ufunc):
     func = UFUNCS[ufunc]
     types = [ir_type(v) for v in node.inputs[1:]]
-    loop = func.resolve_dtypes(tuple(_resolve(t) for t in types) + (node.outputs[0].type.dtype,),
-                               casting="same_kind")
-    args = [jnp.asarray(x, dtype=d) for x, d in zip(inputs, loop[:func.nin])]
+    loop = func.resolve_dtypes(
+        tuple(_resolve(t) for t in types) + (node.outputs[0].type.dtype,), casting="same_kind"
+    )
+    args = [jnp.asarray(x, dtype=d) for x, d in zip(inputs, loop[: func.nin])]
     result = jnp_function(ufunc)(*args)
     return jnp.broadcast_to(result.astype(target.dtype), jnp.shape(target))
 

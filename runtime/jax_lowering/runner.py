@@ -14,8 +14,8 @@ from ..registry import get_op
 from ..types import TensorType
 from .catalog import lowering_for
 from .errors import LoweringError, cannot_lower
-from .table import UNLOWERABLE
 from .lists import Stacked
+from .table import UNLOWERABLE
 from .values import called_graphs, conform, is_static, to_host
 
 _STACK_USERS = ("call",)  # ops a Stacked value may enter (a returned one reaches the host)
@@ -40,10 +40,13 @@ class Lowerer:
         for node in graph.nodes:
             inputs = [env[id(v)] if isinstance(v, Value) else v for v in node.inputs]
             if node.op not in _STACK_USERS and any(isinstance(x, Stacked) for x in inputs):
-                raise cannot_lower(node, "it uses the stack of a list grown in a staged loop, whose length is "
-                                         "known only when the graph runs",
-                                   "Return the stacked list and use it outside the staged function, or "
-                                   "preallocate a NumPy array (np.zeros(n)) and write x[i] = v")
+                raise cannot_lower(
+                    node,
+                    "it uses the stack of a list grown in a staged loop, whose length is "
+                    "known only when the graph runs",
+                    "Return the stacked list and use it outside the staged function, or "
+                    "preallocate a NumPy array (np.zeros(n)) and write x[i] = v",
+                )
             lower = lowering_for(node.op)
             if lower is None:
                 why = UNLOWERABLE.get(node.op, "the JAX backend has no lowering for it")
@@ -56,15 +59,17 @@ class Lowerer:
                 same = self._interpreter_error(node, inputs, error)
                 if same is not None:
                     raise same from None
-                raise cannot_lower(node, f"{type(error).__name__}: {error}",
-                                   "Static sizes and indices known when tracing make it lowerable; "
-                                   "or keep the interpreter (jit_compile=False)") from error
+                raise cannot_lower(
+                    node,
+                    f"{type(error).__name__}: {error}",
+                    "Static sizes and indices known when tracing make it lowerable; "
+                    "or keep the interpreter (jit_compile=False)",
+                ) from error
             if node.opdef.num_outputs == 1:
                 outs = (outs,)
             for v, out in zip(node.outputs, outs):
                 env[id(v)] = conform(out, v.type)
         return [env[id(v)] if isinstance(v, Value) else v for v in graph.outputs]
-
 
     def _interpreter_error(self, node, inputs, error):
         """The error the interpreter raises for `node` on inputs of these (static) shapes, when
@@ -121,13 +126,19 @@ class JaxGraph:
         written = {id(n.attrs["var"]) for n in nodes if n.op == "assign_variable"}
         self.assigned = [i for i, v in enumerate(self.variables) if id(v) in written]
         # ops whose lowering may raise through a host callback (lists: run-time index checks)
-        self.has_callbacks = any(n.op in ("assert", "py_function", "list_write", "list_read", "list_pop")
-                                 for n in nodes)
-        self.output_types = [v.type if isinstance(v, Value) else TensorType.of(v) for v in graph.outputs]
+        self.has_callbacks = any(
+            n.op in ("assert", "py_function", "list_write", "list_read", "list_pop") for n in nodes
+        )
+        self.output_types = [
+            v.type if isinstance(v, Value) else TensorType.of(v) for v in graph.outputs
+        ]
         self._jitted = jax.jit(self._traced)
         self._checked = False
         self._simple = not (self.variables or self.has_callbacks)
-        self._host = [_device_converter(t) if keep_on_device else _host_converter(t) for t in self.output_types]
+        self._host = [
+            _device_converter(t) if keep_on_device else _host_converter(t)
+            for t in self.output_types
+        ]
         if self._simple:  # `run` is what ConcreteFunction calls: the cheapest call for this graph
             self.run = self._fast_run()
 
@@ -136,14 +147,21 @@ class JaxGraph:
         for graph in called_graphs(self.graph):
             for node in graph.walk():
                 if node.scope is not None:
-                    raise cannot_lower(node, "it runs in a `with np.errstate(...)` scope, which XLA's arithmetic "
-                                             "does not follow (no warnings, no FloatingPointError)")
+                    raise cannot_lower(
+                        node,
+                        "it runs in a `with np.errstate(...)` scope, which XLA's arithmetic "
+                        "does not follow (no warnings, no FloatingPointError)",
+                    )
                 if lowering_for(node.op) is None:
-                    raise cannot_lower(node, UNLOWERABLE.get(node.op, "the JAX backend has no lowering for it"))
+                    raise cannot_lower(
+                        node, UNLOWERABLE.get(node.op, "the JAX backend has no lowering for it")
+                    )
         for name, v in zip(self.graph.input_names, self.graph.inputs):
             if not isinstance(v.type, TensorType):
-                raise LoweringError(f"staged graph {self.graph.name!r}: its input {name or '?'} is a {v.type}, not "
-                                    f"an array, and only arrays can enter a function compiled with jit_compile=True")
+                raise LoweringError(
+                    f"staged graph {self.graph.name!r}: its input {name or '?'} is a {v.type}, not "
+                    f"an array, and only arrays can enter a function compiled with jit_compile=True"
+                )
 
     @property
     def source(self) -> str:
@@ -157,8 +175,10 @@ class JaxGraph:
         ctx = Lowerer(self, self.variables)
         ctx.set_state(args[n:])
         outs = ctx.run(self.graph, args[:n])
-        outs = [conform(o, t, strong=True) if not isinstance(t, ListType) else o
-                for o, t in zip(outs, self.output_types)]
+        outs = [
+            conform(o, t, strong=True) if not isinstance(t, ListType) else o
+            for o, t in zip(outs, self.output_types)
+        ]
         final = ctx.state_values()
         return tuple(outs) + tuple(final[i] for i in self.assigned)
 
@@ -198,6 +218,7 @@ class JaxGraph:
                 finally:
                     restore(previous)
                 return convert(outs[0])
+
         return run
 
     def __call__(self, *inputs):
@@ -239,7 +260,7 @@ class JaxGraph:
 
 
 def _on_device(value):
-    return value.data[:int(value.length)] if isinstance(value, Stacked) else value
+    return value.data[: int(value.length)] if isinstance(value, Stacked) else value
 
 
 def _device_converter(type_):

@@ -38,8 +38,10 @@ def called_graphs(graph: Graph):
 def to_host(value, type_):
     """A JAX result as the interpreter gives it: a writable ndarray, a NumPy scalar for 0-d, a Python
     number for a weak type, a list for a list."""
-    if hasattr(value, "length"):  # a Buffer or Stacked (lists.py): the rows up to its run-time length
-        rows = np.asarray(value.data)[:int(value.length)]
+    if hasattr(
+        value, "length"
+    ):  # a Buffer or Stacked (lists.py): the rows up to its run-time length
+        rows = np.asarray(value.data)[: int(value.length)]
         if isinstance(type_, ListType):
             return [to_host(v, type_.element) for v in rows]
         return rows.copy()

@@ -62,8 +62,18 @@ def probe_dtypes(func, args, attrs, num_outputs) -> list[np.dtype]:
     return [np.asarray(r).dtype for r in _outputs(result, num_outputs)]
 
 
-def register_call(name, func, shape, *, arrays=None, num_outputs=1, probe=None, doc=None,
-                  may_alias_input=False, min_inputs=1):
+def register_call(  # noqa: PLR0913
+    name,
+    func,
+    shape,
+    *,
+    arrays=None,
+    num_outputs=1,
+    probe=None,
+    doc=None,
+    may_alias_input=False,
+    min_inputs=1,
+):
     """Registers op `name` computing `func(*inputs, **attrs)`.
 
     arrays: the names of func's array parameters, in order; inputs fill them from the first
@@ -88,11 +98,15 @@ def register_call(name, func, shape, *, arrays=None, num_outputs=1, probe=None, 
         shapes = shape(*[shape_of(t) for t in types], **attrs)
         args = probe(*types, **attrs)
         keywords = {names[i]: x for i, x in enumerate(args) if i >= npos}
-        dtypes = probe_dtypes(lambda *a, **k: func(*a, **keywords, **k), args[:npos], attrs, num_outputs)
+        dtypes = probe_dtypes(
+            lambda *a, **k: func(*a, **keywords, **k), args[:npos], attrs, num_outputs
+        )
         if num_outputs == 1:
             return TensorType(dtypes[0], shapes)
         if len(dtypes) != len(shapes):
-            raise TypeError(f"{name}: {len(dtypes)} outputs, but the shape rule gives {len(shapes)}")
+            raise TypeError(
+                f"{name}: {len(dtypes)} outputs, but the shape rule gives {len(shapes)}"
+            )
         return tuple(TensorType(d, s) for d, s in zip(dtypes, shapes))
 
     def make_kernel(**attrs):
@@ -100,8 +114,14 @@ def register_call(name, func, shape, *, arrays=None, num_outputs=1, probe=None, 
 
     infer.__name__ = f"infer_{name}"
     qualified = _numpy_name(func)
-    register_op(name, infer=infer, make_kernel=make_kernel, num_outputs=num_outputs,
-                may_alias_input=may_alias_input, doc=doc or qualified)(lambda *xs, **attrs: call(xs, attrs))
+    register_op(
+        name,
+        infer=infer,
+        make_kernel=make_kernel,
+        num_outputs=num_outputs,
+        may_alias_input=may_alias_input,
+        doc=doc or qualified,
+    )(lambda *xs, **attrs: call(xs, attrs))
 
 
 def _numpy_name(func) -> str:
@@ -116,6 +136,7 @@ def _numpy_name(func) -> str:
 
 
 # --- shape helpers ---------------------------------------------------------------------------
+
 
 def same_shape(shape, *rest, **attrs):
     return shape

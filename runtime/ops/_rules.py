@@ -107,7 +107,6 @@ def known_prod(dims) -> int | None:
     return math.prod(dims)
 
 
-
 def merge_dim(a, b, context: str):
     """Two dims that must be equal; unknown dims take the known one."""
     if a is None:
@@ -118,4 +117,9 @@ def merge_dim(a, b, context: str):
 
 
 def fmt_shape(shape) -> str:
-    return "(" + ", ".join("?" if d is None else str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+    return (
+        "("
+        + ", ".join("?" if d is None else str(d) for d in shape)
+        + ("," if len(shape) == 1 else "")
+        + ")"
+    )

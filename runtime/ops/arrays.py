@@ -14,12 +14,18 @@ from .elementwise import broadcast
 
 def _tri(m, k=0):
     if not m:
-        raise TypeError("tri() missing 1 required positional argument: 'N'")  # NumPy's error on a 0-d input
+        raise TypeError(
+            "tri() missing 1 required positional argument: 'N'"
+        )  # NumPy's error on a 0-d input
     return (m[0], m[0]) if len(m) == 1 else m
 
 
 def _tile(a, reps):
-    reps = (as_index(reps, "reps"),) if not isinstance(reps, tuple) else tuple(as_index(r, "reps") for r in reps)
+    reps = (
+        (as_index(reps, "reps"),)
+        if not isinstance(reps, tuple)
+        else tuple(as_index(r, "reps") for r in reps)
+    )
     n = max(len(a), len(reps))
     a = (1,) * (n - len(a)) + tuple(a)
     reps = (1,) * (n - len(reps)) + reps
@@ -47,8 +53,10 @@ def _take_along_axis(arr, indices, axis=-1):
     if len(arr) != len(indices):
         raise ValueError("`indices` and `arr` must have the same number of dimensions")
     axis = normalize_axis(axis, len(arr))
-    rest = broadcast(arr[:axis] + (1,) + arr[axis + 1:], indices[:axis] + (1,) + indices[axis + 1:])
-    return rest[:axis] + (indices[axis],) + rest[axis + 1:]
+    rest = broadcast(
+        arr[:axis] + (1,) + arr[axis + 1 :], indices[:axis] + (1,) + indices[axis + 1 :]
+    )
+    return rest[:axis] + (indices[axis],) + rest[axis + 1 :]
 
 
 def _take_along_probe(arr, indices, **attrs):
@@ -57,7 +65,11 @@ def _take_along_probe(arr, indices, **attrs):
 
 def _searchsorted(a, v, side="left", sorter=None):
     if len(a) != 1:
-        raise ValueError("object too deep for desired array" if a else "object of too small depth for desired array")
+        raise ValueError(
+            "object too deep for desired array"
+            if a
+            else "object of too small depth for desired array"
+        )
     return v
 
 
@@ -82,7 +94,9 @@ def _count_nonzero(a, axis=None, keepdims=False):
 def _cumulative(x, axis=None, dtype=None, include_initial=False):
     if axis is None:
         if len(x) > 1:
-            raise ValueError("For arrays which have more than one dimension ``axis`` argument is required.")
+            raise ValueError(
+                "For arrays which have more than one dimension ``axis`` argument is required."
+            )
         axis = 0
     if not x:
         raise ValueError("cumulative functions need an array of at least one dimension")
@@ -139,7 +153,7 @@ def _repeat_counts(x, repeats, axis=None):
     if axis is None:
         return (None,)
     axis = normalize_axis(axis, len(x))
-    return x[:axis] + (None,) + x[axis + 1:]
+    return x[:axis] + (None,) + x[axis + 1 :]
 
 
 def _repeat_probe(x, repeats, **attrs):
@@ -162,13 +176,20 @@ def _unique_all(x):
     return (None,), (None,), x, (None,)
 
 
-def _unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, equal_nan=True,
-            sorted=True):  # noqa: A002
+def _unique(
+    ar,
+    return_index=False,
+    return_inverse=False,
+    return_counts=False,
+    axis=None,
+    equal_nan=True,
+    sorted=True,
+):  # noqa: A002
     if axis is None:
         values, inverse = (None,), ar
     else:
         axis = normalize_axis(axis, len(ar))
-        values, inverse = ar[:axis] + (None,) + ar[axis + 1:], (ar[axis],)
+        values, inverse = ar[:axis] + (None,) + ar[axis + 1 :], (ar[axis],)
     shapes = [values]
     if return_index:
         shapes.append((None,))
@@ -183,22 +204,41 @@ register_call("tril", np.tril, _tri)
 register_call("triu", np.triu, _tri)
 register_call("tile", np.tile, _tile)
 register_call("pad", np.pad, _pad)
-register_call("take_along_axis", np.take_along_axis, _take_along_axis, probe=_take_along_probe, min_inputs=2)
-register_call("searchsorted", np.searchsorted, _searchsorted, arrays=("a", "v", "sorter"),
-              probe=_searchsorted_probe, min_inputs=2)
+register_call(
+    "take_along_axis", np.take_along_axis, _take_along_axis, probe=_take_along_probe, min_inputs=2
+)
+register_call(
+    "searchsorted",
+    np.searchsorted,
+    _searchsorted,
+    arrays=("a", "v", "sorter"),
+    probe=_searchsorted_probe,
+    min_inputs=2,
+)
 register_call("count_nonzero", np.count_nonzero, _count_nonzero)
 register_call("cumulative_sum", np.cumulative_sum, _cumulative)
 register_call("cumulative_prod", np.cumulative_prod, _cumulative)
 register_call("diff", np.diff, _diff)
 register_call("linspace", np.linspace, _linspace, arrays=("start", "stop"), min_inputs=2)
 register_call("empty_like", np.empty_like, _empty_like)
-register_call("repeat_counts", np.repeat, _repeat_counts, arrays=("a", "repeats"), probe=_repeat_probe,
-              min_inputs=2, doc="np.repeat(a, repeats, axis) with an array of repeats (the result size is unknown)")
+register_call(
+    "repeat_counts",
+    np.repeat,
+    _repeat_counts,
+    arrays=("a", "repeats"),
+    probe=_repeat_probe,
+    min_inputs=2,
+    doc="np.repeat(a, repeats, axis) with an array of repeats (the result size is unknown)",
+)
 register_call("unique_values", np.unique_values, _unique_values)
 register_call("unique_counts", np.unique_counts, _unique_counts, num_outputs=2)
 register_call("unique_inverse", np.unique_inverse, _unique_inverse, num_outputs=2)
 register_call("unique_all", np.unique_all, _unique_all, num_outputs=4)
 register_call("unique", np.unique, _unique, num_outputs=None)
 register_call("roll", np.roll, same_shape, doc="np.roll(a, shift, axis) with a static shift")
-register_call("real", np.real, same_shape, may_alias_input=True, doc="np.real(x) of a complex x (a view)")
-register_call("imag", np.imag, same_shape, may_alias_input=True, doc="np.imag(x) (a view for a complex x)")
+register_call(
+    "real", np.real, same_shape, may_alias_input=True, doc="np.real(x) of a complex x (a view)"
+)
+register_call(
+    "imag", np.imag, same_shape, may_alias_input=True, doc="np.imag(x) (a view for a complex x)"
+)

@@ -32,10 +32,12 @@ def _check_shape(op, shape, sizes):
 
 # --- *_like ----------------------------------------------------------------------------------
 
+
 def _like_infer(op):
     def infer(x, dtype=None):
         check_type(x, f"{op} input")
         return TensorType(dtype_of(x) if dtype is None else np.dtype(dtype), shape_of(x))
+
     return infer
 
 
@@ -54,7 +56,9 @@ def full_like_infer(x, fill_value, dtype=None):
     check_type(fill_value, "full_like fill value")
     shape = shape_of(x)
     if broadcast(shape_of(fill_value), shape) != shape and None not in shape:
-        raise ValueError(f"could not broadcast fill value of shape {shape_of(fill_value)} into shape {shape}")
+        raise ValueError(
+            f"could not broadcast fill value of shape {shape_of(fill_value)} into shape {shape}"
+        )
     return TensorType(dtype_of(x) if dtype is None else np.dtype(dtype), shape)
 
 
@@ -65,10 +69,12 @@ def full_like(x, fill_value, dtype=None):
 
 # --- zeros / ones / full ---------------------------------------------------------------------
 
+
 def _sized_infer(op):
     def infer(*sizes, shape, dtype=_F64):
         shape = _check_shape(op, shape, sizes)
         return TensorType(_F64 if dtype is None else np.dtype(dtype), shape)
+
     return infer
 
 
@@ -78,17 +84,26 @@ def _sized_kernel(func):
         if None not in shape:
             return lambda: func(shape, dtype=dtype)
         return lambda *sizes: func(fill_dynamic(shape, sizes), dtype=dtype)
+
     return make_kernel
 
 
-@register_op("zeros", infer=_sized_infer("zeros"), make_kernel=_sized_kernel(np.zeros),
-             doc="np.zeros(shape, dtype); None dims come from integer scalar inputs")
+@register_op(
+    "zeros",
+    infer=_sized_infer("zeros"),
+    make_kernel=_sized_kernel(np.zeros),
+    doc="np.zeros(shape, dtype); None dims come from integer scalar inputs",
+)
 def zeros(*sizes, shape, dtype=_F64):
     return np.zeros(fill_dynamic(tuple(shape), sizes), dtype=dtype)
 
 
-@register_op("ones", infer=_sized_infer("ones"), make_kernel=_sized_kernel(np.ones),
-             doc="np.ones(shape, dtype); None dims come from integer scalar inputs")
+@register_op(
+    "ones",
+    infer=_sized_infer("ones"),
+    make_kernel=_sized_kernel(np.ones),
+    doc="np.ones(shape, dtype); None dims come from integer scalar inputs",
+)
 def ones(*sizes, shape, dtype=_F64):
     return np.ones(fill_dynamic(tuple(shape), sizes), dtype=dtype)
 
@@ -102,12 +117,15 @@ def full_infer(fill_value, *sizes, shape, dtype=None):
     return TensorType(dtype_of(fill_value) if dtype is None else np.dtype(dtype), shape)
 
 
-@register_op("full", infer=full_infer, doc="np.full(shape, fill_value, dtype); None dims come from inputs")
+@register_op(
+    "full", infer=full_infer, doc="np.full(shape, fill_value, dtype); None dims come from inputs"
+)
 def full(fill_value, *sizes, shape, dtype=None):
     return np.full(fill_dynamic(tuple(shape), sizes), fill_value, dtype=dtype)
 
 
 # --- eye / arange ----------------------------------------------------------------------------
+
 
 def _bind_scalars(op, names, values, inputs):
     """Replaces "?" attr values by the next inputs, in the order of `names`."""
@@ -151,7 +169,9 @@ def eye_infer(*inputs, N, M=None, k=0, dtype=_F64):
     return TensorType(_F64 if dtype is None else np.dtype(dtype), (n_size, m_size))
 
 
-@register_op("eye", infer=eye_infer, doc="np.eye(N, M, k, dtype); '?' attrs come from integer scalar inputs")
+@register_op(
+    "eye", infer=eye_infer, doc="np.eye(N, M, k, dtype); '?' attrs come from integer scalar inputs"
+)
 def eye(*inputs, N, M=None, k=0, dtype=_F64):
     n, m, kk = _bind_scalars("eye", ("N", "M", "k"), (N, M, k), inputs)
     return np.eye(n, m, kk, dtype=dtype)
@@ -169,7 +189,9 @@ def _dtype_dummy(t):
 def arange_infer(*inputs, start=0, stop, step=1, dtype=None):
     values = _bind_scalars("arange", ("start", "stop", "step"), (start, stop, step), inputs)
     for v in values:
-        if not isinstance(v, TensorType) and (isinstance(v, bool) or not isinstance(v, (int, float))):
+        if not isinstance(v, TensorType) and (
+            isinstance(v, bool) or not isinstance(v, (int, float))
+        ):
             raise TypeError(f"arange: start/stop/step must be real numbers, got {v!r}")
     out_dtype = result_dtype(np.arange, *(_dtype_dummy(v) for v in values), dtype=dtype)
     a, b, s = values
@@ -181,8 +203,11 @@ def arange_infer(*inputs, start=0, stop, step=1, dtype=None):
     return TensorType(out_dtype, (length,))
 
 
-@register_op("arange", infer=arange_infer,
-             doc="np.arange(start, stop, step, dtype); '?' attrs come from scalar inputs")
+@register_op(
+    "arange",
+    infer=arange_infer,
+    doc="np.arange(start, stop, step, dtype); '?' attrs come from scalar inputs",
+)
 def arange(*inputs, start=0, stop, step=1, dtype=None):
     a, b, s = _bind_scalars("arange", ("start", "stop", "step"), (start, stop, step), inputs)
     return np.arange(a, b, s, dtype=dtype)

@@ -10,20 +10,43 @@ import numpy as np
 
 from ..registry import register_op
 from ..types import TensorType, broadcast_shapes
-from ._rules import check_type, dummy, fmt_shape, is_literal, is_weak, python_value, result_dtype, shape_of
+from ._rules import (
+    check_type,
+    dummy,
+    fmt_shape,
+    is_literal,
+    is_weak,
+    python_value,
+    result_dtype,
+    shape_of,
+)
 
 # Python operator templates the executor may inline: only where the operator on NumPy values
 # dispatches to exactly this ufunc. `**` is left out: ndarray.__pow__ has fast paths
 # (x**0.5 -> sqrt, x**2 -> square) that differ from np.power in corner cases (-0.0, -inf).
 OPERATOR_EXPRS = {
-    "add": "{0} + {1}", "subtract": "{0} - {1}", "multiply": "{0} * {1}",
-    "divide": "{0} / {1}", "floor_divide": "{0} // {1}", "remainder": "{0} % {1}",
+    "add": "{0} + {1}",
+    "subtract": "{0} - {1}",
+    "multiply": "{0} * {1}",
+    "divide": "{0} / {1}",
+    "floor_divide": "{0} // {1}",
+    "remainder": "{0} % {1}",
     "matmul": "{0} @ {1}",
-    "negative": "-{0}", "positive": "+{0}", "absolute": "abs({0})", "invert": "~{0}",
-    "less": "{0} < {1}", "less_equal": "{0} <= {1}", "equal": "{0} == {1}",
-    "not_equal": "{0} != {1}", "greater": "{0} > {1}", "greater_equal": "{0} >= {1}",
-    "bitwise_and": "{0} & {1}", "bitwise_or": "{0} | {1}", "bitwise_xor": "{0} ^ {1}",
-    "left_shift": "{0} << {1}", "right_shift": "{0} >> {1}",
+    "negative": "-{0}",
+    "positive": "+{0}",
+    "absolute": "abs({0})",
+    "invert": "~{0}",
+    "less": "{0} < {1}",
+    "less_equal": "{0} <= {1}",
+    "equal": "{0} == {1}",
+    "not_equal": "{0} != {1}",
+    "greater": "{0} > {1}",
+    "greater_equal": "{0} >= {1}",
+    "bitwise_and": "{0} & {1}",
+    "bitwise_or": "{0} | {1}",
+    "bitwise_xor": "{0} ^ {1}",
+    "left_shift": "{0} << {1}",
+    "right_shift": "{0} >> {1}",
 }
 
 
@@ -43,8 +66,10 @@ def broadcast(*shapes) -> tuple:
     try:
         return broadcast_shapes(*shapes)
     except ValueError:
-        raise ValueError("operands could not be broadcast together with shapes "
-                         + " ".join(fmt_shape(s) for s in shapes)) from None
+        raise ValueError(
+            "operands could not be broadcast together with shapes "
+            + " ".join(fmt_shape(s) for s in shapes)
+        ) from None
 
 
 _CORE = re.compile(r"\(([^)]*)\)")
@@ -77,7 +102,8 @@ def gufunc_shapes(ufunc: np.ufunc, shapes) -> list[tuple]:
             required = len(core) - n_optional
             raise ValueError(
                 f"{ufunc.__name__}: Input operand {i} does not have enough dimensions (has {len(shape)}, "
-                f"gufunc core with signature {ufunc.signature} requires {required})")
+                f"gufunc core with signature {ufunc.signature} requires {required})"
+            )
         present = []
         drop = max(n_missing, 0)
         for name, optional in core:
@@ -86,34 +112,58 @@ def gufunc_shapes(ufunc: np.ufunc, shapes) -> list[tuple]:
                 drop -= 1
             else:
                 present.append(name)
-        core_shape = shape[len(shape) - len(present):] if present else ()
-        loops.append(shape[:len(shape) - len(present)])
+        core_shape = shape[len(shape) - len(present) :] if present else ()
+        loops.append(shape[: len(shape) - len(present)])
         for axis, (name, size) in enumerate(zip(present, core_shape)):
             known = sizes.get(name)
             if name in sizes and known is not None and size is not None and known != size:
                 raise ValueError(
                     f"{ufunc.__name__}: Input operand {i} has a mismatch in its core dimension {axis}, "
-                    f"with gufunc signature {ufunc.signature} (size {size} is different from {known})")
+                    f"with gufunc signature {ufunc.signature} (size {size} is different from {known})"
+                )
             if known is None:
                 sizes[name] = size
     loop = broadcast(*loops)
-    return [loop + tuple(sizes[name] for name, _ in core if name not in missing) for core in out_cores]
+    return [
+        loop + tuple(sizes[name] for name, _ in core if name not in missing) for core in out_cores
+    ]
 
 
 # Python's operator for each ufunc a Python operator dispatches to. On Python numbers only
 # (literals and weak types: numbers known at run time) such an op is Python's own arithmetic:
 # it runs as the operator and gives a Python number, as the same expression does eagerly.
 PYTHON_OPERATORS = {
-    "add": operator.add, "subtract": operator.sub, "multiply": operator.mul, "divide": operator.truediv,
-    "floor_divide": operator.floordiv, "remainder": operator.mod, "power": operator.pow,
-    "divmod": divmod, "negative": operator.neg, "positive": operator.pos, "absolute": operator.abs,
-    "invert": operator.invert, "less": operator.lt, "less_equal": operator.le, "equal": operator.eq,
-    "not_equal": operator.ne, "greater": operator.gt, "greater_equal": operator.ge,
-    "bitwise_and": operator.and_, "bitwise_or": operator.or_, "bitwise_xor": operator.xor,
-    "left_shift": operator.lshift, "right_shift": operator.rshift, "pow": operator.pow,
+    "add": operator.add,
+    "subtract": operator.sub,
+    "multiply": operator.mul,
+    "divide": operator.truediv,
+    "floor_divide": operator.floordiv,
+    "remainder": operator.mod,
+    "power": operator.pow,
+    "divmod": divmod,
+    "negative": operator.neg,
+    "positive": operator.pos,
+    "absolute": operator.abs,
+    "invert": operator.invert,
+    "less": operator.lt,
+    "less_equal": operator.le,
+    "equal": operator.eq,
+    "not_equal": operator.ne,
+    "greater": operator.gt,
+    "greater_equal": operator.ge,
+    "bitwise_and": operator.and_,
+    "bitwise_or": operator.or_,
+    "bitwise_xor": operator.xor,
+    "left_shift": operator.lshift,
+    "right_shift": operator.rshift,
+    "pow": operator.pow,
 }
-PYTHON_EXPRS = {**{k: v for k, v in OPERATOR_EXPRS.items() if k in PYTHON_OPERATORS},
-                "power": "_ipow({0}, {1})", "pow": "_ipow({0}, {1})", "divmod": "divmod({0}, {1})"}
+PYTHON_EXPRS = {
+    **{k: v for k, v in OPERATOR_EXPRS.items() if k in PYTHON_OPERATORS},
+    "power": "_ipow({0}, {1})",
+    "pow": "_ipow({0}, {1})",
+    "divmod": "divmod({0}, {1})",
+}
 
 
 _FLOAT64_SCALAR = TensorType(np.float64, ())
@@ -127,8 +177,14 @@ def python_operands(name, types) -> bool:
     if all(is_weak(t) for t in types):
         return not all(is_literal(t) for t in types)
     first = types[0]
-    if not (len(types) == 2 and types[1] == _FLOAT64_SCALAR and (type(first) is complex or (
-            isinstance(first, TensorType) and first.weak and first.python_type is complex))):
+    if not (
+        len(types) == 2
+        and types[1] == _FLOAT64_SCALAR
+        and (
+            type(first) is complex
+            or (isinstance(first, TensorType) and first.weak and first.python_type is complex)
+        )
+    ):
         return False
     try:
         return PYTHON_OPERATORS[name](1j, 1.0) is not NotImplemented
@@ -206,8 +262,12 @@ def _run_dtypes(ufunc: np.ufunc, types) -> list[np.dtype]:
 # Logical ops on bool scalars inline as bitwise operators: the same np.bool_ results without
 # a ufunc call (NumPy's scalar operators are several times faster than ufuncs on scalars).
 # `_TRUE` is np.True_ in the executor's namespace (`b ^ True` with a Python bool is slow).
-_BOOL_SCALAR_EXPRS = {"logical_not": "{0} ^ _TRUE", "logical_and": "{0} & {1}", "logical_or": "{0} | {1}",
-                      "logical_xor": "{0} ^ {1}"}
+_BOOL_SCALAR_EXPRS = {
+    "logical_not": "{0} ^ _TRUE",
+    "logical_and": "{0} & {1}",
+    "logical_or": "{0} | {1}",
+    "logical_xor": "{0} ^ {1}",
+}
 
 
 def _make_expr(name):
@@ -219,31 +279,50 @@ def _make_expr(name):
     def rule(*types):
         if python is not None and python_operands(name, types):
             return python
-        if bool_scalar is not None and all(isinstance(t, TensorType) and t.dtype == np.bool_ and t.ndim == 0
-                                           and not t.weak for t in types):
+        if bool_scalar is not None and all(
+            isinstance(t, TensorType) and t.dtype == np.bool_ and t.ndim == 0 and not t.weak
+            for t in types
+        ):
             return bool_scalar
         if name == "absolute":  # (np.abs of a complex scalar is the ufunc's loop: see the `abs` op)
             return _absolute_expr(types[0])
-        if name == "multiply":  # (np.multiply of complex scalars is the ufunc's loop: see the `mul` op)
+        if (
+            name == "multiply"
+        ):  # (np.multiply of complex scalars is the ufunc's loop: see the `mul` op)
             return None if complex_scalars(types) else OPERATOR_EXPRS[name]
         return None
+
     return rule if python is not None or bool_scalar is not None else None
 
 
-_KERNEL_ON_SCALARS = ("absolute", "multiply")  # (their make_expr gives the operator where it agrees)
+_KERNEL_ON_SCALARS = (
+    "absolute",
+    "multiply",
+)  # (their make_expr gives the operator where it agrees)
 for _name, _ufunc in UFUNCS.items():
-    register_op(_name, infer=make_ufunc_infer(_ufunc), num_outputs=_ufunc.nout,
-                expr=OPERATOR_EXPRS.get(_name) if _name not in _KERNEL_ON_SCALARS else None, make_expr=_make_expr(_name),
-                weak_results=True,
-                doc=f"np.{_name} ({_ufunc.nin} in, {_ufunc.nout} out)")(_ufunc)
+    register_op(
+        _name,
+        infer=make_ufunc_infer(_ufunc),
+        num_outputs=_ufunc.nout,
+        expr=OPERATOR_EXPRS.get(_name) if _name not in _KERNEL_ON_SCALARS else None,
+        make_expr=_make_expr(_name),
+        weak_results=True,
+        doc=f"np.{_name} ({_ufunc.nin} in, {_ufunc.nout} out)",
+    )(_ufunc)
 del _name, _ufunc
 
 # Python's `**`, apart from np.power: on NumPy scalars it is NumPy's scalar power (the C library's
 # pow, which may differ from the ufunc's loop in the last bit), and on arrays it takes the
 # shortcuts ndarray.__pow__ takes for some exponents. The staged op is the operator itself.
 _pow_infer = make_ufunc_infer(np.power)
-register_op("pow", infer=lambda *types: _pow_infer(*types), expr="{0} ** {1}", make_expr=_make_expr("pow"),
-            weak_results=True, doc="x ** y (Python's operator)")(operator.pow)
+register_op(
+    "pow",
+    infer=lambda *types: _pow_infer(*types),
+    expr="{0} ** {1}",
+    make_expr=_make_expr("pow"),
+    weak_results=True,
+    doc="x ** y (Python's operator)",
+)(operator.pow)
 
 
 # Python's `*` of complex NumPy scalars is the scalar type's own product, which differs in the
@@ -251,8 +330,13 @@ register_op("pow", infer=lambda *types: _pow_infer(*types), expr="{0} ** {1}", m
 # a staged `a * b` of such scalars is this op, and np.multiply(a, b) stays the ufunc (run as the
 # ufunc itself on such scalars, not inline as `*`).
 _multiply_infer = make_ufunc_infer(np.multiply)
-register_op("mul", infer=lambda a, b: _multiply_infer(a, b), expr="{0} * {1}", weak_results=True,
-            doc="x * y of complex scalars (Python's operator)")(operator.mul)
+register_op(
+    "mul",
+    infer=lambda a, b: _multiply_infer(a, b),
+    expr="{0} * {1}",
+    weak_results=True,
+    doc="x * y of complex scalars (Python's operator)",
+)(operator.mul)
 
 
 def complex_scalars(types) -> bool:
@@ -274,8 +358,13 @@ def complex_scalars(types) -> bool:
 # is this op (the builtin itself), and np.abs(z) stays the ufunc (whose inline `abs(...)` is
 # kept for the other types, where the two agree).
 _absolute_infer = make_ufunc_infer(np.absolute)
-register_op("abs", infer=lambda t: _absolute_infer(t), expr="abs({0})", weak_results=True,
-            doc="abs(x) of a complex scalar (Python's builtin)")(abs)
+register_op(
+    "abs",
+    infer=lambda t: _absolute_infer(t),
+    expr="abs({0})",
+    weak_results=True,
+    doc="abs(x) of a complex scalar (Python's builtin)",
+)(abs)
 
 
 def _absolute_expr(t):
@@ -284,9 +373,12 @@ def _absolute_expr(t):
 
 # --- a ufunc written into an existing array: x += y, np.add(a, b, out=x) --------------------------
 
+
 def _resolve_arg(t):
     """What ufunc.resolve_dtypes takes for an input: int, float, complex for a weak number (NEP 50)."""
-    python_type = type(t) if is_literal(t) else getattr(t, "python_type", None) if is_weak(t) else None
+    python_type = (
+        type(t) if is_literal(t) else getattr(t, "python_type", None) if is_weak(t) else None
+    )
     if python_type in (int, float, complex):
         return python_type
     return np.dtype(bool) if python_type is bool else t.dtype
@@ -302,7 +394,9 @@ def _ufunc_out_infer(target, *types, ufunc):
     for t in types:
         check_type(t, f"{ufunc} input")
     # NumPy resolves the loop's dtypes, and the same-kind cast into the output, before shapes.
-    loop = func.resolve_dtypes(tuple(_resolve_arg(t) for t in types) + (target.dtype,), casting="same_kind")
+    loop = func.resolve_dtypes(
+        tuple(_resolve_arg(t) for t in types) + (target.dtype,), casting="same_kind"
+    )
     for t, dtype in zip(types, loop):
         if type(t) is int and dtype.kind in "iu":
             np.array(t, dtype=dtype)  # a Python int out of the loop dtype's range: OverflowError
@@ -311,10 +405,15 @@ def _ufunc_out_infer(target, *types, ufunc):
         shape = broadcast_shapes(target.shape, result.shape)
     except ValueError:
         shape = None
-    if shape is None or len(shape) != target.ndim or any(
-            t is not None and s != t for s, t in zip(shape, target.shape)):
-        raise ValueError(f"non-broadcastable output operand with shape {fmt_shape(target.shape).replace(' ', '')} "
-                         f"doesn't match the broadcast shape {fmt_shape(result.shape).replace(' ', '')}")
+    if (
+        shape is None
+        or len(shape) != target.ndim
+        or any(t is not None and s != t for s, t in zip(shape, target.shape))
+    ):
+        raise ValueError(
+            f"non-broadcastable output operand with shape {fmt_shape(target.shape).replace(' ', '')} "
+            f"doesn't match the broadcast shape {fmt_shape(result.shape).replace(' ', '')}"
+        )
     # NumPy itself on stand-ins, for errors that depend on a Python number's value (int ** -1).
     out = np.ones((1,) * target.ndim, target.dtype)
     with np.errstate(all="ignore"), warnings.catch_warnings():
@@ -330,12 +429,16 @@ def _ufunc_out_kernel(ufunc):
         out = np.array(target, copy=True)
         func(*inputs, out=out)
         return out
+
     return run
 
 
-register_op("ufunc_out", infer=_ufunc_out_infer, make_kernel=_ufunc_out_kernel,
-            doc="np.<ufunc>(*inputs, out=<a copy of target>) (x += y); the result has target's type")(
-    lambda target, *inputs, ufunc: _ufunc_out_kernel(ufunc)(target, *inputs))
+register_op(
+    "ufunc_out",
+    infer=_ufunc_out_infer,
+    make_kernel=_ufunc_out_kernel,
+    doc="np.<ufunc>(*inputs, out=<a copy of target>) (x += y); the result has target's type",
+)(lambda target, *inputs, ufunc: _ufunc_out_kernel(ufunc)(target, *inputs))
 
 
 def as_dtype(number, dtype):
@@ -357,5 +460,21 @@ def as_dtype(number, dtype):
 
 
 # ufuncs that convert a Python int operand to a float64 array's dtype (NEP 50) before computing
-INT_AS_FLOAT = frozenset(("add", "subtract", "multiply", "divide", "floor_divide", "remainder", "maximum",
-                          "minimum", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal"))
+INT_AS_FLOAT = frozenset(
+    (
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "floor_divide",
+        "remainder",
+        "maximum",
+        "minimum",
+        "less",
+        "less_equal",
+        "greater",
+        "greater_equal",
+        "equal",
+        "not_equal",
+    )
+)

@@ -51,11 +51,13 @@ def _one_axis_shape(kind):
         if out[axis] is not None and out[axis] < 1:
             raise ValueError(f"Invalid number of FFT data points ({out[axis]}) specified.")
         return tuple(out)
+
     return shape
 
 
 def _many_axes_shape(kind, default_axes=None):
     """fftn-style transforms over `axes` (all, or the last len(s), or `default_axes`)."""
+
     def shape(a, s=None, axes=None, norm=None):
         ndim = len(a)
         if axes is None:
@@ -77,6 +79,7 @@ def _many_axes_shape(kind, default_axes=None):
             else:
                 out[ax] = a[ax] if sizes[i] is None else sizes[i]
         return tuple(out)
+
     return shape
 
 
@@ -86,7 +89,9 @@ for _name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"):
 for _name, _kind in (("fftn", "c"), ("ifftn", "c"), ("rfftn", "r"), ("irfftn", "ir")):
     register_call(f"fft.{_name}", getattr(np.fft, _name), _many_axes_shape(_kind), probe=_probe)
     _two = _name[:-1] + "2"
-    register_call(f"fft.{_two}", getattr(np.fft, _two), _many_axes_shape(_kind, (-2, -1)), probe=_probe)
+    register_call(
+        f"fft.{_two}", getattr(np.fft, _two), _many_axes_shape(_kind, (-2, -1)), probe=_probe
+    )
 
 for _name in ("fftshift", "ifftshift"):
     register_call(f"fft.{_name}", getattr(np.fft, _name), same_shape)

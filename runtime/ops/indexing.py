@@ -21,8 +21,10 @@ from ..types import TensorType
 from ._rules import check_type, dtype_of, dummy, fmt_shape, is_weak, shape_of
 from .elementwise import broadcast
 
-INVALID_INDEX = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
-                 "or boolean arrays are valid indices")
+INVALID_INDEX = (
+    "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
+    "or boolean arrays are valid indices"
+)
 
 
 def parse_slice(text: str) -> tuple:
@@ -46,8 +48,10 @@ def parse_slice(text: str) -> tuple:
 
 def format_slice(start, stop, step) -> str:
     """Inverse of parse_slice; '?' marks a symbolic part."""
+
     def part(v):
         return "" if v is None else str(v)
+
     text = f"{part(start)}:{part(stop)}"
     return text if step is None else f"{text}:{part(step)}"
 
@@ -74,7 +78,9 @@ def _items(index, inputs):
             else:
                 raise IndexError(f"{INVALID_INDEX}; bad getitem index entry {entry!r}")
     except StopIteration:
-        raise TypeError(f"getitem: index {index!r} needs more inputs than the {len(inputs)} given") from None
+        raise TypeError(
+            f"getitem: index {index!r} needs more inputs than the {len(inputs)} given"
+        ) from None
     if next(it, None) is not None:
         raise TypeError(f"getitem: index {index!r} got more inputs than it uses")
     if ellipses > 1:
@@ -110,7 +116,7 @@ def getitem_infer(x, *inputs, index):
     return index_result(x, inputs, index)[0]
 
 
-def index_result(x, inputs, index):
+def index_result(x, inputs, index):  # noqa: C901, PLR0912, PLR0915
     """(type of x[index], flavour): flavour is 'element' (an integer per dim: a scalar),
     'basic' (a view in NumPy), 'advanced' (integer arrays or masks: a copy) or 'mask' (one
     boolean mask over every dim, NumPy's special case for assignment)."""
@@ -125,7 +131,9 @@ def index_result(x, inputs, index):
             consumed += 1
         kinds.append(kind)
     if consumed > x.ndim:
-        raise IndexError(f"too many indices for array: array is {x.ndim}-dimensional, but {consumed} were indexed")
+        raise IndexError(
+            f"too many indices for array: array is {x.ndim}-dimensional, but {consumed} were indexed"
+        )
     if kinds == ["mask"] and consumed == x.ndim:
         flavour = "mask"
     elif any(k in ("array", "mask") for k in kinds):
@@ -137,14 +145,14 @@ def index_result(x, inputs, index):
     if "ellipsis" in kinds:
         pos = kinds.index("ellipsis")
         fill = [("slice", (None, None, None))] * (x.ndim - consumed)
-        items = items[:pos] + fill + items[pos + 1:]
-        kinds = kinds[:pos] + ["slice"] * len(fill) + kinds[pos + 1:]
+        items = items[:pos] + fill + items[pos + 1 :]
+        kinds = kinds[:pos] + ["slice"] * len(fill) + kinds[pos + 1 :]
     else:
         items = items + [("slice", (None, None, None))] * (x.ndim - consumed)
         kinds = kinds + ["slice"] * (x.ndim - consumed)
 
     has_arrays = any(k in ("array", "mask") for k in kinds)
-    pieces = []          # (is_advanced, dims)
+    pieces = []  # (is_advanced, dims)
     adv_shapes = []
     axis = 0
     for kind, (_, value) in zip(kinds, items):
@@ -170,8 +178,10 @@ def index_result(x, inputs, index):
             for k, mdim in enumerate(mshape):
                 dim = x.shape[axis + k]
                 if dim is not None and mdim is not None and dim != mdim:
-                    raise IndexError(f"boolean index did not match indexed array along axis {axis + k}; size of "
-                                     f"axis is {dim} but size of corresponding boolean axis is {mdim}")
+                    raise IndexError(
+                        f"boolean index did not match indexed array along axis {axis + k}; size of "
+                        f"axis is {dim} but size of corresponding boolean axis is {mdim}"
+                    )
             pieces.append((True, ()))
             adv_shapes.append((None,))
             axis += len(mshape)
@@ -181,14 +191,16 @@ def index_result(x, inputs, index):
     try:
         adv = broadcast(*adv_shapes)
     except ValueError:
-        raise IndexError("shape mismatch: indexing arrays could not be broadcast together with shapes "
-                         + " ".join(fmt_shape(s) for s in adv_shapes)) from None
+        raise IndexError(
+            "shape mismatch: indexing arrays could not be broadcast together with shapes "
+            + " ".join(fmt_shape(s) for s in adv_shapes)
+        ) from None
     positions = [i for i, (is_adv, _) in enumerate(pieces) if is_adv]
     adjacent = positions == list(range(positions[0], positions[-1] + 1))
     basic = [d for is_adv, dims in pieces if not is_adv for d in dims]
     if adjacent:
-        before = [d for is_adv, dims in pieces[:positions[0]] for d in dims]
-        after = [d for is_adv, dims in pieces[positions[-1] + 1:] for d in dims]
+        before = [d for is_adv, dims in pieces[: positions[0]] for d in dims]
+        after = [d for is_adv, dims in pieces[positions[-1] + 1 :] for d in dims]
         shape = tuple(before) + adv + tuple(after)
     else:
         shape = adv + tuple(basic)
@@ -210,7 +222,9 @@ def _key_builder(index):
         elif isinstance(entry, str):
             parts = parse_slice(entry)
             n_inputs += parts.count("?")
-            builders.append(lambda it, parts=parts: slice(*(next(it) if p == "?" else p for p in parts)))
+            builders.append(
+                lambda it, parts=parts: slice(*(next(it) if p == "?" else p for p in parts))
+            )
         else:
             builders.append(lambda it, v=int(entry): v)
     if n_inputs == 0:
@@ -220,6 +234,7 @@ def _key_builder(index):
     def build(inputs):
         it = iter(inputs)
         return tuple(b(it) for b in builders)
+
     return build, n_inputs
 
 
@@ -246,22 +261,38 @@ def make_getitem_expr(*input_types, index):
             items.append(f"{{{next(slots)}}}")
         elif isinstance(entry, str):
             parts = parse_slice(entry)
-            items.append(":".join("" if p is None else f"{{{next(slots)}}}" if p == "?" else str(int(p))
-                                  for p in parts))
+            items.append(
+                ":".join(
+                    "" if p is None else f"{{{next(slots)}}}" if p == "?" else str(int(p))
+                    for p in parts
+                )
+            )
         else:
             items.append(str(int(entry)))
     if not items:
         return "{0}[()]"
-    return "{0}[" + ", ".join(items) + ("," if len(items) == 1 and items[0] in ("None", "...") else "") + "]"
+    return (
+        "{0}["
+        + ", ".join(items)
+        + ("," if len(items) == 1 and items[0] in ("None", "...") else "")
+        + "]"
+    )
 
 
-@register_op("getitem", infer=getitem_infer, make_kernel=make_getitem_kernel, make_expr=make_getitem_expr,
-             may_alias_input=True, doc="x[index]; see runtime.ops.indexing for the index attr")
+@register_op(
+    "getitem",
+    infer=getitem_infer,
+    make_kernel=make_getitem_kernel,
+    make_expr=make_getitem_expr,
+    may_alias_input=True,
+    doc="x[index]; see runtime.ops.indexing for the index attr",
+)
 def getitem(x, *inputs, index):
     return make_getitem_kernel(index)(x, *inputs)
 
 
 # --- setitem: x[index] = value, as a new array ---------------------------------------------------
+
 
 def _fmt(shape) -> str:
     """A shape as NumPy writes it in assignment errors: (2,1), (3,)."""
@@ -281,21 +312,28 @@ def _check_value_shape(value, target_shape, flavour, dtype):
         return
     if flavour == "mask":
         if len(value_shape) > 1:
-            raise TypeError(f"NumPy boolean array indexing assignment requires a 0 or 1-dimensional input, "
-                            f"input has {len(value_shape)} dimensions")
+            raise TypeError(
+                f"NumPy boolean array indexing assignment requires a 0 or 1-dimensional input, "
+                f"input has {len(value_shape)} dimensions"
+            )
         return  # the number of selected elements is only known when the graph runs
     shape = tuple(value_shape)
     while len(shape) > len(target_shape) and shape[0] in (1, None):
         shape = shape[1:]  # NumPy drops leading unit dims of the value
     ok = len(shape) <= len(target_shape) and all(
-        v is None or t is None or v == 1 or v == t for v, t in zip(shape[::-1], target_shape[::-1]))
+        v is None or t is None or v == 1 or v == t for v, t in zip(shape[::-1], target_shape[::-1])
+    )
     if ok:
         return
     if flavour == "advanced":
-        raise ValueError(f"shape mismatch: value array of shape {_fmt(value_shape)} could not be broadcast "
-                         f"to indexing result of shape {_fmt(target_shape)}")
-    raise ValueError(f"could not broadcast input array from shape {_fmt(value_shape)} into shape "
-                     f"{_fmt(target_shape)}")
+        raise ValueError(
+            f"shape mismatch: value array of shape {_fmt(value_shape)} could not be broadcast "
+            f"to indexing result of shape {_fmt(target_shape)}"
+        )
+    raise ValueError(
+        f"could not broadcast input array from shape {_fmt(value_shape)} into shape "
+        f"{_fmt(target_shape)}"
+    )
 
 
 _CAST_OK: set = set()
@@ -337,16 +375,22 @@ def make_setitem_kernel(index):
             out = np.array(x, copy=True)
             out[key] = value
             return out
+
         return run
 
     def run_dynamic(x, value, *inputs):
         out = np.array(x, copy=True)
         out[build(inputs)] = value
         return out
+
     return run_dynamic
 
 
-@register_op("setitem", infer=setitem_infer, make_kernel=make_setitem_kernel,
-             doc="a copy of x with x[index] = value (NumPy's assignment); index as for getitem")
+@register_op(
+    "setitem",
+    infer=setitem_infer,
+    make_kernel=make_setitem_kernel,
+    doc="a copy of x with x[index] = value (NumPy's assignment); index as for getitem",
+)
 def setitem(x, value, *inputs, index):
     return make_setitem_kernel(index)(x, value, *inputs)

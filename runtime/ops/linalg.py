@@ -13,8 +13,10 @@ from .elementwise import broadcast
 def _aligned(a_shape, b_shape, a_axis, b_axis):
     da, db = a_shape[a_axis], b_shape[b_axis]
     if da is not None and db is not None and da != db:
-        raise ValueError(f"shapes {fmt_shape(a_shape)} and {fmt_shape(b_shape)} not aligned: "
-                         f"{da} (dim {a_axis % len(a_shape)}) != {db} (dim {b_axis % len(b_shape)})")
+        raise ValueError(
+            f"shapes {fmt_shape(a_shape)} and {fmt_shape(b_shape)} not aligned: "
+            f"{da} (dim {a_axis % len(a_shape)}) != {db} (dim {b_axis % len(b_shape)})"
+        )
 
 
 def dot_infer(a, b):
@@ -51,24 +53,32 @@ def outer(a, b):
 def _parse_term(term: str, ndim: int, position: str):
     """'i...j' on an operand of rank ndim -> (labels before, has ellipsis, labels after)."""
     if term.count("...") > 1 or "." in term.replace("...", ""):
-        raise ValueError(f"einstein sum subscripts string contains a '.' that is not part of an ellipsis ('...') in {position}")
+        raise ValueError(
+            f"einstein sum subscripts string contains a '.' that is not part of an ellipsis ('...') in {position}"
+        )
     for c in term.replace("...", ""):
         if not c.isalpha() or not c.isascii():
-            raise ValueError(f"invalid subscript {c!r} in einstein sum subscripts string, subscripts must be letters")
+            raise ValueError(
+                f"invalid subscript {c!r} in einstein sum subscripts string, subscripts must be letters"
+            )
     if "..." in term:
         head, tail = term.split("...")
         n_ell = ndim - len(head) - len(tail)
         if n_ell < 0:
-            raise ValueError(f"operand has more dimensions than subscripts given in einstein sum, "
-                             f"but no '...' ellipsis provided to broadcast the extra dimensions ({position})")
+            raise ValueError(
+                f"operand has more dimensions than subscripts given in einstein sum, "
+                f"but no '...' ellipsis provided to broadcast the extra dimensions ({position})"
+            )
         return head, n_ell, tail
     if len(term) != ndim:
-        raise ValueError(f"einstein sum subscripts string contains too {'many' if len(term) > ndim else 'few'} "
-                         f"subscripts for {position}: {term!r} for an operand of rank {ndim}")
+        raise ValueError(
+            f"einstein sum subscripts string contains too {'many' if len(term) > ndim else 'few'} "
+            f"subscripts for {position}: {term!r} for an operand of rank {ndim}"
+        )
     return term, None, ""
 
 
-def einsum_shape(subscripts: str, shapes) -> tuple:
+def einsum_shape(subscripts: str, shapes) -> tuple:  # noqa: C901, PLR0912
     spec = subscripts.replace(" ", "")
     if "->" in spec:
         lhs, rhs = spec.split("->")
@@ -77,24 +87,28 @@ def einsum_shape(subscripts: str, shapes) -> tuple:
     terms = lhs.split(",")
     if len(terms) != len(shapes):
         which = "more" if len(shapes) > len(terms) else "fewer"
-        raise ValueError(f"{which} operands provided to einstein sum function than specified in the subscripts string")
+        raise ValueError(
+            f"{which} operands provided to einstein sum function than specified in the subscripts string"
+        )
     sizes: dict[str, int | None] = {}
     counts: dict[str, int] = {}
     ell_shapes = []
     for i, (term, shape) in enumerate(zip(terms, shapes)):
         head, n_ell, tail = _parse_term(term, len(shape), f"operand {i}")
-        labelled = list(zip(head, shape[:len(head)]))
+        labelled = list(zip(head, shape[: len(head)]))
         if n_ell is not None:
-            ell_shapes.append(shape[len(head):len(head) + n_ell])
-            labelled += list(zip(tail, shape[len(head) + n_ell:]))
+            ell_shapes.append(shape[len(head) : len(head) + n_ell])
+            labelled += list(zip(tail, shape[len(head) + n_ell :]))
         for label, dim in labelled:
             counts[label] = counts.get(label, 0) + 1
             old = sizes.get(label, 1)
             if label not in sizes or old == 1:
                 sizes[label] = dim if label not in sizes or dim != 1 else old
             elif dim is not None and dim != 1 and old is not None and old != dim:
-                raise ValueError(f"operands could not be broadcast together: subscript {label!r} has size "
-                                 f"{old} and size {dim} (operand {i})")
+                raise ValueError(
+                    f"operands could not be broadcast together: subscript {label!r} has size "
+                    f"{old} and size {dim} (operand {i})"
+                )
             elif old is None and dim not in (None, 1):
                 sizes[label] = dim
     ell = broadcast(*ell_shapes) if ell_shapes else ()
@@ -102,13 +116,17 @@ def einsum_shape(subscripts: str, shapes) -> tuple:
         out_labels = "".join(sorted(c for c, n in counts.items() if n == 1))
         return tuple(ell) + tuple(sizes[c] for c in out_labels)
     if rhs.count("...") > 1 or "." in rhs.replace("...", ""):
-        raise ValueError("einstein sum subscripts string contains a '.' that is not part of an ellipsis ('...') in the output")
+        raise ValueError(
+            "einstein sum subscripts string contains a '.' that is not part of an ellipsis ('...') in the output"
+        )
     head, _, tail = rhs.partition("...")
     if "..." not in rhs:
         head, tail = rhs, ""
     for c in head + tail:
         if c not in sizes:
-            raise ValueError(f"einstein sum subscripts string included output subscript {c!r} which never appeared in an input")
+            raise ValueError(
+                f"einstein sum subscripts string included output subscript {c!r} which never appeared in an input"
+            )
     if len(set(head + tail)) != len(head + tail):
         raise ValueError("einstein sum subscripts string includes output subscript multiple times")
     out = [sizes[c] for c in head]
@@ -128,8 +146,11 @@ def einsum_infer(*operands, subscripts):
     return TensorType(dtype, shape)
 
 
-@register_op("einsum", infer=einsum_infer,
-             make_kernel=lambda subscripts: lambda *ops: np.einsum(subscripts, *ops),
-             doc="np.einsum(subscripts, *operands)")
+@register_op(
+    "einsum",
+    infer=einsum_infer,
+    make_kernel=lambda subscripts: lambda *ops: np.einsum(subscripts, *ops),
+    doc="np.einsum(subscripts, *operands)",
+)
 def einsum(*operands, subscripts):
     return np.einsum(subscripts, *operands)

@@ -20,7 +20,9 @@ LinAlgError = np.linalg.LinAlgError
 
 def _stacked(shape):
     if len(shape) < 2:
-        raise LinAlgError(f"{len(shape)}-dimensional array given. Array must be at least two-dimensional")
+        raise LinAlgError(
+            f"{len(shape)}-dimensional array given. Array must be at least two-dimensional"
+        )
 
 
 def _square(shape):
@@ -108,14 +110,18 @@ def _solve(a, b):
     m = _square(a)
     if len(b) == 1:
         if b[0] is not None and m is not None and b[0] != m:
-            raise ValueError(f"solve: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
-                             f"signature (m,m),(m)->(m) (size {b[0]} is different from {m})")
+            raise ValueError(
+                f"solve: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
+                f"signature (m,m),(m)->(m) (size {b[0]} is different from {m})"
+            )
         return a[:-1]
     if len(b) < 2:
         raise ValueError("solve: Input operand 1 does not have enough dimensions")
     if b[-2] is not None and m is not None and b[-2] != m:
-        raise ValueError(f"solve: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
-                         f"signature (m,m),(m,n)->(m,n) (size {b[-2]} is different from {m})")
+        raise ValueError(
+            f"solve: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
+            f"signature (m,m),(m,n)->(m,n) (size {b[-2]} is different from {m})"
+        )
     return broadcast(a[:-2], b[:-2]) + (m if m is not None else b[-2], b[-1])
 
 
@@ -141,9 +147,11 @@ def _vectors3(x1, x2, axis):
             raise np.exceptions.AxisError(axis, 0)
         d = s[normalize_axis(axis, len(s))]
         if d is not None and d != 3:
-            raise ValueError("Both input arrays must be (arrays of) 3-dimensional vectors, but they are "
-                             f"{x1[normalize_axis(axis, len(x1))]} and {x2[normalize_axis(axis, len(x2))]} "
-                             "dimensional instead.")
+            raise ValueError(
+                "Both input arrays must be (arrays of) 3-dimensional vectors, but they are "
+                f"{x1[normalize_axis(axis, len(x1))]} and {x2[normalize_axis(axis, len(x2))]} "
+                "dimensional instead."
+            )
 
 
 def _linalg_cross(x1, x2, axis=-1):
@@ -223,15 +231,18 @@ def tensordot_axes(a, b, axes):
 
 def _tensordot(a, b, axes=2):
     ax_a, ax_b = tensordot_axes(a, b, axes)
-    return (tuple(d for i, d in enumerate(a) if i not in ax_a)
-            + tuple(d for i, d in enumerate(b) if i not in ax_b))
+    return tuple(d for i, d in enumerate(a) if i not in ax_a) + tuple(
+        d for i, d in enumerate(b) if i not in ax_b
+    )
 
 
 def _linalg_outer(x1, x2):
     for s in (x1, x2):
         if len(s) != 1:
-            raise ValueError(f"Input arrays must be one-dimensional, but they are {fmt_shape(x1)} and "
-                             f"{fmt_shape(x2)} dimensional")
+            raise ValueError(
+                f"Input arrays must be one-dimensional, but they are {fmt_shape(x1)} and "
+                f"{fmt_shape(x2)} dimensional"
+            )
     return x1[0], x2[0]
 
 
@@ -242,7 +253,9 @@ register_call("linalg.slogdet", linalg.slogdet, lambda a: (_square_batch(a),) * 
 register_call("linalg.eigh", linalg.eigh, _eigh, num_outputs=2)
 register_call("linalg.eigvalsh", linalg.eigvalsh, _eigvalsh)
 register_call("linalg.inv", linalg.inv, _square_same)
-register_call("linalg.pinv", linalg.pinv, lambda a, *rtol, **attrs: _pinv(a, **attrs), arrays=("a", "rtol"))
+register_call(
+    "linalg.pinv", linalg.pinv, lambda a, *rtol, **attrs: _pinv(a, **attrs), arrays=("a", "rtol")
+)
 register_call("linalg.matrix_power", linalg.matrix_power, _square_same)
 register_call("linalg.matrix_rank", linalg.matrix_rank, _matrix_rank)
 register_call("linalg.matrix_norm", linalg.matrix_norm, _matrix_norm)

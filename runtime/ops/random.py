@@ -21,10 +21,14 @@ from ..core_ops import ARG
 from ..graph import format_attr
 from ..registry import register_op
 
-
 # The classes whose instances are generator values of a graph (a graph input, or made by a
 # `random_generator` node). Subclasses count as theirs.
-GENERATOR_CLASSES = (np.random.Generator, np.random.RandomState, _py_random.Random, np.random.BitGenerator)
+GENERATOR_CLASSES = (
+    np.random.Generator,
+    np.random.RandomState,
+    _py_random.Random,
+    np.random.BitGenerator,
+)
 
 
 _METADATA_KEY = "random_generator"
@@ -138,8 +142,13 @@ class RunTimeCall:
         if self.func is not None or self.in_place is not None or not self.out_types:
             return None
         values = list(self.args) + [v for _, v in self.kwargs]
-        if not all(type(v) in (bool, int, str, type(None)) or (type(v) is float and math.isfinite(v))
-                   for v in values) or not self.method.isidentifier():
+        if (
+            not all(
+                type(v) in (bool, int, str, type(None)) or (type(v) is float and math.isfinite(v))
+                for v in values
+            )
+            or not self.method.isidentifier()
+        ):
             return None
         parts = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs]
         text = f"({{0}}.{self.method}({', '.join(parts)}),)"
@@ -169,6 +178,7 @@ class RunTimeCall:
                 return (target,)
             result = callee(*call_args, **call_kwargs)
             return (result,) if returns else ()
+
         return run
 
 
@@ -177,9 +187,17 @@ def _infer(*input_types, call):
 
 
 for _name, _doc in (
-        ("random", "a draw (or seed, or shuffle) from a random generator, when the graph runs"),
-        ("random_generator", "a random generator (or bit generator) made when the graph runs"),
-        ("clock", "a clock read when the graph runs (time.time, time.perf_counter, ...)")):
-    register_op(_name, infer=_infer, stateful=True, num_outputs=None, weak_results=True,
-                make_kernel=lambda call: call.kernel(), make_expr=lambda *types, call: call.expr(), doc=_doc)(
-        lambda *inputs, call: call.kernel()(*inputs))
+    ("random", "a draw (or seed, or shuffle) from a random generator, when the graph runs"),
+    ("random_generator", "a random generator (or bit generator) made when the graph runs"),
+    ("clock", "a clock read when the graph runs (time.time, time.perf_counter, ...)"),
+):
+    register_op(
+        _name,
+        infer=_infer,
+        stateful=True,
+        num_outputs=None,
+        weak_results=True,
+        make_kernel=lambda call: call.kernel(),
+        make_expr=lambda *types, call: call.expr(),
+        doc=_doc,
+    )(lambda *inputs, call: call.kernel()(*inputs))

@@ -8,8 +8,15 @@ import numpy as np
 
 from ..registry import register_op
 from ..types import TensorType
-from ._rules import (check_type, dummy, known_prod, normalize_axes, normalize_axis,
-                     result_dtype, shape_of)
+from ._rules import (
+    check_type,
+    dummy,
+    known_prod,
+    normalize_axes,
+    normalize_axis,
+    result_dtype,
+    shape_of,
+)
 
 # op name -> (NumPy function, accepts dtype=, accepts ddof=, needs a non-empty reduced axis)
 REDUCTIONS = {
@@ -40,14 +47,20 @@ def reduced_shape(shape: tuple, axes: tuple, keepdims: bool) -> tuple:
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
-def _make_reduction(name, func, takes_dtype, takes_ddof, needs_elements):
-    allowed = {"axis", "keepdims"} | ({"dtype"} if takes_dtype else set()) | ({"ddof"} if takes_ddof else set())
+def _make_reduction(name, func, takes_dtype, takes_ddof, needs_elements):  # noqa: C901
+    allowed = (
+        {"axis", "keepdims"}
+        | ({"dtype"} if takes_dtype else set())
+        | ({"ddof"} if takes_ddof else set())
+    )
     single_axis = name in ("argmax", "argmin")
 
     def check_attrs(attrs):
         unknown = set(attrs) - allowed
         if unknown:
-            raise TypeError(f"{name} got unexpected attribute(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
+            raise TypeError(
+                f"{name} got unexpected attribute(s) {sorted(unknown)}; allowed: {sorted(allowed)}"
+            )
 
     def infer(x, **attrs):
         check_attrs(attrs)
@@ -86,8 +99,14 @@ def _make_reduction(name, func, takes_dtype, takes_ddof, needs_elements):
 # Reductions that NumPy's function computes as ufunc.reduce(x, axis, dtype, keepdims=...) for
 # an array, a NumPy scalar or a Python number alike (np.any/np.all with dtype=bool): the kernel
 # calls that directly, skipping the function's Python-level dispatch (2x faster on small arrays).
-_UFUNC_REDUCTIONS = {"sum": (np.add, None), "prod": (np.multiply, None), "max": (np.maximum, None),
-                     "min": (np.minimum, None), "any": (np.logical_or, bool), "all": (np.logical_and, bool)}
+_UFUNC_REDUCTIONS = {
+    "sum": (np.add, None),
+    "prod": (np.multiply, None),
+    "max": (np.maximum, None),
+    "min": (np.minimum, None),
+    "any": (np.logical_or, bool),
+    "all": (np.logical_and, bool),
+}
 
 
 def _ufunc_reduction(name, attrs):
@@ -95,8 +114,12 @@ def _ufunc_reduction(name, attrs):
     if spec is None or not set(attrs) <= {"axis", "dtype", "keepdims"}:
         return None
     ufunc, dtype = spec
-    return functools.partial(ufunc.reduce, axis=attrs.get("axis"), dtype=attrs.get("dtype", dtype),
-                             keepdims=bool(attrs.get("keepdims", False)))
+    return functools.partial(
+        ufunc.reduce,
+        axis=attrs.get("axis"),
+        dtype=attrs.get("dtype", dtype),
+        keepdims=bool(attrs.get("keepdims", False)),
+    )
 
 
 for _name, _spec in REDUCTIONS.items():
@@ -104,6 +127,7 @@ for _name, _spec in REDUCTIONS.items():
 
 
 # --- scans -----------------------------------------------------------------------------------
+
 
 def _scan_infer(func):
     def infer(x, axis=None, dtype=None):
@@ -115,6 +139,7 @@ def _scan_infer(func):
             normalize_axis(axis, len(shape))
             out_shape = shape
         return TensorType(result_dtype(func, dummy(x, fill=1), axis=axis, dtype=dtype), out_shape)
+
     return infer
 
 
@@ -148,6 +173,7 @@ def _sort_infer(func):
             out_shape = shape
         dtype = result_dtype(func, dummy(x, fill=1), axis=axis, kind=kind, stable=stable)
         return TensorType(dtype, out_shape)
+
     return infer
 
 
@@ -159,5 +185,3 @@ def sort(x, axis=-1, kind=None, stable=None):
 @register_op("argsort", infer=_sort_infer(np.argsort), doc="np.argsort(x, axis, kind, stable)")
 def argsort(x, axis=-1, kind=None, stable=None):
     return np.argsort(x, axis=axis, kind=kind, stable=stable)
-
-

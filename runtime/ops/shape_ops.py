@@ -6,8 +6,20 @@ import numpy as np
 
 from ..registry import register_op
 from ..types import TensorType
-from ._rules import (as_index, check_type, dtype_of, dummy, fmt_shape, is_weak, known_prod, merge_dim,
-                     normalize_axes, normalize_axis, result_dtype, shape_of)
+from ._rules import (
+    as_index,
+    check_type,
+    dtype_of,
+    dummy,
+    fmt_shape,
+    is_weak,
+    known_prod,
+    merge_dim,
+    normalize_axes,
+    normalize_axis,
+    result_dtype,
+    shape_of,
+)
 from .elementwise import broadcast
 
 
@@ -20,7 +32,9 @@ def check_dynamic_sizes(op: str, attr_shape: tuple, dyn_types) -> None:
     """`None` entries of a shape attr are filled, in order, by integer scalar inputs."""
     n_dyn = sum(d is None for d in attr_shape)
     if n_dyn != len(dyn_types):
-        raise TypeError(f"{op}: shape {attr_shape!r} has {n_dyn} symbolic entries but {len(dyn_types)} size inputs were given")
+        raise TypeError(
+            f"{op}: shape {attr_shape!r} has {n_dyn} symbolic entries but {len(dyn_types)} size inputs were given"
+        )
     for t in dyn_types:
         check_type(t, f"{op} size input")
         if is_weak(t):
@@ -43,6 +57,7 @@ def _dynamic_kernel(func, attr_shape, **kwargs):
 
 
 # --- reshape ---------------------------------------------------------------------------------
+
 
 def reshape_infer(x, *sizes, shape):
     x = _require_tensor(x, "reshape")
@@ -68,13 +83,19 @@ def reshape_infer(x, *sizes, shape):
     return TensorType(x.dtype, tuple(inferred if d == -1 else d for d in shape))
 
 
-@register_op("reshape", infer=reshape_infer, make_kernel=lambda shape: _dynamic_kernel(np.reshape, tuple(shape)),
-             may_alias_input=True, doc="np.reshape(x, shape); None entries of `shape` come from integer scalar inputs")
+@register_op(
+    "reshape",
+    infer=reshape_infer,
+    make_kernel=lambda shape: _dynamic_kernel(np.reshape, tuple(shape)),
+    may_alias_input=True,
+    doc="np.reshape(x, shape); None entries of `shape` come from integer scalar inputs",
+)
 def reshape(x, *sizes, shape):
     return np.reshape(x, fill_dynamic(tuple(shape), sizes))
 
 
 # --- transpose / expand_dims / squeeze --------------------------------------------------------
+
 
 def transpose_infer(x, axes=None):
     x = _require_tensor(x, "transpose")
@@ -102,7 +123,9 @@ def expand_dims_infer(x, axis):
     return TensorType(x.dtype, tuple(1 if i in norm else next(dims) for i in range(out_ndim)))
 
 
-@register_op("expand_dims", infer=expand_dims_infer, may_alias_input=True, doc="np.expand_dims(x, axis)")
+@register_op(
+    "expand_dims", infer=expand_dims_infer, may_alias_input=True, doc="np.expand_dims(x, axis)"
+)
 def expand_dims(x, axis):
     return np.expand_dims(x, axis)
 
@@ -111,8 +134,10 @@ def squeeze_infer(x, axis=None):
     x = _require_tensor(x, "squeeze")
     if axis is None:
         if None in x.shape:
-            raise ValueError(f"squeeze without axis on shape {fmt_shape(x.shape)} with unknown dims is "
-                             "ambiguous; pass axis= to name the axes to remove")
+            raise ValueError(
+                f"squeeze without axis on shape {fmt_shape(x.shape)} with unknown dims is "
+                "ambiguous; pass axis= to name the axes to remove"
+            )
         return TensorType(x.dtype, tuple(d for d in x.shape if d != 1))
     axes = normalize_axes(axis, x.ndim)
     for a in axes:
@@ -127,6 +152,7 @@ def squeeze(x, axis=None):
 
 
 # --- concatenate / stack ----------------------------------------------------------------------
+
 
 def concatenate_infer(*xs, axis=0, dtype=None):
     if not xs:
@@ -145,7 +171,8 @@ def concatenate_infer(*xs, axis=0, dtype=None):
         if x.ndim != ndim:
             raise ValueError(
                 "all the input arrays must have same number of dimensions, but the array at index 0 has "
-                f"{ndim} dimension(s) and the array at index {i} has {x.ndim} dimension(s)")
+                f"{ndim} dimension(s) and the array at index {i} has {x.ndim} dimension(s)"
+            )
         for d in range(ndim):
             if d == axis:
                 dims[d] = None if dims[d] is None or x.shape[d] is None else dims[d] + x.shape[d]
@@ -153,7 +180,8 @@ def concatenate_infer(*xs, axis=0, dtype=None):
                 raise ValueError(
                     "all the input array dimensions except for the concatenation axis must match exactly, "
                     f"but along dimension {d}, the array at index 0 has size {dims[d]} and the array at "
-                    f"index {i} has size {x.shape[d]}")
+                    f"index {i} has size {x.shape[d]}"
+                )
             elif dims[d] is None:
                 dims[d] = x.shape[d]
     return TensorType(out_dtype, tuple(dims))
@@ -188,6 +216,7 @@ def stack(*xs, axis=0, dtype=None):
 
 # --- broadcast_to ----------------------------------------------------------------------------
 
+
 def broadcast_to_infer(x, *sizes, shape):
     x = _require_tensor(x, "broadcast_to")
     shape = tuple(shape)
@@ -205,19 +234,25 @@ def broadcast_to_infer(x, *sizes, shape):
         if target is None:
             out[lead + i] = d  # must equal d at run time, or broadcast_to fails
         elif target != d:
-            raise ValueError("operands could not be broadcast together with remapped shapes "
-                             f"[original->remapped]: {fmt_shape(x.shape)}  and requested shape {fmt_shape(shape)}")
+            raise ValueError(
+                "operands could not be broadcast together with remapped shapes "
+                f"[original->remapped]: {fmt_shape(x.shape)}  and requested shape {fmt_shape(shape)}"
+            )
     return TensorType(x.dtype, tuple(out))
 
 
-@register_op("broadcast_to", infer=broadcast_to_infer,
-             make_kernel=lambda shape: _dynamic_kernel(np.broadcast_to, tuple(shape)),
-             doc="np.broadcast_to(x, shape); None entries of `shape` come from integer scalar inputs")
+@register_op(
+    "broadcast_to",
+    infer=broadcast_to_infer,
+    make_kernel=lambda shape: _dynamic_kernel(np.broadcast_to, tuple(shape)),
+    doc="np.broadcast_to(x, shape); None entries of `shape` come from integer scalar inputs",
+)
 def broadcast_to(x, *sizes, shape):
     return np.broadcast_to(x, fill_dynamic(tuple(shape), sizes))
 
 
 # --- where / argwhere / clip / take / astype / copy ------------------------------------------
+
 
 def where_infer(cond, x, y):
     for t in (cond, x, y):
@@ -236,8 +271,11 @@ def argwhere_infer(x):
     return TensorType(np.intp, (None, x.ndim))
 
 
-@register_op("argwhere", infer=argwhere_infer,
-             doc="np.argwhere(x): (number of non-zero elements, ndim) indices; the first dim is dynamic")
+@register_op(
+    "argwhere",
+    infer=argwhere_infer,
+    doc="np.argwhere(x): (number of non-zero elements, ndim) indices; the first dim is dynamic",
+)
 def argwhere(x):
     return np.argwhere(x)
 
@@ -250,7 +288,9 @@ def _clip_args(bounds, inputs):
         raise ValueError(f"clip: bounds must be one of {_CLIP_BOUNDS}, got {bounds!r}")
     expected = {"min_max": 2, "min": 1, "max": 1, "none": 0}[bounds]
     if len(inputs) != expected:
-        raise TypeError(f"clip with bounds={bounds!r} takes {expected} bound input(s), got {len(inputs)}")
+        raise TypeError(
+            f"clip with bounds={bounds!r} takes {expected} bound input(s), got {len(inputs)}"
+        )
     it = iter(inputs)
     lo = next(it) if bounds in ("min_max", "min") else None
     hi = next(it) if bounds in ("min_max", "max") else None
@@ -262,13 +302,18 @@ def clip_infer(x, *limits, bounds="min_max"):
     lo, hi = _clip_args(bounds, limits)
     for t in limits:
         check_type(t, "clip bound")
-    dtype = result_dtype(np.clip, dummy(x), None if lo is None else dummy(lo), None if hi is None else dummy(hi))
+    dtype = result_dtype(
+        np.clip, dummy(x), None if lo is None else dummy(lo), None if hi is None else dummy(hi)
+    )
     shapes = [shape_of(t) for t in (x, *limits)]
     return TensorType(dtype, broadcast(*shapes))
 
 
-@register_op("clip", infer=clip_infer,
-             doc="np.clip(x, lo, hi); attr bounds says which of lo/hi are inputs ('min_max', 'min', 'max', 'none')")
+@register_op(
+    "clip",
+    infer=clip_infer,
+    doc="np.clip(x, lo, hi); attr bounds says which of lo/hi are inputs ('min_max', 'min', 'max', 'none')",
+)
 def clip(x, *limits, bounds="min_max"):
     lo, hi = _clip_args(bounds, limits)
     return np.clip(x, lo, hi)
@@ -289,7 +334,7 @@ def take_infer(a, indices, axis=None):
     if a.ndim == 0:
         raise np.exceptions.AxisError(axis, 0)
     axis = normalize_axis(axis, a.ndim)
-    return TensorType(a.dtype, a.shape[:axis] + tuple(idx_shape) + a.shape[axis + 1:])
+    return TensorType(a.dtype, a.shape[:axis] + tuple(idx_shape) + a.shape[axis + 1 :])
 
 
 @register_op("take", infer=take_infer, doc="np.take(a, indices, axis)")
@@ -304,8 +349,10 @@ def astype_infer(x, dtype, scalar=False):
     if complex_number and dtype.kind in "iuf":
         # np.uint16(1j), np.float64(1j): a Python complex never converts to a real type
         kind = "int" if dtype.kind in "iu" else "float"
-        raise TypeError(f"{kind}() argument must be a string{', a bytes-like object' if kind == 'int' else ''} "
-                        f"or a real number, not 'complex'")
+        raise TypeError(
+            f"{kind}() argument must be a string{', a bytes-like object' if kind == 'int' else ''} "
+            f"or a real number, not 'complex'"
+        )
     return TensorType(dtype, x.shape)
 
 
@@ -325,8 +372,12 @@ def _make_astype(dtype, scalar=False):
     return lambda x: _astype(x, dtype)
 
 
-@register_op("astype", infer=astype_infer, make_kernel=_make_astype,
-             doc="x.astype(dtype); scalar=True: np.float32(x) and the other scalar types")
+@register_op(
+    "astype",
+    infer=astype_infer,
+    make_kernel=_make_astype,
+    doc="x.astype(dtype); scalar=True: np.float32(x) and the other scalar types",
+)
 def astype(x, dtype, scalar=False):
     return _make_astype(dtype, scalar)(x)
 
@@ -342,6 +393,7 @@ def copy(x):
 
 
 # --- round / repeat / diagonal / trace -------------------------------------------------------
+
 
 def round_infer(x, decimals=0):
     check_type(x, "round input")
@@ -363,17 +415,23 @@ def repeat_infer(x, repeats, axis=None):
         return TensorType(x.dtype, (None if size is None else size * repeats,))
     axis = normalize_axis(axis, x.ndim)
     dim = x.shape[axis]
-    return TensorType(x.dtype, x.shape[:axis] + (None if dim is None else dim * repeats,) + x.shape[axis + 1:])
+    return TensorType(
+        x.dtype, x.shape[:axis] + (None if dim is None else dim * repeats,) + x.shape[axis + 1 :]
+    )
 
 
-@register_op("repeat", infer=repeat_infer, doc="np.repeat(x, repeats, axis) with a static int repeats")
+@register_op(
+    "repeat", infer=repeat_infer, doc="np.repeat(x, repeats, axis) with a static int repeats"
+)
 def repeat(x, repeats, axis=None):
     return np.repeat(x, repeats, axis=axis)
 
 
 def _diagonal_shape(op, shape, offset, axis1, axis2):
     if len(shape) < 2:
-        raise ValueError(f"{op} requires an array of at least two dimensions, got shape {fmt_shape(shape)}")
+        raise ValueError(
+            f"{op} requires an array of at least two dimensions, got shape {fmt_shape(shape)}"
+        )
     a1, a2 = normalize_axis(axis1, len(shape)), normalize_axis(axis2, len(shape))
     if a1 == a2:
         raise ValueError("axis1 and axis2 cannot be the same")

@@ -27,6 +27,7 @@ def _one_axis(name):
         if axis is not None:
             normalize_axis(axis, len(a))
         return reduced(a, axis, keepdims)
+
     return shape
 
 
@@ -59,7 +60,11 @@ def _histogram(a, *weights, bins=10, range=None, density=None):  # noqa: A002
 def _interp(x, xp, fp, **attrs):
     for s, what in ((xp, "xp"), (fp, "fp")):
         if len(s) != 1:
-            raise ValueError(f"{what} must be one-dimensional" if what == "fp" else "Data points must be 1-D sequences")
+            raise ValueError(
+                f"{what} must be one-dimensional"
+                if what == "fp"
+                else "Data points must be 1-D sequences"
+            )
     if xp[0] is not None and fp[0] is not None and xp[0] != fp[0]:
         raise ValueError("fp and xp are not of the same length.")
     return x
@@ -101,8 +106,18 @@ def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return ()
 
 
-for _func in (np.median, np.nanmedian, np.nansum, np.nanprod, np.nanmean, np.nanmax, np.nanmin, np.nanstd,
-              np.nanvar, np.ptp):
+for _func in (
+    np.median,
+    np.nanmedian,
+    np.nansum,
+    np.nanprod,
+    np.nanmean,
+    np.nanmax,
+    np.nanmin,
+    np.nanstd,
+    np.nanvar,
+    np.ptp,
+):
     register_call(_func.__name__, _func, reduced)
 for _func in (np.nanargmax, np.nanargmin):
     register_call(_func.__name__, _func, _one_axis(_func.__name__))

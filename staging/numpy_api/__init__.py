@@ -25,11 +25,25 @@ from .indexing import getitem, setitem, tensor_setitem
 from .methods import call_method
 from .ufuncs import apply_ufunc, ufunc_into
 
-__all__ = ["apply_function", "apply_ufunc", "call_method", "getitem", "has_function", "setitem",
-           "supported_functions"]
+__all__ = [
+    "apply_function",
+    "apply_ufunc",
+    "call_method",
+    "getitem",
+    "has_function",
+    "setitem",
+    "supported_functions",
+]
 
-_FUNCTIONS = {**reductions.FUNCTIONS, **shapes.FUNCTIONS, **linalg.FUNCTIONS, **creation.FUNCTIONS,
-              **arrays.FUNCTIONS, **fft.FUNCTIONS, **statistics.FUNCTIONS}
+_FUNCTIONS = {
+    **reductions.FUNCTIONS,
+    **shapes.FUNCTIONS,
+    **linalg.FUNCTIONS,
+    **creation.FUNCTIONS,
+    **arrays.FUNCTIONS,
+    **fft.FUNCTIONS,
+    **statistics.FUNCTIONS,
+}
 
 
 def has_function(func) -> bool:
@@ -39,7 +53,12 @@ def has_function(func) -> bool:
 
 def supported_functions() -> list[str]:
     """Names (np.xxx) of the NumPy functions apply_function stages."""
-    return sorted({numpy_name(f) if numpy_name(f).startswith("np.") else f"np.{f.__name__}" for f in _FUNCTIONS})
+    return sorted(
+        {
+            numpy_name(f) if numpy_name(f).startswith("np.") else f"np.{f.__name__}"
+            for f in _FUNCTIONS
+        }
+    )
 
 
 def apply_function(func, args, kwargs):
@@ -51,6 +70,7 @@ def apply_function(func, args, kwargs):
 
 
 # --- installing the frontend on Tensor ---------------------------------------------------------
+
 
 def _read_values(inputs):
     """Operands with each Variable replaced by its staged read (a Tensor)."""
@@ -65,6 +85,7 @@ def _binary(ufunc, reflected=False):
     name = getattr(ufunc, "__name__", None)
     complex_operator = name in _COMPLEX_OPERATORS
     if reflected:
+
         def method(self, other):
             kind = type(other)
             if complex_operator and kind is complex:
@@ -74,6 +95,7 @@ def _binary(ufunc, reflected=False):
                 return record(name, [other, self])
             return apply_ufunc(ufunc, "__call__", _read_values((other, self)), {})
     else:
+
         def method(self, other):
             kind = type(other)
             if complex_operator and self.type.weak:
@@ -81,11 +103,14 @@ def _binary(ufunc, reflected=False):
             if (kind is Tensor or kind is float or kind is int) and UFUNCS.get(name) is ufunc:
                 return record(name, [self, other])
             return apply_ufunc(ufunc, "__call__", _read_values((self, other)), {})
+
     return _scalar_product(method, reflected) if name == "multiply" else method
 
 
 # Python's operators that complex's own method computes on a complex and a float (a np.float64).
-_COMPLEX_OPERATORS = frozenset(("add", "subtract", "multiply", "true_divide", "divide", "equal", "not_equal"))
+_COMPLEX_OPERATORS = frozenset(
+    ("add", "subtract", "multiply", "true_divide", "divide", "equal", "not_equal")
+)
 
 
 def complex_operand(left, right):
@@ -102,38 +127,54 @@ def complex_operand(left, right):
         raise errors.BranchMismatchError(
             f"{where()}a Python complex meets a float64 value that is {kind}: Python's complex takes the "
             f"scalar (a Python result) and NumPy the array (a NumPy result); make it one or the other "
-            f"(np.float64(v) or np.asarray(v))")
-    return np.complex128(left) if type(left) is complex else record("astype", [left], {"dtype": _C128})
+            f"(np.float64(v) or np.asarray(v))"
+        )
+    return (
+        np.complex128(left) if type(left) is complex else record("astype", [left], {"dtype": _C128})
+    )
 
 
 def _scalar_product(method, reflected):
     """`a * b` on complex scalars: the `mul` op (Python's operator, which on NumPy's complex
     scalars is not np.multiply's loop; see runtime.ops.elementwise); on anything else `method`."""
+
     def product(self, other):
-        if self.type.shape == () and (type(other) in _PY_NUMBERS or isinstance(other, (Tensor, np.generic))
-                                      and np.ndim(other) == 0):
+        if self.type.shape == () and (
+            type(other) in _PY_NUMBERS
+            or isinstance(other, (Tensor, np.generic))
+            and np.ndim(other) == 0
+        ):
             left, right = _read_values((other, self) if reflected else (self, other))
             operands = [_as_input(complex_operand(left, right)), _as_input(right)]
             if complex_scalars([x.type if isinstance(x, Tensor) else x for x in operands]):
                 return record("mul", operands)
         return method(self, other)
+
     return product
 
 
 def _power_operator(reflected):
     """`x ** y`: the `pow` op (Python's operator, see runtime.ops.elementwise), not np.power."""
+
     def method(self, other):
         left, right = _read_values((other, self) if reflected else (self, other))
-        if type(left) is Tensor and left.dtype == np.bool_ and not left.type.weak and type(right) is int \
-                and right == 2:  # ndarray.__pow__ squares: int8 for a bool array, int64 for np.bool_
+        if (
+            type(left) is Tensor
+            and left.dtype == np.bool_
+            and not left.type.weak
+            and type(right) is int
+            and right == 2
+        ):  # ndarray.__pow__ squares: int8 for a bool array, int64 for np.bool_
             kind = array0d.kind_of(left)
             if kind == array0d.MIXED:
                 raise errors.BranchMismatchError(
                     f"{where()}`** 2` of a bool value that is {kind}: NumPy squares the array (int8) and "
-                    f"raises the scalar to a power (int64); make it one or the other")
+                    f"raises the scalar to a power (int64); make it one or the other"
+                )
             if kind == array0d.ARRAY:
                 return record("square", [left])
         return record("pow", [_as_input(complex_operand(left, right)), _as_input(right)])
+
     return method
 
 
@@ -141,10 +182,16 @@ def _in_place(ufunc, symbol):
     """`x op= y`: NumPy writes the result into x (same-kind casting to x's dtype). A 0-d tensor
     that is a NumPy scalar when the graph runs (staging.array0d) is immutable: Python falls back
     to `x = x op y` (NotImplemented)."""
+
     def method(self, other):
-        if self.ndim == 0 and self._alias is None and array0d.written_as_array(self, f"`{{name}} {symbol}= ...`", symbol) is False:
+        if (
+            self.ndim == 0
+            and self._alias is None
+            and array0d.written_as_array(self, f"`{{name}} {symbol}= ...`", symbol) is False
+        ):
             return NotImplemented
         return ufunc_into(ufunc, self, _read_values((self, other)), f"`x {symbol}= y`")
+
     return method
 
 
@@ -160,6 +207,7 @@ def _abs(self):
 def _unary(ufunc):
     def method(self):
         return apply_ufunc(ufunc, "__call__", (self,), {})
+
     return method
 
 
@@ -168,6 +216,7 @@ def _method(name):
         if self._value.type.weak:  # a Python number when the graph runs: has it the method?
             check_user_attribute(self, name)
         return call_method(name, self, args, kwargs)
+
     method.__name__ = name
     return method
 
@@ -176,8 +225,10 @@ def _shape(self) -> tuple:
     """Known dims as ints; unknown dims as symbolic int64 scalars."""
     if self._weak_paths is not None or self._value.type.weak:
         check_user_attribute(self, "shape")
-    return tuple(d if d is not None else record("dim", [self], {"axis": i})
-                 for i, d in enumerate(self._value.type.shape))
+    return tuple(
+        d if d is not None else record("dim", [self], {"axis": i})
+        for i, d in enumerate(self._value.type.shape)
+    )
 
 
 def _size(self):
@@ -197,8 +248,12 @@ def _numpy_operands(ufunc, inputs):
     of PYTHON_OPERATORS; the other ufuncs never run it)."""
     if getattr(ufunc, "__name__", None) not in PYTHON_OPERATORS:
         return inputs
-    if len(inputs) == 2 and _python_complex(inputs[0]) and isinstance(inputs[1], Tensor) and \
-            inputs[1].type == _FLOAT64_SCALAR:
+    if (
+        len(inputs) == 2
+        and _python_complex(inputs[0])
+        and isinstance(inputs[1], Tensor)
+        and inputs[1].type == _FLOAT64_SCALAR
+    ):
         # complex's own operator would take `(1+2j) + np.float64(1)` (a Python complex); the
         # ufunc gives NumPy's complex128, which a complex128 operand gives too
         first = inputs[0]
@@ -206,8 +261,15 @@ def _numpy_operands(ufunc, inputs):
             return np.complex128(first), inputs[1]
         out = record("astype", [first], {"dtype": _C128})
         paths = first._weak_paths
-        others = [u for u in paths.types if isinstance(u, TensorType) and u.weak and u.python_type is not complex] \
-            if paths is not None else []
+        others = (
+            [
+                u
+                for u in paths.types
+                if isinstance(u, TensorType) and u.weak and u.python_type is not complex
+            ]
+            if paths is not None
+            else []
+        )
         if others:  # another Python number on some path: it meets the float64 as it is (NEP 50)
             out._weak_paths = weak_paths.WeakPaths(others, paths.name, paths.location, paths.error)
         return out, inputs[1]
@@ -221,7 +283,9 @@ _C128 = np.dtype(np.complex128)
 
 
 def _python_complex(x) -> bool:
-    return type(x) is complex or (isinstance(x, Tensor) and x.type.weak and x.type.python_type is complex)
+    return type(x) is complex or (
+        isinstance(x, Tensor) and x.type.weak and x.type.python_type is complex
+    )
 
 
 def _as_numpy_default(x):
@@ -232,11 +296,19 @@ def _as_numpy_default(x):
     out = record("astype", [x], {"dtype": np.asarray(x.type.python_type(0)).dtype})
     paths = x._weak_paths
     if paths is not None:
-        others = {np.asarray(u.python_type(0)).dtype for u in paths.types if isinstance(u, TensorType) and u.weak}
+        others = {
+            np.asarray(u.python_type(0)).dtype
+            for u in paths.types
+            if isinstance(u, TensorType) and u.weak
+        }
         others.discard(out.type.dtype)
         if others:
-            out._weak_paths = weak_paths.WeakPaths([TensorType(d) for d in sorted(others, key=str)], paths.name,
-                                                   paths.location, paths.error)
+            out._weak_paths = weak_paths.WeakPaths(
+                [TensorType(d) for d in sorted(others, key=str)],
+                paths.name,
+                paths.location,
+                paths.error,
+            )
     return out
 
 
@@ -244,7 +316,7 @@ _PY_NUMBERS = (bool, int, float, complex)
 _UNSET = (MaybeUndefined, MaybeMissing)
 
 
-def _install():
+def _install():  # noqa: C901
     def array_ufunc(self, ufunc, method, *inputs, **kwargs):
         if any(type(x) in _UNSET for x in inputs):
             return NotImplemented  # MaybeUndefined.__array_ufunc__ reads it (a staged check), then calls again
@@ -269,13 +341,35 @@ def _install():
     Tensor.T = property(lambda self: call_method("transpose", self, (), {}))
     Tensor.real = property(lambda self: arrays.real(self))
     Tensor.imag = property(lambda self: arrays.imag(self))
-    symbols = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**",
-               "matmul": "@", "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>"}
+    symbols = {
+        "add": "+",
+        "sub": "-",
+        "mul": "*",
+        "truediv": "/",
+        "floordiv": "//",
+        "mod": "%",
+        "pow": "**",
+        "matmul": "@",
+        "and": "&",
+        "or": "|",
+        "xor": "^",
+        "lshift": "<<",
+        "rshift": ">>",
+    }
     binary = {
-        "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
-        "floordiv": np.floor_divide, "mod": np.remainder, "matmul": np.matmul,
-        "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
-        "lshift": np.left_shift, "rshift": np.right_shift, "divmod": np.divmod,
+        "add": np.add,
+        "sub": np.subtract,
+        "mul": np.multiply,
+        "truediv": np.true_divide,
+        "floordiv": np.floor_divide,
+        "mod": np.remainder,
+        "matmul": np.matmul,
+        "and": np.bitwise_and,
+        "or": np.bitwise_or,
+        "xor": np.bitwise_xor,
+        "lshift": np.left_shift,
+        "rshift": np.right_shift,
+        "divmod": np.divmod,
     }
     for name, ufunc in binary.items():
         setattr(Tensor, f"__{name}__", _binary(ufunc))
@@ -285,17 +379,58 @@ def _install():
     Tensor.__pow__ = _power_operator(reflected=False)
     Tensor.__rpow__ = _power_operator(reflected=True)
     Tensor.__ipow__ = _in_place(np.power, "**")
-    for name, ufunc in {"lt": np.less, "le": np.less_equal, "eq": np.equal, "ne": np.not_equal,
-                        "gt": np.greater, "ge": np.greater_equal}.items():
+    for name, ufunc in {
+        "lt": np.less,
+        "le": np.less_equal,
+        "eq": np.equal,
+        "ne": np.not_equal,
+        "gt": np.greater,
+        "ge": np.greater_equal,
+    }.items():
         setattr(Tensor, f"__{name}__", _binary(ufunc))
-    for name, ufunc in {"neg": np.negative, "pos": np.positive, "abs": np.absolute,
-                        "invert": np.invert}.items():
+    for name, ufunc in {
+        "neg": np.negative,
+        "pos": np.positive,
+        "abs": np.absolute,
+        "invert": np.invert,
+    }.items():
         setattr(Tensor, f"__{name}__", _unary(ufunc))
     Tensor.__abs__ = _abs
-    for name in ("sum", "prod", "mean", "max", "min", "argmax", "argmin", "any", "all", "std", "var",
-                 "reshape", "transpose", "cumsum", "cumprod", "sort", "argsort", "clip", "squeeze",
-                 "flatten", "ravel", "dot", "take", "copy", "round", "conj", "nonzero", "repeat",
-                 "swapaxes", "trace", "diagonal", "fill", "astype"):
+    for name in (
+        "sum",
+        "prod",
+        "mean",
+        "max",
+        "min",
+        "argmax",
+        "argmin",
+        "any",
+        "all",
+        "std",
+        "var",
+        "reshape",
+        "transpose",
+        "cumsum",
+        "cumprod",
+        "sort",
+        "argsort",
+        "clip",
+        "squeeze",
+        "flatten",
+        "ravel",
+        "dot",
+        "take",
+        "copy",
+        "round",
+        "conj",
+        "nonzero",
+        "repeat",
+        "swapaxes",
+        "trace",
+        "diagonal",
+        "fill",
+        "astype",
+    ):
         setattr(Tensor, name, _method(name))
 
 

@@ -18,8 +18,10 @@ _EMPTY = inspect.Parameter.empty
 def static_value(value, what: str, func_name: str):
     """An attr: lists become tuples; a symbolic value is refused, naming the parameter."""
     if isinstance(value, Tensor):
-        raise _unsupported(f"{func_name} with a symbolic `{what}`",
-                           f"`{what}` must be known while tracing (a Python value or a NumPy array)")
+        raise _unsupported(
+            f"{func_name} with a symbolic `{what}`",
+            f"`{what}` must be known while tracing (a Python value or a NumPy array)",
+        )
     if isinstance(value, (list, tuple)):
         return tuple(static_value(v, what, func_name) for v in value)
     if isinstance(value, np.ndarray):
@@ -28,7 +30,7 @@ def static_value(value, what: str, func_name: str):
     return value
 
 
-def bind(func, args, kwargs, arrays=None, *, name=None, dtype_params=("dtype",), refuse=()):
+def bind(func, args, kwargs, arrays=None, *, name=None, dtype_params=("dtype",), refuse=()):  # noqa: C901, PLR0912
     """(inputs, attrs) for `func(*args, **kwargs)`: the parameters named in `arrays` that were
     given (a prefix of them; default: the first parameter) are inputs; the other parameters given a value other than their
     default are attrs. `out=` is refused, and so are the parameters in `refuse` when given."""
@@ -57,7 +59,9 @@ def bind(func, args, kwargs, arrays=None, *, name=None, dtype_params=("dtype",),
                 absent = absent or pname
                 continue
             if absent is not None:
-                raise _unsupported(f"{name}(..., {pname}=...) without `{absent}`", f"pass `{absent}` too")
+                raise _unsupported(
+                    f"{name}(..., {pname}=...) without `{absent}`", f"pass `{absent}` too"
+                )
             inputs.append(_as_input(value))
             continue
         if pname == "out":
@@ -66,7 +70,9 @@ def bind(func, args, kwargs, arrays=None, *, name=None, dtype_params=("dtype",),
         if not given or _is_default(value, param.default):
             continue
         if pname in refuse:
-            raise _unsupported(f"{name}(..., {pname}=...)", "drop the argument or use staging.py_function")
+            raise _unsupported(
+                f"{name}(..., {pname}=...)", "drop the argument or use staging.py_function"
+            )
         if pname in dtype_params and value is not None:
             value = np.dtype(value)
         attrs[pname] = static_value(value, pname, name)
@@ -87,10 +93,12 @@ def _is_default(value, default) -> bool:
 def staged(op, func, arrays=None, *, refuse=(), single=True, result=None):
     """A frontend handler recording `op` for calls of `func`; `result(outputs, attrs)` may wrap
     the op's outputs (NumPy's named tuples)."""
+
     def handler(*args, **kwargs):
         inputs, attrs = bind(func, args, kwargs, arrays, refuse=refuse)
         out = _record(op, inputs, attrs)
         return result(out, attrs) if result is not None else out
+
     handler.__name__ = op
     handler.staged_op = op  # for the catalogue (docs/ops.md)
     return handler

@@ -38,14 +38,18 @@ def numpy_name(func) -> str:
     if module == "numpy" or module.startswith("numpy._"):
         return f"np.{name}"
     if module.startswith("numpy."):
-        return "np." + module[len("numpy."):] + "." + name
+        return "np." + module[len("numpy.") :] + "." + name
     return f"{module}.{name}"
 
 
 def _unsupported(what: str, hint: str = "") -> errors.UnsupportedOpError:
-    hint = hint or ("wrap the computation in staging.py_function(func, inputs, Tout) to run it in "
-                    "Python on the concrete values")
-    return errors.UnsupportedOpError(f"{_where()}{what} is not supported on symbolic tensors; {hint}")
+    hint = hint or (
+        "wrap the computation in staging.py_function(func, inputs, Tout) to run it in "
+        "Python on the concrete values"
+    )
+    return errors.UnsupportedOpError(
+        f"{_where()}{what} is not supported on symbolic tensors; {hint}"
+    )
 
 
 def _as_input(x):
@@ -105,8 +109,9 @@ def array_from_nested(obj, dtype=None):
     except (TypeError, ValueError, OverflowError) as exc:
         raise type(exc)(f"{_where()}{exc}") from None
     if found.hasobject:
-        raise errors.UnsupportedOpError(f"{_where()}np.array of these values gives an object array, which "
-                                        f"cannot be staged")
+        raise errors.UnsupportedOpError(
+            f"{_where()}np.array of these values gives an object array, which cannot be staged"
+        )
 
     def build(item):
         if _is_tensor(item):
@@ -114,6 +119,7 @@ def array_from_nested(obj, dtype=None):
         if isinstance(item, (list, tuple)) and _contains_tensor(item):
             return _record("stack", [build(v) for v in item])
         return np.array(item, dtype=found)
+
     return build(obj)
 
 
@@ -141,28 +147,36 @@ def _axis_attr(axis, what: str = "axis"):
 
 def _static_bool(value, what: str) -> bool:
     if _is_tensor(value):
-        raise _unsupported(f"a symbolic {what}", f"{what} must be a Python bool known while tracing")
+        raise _unsupported(
+            f"a symbolic {what}", f"{what} must be a Python bool known while tracing"
+        )
     return bool(value)
 
 
 def _no_out(out, name):
     if out is not None:
-        raise _unsupported(f"{name}(..., out=...)",
-                           "out= is not staged here; use the returned value (`y[...] = np.sum(x)` writes it into y)")
+        raise _unsupported(
+            f"{name}(..., out=...)",
+            "out= is not staged here; use the returned value (`y[...] = np.sum(x)` writes it into y)",
+        )
 
 
 def _reject(name, **given):
     """Raises for arguments that were passed with a value other than NumPy's default."""
     for key, value in given.items():
         if value is not _NO_VALUE:
-            raise _unsupported(f"{name}(..., {key}=...)", "drop the argument or use staging.py_function")
+            raise _unsupported(
+                f"{name}(..., {key}=...)", "drop the argument or use staging.py_function"
+            )
 
 
 def _shape_attr(shape, what: str = "shape"):
     """A shape argument -> (attr with None for symbolic dims, the symbolic dim inputs)."""
     if _is_tensor(shape):
         if shape.ndim != 0:
-            raise _unsupported(f"a symbolic {what} vector", f"pass the {what} as a tuple of ints / scalar tensors")
+            raise _unsupported(
+                f"a symbolic {what} vector", f"pass the {what} as a tuple of ints / scalar tensors"
+            )
         shape = (shape,)
     elif not isinstance(shape, (tuple, list)):
         shape = (shape,)
@@ -170,7 +184,9 @@ def _shape_attr(shape, what: str = "shape"):
     for d in shape:
         if _is_tensor(d):
             if d.ndim != 0 or d.dtype.kind not in "iu":
-                raise TypeError(f"{_where()}a symbolic {what} entry must be an integer scalar, got {d.type}")
+                raise TypeError(
+                    f"{_where()}a symbolic {what} entry must be an integer scalar, got {d.type}"
+                )
             attr.append(None)
             inputs.append(d)
         else:

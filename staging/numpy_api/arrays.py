@@ -11,15 +11,27 @@ from runtime.ops._rules import normalize_axis, python_value
 from .. import aliasing
 from ..aliasing import MAYBE
 from ._calls import bind, staged
-from ._common import (_as_input, _contains_tensor, _is_tensor, _ndim, _record, _shape_attr, _static_int,
-                      _unsupported, _where)
+from ._common import (
+    _as_input,
+    _contains_tensor,
+    _is_tensor,
+    _ndim,
+    _record,
+    _shape_attr,
+    _static_int,
+    _unsupported,
+    _where,
+)
 from .indexing import getitem
 from .shapes import _broadcast_to, _moveaxis, _reshape_to
 
 
 def _unique_results():
     x = np.zeros(1)
-    return {name: type(getattr(np, name)(x)) for name in ("unique_all", "unique_counts", "unique_inverse")}
+    return {
+        name: type(getattr(np, name)(x))
+        for name in ("unique_all", "unique_counts", "unique_inverse")
+    }
 
 
 _NAMED = _unique_results()
@@ -29,20 +41,40 @@ def _named(op):
     return lambda outs, attrs: _NAMED[op](*outs)
 
 
-def _unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,
-            sorted=True):  # noqa: A002
+def _unique(
+    ar,
+    return_index=False,
+    return_inverse=False,
+    return_counts=False,
+    axis=None,
+    *,
+    equal_nan=True,
+    sorted=True,
+):  # noqa: A002
     # `sorted` exists from NumPy 2.3: passed only when given, so an older NumPy refuses it as eagerly
-    options = {"equal_nan": equal_nan} if sorted is True else {"equal_nan": equal_nan, "sorted": sorted}
-    inputs, attrs = bind(np.unique, (ar, return_index, return_inverse, return_counts, axis), options)
+    options = (
+        {"equal_nan": equal_nan} if sorted is True else {"equal_nan": equal_nan, "sorted": sorted}
+    )
+    inputs, attrs = bind(
+        np.unique, (ar, return_index, return_inverse, return_counts, axis), options
+    )
     outs = _record("unique", inputs, attrs)
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
-def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+def _linspace(
+    start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None
+):
     if retstep:
-        raise _unsupported("np.linspace(..., retstep=True)", "compute the step as (stop - start) / (num - 1)")
-    inputs, attrs = bind(np.linspace, (start, stop, num, endpoint, retstep, dtype, axis), {"device": device},
-                         ("start", "stop"))
+        raise _unsupported(
+            "np.linspace(..., retstep=True)", "compute the step as (stop - start) / (num - 1)"
+        )
+    inputs, attrs = bind(
+        np.linspace,
+        (start, stop, num, endpoint, retstep, dtype, axis),
+        {"device": device},
+        ("start", "stop"),
+    )
     return _record("linspace", inputs, attrs)
 
 
@@ -63,7 +95,9 @@ def _diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
         elif extra is not np._NoValue:
             extra = _as_input(extra)
             if _ndim(extra) == 0:
-                extra = _broadcast_to(extra, tuple(1 if i == ax else d for i, d in enumerate(_dims(a))))
+                extra = _broadcast_to(
+                    extra, tuple(1 if i == ax else d for i, d in enumerate(_dims(a)))
+                )
             parts.append(extra)
     joined = _record("concatenate", parts, {"axis": ax} if ax else {})
     inputs, attrs = bind(np.diff, (joined, n, ax), {})
@@ -96,8 +130,10 @@ def broadcast_shape(arrays):
         known = {d for d in dims if not _is_tensor(d) and d != 1}
         unknown = [d for d in dims if _is_tensor(d)]
         if len(known) > 1:
-            raise ValueError(f"{_where()}shape mismatch: objects cannot be broadcast to a single shape.  Mismatch "
-                             f"is between arg sizes {sorted(known)}")
+            raise ValueError(
+                f"{_where()}shape mismatch: objects cannot be broadcast to a single shape.  Mismatch "
+                f"is between arg sizes {sorted(known)}"
+            )
         if known:
             out.append(known.pop())
         elif unknown:
@@ -138,8 +174,10 @@ def _unstack(x, /, *, axis=0):
     moved = _moveaxis(x, axis, 0)
     n = moved.shape[0] if _is_tensor(moved) else np.shape(moved)[0]
     if _is_tensor(n):
-        raise _unsupported("np.unstack of an axis whose length is unknown while tracing",
-                           "the number of results must be known; give the axis a static size")
+        raise _unsupported(
+            "np.unstack of an axis whose length is unknown while tracing",
+            "the number of results must be known; give the axis a static size",
+        )
     return tuple(getitem(moved, i) for i in range(n))
 
 
@@ -153,7 +191,9 @@ def real(val):
 def imag(val):
     val = _as_input(val)
     out = _record("imag", [val])
-    return aliasing.track_view(out, val, MAYBE) if _is_tensor(val) and val.dtype.kind == "c" else out
+    return (
+        aliasing.track_view(out, val, MAYBE) if _is_tensor(val) and val.dtype.kind == "c" else out
+    )
 
 
 def _static_dtype(x):
@@ -191,16 +231,32 @@ def _pad(array, pad_width, mode="constant", **kwargs):
 
 _pad.staged_op = "pad"
 
-_STAGED = ("tril", "triu", "tile", "roll", "count_nonzero", "cumulative_sum", "cumulative_prod", "empty_like")
+_STAGED = (
+    "tril",
+    "triu",
+    "tile",
+    "roll",
+    "count_nonzero",
+    "cumulative_sum",
+    "cumulative_prod",
+    "empty_like",
+)
 
 FUNCTIONS = {
     **{getattr(np, name): staged(name, getattr(np, name)) for name in _STAGED},
     np.pad: _pad,
     np.take_along_axis: staged("take_along_axis", np.take_along_axis, ("arr", "indices")),
     np.searchsorted: staged("searchsorted", np.searchsorted, ("a", "v", "sorter")),
-    np.linspace: _linspace, np.empty: _empty, np.diff: _diff,
-    np.broadcast_arrays: _broadcast_arrays, np.meshgrid: _meshgrid, np.unstack: _unstack,
-    np.real: real, np.imag: imag, np.result_type: _result_type, np.can_cast: _can_cast,
+    np.linspace: _linspace,
+    np.empty: _empty,
+    np.diff: _diff,
+    np.broadcast_arrays: _broadcast_arrays,
+    np.meshgrid: _meshgrid,
+    np.unstack: _unstack,
+    np.real: real,
+    np.imag: imag,
+    np.result_type: _result_type,
+    np.can_cast: _can_cast,
     np.unique_values: staged("unique_values", np.unique_values),
     np.unique_counts: staged("unique_counts", np.unique_counts, result=_named("unique_counts")),
     np.unique_inverse: staged("unique_inverse", np.unique_inverse, result=_named("unique_inverse")),

@@ -26,7 +26,7 @@ NOTES = {
     "np.var": "`ddof` or `correction=` (static); not `mean`, `where`",
     "np.sort": "`axis` (None flattens), `kind`, `stable`; not `order`",
     "np.reshape": "`-1` allowed; symbolic sizes (`x.shape[0]`) become inputs; C order only; "
-                  "a view or a copy: writing into the result raises MutationError",
+    "a view or a copy: writing into the result raises MutationError",
     "np.squeeze": "without `axis`, every dim must be known",
     "np.concatenate": "`axis` (None flattens), `dtype`; `casting='same_kind'` only",
     "np.broadcast_to": "a read-only view; static or symbolic target dims",
@@ -52,7 +52,7 @@ NOTES = {
     "np.real": "of a real array: the array itself; of a complex one: a view, writing into it raises MutationError",
     "np.imag": "of a complex array: a view, writing into it raises MutationError",
     "np.broadcast_arrays": "read-only views (NumPy's warn when written); an unknown common dim is the "
-                           "largest of the arrays' dims",
+    "largest of the arrays' dims",
     "np.meshgrid": "reshapes, broadcast_arrays and copies, as NumPy builds it",
     "np.unstack": "the length of the axis must be known while tracing; the results are views",
     "np.linspace": "`num` static; `start`/`stop` may be symbolic; not `retstep=True`",
@@ -64,27 +64,41 @@ NOTES = {
     "np.median": "not `overwrite_input`",
     "np.allclose": "a Python bool, as in NumPy",
     "np.unique": "the result lengths are unknown dims (`?`)",
-    "np.unique_values": "length `?`", "np.unique_counts": "lengths `?`; a UniqueCountsResult",
+    "np.unique_values": "length `?`",
+    "np.unique_counts": "lengths `?`; a UniqueCountsResult",
     "np.unique_inverse": "values of length `?`; a UniqueInverseResult",
     "np.unique_all": "lengths `?`; a UniqueAllResult",
     "np.cross": "the default (last) axes only; the vector length must be known",
     "np.linalg.qr": "a QRResult (mode 'r': the array; 'raw': a tuple)",
     "np.linalg.svd": "an SVDResult (compute_uv=False: the array)",
-    "np.linalg.slogdet": "a SlogdetResult", "np.linalg.eigh": "an EighResult",
+    "np.linalg.slogdet": "a SlogdetResult",
+    "np.linalg.eigh": "an EighResult",
     "np.linalg.eig": "refused: the result is real or complex depending on the values",
     "np.linalg.eigvals": "refused: the result is real or complex depending on the values",
     "np.linalg.vecdot": "`axis` static (the axis moved last, then the `vecdot` gufunc)",
-    "np.linalg.diagonal": "a read-only view", "np.linalg.matrix_transpose": "a view",
+    "np.linalg.diagonal": "a read-only view",
+    "np.linalg.matrix_transpose": "a view",
     "np.matrix_transpose": "a view",
 }
 
 # Same notes for the aliases of a function.
-for _alias, _name in (("np.prod", "np.sum"), ("np.mean", "np.sum"), ("np.min", "np.max"), ("np.amax", "np.max"),
-                      ("np.amin", "np.max"), ("np.argsort", "np.sort"), ("np.ravel", "np.reshape"),
-                      ("np.concat", "np.concatenate"), ("np.ones", "np.zeros"), ("np.full", "np.zeros"),
-                      ("np.asarray", "np.array"), ("np.quantile", "np.percentile"),
-                      ("np.nanpercentile", "np.percentile"), ("np.nanquantile", "np.percentile"),
-                      ("np.nanmedian", "np.median")):
+for _alias, _name in (
+    ("np.prod", "np.sum"),
+    ("np.mean", "np.sum"),
+    ("np.min", "np.max"),
+    ("np.amax", "np.max"),
+    ("np.amin", "np.max"),
+    ("np.argsort", "np.sort"),
+    ("np.ravel", "np.reshape"),
+    ("np.concat", "np.concatenate"),
+    ("np.ones", "np.zeros"),
+    ("np.full", "np.zeros"),
+    ("np.asarray", "np.array"),
+    ("np.quantile", "np.percentile"),
+    ("np.nanpercentile", "np.percentile"),
+    ("np.nanquantile", "np.percentile"),
+    ("np.nanmedian", "np.median"),
+):
     NOTES.setdefault(_alias, NOTES[_name])
 
 
@@ -128,32 +142,57 @@ def _names(names) -> str:
 
 def render() -> str:
     """The generated section of docs/ops.md."""
-    lines = [BEGIN, "", f"Generated with NumPy {numpy_minor()}.", "", "### Staged NumPy functions", "",
-             "Every NumPy function the frontend stages (`staging/numpy_api/`), the op it records when it "
-             "records a single one, and what must be static or differs from NumPy.", "",
-             "| Function | Op | Notes |", "|---|---|---|"]
+    lines = [
+        BEGIN,
+        "",
+        f"Generated with NumPy {numpy_minor()}.",
+        "",
+        "### Staged NumPy functions",
+        "",
+        "Every NumPy function the frontend stages (`staging/numpy_api/`), the op it records when it "
+        "records a single one, and what must be static or differs from NumPy.",
+        "",
+        "| Function | Op | Notes |",
+        "|---|---|---|",
+    ]
     for name, op, note in _staged_rows():
         lines.append(f"| `{name}` | {f'`{op}`' if op else ''} | {note} |")
     ops = all_ops()
-    lines += ["", "### The ops of the registry", "",
-              "Every op (`runtime/ops/`, `runtime/core_ops.py`, `runtime/control_ops.py`) with its "
-              "description; the ufunc ops are listed [above](#ufuncs).", "",
-              "| Op | What it computes |", "|---|---|"]
+    lines += [
+        "",
+        "### The ops of the registry",
+        "",
+        "Every op (`runtime/ops/`, `runtime/core_ops.py`, `runtime/control_ops.py`) with its "
+        "description; the ufunc ops are listed [above](#ufuncs).",
+        "",
+        "| Op | What it computes |",
+        "|---|---|",
+    ]
     for name in sorted(ops):
         if name in UFUNCS:
             continue
         doc = " ".join((ops[name].doc or "").split()).replace("|", "\\|")
         lines.append(f"| `{name}` | {doc} |")
     dispatching, plain = _not_staged()
-    lines += ["", "### NumPy functions that are not staged", "",
-              "These dispatch through `__array_function__`: called with a symbolic argument, each raises "
-              "`staging.errors.UnsupportedOpError` naming the function and your file and line (use "
-              "`staging.py_function`):", "", _names(dispatching), "",
-              "These do not dispatch: they run as plain NumPy code on the symbolic `Tensor`. That works "
-              "when they only use what a `Tensor` stages (operators, methods, staged functions); "
-              "otherwise NumPy asks for the value and the call fails (`SymbolicValueError`, or NumPy's "
-              "own `TypeError`/`ValueError`). With only concrete arguments they run as NumPy:", "",
-              _names(plain), "", END]
+    lines += [
+        "",
+        "### NumPy functions that are not staged",
+        "",
+        "These dispatch through `__array_function__`: called with a symbolic argument, each raises "
+        "`staging.errors.UnsupportedOpError` naming the function and your file and line (use "
+        "`staging.py_function`):",
+        "",
+        _names(dispatching),
+        "",
+        "These do not dispatch: they run as plain NumPy code on the symbolic `Tensor`. That works "
+        "when they only use what a `Tensor` stages (operators, methods, staged functions); "
+        "otherwise NumPy asks for the value and the call fails (`SymbolicValueError`, or NumPy's "
+        "own `TypeError`/`ValueError`). With only concrete arguments they run as NumPy:",
+        "",
+        _names(plain),
+        "",
+        END,
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -8,15 +8,29 @@ import numpy as np
 
 from .. import aliasing, array0d
 from ..tensor import has_staged_value, staged_value
-from ._common import (_NO_VALUE, _as_input, _check_order, _contains_tensor, _is_tensor, _record, _shape_attr,
-                      _unsupported, _where, array_from_nested)
+from ._common import (
+    _NO_VALUE,
+    _as_input,
+    _check_order,
+    _contains_tensor,
+    _is_tensor,
+    _record,
+    _shape_attr,
+    _unsupported,
+    _where,
+    array_from_nested,
+)
+
 
 def _like(op):
     def like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
         if shape is not None:
-            raise _unsupported(f"np.{op}(..., shape=...)", f"use np.{op.replace('_like', '')}(shape, dtype)")
+            raise _unsupported(
+                f"np.{op}(..., shape=...)", f"use np.{op.replace('_like', '')}(shape, dtype)"
+            )
         attrs = {} if dtype is None else {"dtype": np.dtype(dtype)}
         return _record(op, [_as_input(a)], attrs)
+
     like.__name__ = op
     return like
 
@@ -35,6 +49,7 @@ def _sized(op, func):
         _check_order(order, f"np.{op}")
         attr, inputs = _shape_attr(shape)
         return _record(op, inputs, {"shape": attr, "dtype": np.dtype(dtype)})
+
     create.__name__ = op
     return create
 
@@ -64,8 +79,10 @@ def _scalar_attr(value, what, inputs, allow_float=False):
     try:
         return operator.index(value)
     except TypeError:
-        raise TypeError(f"{_where()}{what} must be {'a real number' if allow_float else 'an integer'}, "
-                        f"got {value!r}") from None
+        raise TypeError(
+            f"{_where()}{what} must be {'a real number' if allow_float else 'an integer'}, "
+            f"got {value!r}"
+        ) from None
 
 
 def _eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
@@ -82,8 +99,17 @@ def _eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
     return _record("eye", inputs, attrs)
 
 
-def _arange(start_or_stop=_NO_VALUE, /, stop=_NO_VALUE, step=_NO_VALUE, dtype=None, *, device=None,
-            like=None, start=_NO_VALUE):
+def _arange(
+    start_or_stop=_NO_VALUE,
+    /,
+    stop=_NO_VALUE,
+    step=_NO_VALUE,
+    dtype=None,
+    *,
+    device=None,
+    like=None,
+    start=_NO_VALUE,
+):
     if start is not _NO_VALUE:  # np.arange(start=..., stop=...)
         if start_or_stop is not _NO_VALUE:
             raise TypeError(f"{_where()}arange() got multiple values for argument 'start'")
@@ -114,7 +140,7 @@ def _arange(start_or_stop=_NO_VALUE, /, stop=_NO_VALUE, step=_NO_VALUE, dtype=No
 _NO_COPY = "Unable to avoid copy while creating an array as requested."
 
 
-def _array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):  # noqa: A002
+def _array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):  # noqa: A002, C901, PLR0912
     """np.array of a symbolic tensor, or of a (nested) list/tuple holding some."""
     if like is not None:
         raise _unsupported("np.array(..., like=...)")
@@ -133,8 +159,11 @@ def _array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, li
             if kind != array0d.ARRAY:
                 out = _record("copy", [out])
         elif copy is None and kind != array0d.SCALAR:
-            out = object if kind == array0d.ARRAY else \
-                aliasing.track_view(_record("copy", [object]), object, aliasing.MAYBE)  # the array or a new one
+            out = (
+                object
+                if kind == array0d.ARRAY
+                else aliasing.track_view(_record("copy", [object]), object, aliasing.MAYBE)
+            )  # the array or a new one
         else:
             out = _record("copy", [object])
     elif isinstance(object, (list, tuple)) and _contains_tensor(object):
@@ -145,7 +174,9 @@ def _array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, li
         return np.array(object, dtype=dtype, copy=copy, order=order, subok=subok, ndmin=ndmin)
     ndmin = int(ndmin)
     if out.ndim < ndmin:  # ndmin prepends unit dims: a view of the array (or of its copy)
-        out = aliasing.track_view(_record("expand_dims", [out], {"axis": tuple(range(ndmin - out.ndim))}), out)
+        out = aliasing.track_view(
+            _record("expand_dims", [out], {"axis": tuple(range(ndmin - out.ndim))}), out
+        )
     return out
 
 
@@ -156,8 +187,14 @@ def _asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
 
 
 FUNCTIONS = {
-    np.array: _array, np.asarray: _asarray,
-    np.zeros_like: _like("zeros_like"), np.ones_like: _like("ones_like"), np.full_like: _full_like,
-    np.zeros: _sized("zeros", np.zeros), np.ones: _sized("ones", np.ones), np.full: _full,
-    np.eye: _eye, np.arange: _arange,
+    np.array: _array,
+    np.asarray: _asarray,
+    np.zeros_like: _like("zeros_like"),
+    np.ones_like: _like("ones_like"),
+    np.full_like: _full_like,
+    np.zeros: _sized("zeros", np.zeros),
+    np.ones: _sized("ones", np.ones),
+    np.full: _full,
+    np.eye: _eye,
+    np.arange: _arange,
 }

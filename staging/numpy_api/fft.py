@@ -7,7 +7,25 @@ import numpy as np
 
 from ._calls import staged
 
-_TRANSFORMS = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn", "ifftn", "rfftn", "irfftn",
-               "fft2", "ifft2", "rfft2", "irfft2", "fftshift", "ifftshift")
+_TRANSFORMS = (
+    "fft",
+    "ifft",
+    "rfft",
+    "irfft",
+    "hfft",
+    "ihfft",
+    "fftn",
+    "ifftn",
+    "rfftn",
+    "irfftn",
+    "fft2",
+    "ifft2",
+    "rfft2",
+    "irfft2",
+    "fftshift",
+    "ifftshift",
+)
 
-FUNCTIONS = {getattr(np.fft, name): staged(f"fft.{name}", getattr(np.fft, name)) for name in _TRANSFORMS}
+FUNCTIONS = {
+    getattr(np.fft, name): staged(f"fft.{name}", getattr(np.fft, name)) for name in _TRANSFORMS
+}

@@ -19,16 +19,20 @@ def _slice_part(value, inputs):
         return None
     if _is_tensor(value):
         if value.ndim != 0 or value.dtype.kind not in "iu":
-            raise IndexError(f"{_where()}slice indices must be integers or None, got a symbolic {value.type}")
+            raise IndexError(
+                f"{_where()}slice indices must be integers or None, got a symbolic {value.type}"
+            )
         inputs.append(value)
         return "?"
     try:
         return operator.index(value)
     except TypeError:
-        raise TypeError(f"{_where()}slice indices must be integers or None or have an __index__ method") from None
+        raise TypeError(
+            f"{_where()}slice indices must be integers or None or have an __index__ method"
+        ) from None
 
 
-def parse_key(key):
+def parse_key(key):  # noqa: C901, PLR0912
     """(index attr, index inputs, basic): `basic` when NumPy's result is a view of x (ints, slices,
     None, Ellipsis), unless every item is an integer (a scalar). A symbolic integer scalar counts
     as an int: eagerly it is a NumPy integer (from a reduction, arithmetic, a loop counter); a
@@ -47,8 +51,10 @@ def parse_key(key):
             index.append(format_slice(*parts))
         elif _is_tensor(k):
             if k.dtype.kind not in "iub":
-                error = IndexError(f"{_where()}only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
-                                   f"(`None`) and integer or boolean arrays are valid indices; got a symbolic {k.type}")
+                error = IndexError(
+                    f"{_where()}only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
+                    f"(`None`) and integer or boolean arrays are valid indices; got a symbolic {k.type}"
+                )
                 weak_paths.check_index(k, error)
                 raise error
             basic = basic and k.ndim == 0 and k.dtype.kind in "iu"
@@ -66,19 +72,25 @@ def parse_key(key):
                 if arr.size == 0:
                     arr = arr.astype(np.intp)  # x[[]] selects nothing, as in NumPy
                 else:
-                    raise IndexError(f"{_where()}arrays used as indices must be of integer (or boolean) type")
+                    raise IndexError(
+                        f"{_where()}arrays used as indices must be of integer (or boolean) type"
+                    )
             basic = basic and _is_tensor(arr) and arr.ndim == 0 and arr.dtype.kind in "iu"
             index.append("?")
             inputs.append(arr)
         else:
-            raise IndexError(f"{_where()}only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
-                             f"integer or boolean arrays are valid indices; got {type(k).__name__}")
+            raise IndexError(
+                f"{_where()}only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+                f"integer or boolean arrays are valid indices; got {type(k).__name__}"
+            )
     return tuple(index), inputs, basic
 
 
 def _is_element(index, ndim: int) -> bool:
     """Every item an integer, one per dim: NumPy returns a scalar (a copy), not a view."""
-    return len(index) == ndim and all(e == "?" or (isinstance(e, int) and e is not None) for e in index)
+    return len(index) == ndim and all(
+        e == "?" or (isinstance(e, int) and e is not None) for e in index
+    )
 
 
 def getitem(x, key):
@@ -92,22 +104,34 @@ def getitem(x, key):
 
 
 def _type_of(x):
-    return x.type if _is_tensor(x) else (x if type(x) in (bool, int, float, complex) else TensorType.of(x))
+    return (
+        x.type
+        if _is_tensor(x)
+        else (x if type(x) in (bool, int, float, complex) else TensorType.of(x))
+    )
 
 
 def _value_input(x, value, index, inputs):
     """`value` as the value input of setitem on x: NumPy converts it to x's dtype first."""
-    if _is_tensor(value) or type(value) in (bool, int, float, complex) or isinstance(value, np.ndarray):
+    if (
+        _is_tensor(value)
+        or type(value) in (bool, int, float, complex)
+        or isinstance(value, np.ndarray)
+    ):
         return _as_input(value)
     if isinstance(value, np.generic):
-        _convert(lambda: np.zeros(1, x.dtype).__setitem__(Ellipsis, value))  # 300 into int8, NaN into int
+        _convert(
+            lambda: np.zeros(1, x.dtype).__setitem__(Ellipsis, value)
+        )  # 300 into int8, NaN into int
         return value
     if isinstance(value, (list, tuple)):
         converted = array_from_nested(value, dtype=x.dtype)
         target = index_result(_type_of(x), [_type_of(i) for i in inputs], index)[0]
         if converted.ndim > target.ndim:
-            raise ValueError(f"{_where()}setting an array element with a sequence. The requested array would "
-                             f"exceed the maximum number of dimension of {target.ndim}.")
+            raise ValueError(
+                f"{_where()}setting an array element with a sequence. The requested array would "
+                f"exceed the maximum number of dimension of {target.ndim}."
+            )
         return converted
     return _as_input(value)
 
@@ -133,7 +157,13 @@ def setitem(x, key, value):
 def tensor_setitem(x, key, value):
     """Tensor.__setitem__: `x[key] = value` in place (x and the arrays sharing its memory are
     rebound to the new value; see staging.aliasing)."""
-    if x.ndim == 0 and x._alias is None and array0d.written_as_array(x, "`{name}[...] = v`") is False:
-        raise TypeError(f"{_where()}'numpy.{x.dtype.type.__name__}' object does not support item assignment")
+    if (
+        x.ndim == 0
+        and x._alias is None
+        and array0d.written_as_array(x, "`{name}[...] = v`") is False
+    ):
+        raise TypeError(
+            f"{_where()}'numpy.{x.dtype.type.__name__}' object does not support item assignment"
+        )
     aliasing.check_writable(x, "`x[...] = v`")
     aliasing.write(x, setitem(x, key, value))

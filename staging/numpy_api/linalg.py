@@ -29,11 +29,15 @@ def _einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize
     accepted and the staged kernel uses NumPy's default."""
     _no_out(out, "np.einsum")
     if not operands or not isinstance(operands[0], str):
-        raise _unsupported("np.einsum in the interleaved (operand, sublist) form", "pass a subscripts string")
+        raise _unsupported(
+            "np.einsum in the interleaved (operand, sublist) form", "pass a subscripts string"
+        )
     if dtype is not None or casting != "safe" or order != "K":
         raise _unsupported("np.einsum(..., dtype/casting/order=...)")
     subscripts, *arrays = operands
-    return _record("einsum", [_as_input(x) for x in arrays], {"subscripts": subscripts.replace(" ", "")})
+    return _record(
+        "einsum", [_as_input(x) for x in arrays], {"subscripts": subscripts.replace(" ", "")}
+    )
 
 
 def _result_type(func, *args):
@@ -65,7 +69,9 @@ def _tensordot_linalg(x1, x2, /, *, axes=2):
 
 def _matrix_transpose(x, /):
     if _ndim(x) < 2:
-        raise ValueError(f"{_where()}Input array must be at least 2-dimensional, but it is {_ndim(x)}")
+        raise ValueError(
+            f"{_where()}Input array must be at least 2-dimensional, but it is {_ndim(x)}"
+        )
     return _swapaxes(x, -1, -2)
 
 
@@ -96,31 +102,53 @@ def _vecdot(x1, x2, /, *, axis=-1):
 
 def _value_dependent_dtype(name):
     def refuse(*args, **kwargs):
-        raise _unsupported(f"np.linalg.{name}",
-                           "its result is real or complex depending on the values, so its dtype is not "
-                           "known while tracing; use np.linalg.eigh for symmetric/Hermitian matrices, or "
-                           "staging.py_function")
+        raise _unsupported(
+            f"np.linalg.{name}",
+            "its result is real or complex depending on the values, so its dtype is not "
+            "known while tracing; use np.linalg.eigh for symmetric/Hermitian matrices, or "
+            "staging.py_function",
+        )
+
     return refuse
 
 
-_PLAIN = ("cholesky", "det", "eigvalsh", "inv", "matrix_power", "matrix_rank", "matrix_norm",
-          "vector_norm", "norm", "svdvals")
+_PLAIN = (
+    "cholesky",
+    "det",
+    "eigvalsh",
+    "inv",
+    "matrix_power",
+    "matrix_rank",
+    "matrix_norm",
+    "vector_norm",
+    "norm",
+    "svdvals",
+)
 
 FUNCTIONS = {
-    np.dot: _dot, np.outer: _outer, np.einsum: _einsum,
+    np.dot: _dot,
+    np.outer: _outer,
+    np.einsum: _einsum,
     **{getattr(_linalg, name): staged(f"linalg.{name}", getattr(_linalg, name)) for name in _PLAIN},
     _linalg.solve: staged("linalg.solve", _linalg.solve, ("a", "b")),
     _linalg.pinv: staged("linalg.pinv", _linalg.pinv, ("a", "rtol")),
     _linalg.cross: staged("linalg.cross", _linalg.cross, ("x1", "x2")),
     _linalg.outer: staged("linalg.outer", _linalg.outer, ("x1", "x2")),
-    _linalg.slogdet: staged("linalg.slogdet", _linalg.slogdet, result=lambda outs, attrs: _SLOGDET(*outs)),
+    _linalg.slogdet: staged(
+        "linalg.slogdet", _linalg.slogdet, result=lambda outs, attrs: _SLOGDET(*outs)
+    ),
     _linalg.eigh: staged("linalg.eigh", _linalg.eigh, result=lambda outs, attrs: _EIGH(*outs)),
     _linalg.qr: staged("linalg.qr", _linalg.qr, result=_qr_result),
     _linalg.svd: staged("linalg.svd", _linalg.svd, result=_svd_result),
     np.cross: staged("cross", np.cross, ("a", "b")),
     np.tensordot: staged("tensordot", np.tensordot, ("a", "b")),
     _linalg.tensordot: _tensordot_linalg,
-    _linalg.matrix_transpose: _matrix_transpose, np.matrix_transpose: _matrix_transpose,
-    _linalg.diagonal: _diagonal, _linalg.trace: _trace, _linalg.matmul: _matmul, _linalg.vecdot: _vecdot,
-    _linalg.eig: _value_dependent_dtype("eig"), _linalg.eigvals: _value_dependent_dtype("eigvals"),
+    _linalg.matrix_transpose: _matrix_transpose,
+    np.matrix_transpose: _matrix_transpose,
+    _linalg.diagonal: _diagonal,
+    _linalg.trace: _trace,
+    _linalg.matmul: _matmul,
+    _linalg.vecdot: _vecdot,
+    _linalg.eig: _value_dependent_dtype("eig"),
+    _linalg.eigvals: _value_dependent_dtype("eigvals"),
 }

@@ -8,14 +8,42 @@ from .. import aliasing, array0d, errors, weak_paths
 from ._common import _check_order, _is_tensor, _record, _unsupported, _where
 from .indexing import setitem
 from .linalg import _dot
-from .reductions import (_all, _any, _argmax, _argmin, _argsort, _max, _mean, _min, _prod, _scan, _sort_attrs,
-                         _std, _sum, _var)
-from .shapes import (_clip, _diagonal, _nonzero, _repeat, _reshape_to, _round, _squeeze, _swapaxes, _take,
-                     _trace, _transpose)
+from .reductions import (
+    _all,
+    _any,
+    _argmax,
+    _argmin,
+    _argsort,
+    _max,
+    _mean,
+    _min,
+    _prod,
+    _scan,
+    _sort_attrs,
+    _std,
+    _sum,
+    _var,
+)
+from .shapes import (
+    _clip,
+    _diagonal,
+    _nonzero,
+    _repeat,
+    _reshape_to,
+    _round,
+    _squeeze,
+    _swapaxes,
+    _take,
+    _trace,
+    _transpose,
+)
+
 
 def _m_reshape(x, *shape, order="C", copy=None):
     _check_order(order, "ndarray.reshape")
-    if len(shape) == 1 and (isinstance(shape[0], (tuple, list)) or (_is_tensor(shape[0]) and shape[0].ndim == 1)):
+    if len(shape) == 1 and (
+        isinstance(shape[0], (tuple, list)) or (_is_tensor(shape[0]) and shape[0].ndim == 1)
+    ):
         shape = shape[0]
     return _reshape_to(x, shape)
 
@@ -45,8 +73,9 @@ def _m_sort(x, axis=-1, kind=None, order=None, *, stable=None):
 def _m_fill(x, value):
     """x.fill(value): every element set to value in place (as `x[...] = value`)."""
     aliasing.check_writable(x, "`x.fill(v)`")
-    if (_is_tensor(value) and value.ndim != 0) or (isinstance(value, (np.ndarray, list, tuple))
-                                                   and np.ndim(value) != 0):
+    if (_is_tensor(value) and value.ndim != 0) or (
+        isinstance(value, (np.ndarray, list, tuple)) and np.ndim(value) != 0
+    ):
         raise ValueError(f"{_where()}setting an array element with a sequence.")
     aliasing.write(x, setitem(x, Ellipsis, value))
 
@@ -80,18 +109,49 @@ def _m_symbolic(name):
     def method(x, *args, **kwargs):
         raise errors.SymbolicValueError(
             f"{_where()}.{name}() of a symbolic tensor needs its value, which is only known when the staged "
-            f"graph runs; return the tensor from the staged function, or use staging.py_function")
+            f"graph runs; return the tensor from the staged function, or use staging.py_function"
+        )
+
     return method
 
 
 _METHODS = {
-    "sum": _sum, "prod": _prod, "mean": _mean, "max": _max, "min": _min, "argmax": _argmax, "argmin": _argmin,
-    "any": _any, "all": _all, "std": _std, "var": _var, "cumsum": _scan("cumsum"), "cumprod": _scan("cumprod"),
-    "argsort": _argsort, "squeeze": _squeeze, "take": _take, "dot": _dot, "repeat": _repeat,
-    "swapaxes": _swapaxes, "diagonal": _diagonal, "trace": _trace, "round": _round, "nonzero": _nonzero,
-    "reshape": _m_reshape, "transpose": _m_transpose, "astype": _m_astype, "sort": _m_sort, "fill": _m_fill,
-    "flatten": _m_flatten, "ravel": _m_ravel, "copy": _m_copy, "clip": _m_clip, "conj": _m_conj,
-    "conjugate": _m_conj, "item": _m_symbolic("item"), "tolist": _m_symbolic("tolist"),
+    "sum": _sum,
+    "prod": _prod,
+    "mean": _mean,
+    "max": _max,
+    "min": _min,
+    "argmax": _argmax,
+    "argmin": _argmin,
+    "any": _any,
+    "all": _all,
+    "std": _std,
+    "var": _var,
+    "cumsum": _scan("cumsum"),
+    "cumprod": _scan("cumprod"),
+    "argsort": _argsort,
+    "squeeze": _squeeze,
+    "take": _take,
+    "dot": _dot,
+    "repeat": _repeat,
+    "swapaxes": _swapaxes,
+    "diagonal": _diagonal,
+    "trace": _trace,
+    "round": _round,
+    "nonzero": _nonzero,
+    "reshape": _m_reshape,
+    "transpose": _m_transpose,
+    "astype": _m_astype,
+    "sort": _m_sort,
+    "fill": _m_fill,
+    "flatten": _m_flatten,
+    "ravel": _m_ravel,
+    "copy": _m_copy,
+    "clip": _m_clip,
+    "conj": _m_conj,
+    "conjugate": _m_conj,
+    "item": _m_symbolic("item"),
+    "tolist": _m_symbolic("tolist"),
 }
 
 

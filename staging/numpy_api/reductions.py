@@ -4,8 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import (_NO_VALUE, _as_input, _axis_attr, _is_tensor, _no_out, _record, _reject, _static_bool,
-                      _static_int, _unsupported, _where)
+from ._common import (
+    _NO_VALUE,
+    _as_input,
+    _axis_attr,
+    _is_tensor,
+    _no_out,
+    _record,
+    _reject,
+    _static_bool,
+    _static_int,
+    _unsupported,
+    _where,
+)
+
 
 def _reduce(op, a, axis=None, keepdims=False, **extra):
     attrs = {}
@@ -85,15 +97,35 @@ def _ddof(ddof, correction):
     return correction
 
 
-def _std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO_VALUE, mean=_NO_VALUE,
-         correction=_NO_VALUE):
+def _std(  # noqa: PLR0913
+    a,
+    axis=None,
+    dtype=None,
+    out=None,
+    ddof=0,
+    keepdims=False,
+    *,
+    where=_NO_VALUE,
+    mean=_NO_VALUE,
+    correction=_NO_VALUE,
+):
     _no_out(out, "np.std")
     _reject("np.std", where=where, mean=mean)
     return _reduce("std", a, axis, keepdims, dtype=dtype, ddof=_ddof(ddof, correction))
 
 
-def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO_VALUE, mean=_NO_VALUE,
-         correction=_NO_VALUE):
+def _var(  # noqa: PLR0913
+    a,
+    axis=None,
+    dtype=None,
+    out=None,
+    ddof=0,
+    keepdims=False,
+    *,
+    where=_NO_VALUE,
+    mean=_NO_VALUE,
+    correction=_NO_VALUE,
+):
     _no_out(out, "np.var")
     _reject("np.var", where=where, mean=mean)
     return _reduce("var", a, axis, keepdims, dtype=dtype, ddof=_ddof(ddof, correction))
@@ -108,6 +140,7 @@ def _scan(op):
         if dtype is not None:
             attrs["dtype"] = np.dtype(dtype)
         return _record(op, [_as_input(a)], attrs)
+
     scan.__name__ = op
     return scan
 
@@ -136,8 +169,21 @@ def _argsort(a, axis=-1, kind=None, order=None, *, stable=None):
 
 
 FUNCTIONS = {
-    np.sum: _sum, np.prod: _prod, np.mean: _mean, np.max: _max, np.min: _min,
-    np.argmax: _argmax, np.argmin: _argmin, np.any: _any, np.all: _all, np.std: _std, np.var: _var,
-    np.cumsum: _scan("cumsum"), np.cumprod: _scan("cumprod"), np.sort: _sort, np.argsort: _argsort,
-    np.amax: _max, np.amin: _min,
+    np.sum: _sum,
+    np.prod: _prod,
+    np.mean: _mean,
+    np.max: _max,
+    np.min: _min,
+    np.argmax: _argmax,
+    np.argmin: _argmin,
+    np.any: _any,
+    np.all: _all,
+    np.std: _std,
+    np.var: _var,
+    np.cumsum: _scan("cumsum"),
+    np.cumprod: _scan("cumprod"),
+    np.sort: _sort,
+    np.argsort: _argsort,
+    np.amax: _max,
+    np.amin: _min,
 }

@@ -6,8 +6,20 @@ import numpy as np
 
 from .. import aliasing
 from ..aliasing import MAYBE, READONLY
-from ._common import (_NO_VALUE, _as_input, _axis_attr, _check_order, _is_tensor, _ndim, _no_out, _record,
-                      _shape_attr, _static_int, _unsupported, _where)
+from ._common import (
+    _NO_VALUE,
+    _as_input,
+    _axis_attr,
+    _check_order,
+    _is_tensor,
+    _ndim,
+    _no_out,
+    _record,
+    _shape_attr,
+    _static_int,
+    _unsupported,
+    _where,
+)
 from .indexing import getitem
 
 
@@ -16,6 +28,7 @@ def _view(op, a, attrs=None, extra=(), kind=aliasing.VIEW):
     a = _as_input(a)
     out = _record(op, [a, *extra], attrs)
     return out if kind is None else aliasing.track_view(out, a, kind)
+
 
 def _reshape_to(a, shape, kind=MAYBE):
     """reshape: NumPy gives a view when the memory layout allows, else a copy (MAYBE)."""
@@ -63,11 +76,18 @@ def _moveaxis(a, source, destination):
     """np.moveaxis: a transpose (a view, as in NumPy)."""
     a = _as_input(a)
     n = _ndim(a)
-    src = [_static_int(s, "source") for s in (source if isinstance(source, (tuple, list)) else (source,))]
-    dst = [_static_int(d, "destination") for d in (destination if isinstance(destination, (tuple, list))
-                                                    else (destination,))]
+    src = [
+        _static_int(s, "source")
+        for s in (source if isinstance(source, (tuple, list)) else (source,))
+    ]
+    dst = [
+        _static_int(d, "destination")
+        for d in (destination if isinstance(destination, (tuple, list)) else (destination,))
+    ]
     if len(src) != len(dst):
-        raise ValueError(f"{_where()}`source` and `destination` arguments must have the same number of elements")
+        raise ValueError(
+            f"{_where()}`source` and `destination` arguments must have the same number of elements"
+        )
     for ax in src + dst:
         if not -n <= ax < n:
             raise np.exceptions.AxisError(ax, n)
@@ -84,8 +104,13 @@ def _flip(m, axis=None):
     """np.flip: a reversing slice of each axis (a view, as in NumPy)."""
     m = _as_input(m)
     n = _ndim(m)
-    axes = range(n) if axis is None else [_static_int(a, "axis") for a in
-                                           (axis if isinstance(axis, (tuple, list)) else (axis,))]
+    axes = (
+        range(n)
+        if axis is None
+        else [
+            _static_int(a, "axis") for a in (axis if isinstance(axis, (tuple, list)) else (axis,))
+        ]
+    )
     key = [slice(None)] * n
     for ax in axes:
         if not -n <= ax < n:
@@ -158,8 +183,10 @@ def _nonzero(a):
     a = _as_input(a)
     n = _ndim(a)
     if n == 0:
-        raise ValueError(f"{_where()}Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() "
-                         "instead.")
+        raise ValueError(
+            f"{_where()}Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() "
+            "instead."
+        )
     coords = _record("argwhere", [a])
     return tuple(getitem(coords, (slice(None), i)) for i in range(n))
 
@@ -191,8 +218,12 @@ def _clip(a, a_min=_NO_VALUE, a_max=_NO_VALUE, out=None, *, min=_NO_VALUE, max=_
     lo = None if a_min is _NO_VALUE else a_min
     hi = None if a_max is _NO_VALUE else a_max
     inputs = [_as_input(a)] + [_as_input(b) for b in (lo, hi) if b is not None]
-    bounds = {(True, True): "min_max", (True, False): "min", (False, True): "max", (False, False): "none"}[
-        (lo is not None, hi is not None)]
+    bounds = {
+        (True, True): "min_max",
+        (True, False): "min",
+        (False, True): "max",
+        (False, False): "none",
+    }[(lo is not None, hi is not None)]
     return _record("clip", inputs, {} if bounds == "min_max" else {"bounds": bounds})
 
 
@@ -227,9 +258,13 @@ def _repeat(a, repeats, axis=None):
     if _is_tensor(repeats) or np.ndim(repeats) != 0:
         inputs = [_as_input(a), _as_input(repeats)]
         if not _is_tensor(inputs[1]) and inputs[1].dtype.kind not in "iub":
-            raise TypeError(f"{_where()}Cannot cast array data from {inputs[1].dtype} to int64 according to "
-                            "the rule 'safe'")
-        return _record("repeat_counts", inputs, {} if axis is None else {"axis": _static_int(axis, "axis")})
+            raise TypeError(
+                f"{_where()}Cannot cast array data from {inputs[1].dtype} to int64 according to "
+                "the rule 'safe'"
+            )
+        return _record(
+            "repeat_counts", inputs, {} if axis is None else {"axis": _static_int(axis, "axis")}
+        )
     attrs = {"repeats": _static_int(repeats, "repeats")}
     if axis is not None:
         attrs["axis"] = _static_int(axis, "axis")
@@ -286,25 +321,66 @@ def _size_func(a, axis=None):
 def _scalar_type(dtype):
     """np.float32(x) and the other NumPy scalar types called on a symbolic value: x as that dtype
     (a NumPy scalar for a 0-d x, an array otherwise, as NumPy gives)."""
+
     def convert(x=0, /):
         x = _as_input(x)
         attrs = {"dtype": np.dtype(dtype)}
         if np.ndim(x) == 0:
             attrs["scalar"] = True  # a 0-d array becomes a NumPy scalar, as np.float32(x) gives
         return _record("astype", [x], attrs)
+
     convert.__name__ = np.dtype(dtype).name
     return convert
 
 
 FUNCTIONS = {
-    **{t: _scalar_type(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
-                                    np.uint32, np.uint64, np.float16, np.float32, np.float64, np.complex64,
-                                    np.complex128)},
-    np.reshape: _reshape, np.ravel: _ravel, np.transpose: _transpose, np.swapaxes: _swapaxes,
-    np.expand_dims: _expand_dims, np.squeeze: _squeeze, np.concatenate: _concatenate, np.stack: _stack,
-    np.hstack: _hstack, np.vstack: _vstack, np.broadcast_to: _broadcast_to,
-    np.where: _np_where, np.nonzero: _nonzero, np.argwhere: _argwhere, np.clip: _clip, np.take: _take,
-    np.copy: _copy, np.round: _round, np.repeat: _repeat, np.diagonal: _diagonal, np.trace: _trace,
-    np.ndim: _ndim_func, np.shape: _shape_func, np.size: _size_func, np.around: _round, np.concat: _concatenate,
-    np.permute_dims: _permute_dims, np.astype: _astype, np.moveaxis: _moveaxis, np.flip: _flip,
+    **{
+        t: _scalar_type(t)
+        for t in (
+            np.bool_,
+            np.int8,
+            np.int16,
+            np.int32,
+            np.int64,
+            np.uint8,
+            np.uint16,
+            np.uint32,
+            np.uint64,
+            np.float16,
+            np.float32,
+            np.float64,
+            np.complex64,
+            np.complex128,
+        )
+    },
+    np.reshape: _reshape,
+    np.ravel: _ravel,
+    np.transpose: _transpose,
+    np.swapaxes: _swapaxes,
+    np.expand_dims: _expand_dims,
+    np.squeeze: _squeeze,
+    np.concatenate: _concatenate,
+    np.stack: _stack,
+    np.hstack: _hstack,
+    np.vstack: _vstack,
+    np.broadcast_to: _broadcast_to,
+    np.where: _np_where,
+    np.nonzero: _nonzero,
+    np.argwhere: _argwhere,
+    np.clip: _clip,
+    np.take: _take,
+    np.copy: _copy,
+    np.round: _round,
+    np.repeat: _repeat,
+    np.diagonal: _diagonal,
+    np.trace: _trace,
+    np.ndim: _ndim_func,
+    np.shape: _shape_func,
+    np.size: _size_func,
+    np.around: _round,
+    np.concat: _concatenate,
+    np.permute_dims: _permute_dims,
+    np.astype: _astype,
+    np.moveaxis: _moveaxis,
+    np.flip: _flip,
 }

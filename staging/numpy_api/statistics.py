@@ -7,15 +7,35 @@ import numpy as np
 
 from ._calls import staged
 
-_REDUCTIONS = ("median", "nanmedian", "nansum", "nanprod", "nanmean", "nanmax", "nanmin", "nanstd", "nanvar",
-               "nanargmax", "nanargmin", "nancumsum", "nancumprod", "ptp")
+_REDUCTIONS = (
+    "median",
+    "nanmedian",
+    "nansum",
+    "nanprod",
+    "nanmean",
+    "nanmax",
+    "nanmin",
+    "nanstd",
+    "nanvar",
+    "nanargmax",
+    "nanargmin",
+    "nancumsum",
+    "nancumprod",
+    "ptp",
+)
 _QUANTILES = ("percentile", "quantile", "nanpercentile", "nanquantile")
 
 FUNCTIONS = {
-    **{getattr(np, name): staged(name, getattr(np, name), refuse=("overwrite_input", "mean"))
-       for name in _REDUCTIONS},
-    **{getattr(np, name): staged(name, getattr(np, name), ("a", "q", "weights"), refuse=("overwrite_input",))
-       for name in _QUANTILES},
+    **{
+        getattr(np, name): staged(name, getattr(np, name), refuse=("overwrite_input", "mean"))
+        for name in _REDUCTIONS
+    },
+    **{
+        getattr(np, name): staged(
+            name, getattr(np, name), ("a", "q", "weights"), refuse=("overwrite_input",)
+        )
+        for name in _QUANTILES
+    },
     np.histogram: staged("histogram", np.histogram, ("a", "weights")),
     np.interp: staged("interp", np.interp, ("x", "xp", "fp")),
     np.convolve: staged("convolve", np.convolve, ("a", "v")),

@@ -11,25 +11,43 @@ from ._common import _as_input, _is_tensor, _record, _unsupported, _where
 from .linalg import vecdot
 from .reductions import _reduce
 
-_UFUNC_DEFAULT_KWARGS = {"where": True, "casting": "same_kind", "order": "K", "subok": True,
-                         "dtype": None, "signature": None}
+_UFUNC_DEFAULT_KWARGS = {
+    "where": True,
+    "casting": "same_kind",
+    "order": "K",
+    "subok": True,
+    "dtype": None,
+    "signature": None,
+}
 
-_REDUCE_OPS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
-               "logical_and": "all", "logical_or": "any"}
+_REDUCE_OPS = {
+    "add": "sum",
+    "multiply": "prod",
+    "maximum": "max",
+    "minimum": "min",
+    "logical_and": "all",
+    "logical_or": "any",
+}
 
 
 def _check_out(kwargs, name):
     out = kwargs.get("out")
     if out is not None and not (isinstance(out, tuple) and all(o is None for o in out)):
-        raise _unsupported(f"{name}(..., out=...)",
-                           "out= is not staged here; use the returned value (`y[...] = np.sum(x)` writes it into y)")
+        raise _unsupported(
+            f"{name}(..., out=...)",
+            "out= is not staged here; use the returned value (`y[...] = np.sum(x)` writes it into y)",
+        )
 
 
 def ufunc_into(ufunc, target, inputs, what):
     """`ufunc(*inputs, out=target)` for a symbolic target: the result, cast to target's dtype with
     NumPy's same-kind rule, is written into target in place (staging.aliasing). Returns target."""
-    if target.ndim == 0 and target._alias is None and what.startswith("np.") and \
-            array0d.written_as_array(target, "`" + what.replace("...)", "{name})") + "`") is False:
+    if (
+        target.ndim == 0
+        and target._alias is None
+        and what.startswith("np.")
+        and array0d.written_as_array(target, "`" + what.replace("...)", "{name})") + "`") is False
+    ):
         raise TypeError(f"{_where()}return arrays must be of ArrayType (`out=` is a NumPy scalar)")
     aliasing.check_writable(target, what, in_place_op=True)
     new = _record("ufunc_out", [target, *[_as_input(x) for x in inputs]], {"ufunc": ufunc.__name__})
@@ -49,13 +67,15 @@ def _out_target(out, ufunc, name):
         return None
     if not _is_tensor(out):
         what = "a NumPy array" if isinstance(out, np.ndarray) else type(out).__name__
-        raise _unsupported(f"np.{name}(..., out=...) into {what} with symbolic operands",
-                           "a NumPy array cannot hold a symbolic result; use the returned value "
-                           "(`a = a + t` instead of `a += t`)")
+        raise _unsupported(
+            f"np.{name}(..., out=...) into {what} with symbolic operands",
+            "a NumPy array cannot hold a symbolic result; use the returned value "
+            "(`a = a + t` instead of `a += t`)",
+        )
     return out
 
 
-def apply_ufunc(ufunc, method, inputs, kwargs):
+def apply_ufunc(ufunc, method, inputs, kwargs):  # noqa: C901, PLR0912
     """`ufunc.method(*inputs, **kwargs)` on symbolic inputs (from Tensor.__array_ufunc__ and operators)."""
     name = getattr(ufunc, "__name__", repr(ufunc))
     if UFUNCS.get(name) is not ufunc:
@@ -66,21 +86,30 @@ def apply_ufunc(ufunc, method, inputs, kwargs):
         if name == "vecdot" and "axis" in kwargs and target is None and len(kwargs) == 1:
             axis = kwargs.pop("axis")
             if _is_tensor(axis):
-                raise _unsupported("np.vecdot with a symbolic `axis`", "`axis` must be a Python int")
+                raise _unsupported(
+                    "np.vecdot with a symbolic `axis`", "`axis` must be a Python int"
+                )
             return vecdot(*inputs, axis=axis)
         for key, value in kwargs.items():
             if key not in _UFUNC_DEFAULT_KWARGS or not _same(value, _UFUNC_DEFAULT_KWARGS[key]):
-                raise _unsupported(f"np.{name}(..., {key}={value!r})",
-                                   "only the default ufunc keyword arguments can be staged")
+                raise _unsupported(
+                    f"np.{name}(..., {key}={value!r})",
+                    "only the default ufunc keyword arguments can be staged",
+                )
         if len(inputs) != ufunc.nin:
-            raise TypeError(f"{_where()}np.{name} takes {ufunc.nin} argument(s) but {len(inputs)} were given")
+            raise TypeError(
+                f"{_where()}np.{name} takes {ufunc.nin} argument(s) but {len(inputs)} were given"
+            )
         if target is not None:
             return ufunc_into(ufunc, target, inputs, f"np.{name}(..., out=...)")
         return _record(name, [_as_input(x) for x in inputs])
     if method == "reduce":
         op = _REDUCE_OPS.get(name)
         if op is None:
-            raise _unsupported(f"np.{name}.reduce", f"supported: {', '.join(f'np.{n}.reduce' for n in _REDUCE_OPS)}")
+            raise _unsupported(
+                f"np.{name}.reduce",
+                f"supported: {', '.join(f'np.{n}.reduce' for n in _REDUCE_OPS)}",
+            )
         _check_out(kwargs, f"np.{name}.reduce")
         kwargs.pop("out", None)
         (array,) = inputs

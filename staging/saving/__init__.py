@@ -9,4 +9,12 @@ checks everything against the op registry before anything runs and returns a Loa
 from .api import FORMAT, SUPPORTED_VERSIONS, VERSION, load, save
 from .loaded import LoadedConcreteFunction, LoadedFunction
 
-__all__ = ["FORMAT", "SUPPORTED_VERSIONS", "VERSION", "LoadedConcreteFunction", "LoadedFunction", "load", "save"]
+__all__ = [
+    "FORMAT",
+    "SUPPORTED_VERSIONS",
+    "VERSION",
+    "LoadedConcreteFunction",
+    "LoadedFunction",
+    "load",
+    "save",
+]

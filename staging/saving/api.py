@@ -27,35 +27,57 @@ from ..errors import LoadError, SaveError
 from . import archive
 from .graphs import GraphDecoder, GraphEncoder, SaveRefusal
 from .loaded import LoadedConcreteFunction, LoadedFunction, LoadedGraphFunction
-from .values import (OUTPUT, Decoder, Encoder, FormatError, Refusal, expect, expect_dict, expect_int, expect_list,
-                     expect_str)
+from .values import (
+    OUTPUT,
+    Decoder,
+    Encoder,
+    FormatError,
+    Refusal,
+    expect,
+    expect_dict,
+    expect_int,
+    expect_list,
+    expect_str,
+)
 
 FORMAT = "staging.saved_function"
 VERSION = 1
 SUPPORTED_VERSIONS = (1,)
-_KINDS = {k.name: k for k in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                               inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.KEYWORD_ONLY,
-                               inspect.Parameter.VAR_KEYWORD)}
+_KINDS = {
+    k.name: k
+    for k in (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        inspect.Parameter.VAR_POSITIONAL,
+        inspect.Parameter.KEYWORD_ONLY,
+        inspect.Parameter.VAR_KEYWORD,
+    )
+}
 _OUTPUT_KINDS = ("none", "single", "tuple", "structure")
 
 
 # -- saving ------------------------------------------------------------------------------------
 
 
-def _concrete_functions(obj, signatures) -> list:
+def _concrete_functions(obj, signatures) -> list:  # noqa: C901
     from ..concrete_function import ConcreteFunction
     from ..function import Function
+
     if isinstance(obj, LoadedFunction):
         if signatures is None:
             return list(obj.signatures)
         return [obj.get_concrete_function(*_split(s)[0], **_split(s)[1]) for s in signatures]
     if isinstance(obj, (ConcreteFunction, LoadedConcreteFunction)):
         if signatures is not None:
-            raise SaveError("signatures= is for a Function: a ConcreteFunction has its one signature")
+            raise SaveError(
+                "signatures= is for a Function: a ConcreteFunction has its one signature"
+            )
         return [obj]
     if not isinstance(obj, Function):
-        raise SaveError(f"staging.save saves a staging.Function, a ConcreteFunction or a loaded function, "
-                        f"not {type(obj).__name__}")
+        raise SaveError(
+            f"staging.save saves a staging.Function, a ConcreteFunction or a loaded function, "
+            f"not {type(obj).__name__}"
+        )
     if signatures is not None:
         out = []
         for s in signatures:
@@ -71,8 +93,10 @@ def _concrete_functions(obj, signatures) -> list:
             seen.add((structure, types))
             out.append(cf)
     if not out:
-        raise SaveError(f"{obj.python_function.__name__} has not been traced yet: call it, or pass "
-                        f"signatures=[(staging.TensorSpec(...), ...)] to staging.save")
+        raise SaveError(
+            f"{obj.python_function.__name__} has not been traced yet: call it, or pass "
+            f"signatures=[(staging.TensorSpec(...), ...)] to staging.save"
+        )
     return out
 
 
@@ -82,8 +106,10 @@ def _split(signature):
         return (), dict(signature)
     if isinstance(signature, (tuple, list)):
         return tuple(signature), {}
-    raise SaveError(f"each signatures= entry is a tuple of positional arguments (TensorSpecs or values) or a "
-                    f"dict of keyword ones, not {type(signature).__name__}")
+    raise SaveError(
+        f"each signatures= entry is a tuple of positional arguments (TensorSpecs or values) or a "
+        f"dict of keyword ones, not {type(signature).__name__}"
+    )
 
 
 class _Saver:
@@ -98,7 +124,9 @@ class _Saver:
     def variable_index(self, var) -> int:
         if id(var) not in self.variable_ids:
             self.variable_ids[id(var)] = len(self.variables)
-            self.variables.append({"name": var.name, "value": self.encoder.value(var.numpy()), "_var": var})
+            self.variables.append(
+                {"name": var.name, "value": self.encoder.value(var.numpy()), "_var": var}
+            )
         return self.variable_ids[id(var)]
 
     def function_index(self, fn) -> int:
@@ -108,7 +136,9 @@ class _Saver:
             single = getattr(fn, "single", None)
             if single is None:
                 single = fn._output_kinds == "single"  # noqa: SLF001  (a ConcreteFunction)
-            graph = GraphEncoder(self.encoder).graph(fn.graph)  # callees first: no cycles in the file
+            graph = GraphEncoder(self.encoder).graph(
+                fn.graph
+            )  # callees first: no cycles in the file
             self.function_ids[id(fn)] = len(self.functions)
             self.functions.append({"name": fn.name, "graph": graph, "single": single, "_fn": fn})
         return self.function_ids[id(fn)]
@@ -127,17 +157,26 @@ class _Saver:
         try:
             inputs = self.encoder.value(list(cf.structured_input_signature))
         except Refusal as exc:
-            raise SaveError(f"cannot save {cf.name}: an argument of the signature is {exc}; saved "
-                            f"signatures hold arrays, Python numbers, strings, None, Variables and "
-                            f"tuples, lists and dicts of them") from None
+            raise SaveError(
+                f"cannot save {cf.name}: an argument of the signature is {exc}; saved "
+                f"signatures hold arrays, Python numbers, strings, None, Variables and "
+                f"tuples, lists and dicts of them"
+            ) from None
         kind, structure = _output_layout(cf)
         try:
             structure = self.encoder.value(structure) if kind == "structure" else None
         except Refusal as exc:
-            raise SaveError(f"cannot save {cf.name}: its result holds {exc}; saved results hold arrays, "
-                            f"Python numbers, strings, None and tuples, lists and dicts of them") from None
-        return {"function": index, "parameters": params, "inputs": inputs, "output_kind": kind,
-                "output_structure": structure}
+            raise SaveError(
+                f"cannot save {cf.name}: its result holds {exc}; saved results hold arrays, "
+                f"Python numbers, strings, None and tuples, lists and dicts of them"
+            ) from None
+        return {
+            "function": index,
+            "parameters": params,
+            "inputs": inputs,
+            "output_kind": kind,
+            "output_structure": structure,
+        }
 
 
 def _output_layout(cf):
@@ -166,8 +205,14 @@ def save(obj, path, signatures=None) -> None:
         for entry in table:
             entry.pop("_var", None)
             entry.pop("_fn", None)
-    document = {"format": FORMAT, "version": VERSION, "name": cfs[0].name, "variables": saver.variables,
-                "functions": saver.functions, "signatures": sigs}
+    document = {
+        "format": FORMAT,
+        "version": VERSION,
+        "name": cfs[0].name,
+        "variables": saver.variables,
+        "functions": saver.functions,
+        "signatures": sigs,
+    }
     archive.write(path, document, saver.arrays)
 
 
@@ -181,9 +226,11 @@ def load(path, jit_compile=None, *, max_bytes: int = archive.MAX_TOTAL_BYTES) ->
     staging.function: True (or "device") compiles the graphs with JAX (docs/jax.md)."""
     check_jit_compile(jit_compile)
     if jit_compile and not jax_available():
-        raise ImportError(f"load(..., jit_compile={jit_compile!r}) needs jax, which is not installed: "
-                          f"pip install 'autograph-numpy[jax]', or load without jit_compile to run on "
-                          f"the NumPy interpreter")
+        raise ImportError(
+            f"load(..., jit_compile={jit_compile!r}) needs jax, which is not installed: "
+            f"pip install 'autograph-numpy[jax]', or load without jit_compile to run on "
+            f"the NumPy interpreter"
+        )
     try:
         opened = archive.Archive(os.fspath(path), max_bytes)
     except OSError as exc:
@@ -221,62 +268,93 @@ class _Loader:
 
     def load(self) -> LoadedFunction:
         from ..variables import Variable
-        doc = expect_dict(self.archive.document(), "the document",
-                          {"format", "version", "name", "variables", "functions", "signatures"})
+
+        doc = expect_dict(
+            self.archive.document(),
+            "the document",
+            {"format", "version", "name", "variables", "functions", "signatures"},
+        )
         expect(doc["format"] == FORMAT, f"not a saved function (format {doc['format']!r:.60})")
         version = doc["version"]
-        expect(type(version) is int and version in SUPPORTED_VERSIONS,
-               f"the file has format version {version!r:.20}; this version of staging reads versions "
-               f"{', '.join(map(str, SUPPORTED_VERSIONS))} (a newer staging wrote it?)")
+        expect(
+            type(version) is int and version in SUPPORTED_VERSIONS,
+            f"the file has format version {version!r:.20}; this version of staging reads versions "
+            f"{', '.join(map(str, SUPPORTED_VERSIONS))} (a newer staging wrote it?)",
+        )
         for i, entry in enumerate(expect_list(doc["variables"], "variables", 1 << 16)):
             expect_dict(entry, f"variable {i}", {"name", "value"})
             value = self.decoder.value(entry["value"])
             expect(hasattr(value, "dtype"), f"the value of variable {i} must be an array")
-            self.variables.append(Variable(value, dtype=value.dtype, name=expect_str(entry["name"], "a name")))
+            self.variables.append(
+                Variable(value, dtype=value.dtype, name=expect_str(entry["name"], "a name"))
+            )
         for i, entry in enumerate(expect_list(doc["functions"], "functions", 1 << 16)):
             self.functions.append(self._graph_function(entry, i))
-        sigs = [self._signature(s, i) for i, s in enumerate(expect_list(doc["signatures"], "signatures", 1 << 16))]
+        sigs = [
+            self._signature(s, i)
+            for i, s in enumerate(expect_list(doc["signatures"], "signatures", 1 << 16))
+        ]
         expect(sigs, "the file has no signatures")
-        return LoadedFunction(expect_str(doc["name"], "the name"), sigs, self.variables, version, self.jit_compile)
+        return LoadedFunction(
+            expect_str(doc["name"], "the name"), sigs, self.variables, version, self.jit_compile
+        )
 
     def _graph_function(self, entry, i) -> LoadedGraphFunction:
         expect_dict(entry, f"function {i}", {"name", "graph", "single"})
         expect(type(entry["single"]) is bool, f"the single flag of function {i} must be a bool")
-        graph = GraphDecoder(self.decoder).graph(entry["graph"], where_=f"the graph of function {i}")
+        graph = GraphDecoder(self.decoder).graph(
+            entry["graph"], where_=f"the graph of function {i}"
+        )
         try:
             verify(graph)
             _check_calls(graph)
         except FormatError:
             raise
         except Exception as exc:  # noqa: BLE001  (any failure of a check hook or a kernel factory)
-            raise FormatError(f"function {i} is not a valid graph: {type(exc).__name__}: {exc}") from None
+            raise FormatError(
+                f"function {i} is not a valid graph: {type(exc).__name__}: {exc}"
+            ) from None
         name = expect_str(entry["name"], "a name")
         try:
             return LoadedGraphFunction(name, graph, entry["single"], self.jit_compile)
         except Exception as exc:  # noqa: BLE001  (a kernel factory or a lowering refusing the checked graph)
             if self.jit_compile and type(exc).__name__ == "LoweringError":
                 raise  # a graph that loads but that JAX cannot compile: the backend's own error
-            raise FormatError(f"function {i} cannot be compiled: {type(exc).__name__}: {exc}") from None
+            raise FormatError(
+                f"function {i} cannot be compiled: {type(exc).__name__}: {exc}"
+            ) from None
 
     def _signature(self, obj, i) -> LoadedConcreteFunction:
         what = f"signature {i}"
-        expect_dict(obj, what, {"function", "parameters", "inputs", "output_kind", "output_structure"})
+        expect_dict(
+            obj, what, {"function", "parameters", "inputs", "output_kind", "output_structure"}
+        )
         function = self._function(expect_int(obj["function"], f"the function of {what}"))
         params = []
         for p in expect_list(obj["parameters"], f"the parameters of {what}", 1024):
             expect_dict(p, f"a parameter of {what}", {"name", "kind"}, {"default"})
             name = expect_str(p["name"], "a parameter name")
             expect(name.isidentifier(), f"parameter name {name!r:.40} is not an identifier")
-            expect(p["kind"] in _KINDS, f"parameter kind {p['kind']!r:.40} is not one of {sorted(_KINDS)}")
-            default = self.decoder.value(p["default"]) if "default" in p else inspect.Parameter.empty
+            expect(
+                p["kind"] in _KINDS,
+                f"parameter kind {p['kind']!r:.40} is not one of {sorted(_KINDS)}",
+            )
+            default = (
+                self.decoder.value(p["default"]) if "default" in p else inspect.Parameter.empty
+            )
             params.append(inspect.Parameter(name, _KINDS[p["kind"]], default=default))
         try:
             signature = inspect.Signature(params)
         except ValueError as exc:
             raise FormatError(f"the parameters of {what} are invalid: {exc}") from None
         inputs = self.decoder.value(obj["inputs"])
-        expect(type(inputs) is list and len(inputs) == 2 and type(inputs[0]) is tuple and type(inputs[1]) is dict,
-               f"the inputs of {what} must be [args tuple, kwargs dict]")
+        expect(
+            type(inputs) is list
+            and len(inputs) == 2
+            and type(inputs[0]) is tuple
+            and type(inputs[1]) is dict,
+            f"the inputs of {what} must be [args tuple, kwargs dict]",
+        )
         inputs = (inputs[0], inputs[1])
         kind = obj["output_kind"]
         expect(kind in _OUTPUT_KINDS, f"the output kind of {what} is not one of {_OUTPUT_KINDS}")
@@ -288,9 +366,14 @@ class _Loader:
 
 def _check_signature(cf, function, kind, structure, what):
     graph = function.graph
-    expect([v.type for v in graph.inputs] == list(cf._arg_types),  # noqa: SLF001
-           f"the inputs of {what} do not match its graph's inputs")
-    expect(function.single == (kind == "single"), f"the output kind of {what} does not match its function")
+    expect(
+        [v.type for v in graph.inputs] == list(cf._arg_types),  # noqa: SLF001
+        f"the inputs of {what} do not match its graph's inputs",
+    )
+    expect(
+        function.single == (kind == "single"),
+        f"the output kind of {what} does not match its function",
+    )
     outputs = len(graph.outputs)
     if kind == "none":
         expect(outputs == 0, f"{what} returns None but its graph has outputs")
@@ -298,7 +381,10 @@ def _check_signature(cf, function, kind, structure, what):
         expect(outputs == 1, f"{what} returns one value but its graph has {outputs}")
     elif kind == "structure":
         slots = sum(1 for leaf in nest.flatten(structure) if leaf is OUTPUT)
-        expect(slots == outputs, f"the result structure of {what} has {slots} outputs, its graph {outputs}")
+        expect(
+            slots == outputs,
+            f"the result structure of {what} has {slots} outputs, its graph {outputs}",
+        )
 
 
 def _check_calls(graph):
@@ -306,13 +392,19 @@ def _check_calls(graph):
     for node in graph.walk():
         if node.op == "call":
             callee = node.attrs.get("fn")
-            expect(isinstance(callee, LoadedGraphFunction) and set(node.attrs) == {"fn"},
-                   "a call node must call a function of the file")
+            expect(
+                isinstance(callee, LoadedGraphFunction) and set(node.attrs) == {"fn"},
+                "a call node must call a function of the file",
+            )
             types = [v.type if hasattr(v, "type") else None for v in node.inputs]
-            expect(types == [v.type for v in callee.graph.inputs],
-                   f"a call of {callee.name} passes inputs of other types than it takes")
+            expect(
+                types == [v.type for v in callee.graph.inputs],
+                f"a call of {callee.name} passes inputs of other types than it takes",
+            )
         elif node.op in ("cond", "while_loop"):
             allowed = {"cond": set(), "while_loop": {"num_loop_vars"}}[node.op]
-            expect(set(node.attrs) == allowed, f"a {node.op} node has attributes {sorted(node.attrs)}")
+            expect(
+                set(node.attrs) == allowed, f"a {node.op} node has attributes {sorted(node.attrs)}"
+            )
         elif node.subgraphs:
             raise FormatError(f"op {node.op!r} cannot be loaded")

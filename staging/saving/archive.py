@@ -23,7 +23,7 @@ JSON_ENTRY = "saved_function.json"
 MAX_ENTRIES = 10_000
 MAX_JSON_BYTES = 64 << 20
 MAX_TOTAL_BYTES = 4 << 30  # default cap on the uncompressed size of all entries
-MAX_RATIO = 1000           # uncompressed / compressed size beyond this is a zip bomb
+MAX_RATIO = 1000  # uncompressed / compressed size beyond this is a zip bomb
 _NPY_MAGIC = b"\x93NUMPY"
 
 
@@ -61,19 +61,28 @@ class Archive:
         except (zipfile.BadZipFile, NotImplementedError, EOFError, ValueError) as exc:
             raise FormatError(f"not a saved function (not a zip file: {exc})") from None
         infos = self._zip.infolist()
-        expect(len(infos) <= MAX_ENTRIES, f"the file has {len(infos)} entries, more than {MAX_ENTRIES}")
+        expect(
+            len(infos) <= MAX_ENTRIES, f"the file has {len(infos)} entries, more than {MAX_ENTRIES}"
+        )
         self._entries = {}
         total = 0
         for info in infos:
             expect(info.filename not in self._entries, f"entry {info.filename!r:.80} appears twice")
-            expect(info.compress_type in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED),
-                   f"entry {info.filename!r:.80} uses an unsupported compression method")
-            expect(info.file_size <= max(info.compress_size, 1 << 16) * MAX_RATIO,
-                   f"entry {info.filename!r:.80} declares {info.file_size} bytes from {info.compress_size} "
-                   f"compressed (a zip bomb?)")
+            expect(
+                info.compress_type in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED),
+                f"entry {info.filename!r:.80} uses an unsupported compression method",
+            )
+            expect(
+                info.file_size <= max(info.compress_size, 1 << 16) * MAX_RATIO,
+                f"entry {info.filename!r:.80} declares {info.file_size} bytes from {info.compress_size} "
+                f"compressed (a zip bomb?)",
+            )
             total += info.file_size
-            expect(total <= max_bytes, f"the entries declare more than {max_bytes} bytes in all "
-                                       f"(raise max_bytes= to load a larger file)")
+            expect(
+                total <= max_bytes,
+                f"the entries declare more than {max_bytes} bytes in all "
+                f"(raise max_bytes= to load a larger file)",
+            )
             self._entries[info.filename] = info
 
     def close(self):
@@ -82,16 +91,30 @@ class Archive:
     def read(self, name: str, limit: int) -> bytes:
         info = self._entries.get(name)
         expect(info is not None, f"the file has no entry {name!r:.80}")
-        expect(info.file_size <= limit, f"entry {name!r:.80} declares {info.file_size} bytes, more than {limit}")
+        expect(
+            info.file_size <= limit,
+            f"entry {name!r:.80} declares {info.file_size} bytes, more than {limit}",
+        )
         try:
             with self._zip.open(info) as f:
                 data = f.read(info.file_size + 1)
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, NotImplementedError) as exc:
+        except (
+            zipfile.BadZipFile,
+            zipfile.LargeZipFile,
+            EOFError,
+            OSError,
+            ValueError,
+            NotImplementedError,
+        ) as exc:
             raise FormatError(f"entry {name!r:.80} cannot be read: {exc}") from None
         except Exception as exc:  # noqa: BLE001  (zlib.error and friends: a corrupted stream)
-            raise FormatError(f"entry {name!r:.80} cannot be read: {type(exc).__name__}: {exc}") from None
-        expect(len(data) == info.file_size, f"entry {name!r:.80} holds {len(data)} bytes, its header says "
-                                            f"{info.file_size}")
+            raise FormatError(
+                f"entry {name!r:.80} cannot be read: {type(exc).__name__}: {exc}"
+            ) from None
+        expect(
+            len(data) == info.file_size,
+            f"entry {name!r:.80} holds {len(data)} bytes, its header says {info.file_size}",
+        )
         return data
 
     def document(self) -> dict:
@@ -106,7 +129,10 @@ class Archive:
         return document
 
     def array(self, name: str) -> np.ndarray:
-        expect(name.startswith("arrays/") and name.endswith(".npy"), f"array entry {name!r:.80} is not arrays/*.npy")
+        expect(
+            name.startswith("arrays/") and name.endswith(".npy"),
+            f"array entry {name!r:.80} is not arrays/*.npy",
+        )
         return parse_npy(self.read(name, MAX_TOTAL_BYTES), name)
 
 
@@ -123,28 +149,46 @@ def parse_npy(data: bytes, name: str) -> np.ndarray:
     else:
         expect(major in (2, 3) and len(data) >= 12, f"{name}: unknown .npy version {major}")
         header_len, start = int.from_bytes(data[8:12], "little"), 12
-    expect(header_len <= 4096 and start + header_len <= len(data), f"{name}: bad .npy header length")
+    expect(
+        header_len <= 4096 and start + header_len <= len(data), f"{name}: bad .npy header length"
+    )
     try:
-        header = ast.literal_eval(data[start:start + header_len].decode("latin1"))
+        header = ast.literal_eval(data[start : start + header_len].decode("latin1"))
     except (ValueError, SyntaxError, MemoryError, RecursionError, UnicodeDecodeError):
         raise FormatError(f"{name}: the .npy header is not a literal dict") from None
-    expect(type(header) is dict and header.keys() == {"descr", "fortran_order", "shape"},
-           f"{name}: the .npy header must have exactly descr, fortran_order and shape")
+    expect(
+        type(header) is dict and header.keys() == {"descr", "fortran_order", "shape"},
+        f"{name}: the .npy header must have exactly descr, fortran_order and shape",
+    )
     descr, fortran, shape = header["descr"], header["fortran_order"], header["shape"]
-    expect(type(descr) is str and type(fortran) is bool and type(shape) is tuple and len(shape) <= MAX_DIMS
-           and all(type(d) is int and d >= 0 for d in shape), f"{name}: bad .npy header {header!r:.120}")
+    expect(
+        type(descr) is str
+        and type(fortran) is bool
+        and type(shape) is tuple
+        and len(shape) <= MAX_DIMS
+        and all(type(d) is int and d >= 0 for d in shape),
+        f"{name}: bad .npy header {header!r:.120}",
+    )
     try:
         dtype = np.dtype(descr)
     except TypeError:
         raise FormatError(f"{name}: bad dtype {descr!r:.40}") from None
-    expect(dtype.name in DTYPES and dtype.newbyteorder("=") == DTYPES[dtype.name],
-           f"{name}: dtype {descr!r:.40} is not a number or bool dtype")
-    body = data[start + header_len:]
+    expect(
+        dtype.name in DTYPES and dtype.newbyteorder("=") == DTYPES[dtype.name],
+        f"{name}: dtype {descr!r:.40} is not a number or bool dtype",
+    )
+    body = data[start + header_len :]
     count = 1
     for d in shape:
         count *= d
-        expect(count * dtype.itemsize <= len(body), f"{name}: shape {shape} needs more bytes than the entry holds")
-    expect(count * dtype.itemsize == len(body), f"{name}: shape {shape} does not fit the entry's {len(body)} bytes")
+        expect(
+            count * dtype.itemsize <= len(body),
+            f"{name}: shape {shape} needs more bytes than the entry holds",
+        )
+    expect(
+        count * dtype.itemsize == len(body),
+        f"{name}: shape {shape} does not fit the entry's {len(body)} bytes",
+    )
     arr = np.frombuffer(body, dtype=dtype, count=count)
     arr = arr.reshape(shape, order="F" if fortran else "C")
     return np.array(arr, dtype=dtype.newbyteorder("="), order="C")  # a writable, native copy

@@ -19,19 +19,30 @@ from runtime import Graph, Node, Value
 from runtime.graph import node_text
 from runtime.registry import has_op
 
-from .values import (Decoder, Encoder, FormatError, Refusal, decode_type, encode_type, expect, expect_dict,
-                     expect_int, expect_list, expect_str)
+from .values import (
+    Decoder,
+    Encoder,
+    FormatError,
+    Refusal,
+    decode_type,
+    encode_type,
+    expect,
+    expect_dict,
+    expect_int,
+    expect_list,
+    expect_str,
+)
 
-MAX_NESTING = 256       # subgraphs inside subgraphs
-MAX_NODES = 1 << 20     # nodes in one file
+MAX_NESTING = 256  # subgraphs inside subgraphs
+MAX_NODES = 1 << 20  # nodes in one file
 
 # Ops whose attributes hold Python code or objects (functions, generators, clocks) that a file
 # cannot carry: refused when saving, and never accepted when loading.
 UNSAVEABLE_OPS = {
     "py_function": "it calls a Python function (staging.py_function), which cannot be saved: keep it "
-                   "out of the saved function or replace it with staged NumPy code",
+    "out of the saved function or replace it with staged NumPy code",
     "random": "it draws random numbers through Python objects (np.random, a Generator, Python's random) "
-              "that cannot be saved: pass the random values in as arguments",
+    "that cannot be saved: pass the random values in as arguments",
     "clock": "it reads a clock through a Python function that cannot be saved: pass the time in as an argument",
 }
 
@@ -64,7 +75,9 @@ class GraphEncoder:
         try:
             return {"literal": self.encoder.value(item)}
         except Refusal as exc:
-            raise SaveRefusal(f"{where(node)}cannot save `{node_text(node)}`: its input {exc}", node) from None
+            raise SaveRefusal(
+                f"{where(node)}cannot save `{node_text(node)}`: its input {exc}", node
+            ) from None
 
     def graph(self, g: Graph) -> dict:
         inputs = []
@@ -72,8 +85,12 @@ class GraphEncoder:
             self._define(v)
             inputs.append({"type": self._type(v.type, None), "name": name})
         nodes = [self.node(n) for n in g.nodes]
-        return {"name": g.name, "inputs": inputs, "nodes": nodes,
-                "outputs": [self._ref(v, None) for v in g.outputs]}
+        return {
+            "name": g.name,
+            "inputs": inputs,
+            "nodes": nodes,
+            "outputs": [self._ref(v, None) for v in g.outputs],
+        }
 
     def _type(self, t, node):
         try:
@@ -89,20 +106,34 @@ class GraphEncoder:
             try:
                 attrs[key] = self.encoder.value(value)
             except Refusal as exc:
-                raise SaveRefusal(f"{where(n)}cannot save `{node_text(n)}`: its attribute {key!r} is {exc}, "
-                                  f"which the saved format cannot hold", n) from None
+                raise SaveRefusal(
+                    f"{where(n)}cannot save `{node_text(n)}`: its attribute {key!r} is {exc}, "
+                    f"which the saved format cannot hold",
+                    n,
+                ) from None
         if n.scope is not None:
-            raise SaveRefusal(f"{where(n)}cannot save `{node_text(n)}`: it runs in a `with np.errstate(...)` "
-                              f"scope, which the saved format cannot hold", n)
+            raise SaveRefusal(
+                f"{where(n)}cannot save `{node_text(n)}`: it runs in a `with np.errstate(...)` "
+                f"scope, which the saved format cannot hold",
+                n,
+            )
         inputs = [self._ref(v, n) for v in n.inputs]
         subgraphs = [[label, self.graph(sub)] for label, sub in n.subgraphs.items()]  # in order
         outputs = [self._type(v.type, n) for v in n.outputs]
         for v in n.outputs:
             self._define(v)
         # the file's name without its directories: a shipped file does not carry the author's paths
-        location = [os.path.basename(str(n.location[0])), int(n.location[1])] if n.location else None
-        return {"op": n.op, "inputs": inputs, "attrs": attrs, "outputs": outputs, "subgraphs": subgraphs,
-                "location": location}
+        location = (
+            [os.path.basename(str(n.location[0])), int(n.location[1])] if n.location else None
+        )
+        return {
+            "op": n.op,
+            "inputs": inputs,
+            "attrs": attrs,
+            "outputs": outputs,
+            "subgraphs": subgraphs,
+            "location": location,
+        }
 
 
 class GraphDecoder:
@@ -119,21 +150,30 @@ class GraphDecoder:
         g = Graph(expect_str(obj["name"], f"the name of {where_}"))
         for i, inp in enumerate(expect_list(obj["inputs"], f"the inputs of {where_}")):
             expect_dict(inp, f"input {i} of {where_}", {"type", "name"})
-            self.values.append(g.add_input(decode_type(inp["type"]), expect_str(inp["name"], "an input name")))
+            self.values.append(
+                g.add_input(decode_type(inp["type"]), expect_str(inp["name"], "an input name"))
+            )
         for k, node in enumerate(expect_list(obj["nodes"], f"the nodes of {where_}")):
             g.add_node(self.node(node, depth, f"node {k} of {where_}"))
-        g.outputs = [self._ref(r, f"output {i} of {where_}")
-                     for i, r in enumerate(expect_list(obj["outputs"], f"the outputs of {where_}"))]
+        g.outputs = [
+            self._ref(r, f"output {i} of {where_}")
+            for i, r in enumerate(expect_list(obj["outputs"], f"the outputs of {where_}"))
+        ]
         return g
 
     def _ref(self, ref, what: str):
         if type(ref) is int:
-            expect(0 <= ref < len(self.values), f"{what} refers to value {ref}, which is not defined before it")
+            expect(
+                0 <= ref < len(self.values),
+                f"{what} refers to value {ref}, which is not defined before it",
+            )
             return self.values[ref]
         expect_dict(ref, what, {"literal"})
         literal = self.decoder.value(ref["literal"])
-        expect(type(literal) in (bool, int, float, complex),
-               f"{what} must be a value number or a Python number, got {type(literal).__name__}")
+        expect(
+            type(literal) in (bool, int, float, complex),
+            f"{what} must be a value number or a Python number, got {type(literal).__name__}",
+        )
         return literal
 
     def node(self, obj, depth: int, what: str) -> Node:
@@ -142,26 +182,46 @@ class GraphDecoder:
         expect_dict(obj, what, {"op", "inputs", "attrs", "outputs", "subgraphs", "location"})
         op = expect_str(obj["op"], f"the op of {what}")
         expect(has_op(op), f"{what}: no op named {op!r:.60} is registered")
-        expect(op not in UNSAVEABLE_OPS, f"{what}: op {op!r} cannot be loaded ({UNSAVEABLE_OPS.get(op)})")
+        expect(
+            op not in UNSAVEABLE_OPS,
+            f"{what}: op {op!r} cannot be loaded ({UNSAVEABLE_OPS.get(op)})",
+        )
         what = f"{what} ({op})"
-        inputs = [self._ref(r, f"input {i} of {what}") for i, r in enumerate(expect_list(obj["inputs"], "inputs"))]
+        inputs = [
+            self._ref(r, f"input {i} of {what}")
+            for i, r in enumerate(expect_list(obj["inputs"], "inputs"))
+        ]
         attrs_obj = obj["attrs"]
-        expect(type(attrs_obj) is dict and len(attrs_obj) <= 64, f"the attrs of {what} must be an object")
+        expect(
+            type(attrs_obj) is dict and len(attrs_obj) <= 64,
+            f"the attrs of {what} must be an object",
+        )
         attrs = {}
         for key, value in attrs_obj.items():
             expect(key.isidentifier(), f"attribute name {key!r:.40} of {what} is not an identifier")
             attrs[key] = self.decoder.value(value)
         subgraphs = {}
         for pair in expect_list(obj["subgraphs"], f"the subgraphs of {what}", 16):
-            expect(type(pair) is list and len(pair) == 2, f"a subgraph of {what} must be a [label, graph] pair")
+            expect(
+                type(pair) is list and len(pair) == 2,
+                f"a subgraph of {what} must be a [label, graph] pair",
+            )
             label = expect_str(pair[0], "a subgraph label")
             expect(label not in subgraphs, f"{what} has two subgraphs {label!r:.40}")
             subgraphs[label] = self.graph(pair[1], depth + 1, f"subgraph {label!r:.40} of {what}")
-        types = [decode_type(t) for t in expect_list(obj["outputs"], f"the outputs of {what}", 1 << 16)]
+        types = [
+            decode_type(t) for t in expect_list(obj["outputs"], f"the outputs of {what}", 1 << 16)
+        ]
         location = obj["location"]
         if location is not None:
-            expect(type(location) is list and len(location) == 2, f"the location of {what} must be [file, line]")
-            location = (expect_str(location[0], "a location's file"), expect_int(location[1], "a location's line"))
+            expect(
+                type(location) is list and len(location) == 2,
+                f"the location of {what} must be [file, line]",
+            )
+            location = (
+                expect_str(location[0], "a location's file"),
+                expect_int(location[1], "a location's line"),
+            )
         node = Node(op, inputs, attrs, types, location=location, subgraphs=subgraphs)
         self.values.extend(node.outputs)
         return node

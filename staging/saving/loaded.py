@@ -21,8 +21,11 @@ class LoadedGraphFunction:
         self.name = name
         self.graph = graph
         self.single = single
-        self._compiled = (jax_backend(graph, single, jit_compile) if jit_compile
-                          else CompiledGraph(graph, single=single))
+        self._compiled = (
+            jax_backend(graph, single, jit_compile)
+            if jit_compile
+            else CompiledGraph(graph, single=single)
+        )
         self._execute = self._compiled.__call__ if single else self._compiled.run
         self.output_types = tuple(v.type for v in graph.outputs if isinstance(v, Value))
 
@@ -37,8 +40,14 @@ class LoadedConcreteFunction:
     graph inputs go); `output_kind` is "none", "single", "tuple" or "structure", in which case
     `output_structure` holds the result with OUTPUT marking each graph output."""
 
-    def __init__(self, function: LoadedGraphFunction, signature: inspect.Signature, inputs,
-                 output_kind: str, output_structure=None):
+    def __init__(
+        self,
+        function: LoadedGraphFunction,
+        signature: inspect.Signature,
+        inputs,
+        output_kind: str,
+        output_structure=None,
+    ):
         self.name = function.name
         self.function = function
         self.graph = function.graph
@@ -50,8 +59,12 @@ class LoadedConcreteFunction:
         # what `call` nodes of graphs traced with this function need (see concrete_function)
         self._execute = function._execute
         self.output_types = function.output_types
-        specs = iter([t if not isinstance(t, TensorType) else TensorSpec(t.shape, t.dtype)
-                      for t in function.output_types])
+        specs = iter(
+            [
+                t if not isinstance(t, TensorType) else TensorSpec(t.shape, t.dtype)
+                for t in function.output_types
+            ]
+        )
         if output_kind == "none":
             self._output_specs = None
         elif output_kind == "single":
@@ -59,8 +72,13 @@ class LoadedConcreteFunction:
         elif output_kind == "tuple":
             self._output_specs = tuple(specs)
         else:
-            self._output_specs = nest.pack_as(output_structure, [next(specs) if _is_output(leaf) else leaf
-                                                                 for leaf in nest.flatten(output_structure)])
+            self._output_specs = nest.pack_as(
+                output_structure,
+                [
+                    next(specs) if _is_output(leaf) else leaf
+                    for leaf in nest.flatten(output_structure)
+                ],
+            )
 
     def _pack(self, outs):
         kind = self._output_kind
@@ -71,8 +89,13 @@ class LoadedConcreteFunction:
         if kind == "tuple":
             return tuple(outs)
         it = iter(outs)
-        return nest.pack_as(self._output_structure, [next(it) if _is_output(leaf) else leaf
-                                                     for leaf in nest.flatten(self._output_structure)])
+        return nest.pack_as(
+            self._output_structure,
+            [
+                next(it) if _is_output(leaf) else leaf
+                for leaf in nest.flatten(self._output_structure)
+            ],
+        )
 
     def _call_flat(self, tensors):
         run = self.function._compiled.run
@@ -82,14 +105,19 @@ class LoadedConcreteFunction:
         return self._pack(outs)
 
     def _matches(self, structure, types) -> bool:
-        return structure == self._structure and len(types) == len(self._arg_types) and all(
-            a.is_supertype_of(t) for a, t in zip(self._arg_types, types))
+        return (
+            structure == self._structure
+            and len(types) == len(self._arg_types)
+            and all(a.is_supertype_of(t) for a, t in zip(self._arg_types, types))
+        )
 
     def __call__(self, *args, **kwargs):
         bound = bind(self._signature, args, kwargs, self.name)
         structure, types, _ = trace_key(bound)
         if not self._matches(structure, types):
-            raise TypeError(f"{self.name}(): {mismatch(bound, [self])}\n{self.pretty_printed_signature()}")
+            raise TypeError(
+                f"{self.name}(): {mismatch(bound, [self])}\n{self.pretty_printed_signature()}"
+            )
         return self._run(bound)
 
     def _run(self, bound):
@@ -110,7 +138,9 @@ class LoadedConcreteFunction:
         return [TensorSpec(t.shape, t.dtype) for t in self._arg_types]
 
     def pretty_printed_signature(self, verbose: bool = True) -> str:
-        return signature_text(self.name, self._signature, self._bound_template, self._output_specs, verbose)
+        return signature_text(
+            self.name, self._signature, self._bound_template, self._output_specs, verbose
+        )
 
     def __graph_repr__(self):
         return self.name
@@ -121,6 +151,7 @@ class LoadedConcreteFunction:
 
 def _is_output(leaf) -> bool:
     from .values import OUTPUT
+
     return leaf is OUTPUT
 
 
@@ -130,8 +161,14 @@ class LoadedFunction:
     naming the argument. `variables` are the Variables the graphs use (assign them; a later
     staging.save saves their new values)."""
 
-    def __init__(self, name: str, concrete_functions: list, variables: list, format_version: int,
-                 jit_compile=None):
+    def __init__(
+        self,
+        name: str,
+        concrete_functions: list,
+        variables: list,
+        format_version: int,
+        jit_compile=None,
+    ):
         self.name = name
         self.signatures = tuple(concrete_functions)
         self.variables = tuple(variables)
@@ -147,7 +184,9 @@ class LoadedFunction:
         best = None
         for cf in self.signatures:
             if cf._matches(structure, types):
-                if best is None or all(b.is_supertype_of(a) for b, a in zip(best._arg_types, cf._arg_types)):
+                if best is None or all(
+                    b.is_supertype_of(a) for b, a in zip(best._arg_types, cf._arg_types)
+                ):
                     best = cf
         return best
 
@@ -156,8 +195,10 @@ class LoadedFunction:
         bound = bind(signature, args, kwargs, self.name)
         cf = self._select(bound)
         if cf is None:
-            raise TypeError(f"{self.name}(): {mismatch(bound, self.signatures)}; the saved signatures are:\n"
-                            f"{self.pretty_printed_concrete_signatures(verbose=False)}")
+            raise TypeError(
+                f"{self.name}(): {mismatch(bound, self.signatures)}; the saved signatures are:\n"
+                f"{self.pretty_printed_concrete_signatures(verbose=False)}"
+            )
         return cf._run(bound)
 
     def get_concrete_function(self, *args, **kwargs) -> LoadedConcreteFunction:
@@ -193,7 +234,12 @@ def mismatch(bound, signatures) -> str:
                 same = trace_key(leaf)[0] == trace_key(expected)[0]
                 fits.append((same, repr(expected)))
             else:
-                fits.append((False, str(expected.type) if isinstance(expected, TensorSpec) else repr(expected)))
+                fits.append(
+                    (
+                        False,
+                        str(expected.type) if isinstance(expected, TensorSpec) else repr(expected),
+                    )
+                )
         if fits and not any(ok for ok, _ in fits):
             what = str(t) if t is not None else f"{leaf!r:.40}"
             wanted = " or ".join(dict.fromkeys(text for _, text in fits))

@@ -38,20 +38,41 @@ from .. import errors
 from ..trace_key import TensorSpec, WeakIdKey
 from ..variables import Variable
 
-MAX_DEPTH = 64          # nesting of containers in one value
-MAX_DIMS = 32           # NumPy's own limit is 64
+MAX_DEPTH = 64  # nesting of containers in one value
+MAX_DIMS = 32  # NumPy's own limit is 64
 MAX_ELEMENTS = 1 << 40  # elements of a declared shape
-MAX_TEXT = 1 << 16      # characters of one string
+MAX_TEXT = 1 << 16  # characters of one string
 
 # dtypes a saved file may name: numbers and bool (never object, void or datetime)
-DTYPES = {name: np.dtype(name) for name in (
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64", "complex64", "complex128")}
+DTYPES = {
+    name: np.dtype(name)
+    for name in (
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    )
+}
 PYTHON_TYPES = {"bool": bool, "int": int, "float": float, "complex": complex}
 # the error types an `assert` node may raise
 ERROR_CLASSES = {"AssertionError": AssertionError}
-ERROR_CLASSES.update({name: getattr(errors, name) for name in dir(errors)
-                      if isinstance(getattr(errors, name), type) and issubclass(getattr(errors, name), Exception)})
+ERROR_CLASSES.update(
+    {
+        name: getattr(errors, name)
+        for name in dir(errors)
+        if isinstance(getattr(errors, name), type) and issubclass(getattr(errors, name), Exception)
+    }
+)
 
 
 class OutputSlot:
@@ -70,9 +91,13 @@ class Refusal(Exception):
 
 def dtype_name(dtype) -> str:
     dtype = np.dtype(dtype)
-    if dtype.name not in DTYPES or dtype != DTYPES[dtype.name]:  # also refuses non-native byte order
-        raise Refusal(f"dtype {dtype!s} (only bool, integer, float and complex dtypes in native byte "
-                      f"order can be saved)")
+    if (
+        dtype.name not in DTYPES or dtype != DTYPES[dtype.name]
+    ):  # also refuses non-native byte order
+        raise Refusal(
+            f"dtype {dtype!s} (only bool, integer, float and complex dtypes in native byte "
+            f"order can be saved)"
+        )
     return dtype.name
 
 
@@ -89,7 +114,7 @@ class Encoder:
         self.variable_index = variable_index
         self.function_index = function_index
 
-    def value(self, v, depth: int = 0):
+    def value(self, v, depth: int = 0):  # noqa: C901, PLR0912
         if depth > MAX_DEPTH:
             raise Refusal(f"a value nested more than {MAX_DEPTH} levels deep")
         if v is None or isinstance(v, (bool, str)) or type(v) is int:
@@ -109,8 +134,12 @@ class Encoder:
                 items.append([key, self.value(x, depth + 1)])
             return {"t": "dict", "items": items}
         if t is slice:
-            return {"t": "slice", "start": self.value(v.start, depth + 1),
-                    "stop": self.value(v.stop, depth + 1), "step": self.value(v.step, depth + 1)}
+            return {
+                "t": "slice",
+                "start": self.value(v.start, depth + 1),
+                "stop": self.value(v.stop, depth + 1),
+                "step": self.value(v.step, depth + 1),
+            }
         if v is Ellipsis:
             return {"t": "ellipsis"}
         if isinstance(v, np.dtype):
@@ -124,8 +153,11 @@ class Encoder:
                 raise Refusal(f"an array of type {type(v).__qualname__}")
             dtype_name(v.dtype)
             self.arrays.append(np.array(v, order="C"))
-            return {"t": "array", "entry": f"arrays/{len(self.arrays) - 1}.npy",
-                    "scalar": isinstance(v, np.generic)}
+            return {
+                "t": "array",
+                "entry": f"arrays/{len(self.arrays) - 1}.npy",
+                "scalar": isinstance(v, np.generic),
+            }
         if isinstance(v, (TensorType, ListType)):
             return {"t": "type", "type": encode_type(v)}
         if v is ARG:
@@ -166,7 +198,9 @@ def encode_type(t) -> dict:
             out["weak"] = True
         return out
     if type(t).__name__ == "GeneratorType":
-        raise Refusal(f"a {t} argument: random generators cannot be saved (pass the random values in as arguments)")
+        raise Refusal(
+            f"a {t} argument: random generators cannot be saved (pass the random values in as arguments)"
+        )
     raise Refusal(f"a value of type {t} (only arrays and lists of arrays)")
 
 
@@ -198,19 +232,31 @@ def expect_list(obj, what: str, limit: int = 1 << 20) -> list:
 
 
 def expect_int(obj, what: str, low: int = 0, high: int = 1 << 62) -> int:
-    expect(type(obj) is int and low <= obj <= high, f"{what} must be an int in [{low}, {high}], got {obj!r:.40}")
+    expect(
+        type(obj) is int and low <= obj <= high,
+        f"{what} must be an int in [{low}, {high}], got {obj!r:.40}",
+    )
     return obj
 
 
 def expect_str(obj, what: str) -> str:
-    expect(type(obj) is str and len(obj) <= MAX_TEXT, f"{what} must be a string (at most {MAX_TEXT} "
-                                                      f"characters), got {_kind(obj)}")
+    expect(
+        type(obj) is str and len(obj) <= MAX_TEXT,
+        f"{what} must be a string (at most {MAX_TEXT} characters), got {_kind(obj)}",
+    )
     return obj
 
 
 def _kind(obj) -> str:
-    return {dict: "an object", list: "a list", str: "a string", int: "an int", float: "a number",
-            bool: "a bool", type(None): "null"}.get(type(obj), type(obj).__name__)
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        int: "an int",
+        float: "a number",
+        bool: "a bool",
+        type(None): "null",
+    }.get(type(obj), type(obj).__name__)
 
 
 def _float(text, what: str) -> float:
@@ -223,7 +269,9 @@ def _float(text, what: str) -> float:
 
 
 def decode_dtype(name, what: str = "dtype") -> np.dtype:
-    expect(type(name) is str and name in DTYPES, f"{what} {name!r:.40} is not one of {sorted(DTYPES)}")
+    expect(
+        type(name) is str and name in DTYPES, f"{what} {name!r:.40} is not one of {sorted(DTYPES)}"
+    )
     return DTYPES[name]
 
 
@@ -234,7 +282,9 @@ def decode_shape(dims, what: str = "shape") -> tuple:
         if d is not None:
             expect_int(d, f"a dim of {what}", 0, MAX_ELEMENTS)
             size *= max(d, 1)
-            expect(size <= MAX_ELEMENTS, f"{what} {dims} declares more than {MAX_ELEMENTS} elements")
+            expect(
+                size <= MAX_ELEMENTS, f"{what} {dims} declares more than {MAX_ELEMENTS} elements"
+            )
     return tuple(dims)
 
 
@@ -269,7 +319,10 @@ class Decoder:
             return obj
         if type(obj) is str:
             return expect_str(obj, "a string value")
-        expect(type(obj) is dict, f"a value must be null, a bool, an int, a string or an object, got {_kind(obj)}")
+        expect(
+            type(obj) is dict,
+            f"a value must be null, a bool, an int, a string or an object, got {_kind(obj)}",
+        )
         tag = obj.get("t")
         handler = _DECODERS.get(tag) if type(tag) is str else None
         expect(handler is not None, f"unknown value tag {tag!r:.40}")
@@ -285,7 +338,10 @@ class Decoder:
         for pair in expect_list(obj["items"], "dict items"):
             expect(type(pair) is list and len(pair) == 2, "a dict item must be a [key, value] pair")
             key = pair[0]
-            expect(key is None or type(key) in (bool, int, str), f"a dict key must be simple, got {_kind(key)}")
+            expect(
+                key is None or type(key) in (bool, int, str),
+                f"a dict key must be simple, got {_kind(key)}",
+            )
             out[key] = self.value(pair[1], depth)
         return out
 
@@ -293,11 +349,17 @@ class Decoder:
         return decode_dtype(obj["name"], "scalar type").type
 
     def _python_type(self, obj, depth):
-        expect(obj["name"] in PYTHON_TYPES, f"python type {obj['name']!r:.40} is not bool, int, float or complex")
+        expect(
+            obj["name"] in PYTHON_TYPES,
+            f"python type {obj['name']!r:.40} is not bool, int, float or complex",
+        )
         return PYTHON_TYPES[obj["name"]]
 
     def _error_class(self, obj, depth):
-        expect(obj["name"] in ERROR_CLASSES, f"error class {obj['name']!r:.40} is not one of {sorted(ERROR_CLASSES)}")
+        expect(
+            obj["name"] in ERROR_CLASSES,
+            f"error class {obj['name']!r:.40} is not one of {sorted(ERROR_CLASSES)}",
+        )
         return ERROR_CLASSES[obj["name"]]
 
     def _array(self, obj, depth):
@@ -318,11 +380,15 @@ class Decoder:
 
 _DECODERS = {
     "float": lambda self, o, d: _float(o["v"], "a float"),
-    "complex": lambda self, o, d: complex(_float(o["re"], "a real part"), _float(o["im"], "an imaginary part")),
+    "complex": lambda self, o, d: complex(
+        _float(o["re"], "a real part"), _float(o["im"], "an imaginary part")
+    ),
     "tuple": lambda self, o, d: tuple(self._items(o, d)),
     "list": lambda self, o, d: self._items(o, d),
     "dict": Decoder._dict,
-    "slice": lambda self, o, d: slice(self.value(o["start"], d), self.value(o["stop"], d), self.value(o["step"], d)),
+    "slice": lambda self, o, d: slice(
+        self.value(o["start"], d), self.value(o["stop"], d), self.value(o["step"], d)
+    ),
     "ellipsis": lambda self, o, d: Ellipsis,
     "dtype": lambda self, o, d: decode_dtype(o["name"]),
     "scalar_type": Decoder._scalar_type,
@@ -337,11 +403,23 @@ _DECODERS = {
     "output": lambda self, o, d: OUTPUT,
 }
 _FIELDS = {
-    "float": ({"v"}, set()), "complex": ({"re", "im"}, set()), "tuple": ({"items"}, set()),
-    "list": ({"items"}, set()), "dict": ({"items"}, set()), "slice": ({"start", "stop", "step"}, set()),
-    "ellipsis": (set(), set()), "dtype": ({"name"}, set()), "scalar_type": ({"name"}, set()),
-    "python_type": ({"name"}, set()), "array": ({"entry", "scalar"}, set()), "type": ({"type"}, set()),
-    "arg_slot": (set(), set()), "error_class": ({"name"}, set()), "variable": ({"index"}, set()),
-    "function": ({"index"}, set()), "tensor_spec": ({"type", "name"}, set()), "output": (set(), set()),
+    "float": ({"v"}, set()),
+    "complex": ({"re", "im"}, set()),
+    "tuple": ({"items"}, set()),
+    "list": ({"items"}, set()),
+    "dict": ({"items"}, set()),
+    "slice": ({"start", "stop", "step"}, set()),
+    "ellipsis": (set(), set()),
+    "dtype": ({"name"}, set()),
+    "scalar_type": ({"name"}, set()),
+    "python_type": ({"name"}, set()),
+    "array": ({"entry", "scalar"}, set()),
+    "type": ({"type"}, set()),
+    "arg_slot": (set(), set()),
+    "error_class": ({"name"}, set()),
+    "variable": ({"index"}, set()),
+    "function": ({"index"}, set()),
+    "tensor_spec": ({"type", "name"}, set()),
+    "output": (set(), set()),
 }
 assert _FIELDS.keys() == _DECODERS.keys()

@@ -18,11 +18,13 @@ def _same(a, b):
 @pytest.fixture
 def check_native():
     """Asserts the converted function returns what the plain function returns."""
+
     def check(f, *inputs):
         converted = autograph.convert(f)
         for args in inputs:
             args = args if isinstance(args, tuple) else (args,)
             _same(converted(*args), f(*args))
+
     return check
 
 
@@ -37,6 +39,7 @@ def check_staged():
             args = args if isinstance(args, tuple) else (args,)
             _same(staged(*args), f(*args))
         return staged
+
     return check
 
 
@@ -50,6 +53,7 @@ def f64(v):
 
 # -- staged vs eager, strictly ----------------------------------------------------------------
 
+
 def assert_same_value(staged, eager, path="result"):
     """`staged` equals `eager` in structure, value, dtype and shape. A Python number may come
     back as a NumPy scalar of the same kind and value (a symbolic scalar has a dtype)."""
@@ -57,13 +61,16 @@ def assert_same_value(staged, eager, path="result"):
         assert staged is None, f"{path}: {staged!r} vs None"
         return
     if isinstance(eager, (list, tuple)):
-        assert isinstance(staged, (list, tuple)) and len(staged) == len(eager), \
+        assert isinstance(staged, (list, tuple)) and len(staged) == len(eager), (
             f"{path}: {staged!r} vs {eager!r}"
+        )
         for i, (a, b) in enumerate(zip(staged, eager)):
             assert_same_value(a, b, f"{path}[{i}]")
         return
     if isinstance(eager, dict):
-        assert isinstance(staged, dict) and sorted(staged) == sorted(eager), f"{path}: {staged!r} vs {eager!r}"
+        assert isinstance(staged, dict) and sorted(staged) == sorted(eager), (
+            f"{path}: {staged!r} vs {eager!r}"
+        )
         for k in eager:
             assert_same_value(staged[k], eager[k], f"{path}[{k!r}]")
         return
@@ -98,11 +105,16 @@ def same_as_eager(capsys):
             eager_kind, eager, eager_out = _outcome(f, args, capsys)
             staged_kind, value, staged_out = _outcome(staged, args, capsys)
             if eager_kind == "raises":
-                assert staged_kind == "raises", f"{f.__name__}{args}: eager raises {eager!r}, staged returns {value!r}"
+                assert staged_kind == "raises", (
+                    f"{f.__name__}{args}: eager raises {eager!r}, staged returns {value!r}"
+                )
                 assert isinstance(value, type(eager)), f"{f.__name__}{args}: {value!r} vs {eager!r}"
             else:
                 assert staged_kind == "returns", f"{f.__name__}{args}: staged raises {value!r}"
                 assert_same_value(value, eager, f"{f.__name__}{args}")
-            assert staged_out == eager_out, f"{f.__name__}{args}: printed {staged_out!r} vs {eager_out!r}"
+            assert staged_out == eager_out, (
+                f"{f.__name__}{args}: printed {staged_out!r} vs {eager_out!r}"
+            )
         return staged
+
     return check

@@ -35,9 +35,12 @@ def _parse():
 
 
 def _undeclared_attributes(tree):
-    return {(type(n).__name__, name) for n in ast.walk(tree)
-            for name in vars(n) if name not in n._fields and name not in n._attributes
-            and name != anno._FIELD}
+    return {
+        (type(n).__name__, name)
+        for n in ast.walk(tree)
+        for name in vars(n)
+        if name not in n._fields and name not in n._attributes and name != anno._FIELD
+    }
 
 
 def test_set_get_has():
@@ -94,11 +97,18 @@ def test_analyses_annotate_through_the_accessor_only():
 
 
 def test_converters_annotate_through_the_accessor_only():
-    fn = ast.parse(SOURCE.replace("total += 1", "set_loop_options(maximum_iterations=3)\n"
-                                                "        total += 1")).body[0]
-    ctx = ConversionContext(entity=None, namespace={}, freevars=frozenset(), name_order={},
-                            bound=frozenset(), features=frozenset(),
-                            namer=naming.Namer.for_tree(fn))
+    fn = ast.parse(
+        SOURCE.replace("total += 1", "set_loop_options(maximum_iterations=3)\n        total += 1")
+    ).body[0]
+    ctx = ConversionContext(
+        entity=None,
+        namespace={},
+        freevars=frozenset(),
+        name_order={},
+        bound=frozenset(),
+        features=frozenset(),
+        namer=naming.Namer.for_tree(fn),
+    )
     fn = directives.transform(fn, ctx)
     fn = break_statements.transform(fn, ctx)
     assert _undeclared_attributes(fn) == set()

@@ -19,25 +19,25 @@ def outcome(func, *args):
 def write_into_missing_key(a):
     x = {"a": {"a": a}}
     if x["a"]["a"] > 0:
-        x["b"]["a"] = 1   # KeyError, only when the branch runs
+        x["b"]["a"] = 1  # KeyError, only when the branch runs
     return x
 
 
 def xor_of_a_float(x, y):
     if x > 0:
-        r = y ^ 1         # TypeError for a float y, only when the branch runs
+        r = y ^ 1  # TypeError for a float y, only when the branch runs
     else:
         r = y * 2.0
     return r
 
 
 def index_past_the_end(x, v):
-    return v[5] if x > 0 else v[0]   # IndexError, only when the first value is taken
+    return v[5] if x > 0 else v[0]  # IndexError, only when the first value is taken
 
 
 def divide_by_python_zero(x, n):
     if x > 0:
-        return 1 / n      # ZeroDivisionError for n == 0, only when the branch runs
+        return 1 / n  # ZeroDivisionError for n == 0, only when the branch runs
     return 0.5
 
 
@@ -77,7 +77,9 @@ def test_the_run_time_error_names_the_users_line():
     with pytest.raises(KeyError) as info:
         staging.function(run_time_error_names_the_line)(np.float64(1.0))
     first = run_time_error_names_the_line.__code__.co_firstlineno
-    assert f"{__file__}:{first + 2}" in str(info.value) or f"{__file__}:{first + 3}" in str(info.value)
+    assert f"{__file__}:{first + 2}" in str(info.value) or f"{__file__}:{first + 3}" in str(
+        info.value
+    )
 
 
 def both_branches_raise(x):
@@ -97,7 +99,7 @@ def test_when_both_branches_raise_the_error_is_raised_while_tracing(x):
 
 def _compares_complex(a):
     v = 1.0j
-    return 0 if v < 1 else 0       # TypeError in Python, on every call
+    return 0 if v < 1 else 0  # TypeError in Python, on every call
 
 
 def raises_after_a_loop_that_may_return(n, y):
@@ -118,6 +120,8 @@ def test_an_error_after_a_staged_return_that_never_sets_the_value_is_raised_as_e
     args = (1, np.array(2, dtype=np.uint8))
     with pytest.raises(TypeError):
         raises_after_a_loop_that_may_return(*args)
-    with pytest.raises(TypeError, match="not supported between instances of 'complex' and 'int'") as info:
+    with pytest.raises(
+        TypeError, match="not supported between instances of 'complex' and 'int'"
+    ) as info:
         staging.function(raises_after_a_loop_that_may_return)(*args)
     assert not isinstance(info.value, staging.errors.UndefinedNameError)

@@ -43,25 +43,28 @@ def absolute(x, y):
 nan = np.float64(np.nan)
 
 
-@pytest.mark.parametrize("f, args", [
-    (min_max, (np.float64(1.0), np.float64(2.0))),
-    (min_max, (np.float64(2.0), np.float64(1.0))),
-    (min_max, (nan, np.float64(2.0))),          # a NaN first operand is never replaced
-    (min_max, (np.float64(1.0), nan)),          # a later NaN is never chosen
-    (min_max, (np.float64(0.0), np.float64(-0.0))),
-    (min_max_of_three, (np.int32(3), np.int32(1), np.int32(2))),
-    (min_max_of_three, (np.int32(1), np.int32(1), np.int32(0))),
-    (with_python_number, (np.int32(3),)),
-    (with_python_number, (np.int32(9),)),
-    (over_tensor, (np.array([1.0, np.nan, 0.0]),)),
-    (over_tensor, (np.array([np.nan, 1.0]),)),
-    (over_tensor, (np.array([3, 1, 2], np.int32),)),
-    (over_tensor, (np.array([], np.int32),)),   # ValueError, as Python's
-    (total, (np.int64(3),)),
-    (total_of_tensor, (np.array([0.1, 0.2, 0.3]),)),   # Python's order of additions
-    (total_of_tensor, (np.array([[1, 2], [3, 4]], np.int32),)),
-    (absolute, (np.float64(-1.5), np.int32(3))),
-])
+@pytest.mark.parametrize(
+    "f, args",
+    [
+        (min_max, (np.float64(1.0), np.float64(2.0))),
+        (min_max, (np.float64(2.0), np.float64(1.0))),
+        (min_max, (nan, np.float64(2.0))),  # a NaN first operand is never replaced
+        (min_max, (np.float64(1.0), nan)),  # a later NaN is never chosen
+        (min_max, (np.float64(0.0), np.float64(-0.0))),
+        (min_max_of_three, (np.int32(3), np.int32(1), np.int32(2))),
+        (min_max_of_three, (np.int32(1), np.int32(1), np.int32(0))),
+        (with_python_number, (np.int32(3),)),
+        (with_python_number, (np.int32(9),)),
+        (over_tensor, (np.array([1.0, np.nan, 0.0]),)),
+        (over_tensor, (np.array([np.nan, 1.0]),)),
+        (over_tensor, (np.array([3, 1, 2], np.int32),)),
+        (over_tensor, (np.array([], np.int32),)),  # ValueError, as Python's
+        (total, (np.int64(3),)),
+        (total_of_tensor, (np.array([0.1, 0.2, 0.3]),)),  # Python's order of additions
+        (total_of_tensor, (np.array([[1, 2], [3, 4]], np.int32),)),
+        (absolute, (np.float64(-1.5), np.int32(3))),
+    ],
+)
 def test_staged_builtins_match_python(same_as_eager, f, args):
     same_as_eager(f, args)
 
@@ -93,12 +96,15 @@ def test_result_type_depending_on_values_is_refused():
     with pytest.raises(errors.SymbolicValueError) as e:
         staging.function(mixed_dtypes)(np.int32(1), np.float64(2.0))
     line = mixed_dtypes.__code__.co_firstlineno + 1
-    assert str(e.value).startswith(f"{HERE}:{line}: min() of operands of different types "
-                                   f"(float64, int32)")
+    assert str(e.value).startswith(
+        f"{HERE}:{line}: min() of operands of different types (float64, int32)"
+    )
     with pytest.raises(errors.SymbolicValueError) as e:
         staging.function(float_and_int_literal)(np.float64(1.0))
     line = float_and_int_literal.__code__.co_firstlineno + 1
-    assert str(e.value).startswith(f"{HERE}:{line}: max() of operands of different types (float64, int)")
+    assert str(e.value).startswith(
+        f"{HERE}:{line}: max() of operands of different types (float64, int)"
+    )
 
 
 def of_arrays(x, y):

@@ -27,6 +27,7 @@ def function_reads_branch_variable(x):
 
     def scaled(v):
         return v * scale
+
     if x > 0:
         scale = 3.0
     else:
@@ -86,13 +87,16 @@ def nested_branch_in_loop(n):
     return s, a
 
 
-@pytest.mark.parametrize("f, inputs", [
-    (lambda_reads_loop_variable, [0, 3, np.int64(0), np.int64(3)]),
-    (function_reads_branch_variable, [2.0, -2.0, np.float64(2.0), np.float64(-2.0)]),
-    (closure_in_for_over_tensor, [np.array([1.0, 2.0, 3.0]), np.zeros(0)]),
-    (method_of_local_class, [3, np.int64(3), np.int64(0)]),
-    (nested_branch_in_loop, [5, np.int64(5), np.int64(0)]),
-])
+@pytest.mark.parametrize(
+    "f, inputs",
+    [
+        (lambda_reads_loop_variable, [0, 3, np.int64(0), np.int64(3)]),
+        (function_reads_branch_variable, [2.0, -2.0, np.float64(2.0), np.float64(-2.0)]),
+        (closure_in_for_over_tensor, [np.array([1.0, 2.0, 3.0]), np.zeros(0)]),
+        (method_of_local_class, [3, np.int64(3), np.int64(0)]),
+        (nested_branch_in_loop, [5, np.int64(5), np.int64(0)]),
+    ],
+)
 def test_closures_see_current_values(same_as_eager, f, inputs):
     converted = autograph.convert(f)
     for x in inputs:
@@ -113,8 +117,11 @@ def test_converted_form_reaches_cells_through_get_and_set_state():
     assert "    def loop_body(s, i):\n        nonlocal a\n" in code
     assert "    def get_state():\n        return (a,)\n" in code
     assert "    def set_state(values_):\n        nonlocal a\n        a, = values_\n" in code
-    assert ("ag__.while_stmt(lambda s, i: i < n, loop_body, (s, i), ('s', 'i'), cells=('a',), "
-            "get_state=get_state, set_state=set_state)") in code
+    assert (
+        "ag__.while_stmt(lambda s, i: i < n, loop_body, (s, i), ('s', 'i'), cells=('a',), "
+        "get_state=get_state, set_state=set_state)"
+    ) in code
     # Names no closure reads stay parameters.
     assert "nonlocal" not in autograph.to_code(nested_branch_in_loop).split("get_state")[0].replace(
-        "nonlocal a", "")
+        "nonlocal a", ""
+    )

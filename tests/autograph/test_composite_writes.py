@@ -28,13 +28,15 @@ def test_writes_match_python():
 
 def test_converted_form():
     code = autograph.to_code(dict_and_array_writes)
-    for line in ("ag__.setitem(d, 'a', x)",
-                 "ag__.setitem(d, 'b', ag__.iadd(d['b'], 1))",
-                 "ag__.setitem(arr, ag__.key[1:3], 5.0)",
-                 "ag__.setitem(arr, ag__.key[:, 0], ag__.iadd(arr[:, 0], 1.0))",
-                 "item, item_1 = (1, 2)\n    a = item\n    ag__.setitem(d, 'c', item_1)",
-                 "e = 7\n    ag__.setitem(d, 'z', 7)",
-                 "ag__.setitem(d, 'i', itr)"):
+    for line in (
+        "ag__.setitem(d, 'a', x)",
+        "ag__.setitem(d, 'b', ag__.iadd(d['b'], 1))",
+        "ag__.setitem(arr, ag__.key[1:3], 5.0)",
+        "ag__.setitem(arr, ag__.key[:, 0], ag__.iadd(arr[:, 0], 1.0))",
+        "item, item_1 = (1, 2)\n    a = item\n    ag__.setitem(d, 'c', item_1)",
+        "e = 7\n    ag__.setitem(d, 'z', 7)",
+        "ag__.setitem(d, 'i', itr)",
+    ):
         assert line in code, line
 
 
@@ -42,6 +44,7 @@ def evaluation_order(log):
     def note(what, value):
         log.append(what)
         return value
+
     table = {}
     note("table", table)[note("key", "k")] = note("value", 1)
     note("table", table)[note("key", "k")] += note("increment", 2)
@@ -59,6 +62,7 @@ def test_augmented_assignment_is_in_place():
         alias = holder["items"]
         holder["items"] += [3]
         return alias
+
     assert f({"items": [1]}) == autograph.convert(f)({"items": [1]}) == [1, 3]
 
 
@@ -93,6 +97,7 @@ def test_staged_writes_outside_control_flow(same_as_eager):
 
 
 # -- writes into objects inside staged control flow (the mutation journal) -------------------
+
 
 class Box:
     def __init__(self, v):
@@ -150,13 +155,20 @@ def write_read_in_same_branch(x):
     return d["a"], y
 
 
-@pytest.mark.parametrize("f, inputs", [
-    (dict_item_in_staged_if, [np.float64(2.0), np.float64(-3.0)]),
-    (attribute_in_staged_loop, [np.int64(0), np.int64(3), np.int64(5)]),
-    (nested_composite_in_staged_for, [(np.float64(1.5), np.int64(0)), (np.float64(1.5), np.int64(4))]),
-    (list_item_in_staged_if, [np.float64(0.5), np.float64(2.0)]),
-    (write_read_in_same_branch, [np.float64(2.0), np.float64(-2.0)]),
-], ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize(
+    "f, inputs",
+    [
+        (dict_item_in_staged_if, [np.float64(2.0), np.float64(-3.0)]),
+        (attribute_in_staged_loop, [np.int64(0), np.int64(3), np.int64(5)]),
+        (
+            nested_composite_in_staged_for,
+            [(np.float64(1.5), np.int64(0)), (np.float64(1.5), np.int64(4))],
+        ),
+        (list_item_in_staged_if, [np.float64(0.5), np.float64(2.0)]),
+        (write_read_in_same_branch, [np.float64(2.0), np.float64(-2.0)]),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
 def test_writes_inside_staged_control_flow_match_eager(f, inputs, same_as_eager):
     same_as_eager(f, *inputs)
 
@@ -168,6 +180,7 @@ def test_each_branch_starts_from_the_state_before_the_if():
 
 def test_a_key_set_in_only_one_staged_branch_is_refused():
     import staging
+
     with pytest.raises(staging.errors.UndefinedNameError) as info:
         staging.function(key_created_in_one_branch)(np.float64(1.0))
     line = key_created_in_one_branch.__code__.co_firstlineno + 2
@@ -177,6 +190,7 @@ def test_a_key_set_in_only_one_staged_branch_is_refused():
 
 def autograph_staged(f):
     import staging
+
     return staging.function(f)
 
 
@@ -187,7 +201,7 @@ class _Box:
 def object_made_in_a_branch(x, y):
     if x > 0:
         o = _Box()
-        o.a = x < y          # a new object's attribute: nothing outside the branch sees it
+        o.a = x < y  # a new object's attribute: nothing outside the branch sees it
         d = {}
         d["k"] = y
     return x * 2.0
@@ -198,20 +212,21 @@ def object_made_in_a_loop_body(n):
     while k < n:
         k += 1
         o = _Box()
-        o.a = k              # made and dropped on every iteration
+        o.a = k  # made and dropped on every iteration
     return k
 
 
 def object_kept_after_the_branch(x):
     o = _Box()
     if x > 0:
-        o.a = x              # o lives on: eagerly o.a exists on one path only
+        o.a = x  # o lives on: eagerly o.a exists on one path only
     return o
 
 
 @pytest.mark.parametrize("x", [1.0, -1.0])
 def test_writes_into_objects_a_branch_makes_and_drops_are_staged(x):
     import staging
+
     args = (np.float64(x), np.float64(0.5))
     assert staging.function(object_made_in_a_branch)(*args) == object_made_in_a_branch(*args)
     n = np.int64(3 if x > 0 else 0)
@@ -221,10 +236,13 @@ def test_writes_into_objects_a_branch_makes_and_drops_are_staged(x):
 def test_returning_an_object_whose_attribute_a_branch_set_is_refused():
     import staging
     from staging import errors
+
     with pytest.raises(errors.LeakedTensorError) as info:
         staging.function(object_kept_after_the_branch)(np.float64(1.0))
-    assert "returns a _Box object whose attribute 'a' holds a value computed while the graph runs" \
+    assert (
+        "returns a _Box object whose attribute 'a' holds a value computed while the graph runs"
         in str(info.value)
+    )
 
 
 def test_a_container_a_staged_branch_writes_and_returns_holds_the_written_value():
@@ -252,8 +270,10 @@ def test_a_container_a_staged_branch_writes_and_returns_holds_the_written_value(
             out = {"a": x - 1, "b": [x]}
         return out, d
 
-    for f, calls in ((after_loop, [(0, np.int64(1)), (0, np.int64(2)), (7, np.int64(2))]),
-                     (in_branch, [(np.float64(3.0),), (np.float64(-3.0),)])):
+    for f, calls in (
+        (after_loop, [(0, np.int64(1)), (0, np.int64(2)), (7, np.int64(2))]),
+        (in_branch, [(np.float64(3.0),), (np.float64(-3.0),)]),
+    ):
         staged = staging.function(f)
         for args in calls:
             assert repr(staged(*args)) == repr(f(*args)), (f.__name__, args)
@@ -302,7 +322,9 @@ def test_writes_to_a_local_object_nothing_reads_afterwards_need_no_merging():
         args = (np.int64(n), np.float16(0.5))
         assert repr(f(*args)) == repr(_local_object_written_after_a_staged_return(*args))
     for g in (_local_object_kept_in_a_list, _local_object_read_by_a_closure):  # it is read: refused
-        with pytest.raises(staging.errors.BranchMismatchError, match="'_Box.a' has dtype float16 in one case"):
+        with pytest.raises(
+            staging.errors.BranchMismatchError, match="'_Box.a' has dtype float16 in one case"
+        ):
             staging.function(g)(np.int64(3), np.float16(0.5))
 
 
@@ -318,7 +340,9 @@ def _local_object_read_through_another_name(n, y):
 
 def test_a_dead_name_whose_object_another_name_reads_is_merged():
     staging = pytest.importorskip("staging")
-    with pytest.raises(staging.errors.BranchMismatchError, match="'_Box.a' has dtype float16 in one case"):
+    with pytest.raises(
+        staging.errors.BranchMismatchError, match="'_Box.a' has dtype float16 in one case"
+    ):
         staging.function(_local_object_read_through_another_name)(np.int64(3), np.float16(0.5))
 
 
@@ -329,6 +353,7 @@ def _global_object_written_after_a_staged_return(n, y):
     def helper():
         _SHARED = None  # a local of the helper: `_SHARED` stays the module's object out here
         return _SHARED
+
     helper()
     _SHARED.a = np.int64(1)
     for i in range(1, n):
@@ -339,7 +364,9 @@ def _global_object_written_after_a_staged_return(n, y):
 
 def test_writes_to_a_module_object_are_merged_even_when_the_function_does_not_read_it_again():
     staging = pytest.importorskip("staging")
-    with pytest.raises(staging.errors.BranchMismatchError, match="'_Box.a' has dtype float16 in one case"):
+    with pytest.raises(
+        staging.errors.BranchMismatchError, match="'_Box.a' has dtype float16 in one case"
+    ):
         staging.function(_global_object_written_after_a_staged_return)(np.int64(3), np.float16(0.5))
 
 

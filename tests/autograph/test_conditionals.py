@@ -1,10 +1,9 @@
 """if / elif / else conversion: native on concrete conditions, staging.cond on symbolic ones."""
 
-import numpy as np
 import pytest
+from conftest import f64, i64
 
 import autograph
-from conftest import f64, i64
 
 
 def sign(x):
@@ -51,12 +50,15 @@ def side_only(x):
     return len(out)
 
 
-@pytest.mark.parametrize("f, inputs", [
-    (sign, [5, -3, 0]),
-    (early, [20, 1, 7, -4]),
-    (nested, [(1, 1), (1, -1), (-1, 1), (-1, -1)]),
-    (side_only, [1, -1]),
-])
+@pytest.mark.parametrize(
+    "f, inputs",
+    [
+        (sign, [5, -3, 0]),
+        (early, [20, 1, 7, -4]),
+        (nested, [(1, 1), (1, -1), (-1, 1), (-1, -1)]),
+        (side_only, [1, -1]),
+    ],
+)
 def test_native_matches_python(check_native, f, inputs):
     check_native(f, *inputs)
 
@@ -91,8 +93,10 @@ def test_staged_if_is_one_cond_node(check_staged):
 def test_branch_functions_take_and_return_state():
     code = autograph.to_code(abs_plus)
     assert "def if_true(x):" in code
-    assert "(x,) = ag__.if_stmt(x < 0, if_true, None, (x,), ('x',))" in code or \
-        "x, = ag__.if_stmt(x < 0, if_true, None, (x,), ('x',))" in code
+    assert (
+        "(x,) = ag__.if_stmt(x < 0, if_true, None, (x,), ('x',))" in code
+        or "x, = ag__.if_stmt(x < 0, if_true, None, (x,), ('x',))" in code
+    )
 
 
 def test_state_is_only_modified_and_live_names():
@@ -102,6 +106,7 @@ def test_state_is_only_modified_and_live_names():
             t = 2
             unused = 3
         return t
+
     code = autograph.to_code(f)
     assert "('t',)" in code and "'unused'" not in code
 
@@ -123,10 +128,12 @@ def _bump(flag):
 def test_if_exp_native(check_native):
     def f(x):
         return x * 2 if x > 0 else -x
+
     check_native(f, 3, -2, 0)
 
 
 def test_if_exp_staged(check_staged):
     def f(x):
         return x * 2 if x > 0 else -x
+
     check_staged(f, i64(3), i64(-2))

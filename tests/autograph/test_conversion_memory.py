@@ -53,6 +53,7 @@ def modules(tmp_path, monkeypatch):
         mod = _write_module(tmp_path, lines)
         made.append(mod.__name__)
         return mod
+
     yield make
     for name in made:
         sys.modules.pop(name, None)

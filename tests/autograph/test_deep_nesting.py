@@ -69,7 +69,7 @@ def test_helper_converted_while_tracing(tmp_path, monkeypatch):
 def helper(x):
     while x > 100:
         x = x - 1
-    return {' - '.join(['x'] * TERMS)}
+    return {" - ".join(["x"] * TERMS)}
 
 
 def caller(x):
@@ -87,7 +87,7 @@ def test_unary_chain(tmp_path, monkeypatch):
     source = f"""\
 def negated(x):
     if x > 0:
-        x = {'-' * TERMS}x
+        x = {"-" * TERMS}x
     return x
 """
     mod, path = _module(tmp_path, monkeypatch, source)

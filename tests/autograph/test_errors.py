@@ -38,10 +38,13 @@ def test_try_around_staged_control_flow_refused():
         except ValueError:
             pass
         return x
+
     assert autograph.convert(f)(5) == 1
     with pytest.raises(errors.UnsupportedConstructError) as e:
         staging.function(f)(np.int64(5))
-    assert str(e.value).startswith(f"{HERE}:{f.__code__.co_firstlineno + 1}: this `try` catches errors")
+    assert str(e.value).startswith(
+        f"{HERE}:{f.__code__.co_firstlineno + 1}: this `try` catches errors"
+    )
 
 
 def test_undefined_name_native():
@@ -82,7 +85,9 @@ def test_defined_only_in_staged_loop():
         loop_only(0)
     with pytest.raises(errors.UndefinedNameError) as e:
         staged(np.int64(0))
-    assert "'last' is assigned only inside this staged `while` loop, which ran zero times" in str(e.value)
+    assert "'last' is assigned only inside this staged `while` loop, which ran zero times" in str(
+        e.value
+    )
     assert str(e.value).startswith(f"{HERE}:{loop_only.__code__.co_firstlineno + 2}: ")
 
 
@@ -109,12 +114,15 @@ def test_error_in_user_code_points_to_user_line():
         if x > 0:
             return x + "a"
         return x
+
     import traceback
+
     with pytest.raises(TypeError) as e:
         autograph.convert(f)(1)
     frames = traceback.extract_tb(e.value.__traceback__)
-    assert any(fr.lineno == f.__code__.co_firstlineno + 2 and "x + \"a\"" in (fr.line or "")
-               for fr in frames)
+    assert any(
+        fr.lineno == f.__code__.co_firstlineno + 2 and 'x + "a"' in (fr.line or "") for fr in frames
+    )
 
 
 def structure_changes_in_loop(x):
@@ -139,10 +147,14 @@ def test_structure_mismatch_names_the_element():
         staging.function(structure_changes_in_loop)(np.float64(1.0))
     line = structure_changes_in_loop.__code__.co_firstlineno + 2
     assert f"{HERE}:{line}:" in str(e.value)
-    assert ("loop variable 's': a dict with keys ['a'] before the loop, a tensor f64[] after an "
-            "iteration") in str(e.value)
+    assert (
+        "loop variable 's': a dict with keys ['a'] before the loop, a tensor f64[] after an "
+        "iteration"
+    ) in str(e.value)
     with pytest.raises(errors.BranchMismatchError) as e:
         staging.function(structure_differs_in_branches)(np.float64(1.0))
     line = structure_differs_in_branches.__code__.co_firstlineno + 1
     assert f"{HERE}:{line}:" in str(e.value)
-    assert "'y[1]' different structures: a tuple of 2 in the true branch and a tensor f64[]" in str(e.value)
+    assert "'y[1]' different structures: a tuple of 2 in the true branch and a tensor f64[]" in str(
+        e.value
+    )

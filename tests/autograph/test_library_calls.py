@@ -44,14 +44,17 @@ def uses_reduce(x):
     return functools.reduce(lambda a, b: a * b, [x, x, 2.0])
 
 
-@pytest.mark.parametrize("f, args", [
-    (uses_logging, (np.float64(2.0),)),
-    (uses_logging, (np.float64(-2.0),)),
-    (uses_os_path, (np.float64(2.0), "bc")),
-    (uses_statistics_on_concrete_values, (np.float64(2.0),)),
-    (uses_heapq, (np.float64(2.0),)),
-    (uses_reduce, (np.float64(2.0),)),
-])
+@pytest.mark.parametrize(
+    "f, args",
+    [
+        (uses_logging, (np.float64(2.0),)),
+        (uses_logging, (np.float64(-2.0),)),
+        (uses_os_path, (np.float64(2.0), "bc")),
+        (uses_statistics_on_concrete_values, (np.float64(2.0),)),
+        (uses_heapq, (np.float64(2.0),)),
+        (uses_reduce, (np.float64(2.0),)),
+    ],
+)
 def test_standard_library_runs_as_it_is(same_as_eager, f, args):
     same_as_eager(f, args)
 
@@ -83,14 +86,17 @@ def installed_package(tmp_path, monkeypatch):
     """A module in a site-packages directory: an installed package, not converted."""
     site = tmp_path / "site-packages"
     site.mkdir()
-    (site / "ag_test_installed.py").write_text(textwrap.dedent("""\
+    (site / "ag_test_installed.py").write_text(
+        textwrap.dedent("""\
         def clip_positive(x):
             if x > 0:
                 return x
             return 0.0
-        """))
+        """)
+    )
     monkeypatch.syspath_prepend(str(site))
     import ag_test_installed
+
     yield ag_test_installed
     sys.modules.pop("ag_test_installed", None)
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
+from conftest import i64
 
 import autograph
-from conftest import i64
 
 
 def collect(n):
@@ -106,6 +106,7 @@ def test_calls_are_converted_recursively(check_native, check_staged):
     def f(x):
         g = lambda y: helper(y) * 2  # noqa: E731
         return g(x)
+
     check_native(f, 3, -3)
     check_staged(f, i64(3), i64(-3))
 
@@ -119,6 +120,7 @@ def test_methods(check_native):
             while x < self.k:
                 x += 1
             return x
+
     a = A(5)
     assert autograph.convert(a.f)(1) == a.f(1) == 5
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
+from conftest import f64, i64
 
 import autograph
-from conftest import f64, i64
 
 
 def guarded(x):
@@ -31,17 +31,21 @@ def chained_call(x):
     def mid():
         calls.append(1)
         return x
+
     ok = 0 < mid() < 10
     return ok, len(calls)
 
 
-@pytest.mark.parametrize("f, inputs", [
-    (guarded, [0, 3, 5, 10]),
-    (either, [(1, -1), (-1, 1), (-1, -1)]),
-    (negate, [1, 5]),
-    (chained, [-1, 5, 20]),
-    (chained_call, [-1, 5, 20]),
-])
+@pytest.mark.parametrize(
+    "f, inputs",
+    [
+        (guarded, [0, 3, 5, 10]),
+        (either, [(1, -1), (-1, 1), (-1, -1)]),
+        (negate, [1, 5]),
+        (chained, [-1, 5, 20]),
+        (chained_call, [-1, 5, 20]),
+    ],
+)
 def test_native_matches_python(check_native, f, inputs):
     check_native(f, *inputs)
 
@@ -55,6 +59,7 @@ def test_right_side_does_not_run():
 
     def f(x):
         return x > 0 and right()
+
     autograph.convert(f)(-1)
     assert seen == []
 
@@ -84,14 +89,16 @@ def bool_operands(x, y):
 
 def first_nonpositive(x, n):
     i = 0
-    while i < n and x[i] > 0:   # x[n] must never be read
+    while i < n and x[i] > 0:  # x[n] must never be read
         i += 1
     return i
 
 
 def test_staged_or_and_keep_values(check_staged):
     # Same dtype on both sides: Python's value semantics (x or y is x if x is true, else y).
-    inputs = [(f64(x), f64(y)) for x, y in [(0.0, 3.0), (2.0, 3.0), (2.0, 0.0), (0.0, 0.0), (-1.5, 4.0)]]
+    inputs = [
+        (f64(x), f64(y)) for x, y in [(0.0, 3.0), (2.0, 3.0), (2.0, 0.0), (0.0, 0.0), (-1.5, 4.0)]
+    ]
     f = check_staged(values_or_and, *inputs)
     assert f.tracing_count == 1
     staged = f(f64(0.0), f64(3.0))
@@ -100,7 +107,9 @@ def test_staged_or_and_keep_values(check_staged):
 
 
 def test_staged_or_and_on_booleans_stay_boolean(check_staged):
-    f = check_staged(bool_operands, (f64(0.0), f64(3.0)), (f64(2.0), f64(0.0)), (f64(0.0), f64(0.5)))
+    f = check_staged(
+        bool_operands, (f64(0.0), f64(3.0)), (f64(2.0), f64(0.0)), (f64(0.0), f64(0.5))
+    )
     assert all(np.asarray(v).dtype == np.bool_ for v in f(f64(2.0), f64(0.0)))
 
 
@@ -142,7 +151,10 @@ def test_staged_mixed_dtypes_in_a_test_use_the_truth_value(same_as_eager):
 def test_staged_mixed_dtypes_as_a_value_are_refused():
     staging = pytest.importorskip("staging")
     # Python gives the float x or the bool y > 0 depending on x: no one staged type.
-    assert mixed_and_value(f64(0.0), f64(1.0)) == 0.0 and mixed_and_value(f64(2.0), f64(1.0)) is np.True_
+    assert (
+        mixed_and_value(f64(0.0), f64(1.0)) == 0.0
+        and mixed_and_value(f64(2.0), f64(1.0)) is np.True_
+    )
     assert "ag__.and_(x, lambda: y > 0, value=True)" in autograph.to_code(mixed_and_value)
     for f in (mixed_and_value, mixed_or_value):
         with pytest.raises(staging.errors.SymbolicValueError) as e:
@@ -178,5 +190,7 @@ def test_a_python_int_that_does_not_fit_the_left_operands_dtype_is_used_by_its_t
     f = staging.function(_or_with_a_negative_int)
     for x, y in ((-2, np.uint8(0)), (0, np.uint8(0)), (0, np.uint8(3))):
         assert f(x, y) == _or_with_a_negative_int(x, y)
-    with pytest.raises(staging.errors.SymbolicValueError, match=r"\(a tensor u8\[\] and the Python int -2\)"):
+    with pytest.raises(
+        staging.errors.SymbolicValueError, match=r"\(a tensor u8\[\] and the Python int -2\)"
+    ):
         staging.function(_or_value_with_a_negative_int)(-2, np.uint8(0))

@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
+from conftest import f64, i64
 
 import autograph
 import staging
-from conftest import f64, i64
 
 
 def collatz(n):
@@ -118,22 +118,30 @@ def loop_target_after(n):
     return i
 
 
-@pytest.mark.parametrize("f, inputs", [
-    (collatz, [1, 6, 27]),
-    (triangle, [0, 1, 5]),
-    (loop_else, [2, 5]),
-    (while_else, [3, 10]),
-    (nested_break, [2, 5, 8]),
-    (deep_continue, [0, 7, 13]),
-    (loop_target_after, [0, 4]),
-])
+@pytest.mark.parametrize(
+    "f, inputs",
+    [
+        (collatz, [1, 6, 27]),
+        (triangle, [0, 1, 5]),
+        (loop_else, [2, 5]),
+        (while_else, [3, 10]),
+        (nested_break, [2, 5, 8]),
+        (deep_continue, [0, 7, 13]),
+        (loop_target_after, [0, 4]),
+    ],
+)
 def test_native_matches_python(check_native, f, inputs):
     check_native(f, *inputs)
 
 
 def test_native_loop_heavy(check_native):
-    check_native(loop_heavy, (np.array([1, 2, 3, 4]), 4), (np.array([1, -5, 30, 2]), 4),
-                 (np.array([20]), 1), (np.array([], dtype=int), 0))
+    check_native(
+        loop_heavy,
+        (np.array([1, 2, 3, 4]), 4),
+        (np.array([1, -5, 30, 2]), 4),
+        (np.array([20]), 1),
+        (np.array([], dtype=int), 0),
+    )
 
 
 def test_native_tensor_like(check_native):
@@ -165,8 +173,13 @@ def test_staged_break_and_else(check_staged):
 
 
 def test_staged_return_in_loop(check_staged):
-    f = check_staged(find_first, (np.array([4, 5, 6]), i64(5)), (np.array([4, 5, 6]), i64(9)),
-                     (np.array([7, 7, 7]), i64(7)), (np.array([1, 2, 3]), i64(3)))
+    f = check_staged(
+        find_first,
+        (np.array([4, 5, 6]), i64(5)),
+        (np.array([4, 5, 6]), i64(9)),
+        (np.array([7, 7, 7]), i64(7)),
+        (np.array([1, 2, 3]), i64(3)),
+    )
     assert f.tracing_count == 1
     assert "retval_ = ag__.UndefinedReturnValue()" in autograph.to_code(find_first)
 
@@ -231,8 +244,10 @@ def test_return_in_loop_without_final_return():
     with pytest.raises(staging.errors.BranchMismatchError) as e:
         staging.function(maybe_returns)(np.array([1, 3]), i64(2))
     line = maybe_returns.__code__.co_firstlineno + 1
-    assert f"{__file__}:{line}: 'maybe_returns' returns a value on one path and None on another" \
+    assert (
+        f"{__file__}:{line}: 'maybe_returns' returns a value on one path and None on another"
         in str(e.value)
+    )
 
 
 def test_set_loop_options_maximum_iterations():
@@ -242,6 +257,7 @@ def test_set_loop_options_maximum_iterations():
             autograph.set_loop_options(maximum_iterations=3)
             i += 1
         return i
+
     assert autograph.convert(f)(10) == 3
     assert "opts=dict(maximum_iterations=3)" in autograph.to_code(f)
 
@@ -255,10 +271,12 @@ def test_staged_maximum_iterations(check_staged):
             autograph.set_loop_options(maximum_iterations=3)
             i += 1
         return i
+
     assert staging.function(f)(i64(10)) == 3
 
 
 # `continue` in the `else:` clause of an inner loop continues the outer loop.
+
 
 def continue_in_inner_else(n):
     s = 0
@@ -309,11 +327,14 @@ def test_continue_in_inner_loop_else_compiles():
     assert "continue_ = True" in autograph.to_code(continue_in_inner_else_after_break)
 
 
-@pytest.mark.parametrize("f, inputs", [
-    (continue_in_inner_else, [(0,), (2,)]),
-    (continue_in_inner_else_after_break, [(3, 1), (3, 5), (0, 0)]),
-    (continue_in_inner_while_else, [(4, 1), (4, 7), (1, 7)]),
-])
+@pytest.mark.parametrize(
+    "f, inputs",
+    [
+        (continue_in_inner_else, [(0,), (2,)]),
+        (continue_in_inner_else_after_break, [(3, 1), (3, 5), (0, 0)]),
+        (continue_in_inner_while_else, [(4, 1), (4, 7), (1, 7)]),
+    ],
+)
 def test_continue_in_inner_loop_else(same_as_eager, f, inputs):
     autograph_inputs = [tuple(np.int64(a) for a in args) for args in inputs]
     check = autograph.convert(f)
@@ -323,6 +344,7 @@ def test_continue_in_inner_loop_else(same_as_eager, f, inputs):
 
 
 # -- shape invariants ---------------------------------------------------------------
+
 
 def grows_with_invariant(x, n):
     i = 0
@@ -372,16 +394,27 @@ def test_an_unknown_rank_invariant_is_every_dim_unknown_at_the_rank_of_the_value
 def test_shape_invariant_declares_the_loop_variable_type():
     f = staging.function(grows_with_invariant)
     for n in (0, 3):
-        np.testing.assert_array_equal(f(np.arange(2.0), np.int64(n)), grows_with_invariant(np.arange(2.0), n))
+        np.testing.assert_array_equal(
+            f(np.arange(2.0), np.int64(n)), grows_with_invariant(np.arange(2.0), n)
+        )
     graph = str(f.get_concrete_function(np.arange(2.0), np.int64(3)).graph)
     assert "f64[?]" in graph
 
 
-@pytest.mark.parametrize("fn, words", [
-    (breaks_its_invariant, "after an iteration, which its shape invariant f64[2,?] does not accept"),
-    (unknown_rank_invariant_rank_changes, "loop variable 'x' has 2 dims before the loop and 3 after an "
-                                          "iteration; its shape invariant has an unknown rank"),
-])
+@pytest.mark.parametrize(
+    "fn, words",
+    [
+        (
+            breaks_its_invariant,
+            "after an iteration, which its shape invariant f64[2,?] does not accept",
+        ),
+        (
+            unknown_rank_invariant_rank_changes,
+            "loop variable 'x' has 2 dims before the loop and 3 after an "
+            "iteration; its shape invariant has an unknown rank",
+        ),
+    ],
+)
 def test_shape_invariant_violations_are_refused(fn, words):
     with pytest.raises(staging.errors.LoopVariableError) as info:
         staging.function(fn)(np.ones((2, 3)), np.int64(2))
@@ -408,6 +441,7 @@ def test_a_trailing_continue_keeps_its_test():
 
 
 # -- names read only on the paths that did not jump -----------------------------------------
+
 
 def list_read_after_a_continue(x, n):
     k = 0
@@ -446,11 +480,16 @@ def test_a_name_read_only_after_a_jump_is_not_a_loop_variable():
 def test_lists_made_and_read_between_jumps_in_a_staged_loop(same_as_eager):
     # Lowering the jump put the read under `if not continue_:`, which made the list look
     # read at the loop head: a loop variable first assigned in the loop (refused).
-    same_as_eager(list_read_after_a_continue, (np.array([1.0, 2.0]), np.int64(3)),
-                  (np.array([1.0, 1.0]), np.int64(3)),
-                  (np.array([-1.0, 2.0]), np.int64(4)), (np.array([1.0, 2.0]), np.int64(0)))
-    same_as_eager(list_read_after_a_break, np.array([1.0, 2.0, -1.0, 4.0]), np.array([3.0]),
-                  np.zeros(0))
+    same_as_eager(
+        list_read_after_a_continue,
+        (np.array([1.0, 2.0]), np.int64(3)),
+        (np.array([1.0, 1.0]), np.int64(3)),
+        (np.array([-1.0, 2.0]), np.int64(4)),
+        (np.array([1.0, 2.0]), np.int64(0)),
+    )
+    same_as_eager(
+        list_read_after_a_break, np.array([1.0, 2.0, -1.0, 4.0]), np.array([3.0]), np.zeros(0)
+    )
 
 
 _VERBOSE = False
@@ -479,6 +518,8 @@ def test_a_return_flag_no_traced_path_sets_leaves_the_code_after_the_loop_uncond
     staging = pytest.importorskip("staging")
     f = staging.function(_return_no_traced_path_takes)
     for n in (0, 3):
-        assert repr(f(np.int64(5), np.int64(n))) == repr(_return_no_traced_path_takes(np.int64(5), np.int64(n)))
+        assert repr(f(np.int64(5), np.int64(n))) == repr(
+            _return_no_traced_path_takes(np.int64(5), np.int64(n))
+        )
     graph = str(f.get_concrete_function(np.int64(5), np.int64(3)).graph)
     assert graph.count(" = cond ") == 0, graph

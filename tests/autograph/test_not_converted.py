@@ -54,9 +54,14 @@ def in_dictcomp(x):
     return {i: v for i, v in enumerate([x, -x]) if v > 0}
 
 
-@pytest.mark.parametrize("func, kind", [(in_genexpr, "a generator expression"),
-                                        (in_listcomp, "a list comprehension"),
-                                        (in_dictcomp, "a dict comprehension")])
+@pytest.mark.parametrize(
+    "func, kind",
+    [
+        (in_genexpr, "a generator expression"),
+        (in_listcomp, "a list comprehension"),
+        (in_dictcomp, "a dict comprehension"),
+    ],
+)
 def test_comprehensions(func, kind):
     message = error_of(staging.function(func), np.float64(1.0))
     assert message.startswith(line_of(func, 1))
@@ -103,7 +108,10 @@ def test_called_by_a_builtin():
 
     message = error_of(maps, np.float64(1.0))
     assert message.startswith(line_of(positive, 1))
-    assert "autograph did not convert 'positive': it is called by a builtin or library function" in message
+    assert (
+        "autograph did not convert 'positive': it is called by a builtin or library function"
+        in message
+    )
     assert "map()" in message
 
 
@@ -142,7 +150,10 @@ def test_converted_code_with_a_use_it_does_not_stage():
 
     message = error_of(staging.function(explicit_bool), np.float64(1.0))
     assert message.startswith(line_of(explicit_bool, 1))
-    assert "autograph converted this function, but this use of a symbolic value is not one it stages" in message
+    assert (
+        "autograph converted this function, but this use of a symbolic value is not one it stages"
+        in message
+    )
 
 
 def test_iterating_message_reads_as_sentences():
@@ -152,12 +163,16 @@ def test_iterating_message_reads_as_sentences():
 
     message = error_of(staging.function(unpack), np.ones(2))
     assert message.startswith(line_of(unpack, 1))
-    assert "iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <f64[2]>" in message
+    assert (
+        "iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <f64[2]>"
+        in message
+    )
     assert "elsewhere index it with x[i])." in message
     assert "or;" not in message and ", or)" not in message
 
 
 # -- functools.partial ----------------------------------------------------------------
+
 
 def test_partial_helper_is_converted():
     @staging.function

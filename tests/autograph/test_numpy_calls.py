@@ -3,9 +3,9 @@ staging.numpy_api (ag__.call routes them), compared with eager NumPy."""
 
 import numpy as np
 import pytest
+from conftest import f64, i64
 
 import autograph
-from conftest import f64, i64
 
 
 def creation(n, x):
@@ -52,7 +52,9 @@ def test_creation_with_symbolic_size_inside_shapes(check_staged):
     assert f.tracing_count == 1
     a, b, c, d, e = f(i64(3), f64(1.0))
     assert a.shape == (3, 2) and b.shape == (2, 3) and d.dtype == np.float32 and c.dtype == np.int64
-    concrete = f.get_concrete_function(staging.TensorSpec([], np.int64), staging.TensorSpec([], np.float64))
+    concrete = f.get_concrete_function(
+        staging.TensorSpec([], np.int64), staging.TensorSpec([], np.float64)
+    )
     graph = str(concrete.graph)
     for op in ("= zeros a", "= full b a", "= arange a", "= eye a", "= ones a"):
         assert op in graph, graph

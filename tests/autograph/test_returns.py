@@ -45,7 +45,7 @@ def nested_ifs_tuple(x):
 def returns_in_loop_or_its_else(n):
     for i in range(n):
         return 1
-    else:               # no break: runs whenever the loop ends, so every path returns
+    else:  # no break: runs whenever the loop ends, so every path returns
         k = 0
         while k < n:
             k += 1
@@ -57,7 +57,7 @@ def returns_from_nested_loop_or_after_else(n):
     for i in range(1, n):
         for j in range(n):
             if j > i:
-                break   # the inner loop's break: the outer one still ends only through its else
+                break  # the inner loop's break: the outer one still ends only through its else
             return i * 10
     else:
         return -1
@@ -73,10 +73,10 @@ def returns_from_while_true(n):
 
 def returning_branch_leaves_another_type(x, n):
     if x > 0:
-        v = -n                  # an int8 that is never read: this branch returns
+        v = -n  # an int8 that is never read: this branch returns
         return x > 1.0
     else:
-        v = np.sqrt(n) > x      # a bool
+        v = np.sqrt(n) > x  # a bool
     return v
 
 
@@ -103,18 +103,30 @@ def returns_a_list_from_nested_ifs_in_a_loop(n, y):
     return items
 
 
-@pytest.mark.parametrize("f, inputs", [
-    (returns_a_list_from_nested_ifs_in_a_loop, [(1, np.array(v)) for v in (0.0, 1.0, 4.0)]),
-    (returning_branch_leaves_another_type, [(np.float64(x), np.int8(4)) for x in (-1.0, 0.5, 2.0)]),
-    (returning_else_leaves_another_type, [(np.float64(x), np.int8(4)) for x in (-1.0, 0.5, 2.0)]),
-    (returns_in_loop_or_its_else, [np.int64(n) for n in (0, 1, 3)]),
-    (returns_from_nested_loop_or_after_else, [np.int64(n) for n in (0, 1, 2, 4)]),
-    (returns_from_while_true, [np.int64(n) for n in (0, 3)]),
-    (returns_tuple_from_loop, [np.int64(0), np.int64(2), np.int64(6)]),
-    (returns_structure_from_for, [np.array([0.5, 3.0, 4.0]), np.array([0.5, 0.2, 0.1])]),
-    (nested_ifs_without_loop, [(np.bool_(a), np.bool_(b)) for a in (True, False) for b in (True, False)]),
-    (nested_ifs_tuple, [np.float64(v) for v in (-1.0, 2.0, 7.0)]),
-])
+@pytest.mark.parametrize(
+    "f, inputs",
+    [
+        (returns_a_list_from_nested_ifs_in_a_loop, [(1, np.array(v)) for v in (0.0, 1.0, 4.0)]),
+        (
+            returning_branch_leaves_another_type,
+            [(np.float64(x), np.int8(4)) for x in (-1.0, 0.5, 2.0)],
+        ),
+        (
+            returning_else_leaves_another_type,
+            [(np.float64(x), np.int8(4)) for x in (-1.0, 0.5, 2.0)],
+        ),
+        (returns_in_loop_or_its_else, [np.int64(n) for n in (0, 1, 3)]),
+        (returns_from_nested_loop_or_after_else, [np.int64(n) for n in (0, 1, 2, 4)]),
+        (returns_from_while_true, [np.int64(n) for n in (0, 3)]),
+        (returns_tuple_from_loop, [np.int64(0), np.int64(2), np.int64(6)]),
+        (returns_structure_from_for, [np.array([0.5, 3.0, 4.0]), np.array([0.5, 0.2, 0.1])]),
+        (
+            nested_ifs_without_loop,
+            [(np.bool_(a), np.bool_(b)) for a in (True, False) for b in (True, False)],
+        ),
+        (nested_ifs_tuple, [np.float64(v) for v in (-1.0, 2.0, 7.0)]),
+    ],
+)
 def test_staged_returns_match_python(same_as_eager, f, inputs):
     staged = same_as_eager(f, *inputs)
     assert staged.tracing_count == 1
@@ -148,16 +160,35 @@ def returns_two_dtypes(x, c):
     return x.astype(np.float32)
 
 
-@pytest.mark.parametrize("f, args, line, text", [
-    (returns_value_or_falls_off, (np.float64(1.0),), 1,
-     "'returns_value_or_falls_off' returns a value on one path and None on another"),
-    (returns_in_else_of_a_loop_that_breaks, (np.int64(4),), 1,
-     "'returns_in_else_of_a_loop_that_breaks' returns a value on one path and None on another"),
-    (returns_none_on_one_path, (np.float64(1.0),), 1,
-     "this function returns a value on one path and None on another"),
-    (returns_two_dtypes, (np.float64(1.0), np.bool_(True)), 1,
-     "'return value' has dtype float64 in one case and float32 in the other"),
-])
+@pytest.mark.parametrize(
+    "f, args, line, text",
+    [
+        (
+            returns_value_or_falls_off,
+            (np.float64(1.0),),
+            1,
+            "'returns_value_or_falls_off' returns a value on one path and None on another",
+        ),
+        (
+            returns_in_else_of_a_loop_that_breaks,
+            (np.int64(4),),
+            1,
+            "'returns_in_else_of_a_loop_that_breaks' returns a value on one path and None on another",
+        ),
+        (
+            returns_none_on_one_path,
+            (np.float64(1.0),),
+            1,
+            "this function returns a value on one path and None on another",
+        ),
+        (
+            returns_two_dtypes,
+            (np.float64(1.0), np.bool_(True)),
+            1,
+            "'return value' has dtype float64 in one case and float32 in the other",
+        ),
+    ],
+)
 def test_staged_return_of_different_kinds_is_refused_naming_the_line(f, args, line, text):
     staging = pytest.importorskip("staging")
     f(*args)  # fine in Python
@@ -171,7 +202,9 @@ def test_staged_return_of_different_kinds_is_refused_naming_the_line(f, args, li
 def test_concrete_falling_off_returns_none():
     converted = autograph.convert(returns_value_or_falls_off)
     assert converted(2.0) == 2.0 and converted(7.0) is None and converted(-1.0) == -1.0
-    assert "return ag__.return_value(retval_, do_return)" in autograph.to_code(returns_value_or_falls_off)
+    assert "return ag__.return_value(retval_, do_return)" in autograph.to_code(
+        returns_value_or_falls_off
+    )
 
 
 def returns_none_everywhere(x, out):
@@ -205,8 +238,14 @@ def returns_or_makes_an_object(x, n, y):
 
 
 def test_an_object_made_on_one_path_while_the_others_return(same_as_eager):
-    same_as_eager(returns_or_makes_an_object,
-                  *[(np.bool_(x), np.int64(n), np.int64(y)) for x in (False, True) for n, y in ((0, 0), (0, 2), (1, 0))])
+    same_as_eager(
+        returns_or_makes_an_object,
+        *[
+            (np.bool_(x), np.int64(n), np.int64(y))
+            for x in (False, True)
+            for n, y in ((0, 0), (0, 2), (1, 0))
+        ],
+    )
 
 
 def returns_a_list_from_a_staged_loop(x, n):
@@ -241,5 +280,7 @@ def returns_a_dict_that_gains_a_key_later(x, n, y):
 
 def test_a_dict_that_gains_a_key_in_one_branch_while_another_returns_it():
     staging = pytest.importorskip("staging")
-    with pytest.raises(staging.errors.UndefinedNameError, match=r"dict\['c'\] is set in only one branch"):
+    with pytest.raises(
+        staging.errors.UndefinedNameError, match=r"dict\['c'\] is set in only one branch"
+    ):
         staging.function(returns_a_dict_that_gains_a_key_later)(np.float64(1.0), 2, np.float64(3.0))

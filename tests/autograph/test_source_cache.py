@@ -17,7 +17,7 @@ from staging import errors
 
 _IDS = itertools.count()
 
-OLD = '''\
+OLD = """\
 import math
 
 
@@ -32,10 +32,10 @@ g = lambda x: x + 1
 
 def other(x):
     return x
-'''
+"""
 
 # Same first lines for `f` and `g`, different bodies, different length.
-NEW = '''\
+NEW = """\
 import math
 
 
@@ -51,7 +51,7 @@ g = lambda x: x * 2 + 5
 
 def other(x):
     return x
-'''
+"""
 
 
 @pytest.fixture
@@ -152,19 +152,31 @@ def test_pseudo_file_in_linecache_converts():
 def test_unavailable_source_still_an_error():
     namespace = {}
     # (a function with control flow: one with nothing to convert is traced as it is)
-    exec(compile("def h(x):\n    return x if x else -x\n", f"<no such source {next(_IDS)}>", "exec"), namespace)
+    exec(
+        compile("def h(x):\n    return x if x else -x\n", f"<no such source {next(_IDS)}>", "exec"),
+        namespace,
+    )
     with pytest.raises(errors.ConversionError, match="unavailable"):
         autograph.convert(namespace["h"])
 
 
 def test_functions_with_nothing_to_convert_are_traced_as_they_are():
     namespace = {}
-    exec(compile("def h(x):\n    y = x * 2 + 1\n    return -y\n", f"<no such source {next(_IDS)}>", "exec"),
-         namespace)
+    exec(
+        compile(
+            "def h(x):\n    y = x * 2 + 1\n    return -y\n",
+            f"<no such source {next(_IDS)}>",
+            "exec",
+        ),
+        namespace,
+    )
     h = namespace["h"]
     assert api.converted_raw(h) is h  # no source needed: nothing in it behaves differently staged
     namespace = {}
-    exec(compile("def k(x):\n    return print(x)\n", f"<no such source {next(_IDS)}>", "exec"), namespace)
+    exec(
+        compile("def k(x):\n    return print(x)\n", f"<no such source {next(_IDS)}>", "exec"),
+        namespace,
+    )
     with pytest.raises(errors.ConversionError, match="unavailable"):
         api.converted_raw(namespace["k"])  # a call: it may be print, which is staged differently
 
@@ -214,11 +226,14 @@ NEW_ARGS = OLD.replace("def f(x):", "def f(x, scale=2):")
 SHORTER = OLD.replace("    if x > 0:\n        return x + 1\n", "")
 
 
-@pytest.mark.parametrize("edited, problem", [
-    (RENAMED, "the source at that line now defines 'f2'"),
-    (NEW_ARGS, "its source now takes (x, scale), the running function takes (x)"),
-    (SHORTER, "its source now ends at line 5, the running function has code on line 7"),
-])
+@pytest.mark.parametrize(
+    "edited, problem",
+    [
+        (RENAMED, "the source at that line now defines 'f2'"),
+        (NEW_ARGS, "its source now takes (x, scale), the running function takes (x)"),
+        (SHORTER, "its source now ends at line 5, the running function has code on line 7"),
+    ],
+)
 def test_edited_without_reload_is_refused(module_file, edited, problem):
     """The file changed and the module was not reloaded: the running `f` is not the one in the
     file, and converting the file's version would run other code."""

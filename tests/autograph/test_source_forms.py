@@ -11,9 +11,7 @@ def apply(f, x):
 
 
 def lambda_on_continuation_line(x):
-    return apply(
-        lambda v: v * 2.0 if v > 0 else -v,
-        x)
+    return apply(lambda v: v * 2.0 if v > 0 else -v, x)
 
 
 def two_lambdas_on_one_line(x):
@@ -26,8 +24,9 @@ PAIR = (lambda v: v + 1.0, lambda v: v * 10.0)
 
 def test_lambda_on_a_continuation_line(same_as_eager):
     same_as_eager(lambda_on_continuation_line, np.float64(3.0), np.float64(-3.0))
-    staged = same_as_eager(lambda x: apply(
-        lambda v: v - 1.0 if v > 1.0 else v, x), np.float64(3.0), np.float64(0.5))
+    staged = same_as_eager(
+        lambda x: apply(lambda v: v - 1.0 if v > 1.0 else v, x), np.float64(3.0), np.float64(0.5)
+    )
     assert staged.tracing_count == 1
 
 
@@ -54,8 +53,13 @@ def match_with_control_flow(x, k):
 
 
 def test_control_flow_inside_match_cases(same_as_eager):
-    same_as_eager(match_with_control_flow, (np.float64(-3.0), 1), (np.float64(3.0), 1),
-                  (np.float64(3.0), [2, 1]), (np.float64(3.0), "other"))
+    same_as_eager(
+        match_with_control_flow,
+        (np.float64(-3.0), 1),
+        (np.float64(3.0), 1),
+        (np.float64(3.0), [2, 1]),
+        (np.float64(3.0), "other"),
+    )
 
 
 def class_body_with_control_flow(x):
@@ -73,6 +77,7 @@ def class_body_with_control_flow(x):
             if v > 0:
                 return v * self.scale
             return v
+
     return Scaler().apply(x), Scaler.big, Scaler.i
 
 

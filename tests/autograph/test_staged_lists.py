@@ -3,9 +3,9 @@ state: a staged branch or loop appends and pops when the graph runs, as Python w
 
 import numpy as np
 import pytest
+from conftest import f64, i64
 
 import autograph
-from conftest import f64, i64
 
 
 def append_in_branch(x):
@@ -73,16 +73,19 @@ def prepend_in_loop(n):
     return s
 
 
-@pytest.mark.parametrize("f, inputs", [
-    (append_in_branch, [f64(0.5), f64(1.5)]),
-    (append_in_both_branches, [f64(0.5), f64(1.5)]),
-    (pop_in_expression, [i64(0), i64(2), i64(4)]),
-    (pop_after_read_of_the_list, [i64(1), i64(3)]),
-    (pop_as_argument, [i64(2)]),
-    (pop_in_branch, [f64(1.0), f64(-1.0)]),
-    (concatenate_in_loop, [i64(0), i64(3)]),
-    (prepend_in_loop, [i64(3)]),
-])
+@pytest.mark.parametrize(
+    "f, inputs",
+    [
+        (append_in_branch, [f64(0.5), f64(1.5)]),
+        (append_in_both_branches, [f64(0.5), f64(1.5)]),
+        (pop_in_expression, [i64(0), i64(2), i64(4)]),
+        (pop_after_read_of_the_list, [i64(1), i64(3)]),
+        (pop_as_argument, [i64(2)]),
+        (pop_in_branch, [f64(1.0), f64(-1.0)]),
+        (concatenate_in_loop, [i64(0), i64(3)]),
+        (prepend_in_loop, [i64(3)]),
+    ],
+)
 def test_lists_changed_in_staged_control_flow(same_as_eager, f, inputs):
     same_as_eager(f, *inputs)
 
@@ -94,12 +97,16 @@ def test_concrete_control_flow_changes_the_python_list(same_as_eager):
 
 def test_pops_are_hoisted_in_python_order():
     code = autograph.to_code(pop_after_read_of_the_list)
-    assert ("        tmp = t + items[-1] * 10\n"
-            "        items, popped = ag__.list_pop(items)\n"
-            "        t = tmp + popped\n") in code
+    assert (
+        "        tmp = t + items[-1] * 10\n"
+        "        items, popped = ag__.list_pop(items)\n"
+        "        t = tmp + popped\n"
+    ) in code
     code = autograph.to_code(pop_as_argument)
-    assert ("        source, popped = ag__.list_pop(source)\n"
-            "        target = ag__.list_append(target, popped * 2.0)\n") in code
+    assert (
+        "        source, popped = ag__.list_pop(source)\n"
+        "        target = ag__.list_append(target, popped * 2.0)\n"
+    ) in code
 
 
 def conditional_pop(items, flag):
@@ -125,7 +132,7 @@ def test_a_python_int_appended_to_a_staged_list_of_bools_is_refused():
         while k < n:
             k += 1
             values.append(x > 0)
-        values.append(~len(values))   # a Python int: eagerly the list holds it as it is
+        values.append(~len(values))  # a Python int: eagerly the list holds it as it is
         return values
 
     assert f(np.float64(1.0), np.int64(1)) == [True, -2]
@@ -146,7 +153,9 @@ def test_a_numpy_complex_known_while_tracing_appended_to_a_float_list_is_refused
 
     eager = f(np.float64(3.0), complex(3.0, 0.5))
     assert isinstance(eager[1], np.complex128)
-    with pytest.raises(staging.errors.LoopVariableError, match="float64 cannot hold a complex128 value") as info:
+    with pytest.raises(
+        staging.errors.LoopVariableError, match="float64 cannot hold a complex128 value"
+    ) as info:
         staging.function(f)(np.float64(3.0), complex(3.0, 0.5))
     assert "test_staged_lists.py" in str(info.value)
 
@@ -160,7 +169,9 @@ def test_a_numpy_scalar_of_another_float_dtype_is_refused_as_a_tensor_of_it_is()
             values.append(np.float32(0.1))  # eagerly the list holds the float32 as it is
         return values
 
-    with pytest.raises(staging.errors.LoopVariableError, match="float64 cannot hold a float32 value"):
+    with pytest.raises(
+        staging.errors.LoopVariableError, match="float64 cannot hold a float32 value"
+    ):
         staging.function(f)(np.float64(3.0))
 
 
@@ -179,8 +190,10 @@ def test_a_python_int_that_does_not_fit_the_lists_integer_dtype_is_refused_when_
 
     staged = staging.function(f)
     assert staged(np.int64(0)) == f(np.int64(0)) == [0]
-    with pytest.raises(staging.errors.NumberDoesNotFitError, match="a list of uint8 elements cannot hold a "
-                       "Python int that does not fit uint8") as info:
+    with pytest.raises(
+        staging.errors.NumberDoesNotFitError,
+        match="a list of uint8 elements cannot hold a Python int that does not fit uint8",
+    ) as info:
         staged(np.int64(1))
     assert str(info.value).startswith(__file__)
 
@@ -217,11 +230,17 @@ def test_an_element_that_may_be_a_python_number_is_checked_as_a_joined_value():
     args = (np.array(5, np.uint16), np.int64(1))
     for f in (_int_into_float32_list_in_branch, _int_into_float32_list_in_loop):
         assert f(*args).dtype == np.uint16
-        with pytest.raises(staging.errors.LoopVariableError, match="multiply: an element of this list is a Python "
-                           "int on some paths and a float32 scalar on others") as info:
+        with pytest.raises(
+            staging.errors.LoopVariableError,
+            match="multiply: an element of this list is a Python "
+            "int on some paths and a float32 scalar on others",
+        ) as info:
             staging.function(f)(*args)
         assert str(info.value).startswith(__file__)
     g = staging.function(_int_into_int64_list_in_loop)
     for c in (0, 3):
-        got, want = g(np.int64(4), np.int64(c)), _int_into_int64_list_in_loop(np.int64(4), np.int64(c))
+        got, want = (
+            g(np.int64(4), np.int64(c)),
+            _int_into_int64_list_in_loop(np.int64(4), np.int64(c)),
+        )
         assert repr(got) == repr(want)

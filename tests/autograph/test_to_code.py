@@ -3,8 +3,9 @@
 import ast
 import inspect
 
-import autograph
 from test_loops import collatz, loop_heavy, nested_break
+
+import autograph
 
 
 def _lines(text):
@@ -31,7 +32,13 @@ def test_readability_ratio():
 
 def test_names_are_positional():
     code = autograph.to_code(loop_heavy)
-    for name in ("def loop_body(", "def if_true(", "def if_false(", "def if_true_1(", "def loop_body_1("):
+    for name in (
+        "def loop_body(",
+        "def if_true(",
+        "def if_false(",
+        "def if_true_1(",
+        "def loop_body_1(",
+    ):
         assert name in code
 
 
@@ -42,4 +49,5 @@ def test_decorators_are_stripped():
 
     def f(x):
         return helper(x)
+
     assert "@" not in autograph.to_code(f)

@@ -8,9 +8,9 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import f64, i64
 
 import autograph
-from conftest import f64, i64
 from staging import errors
 
 HERE = __file__
@@ -91,15 +91,18 @@ def handler_that_staged_code_cannot_reach(x):
     return y
 
 
-@pytest.mark.parametrize("f, inputs", [
-    (return_in_context_manager, [i64(v) for v in (-2, 3, 7)]),
-    (continue_in_try_finally, [i64(v) for v in (0, 4, 10)]),
-    (break_in_context_manager, [i64(v) for v in (0, 4, 10)]),
-    (return_in_finally, [i64(1), i64(-1)]),
-    (return_in_try_finally, [i64(1), i64(-1)]),
-    (trace_time_error_caught, [(f64(1.0), {}), (f64(1.0), {"scale": 3.0}), (f64(-1.0), {})]),
-    (handler_that_staged_code_cannot_reach, [f64(0.2), f64(3.0)]),
-])
+@pytest.mark.parametrize(
+    "f, inputs",
+    [
+        (return_in_context_manager, [i64(v) for v in (-2, 3, 7)]),
+        (continue_in_try_finally, [i64(v) for v in (0, 4, 10)]),
+        (break_in_context_manager, [i64(v) for v in (0, 4, 10)]),
+        (return_in_finally, [i64(1), i64(-1)]),
+        (return_in_try_finally, [i64(1), i64(-1)]),
+        (trace_time_error_caught, [(f64(1.0), {}), (f64(1.0), {"scale": 3.0}), (f64(-1.0), {})]),
+        (handler_that_staged_code_cannot_reach, [f64(0.2), f64(3.0)]),
+    ],
+)
 def test_try_and_with_around_control_flow(same_as_eager, f, inputs):
     for args in inputs:
         args = args if isinstance(args, tuple) else (args,)
@@ -111,7 +114,9 @@ def test_converted_form():
     code = autograph.to_code(trace_time_error_caught)
     assert "    try:\n        with ag__.catches(KeyError):\n" in code
     assert "    except KeyError:\n        ag__.caught()\n" in code
-    assert "with ag__.context(ag__.call(contextlib.nullcontext)):" in autograph.to_code(break_in_context_manager)
+    assert "with ag__.context(ag__.call(contextlib.nullcontext)):" in autograph.to_code(
+        break_in_context_manager
+    )
 
 
 class Recorder:
@@ -137,6 +142,7 @@ def test_context_manager_runs_while_tracing():
             if x > 0:
                 x = x * 2.0
         return x, len(r.events)
+
     assert f(f64(1.0))[0] == 2.0 and f(f64(-1.0))[0] == -1.0
     assert recorder.events == ["enter", "exit"]  # once, while tracing
 
@@ -175,11 +181,14 @@ def test_try_that_would_catch_what_only_the_graph_decides_is_refused():
     first = staged_error_caught.__code__.co_firstlineno
     assert str(e.value).startswith(
         f"{HERE}:{first + 2}: this `try` would catch the ValueError raised while tracing the "
-        f"staged `if` at {HERE}:{first + 3}")
+        f"staged `if` at {HERE}:{first + 3}"
+    )
     with pytest.raises(errors.UnsupportedConstructError) as e:
         staging.function(staged_code_in_broad_try)(f64(1.0))
     line = staged_code_in_broad_try.__code__.co_firstlineno + 1
-    assert str(e.value).startswith(f"{HERE}:{line}: this `try` catches errors that the staged operations")
+    assert str(e.value).startswith(
+        f"{HERE}:{line}: this `try` catches errors that the staged operations"
+    )
 
 
 def test_a_refusal_is_never_swallowed_by_an_except_clause():
@@ -231,9 +240,11 @@ def test_errstate_around_staged_code_applies_when_the_graph_runs():
     assert f(f64(4.0)) == errstate_staged(f64(4.0)) == 0.25
     with pytest.raises(FloatingPointError):
         errstate_staged(f64(0.0))
-    with pytest.raises(FloatingPointError):   # was refused: "`with np.errstate(...)` around staged operations"
+    with pytest.raises(
+        FloatingPointError
+    ):  # was refused: "`with np.errstate(...)` around staged operations"
         f(f64(0.0))
-    assert np.geterr()["divide"] == "warn"     # the scope ends with the call, raising or not
+    assert np.geterr()["divide"] == "warn"  # the scope ends with the call, raising or not
 
 
 def errstate_call_staged(x):
@@ -242,11 +253,14 @@ def errstate_call_staged(x):
     return y
 
 
-@pytest.mark.parametrize("f, name", [
-    (errstate_call_staged, "np.errstate"),
-    (catch_warnings_staged, "warnings.catch_warnings"),
-    (suppress_staged, "contextlib.suppress"),
-])
+@pytest.mark.parametrize(
+    "f, name",
+    [
+        (errstate_call_staged, "np.errstate"),
+        (catch_warnings_staged, "warnings.catch_warnings"),
+        (suppress_staged, "contextlib.suppress"),
+    ],
+)
 def test_numpy_run_time_contexts_around_staged_code_are_refused(f, name):
     staging = pytest.importorskip("staging")
     with pytest.raises(errors.UnsupportedConstructError) as e:
@@ -265,6 +279,7 @@ def test_with_of_a_non_context_manager_is_a_type_error():
     def f(x):
         with 3:
             return x
+
     # Python >= 3.11 raises TypeError ("does not support the context manager protocol"),
     # 3.10 AttributeError("__enter__"): the converted function raises what Python raises
     with pytest.raises((TypeError, AttributeError)) as eager:

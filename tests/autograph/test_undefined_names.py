@@ -47,11 +47,14 @@ def defined_before_loop_but_local_to_body(n):
     return s
 
 
-@pytest.mark.parametrize("f, inputs", [
-    (assigned_in_both_branches_inside_loop, [0, 3, np.int64(0), np.int64(3)]),
-    (assigned_in_both_branches_for, [[1.0, -2.0], np.array([1.0, -2.0]), np.zeros(0)]),
-    (defined_before_loop_but_local_to_body, [4, np.int64(4), np.int64(1)]),
-])
+@pytest.mark.parametrize(
+    "f, inputs",
+    [
+        (assigned_in_both_branches_inside_loop, [0, 3, np.int64(0), np.int64(3)]),
+        (assigned_in_both_branches_for, [[1.0, -2.0], np.array([1.0, -2.0]), np.zeros(0)]),
+        (defined_before_loop_but_local_to_body, [4, np.int64(4), np.int64(1)]),
+    ],
+)
 def test_branch_assignments_inside_loops(same_as_eager, f, inputs):
     same_as_eager(f, *inputs)
 
@@ -78,19 +81,25 @@ def while_creates_structure(n):
     return v["a"], v["b"]
 
 
-@pytest.mark.parametrize("f, inputs", [
-    (while_creates_var, [np.int64(1), np.int64(5)]),
-    (for_creates_var, [np.array([1.0, 2.0]), np.array([3.0])]),
-    (while_creates_structure, [np.int64(1), np.int64(3)]),
-])
+@pytest.mark.parametrize(
+    "f, inputs",
+    [
+        (while_creates_var, [np.int64(1), np.int64(5)]),
+        (for_creates_var, [np.array([1.0, 2.0]), np.array([3.0])]),
+        (while_creates_structure, [np.int64(1), np.int64(3)]),
+    ],
+)
 def test_staged_loop_creates_a_variable(same_as_eager, f, inputs):
     same_as_eager(f, *inputs)
 
 
-@pytest.mark.parametrize("f, arg, line, name", [
-    (while_creates_var, np.int64(0), 2, "'j'"),
-    (for_creates_var, np.zeros(0), 1, "'v'"),
-])
+@pytest.mark.parametrize(
+    "f, arg, line, name",
+    [
+        (while_creates_var, np.int64(0), 2, "'j'"),
+        (for_creates_var, np.zeros(0), 1, "'v'"),
+    ],
+)
 def test_staged_loop_that_ran_zero_times_raises_unbound_local_error(f, arg, line, name):
     staging = pytest.importorskip("staging")
     if f is for_creates_var:
@@ -117,9 +126,12 @@ def test_loop_creating_a_python_object_is_refused():
             label = "x"
             i += 1
         return label
+
     with pytest.raises(errors.UndefinedNameError) as e:
         staging.function(creates_string)(np.int64(2))
-    assert f"{HERE}:{creates_string.__code__.co_firstlineno + 2}: 'label' is first assigned" in str(e.value)
+    assert f"{HERE}:{creates_string.__code__.co_firstlineno + 2}: 'label' is first assigned" in str(
+        e.value
+    )
 
 
 def returns_possibly_unassigned(c):
@@ -145,10 +157,13 @@ def returns_it_later(n):
     return t
 
 
-@pytest.mark.parametrize("f, arg, line", [
-    (returns_possibly_unassigned, False, 3),
-    (returns_tuple_with_unassigned, 0, 5),
-])
+@pytest.mark.parametrize(
+    "f, arg, line",
+    [
+        (returns_possibly_unassigned, False, 3),
+        (returns_tuple_with_unassigned, 0, 5),
+    ],
+)
 def test_unassigned_name_read_reports_the_reading_line(f, arg, line):
     with pytest.raises(UnboundLocalError):
         f(arg)
@@ -186,7 +201,7 @@ class _Box:
 def read_but_unused(x, c):
     if c:
         v = x
-    w = v          # eagerly UnboundLocalError here when c is False, though w is unused
+    w = v  # eagerly UnboundLocalError here when c is False, though w is unused
     return x
 
 
@@ -194,15 +209,20 @@ def attribute_read_but_unused(x, c):
     o = _Box()
     if c:
         o.b = x
-    o.b = o.b      # eagerly AttributeError here when c is False
+    o.b = o.b  # eagerly AttributeError here when c is False
     return x
 
 
-@pytest.mark.parametrize("f, error, staged_error, line", [
-    (read_but_unused, UnboundLocalError, errors.UndefinedNameError, 3),
-    (attribute_read_but_unused, AttributeError, errors.MissingAttributeError, 4),
-])
-def test_a_read_of_a_name_or_attribute_set_on_some_paths_raises_even_when_unused(f, error, staged_error, line):
+@pytest.mark.parametrize(
+    "f, error, staged_error, line",
+    [
+        (read_but_unused, UnboundLocalError, errors.UndefinedNameError, 3),
+        (attribute_read_but_unused, AttributeError, errors.MissingAttributeError, 4),
+    ],
+)
+def test_a_read_of_a_name_or_attribute_set_on_some_paths_raises_even_when_unused(
+    f, error, staged_error, line
+):
     staging = pytest.importorskip("staging")
     g = staging.function(f)
     assert g(np.float64(2.0), np.bool_(True)) == f(np.float64(2.0), np.bool_(True))

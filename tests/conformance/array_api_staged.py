@@ -52,12 +52,14 @@ _STATIC = {"finfo", "iinfo", "isdtype", "can_cast", "result_type"}
 def _staged(func, name):
     def call(*args, **kwargs):
         return func(*args, **kwargs)
+
     call.__name__ = call.__qualname__ = name
     staged = staging.function(call)
 
     @functools.wraps(func)  # NumPy's name and signature, for the suite's signature tests
     def api(*args, **kwargs):
         return staged(*args, **kwargs)
+
     api.staged = staged
     return api
 

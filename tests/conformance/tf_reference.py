@@ -72,8 +72,11 @@ def _load(path: Path):
 
 def _test_classes(module):
     for value in vars(module).values():
-        if (isinstance(value, type) and issubclass(value, unittest.TestCase)
-                and value.__module__ == module.__name__):
+        if (
+            isinstance(value, type)
+            and issubclass(value, unittest.TestCase)
+            and value.__module__ == module.__name__
+        ):
             yield value
 
 
@@ -117,7 +120,9 @@ def run_file(path: Path, name_filter=None) -> FileResult:
     return result
 
 
-def run_directory(directory: Path, pattern="*_test.py", only=None, name_filter=None) -> list[FileResult]:
+def run_directory(
+    directory: Path, pattern="*_test.py", only=None, name_filter=None
+) -> list[FileResult]:
     tf_shim.install()
     files = sorted(p for p in directory.glob(pattern) if p.name != "reference_test_base.py")
     if only:
@@ -127,6 +132,7 @@ def run_directory(directory: Path, pattern="*_test.py", only=None, name_filter=N
 
 
 # -- report ----------------------------------------------------------------------------------
+
 
 def _table(results) -> list[str]:
     header = f"{'file':<46} {'cases':>5} {'agree':>5} {'refused':>7} {'silent':>6} {'wrong':>5} {'skipped':>7}"
@@ -138,33 +144,53 @@ def _table(results) -> list[str]:
             total[k] += c[k]
         n = sum(c.values())
         suffix = "  (could not be loaded)" if r.load_error else ""
-        lines.append(f"{r.path.name:<46} {n:>5} {c['agree']:>5} {c['refused']:>7} {c['silent']:>6} "
-                     f"{c['wrong']:>5} {c['skipped']:>7}{suffix}")
+        lines.append(
+            f"{r.path.name:<46} {n:>5} {c['agree']:>5} {c['refused']:>7} {c['silent']:>6} "
+            f"{c['wrong']:>5} {c['skipped']:>7}{suffix}"
+        )
     n = sum(total.values())
     lines.append("-" * len(header))
-    lines.append(f"{'total':<46} {n:>5} {total['agree']:>5} {total['refused']:>7} {total['silent']:>6} "
-                 f"{total['wrong']:>5} {total['skipped']:>7}")
+    lines.append(
+        f"{'total':<46} {n:>5} {total['agree']:>5} {total['refused']:>7} {total['silent']:>6} "
+        f"{total['wrong']:>5} {total['skipped']:>7}"
+    )
     in_scope = n - total["skipped"]
     if in_scope:
-        weak = sum(1 for r in results for case in r.cases for check in case.checks
-                   if check.verdict == "agree" and check.reason.startswith(tf_shim.WEAK_AGREEMENT))
-        lines.append(f"in scope (not skipped): {in_scope} cases; agree with Python: {total['agree']} "
-                     f"({100.0 * total['agree'] / in_scope:.1f}%); silent: {total['silent']}; "
-                     f"refused: {total['refused']}; wrong error or crash: {total['wrong']}")
+        weak = sum(
+            1
+            for r in results
+            for case in r.cases
+            for check in case.checks
+            if check.verdict == "agree" and check.reason.startswith(tf_shim.WEAK_AGREEMENT)
+        )
+        lines.append(
+            f"in scope (not skipped): {in_scope} cases; agree with Python: {total['agree']} "
+            f"({100.0 * total['agree'] / in_scope:.1f}%); silent: {total['silent']}; "
+            f"refused: {total['refused']}; wrong error or crash: {total['wrong']}"
+        )
         methods = [case for r in results for case in r.cases if case.checks and not case.skip_kind]
         clean = sum(1 for case in methods if all(c.verdict == "agree" for c in case.checks))
-        lines.append(f"test methods (one per parameter set) that compared something and were not skipped: "
-                     f"{len(methods)}; every comparison agrees in {clean}")
-        lines.append(f"of the agreeing cases, {weak} return a NumPy scalar where Python returns a Python "
-                     f"number of the same kind and value (a dtype that depends on the data cannot be staged)")
+        lines.append(
+            f"test methods (one per parameter set) that compared something and were not skipped: "
+            f"{len(methods)}; every comparison agrees in {clean}"
+        )
+        lines.append(
+            f"of the agreeing cases, {weak} return a NumPy scalar where Python returns a Python "
+            f"number of the same kind and value (a dtype that depends on the data cannot be staged)"
+        )
     return lines
 
 
 def _details(results, verdicts) -> list[str]:
     lines = []
     for verdict in verdicts:
-        rows = [(r, case, check) for r in results for case in r.cases for check in case.checks
-                if check.verdict == verdict]
+        rows = [
+            (r, case, check)
+            for r in results
+            for case in r.cases
+            for check in case.checks
+            if check.verdict == verdict
+        ]
         if not rows:
             continue
         lines.append("")
@@ -204,12 +230,25 @@ def _json(results) -> list[dict]:
     out = []
     for r in results:
         for case in r.cases:
-            base = {"file": r.path.name, "case": case.name, "tf_skip": case.tf_skip, "note": case.note}
+            base = {
+                "file": r.path.name,
+                "case": case.name,
+                "tf_skip": case.tf_skip,
+                "note": case.note,
+            }
             if not case.checks and case.skip_kind:
                 out.append(dict(base, verdict="skipped", reason=case.skip_kind))
             for check in case.checks:
-                out.append(dict(base, function=check.function, args=check.args, mode=check.mode,
-                                verdict=check.verdict, reason=check.reason))
+                out.append(
+                    dict(
+                        base,
+                        function=check.function,
+                        args=check.args,
+                        mode=check.mode,
+                        verdict=check.verdict,
+                        reason=check.reason,
+                    )
+                )
     return out
 
 
@@ -217,20 +256,43 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m tests.conformance.tf_reference",
         description="Run TensorFlow's AutoGraph reference tests (tensorflow/python/autograph/tests) "
-                    "through staging and compare every case with plain Python.")
+        "through staging and compare every case with plain Python.",
+    )
     parser.add_argument("directory", type=Path, help="directory holding the *_test.py files")
-    parser.add_argument("--file", action="append", dest="files", metavar="NAME",
-                        help="only this test file (repeatable; with or without .py)")
-    parser.add_argument("-k", dest="name_filter", help="only test methods whose name contains this text")
-    parser.add_argument("--timeout", type=float, default=5.0,
-                        help="seconds one call may take before it counts as not finishing (default 5)")
-    parser.add_argument("--honour-skips", action="store_true",
-                        help="honour the tests' own skipTest calls (by default they are ignored)")
-    parser.add_argument("--ignore-dtype", action="store_true",
-                        help="compare values only, not NumPy dtypes (the looser rule of TensorFlow's own base)")
-    parser.add_argument("--show", default="silent,wrong,refused",
-                        help="verdicts to list case by case (default: silent,wrong,refused; 'none' for none)")
-    parser.add_argument("--notes", action="store_true", help="also list the tests' own failed assertions")
+    parser.add_argument(
+        "--file",
+        action="append",
+        dest="files",
+        metavar="NAME",
+        help="only this test file (repeatable; with or without .py)",
+    )
+    parser.add_argument(
+        "-k", dest="name_filter", help="only test methods whose name contains this text"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=5.0,
+        help="seconds one call may take before it counts as not finishing (default 5)",
+    )
+    parser.add_argument(
+        "--honour-skips",
+        action="store_true",
+        help="honour the tests' own skipTest calls (by default they are ignored)",
+    )
+    parser.add_argument(
+        "--ignore-dtype",
+        action="store_true",
+        help="compare values only, not NumPy dtypes (the looser rule of TensorFlow's own base)",
+    )
+    parser.add_argument(
+        "--show",
+        default="silent,wrong,refused",
+        help="verdicts to list case by case (default: silent,wrong,refused; 'none' for none)",
+    )
+    parser.add_argument(
+        "--notes", action="store_true", help="also list the tests' own failed assertions"
+    )
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write every case as JSON")
     options = parser.parse_args(argv)
     if not options.directory.is_dir():
@@ -245,7 +307,9 @@ def main(argv=None) -> int:
         if r.load_error:
             lines += ["", f"{r.path.name} could not be loaded:", r.load_error]
     lines += _skips(results)
-    shown = [] if options.show == "none" else [v.strip() for v in options.show.split(",") if v.strip()]
+    shown = (
+        [] if options.show == "none" else [v.strip() for v in options.show.split(",") if v.strip()]
+    )
     lines += _details(results, shown)
     if options.notes:
         lines += _notes(results)

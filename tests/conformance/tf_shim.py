@@ -61,7 +61,17 @@ class _Timeout(BaseException):
 class Check:
     """One comparison: a function called with one set of arguments, plainly and staged."""
 
-    __slots__ = ("case", "function", "args", "mode", "verdict", "reason", "eager", "staged", "skip_kind")
+    __slots__ = (
+        "case",
+        "function",
+        "args",
+        "mode",
+        "verdict",
+        "reason",
+        "eager",
+        "staged",
+        "skip_kind",
+    )
 
     def __init__(self, case, function, args, mode):
         self.case, self.function, self.args, self.mode = case, function, args, mode
@@ -74,9 +84,9 @@ class Case:
     def __init__(self, file, test_class, name):
         self.file, self.test_class, self.name = file, test_class, name
         self.checks: list[Check] = []
-        self.skip_kind = None       # set when the method stopped on something unsupported
-        self.tf_skip = None         # the reason the test itself gives for skipping (not honoured)
-        self.note = None            # a failure of the test's own assertions (TensorFlow's answer)
+        self.skip_kind = None  # set when the method stopped on something unsupported
+        self.tf_skip = None  # the reason the test itself gives for skipping (not honoured)
+        self.note = None  # a failure of the test's own assertions (TensorFlow's answer)
 
 
 class _Run:
@@ -95,6 +105,7 @@ RUN = _Run()
 
 
 # -- running one function both ways --------------------------------------------------------
+
 
 @contextlib.contextmanager
 def _alarm(seconds):
@@ -158,8 +169,9 @@ def _call(call, args, kwargs, namespace, timeout):
         sys.stdout = stdout
     outcome.out = buffer.getvalue()
     if before is not None:
-        outcome.globals_changed = {k: v for k, v in namespace.items()
-                                   if k not in before or before[k] is not v}
+        outcome.globals_changed = {
+            k: v for k, v in namespace.items() if k not in before or before[k] is not v
+        }
         outcome.globals_changed.update({k: "<deleted>" for k in before if k not in namespace})
     outcome.args_after = (args, kwargs)
     return outcome
@@ -199,8 +211,13 @@ def run_check(f, eager_args, staged_args, mode, kwargs_pair=({}, {})):
     _restore(namespace, snapshot)
     np.random.set_state(np_state)
     random.setstate(py_state)
-    staged = _call(lambda *a, **k: _staged_callable(f, mode)(*a, **k), staged_args, kwargs_pair[1],
-                   namespace, RUN.timeout)
+    staged = _call(
+        lambda *a, **k: _staged_callable(f, mode)(*a, **k),
+        staged_args,
+        kwargs_pair[1],
+        namespace,
+        RUN.timeout,
+    )
     check.eager, check.staged = eager, staged
     check.verdict, check.reason = classify(eager, staged)
     if check.verdict == "skipped":
@@ -220,8 +237,9 @@ class Differential:
         functools.update_wrapper(self, f, updated=())
 
     def __call__(self, *args, **kwargs):
-        outcome = run_check(self.python_function, _copy_args(args), args, self.mode,
-                            (_copy_args(kwargs), kwargs))
+        outcome = run_check(
+            self.python_function, _copy_args(args), args, self.mode, (_copy_args(kwargs), kwargs)
+        )
         if outcome.timed_out:
             raise RuntimeError("the staged call did not finish within the time limit")
         if outcome.error is not None:
@@ -299,8 +317,9 @@ def difference(a, b, path="result", weak=None):
     if type(a).__eq__ is object.__eq__:
         # Plain objects (copies of an argument, say) compare by their attributes.
         if hasattr(a, "__dict__") and hasattr(b, "__dict__"):
-            return difference(dict(sorted(vars(a).items())), dict(sorted(vars(b).items())),
-                              f"vars({path})", weak)
+            return difference(
+                dict(sorted(vars(a).items())), dict(sorted(vars(b).items())), f"vars({path})", weak
+            )
         return None
     try:
         if bool(a == b):
@@ -315,7 +334,9 @@ def _is_namedtuple(x):
 
 
 _WEAK_KINDS = {bool: "b", int: "iu", float: "f", complex: "c"}
-WEAK_AGREEMENT = "same value; Python's is a Python number, the staged one a NumPy scalar of that kind"
+WEAK_AGREEMENT = (
+    "same value; Python's is a Python number, the staged one a NumPy scalar of that kind"
+)
 
 
 def _weak_match(a, staged, weak) -> bool:
@@ -425,7 +446,11 @@ def _short(x, limit=120):
         text = f"np.{x.dtype}({x.item()!r})"
     elif isinstance(x, staging.Variable):
         text = f"Variable({_short(x.numpy())})"
-    elif isinstance(x, types.FunctionType) or isinstance(x, types.BuiltinFunctionType) or isinstance(x, type):
+    elif (
+        isinstance(x, types.FunctionType)
+        or isinstance(x, types.BuiltinFunctionType)
+        or isinstance(x, type)
+    ):
         text = getattr(x, "__qualname__", getattr(x, "__name__", repr(x)))
     elif isinstance(x, types.MethodType):
         text = x.__qualname__
@@ -451,6 +476,7 @@ def _parameters(*params):
     def mark(method):
         setattr(method, _PARAMS, [(None, p) for p in params])
         return method
+
     return mark
 
 
@@ -465,6 +491,7 @@ def _named_parameters(*params):
                 cases.append((p[0], tuple(p[1:])))
         setattr(method, _PARAMS, cases)
         return method
+
     return mark
 
 
@@ -481,7 +508,9 @@ def expand(method):
             args, kwargs = p, {}
         else:
             args, kwargs = (p,), {}
-        label = name or ", ".join([_short(a, 40) for a in args] + [f"{k}={_short(v, 40)}" for k, v in kwargs.items()])
+        label = name or ", ".join(
+            [_short(a, 40) for a in args] + [f"{k}={_short(v, 40)}" for k, v in kwargs.items()]
+        )
         out.append((f"({label})", args, kwargs))
     return out
 
@@ -586,13 +615,14 @@ def _default_dtype(value):
     if any(isinstance(x, float) for x in leaves):
         return np.float32
     if all(isinstance(x, int) for x in leaves):
-        return np.int32 if all(-2**31 <= x < 2**31 for x in leaves) else np.int64
+        return np.int32 if all(-(2**31) <= x < 2**31 for x in leaves) else np.int64
     return None
 
 
 # -- the tf.* API ---------------------------------------------------------------------------
 # Functions marked do_not_convert wrap this project's staging API. The plain NumPy wrappers are
 # left convertible: staging treats them as it would a user's own NumPy helper.
+
 
 @autograph.do_not_convert
 def constant(value, dtype=None, shape=None, name=None):
@@ -614,9 +644,21 @@ def Variable(initial_value, dtype=None, name=None, trainable=True, **unused):  #
 
 
 @autograph.do_not_convert
-def TensorArray(dtype, size=0, dynamic_size=None, clear_after_read=None, tensor_array_name=None,  # noqa: N802
-                handle=None, flow=None, infer_shape=True, element_shape=None, **unused):
-    return staging.TensorArray(dtype, size=size, dynamic_size=bool(dynamic_size), element_shape=element_shape)
+def TensorArray(
+    dtype,
+    size=0,
+    dynamic_size=None,
+    clear_after_read=None,
+    tensor_array_name=None,  # noqa: N802
+    handle=None,
+    flow=None,
+    infer_shape=True,
+    element_shape=None,
+    **unused,
+):
+    return staging.TensorArray(
+        dtype, size=size, dynamic_size=bool(dynamic_size), element_shape=element_shape
+    )
 
 
 @autograph.do_not_convert
@@ -630,16 +672,35 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
 
 
 @autograph.do_not_convert
-def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,
-               swap_memory=False, maximum_iterations=None, name=None):
+def while_loop(
+    cond,
+    body,
+    loop_vars,
+    shape_invariants=None,
+    parallel_iterations=10,
+    back_prop=True,
+    swap_memory=False,
+    maximum_iterations=None,
+    name=None,
+):
     return staging.while_loop(cond, body, loop_vars, maximum_iterations=maximum_iterations)
 
 
 @autograph.do_not_convert
-def tf_function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False,
-                experimental_compile=None, experimental_autograph_options=None, **unused):
+def tf_function(
+    func=None,
+    input_signature=None,
+    autograph=True,
+    jit_compile=None,
+    reduce_retracing=False,
+    experimental_compile=None,
+    experimental_autograph_options=None,
+    **unused,
+):
     if func is None:
-        return lambda f: tf_function(f, jit_compile=jit_compile, experimental_compile=experimental_compile)
+        return lambda f: tf_function(
+            f, jit_compile=jit_compile, experimental_compile=experimental_compile
+        )
     return Differential(func, "xla" if (jit_compile or experimental_compile) else "function")
 
 
@@ -729,7 +790,9 @@ def concat(values, axis, name="concat"):
         if hasattr(v, "dtype"):
             dtype = v.dtype
             break
-    parts = [v if hasattr(v, "dtype") or dtype is None else _as_tensor_like(v, dtype) for v in values]
+    parts = [
+        v if hasattr(v, "dtype") or dtype is None else _as_tensor_like(v, dtype) for v in values
+    ]
     return np.concatenate(parts, axis=axis)
 
 
@@ -860,35 +923,89 @@ def _namespace(name, **members):
 def build_tensorflow():
     """The fake `tensorflow` module (also `tensorflow.compat.v1`)."""
     features = types.SimpleNamespace(
-        ALL="ALL", ASSERT_STATEMENTS="ASSERT_STATEMENTS", AUTO_CONTROL_DEPS="AUTO_CONTROL_DEPS",
-        BUILTIN_FUNCTIONS="BUILTIN_FUNCTIONS", EQUALITY_OPERATORS="EQUALITY_OPERATORS", LISTS="LISTS",
-        NAME_SCOPES="NAME_SCOPES")
+        ALL="ALL",
+        ASSERT_STATEMENTS="ASSERT_STATEMENTS",
+        AUTO_CONTROL_DEPS="AUTO_CONTROL_DEPS",
+        BUILTIN_FUNCTIONS="BUILTIN_FUNCTIONS",
+        EQUALITY_OPERATORS="EQUALITY_OPERATORS",
+        LISTS="LISTS",
+        NAME_SCOPES="NAME_SCOPES",
+    )
     tf_autograph = _namespace(
         "tensorflow.autograph",
-        experimental=types.SimpleNamespace(Feature=features, set_loop_options=autograph.set_loop_options,
-                                           do_not_convert=autograph.do_not_convert),
-        trace=trace, to_graph=to_graph, to_code=autograph.to_code, set_verbosity=lambda *a, **k: None,
-        do_not_convert=autograph.do_not_convert)
+        experimental=types.SimpleNamespace(
+            Feature=features,
+            set_loop_options=autograph.set_loop_options,
+            do_not_convert=autograph.do_not_convert,
+        ),
+        trace=trace,
+        to_graph=to_graph,
+        to_code=autograph.to_code,
+        set_verbosity=lambda *a, **k: None,
+        do_not_convert=autograph.do_not_convert,
+    )
     math_ns = types.SimpleNamespace(abs=tf_abs, greater=greater, reduce_sum=reduce_sum)
     tf = _namespace(
         "tensorflow",
         # dtypes
-        int8=int8, int16=int16, int32=int32, int64=int64, uint8=uint8, uint16=uint16, uint32=uint32,
-        uint64=uint64, float16=float16, float32=float32, float64=float64, complex64=complex64,
-        complex128=complex128, bool=bool_, string=string, newaxis=None,
+        int8=int8,
+        int16=int16,
+        int32=int32,
+        int64=int64,
+        uint8=uint8,
+        uint16=uint16,
+        uint32=uint32,
+        uint64=uint64,
+        float16=float16,
+        float32=float32,
+        float64=float64,
+        complex64=complex64,
+        complex128=complex128,
+        bool=bool_,
+        string=string,
+        newaxis=None,
         # staging
-        function=tf_function, constant=constant, Variable=Variable, TensorArray=TensorArray, print=tf_print,
-        cond=cond, while_loop=while_loop, Tensor=staging.Tensor, TensorSpec=staging.TensorSpec,
-        TensorShape=TensorShape, name_scope=name_scope, autograph=tf_autograph,
+        function=tf_function,
+        constant=constant,
+        Variable=Variable,
+        TensorArray=TensorArray,
+        print=tf_print,
+        cond=cond,
+        while_loop=while_loop,
+        Tensor=staging.Tensor,
+        TensorSpec=staging.TensorSpec,
+        TensorShape=TensorShape,
+        name_scope=name_scope,
+        autograph=tf_autograph,
         # ops
-        identity=identity, stack=stack, unstack=unstack, size=size, reduce_sum=reduce_sum, greater=greater,
-        abs=tf_abs, eye=eye, range=tf_range, zeros=zeros, ones=ones, concat=concat, pad=pad, reshape=reshape,
-        cast=cast, math=math_ns,
+        identity=identity,
+        stack=stack,
+        unstack=unstack,
+        size=size,
+        reduce_sum=reduce_sum,
+        greater=greater,
+        abs=tf_abs,
+        eye=eye,
+        range=tf_range,
+        zeros=zeros,
+        ones=ones,
+        concat=concat,
+        pad=pad,
+        reshape=reshape,
+        cast=cast,
+        math=math_ns,
         random=types.SimpleNamespace(uniform=random_uniform),
-        debugging=types.SimpleNamespace(Assert=assert_true, assert_equal=assert_equal,
-                                        assert_less=assert_less, assert_greater=assert_greater),
-        errors=types.SimpleNamespace(InvalidArgumentError=InvalidArgumentError, OutOfRangeError=OutOfRangeError,
-                                     OpError=Exception),
+        debugging=types.SimpleNamespace(
+            Assert=assert_true,
+            assert_equal=assert_equal,
+            assert_less=assert_less,
+            assert_greater=assert_greater,
+        ),
+        errors=types.SimpleNamespace(
+            InvalidArgumentError=InvalidArgumentError,
+            OutOfRangeError=OutOfRangeError,
+            OpError=Exception,
+        ),
         test=types.SimpleNamespace(TestCase=_TfTestCase, main=unittest.main),
         # no NumPy meaning
         data=_Stub("tf.data", "tf.data"),
@@ -907,12 +1024,20 @@ def install():
     tf = build_tensorflow()
     base = _namespace("tensorflow.python.autograph.tests.reference_test_base", TestCase=TestCase)
     tests_pkg = _namespace("tensorflow.python.autograph.tests", reference_test_base=base)
-    ag = _namespace("tensorflow.python.autograph", stack=list_stack, set_element_type=set_element_type,
-                    tests=tests_pkg)
+    ag = _namespace(
+        "tensorflow.python.autograph",
+        stack=list_stack,
+        set_element_type=set_element_type,
+        tests=tests_pkg,
+    )
     python = _namespace("tensorflow.python", autograph=ag)
     tf.python = python
-    parameterized = _namespace("absl.testing.parameterized", parameters=_parameters,
-                               named_parameters=_named_parameters, TestCase=_ParameterizedTestCase)
+    parameterized = _namespace(
+        "absl.testing.parameterized",
+        parameters=_parameters,
+        named_parameters=_named_parameters,
+        TestCase=_ParameterizedTestCase,
+    )
     testing = _namespace("absl.testing", parameterized=parameterized)
     absl = _namespace("absl", testing=testing)
     for module in (tf, tf.compat, python, ag, tests_pkg, base, absl, testing, parameterized):
@@ -923,6 +1048,16 @@ def install():
     return tf
 
 
-__all__ = ["Case", "Check", "RUN", "TestCase", "Unsupported", "build_tensorflow", "classify", "difference",
-           "expand", "install", "run_check"]
-
+__all__ = [
+    "Case",
+    "Check",
+    "RUN",
+    "TestCase",
+    "Unsupported",
+    "build_tensorflow",
+    "classify",
+    "difference",
+    "expand",
+    "install",
+    "run_check",
+]

@@ -15,9 +15,37 @@ import warnings
 
 import numpy as np
 
-from .program import (Append, Assign, Attr, AugAssign, BinOp, BoolOp, Break, Call, ClosureDef, Cmp, Continue,
-                      DictLit, For, FuncDef, If, IfExp, Index, ListLit, Lit, Method, Name, NpAttr, Print, Program,
-                      Return, SetAttr, SetItem, Unary, While)
+from .program import (
+    Append,
+    Assign,
+    Attr,
+    AugAssign,
+    BinOp,
+    BoolOp,
+    Break,
+    Call,
+    ClosureDef,
+    Cmp,
+    Continue,
+    DictLit,
+    For,
+    FuncDef,
+    If,
+    IfExp,
+    Index,
+    ListLit,
+    Lit,
+    Method,
+    Name,
+    NpAttr,
+    Print,
+    Program,
+    Return,
+    SetAttr,
+    SetItem,
+    Unary,
+    While,
+)
 
 
 class AList:
@@ -82,11 +110,28 @@ class AbstractError(Exception):
     """The abstract interpreter could not evaluate something (the types do not fit)."""
 
 
-_BINOPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-           "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "&": operator.and_,
-           "|": operator.or_, "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift}
-_CMPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-         "==": operator.eq, "!=": operator.ne}
+_BINOPS = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "//": operator.floordiv,
+    "%": operator.mod,
+    "**": operator.pow,
+    "&": operator.and_,
+    "|": operator.or_,
+    "^": operator.xor,
+    "<<": operator.lshift,
+    ">>": operator.rshift,
+}
+_CMPS = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
 _REPRESENTATIVE_DRAWS = np.random.RandomState(0)
 _BUILTINS = {"abs": abs, "len": len, "min": min, "max": max, "range": range, "bool": bool}
 
@@ -210,7 +255,7 @@ class Interpreter:
 
     def call(self, func, args, env):
         if func.startswith("np.random."):  # a private generator: types only, global state untouched
-            return getattr(_REPRESENTATIVE_DRAWS, func[len("np.random."):])(*args)
+            return getattr(_REPRESENTATIVE_DRAWS, func[len("np.random.") :])(*args)
         if func.startswith("np."):
             return getattr(np, func[3:])(*args)
         if func in _BUILTINS:
@@ -234,7 +279,9 @@ class Interpreter:
             raise AbstractError("helper recursion")
         self._depth += 1
         try:
-            result = self.run_function(helper, dict(zip(helper.params, args)), f"in {helper.name}: ")
+            result = self.run_function(
+                helper, dict(zip(helper.params, args)), f"in {helper.name}: "
+            )
         finally:
             self._depth -= 1
         self._helper_cache[key] = result
@@ -244,7 +291,9 @@ class Interpreter:
     def join_values(self, a, b, what, prefix=""):
         ka, kb = type_key(a), type_key(b)
         if ka != kb:
-            self.analysis.unstable.append(f"{prefix}{what}: {describe_key(ka)} vs {describe_key(kb)}")
+            self.analysis.unstable.append(
+                f"{prefix}{what}: {describe_key(ka)} vs {describe_key(kb)}"
+            )
 
     def join(self, envs, where, prefix=""):
         envs = [e for e in envs if e is not None]
@@ -367,6 +416,7 @@ class Interpreter:
                     self.test(s.extra, e)
                 e[s.counter] = self.ev(BinOp("+", Name(s.counter), Lit(1)), e)
                 return e
+
             return self.loop(s.body, s.orelse, env, enter, returns, prefix, "while")
         if isinstance(s, For):
             iterable = self.ev(s.iter, env)
@@ -380,6 +430,7 @@ class Interpreter:
             def enter(e, item=item):
                 e[s.target] = item
                 return e
+
             out = self.loop(s.body, s.orelse, env, enter, returns, prefix, "for")
             if out is not None:
                 out.pop(s.target, None)  # not bound after a loop of no trips
@@ -417,7 +468,9 @@ def _truth(v):
 
 
 def _copy_env(env):
-    return {k: copy.deepcopy(v) if isinstance(v, (AList, ADict, ABox)) else v for k, v in env.items()}
+    return {
+        k: copy.deepcopy(v) if isinstance(v, (AList, ADict, ABox)) else v for k, v in env.items()
+    }
 
 
 def analyze(program: Program) -> Analysis:

@@ -19,45 +19,67 @@ FEATURES = {
     "np_scalars": "x may be a NumPy scalar",
     "zero_d": "x may be a 0-d array",
     "py_inputs": "x (and y) may be Python numbers (of the py_* types)",
-    "py_bool": "Python bool inputs", "py_int": "Python int inputs", "py_float": "Python float inputs",
+    "py_bool": "Python bool inputs",
+    "py_int": "Python int inputs",
+    "py_float": "Python float inputs",
     "py_complex": "Python complex inputs",
     "second_input": "f takes a second value y (a scalar of any dtype)",
     "retrace_dtype": "the retracing call changes x's dtype (not only its shape or value)",
     "retrace_py_type": "the retracing call changes the type of a Python x (2 -> 2.0, True -> 1)",
     "special_values": "inputs may hold nan, inf, -0.0 and integer extremes",
     "edge_ints": "integer literals and Python int inputs that do not fit every dtype (-1 for unsigned, 300, "
-                 "+-2**40): NEP 50 raises OverflowError where they meet a NumPy integer",
+    "+-2**40): NEP 50 raises OverflowError where they meet a NumPy integer",
     # dtype families of the inputs (and of casts and literals)
-    "dt_bool": "bool", "dt_int": "int8..int64", "dt_uint": "uint8..uint64", "dt_float": "float32, float64",
-    "dt_float16": "float16", "dt_complex": "complex64, complex128 and complex literals",
+    "dt_bool": "bool",
+    "dt_int": "int8..int64",
+    "dt_uint": "uint8..uint64",
+    "dt_float": "float32, float64",
+    "dt_float16": "float16",
+    "dt_complex": "complex64, complex128 and complex literals",
     # statements
-    "if": "if / else", "elif": "elif", "while": "while loops with a bounded counter",
+    "if": "if / else",
+    "elif": "elif",
+    "while": "while loops with a bounded counter",
     "branch_define": "a new variable assigned in every branch of an if (and used after it)",
-    "for_range": "for over range()", "range_start": "range(1, n)", "for_array": "for over a 1-d array", "for_list": "for over a list",
-    "break": "break", "continue": "continue", "return": "early return", "loop_else": "else: on loops",
+    "for_range": "for over range()",
+    "range_start": "range(1, n)",
+    "for_array": "for over a 1-d array",
+    "for_list": "for over a list",
+    "break": "break",
+    "continue": "continue",
+    "return": "early return",
+    "loop_else": "else: on loops",
     "nesting": "control flow nested to depth 3 (else 1)",
     "print": "print() with a staged argument",
-    "lists": "lists: literals, append, reads, len", "dicts": "dicts with str keys",
-    "attrs": "attributes of a Box instance", "closures": "nested functions reading f's variables",
+    "lists": "lists: literals, append, reads, len",
+    "dicts": "dicts with str keys",
+    "attrs": "attributes of a Box instance",
+    "closures": "nested functions reading f's variables",
     "helpers": "module-level helper functions called from f",
-    "aug_assign": "augmented assignment to scalars", "inplace": "in-place updates of arrays (+=, v[i] = ...)",
+    "aug_assign": "augmented assignment to scalars",
+    "inplace": "in-place updates of arrays (+=, v[i] = ...)",
     "retype": "values of different types meeting at a join (reassignments in branches and loops, the "
-              "two sides of `a if c else b`, list elements, early returns); without it the generator "
-              "keeps types the same there",
+    "two sides of `a if c else b`, list elements, early returns); without it the generator "
+    "keeps types the same there",
     "py_results": "Python scalars among the results (returned, in returned containers)",
     "zero_d_results": "0-d arrays among the results",
     "py_locals": "local Python numbers (accumulators starting at a literal)",
     "weak_scalars": "Python-valued variables (loop counters, accumulators, len()) in arithmetic with NumPy "
-                    "values, as operands of and/or, assigned inside branches and loops; without it they "
-                    "appear only in comparisons, indices and top-level Python-only arithmetic",
+    "values, as operands of and/or, assigned inside branches and loops; without it they "
+    "appear only in comparisons, indices and top-level Python-only arithmetic",
     # expressions
-    "divmod": "/, // and % (division by zero possible)", "pow": "**", "bitwise": "&, |, ^, ~, <<, >>",
-    "numpy_calls": "np.abs, np.sqrt, np.maximum, np.where, ...", "reductions": "np.sum, .max(), np.any, ...",
-    "indexing": "x[0], x[-1], x[k % len(x)]", "astype": "v.astype(np.<dtype>)",
+    "divmod": "/, // and % (division by zero possible)",
+    "pow": "**",
+    "bitwise": "&, |, ^, ~, <<, >>",
+    "numpy_calls": "np.abs, np.sqrt, np.maximum, np.where, ...",
+    "reductions": "np.sum, .max(), np.any, ...",
+    "indexing": "x[0], x[-1], x[k % len(x)]",
+    "astype": "v.astype(np.<dtype>)",
     "scalar_casts": "np.<dtype>(v)",
-    "ifexp": "a if c else b", "boolop": "and / or / not",
+    "ifexp": "a if c else b",
+    "boolop": "and / or / not",
     "random": "draws from np.random's global state (np.random.uniform(-2.0, 2.0, 1)[0], np.random.rand(len(x)), "
-              "...); the runner seeds it alike before the eager and the staged call",
+    "...); the runner seeds it alike before the eager and the staged call",
 }
 ALL_FEATURES = frozenset(FEATURES)
 
@@ -67,18 +89,40 @@ ALL_FEATURES = frozenset(FEATURES)
 # a fix that makes a switch pass adds it here.
 CI_FEATURES = ALL_FEATURES - {
     # types: Python scalars and 0-d arrays as results, weak Python scalars, casts, complex
-    "retype", "py_results", "zero_d_results", "weak_scalars", "zero_d", "scalar_casts", "pow",
-    "py_complex", "dt_complex", "retrace_dtype", "retrace_py_type", "edge_ints",
+    "retype",
+    "py_results",
+    "zero_d_results",
+    "weak_scalars",
+    "zero_d",
+    "scalar_casts",
+    "pow",
+    "py_complex",
+    "dt_complex",
+    "retrace_dtype",
+    "retrace_py_type",
+    "edge_ints",
     # control flow
-    "return", "break", "continue", "range_start", "branch_define",
+    "return",
+    "break",
+    "continue",
+    "range_start",
+    "branch_define",
     # Python objects
-    "closures", "lists", "dicts", "attrs", "for_list", "inplace",
+    "closures",
+    "lists",
+    "dicts",
+    "attrs",
+    "for_list",
+    "inplace",
 }
 
 NP_DTYPES = {
-    "dt_bool": ["bool"], "dt_int": ["int8", "int16", "int32", "int64"],
-    "dt_uint": ["uint8", "uint16", "uint32", "uint64"], "dt_float": ["float32", "float64"],
-    "dt_float16": ["float16"], "dt_complex": ["complex64", "complex128"],
+    "dt_bool": ["bool"],
+    "dt_int": ["int8", "int16", "int32", "int64"],
+    "dt_uint": ["uint8", "uint16", "uint32", "uint64"],
+    "dt_float": ["float32", "float64"],
+    "dt_float16": ["float16"],
+    "dt_complex": ["complex64", "complex128"],
 }
 PY_TYPES = {"py_bool": "bool", "py_int": "int", "py_float": "float", "py_complex": "complex"}
 
@@ -138,6 +182,7 @@ class Source:
 
 def _values_for(src: Source, dtype: str, features, count=None):
     """`count` values (or one) that fit `dtype` (a NumPy dtype name or a Python type name)."""
+
     def one():
         if dtype == "bool":
             return src.pick([False, True])
@@ -153,7 +198,7 @@ def _values_for(src: Source, dtype: str, features, count=None):
                 info = np.iinfo(dt)
                 return src.pick([int(info.max), int(info.min)])
             if special and "edge_ints" in features:
-                return src.pick([2 ** 40, -(2 ** 40)])
+                return src.pick([2**40, -(2**40)])
             v = src.pick(_INT_VALUES)
             return abs(v) if kind == "u" else v
         pool = _FLOAT_VALUES + (_SPECIAL_FLOATS if special else [])
@@ -163,6 +208,7 @@ def _values_for(src: Source, dtype: str, features, count=None):
                 v = 7e4  # overflows float16 to inf
             return v
         return complex(src.pick(pool), src.pick(_FLOAT_VALUES))
+
     if count is None:
         return one()
     return tuple(one() for _ in range(count))
@@ -206,10 +252,15 @@ def call_sets(src: Source, features):
         y_dtype = _dtype(src, y_kind, features)
 
     def make(x_dtype=x_dtype, x_len=x_len, same_as=None):
-        args = [_arg(src, x_kind, x_dtype, x_len, features), Arg(n_kind, n_dtype, src.integer(0, 3))]
+        args = [
+            _arg(src, x_kind, x_dtype, x_len, features),
+            Arg(n_kind, n_dtype, src.integer(0, 3)),
+        ]
         if "second_input" in features:
             args.append(_arg(src, y_kind, y_dtype, None, features))
-        if same_as is not None:  # Python values are part of the trace key: keep them for a cache hit
+        if (
+            same_as is not None
+        ):  # Python values are part of the trace key: keep them for a cache hit
             args = [old if old.kind == "py" else new for old, new in zip(same_as, args)]
         return tuple(args)
 
@@ -220,8 +271,11 @@ def call_sets(src: Source, features):
         b_dtype = _dtype(src, x_kind, features)
     if x_kind != "py" and "retrace_dtype" in features and src.chance(5):
         b_dtype = _dtype(src, x_kind, features)
-        same_kind = [d for d in dtypes_of(features) if np.dtype(d).kind == np.dtype(x_dtype).kind] \
-            if x_kind != "py" else []
+        same_kind = (
+            [d for d in dtypes_of(features) if np.dtype(d).kind == np.dtype(x_dtype).kind]
+            if x_kind != "py"
+            else []
+        )
         if same_kind and src.chance(7):  # mostly a dtype the program's operations still accept
             b_dtype = src.pick(same_kind)
     if x_kind == "arr":

@@ -23,9 +23,37 @@ from hypothesis import strategies as st
 
 from .analysis import ABox, ADict, AList, Analysis, Interpreter, _copy_env, _Frame, type_key
 from .features import ALL_FEATURES, Source, call_sets, dtypes_of
-from .program import (Append, Assign, Attr, AugAssign, BinOp, BoolOp, Break, Call, ClosureDef, Cmp, Continue,
-                      DictLit, For, FuncDef, If, IfExp, Index, ListLit, Lit, Method, Name, NpAttr, Print, Program,
-                      Return, SetAttr, SetItem, Unary, While)
+from .program import (
+    Append,
+    Assign,
+    Attr,
+    AugAssign,
+    BinOp,
+    BoolOp,
+    Break,
+    Call,
+    ClosureDef,
+    Cmp,
+    Continue,
+    DictLit,
+    For,
+    FuncDef,
+    If,
+    IfExp,
+    Index,
+    ListLit,
+    Lit,
+    Method,
+    Name,
+    NpAttr,
+    Print,
+    Program,
+    Return,
+    SetAttr,
+    SetItem,
+    Unary,
+    While,
+)
 
 # -- the program generator ------------------------------------------------------------------
 
@@ -48,7 +76,16 @@ _ARITH = ["+", "-", "*"]
 _DIV = ["/", "//", "%"]
 _BITS = ["&", "|", "^", "<<", ">>"]
 _CMP_OPS = ["<", ">", "==", "<=", ">=", "!="]
-_UNARY_NP = ["np.abs", "np.square", "np.sqrt", "np.sign", "np.negative", "np.exp", "np.floor", "np.cos"]
+_UNARY_NP = [
+    "np.abs",
+    "np.square",
+    "np.sqrt",
+    "np.sign",
+    "np.negative",
+    "np.exp",
+    "np.floor",
+    "np.cos",
+]
 _BINARY_NP = ["np.maximum", "np.minimum", "np.add", "np.multiply"]
 _REDUCE_FUNCS = ["np.sum", "np.max", "np.min", "np.mean", "np.prod"]
 _REDUCE_METHODS = ["sum", "max", "min", "mean"]
@@ -79,8 +116,12 @@ class Gen:
         self.return_reps = None  # the types f's first return gave (later returns keep them)
         self.in_helper = False
         self.ret_cls = None
-        self.counters = set()  # while-loop counters: never assigned by the body (they bound the loop)
-        self.iterating = set()  # lists a for loop goes over: never appended to (the loop would not end)
+        self.counters = (
+            set()
+        )  # while-loop counters: never assigned by the body (they bound the loop)
+        self.iterating = (
+            set()
+        )  # lists a for loop goes over: never appended to (the loop would not end)
         self.helper_classes = {}  # name -> (argument shape classes, result shape class, argument types)
         self.closure_classes = {}  # name -> shape class of its parameter
 
@@ -120,7 +161,7 @@ class Gen:
                 return None
         if isinstance(v, np.ndarray) and v.ndim > 1:
             return None
-        if isinstance(v, int) and not isinstance(v, bool) and abs(v) > 2 ** 62:
+        if isinstance(v, int) and not isinstance(v, bool) and abs(v) > 2**62:
             return None
         return v
 
@@ -189,12 +230,22 @@ class Gen:
                     kinds += ["helper"]
                 if self.closures(env):
                     kinds += ["closure"]
-            if cls == "S" and self.has("lists") and self.lists(env) and (py_only or self.has("weak_scalars")):
+            if (
+                cls == "S"
+                and self.has("lists")
+                and self.lists(env)
+                and (py_only or self.has("weak_scalars"))
+            ):
                 kinds += ["len"]
         kind = self.pick(kinds)
         node = self.build(kind, env, cls, depth, py_only)
         rep = self.rep(node, env) if node is not None else None
-        if rep is None or not is_value(rep) or shape_class(rep) != cls or (py_only and not is_py(rep)):
+        if (
+            rep is None
+            or not is_value(rep)
+            or shape_class(rep) != cls
+            or (py_only and not is_py(rep))
+        ):
             node = self.leaf(env, cls, py_only)
         elif is_py(rep) and not (py_only or self.has("weak_scalars") or self.constant(node, env)):
             node = self.leaf(env, cls, py_only)
@@ -243,13 +294,19 @@ class Gen:
                 if op == "**" and isinstance(lrep, int) and not isinstance(lrep, np.generic):
                     return None  # Python int powers in loops grow without bound
                 if op == "**" and is_py(lrep) and not self.has("weak_scalars"):
-                    return None  # a Python float power overflows with OverflowError (see weak_scalars)
+                    return (
+                        None  # a Python float power overflows with OverflowError (see weak_scalars)
+                    )
             else:
                 right = self.operand(env, other, depth, py_only)
             if isinstance(left, Lit) and isinstance(right, Lit):
                 left = self.leaf(env, cls, py_only)
-            if op in _DIV and not self.has("weak_scalars") and is_py(self.rep(left, env)) \
-                    and is_py(self.rep(right, env)):
+            if (
+                op in _DIV
+                and not self.has("weak_scalars")
+                and is_py(self.rep(left, env))
+                and is_py(self.rep(right, env))
+            ):
                 op = "+"  # Python's int division raises on zero; staged it may not (see weak_scalars)
             if self.chance(3) and op not in ("**", "<<", ">>") and other == cls:
                 left, right = right, left
@@ -263,12 +320,23 @@ class Gen:
             return Cmp(self.pick(_CMP_OPS), left, right)
         if kind == "npcall":
             if self.chance(4):
-                return Call(self.pick(_BINARY_NP), (self.operand(env, cls, depth, py_only),
-                                                    self.operand(env, "S", depth, py_only)))
+                return Call(
+                    self.pick(_BINARY_NP),
+                    (
+                        self.operand(env, cls, depth, py_only),
+                        self.operand(env, "S", depth, py_only),
+                    ),
+                )
             if self.chance(3):
                 test = self.cond_expr(env, depth + 1, cls, boolop=False)
-                return Call("np.where", (test, self.operand(env, cls, depth, py_only),
-                                         self.operand(env, "S", depth, py_only)))
+                return Call(
+                    "np.where",
+                    (
+                        test,
+                        self.operand(env, cls, depth, py_only),
+                        self.operand(env, "S", depth, py_only),
+                    ),
+                )
             return Call(self.pick(_UNARY_NP), (self.operand(env, cls, depth, py_only),))
         if kind == "draw":
             if cls == "A":  # an array like x
@@ -276,8 +344,13 @@ class Gen:
                 return Call(self.pick(["np.random.rand", "np.random.randn"]), (size,))
             if self.chance(2):
                 return Index(Call("np.random.randint", (Lit(0), Lit(5), Lit(1))), Lit(0))
-            return Index(Call(self.pick(["np.random.uniform", "np.random.normal"]), (Lit(-2.0), Lit(2.0), Lit(1))),
-                         Lit(0))
+            return Index(
+                Call(
+                    self.pick(["np.random.uniform", "np.random.normal"]),
+                    (Lit(-2.0), Lit(2.0), Lit(1)),
+                ),
+                Lit(0),
+            )
         if kind == "reduce":
             arr = self.operand(env, "A", depth, py_only)
             choice = self.pick(["func", "method", "anyall"])
@@ -289,8 +362,11 @@ class Gen:
             return Call(self.pick(["np.any", "np.all"]), (cmp,))
         if kind == "index":
             arr = Name(self.pick(self.values(env, "A")))
-            ints = [n for n in self.values(env, "S", py_only=True) if isinstance(env[n], int)
-                    and not isinstance(env[n], bool)]
+            ints = [
+                n
+                for n in self.values(env, "S", py_only=True)
+                if isinstance(env[n], int) and not isinstance(env[n], bool)
+            ]
             choice = self.pick(["first", "last", "var"] if ints else ["first", "last"])
             if choice == "first":
                 return Index(arr, Lit(0))
@@ -308,7 +384,9 @@ class Gen:
             orelse = self.operand(env, cls, depth, py_only)
             if not self.has("retype"):
                 body_rep = self.rep(body, env)
-                orelse = self.coerce(orelse, body_rep, env, like=body) if body_rep is not None else None
+                orelse = (
+                    self.coerce(orelse, body_rep, env, like=body) if body_rep is not None else None
+                )
                 if orelse is None:
                     return None
             return IfExp(self.cond_expr(env, depth + 1), body, orelse)
@@ -343,14 +421,29 @@ class Gen:
         kind = self.pick(kinds)
         if kind == "cmp":
             left = self.cmp_operand(env, cls, depth)
-            right = self.cmp_operand(env, "S", depth) if self.chance(7) else Lit(self.pick([0, 1, 2, 0.5]))
+            right = (
+                self.cmp_operand(env, "S", depth)
+                if self.chance(7)
+                else Lit(self.pick([0, 1, 2, 0.5]))
+            )
             node = Cmp(self.pick(_CMP_OPS), left, right)
         elif kind == "anyall":
-            node = Call(self.pick(["np.any", "np.all"]),
-                        (Cmp(self.pick(_CMP_OPS), self.expr(env, "A", depth + 1), Lit(self.pick([0, 1, 2]))),))
+            node = Call(
+                self.pick(["np.any", "np.all"]),
+                (
+                    Cmp(
+                        self.pick(_CMP_OPS),
+                        self.expr(env, "A", depth + 1),
+                        Lit(self.pick([0, 1, 2])),
+                    ),
+                ),
+            )
         elif kind in ("and", "or"):
-            node = BoolOp(kind, self.cond_expr(env, depth + 1, operand=True),
-                          self.cond_expr(env, depth + 1, operand=True))
+            node = BoolOp(
+                kind,
+                self.cond_expr(env, depth + 1, operand=True),
+                self.cond_expr(env, depth + 1, operand=True),
+            )
         elif kind == "not":
             node = Unary("not", self.cond_expr(env, depth + 1))
         else:
@@ -404,7 +497,9 @@ class Gen:
         if len(self.helpers) >= 3 or self.in_helper:
             return None
         n_args = self.pick([1, 2])
-        arg_classes = tuple("S" if not self.values(env, "A") or self.chance(5) else "A" for _ in range(n_args))
+        arg_classes = tuple(
+            "S" if not self.values(env, "A") or self.chance(5) else "A" for _ in range(n_args)
+        )
         args = tuple(self.expr(env, c, self.MAX_EXPR_DEPTH) for c in arg_classes)
         reps = [self.rep(a, env) for a in args]
         if any(r is None for r in reps):
@@ -423,8 +518,15 @@ class Gen:
     # statements
     def function_body(self, env, ret_cls=None, in_helper=False):
         """Statements ending with a return. f returns `return_arity` values, a helper one."""
-        saved = (self.in_helper, self.ret_cls, self.return_arity, self.nonempty_lists, self.fresh_arrays,
-                 self.anchor, self.return_reps)
+        saved = (
+            self.in_helper,
+            self.ret_cls,
+            self.return_arity,
+            self.nonempty_lists,
+            self.fresh_arrays,
+            self.anchor,
+            self.return_reps,
+        )
         self.in_helper = in_helper
         self.ret_cls = ret_cls
         if in_helper:
@@ -432,14 +534,22 @@ class Gen:
             self.nonempty_lists, self.fresh_arrays, self.anchor = set(), set(), []
             self.return_reps = None
         try:
-            body, env = self.block(env, depth=0, in_loop=False, top=True, min_len=1,
-                                   max_len=3 if in_helper else 6)
+            body, env = self.block(
+                env, depth=0, in_loop=False, top=True, min_len=1, max_len=3 if in_helper else 6
+            )
             if env is None:  # every path has returned already
                 return body
             return body + (self.return_stmt(env),)
         finally:
-            (self.in_helper, self.ret_cls, self.return_arity, self.nonempty_lists, self.fresh_arrays,
-             self.anchor, self.return_reps) = saved
+            (
+                self.in_helper,
+                self.ret_cls,
+                self.return_arity,
+                self.nonempty_lists,
+                self.fresh_arrays,
+                self.anchor,
+                self.return_reps,
+            ) = saved
 
     # results
     def output_ok(self, rep) -> bool:
@@ -470,7 +580,12 @@ class Gen:
         cls = cls or (self.pick(["S", "A"]) if self.values(env, "A") else "S")
 
         def fits(rep):
-            return rep is not None and self.output_ok(rep) and (target is None or type_key(rep) == type_key(target))
+            return (
+                rep is not None
+                and self.output_ok(rep)
+                and (target is None or type_key(rep) == type_key(target))
+            )
+
         names = [n for n in self.values(env, cls) if n not in self.params and fits(env[n])]
         if names and self.chance(6):
             return Name(self.pick(names))
@@ -483,7 +598,9 @@ class Gen:
             if fits(self.rep(value, env)) and not (isinstance(value, Lit) and names):
                 return value
         candidates = [Name(n) for n in self.values(env, cls)]
-        candidates += [BinOp("+", Name(n), Lit(0)) for n in self.values(env, cls) if not is_py(env[n])]
+        candidates += [
+            BinOp("+", Name(n), Lit(0)) for n in self.values(env, cls) if not is_py(env[n])
+        ]
         fitting = [c for c in candidates if fits(self.rep(c, env))]
         if fitting:
             return self.pick(fitting)
@@ -499,8 +616,12 @@ class Gen:
             return None
         if type_key(rep) == type_key(target):
             return value
-        if isinstance(target, (np.generic, np.ndarray)) and isinstance(rep, (np.generic, np.ndarray)) \
-                and shape_class(rep) == shape_class(target) and self.has("astype"):
+        if (
+            isinstance(target, (np.generic, np.ndarray))
+            and isinstance(rep, (np.generic, np.ndarray))
+            and shape_class(rep) == shape_class(target)
+            and self.has("astype")
+        ):
             dtype = Attr(like, "dtype") if isinstance(like, Name) else NpAttr(target.dtype.name)
             cast = Method(value, "astype", (dtype,))
             cast_rep = self.rep(cast, env)
@@ -523,13 +644,17 @@ class Gen:
         keep_types = self.return_reps is not None and not self.has("retype")
         for i in range(self.return_arity):
             target = self.return_reps[i] if keep_types else None
-            containers = [n for n, r in env.items() if isinstance(r, (AList, ADict)) and self.output_ok(r)]
+            containers = [
+                n for n, r in env.items() if isinstance(r, (AList, ADict)) and self.output_ok(r)
+            ]
             if target is not None:
                 containers = [n for n in containers if type_key(env[n]) == type_key(target)]
             if containers and (target is not None and not is_value(target) or self.chance(3)):
                 values.append(Name(self.pick(sorted(containers))))
             elif target is not None and not is_value(target):
-                values.append(Name(self.pick(sorted(containers))) if containers else self.result_expr(env))
+                values.append(
+                    Name(self.pick(sorted(containers))) if containers else self.result_expr(env)
+                )
             else:
                 cls = shape_class(target) if target is not None else None
                 values.append(self.result_expr(env, cls, target))
@@ -639,8 +764,13 @@ class Gen:
     def assignable(self, env, cls=None, depth=0):
         """Variables a statement may assign. Without weak_scalars, Python-valued ones only at
         the top level of a function (in a branch or loop they would become symbolic)."""
-        return [n for n in self.values(env, cls) if n not in self.params and n not in self.counters
-                and (depth == 0 or self.has("weak_scalars") or not is_py(env[n]))]
+        return [
+            n
+            for n in self.values(env, cls)
+            if n not in self.params
+            and n not in self.counters
+            and (depth == 0 or self.has("weak_scalars") or not is_py(env[n]))
+        ]
 
     def st_reassign(self, env, depth, in_loop, top):
         locals_ = self.assignable(env, depth=depth)
@@ -648,14 +778,22 @@ class Gen:
         old = env[name]
         value = self.expr(env, shape_class(old), py_only=is_py(old) and not self.has("retype"))
         new = self.rep(value, env)
-        if new is not None and type_key(new) != type_key(old) and not (self.has("retype") and self.chance(4)):
+        if (
+            new is not None
+            and type_key(new) != type_key(old)
+            and not (self.has("retype") and self.chance(4))
+        ):
             # Keep the variable's type: cast NumPy values back, give up on anything else.
             cast = Method(value, "astype", (Attr(Name(name), "dtype"),))
             cast_rep = self.rep(cast, env) if not is_py(old) else None
             if cast_rep is not None and type_key(cast_rep) == type_key(old):
                 value = cast
             else:
-                value = BinOp("+", Name(name), Lit(0)) if not isinstance(old, (bool, np.bool_)) else Name(name)
+                value = (
+                    BinOp("+", Name(name), Lit(0))
+                    if not isinstance(old, (bool, np.bool_))
+                    else Name(name)
+                )
                 rep = self.rep(value, env)
                 if rep is None or type_key(rep) != type_key(old):
                     value = Name(name)
@@ -675,7 +813,11 @@ class Gen:
             ops.append("//")
         op = self.pick(ops)
         py_only = is_py(old) and not self.has("retype")
-        value = Lit(self.pick([1, 2, 3])) if op == "*" and is_py(old) else self.expr(env, "S", 1, py_only)
+        value = (
+            Lit(self.pick([1, 2, 3]))
+            if op == "*" and is_py(old)
+            else self.expr(env, "S", 1, py_only)
+        )
         new = self.rep(BinOp(op, Name(name), value), env)
         if new is None or (type_key(new) != type_key(old) and not self.has("retype")):
             return self.st_reassign(env, depth, in_loop, top)
@@ -683,7 +825,9 @@ class Gen:
 
     def st_py_local(self, env, depth, in_loop, top):
         name = self.fresh("s")
-        return [Assign(name, Lit(self.pick([0, 1, 0.0, 2] + ([True] if self.has("dt_bool") else []))))]
+        return [
+            Assign(name, Lit(self.pick([0, 1, 0.0, 2] + ([True] if self.has("dt_bool") else []))))
+        ]
 
     def st_print(self, env, depth, in_loop, top):
         tag = Lit(f"p{self.fresh('')}")
@@ -694,8 +838,9 @@ class Gen:
         return [Print(tuple(args))]
 
     def sub_block(self, env, depth, in_loop, frame=None, returns=None, min_len=1):
-        body, _ = self.block(dict(env), depth + 1, in_loop, min_len=min_len, max_len=3, frame=frame,
-                             returns=returns)
+        body, _ = self.block(
+            dict(env), depth + 1, in_loop, min_len=min_len, max_len=3, frame=frame, returns=returns
+        )
         return body
 
     def st_if(self, env, depth, in_loop, top):
@@ -722,7 +867,10 @@ class Gen:
                 value = self.coerce(value, first_rep, env) or first
             rest = self.sub_block(env, depth, in_loop, min_len=0) if self.chance(4) else ()
             return (Assign(name, value),) + rest
-        body = (Assign(name, first),) + (self.sub_block(env, depth, in_loop, min_len=0) if self.chance(4) else ())
+
+        body = (Assign(name, first),) + (
+            self.sub_block(env, depth, in_loop, min_len=0) if self.chance(4) else ()
+        )
         elifs = ((self.cond_expr(env), branch()),) if self.has("elif") and self.chance(3) else ()
         return [If(self.cond_expr(env), body, elifs, branch())]
 
@@ -737,7 +885,11 @@ class Gen:
     def st_while(self, env, depth, in_loop, top):
         counter = self.fresh("k")
         self.counters.add(counter)
-        bounds = [Lit(2), Lit(3)] if self.in_helper else [Name("n"), Lit(2), Lit(3), BinOp("+", Name("n"), Lit(1))]
+        bounds = (
+            [Lit(2), Lit(3)]
+            if self.in_helper
+            else [Name("n"), Lit(2), Lit(3), BinOp("+", Name("n"), Lit(1))]
+        )
         bound = self.pick(bounds)
         extra = self.cond_expr(env) if self.chance(3) else None
         inner = dict(env)
@@ -830,8 +982,12 @@ class Gen:
 
     def st_dict_new(self, env, depth, in_loop, top):
         name = self.fresh("d")
-        keys = ["a", "b"][:self.src.integer(1, 2)]
-        return [Assign(name, DictLit(tuple((k, self.element(env, self._cls_for_new(env))) for k in keys)))]
+        keys = ["a", "b"][: self.src.integer(1, 2)]
+        return [
+            Assign(
+                name, DictLit(tuple((k, self.element(env, self._cls_for_new(env))) for k in keys))
+            )
+        ]
 
     def st_dict_set(self, env, depth, in_loop, top):
         name = self.pick(sorted(n for n, r in env.items() if isinstance(r, ADict)))

@@ -29,6 +29,7 @@ class Lit:
 @dataclass(frozen=True)
 class NpAttr:
     """`np.<name>` used as a value (a dtype such as np.float32)."""
+
     name: str
 
 
@@ -148,6 +149,7 @@ class If:
 @dataclass(frozen=True)
 class While:
     """`counter = 0; while counter < bound [and extra]: counter += 1; body`: always terminates."""
+
     counter: str
     bound: object
     extra: object
@@ -186,6 +188,7 @@ class Print:
 @dataclass(frozen=True)
 class ClosureDef:
     """`def name(param): return expr`, reading the enclosing function's variables."""
+
     name: str
     param: str
     expr: object
@@ -205,6 +208,7 @@ class FuncDef:
 class Arg:
     """One argument value. kind: "py" (a Python scalar), "np" (a NumPy scalar), "0d" (a 0-d
     array) or "arr" (a 1-d array). dtype: a NumPy dtype name, or the Python type's name."""
+
     kind: str
     dtype: str
     value: object  # a Python scalar, or a tuple of them for "arr"
@@ -216,7 +220,9 @@ class Arg:
 
     def _build(self):
         if self.kind == "py":
-            return {"bool": bool, "int": int, "float": float, "complex": complex}[self.dtype](self.value)
+            return {"bool": bool, "int": int, "float": float, "complex": complex}[self.dtype](
+                self.value
+            )
         if self.kind == "np":
             return np.dtype(self.dtype).type(self.value)
         if self.kind == "0d":
@@ -405,8 +411,16 @@ def func_lines(fn: FuncDef) -> list:
 
 
 def render_module(program: Program) -> str:
-    lines = ['"""A generated program (differential fuzzing)."""', "", "import numpy as np", "", "",
-             "class Box:", "    pass", ""]
+    lines = [
+        '"""A generated program (differential fuzzing)."""',
+        "",
+        "import numpy as np",
+        "",
+        "",
+        "class Box:",
+        "    pass",
+        "",
+    ]
     for helper in program.helpers:
         lines += [""] + func_lines(helper) + [""]
     lines += [""] + func_lines(program.main)

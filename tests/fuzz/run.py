@@ -15,9 +15,9 @@ import time
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
+from .analysis import analyze
 from .features import ALL_FEATURES, CI_FEATURES, FEATURES
 from .generate import programs
-from .analysis import analyze
 from .runner import ORDER, run_program
 from .shrink import shrink
 
@@ -35,7 +35,9 @@ def parse_features(spec: str, without: str) -> frozenset:
     features -= {f.strip() for f in without.split(",") if f.strip()}
     unknown = features - set(FEATURES)
     if unknown:
-        raise SystemExit(f"unknown features: {', '.join(sorted(unknown))} (known: {', '.join(sorted(FEATURES))})")
+        raise SystemExit(
+            f"unknown features: {', '.join(sorted(unknown))} (known: {', '.join(sorted(FEATURES))})"
+        )
     return frozenset(features)
 
 
@@ -44,8 +46,13 @@ def survey(features, examples, seed_value, timeout, progress=None, skip_type_err
     classes = {}
     table = collections.Counter()
 
-    @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=examples,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @seed(seed_value)
     @given(programs(features))
     def run_one(program):
@@ -75,8 +82,9 @@ def survey(features, examples, seed_value, timeout, progress=None, skip_type_err
 
 
 def format_table(table) -> str:
-    cats = [c for c in ORDER if any(k[0] == c for k in table)] + \
-        sorted({k[0] for k in table} - set(ORDER))
+    cats = [c for c in ORDER if any(k[0] == c for k in table)] + sorted(
+        {k[0] for k in table} - set(ORDER)
+    )
     lines = [f"{'category':<16} {'dtype-stable':>12} {'other':>8} {'total':>8}"]
     for c in cats:
         s, u = table.get((c, True), 0), table.get((c, False), 0)
@@ -88,23 +96,46 @@ def format_table(table) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.fuzz.run", description=__doc__.splitlines()[0])
-    parser.add_argument("--examples", type=int, default=2000, help="programs to generate (default 2000)")
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.fuzz.run", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "--examples", type=int, default=2000, help="programs to generate (default 2000)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
-    parser.add_argument("--features", default="all",
-                        help="comma-separated feature names; 'all' (the default) and 'ci' (the set the test "
-                             "suite runs) stand for those sets, e.g. --features ci,lists")
+    parser.add_argument(
+        "--features",
+        default="all",
+        help="comma-separated feature names; 'all' (the default) and 'ci' (the set the test "
+        "suite runs) stand for those sets, e.g. --features ci,lists",
+    )
     parser.add_argument("--without", default="", help="comma-separated features to leave out")
-    parser.add_argument("--skip-type-errors", action="store_true",
-                        help="skip programs with an operation some input signature's types reject "
-                             "(a branch eager never takes then raises while tracing), as the test suite does")
-    parser.add_argument("--ci", action="store_true",
-                        help="what the test suite checks: --features ci --skip-type-errors")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per call before TIMEOUT")
-    parser.add_argument("--no-shrink", action="store_true", help="print the smallest generated program as is")
-    parser.add_argument("--shrink-tries", type=int, default=1500, help="candidate programs tried per class")
-    parser.add_argument("--match", default="", help="print reproducers only for classes containing this text")
-    parser.add_argument("--list-features", action="store_true", help="list the feature switches and exit")
+    parser.add_argument(
+        "--skip-type-errors",
+        action="store_true",
+        help="skip programs with an operation some input signature's types reject "
+        "(a branch eager never takes then raises while tracing), as the test suite does",
+    )
+    parser.add_argument(
+        "--ci",
+        action="store_true",
+        help="what the test suite checks: --features ci --skip-type-errors",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds per call before TIMEOUT"
+    )
+    parser.add_argument(
+        "--no-shrink", action="store_true", help="print the smallest generated program as is"
+    )
+    parser.add_argument(
+        "--shrink-tries", type=int, default=1500, help="candidate programs tried per class"
+    )
+    parser.add_argument(
+        "--match", default="", help="print reproducers only for classes containing this text"
+    )
+    parser.add_argument(
+        "--list-features", action="store_true", help="list the feature switches and exit"
+    )
     args = parser.parse_args(argv)
     if args.list_features:
         for name, text in FEATURES.items():
@@ -118,9 +149,15 @@ def main(argv=None) -> int:
 
     def progress(done):
         if done % 500 == 0:
-            print(f"  {done} programs, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+            print(
+                f"  {done} programs, {time.perf_counter() - start:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
 
-    classes, table = survey(features, args.examples, args.seed, args.timeout, progress, args.skip_type_errors)
+    classes, table = survey(
+        features, args.examples, args.seed, args.timeout, progress, args.skip_type_errors
+    )
     elapsed = time.perf_counter() - start
     print(f"\n{sum(table.values())} programs in {elapsed:.0f} s (seed {args.seed})\n")
     print(format_table(table))
@@ -128,7 +165,10 @@ def main(argv=None) -> int:
         print("\nevery program is acceptable")
         return 0
     order = {c: i for i, c in enumerate(ORDER + ["FUZZER_ERROR"])}
-    ranked = sorted(classes.items(), key=lambda kv: (order.get(kv[0].split(" ")[0].split("(")[0], 99), -kv[1][0]))
+    ranked = sorted(
+        classes.items(),
+        key=lambda kv: (order.get(kv[0].split(" ")[0].split("(")[0], 99), -kv[1][0]),
+    )
     print(f"\n{len(ranked)} failure classes (category, mechanism: programs)")
     for cls, (count, _) in ranked:
         print(f"  {count:>5}  {cls}")
@@ -155,7 +195,11 @@ def shrink_outcome(outcome, timeout, tries):
             candidate = run_program(program, timeout=timeout)
         except Exception:  # noqa: BLE001
             return False
-        if candidate.failure_class == target and not candidate.acceptable and candidate.stable == outcome.stable:
+        if (
+            candidate.failure_class == target
+            and not candidate.acceptable
+            and candidate.stable == outcome.stable
+        ):
             best[0] = candidate
             return True
         return False

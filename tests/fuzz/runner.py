@@ -46,9 +46,14 @@ from .program import Program
 
 ORDER = ["SILENT_MISMATCH", "CRASH", "TIMEOUT", "WRONG_ERROR", "REFUSED", "AGREE", "INVALID"]
 _RANK = {c: i for i, c in enumerate(ORDER)}
-_FRAMEWORK_DIRS = tuple(str(Path(m.__file__).resolve().parent) + os.sep
-                        for m in (staging, sys.modules.get("autograph") or __import__("autograph"),
-                                  __import__("runtime")))
+_FRAMEWORK_DIRS = tuple(
+    str(Path(m.__file__).resolve().parent) + os.sep
+    for m in (
+        staging,
+        sys.modules.get("autograph") or __import__("autograph"),
+        __import__("runtime"),
+    )
+)
 _INVALID_EAGER = (NameError, SyntaxError, RecursionError)  # UnboundLocalError is a NameError
 
 
@@ -59,8 +64,11 @@ class _Timeout(BaseException):
 
 @contextlib.contextmanager
 def time_limit(seconds):
-    if seconds is None or not hasattr(signal, "setitimer") or \
-            __import__("threading").current_thread() is not __import__("threading").main_thread():
+    if (
+        seconds is None
+        or not hasattr(signal, "setitimer")
+        or __import__("threading").current_thread() is not __import__("threading").main_thread()
+    ):
         yield
         return
 
@@ -69,6 +77,7 @@ def time_limit(seconds):
     def on_alarm(signum, frame):
         if armed[0]:
             raise _Timeout()
+
     old = signal.signal(signal.SIGALRM, on_alarm)
     # The alarm repeats: an exception raised where Python ignores it (a gc callback, a
     # __del__) must not let the call run on.
@@ -102,7 +111,9 @@ def _call(func, args, seconds):
             result.timed_out = True
         except Exception as error:  # noqa: BLE001 - every error is data here
             result.error = error
-            result.trace = [(f.filename, f.lineno, f.name) for f in traceback.extract_tb(error.__traceback__)]
+            result.trace = [
+                (f.filename, f.lineno, f.name) for f in traceback.extract_tb(error.__traceback__)
+            ]
     result.stdout = out.getvalue()
     return result
 
@@ -121,7 +132,9 @@ def type_name(v) -> str:
 def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
     if a.dtype.kind in "fc":
         if a.dtype.kind == "c":
-            return _same_bits(a.real.copy(), b.real.copy()) and _same_bits(a.imag.copy(), b.imag.copy())
+            return _same_bits(a.real.copy(), b.real.copy()) and _same_bits(
+                a.imag.copy(), b.imag.copy()
+            )
         nan = np.isnan(a) & np.isnan(b)
         a, b = np.where(nan, 0, a), np.where(nan, 0, b)
         return a.tobytes() == b.tobytes() and not (np.isnan(a) | np.isnan(b)).any()
@@ -132,7 +145,9 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
 
 def _py_same(a, b) -> bool:
     if isinstance(a, float):
-        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
+        return (math.isnan(a) and math.isnan(b)) or (
+            a == b and math.copysign(1, a) == math.copysign(1, b)
+        )
     if isinstance(a, complex):
         return _py_same(a.real, b.real) and _py_same(a.imag, b.imag)
     return a == b
@@ -152,8 +167,13 @@ def documented_join(eager, staged) -> bool:
     if kind not in _KIND_ORDER:
         return False
     if type(staged) in _KIND_ORDER:
-        return _KIND_ORDER.index(kind) < _KIND_ORDER.index(type(staged)) and _py_same(type(staged)(eager), staged)
-    if not isinstance(staged, np.generic) or np.result_type(staged.dtype, _REPRESENTATIVE[kind]) != staged.dtype:
+        return _KIND_ORDER.index(kind) < _KIND_ORDER.index(type(staged)) and _py_same(
+            type(staged)(eager), staged
+        )
+    if (
+        not isinstance(staged, np.generic)
+        or np.result_type(staged.dtype, _REPRESENTATIVE[kind]) != staged.dtype
+    ):
         return False
     try:
         with warnings.catch_warnings():
@@ -161,7 +181,9 @@ def documented_join(eager, staged) -> bool:
             converted = np.asarray(eager, dtype=staged.dtype)
     except (OverflowError, TypeError, ValueError):
         return False
-    return converted.tobytes() == np.asarray(staged).tobytes() or _same_bits(converted, np.asarray(staged))
+    return converted.tobytes() == np.asarray(staged).tobytes() or _same_bits(
+        converted, np.asarray(staged)
+    )
 
 
 def differences(eager, staged, path="result", joins=False) -> list:
@@ -193,8 +215,11 @@ def differences(eager, staged, path="result", joins=False) -> list:
     out = []
     if type(eager) is not type(staged):
         out.append(("pytype", f"{path}: {type_name(eager)} -> {type_name(staged)}"))
-    if isinstance(eager, (bool, int, float, complex)) and not isinstance(eager, np.generic) \
-            and type(eager) is type(staged):
+    if (
+        isinstance(eager, (bool, int, float, complex))
+        and not isinstance(eager, np.generic)
+        and type(eager) is type(staged)
+    ):
         if not _py_same(eager, staged):
             out.append((f"value {type_name(eager)}", f"{path}: {eager!r} -> {staged!r}"))
         return out
@@ -218,7 +243,9 @@ def differences(eager, staged, path="result", joins=False) -> list:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             try:
-                same = bool(np.all((a == b) | (np.isnan(a.astype(complex)) & np.isnan(b.astype(complex)))))
+                same = bool(
+                    np.all((a == b) | (np.isnan(a.astype(complex)) & np.isnan(b.astype(complex))))
+                )
             except Exception:  # noqa: BLE001
                 same = False
     if not same:
@@ -284,7 +311,9 @@ def _framework_frame(trace):
             rel = filename
             for d in _FRAMEWORK_DIRS:
                 if str(Path(filename).resolve()).startswith(d):
-                    rel = os.path.join(os.path.basename(d.rstrip(os.sep)), str(Path(filename).resolve())[len(d):])
+                    rel = os.path.join(
+                        os.path.basename(d.rstrip(os.sep)), str(Path(filename).resolve())[len(d) :]
+                    )
             return f"{rel}:{name}"
     return None
 
@@ -293,7 +322,9 @@ def _describe(result: CallResult) -> str:
     if result.timed_out:
         return "timed out"
     if result.error is not None:
-        notes = "".join(f" [note: {_short(str(n), 200)}]" for n in getattr(result.error, "__notes__", ()) or ())
+        notes = "".join(
+            f" [note: {_short(str(n), 200)}]" for n in getattr(result.error, "__notes__", ()) or ()
+        )
         return f"raised {type(result.error).__name__}: {_short(str(result.error), 300)}{notes}"
     text = f"returned {_short(result.value, 300)}"
     if result.stdout:
@@ -336,8 +367,10 @@ class Outcome:
         return f"{self.category} {self.key}"
 
     def report(self) -> str:
-        lines = [f"category: {self.category}{' (dtype-stable program)' if self.stable else ''}",
-                 f"mechanism: {self.key}"]
+        lines = [
+            f"category: {self.category}{' (dtype-stable program)' if self.stable else ''}",
+            f"mechanism: {self.key}",
+        ]
         if self.unstable:
             lines.append("dtype changes at joins: " + "; ".join(self.unstable[:4]))
         if self.program is not None:
@@ -357,7 +390,11 @@ def compare_call(eager: CallResult, staged: CallResult, path: str, joins: bool =
     if eager.timed_out:
         return "INVALID", "eager timed out", ""
     if eager.error is not None and isinstance(eager.error, _INVALID_EAGER):
-        return "INVALID", f"eager {type(eager.error).__name__}: {normalize_message(str(eager.error))}", ""
+        return (
+            "INVALID",
+            f"eager {type(eager.error).__name__}: {normalize_message(str(eager.error))}",
+            "",
+        )
     if staged.timed_out:
         return "TIMEOUT", "staged call timed out", ""
     if staged.error is not None:
@@ -365,7 +402,9 @@ def compare_call(eager: CallResult, staged: CallResult, path: str, joins: bool =
         message = normalize_message(f"{type(err).__name__}: {err}")
         if eager.error is not None and isinstance(err, _builtin_base(type(eager.error))):
             return "AGREE", "", ""
-        refusal = isinstance(err, errors.StagingError) and not isinstance(err, errors.ExecutionError)
+        refusal = isinstance(err, errors.StagingError) and not isinstance(
+            err, errors.ExecutionError
+        )
         if refusal and _names_location(err, path):
             return "REFUSED", message, ""
         if not isinstance(err, errors.StagingError) and not _names_location(err, path):
@@ -373,12 +412,19 @@ def compare_call(eager: CallResult, staged: CallResult, path: str, joins: bool =
             last = staged.trace[-1][0] if staged.trace else ""
             if frame is not None and _in_framework(last):
                 return "CRASH", f"{message} @ {frame}", ""
-        eager_part = f"eager raised {type(eager.error).__name__}" if eager.error is not None else "eager returned"
+        eager_part = (
+            f"eager raised {type(eager.error).__name__}"
+            if eager.error is not None
+            else "eager returned"
+        )
         where = "" if _names_location(err, path) else " (no file:line of the program)"
         return "WRONG_ERROR", f"{eager_part}; staged {message}{where}", ""
     if eager.error is not None:
-        return ("SILENT_MISMATCH", f"eager raised {type(eager.error).__name__}, staged returned",
-                f"eager raised {type(eager.error).__name__}")
+        return (
+            "SILENT_MISMATCH",
+            f"eager raised {type(eager.error).__name__}, staged returned",
+            f"eager raised {type(eager.error).__name__}",
+        )
     diffs = differences(eager.value, staged.value, joins=joins)
     if _ADDRESS.sub("0x?", eager.stdout) != _ADDRESS.sub("0x?", staged.stdout):
         diffs.append(("print", f"printed {eager.stdout!r} -> {staged.stdout!r}"))
@@ -393,8 +439,11 @@ _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")  # `<Box object at 0x...>` differs betw
 
 def _aspect_key(aspect, detail):
     if aspect in ("pytype", "dtype", "structure"):
-        return f"{aspect} {detail.split(': ', 1)[-1]}" if aspect != "structure" else \
-            f"structure {re.sub(r'[0-9]+', '#', detail.split(': ', 1)[-1])}"
+        return (
+            f"{aspect} {detail.split(': ', 1)[-1]}"
+            if aspect != "structure"
+            else f"structure {re.sub(r'[0-9]+', '#', detail.split(': ', 1)[-1])}"
+        )
     return aspect  # "value ..." and "print" carry their own detail
 
 
@@ -429,7 +478,9 @@ def loaded(program: Program):
             path.unlink()
 
 
-def run_program(program: Program, timeout: float | None = 10.0, staged_factory=None, analysis=None) -> Outcome:
+def run_program(
+    program: Program, timeout: float | None = 10.0, staged_factory=None, analysis=None
+) -> Outcome:
     """Runs every call of `program` eagerly and staged and classifies the worst difference.
     `staged_factory(f)` makes the staged callable (staging.function by default)."""
     analysis = analysis if analysis is not None else analyze(program)
@@ -447,18 +498,33 @@ def run_program(program: Program, timeout: float | None = 10.0, staged_factory=N
             np.random.seed(i)
             staged = _call(staged_f, [a.build() for a in call], timeout)
             category, key, detail = compare_call(eager, staged, path, joins=not analysis.stable)
-            comparisons.append(CallComparison(", ".join(a.source() for a in call), _describe(eager),
-                                              _describe(staged), category, key, detail))
+            comparisons.append(
+                CallComparison(
+                    ", ".join(a.source() for a in call),
+                    _describe(eager),
+                    _describe(staged),
+                    category,
+                    key,
+                    detail,
+                )
+            )
             if category == "INVALID":
                 break
     worst = min(comparisons, key=lambda c: _RANK[c.category])
     if any(c.category == "INVALID" for c in comparisons):
         worst = next(c for c in comparisons if c.category == "INVALID")
-    return Outcome(worst.category, worst.key, analysis.stable, analysis.unstable + analysis.errors,
-                   comparisons, program)
+    return Outcome(
+        worst.category,
+        worst.key,
+        analysis.stable,
+        analysis.unstable + analysis.errors,
+        comparisons,
+        program,
+    )
 
 
 def _raiser(error):
     def staged(*args):
         raise error
+
     return staged

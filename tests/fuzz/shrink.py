@@ -13,10 +13,48 @@ import dataclasses
 import itertools
 import re
 
-from .program import (Arg, Assign, Attr, BinOp, BoolOp, Call, Cmp, DictLit, For, If, IfExp, Index, ListLit, Lit,
-                      Method, Name, NpAttr, Print, Program, Unary, While, func_lines, render_module)
+from .program import (
+    Arg,
+    Assign,
+    Attr,
+    BinOp,
+    BoolOp,
+    Call,
+    Cmp,
+    DictLit,
+    For,
+    If,
+    IfExp,
+    Index,
+    ListLit,
+    Lit,
+    Method,
+    Name,
+    NpAttr,
+    Print,
+    Program,
+    Unary,
+    While,
+    func_lines,
+    render_module,
+)
 
-_EXPR_TYPES = (Name, Lit, BinOp, Cmp, Unary, BoolOp, IfExp, Call, Method, Index, ListLit, DictLit, Attr, NpAttr)
+_EXPR_TYPES = (
+    Name,
+    Lit,
+    BinOp,
+    Cmp,
+    Unary,
+    BoolOp,
+    IfExp,
+    Call,
+    Method,
+    Index,
+    ListLit,
+    DictLit,
+    Attr,
+    NpAttr,
+)
 _COMPOUND = (If, While, For)
 
 
@@ -35,7 +73,11 @@ def _expr_variants(e):
     elif isinstance(e, IfExp):
         out += [e.body, e.orelse]
     elif isinstance(e, (Call, Method)):
-        out += [a for a in e.args if isinstance(a, _EXPR_TYPES) and not isinstance(a, Lit) and not _is_dtype(a)]
+        out += [
+            a
+            for a in e.args
+            if isinstance(a, _EXPR_TYPES) and not isinstance(a, Lit) and not _is_dtype(a)
+        ]
         if isinstance(e, Method):
             out.append(e.obj)
     elif isinstance(e, Index):
@@ -84,37 +126,41 @@ def _variants(node):
             middle = value[1:-1]
             for i in range(len(middle)):
                 if len(middle) > 1:
-                    yield dataclasses.replace(node, args=value[:1] + middle[:i] + middle[i + 1:] + value[-1:])
+                    yield dataclasses.replace(
+                        node, args=value[:1] + middle[:i] + middle[i + 1 :] + value[-1:]
+                    )
                 for v in _variants(middle[i]):
-                    yield dataclasses.replace(node, args=value[:1 + i] + (v,) + value[2 + i:])
+                    yield dataclasses.replace(node, args=value[: 1 + i] + (v,) + value[2 + i :])
             continue
         if isinstance(node, While) and f.name in ("counter", "bound"):
             continue
         if f.name == "elifs":
             for i, (test, body) in enumerate(value):
                 for v in _variants(test):
-                    yield dataclasses.replace(node, elifs=value[:i] + ((v, body),) + value[i + 1:])
+                    yield dataclasses.replace(node, elifs=value[:i] + ((v, body),) + value[i + 1 :])
                 for v in _variants(body):
-                    yield dataclasses.replace(node, elifs=value[:i] + ((test, v),) + value[i + 1:])
+                    yield dataclasses.replace(node, elifs=value[:i] + ((test, v),) + value[i + 1 :])
             continue
         if isinstance(node, DictLit) and f.name == "items":
             for i, (k, v0) in enumerate(value):
                 for v in _variants(v0):
-                    yield dataclasses.replace(node, items=value[:i] + ((k, v),) + value[i + 1:])
+                    yield dataclasses.replace(node, items=value[:i] + ((k, v),) + value[i + 1 :])
             continue
         if isinstance(value, tuple) and not _is_block(value):
             for i, item in enumerate(value):
                 if _is_dtype(item):
                     continue
                 for v in _variants(item):
-                    yield dataclasses.replace(node, **{f.name: value[:i] + (v,) + value[i + 1:]})
+                    yield dataclasses.replace(node, **{f.name: value[:i] + (v,) + value[i + 1 :]})
             continue
         for v in _variants(value):
             yield dataclasses.replace(node, **{f.name: v})
 
 
 def _is_block(value) -> bool:
-    return bool(value) and all(dataclasses.is_dataclass(s) and not isinstance(s, _EXPR_TYPES) for s in value)
+    return bool(value) and all(
+        dataclasses.is_dataclass(s) and not isinstance(s, _EXPR_TYPES) for s in value
+    )
 
 
 def _block_variants(block):
@@ -126,19 +172,19 @@ def _block_variants(block):
         if size < 1 or size > n:
             continue
         for start in range(0, n - size + 1):
-            yield block[:start] + block[start + size:]
+            yield block[:start] + block[start + size :]
     # replace a compound statement by its body
     for i, s in enumerate(block):
         if isinstance(s, If):
             for body in [s.body, s.orelse] + [b for _, b in s.elifs]:
-                yield block[:i] + tuple(body) + block[i + 1:]
+                yield block[:i] + tuple(body) + block[i + 1 :]
         elif isinstance(s, For):
-            yield block[:i] + tuple(s.body) + block[i + 1:]
+            yield block[:i] + tuple(s.body) + block[i + 1 :]
         elif isinstance(s, While):
-            yield block[:i] + (Assign(s.counter, Lit(1)),) + tuple(s.body) + block[i + 1:]
+            yield block[:i] + (Assign(s.counter, Lit(1)),) + tuple(s.body) + block[i + 1 :]
     for i, s in enumerate(block):
         for v in _variants(s):
-            yield block[:i] + (v,) + block[i + 1:]
+            yield block[:i] + (v,) + block[i + 1 :]
 
 
 def _simpler_args(arg: Arg):
@@ -147,7 +193,7 @@ def _simpler_args(arg: Arg):
             yield dataclasses.replace(arg, value=arg.value[:1])
         for i, v in enumerate(arg.value):
             for s in _simpler_scalars(v):
-                yield dataclasses.replace(arg, value=arg.value[:i] + (s,) + arg.value[i + 1:])
+                yield dataclasses.replace(arg, value=arg.value[:i] + (s,) + arg.value[i + 1 :])
         return
     for s in _simpler_scalars(arg.value):
         yield dataclasses.replace(arg, value=s)
@@ -178,30 +224,40 @@ def _program_variants(program: Program):
         for i, j in itertools.combinations(range(len(calls)), 2):
             yield dataclasses.replace(program, calls=(calls[i], calls[j]))
         for i in range(len(calls)):
-            yield dataclasses.replace(program, calls=calls[:i] + calls[i + 1:])
+            yield dataclasses.replace(program, calls=calls[:i] + calls[i + 1 :])
     # unused helpers and parameters
     text = render_module(program)
     for k, helper in enumerate(program.helpers):
         if len(re.findall(rf"\b{helper.name}\(", text)) == 1:  # only its `def`
-            yield dataclasses.replace(program, helpers=program.helpers[:k] + program.helpers[k + 1:])
+            yield dataclasses.replace(
+                program, helpers=program.helpers[:k] + program.helpers[k + 1 :]
+            )
     body_text = "\n".join(func_lines(program.main)[1:])
     for i, p in enumerate(program.main.params):
         if not re.search(rf"\b{p}\b", body_text):
-            main = dataclasses.replace(program.main, params=program.main.params[:i] + program.main.params[i + 1:])
-            yield dataclasses.replace(program, main=main, calls=tuple(c[:i] + c[i + 1:] for c in calls))
+            main = dataclasses.replace(
+                program.main, params=program.main.params[:i] + program.main.params[i + 1 :]
+            )
+            yield dataclasses.replace(
+                program, main=main, calls=tuple(c[:i] + c[i + 1 :] for c in calls)
+            )
     # smaller statements and expressions
     for v in _variants(program.main.body):
         yield dataclasses.replace(program, main=dataclasses.replace(program.main, body=v))
     for k, helper in enumerate(program.helpers):
         for v in _variants(helper.body):
-            helpers = program.helpers[:k] + (dataclasses.replace(helper, body=v),) + program.helpers[k + 1:]
+            helpers = (
+                program.helpers[:k]
+                + (dataclasses.replace(helper, body=v),)
+                + program.helpers[k + 1 :]
+            )
             yield dataclasses.replace(program, helpers=helpers)
     # simpler argument values
     for ci, call in enumerate(calls):
         for ai, arg in enumerate(call):
             for simpler in _simpler_args(arg):
-                new_call = call[:ai] + (simpler,) + call[ai + 1:]
-                yield dataclasses.replace(program, calls=calls[:ci] + (new_call,) + calls[ci + 1:])
+                new_call = call[:ai] + (simpler,) + call[ai + 1 :]
+                yield dataclasses.replace(program, calls=calls[:ci] + (new_call,) + calls[ci + 1 :])
 
 
 def shrink(program: Program, keep, max_tries: int = 3000) -> Program:

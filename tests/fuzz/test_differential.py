@@ -11,18 +11,38 @@ pytest.importorskip("hypothesis")
 
 from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
 
+from .analysis import analyze  # noqa: E402
 from .features import ALL_FEATURES, CI_FEATURES  # noqa: E402
 from .generate import build_program, programs  # noqa: E402
-from .analysis import analyze  # noqa: E402
-from .program import Arg, Assign, BinOp, Call, Cmp, For, FuncDef, If, Lit, Name, Print, Program, Return  # noqa: E402
+from .program import (
+    Arg,
+    Assign,
+    BinOp,
+    Call,
+    Cmp,
+    For,
+    FuncDef,
+    If,
+    Lit,
+    Name,
+    Print,
+    Program,
+    Return,
+)  # noqa: E402
 from .runner import CallResult, compare_call, run_program  # noqa: E402
 from .shrink import shrink  # noqa: E402
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "1000"))
 
 
-@settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None, print_blob=False,
-          suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=EXAMPLES,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    print_blob=False,
+    suppress_health_check=list(HealthCheck),
+)
 @given(programs(CI_FEATURES))
 def test_staged_equals_eager(program):
     """Dtype-stable programs AGREE; the others AGREE or are REFUSED with the program's file:line.
@@ -60,6 +80,7 @@ def test_classifier_finds_a_silent_mismatch():
 
     def wrong(f):
         return lambda *args: np.float32(f(*args))
+
     outcome = run_program(program, staged_factory=wrong)
     assert outcome.category == "SILENT_MISMATCH"
     assert "pytype np.float64 -> np.float32" in outcome.key
@@ -70,6 +91,7 @@ def test_classifier_compares_printed_text_and_python_types():
 
     def quiet(f):
         return lambda *args: np.int64(1)
+
     outcome = run_program(program, staged_factory=quiet)
     assert outcome.category == "SILENT_MISMATCH"
     assert "print" in outcome.key and "pytype int -> np.int64" in outcome.key
@@ -77,6 +99,7 @@ def test_classifier_compares_printed_text_and_python_types():
 
 def test_classifier_errors():
     from staging import errors
+
     path = "/tmp/prog_7.py"
     ok = CallResult(value=np.float64(1.0))
     refusal = CallResult(error=errors.BranchMismatchError(f"{path}:3: 'y' differs"))
@@ -102,33 +125,53 @@ def test_classifier_accepts_exactly_the_documented_join_conversion():
     assert category(0, np.int32(0)) == "AGREE"
     assert category((True, 3), (np.True_, 3.0)) == "AGREE"
     assert category(2, 2.0) == category(1.5, 1.5 + 0j) == category(True, np.int8(1)) == "AGREE"
-    assert category(0.5, np.float32(0.5)) == category(0.1, np.float32(0.1)) == "AGREE"  # 0.1 as a float32
+    assert (
+        category(0.5, np.float32(0.5)) == category(0.1, np.float32(0.1)) == "AGREE"
+    )  # 0.1 as a float32
     # Anything else still differs: another value, a dtype NEP 50 would not keep, a narrower type,
     # a NumPy value to begin with, or a dtype-stable program (no such join happens there).
     assert category(3, np.int32(4)) == "SILENT_MISMATCH"
     assert category(0.1, np.float32(0.2)) == "SILENT_MISMATCH"
-    assert category(2.0, np.int64(2)) == "SILENT_MISMATCH"            # a float does not become an int
+    assert category(2.0, np.int64(2)) == "SILENT_MISMATCH"  # a float does not become an int
     assert category(1.0, 1) == category(300, np.uint8(44)) == "SILENT_MISMATCH"
-    assert category(np.int64(0), np.int32(0)) == category(0, np.int32(0), joins=False) == "SILENT_MISMATCH"
+    assert (
+        category(np.int64(0), np.int32(0))
+        == category(0, np.int32(0), joins=False)
+        == "SILENT_MISMATCH"
+    )
 
 
 def test_analysis_finds_dtype_changes():
-    stable = _program([Assign("v", Name("x")),
-                       For("i", Call("range", (Name("n"),)), (Assign("v", BinOp("*", Name("v"), Lit(2))),)),
-                       Return((Name("v"),))], [(F64, N2)])
+    stable = _program(
+        [
+            Assign("v", Name("x")),
+            For("i", Call("range", (Name("n"),)), (Assign("v", BinOp("*", Name("v"), Lit(2))),)),
+            Return((Name("v"),)),
+        ],
+        [(F64, N2)],
+    )
     assert analyze(stable).stable
     int_x = Arg("np", "int32", 1)
-    changing = _program([Assign("v", Name("x")),
-                         If(Cmp(">", Name("x"), Lit(0)), (Assign("v", BinOp("/", Name("v"), Lit(2))),)),
-                         Return((Name("v"),))], [(int_x, N2)])
+    changing = _program(
+        [
+            Assign("v", Name("x")),
+            If(Cmp(">", Name("x"), Lit(0)), (Assign("v", BinOp("/", Name("v"), Lit(2))),)),
+            Return((Name("v"),)),
+        ],
+        [(int_x, N2)],
+    )
     analysis = analyze(changing)
     assert not analysis.stable and "'v' after an if statement" in analysis.unstable[0]
 
 
 def test_shrinker_keeps_the_failure_and_drops_the_rest():
-    body = [Assign("a", BinOp("+", Name("x"), Lit(1))), Assign("b", BinOp("*", Name("a"), Lit(3))),
-            If(Cmp(">", Name("a"), Lit(0)), (Assign("c", Lit(2)),)),
-            Print((Lit("p"), BinOp("-", Name("b"), Lit(1)), Name("x"))), Return((Name("b"),))]
+    body = [
+        Assign("a", BinOp("+", Name("x"), Lit(1))),
+        Assign("b", BinOp("*", Name("a"), Lit(3))),
+        If(Cmp(">", Name("a"), Lit(0)), (Assign("c", Lit(2)),)),
+        Print((Lit("p"), BinOp("-", Name("b"), Lit(1)), Name("x"))),
+        Return((Name("b"),)),
+    ]
     program = _program(body, [(F64, N2), (F64, N2)])
     small = shrink(program, lambda p: "print(" in p.source())
     assert "print(" in small.source() and len(small.calls) == 1

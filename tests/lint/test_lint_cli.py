@@ -29,9 +29,11 @@ def test_findings_exit_one_one_per_line(tmp_path):
     (tmp_path / "bad.py").write_text(STAGED)
     status, out, err = run([tmp_path])
     assert status == 1 and err == ""
-    assert out == (f"{tmp_path}/bad.py:5:5: AG002 print() of Python values in staged function "
-                   "'f' runs only while tracing, not on every call; use staging.print(...) to "
-                   "print on every call\n")
+    assert out == (
+        f"{tmp_path}/bad.py:5:5: AG002 print() of Python values in staged function "
+        "'f' runs only while tracing, not on every call; use staging.print(...) to "
+        "print on every call\n"
+    )
 
 
 def test_directories_are_walked_recursively_and_sorted(tmp_path):
@@ -42,7 +44,10 @@ def test_directories_are_walked_recursively_and_sorted(tmp_path):
     status, out, _ = run([tmp_path])
     assert status == 1
     assert [line.split(":")[0] for line in out.splitlines()] == [
-        f"{tmp_path}/pkg/a.py", f"{tmp_path}/pkg/sub/b.py", f"{tmp_path}/z.py"]
+        f"{tmp_path}/pkg/a.py",
+        f"{tmp_path}/pkg/sub/b.py",
+        f"{tmp_path}/z.py",
+    ]
 
 
 def test_unparsable_file_is_reported_and_others_still_checked(tmp_path):
@@ -80,14 +85,22 @@ def test_help_lists_the_rules():
 
 def test_select_and_ignore_options(tmp_path):
     path = tmp_path / "m.py"
-    path.write_text("import staging, time\n\n@staging.function\ndef f(x, a=[]):\n"
-                    "    print('t')\n    return x + time.ctime()\n")
-    assert [line.split(" ")[1] for line in run([path])[1].splitlines()] == \
-        ["AG008", "AG002", "AG003"]
-    assert [line.split(" ")[1] for line in run(["--select", "AG002,AG003", path])[1]
-            .splitlines()] == ["AG002", "AG003"]
-    assert [line.split(" ")[1] for line in run(["--ignore", "AG002", path])[1]
-            .splitlines()] == ["AG008", "AG003"]
+    path.write_text(
+        "import staging, time\n\n@staging.function\ndef f(x, a=[]):\n"
+        "    print('t')\n    return x + time.ctime()\n"
+    )
+    assert [line.split(" ")[1] for line in run([path])[1].splitlines()] == [
+        "AG008",
+        "AG002",
+        "AG003",
+    ]
+    assert [
+        line.split(" ")[1] for line in run(["--select", "AG002,AG003", path])[1].splitlines()
+    ] == ["AG002", "AG003"]
+    assert [line.split(" ")[1] for line in run(["--ignore", "AG002", path])[1].splitlines()] == [
+        "AG008",
+        "AG003",
+    ]
     assert run(["--select", "AG004", path]) == (0, "", "")
 
 
@@ -99,7 +112,8 @@ def test_json_format(tmp_path):
     data = json.loads(out)
     assert [(d["path"], d["line"], d["col"], d["code"], d["fixable"]) for d in data] == [
         (f"{tmp_path}/a.py", 2, 12, "AG000", False),
-        (f"{tmp_path}/b.py", 5, 5, "AG002", True)]
+        (f"{tmp_path}/b.py", 5, 5, "AG002", True),
+    ]
     assert data[1]["message"].startswith("print() of Python values")
     assert "cannot parse" in err
 
@@ -112,13 +126,20 @@ def test_json_format_clean(tmp_path):
 def test_entry_point_runs_standalone(tmp_path):
     # `autograph.lint` imports nothing from staging, runtime or the rest of autograph.
     (tmp_path / "bad.py").write_text(STAGED)
-    code = ("import sys; from autograph.lint import main; status = main(sys.argv[1:]); "
-            "assert not [m for m in sys.modules if m.split('.')[0] in ('staging', 'runtime')]; "
-            "assert not [m for m in sys.modules if m.startswith('autograph.') "
-            "and not m.startswith('autograph.lint')], sorted(sys.modules); sys.exit(status)")
+    code = (
+        "import sys; from autograph.lint import main; status = main(sys.argv[1:]); "
+        "assert not [m for m in sys.modules if m.split('.')[0] in ('staging', 'runtime')]; "
+        "assert not [m for m in sys.modules if m.startswith('autograph.') "
+        "and not m.startswith('autograph.lint')], sorted(sys.modules); sys.exit(status)"
+    )
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ, PYTHONPATH=root)
-    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
-                          text=True, env=env, cwd=tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout.startswith(f"{tmp_path}/bad.py:5:5: AG002 ")

@@ -9,8 +9,9 @@ import pytest
 
 from autograph.lint import RULES, check_source
 
-DOC = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                   "docs", "lint.md")
+DOC = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "docs", "lint.md"
+)
 
 
 def sections() -> dict[str, str]:

@@ -159,7 +159,8 @@ def test_noqa_finding_is_not_fixed():
             return x
     """)
     assert apply_fixes(check_source(source, "mod.py")).source == source.replace(
-        'print("fixed")', 'staging.print("fixed")')
+        'print("fixed")', 'staging.print("fixed")'
+    )
 
 
 def test_fix_is_idempotent():
@@ -177,14 +178,18 @@ def test_fix_is_idempotent():
 
 def test_cli_fix_writes_and_reports(tmp_path):
     path = tmp_path / "m.py"
-    path.write_text("import staging\n\n@staging.function\ndef f(x, a=[]):\n"
-                    "    print('t')\n    print('u', file=None)\n    return x\n")
+    path.write_text(
+        "import staging\n\n@staging.function\ndef f(x, a=[]):\n"
+        "    print('t')\n    print('u', file=None)\n    return x\n"
+    )
     out = io.StringIO()
     assert main(["--fix", str(path)], stdout=out, stderr=io.StringIO()) == 1
-    assert path.read_text() == ("import staging\n\n@staging.function\ndef f(x, a=None):\n"
-                                "    if a is None:\n        a = []\n"
-                                "    staging.print('t')\n    print('u', file=None)\n"
-                                "    return x\n")
+    assert path.read_text() == (
+        "import staging\n\n@staging.function\ndef f(x, a=None):\n"
+        "    if a is None:\n        a = []\n"
+        "    staging.print('t')\n    print('u', file=None)\n"
+        "    return x\n"
+    )
     assert out.getvalue().splitlines() == [
         f"{path}:8:5: AG002 print() of Python values in staged function 'f' runs only while "
         "tracing, not on every call; use staging.print(...) to print on every call",
@@ -197,8 +202,10 @@ def test_cli_fix_exits_zero_when_everything_was_fixed(tmp_path):
     path = tmp_path / "m.py"
     path.write_text("import staging\n\n@staging.function\ndef f(x):\n    print('t')\n")
     assert main(["--fix", str(path)], stdout=io.StringIO(), stderr=io.StringIO()) == 0
-    assert path.read_text() == "import staging\n\n@staging.function\ndef f(x):\n" \
-                               "    staging.print('t')\n"
+    assert (
+        path.read_text() == "import staging\n\n@staging.function\ndef f(x):\n"
+        "    staging.print('t')\n"
+    )
 
 
 def test_cli_diff_does_not_write(tmp_path):
@@ -211,13 +218,16 @@ def test_cli_diff_does_not_write(tmp_path):
     name = str(path).lstrip("/")
     assert out.getvalue() == (
         f"--- a/{name}\n+++ b/{name}\n@@ -2,5 +2,5 @@\n \n @staging.function\n def f(x):\n"
-        "-    print('t')\n+    staging.print('t')\n     return x\n")
+        "-    print('t')\n+    staging.print('t')\n     return x\n"
+    )
 
 
 def test_cli_fix_keeps_crlf_line_endings_and_encoding(tmp_path):
     path = tmp_path / "m.py"
-    source = ("# -*- coding: latin-1 -*-\r\nimport staging\r\n\r\n@staging.function\r\n"
-              "def f(x):\r\n    print('caf\xe9')\r\n    return x\r\n")
+    source = (
+        "# -*- coding: latin-1 -*-\r\nimport staging\r\n\r\n@staging.function\r\n"
+        "def f(x):\r\n    print('caf\xe9')\r\n    return x\r\n"
+    )
     path.write_bytes(source.encode("latin-1"))
     assert main(["--fix", str(path)], stdout=io.StringIO(), stderr=io.StringIO()) == 0
     assert path.read_bytes() == source.replace("print(", "staging.print(").encode("latin-1")

@@ -47,15 +47,19 @@ def clean_{i}(x, y=None):
 '''
 
 # (marker, offending token, code): the finding is on the marker's line, at the token.
-TOP = ('''
+TOP = (
+    """
 
 @staging.function
 def top(x, acc=[]):  # mark-top-default
     print("mark-top")
     return x
-''', [("mark-top-default", "[]", "AG008"), ('"mark-top"', "print", "AG002")])
+""",
+    [("mark-top-default", "[]", "AG008"), ('"mark-top"', "print", "AG002")],
+)
 
-MULTILINE = ('''
+MULTILINE = (
+    '''
 
 @staging.function(autograph=False)
 def after_strings(x):
@@ -64,9 +68,12 @@ def after_strings(x):
     y = x + \\
         random.random()  # mark-continuation
     return doc, y
-''', [("mark-after-string", "print", "AG002"), ("mark-continuation", "random.random", "AG003")])
+''',
+    [("mark-after-string", "print", "AG002"), ("mark-continuation", "random.random", "AG003")],
+)
 
-NESTED = ('''
+NESTED = (
+    '''
 
 class Model:
     """A class ✓ with a staged method and a nested function."""
@@ -83,9 +90,12 @@ class Model:
         return inner(x)
 
     # a comment at the end of the class body
-''', [("mark-self", "self.calls", "AG001"), ("mark-inner", "print", "AG002")])
+''',
+    [("mark-self", "self.calls", "AG001"), ("mark-inner", "print", "AG002")],
+)
 
-IN_IF = ('''
+IN_IF = (
+    """
 
 if True:
     @staging.function
@@ -93,24 +103,32 @@ if True:
         for k in [1, 2]:  # mark-loop
             x = x + k
         return x
-''', [("mark-loop", "[1, 2]", "AG005")])
+""",
+    [("mark-loop", "[1, 2]", "AG005")],
+)
 
-TABS = ('''
+TABS = (
+    """
 
 @staging.function
 def tabbed(x):
 \ts = "é✓"; print("mark-tab")
 \treturn x * FACTOR  # mark-factor
-''', [("mark-tab", "print", "AG002"), ("mark-factor", "FACTOR", "AG006")])
+""",
+    [("mark-tab", "print", "AG002"), ("mark-factor", "FACTOR", "AG006")],
+)
 
-END = ('''
+END = (
+    """
 
 @staging.function \\
     # a comment after a line continuation is no code: this is still the decorator line
 def last(x):
     history.append(x)  # mark-end
     return x
-''', [("mark-end", "history.append", "AG009")])
+""",
+    [("mark-end", "history.append", "AG009")],
+)
 
 REASSIGN = "\nFACTOR = 3.0  # mark-reassigned\n"
 
@@ -163,6 +181,7 @@ def whole_module(monkeypatch):
 def no_whole_module(monkeypatch):
     def refuse(self):
         raise AssertionError("positions were resolved for the whole module")
+
     monkeypatch.setattr(Positions, "_resolve_whole", refuse)
 
 
@@ -177,7 +196,7 @@ def test_big_module_positions_match_the_text(tmp_path, monkeypatch, newline, lin
     path = tmp_path / "big.py"
     path.write_bytes(source.encode("utf-8"))
     with monkeypatch.context() as patch:
-        no_whole_module(patch)                  # only the statements with findings
+        no_whole_module(patch)  # only the statements with findings
         findings = lint_paths([path])
     assert sorted((f.line, f.col, f.code) for f in findings) == located(source, newline, wanted)
     ag006 = next(f for f in findings if f.code == "AG006")
@@ -199,8 +218,8 @@ def test_big_module_positions_are_not_resolved_for_the_whole_module(monkeypatch)
     result = check_source(source, "big.py")
     assert result.findings
     assert source.count("\n@staging.function\n") > 250
-    assert resolved and max(resolved) == 1     # one module-level statement at a time
-    assert len(resolved) <= 8                  # just the statements with findings
+    assert resolved and max(resolved) == 1  # one module-level statement at a time
+    assert len(resolved) <= 8  # just the statements with findings
 
 
 def test_select_and_ignore_and_noqa_keep_positions(tmp_path, monkeypatch):
@@ -232,10 +251,13 @@ def test_cli_text_json_diff_and_fix_output_unchanged(tmp_path, monkeypatch):
         (folder / "big.py").write_text(source, encoding="utf-8")
         with monkeypatch.context() as patch:
             (whole_module if name == "whole" else no_whole_module)(patch)
-            runs = [run_cli([folder, *flags]) for flags in
-                    ([], ["--format", "json"], ["--diff"], ["--fix"])]
-        outputs[name] = [tuple(str(part).replace(str(folder), "<dir>") for part in run)
-                         for run in runs]
+            runs = [
+                run_cli([folder, *flags])
+                for flags in ([], ["--format", "json"], ["--diff"], ["--fix"])
+            ]
+        outputs[name] = [
+            tuple(str(part).replace(str(folder), "<dir>") for part in run) for run in runs
+        ]
         outputs[name].append((folder / "big.py").read_text(encoding="utf-8"))
     assert outputs["fast"] == outputs["whole"]
     text, as_json, diff, fixed, after = outputs["fast"]
@@ -248,15 +270,15 @@ def test_cli_text_json_diff_and_fix_output_unchanged(tmp_path, monkeypatch):
 # order mark, old Mac line breaks, findings in most statements (one pass is cheaper).
 LAYOUTS = {
     "no trailing newline": "import staging\n@staging.function\ndef f(x, a={}):\n"
-                           "    print(1)\n    return x",
+    "    print(1)\n    return x",
     "form feed before a statement": "import staging\nx = 1\n\n\x0c@staging.function\n"
-                                    "def f(x):\n    print(1)\n    return x\n",
+    "def f(x):\n    print(1)\n    return x\n",
     "byte order mark, first statement": "\ufeff@staging.function\ndef f(x):\n    print(1)\n"
-                                        "    return x\nimport staging\n",
+    "    return x\nimport staging\n",
     "carriage returns": "import staging\r\r@staging.function\rdef f(x):\r    print(1)\r"
-                        "    return x\r",
+    "    return x\r",
     "findings everywhere": "import staging\n@staging.function\ndef f(x):\n    print(1)\n"
-                           "    return x\n",
+    "    return x\n",
 }
 
 

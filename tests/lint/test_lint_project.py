@@ -22,8 +22,9 @@ def expected_findings(paths: list[str]) -> set[tuple[str, int, str]]:
             for number, line in enumerate(handle, 1):
                 match = EXPECT.search(line)
                 if match:
-                    expected.update((path, number, code)
-                                    for code in re.split(r"[\s,]+", match.group("codes")))
+                    expected.update(
+                        (path, number, code) for code in re.split(r"[\s,]+", match.group("codes"))
+                    )
     return expected
 
 
@@ -41,11 +42,15 @@ def test_project_sources_report_only_intended_findings(folder):
 def test_expect_markers_are_matched_exactly(tmp_path):
     # The harness itself: a marked pitfall passes, an unmarked or missing one does not.
     path = tmp_path / "ex.py"
-    path.write_text("import staging\n\n@staging.function\ndef f(x):\n"
-                    "    print('t')  # lint-expect: AG002\n    return x\n")
+    path.write_text(
+        "import staging\n\n@staging.function\ndef f(x):\n"
+        "    print('t')  # lint-expect: AG002\n    return x\n"
+    )
     found = {(f.path, f.line, f.code) for f in lint_paths([tmp_path])}
     assert found == expected_findings([str(path)]) == {(str(path), 5, "AG002")}
-    path.write_text("import staging\n\n@staging.function\ndef f(x):\n"
-                    "    print(x)  # lint-expect: AG002\n    return x\n")
+    path.write_text(
+        "import staging\n\n@staging.function\ndef f(x):\n"
+        "    print(x)  # lint-expect: AG002\n    return x\n"
+    )
     found = {(f.path, f.line, f.code) for f in lint_paths([tmp_path])}
     assert found != expected_findings([str(path)])

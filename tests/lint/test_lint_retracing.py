@@ -41,7 +41,10 @@ def marked(tmp_path):
 
 
 def test_changing_python_numbers(tmp_path):
-    result = findings(tmp_path, HEADER + """
+    result = findings(
+        tmp_path,
+        HEADER
+        + """
     def train(x):
         lr = 0.1
         for i in range(10):
@@ -57,24 +60,30 @@ def test_changing_python_numbers(tmp_path):
         for j, row in enumerate([x, x]):
             step(row, j)           # AG011
         return [step(x, k) for k in range(3)]   # AG011
-    """)
+    """,
+    )
     assert lines(result) == marked(tmp_path) and len(result) == 7
     assert result[0].col == 21  # the argument
     assert result[0].message == (
         "staged function 'step' is called in a loop with 'lr', a Python number that changes on "
         "every iteration: Python numbers are trace keys by value, so every iteration traces "
-        "'step' again; pass a NumPy value instead, such as np.asarray(lr)")
+        "'step' again; pass a NumPy value instead, such as np.asarray(lr)"
+    )
     assert "'i'" in result[1].message and "'t'" in result[4].message and "'k'" in result[6].message
 
 
 def test_new_objects(tmp_path):
-    result = findings(tmp_path, HEADER + """
+    result = findings(
+        tmp_path,
+        HEADER
+        + """
     for i in range(3):
         step(np.ones(2), lambda v: v)   # AG011
         cfg = Config(i)
         step(np.ones(2), cfg)           # AG011
         step(np.ones(2), Config(2))     # AG011
-    """)
+    """,
+    )
     assert lines(result) == marked(tmp_path) and len(result) == 3
     assert "a new lambda on every iteration" in result[0].message
     assert "a new object ('cfg') on every iteration" in result[1].message
@@ -84,7 +93,10 @@ def test_new_objects(tmp_path):
 
 
 def test_fine_calls(tmp_path):
-    result = findings(tmp_path, HEADER + """
+    result = findings(
+        tmp_path,
+        HEADER
+        + """
     import dataclasses
 
 
@@ -117,12 +129,15 @@ def test_fine_calls(tmp_path):
         for i in range(n):                  # a staged loop: i is symbolic
             x = step(x, i)
         return x
-    """)
+    """,
+    )
     assert result == []
 
 
 def test_staged_methods_and_wrapped_functions(tmp_path):
-    result = findings(tmp_path, """
+    result = findings(
+        tmp_path,
+        """
         import staging
 
 
@@ -144,7 +159,8 @@ def test_staged_methods_and_wrapped_functions(tmp_path):
                 model.apply(x, k)   # AG011
                 fast(x, k)          # AG011
                 plain(x, k)         # not staged
-    """)
+    """,
+    )
     assert lines(result) == marked(tmp_path) and len(result) == 2
     assert "staged function 'apply'" in result[0].message
     assert "staged function 'plain'" in result[1].message
@@ -152,11 +168,17 @@ def test_staged_methods_and_wrapped_functions(tmp_path):
 
 def test_noqa_and_select(tmp_path):
     path = tmp_path / "mod.py"
-    path.write_text(textwrap.dedent(HEADER + """
+    path.write_text(
+        textwrap.dedent(
+            HEADER
+            + """
     for i in range(3):
         step(np.ones(2), i)  # noqa: AG011
         step(np.ones(2), i)
-    """).lstrip("\\n"), encoding="utf-8")
+    """
+        ).lstrip("\\n"),
+        encoding="utf-8",
+    )
     last = len(path.read_text(encoding="utf-8").splitlines())
     assert [(f.line, f.code) for f in lint_paths([path])] == [(last, "AG011")]
     assert lint_paths([path], select=frozenset({"AG001"})) == []

@@ -21,8 +21,11 @@ def codes(tmp_path, source: str) -> list[tuple[int, str]]:
 
 # --- AG001: mutation of outer state ------------------------------------------------------
 
+
 def test_ag001_global_augmented_assignment(tmp_path):
-    result = findings(tmp_path, """
+    result = findings(
+        tmp_path,
+        """
         import staging
 
         counter = 0
@@ -32,14 +35,17 @@ def test_ag001_global_augmented_assignment(tmp_path):
             global counter
             counter += 1
             return x
-    """)
+    """,
+    )
     assert [(f.line, f.col, f.code) for f in result] == [(8, 5, "AG001")]
     assert "global 'counter' is assigned in staged function 'f'" in result[0].message
     assert "runs only while tracing" in result[0].message
 
 
 def test_ag001_nonlocal_of_enclosing_plain_function(tmp_path):
-    assert codes(tmp_path, """
+    assert codes(
+        tmp_path,
+        """
         import staging
 
         def make():
@@ -51,11 +57,14 @@ def test_ag001_nonlocal_of_enclosing_plain_function(tmp_path):
                 calls = calls + 1
                 return x
             return f
-    """) == [(9, "AG001")]
+    """,
+    ) == [(9, "AG001")]
 
 
 def test_ag001_outer_object_methods_and_items(tmp_path):
-    result = findings(tmp_path, """
+    result = findings(
+        tmp_path,
+        """
         import staging
 
         log = []
@@ -68,16 +77,23 @@ def test_ag001_outer_object_methods_and_items(tmp_path):
             del cache["old"]
             cache.update(a=1)
             return x
-    """)
-    assert [(f.line, f.code) for f in result] == [(8, "AG001"), (9, "AG001"), (10, "AG001"),
-                                                   (11, "AG001")]
+    """,
+    )
+    assert [(f.line, f.code) for f in result] == [
+        (8, "AG001"),
+        (9, "AG001"),
+        (10, "AG001"),
+        (11, "AG001"),
+    ]
     assert "outer object 'log' is mutated by .append()" in result[0].message
     assert "outer object 'cache' is mutated by item assignment" in result[1].message
     assert "by del" in result[2].message
 
 
 def test_ag001_self_attribute_in_method(tmp_path):
-    result = findings(tmp_path, """
+    result = findings(
+        tmp_path,
+        """
         import staging
 
         class Model:
@@ -85,13 +101,17 @@ def test_ag001_self_attribute_in_method(tmp_path):
             def __call__(self, x):
                 self.calls += 1
                 return x
-    """)
+    """,
+    )
     assert [(f.line, f.code) for f in result] == [(6, "AG001")]
     assert "'self.calls'" in result[0].message
 
 
 def test_ag001_negatives(tmp_path):
-    assert codes(tmp_path, """
+    assert (
+        codes(
+            tmp_path,
+            """
         import staging
 
         total = 0
@@ -111,11 +131,16 @@ def test_ag001_negatives(tmp_path):
             global items
             items = [x]
             items.append(x)
-    """) == []
+    """,
+        )
+        == []
+    )
 
 
 def test_ag001_in_nested_helper_of_staged_function(tmp_path):
-    assert codes(tmp_path, """
+    assert codes(
+        tmp_path,
+        """
         import staging
 
         seen = set()
@@ -126,13 +151,17 @@ def test_ag001_in_nested_helper_of_staged_function(tmp_path):
                 seen.add("v")
                 return v
             return helper(x)
-    """) == [(8, "AG001")]
+    """,
+    ) == [(8, "AG001")]
 
 
 # --- AG002: trace-time print and logging --------------------------------------------------
 
+
 def test_ag002_print_of_python_values(tmp_path):
-    result = findings(tmp_path, """
+    result = findings(
+        tmp_path,
+        """
         import staging
 
         STEP = 3
@@ -144,16 +173,24 @@ def test_ag002_print_of_python_values(tmp_path):
             print(1, "two", -3.0, None)
             print(f"step {STEP}")
             return x
-    """)
+    """,
+    )
     assert [(f.line, f.col, f.code) for f in result] == [
-        (7, 5, "AG002"), (8, 5, "AG002"), (9, 5, "AG002"), (10, 5, "AG002")]
+        (7, 5, "AG002"),
+        (8, 5, "AG002"),
+        (9, 5, "AG002"),
+        (10, 5, "AG002"),
+    ]
     assert result[0].message.startswith("print() of Python values in staged function 'f'")
     assert "staging.print" in result[0].message
     assert all(f.fixable for f in result)
 
 
 def test_ag002_print_of_arguments_is_staged(tmp_path):
-    assert codes(tmp_path, """
+    assert (
+        codes(
+            tmp_path,
+            """
         import staging
 
         @staging.function
@@ -168,24 +205,33 @@ def test_ag002_print_of_arguments_is_staged(tmp_path):
 
         def plain():
             print("not staged")
-    """) == []
+    """,
+        )
+        == []
+    )
 
 
 def test_ag002_any_print_with_autograph_false(tmp_path):
-    result = findings(tmp_path, """
+    result = findings(
+        tmp_path,
+        """
         import staging
 
         @staging.function(autograph=False)
         def f(x):
             print(x)
             return x
-    """)
+    """,
+    )
     assert [(f.line, f.code) for f in result] == [(5, "AG002")]
     assert "(autograph=False)" in result[0].message
 
 
 def test_ag002_print_shadowed_by_staging_print(tmp_path):
-    assert codes(tmp_path, """
+    assert (
+        codes(
+            tmp_path,
+            """
         import staging
         from staging import print
 
@@ -193,11 +239,16 @@ def test_ag002_print_shadowed_by_staging_print(tmp_path):
         def f(x):
             print("staged print")
             return x
-    """) == []
+    """,
+        )
+        == []
+    )
 
 
 def test_ag002_logging_calls(tmp_path):
-    result = findings(tmp_path, """
+    result = findings(
+        tmp_path,
+        """
         import logging
         import logging as lg
         import warnings
@@ -215,14 +266,18 @@ def test_ag002_logging_calls(tmp_path):
             logging.getLogger("d").info("d")
             warnings.warn("e")
             return x
-    """)
+    """,
+    )
     assert [(f.line, f.code) for f in result] == [(n, "AG002") for n in range(11, 17)]
     assert "logging call 'logger.warning'" in result[2].message
     assert not any(f.fixable for f in result)
 
 
 def test_ag002_logging_negatives(tmp_path):
-    assert codes(tmp_path, """
+    assert (
+        codes(
+            tmp_path,
+            """
         import numpy as np
         import staging
 
@@ -231,7 +286,10 @@ def test_ag002_logging_negatives(tmp_path):
             y = np.log(x)
             weights.log(2)         # not a logger
             return y
-    """) == []
+    """,
+        )
+        == []
+    )
 
 
 # --- AG003: calls read once while tracing ------------------------------------------------
@@ -267,26 +325,46 @@ AG003_SOURCE = """
 def test_ag003_calls_still_evaluated_while_tracing(tmp_path):
     # converted code makes random draws and clock reads on every call: not reported
     result = findings(tmp_path, AG003_SOURCE.format(options=""))
-    assert [(f.line, f.code) for f in result] == [(20, "AG003"), (21, "AG003"), (23, "AG003"), (23, "AG003")]
-    assert result[0].message.startswith("'datetime.now' in staged function 'f' is "
-                                        "evaluated once while tracing")
+    assert [(f.line, f.code) for f in result] == [
+        (20, "AG003"),
+        (21, "AG003"),
+        (23, "AG003"),
+        (23, "AG003"),
+    ]
+    assert result[0].message.startswith(
+        "'datetime.now' in staged function 'f' is evaluated once while tracing"
+    )
     assert "'time.ctime'" in result[-1].message
 
 
 def test_ag003_without_autograph_reports_draws_and_clocks_too(tmp_path):
     result = findings(tmp_path, AG003_SOURCE.format(options="(autograph=False)"))
     assert [(f.line, f.code) for f in result] == [
-        (16, "AG003"), (17, "AG003"), (18, "AG003"), (18, "AG003"), (19, "AG003"), (19, "AG003"),
-        (20, "AG003"), (21, "AG003"), (22, "AG003"), (23, "AG003"), (23, "AG003")]
+        (16, "AG003"),
+        (17, "AG003"),
+        (18, "AG003"),
+        (18, "AG003"),
+        (19, "AG003"),
+        (19, "AG003"),
+        (20, "AG003"),
+        (21, "AG003"),
+        (22, "AG003"),
+        (23, "AG003"),
+        (23, "AG003"),
+    ]
     assert result[0].message == (
         "'onp.random.normal' in staged function 'f' (autograph=False) is evaluated once while "
         "tracing and baked into the graph as a constant; with autograph (the default), random "
-        "draws and clock reads run on every call")
+        "draws and clock reads run on every call"
+    )
     assert "'rng.normal'" in result[8].message and "(autograph=False)" in result[8].message
 
 
 def test_ag003_negatives(tmp_path):
-    assert codes(tmp_path, """
+    assert (
+        codes(
+            tmp_path,
+            """
         import random
         import numpy as np
         import staging
@@ -300,13 +378,19 @@ def test_ag003_negatives(tmp_path):
 
         def plain():
             return random.random()
-    """) == []
+    """,
+        )
+        == []
+    )
 
 
 # --- AG004: unconditional Variable -------------------------------------------------------
 
+
 def test_ag004_unconditional_variable(tmp_path):
-    result = findings(tmp_path, """
+    result = findings(
+        tmp_path,
+        """
         import staging
         from staging import Variable as V
 
@@ -322,13 +406,17 @@ def test_ag004_unconditional_variable(tmp_path):
             def __call__(self, x):
                 self.v = staging.Variable(x)
                 return x
-    """)
+    """,
+    )
     assert [(f.line, f.code) for f in result] == [(6, "AG004"), (8, "AG004"), (14, "AG004")]
     assert "raises ValueError" in result[0].message
 
 
 def test_ag004_conditional_variable_is_fine(tmp_path):
-    assert codes(tmp_path, """
+    assert (
+        codes(
+            tmp_path,
+            """
         import staging
 
         v0 = staging.Variable(0.0)
@@ -345,13 +433,19 @@ def test_ag004_conditional_variable_is_fine(tmp_path):
                 def make():
                     return staging.Variable(1.0)
                 return self.v.assign_add(x)
-    """) == []
+    """,
+        )
+        == []
+    )
 
 
 # --- AG005: unrolled loops --------------------------------------------------------------
 
+
 def test_ag005_loops_over_literals(tmp_path):
-    result = findings(tmp_path, """
+    result = findings(
+        tmp_path,
+        """
         import numpy as np
         import staging
 
@@ -369,9 +463,14 @@ def test_ag005_loops_over_literals(tmp_path):
             for i, k in enumerate(np.array([1.0, 2.0])):
                 x = x - k
             return x
-    """)
+    """,
+    )
     assert [(f.line, f.col, f.code) for f in result] == [
-        (8, 14, "AG005"), (10, 14, "AG005"), (13, 23, "AG005"), (15, 17, "AG005")]
+        (8, 14, "AG005"),
+        (10, 14, "AG005"),
+        (13, 23, "AG005"),
+        (15, 17, "AG005"),
+    ]
     assert "for loop over a Python list literal" in result[0].message
     assert "Python tuple 'WEIGHTS'" in result[1].message
     assert "Python dict 'table'" in result[2].message
@@ -379,7 +478,10 @@ def test_ag005_loops_over_literals(tmp_path):
 
 
 def test_ag005_staged_loops_are_fine(tmp_path):
-    assert codes(tmp_path, """
+    assert (
+        codes(
+            tmp_path,
+            """
         import numpy as np
         import staging
 
@@ -396,13 +498,19 @@ def test_ag005_staged_loops_are_fine(tmp_path):
             for z in np.array(xs):
                 x = x + z
             return x
-    """) == []
+    """,
+        )
+        == []
+    )
 
 
 # --- AG006: frozen module-level names ------------------------------------------------------
 
+
 def test_ag006_module_name_reassigned(tmp_path):
-    result = findings(tmp_path, """
+    result = findings(
+        tmp_path,
+        """
         import staging
 
         scale = 2.0
@@ -417,14 +525,18 @@ def test_ag006_module_name_reassigned(tmp_path):
             offset = v
 
         scale = 3.0
-    """)
+    """,
+    )
     assert [(f.line, f.col, f.code) for f in result] == [(8, 16, "AG006"), (8, 24, "AG006")]
     assert "reads module-level 'scale', which is reassigned at line 14" in result[0].message
     assert "reassigned at line 12" in result[1].message
 
 
 def test_ag006_negatives(tmp_path):
-    assert codes(tmp_path, """
+    assert (
+        codes(
+            tmp_path,
+            """
         import numpy as np
         import staging
 
@@ -439,13 +551,19 @@ def test_ag006_negatives(tmp_path):
         def f(x, scale=SCALE):
             scale = scale * 2
             return g(x) * scale * np.float64(SCALE)
-    """) == []
+    """,
+        )
+        == []
+    )
 
 
 # --- AG007: recursion -------------------------------------------------------------------
 
+
 def test_ag007_direct_recursion(tmp_path):
-    result = findings(tmp_path, """
+    result = findings(
+        tmp_path,
+        """
         import staging
 
         @staging.function
@@ -461,14 +579,22 @@ def test_ag007_direct_recursion(tmp_path):
             @staging.function
             def depth(self, x):
                 return self.depth(x - 1)
-    """)
-    assert [(f.line, f.code) for f in result] == [(5, "AG007"), (8, "AG007"), (8, "AG007"),
-                                                   (15, "AG007")]
+    """,
+    )
+    assert [(f.line, f.code) for f in result] == [
+        (5, "AG007"),
+        (8, "AG007"),
+        (8, "AG007"),
+        (15, "AG007"),
+    ]
     assert result[0].message.startswith("staged function 'fact' calls itself")
 
 
 def test_ag007_negatives(tmp_path):
-    assert codes(tmp_path, """
+    assert (
+        codes(
+            tmp_path,
+            """
         import staging
 
         def helper(x):
@@ -484,28 +610,42 @@ def test_ag007_negatives(tmp_path):
             @staging.function
             def g(self, x):
                 return g(x)    # module-level g, not the method
-    """) == []
+    """,
+        )
+        == []
+    )
 
 
 # --- AG008: mutable defaults -------------------------------------------------------------
 
+
 def test_ag008_mutable_defaults(tmp_path):
-    result = findings(tmp_path, """
+    result = findings(
+        tmp_path,
+        """
         import collections
         import staging
 
         @staging.function
         def f(x, acc=[], table={}, *, seen=set(), counts=collections.Counter()):
             return x
-    """)
+    """,
+    )
     assert [(f.line, f.col, f.code) for f in result] == [
-        (5, 14, "AG008"), (5, 24, "AG008"), (5, 36, "AG008"), (5, 50, "AG008")]
+        (5, 14, "AG008"),
+        (5, 24, "AG008"),
+        (5, 36, "AG008"),
+        (5, 50, "AG008"),
+    ]
     assert "mutable default argument 'acc' of staged function 'f'" in result[0].message
     assert all(f.fixable for f in result)
 
 
 def test_ag008_negatives(tmp_path):
-    assert codes(tmp_path, """
+    assert (
+        codes(
+            tmp_path,
+            """
         import staging
 
         @staging.function
@@ -514,13 +654,19 @@ def test_ag008_negatives(tmp_path):
 
         def plain(x, acc=[]):
             return acc
-    """) == []
+    """,
+        )
+        == []
+    )
 
 
 # --- AG009: leaked tensors ----------------------------------------------------------------
 
+
 def test_ag009_computed_values_stored_outside(tmp_path):
-    result = findings(tmp_path, """
+    result = findings(
+        tmp_path,
+        """
         import staging
 
         last = None
@@ -537,18 +683,26 @@ def test_ag009_computed_values_stored_outside(tmp_path):
                 state["y"] = y + 1
                 self.cache = x
                 return y
-    """)
-    assert [(f.line, f.code) for f in result] == [(12, "AG009"), (13, "AG009"), (14, "AG009"),
-                                                   (15, "AG009")]
-    assert ("staged function '__call__' stores a computed value in global 'last'"
-            in result[0].message)
+    """,
+    )
+    assert [(f.line, f.code) for f in result] == [
+        (12, "AG009"),
+        (13, "AG009"),
+        (14, "AG009"),
+        (15, "AG009"),
+    ]
+    assert (
+        "staged function '__call__' stores a computed value in global 'last'" in result[0].message
+    )
     assert "leaks a symbolic tensor" in result[0].message
     assert "outer object 'self.cache' by attribute assignment" in result[3].message
 
 
 def test_ag009_negatives(tmp_path):
     # Constant values are AG001 (plain mutation), Variables and locals are fine.
-    assert codes(tmp_path, """
+    assert codes(
+        tmp_path,
+        """
         import staging
 
         history = []
@@ -564,13 +718,17 @@ def test_ag009_negatives(tmp_path):
                     self.v = staging.Variable(x)
                 self.v.assign(x)
                 return out
-    """) == [(9, "AG001")]
+    """,
+    ) == [(9, "AG001")]
 
 
 # --- AG010: constructs the converter rejects ----------------------------------------------
 
+
 def test_ag010_generators_and_async(tmp_path):
-    result = findings(tmp_path, """
+    result = findings(
+        tmp_path,
+        """
         import staging
 
         @staging.function
@@ -581,16 +739,22 @@ def test_ag010_generators_and_async(tmp_path):
         @staging.function
         async def coro(x):
             return x
-    """)
+    """,
+    )
     assert [(f.line, f.col, f.code) for f in result] == [
-        (5, 5, "AG010"), (6, 5, "AG010"), (9, 11, "AG010")]
+        (5, 5, "AG010"),
+        (6, 5, "AG010"),
+        (9, 11, "AG010"),
+    ]
     assert "'yield' in staged function 'gen'" in result[0].message
     assert "'yield from'" in result[1].message
     assert "'async def'" in result[2].message
 
 
 def test_ag010_try_and_with_around_symbolic_control_flow(tmp_path):
-    result = findings(tmp_path, """
+    result = findings(
+        tmp_path,
+        """
         import contextlib
         import staging
 
@@ -605,14 +769,18 @@ def test_ag010_try_and_with_around_symbolic_control_flow(tmp_path):
                 for i in range(n):
                     x = x + i
             return x
-    """)
+    """,
+    )
     assert [(f.line, f.code) for f in result] == [(6, "AG010"), (11, "AG010")]
     assert "'try' around control flow on 'x'" in result[0].message
     assert "'with contextlib.suppress' around control flow on 'n'" in result[1].message
 
 
 def test_ag010_try_finally_and_other_context_managers_are_fine(tmp_path):
-    assert codes(tmp_path, """
+    assert (
+        codes(
+            tmp_path,
+            """
         import threading
         import staging
 
@@ -629,11 +797,17 @@ def test_ag010_try_finally_and_other_context_managers_are_fine(tmp_path):
                 while x > 0:
                     x = x - 1
             return x
-    """) == []
+    """,
+        )
+        == []
+    )
 
 
 def test_ag010_negatives(tmp_path):
-    assert codes(tmp_path, """
+    assert (
+        codes(
+            tmp_path,
+            """
         import staging
 
         @staging.function
@@ -652,32 +826,44 @@ def test_ag010_negatives(tmp_path):
             def gen():
                 yield 1
             return x
-    """) == []
+    """,
+        )
+        == []
+    )
 
 
 # --- noqa ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("comment, expected", [
-    ("# noqa: AG002", [(7, "AG003")]),
-    ("# noqa: AG003", [(7, "AG002")]),
-    ("# noqa:AG002,AG003", []),
-    ("# NOQA: ag002 ag003", []),
-    ("# noqa", []),
-    ("# noqa: E501", [(7, "AG003"), (7, "AG002")]),
-    ("# a comment", [(7, "AG003"), (7, "AG002")]),
-])
+
+@pytest.mark.parametrize(
+    "comment, expected",
+    [
+        ("# noqa: AG002", [(7, "AG003")]),
+        ("# noqa: AG003", [(7, "AG002")]),
+        ("# noqa:AG002,AG003", []),
+        ("# NOQA: ag002 ag003", []),
+        ("# noqa", []),
+        ("# noqa: E501", [(7, "AG003"), (7, "AG002")]),
+        ("# a comment", [(7, "AG003"), (7, "AG002")]),
+    ],
+)
 def test_noqa(tmp_path, comment, expected):
-    source = ("import time\nimport staging\n\n\n@staging.function\ndef f(x):\n"
-              f"    x = x + time.ctime(); print('t')  {comment}\n    return x\n")
+    source = (
+        "import time\nimport staging\n\n\n@staging.function\ndef f(x):\n"
+        f"    x = x + time.ctime(); print('t')  {comment}\n    return x\n"
+    )
     assert codes(tmp_path, source) == expected
 
 
 def test_noqa_inside_a_string_does_not_count(tmp_path):
-    assert codes(tmp_path, """
+    assert codes(
+        tmp_path,
+        """
         import staging
 
         @staging.function
         def f(x):
             print("# noqa")
             return x
-    """) == [(5, "AG002")]
+    """,
+    ) == [(5, "AG002")]

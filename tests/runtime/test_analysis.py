@@ -9,7 +9,14 @@ import runtime.graph
 import runtime.ops  # noqa: F401  (registers the NumPy ops)
 import staging
 from runtime import Graph, ListType, Node, TensorType, get_op
-from runtime.analysis import dead_after, last_uses, maybe_viewed, node_uses, outputs_sharing_state, replace_uses
+from runtime.analysis import (
+    dead_after,
+    last_uses,
+    maybe_viewed,
+    node_uses,
+    outputs_sharing_state,
+    replace_uses,
+)
 from runtime.core_ops import ARG
 from runtime.fusion import UFUNCS
 
@@ -61,11 +68,11 @@ def test_node_uses_adds_outer_values_read_inside_subgraphs():
 def test_last_uses_and_dead_values():
     g = Graph("f")
     x = g.add_input(t(), "x")
-    a = add(g, "exp", [x], [t()])          # 0
-    unused = add(g, "sin", [x], [t()])     # 1: never read
+    a = add(g, "exp", [x], [t()])  # 0
+    unused = add(g, "sin", [x], [t()])  # 1: never read
     b = add(g, "multiply", [a, 2.0], [t()])  # 2: last read of a
     s = add(g, "sum", [b], [t(())], {"axis": None})  # 3: last read of b; s is 0-d
-    out = add(g, "add", [b, s], [t()])     # 4
+    out = add(g, "add", [b, s], [t()])  # 4
     g.outputs = [out, x]
     last = last_uses(g)
     assert last[id(x)] == len(g.nodes)  # a graph output
@@ -81,11 +88,11 @@ def test_maybe_viewed():
     g = Graph("f")
     x = g.add_input(t(), "x")
     a = add(g, "exp", [x], [t()])
-    b = add(g, "add", [a, 1.0], [t()])                        # a ufunc reads a: no view
+    b = add(g, "add", [a, 1.0], [t()])  # a ufunc reads a: no view
     r = add(g, "reshape", [b], [t((3, 1))], {"shape": (3, 1)})  # may view b
     lst = add(g, "list_new", [], [ListType(None)], {"element": None})
     body = Graph("then")
-    body.outputs = [add(body, "negative", [a], [t()])]         # read inside a subgraph
+    body.outputs = [add(body, "negative", [a], [t()])]  # read inside a subgraph
     other = Graph("else")
     other.outputs = [a]
     c = add(g, "cond", [True], [t()], subgraphs={"then": body, "else": other})
@@ -109,8 +116,11 @@ def test_replace_uses_reaches_subgraphs_and_outputs():
 
 # -- outputs sharing program state -------------------------------------------------
 
+
 def shared(f, *args):
-    return outputs_sharing_state(staging.function(f, autograph=False).get_concrete_function(*args).graph)
+    return outputs_sharing_state(
+        staging.function(f, autograph=False).get_concrete_function(*args).graph
+    )
 
 
 def test_variable_reads_and_their_views_share_state():
@@ -119,7 +129,9 @@ def test_variable_reads_and_their_views_share_state():
     assert shared(lambda: (v.read_value().reshape(2, 3)[0], v.read_value().T)) == (0, 1)
     assert shared(lambda: np.expand_dims(np.squeeze(v.read_value()), 0)) == (0,)
     assert shared(lambda: (v.read_value() * 2.0, np.copy(v.read_value()))) == ()
-    assert shared(lambda: v.read_value() * 1.0) == ()  # a returned x * 1.0 is a new array, as in NumPy
+    assert (
+        shared(lambda: v.read_value() * 1.0) == ()
+    )  # a returned x * 1.0 is a new array, as in NumPy
 
 
 def test_state_through_cond_and_while():
@@ -133,14 +145,20 @@ def test_state_through_cond_and_while():
         return staging.cond(p, lambda: state[::1], lambda: np.zeros(3))
 
     def loop_init(n):
-        return staging.while_loop(lambda i, x: i < n, lambda i, x: (i + 1, x * 2.0), (0, v.read_value()))[1]
+        return staging.while_loop(
+            lambda i, x: i < n, lambda i, x: (i + 1, x * 2.0), (0, v.read_value())
+        )[1]
 
     def loop_capture(n):
         state = v.read_value()
-        return staging.while_loop(lambda i, x: i < n, lambda i, x: (i + 1, state), (0, np.zeros(3)))[1]
+        return staging.while_loop(
+            lambda i, x: i < n, lambda i, x: (i + 1, state), (0, np.zeros(3))
+        )[1]
 
     def loop_fresh(n):
-        return staging.while_loop(lambda i, x: i < n, lambda i, x: (i + 1, x * 2.0), (0, np.zeros(3)))[1]
+        return staging.while_loop(
+            lambda i, x: i < n, lambda i, x: (i + 1, x * 2.0), (0, np.zeros(3))
+        )[1]
 
     p, n = np.True_, np.int64(2)
     assert shared(through_cond, p) == (0,)
@@ -154,8 +172,9 @@ def test_state_swapped_between_loop_variables():
     v = staging.Variable(np.arange(3.0))
 
     def swap(n):
-        return staging.while_loop(lambda i, a, b: i < n, lambda i, a, b: (i + 1, b, a),
-                                  (0, np.zeros(3), v.read_value()))[1]
+        return staging.while_loop(
+            lambda i, a, b: i < n, lambda i, a, b: (i + 1, b, a), (0, np.zeros(3), v.read_value())
+        )[1]
 
     f = staging.function(swap, autograph=False)
     assert shared(swap, np.int64(1)) == (0,)
@@ -164,6 +183,7 @@ def test_state_swapped_between_loop_variables():
 
 
 # -- structured ops ---------------------------------------------------------------
+
 
 def test_structured_ops_declare_their_subgraphs_and_hooks():
     for name, labels in (("cond", ("then", "else")), ("while_loop", ("cond", "body"))):
@@ -204,6 +224,10 @@ def test_a_structured_node_is_stateful_when_a_nested_node_is():
     inner = Node("cond", [True], {}, [], subgraphs={"then": Graph("then"), "else": inner_else})
     body = Graph("body")
     body.add_node(inner)
-    loop = Node("while_loop", [], {"num_loop_vars": 0}, [], subgraphs={"cond": Graph("cond"), "body": body})
+    loop = Node(
+        "while_loop", [], {"num_loop_vars": 0}, [], subgraphs={"cond": Graph("cond"), "body": body}
+    )
     assert loop.stateful and inner.stateful
-    assert not Node("cond", [True], {}, [], subgraphs={"then": Graph("then"), "else": Graph("else")}).stateful
+    assert not Node(
+        "cond", [True], {}, [], subgraphs={"then": Graph("then"), "else": Graph("else")}
+    ).stateful

@@ -37,10 +37,17 @@ def test_a_printed_traceback_shows_the_notes():
 
 
 def test_an_uncaught_error_shows_its_notes():
-    program = ("import runtime._compat as c\n"
-               "e = ValueError('boom')\nc.add_note(e, 'user.py:3: the note')\nraise e\n")
-    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
-                            cwd=__file__.rsplit("/tests/", 1)[0], timeout=60)
+    program = (
+        "import runtime._compat as c\n"
+        "e = ValueError('boom')\nc.add_note(e, 'user.py:3: the note')\nraise e\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", program],
+        capture_output=True,
+        text=True,
+        cwd=__file__.rsplit("/tests/", 1)[0],
+        timeout=60,
+    )
     assert "ValueError: boom\nuser.py:3: the note" in result.stderr
 
 
@@ -50,7 +57,9 @@ def test_renamed_code_names_the_code():
     assert getattr(code, "co_qualname", "<staged f>") == "<staged f>"
 
 
-@pytest.mark.parametrize("func", [np.empty_like, np.concatenate, np.where, np.dot, np.zeros, np.arange])
+@pytest.mark.parametrize(
+    "func", [np.empty_like, np.concatenate, np.where, np.dot, np.zeros, np.arange]
+)
 def test_numpy_builtins_have_a_signature(func):
     params = signature(func).parameters
     assert params

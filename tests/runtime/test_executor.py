@@ -19,10 +19,10 @@ from runtime.core_ops import ARG
 F64 = np.float64
 I64 = np.int64
 
+
 def text(exc) -> str:
     """An exception's message and its notes (a run-time failure names the user's line in a note)."""
     return "\n".join([str(exc), *getattr(exc, "__notes__", ())])
-
 
 
 def here():
@@ -39,6 +39,7 @@ def add(g, op, inputs, out_types, attrs=None, location=None, subgraphs=None):
 
 
 # -- running ------------------------------------------------------------------
+
 
 def test_runs_on_numpy_inputs_and_matches_numpy():
     g = Graph("f")
@@ -68,7 +69,7 @@ def test_inputs_are_not_modified():
     c = add(g, "negative", [b], [t((3,))])
     g.outputs = [c]
     x_val = np.arange(3.0)
-    out, = CompiledGraph(g)(x_val)
+    (out,) = CompiledGraph(g)(x_val)
     np.testing.assert_array_equal(x_val, [0.0, 1.0, 2.0])
     np.testing.assert_array_equal(out, -(np.arange(3.0) * 2 + 1))
 
@@ -101,7 +102,7 @@ def test_zero_d_passthrough_input_is_returned_as_given():
     x = g.add_input(t(), "x")
     g.outputs = [x]
     given = np.array(2.5)
-    out, = CompiledGraph(g)(given)
+    (out,) = CompiledGraph(g)(given)
     assert out is given
 
 
@@ -110,9 +111,9 @@ def test_constant_outputs_are_copies():
     c = add(g, "const", [], [t((3,))], {"value": np.zeros(3)})
     g.outputs = [c]
     run = CompiledGraph(g)
-    first, = run()
+    (first,) = run()
     first += 1
-    second, = run()
+    (second,) = run()
     np.testing.assert_array_equal(second, np.zeros(3))
 
 
@@ -143,15 +144,25 @@ def test_while_loop_node_with_capture():
     zero_f = add(g, "const", [], [t()], {"value": np.float64(0)})
 
     cond = Graph("cond")
-    ci, cacc, cn, cx, ck = (cond.add_input(ty) for ty in (t((), I64), t(), t((), I64), t((None,)), t()))
+    ci, cacc, cn, cx, ck = (
+        cond.add_input(ty) for ty in (t((), I64), t(), t((), I64), t((None,)), t())
+    )
     cond.outputs = [add(cond, "less", [ci, cn], [t((), np.bool_)])]
     body = Graph("body")
-    bi, bacc, bn, bx, bk = (body.add_input(ty) for ty in (t((), I64), t(), t((), I64), t((None,)), t()))
+    bi, bacc, bn, bx, bk = (
+        body.add_input(ty) for ty in (t((), I64), t(), t((), I64), t((None,)), t())
+    )
     item = add(body, "getitem", [bx, bi], [t()], {"index": ("?",)})
     prod = add(body, "multiply", [item, bk], [t()])
     body.outputs = [add(body, "add", [bi, 1], [t((), I64)]), add(body, "add", [bacc, prod], [t()])]
-    i_out, acc_out = add(g, "while_loop", [zero_i, zero_f, n, x, k], [t((), I64), t()],
-                         {"num_loop_vars": 2}, subgraphs={"cond": cond, "body": body})
+    i_out, acc_out = add(
+        g,
+        "while_loop",
+        [zero_i, zero_f, n, x, k],
+        [t((), I64), t()],
+        {"num_loop_vars": 2},
+        subgraphs={"cond": cond, "body": body},
+    )
     g.outputs = [i_out, acc_out]
     run = CompiledGraph(g)
     xs = np.array([1.0, 2.0, 3.0, 4.0])
@@ -169,7 +180,9 @@ def test_list_values():
     doubled = add(g, "multiply", [x, 2.0], [t((2,))])
     lst = add(g, "list_write", [lst, 1, doubled], [ListType(t((2,)))], {"dynamic_size": True})
     size = add(g, "list_size", [lst], [t((), I64)])
-    stacked = add(g, "list_stack", [lst], [t((None, 2))], {"dtype": np.dtype(F64), "element_shape": (2,)})
+    stacked = add(
+        g, "list_stack", [lst], [t((None, 2))], {"dtype": np.dtype(F64), "element_shape": (2,)}
+    )
     g.outputs = [size, stacked]
     size_val, stacked_val = CompiledGraph(g)(np.array([1.0, 2.0]))
     assert size_val == 2
@@ -177,6 +190,7 @@ def test_list_values():
 
 
 # -- freeing intermediates ----------------------------------------------------
+
 
 def test_source_deletes_intermediates_after_last_use():
     g = Graph("f")
@@ -218,7 +232,7 @@ def test_intermediate_is_freed_before_later_nodes_run():
     s = add(g, "py_function", [big], [t()], {"func": keep_ref, "out_types": t()})
     s2 = add(g, "py_function", [s], [t()], {"func": check, "out_types": t()})
     g.outputs = [s2]
-    out, = CompiledGraph(g)(np.zeros(1000))
+    (out,) = CompiledGraph(g)(np.zeros(1000))
     assert out == 1000.0
     assert alive_later == [False]
 
@@ -243,7 +257,9 @@ def test_in_place_reuse_never_changes_a_list_element():
     lst = add(g, "list_new", [], [ListType(None)], {"element": None})
     lst = add(g, "list_write", [lst, 0, y], [ListType(t((2,)))], {"dynamic_size": True})
     z = add(g, "add", [y, 1.0], [t((2,))])
-    stacked = add(g, "list_stack", [lst], [t((None, 2))], {"dtype": np.dtype(F64), "element_shape": (2,)})
+    stacked = add(
+        g, "list_stack", [lst], [t((None, 2))], {"dtype": np.dtype(F64), "element_shape": (2,)}
+    )
     g.outputs = [stacked, z]
     stacked_val, z_val = CompiledGraph(g)(np.array([1.0, 2.0]))
     np.testing.assert_array_equal(z_val, [3.0, 5.0])
@@ -251,6 +267,7 @@ def test_in_place_reuse_never_changes_a_list_element():
 
 
 # -- error attribution (raw graphs) ---------------------------------------------
+
 
 def test_failure_names_node_and_location():
     g = Graph("my_graph")
@@ -284,8 +301,14 @@ def test_failure_inside_a_loop_body_names_the_inner_node():
     add(body, "getitem", [bx, bi], [t()], {"index": ("?",)}, location=loc)
     inner = body.nodes[-1].outputs[0]
     body.outputs = [add(body, "add", [bi, 1], [t((), I64)])]
-    add(g, "while_loop", [zero, n, x], [t((), I64)], {"num_loop_vars": 1},
-        subgraphs={"cond": cond, "body": body})
+    add(
+        g,
+        "while_loop",
+        [zero, n, x],
+        [t((), I64)],
+        {"num_loop_vars": 1},
+        subgraphs={"cond": cond, "body": body},
+    )
     # keep the read alive: print it each iteration
     body.nodes.append(Node("print", [inner], {"parts": (ARG,), "sep": " ", "end": "\n"}, []))
     g.outputs = []
@@ -327,12 +350,16 @@ def test_exceptions_of_python_callbacks_reach_the_caller_as_themselves():
     g.outputs = [y]
     with pytest.raises(Unusual) as info:
         CompiledGraph(g)(np.float64(1.0))
-    assert type(info.value) is Unusual and (info.value.code, info.value.detail) == (7, "boom from python")
+    assert type(info.value) is Unusual and (info.value.code, info.value.detail) == (
+        7,
+        "boom from python",
+    )
     (note,) = info.value.__notes__
     assert f"test_executor.py:{loc[1]}" in note and "py_function" in note
 
 
 # -- error attribution through staging ---------------------------------------
+
 
 def test_staged_out_of_bounds_index_names_user_line():
     @staging.function(autograph=False)

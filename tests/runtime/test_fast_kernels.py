@@ -14,11 +14,28 @@ from runtime.ops.reductions import REDUCTIONS, _ufunc_reduction
 from runtime.options import options
 
 _RNG = np.random.default_rng(0)
-_VALUES = [np.float64(2.5), 3, 2.0, True, np.array(4.0), np.arange(6).reshape(2, 3),
-           _RNG.random((3, 4)).astype(np.float32), np.array([True, False]), np.array([], np.int8),
-           np.arange(5, dtype=np.uint8), np.array([1 + 2j, 3j]), np.array([np.nan, 1.0])]
-_ATTRS = [{}, {"axis": 0}, {"axis": None, "keepdims": True}, {"axis": -1, "keepdims": False},
-          {"dtype": np.float64}, {"axis": (0,), "dtype": np.int32}]
+_VALUES = [
+    np.float64(2.5),
+    3,
+    2.0,
+    True,
+    np.array(4.0),
+    np.arange(6).reshape(2, 3),
+    _RNG.random((3, 4)).astype(np.float32),
+    np.array([True, False]),
+    np.array([], np.int8),
+    np.arange(5, dtype=np.uint8),
+    np.array([1 + 2j, 3j]),
+    np.array([np.nan, 1.0]),
+]
+_ATTRS = [
+    {},
+    {"axis": 0},
+    {"axis": None, "keepdims": True},
+    {"axis": -1, "keepdims": False},
+    {"dtype": np.float64},
+    {"axis": (0,), "dtype": np.int32},
+]
 
 
 def _outcome(call):
@@ -50,14 +67,17 @@ def test_ufunc_reductions_equal_numpy_functions(name):
     assert compared > 20
 
 
-@pytest.mark.parametrize("elements, dtype, shape", [
-    ([np.float64(1.5), 2.0, np.float64(-0.0)], np.float64, ()),
-    ([np.int32(1), np.int32(7)], np.int64, ()),
-    ([np.float32(0.1), np.float32(3e38)], np.float64, ()),
-    ([np.arange(3.0), np.ones(3)], np.float64, (3,)),
-    ([np.array([True, False])] * 3, np.bool_, (2,)),
-    ([np.complex64(1 + 1j), np.complex64(2)], np.complex128, ()),
-])
+@pytest.mark.parametrize(
+    "elements, dtype, shape",
+    [
+        ([np.float64(1.5), 2.0, np.float64(-0.0)], np.float64, ()),
+        ([np.int32(1), np.int32(7)], np.int64, ()),
+        ([np.float32(0.1), np.float32(3e38)], np.float64, ()),
+        ([np.arange(3.0), np.ones(3)], np.float64, (3,)),
+        ([np.array([True, False])] * 3, np.bool_, (2,)),
+        ([np.complex64(1 + 1j), np.complex64(2)], np.complex128, ()),
+    ],
+)
 def test_list_stack_equals_np_stack(elements, dtype, shape):
     got = _list_stack_kernel(np.dtype(dtype), shape, "stack")(list(elements))
     want = np.stack(elements).astype(dtype, copy=False)
@@ -124,16 +144,19 @@ def test_negated_condition_swaps_branches():
     assert "logical_not" not in graph and "cond" in graph
 
 
-@pytest.mark.parametrize("dtype, start, mode, value", [
-    (np.float64, 1.0, "set", np.float64(2.5)),
-    (np.float64, 1.0, "set", 3),
-    (np.int32, 1, "set", np.int64(7)),
-    (np.int32, 1, "add", np.int64(7)),
-    (np.int32, 1, "add", 2),
-    (np.float32, 1.0, "sub", np.float64(0.1)),
-    (np.float64, [1.0, 2.0], "add", np.array([0.5, 0.25])),
-    (np.int64, [1, 2], "set", np.array([3, 4], np.int8)),
-])
+@pytest.mark.parametrize(
+    "dtype, start, mode, value",
+    [
+        (np.float64, 1.0, "set", np.float64(2.5)),
+        (np.float64, 1.0, "set", 3),
+        (np.int32, 1, "set", np.int64(7)),
+        (np.int32, 1, "add", np.int64(7)),
+        (np.int32, 1, "add", 2),
+        (np.float32, 1.0, "sub", np.float64(0.1)),
+        (np.float64, [1.0, 2.0], "add", np.array([0.5, 0.25])),
+        (np.int64, [1, 2], "set", np.array([3, 4], np.int8)),
+    ],
+)
 def test_variable_updates_keep_the_variables_dtype(dtype, start, mode, value):
     var = staging.Variable(np.asarray(start, dtype=dtype))
     before = np.asarray(start, dtype=dtype)
@@ -180,8 +203,10 @@ def index_loop(xs, n):
 @pytest.mark.parametrize("xs", [np.arange(5.0), np.arange(12.0).reshape(4, 3), np.zeros((0, 2))])
 @pytest.mark.parametrize("spec", [None, "unknown length"])
 def test_for_over_an_array_is_a_python_for_and_equals_eager(xs, spec):
-    f = staging.function(sum_rows, input_signature=[staging.TensorSpec([None, *xs.shape[1:]], xs.dtype)]
-                         if spec else None)
+    f = staging.function(
+        sum_rows,
+        input_signature=[staging.TensorSpec([None, *xs.shape[1:]], xs.dtype)] if spec else None,
+    )
     got, want = f(xs), sum_rows(xs)
     assert type(got[1]) is type(want[1]) and got[1] == want[1]
     assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()
@@ -261,7 +286,10 @@ def test_scalar_operators_read_once_are_written_where_they_are_read():
     assert " % 2) == 0)" in source and "= (3 * " not in source  # no variable per operator
     g = staging.function(long_sum)
     assert g(np.float64(0.5)) == long_sum(np.float64(0.5))
-    depth = max(line.count("(") for line in g.get_concrete_function(np.float64(0.5)).executable_source.splitlines())
+    depth = max(
+        line.count("(")
+        for line in g.get_concrete_function(np.float64(0.5)).executable_source.splitlines()
+    )
     assert depth <= 12  # nesting is bounded: Python refuses very deep expressions
 
 
@@ -317,16 +345,30 @@ def counted(x, n, start):
 def explicit_counter(n):
     def body(i, acc):
         return i + 1, acc + i * 2
+
     return staging.while_loop(lambda i, acc: i < n, body, (0, 0))
 
 
-@pytest.mark.parametrize("n, start", [(np.int64(5), 0), (np.int64(0), 0), (np.int64(-3), 0), (np.int64(7), 3),
-                                      (np.int64(2), 5), (np.int32(4), -2)])
+@pytest.mark.parametrize(
+    "n, start",
+    [
+        (np.int64(5), 0),
+        (np.int64(0), 0),
+        (np.int64(-3), 0),
+        (np.int64(7), 3),
+        (np.int64(2), 5),
+        (np.int32(4), -2),
+    ],
+)
 def test_a_counted_loop_runs_as_a_python_range_for_with_eager_results(n, start):
     f = staging.function(counted)
     x = np.array([1.0, 2.0])
     got, want = f(x, n, start), counted(x, n, start)
-    assert got[0].tobytes() == want[0].tobytes() and got[1] == want[1] and type(got[1]) is type(want[1])
+    assert (
+        got[0].tobytes() == want[0].tobytes()
+        and got[1] == want[1]
+        and type(got[1]) is type(want[1])
+    )
     assert "in range(" in f.get_concrete_function(x, n, start).executable_source
     # the counter's value after the loop (n when the loop ran, else where it started)
     g = staging.function(explicit_counter, autograph=False)

@@ -34,6 +34,7 @@ def simple_graph(name="f"):
 
 # -- types ------------------------------------------------------------------
 
+
 def test_tensor_type_text_and_equality():
     t = TensorType(F64, (None, 3))
     assert str(t) == "f64[?,3]"
@@ -78,6 +79,7 @@ def test_broadcast_shapes_with_unknown_dims():
 
 # -- text form --------------------------------------------------------------
 
+
 def test_letters_like_jaxpr():
     assert [_letters(i) for i in (0, 1, 25, 26, 27)] == ["a", "b", "z", "ba", "bb"]
 
@@ -89,7 +91,8 @@ def test_text_form_exact():
         "  d:f64[?] = sum c axis=1\n"
         "  e:f64[?] = add d b\n"
         "  return (e, b)\n"
-        "}")
+        "}"
+    )
 
 
 def test_text_form_with_locations_names_this_file():
@@ -114,15 +117,21 @@ def test_single_output_has_trailing_comma_and_no_output_graph():
     assert str(g) == "one(a:f64[]) {\n  return (a,)\n}"
     g2 = Graph("none")
     g2.add_node(Node("print", [], {"parts": ("hi",), "sep": " ", "end": "\n"}, []))
-    assert str(g2) == 'none() {\n  print end=\'\\n\' parts=(\'hi\',) sep=\' \'\n  return ()\n}'
+    assert str(g2) == "none() {\n  print end='\\n' parts=('hi',) sep=' '\n  return ()\n}"
 
 
 def test_attrs_sorted_and_formatted():
     g = Graph("g")
     x = g.add_input(TensorType(F64, (4,)), "x")
     n = g.add_node(Node("getitem", [x], {"index": ("1:3",)}, [TensorType(F64, (2,))]))
-    c = g.add_node(Node("astype", [n.outputs[0]], {"dtype": np.dtype(np.float32)},
-                        [TensorType(np.float32, (2,))]))
+    c = g.add_node(
+        Node(
+            "astype",
+            [n.outputs[0]],
+            {"dtype": np.dtype(np.float32)},
+            [TensorType(np.float32, (2,))],
+        )
+    )
     g.outputs = [c.outputs[0]]
     text = str(g)
     assert "b:f64[2] = getitem a index=('1:3',)" in text
@@ -157,11 +166,13 @@ def test_format_attr_kinds():
 
     def some_func():
         pass
+
     assert format_attr(some_func) == "test_format_attr_kinds.<locals>.some_func"
 
     class Named:
         def __graph_repr__(self):
             return "counter"
+
     assert format_attr(Named()) == "counter"
 
 
@@ -176,8 +187,9 @@ def test_subgraphs_printed_nested_with_shared_names():
     other = Graph("else")
     ox = other.add_input(TensorType(F64, ()))
     other.outputs = [ox]
-    cond = g.add_node(Node("cond", [p, x], {}, [TensorType(F64, ())],
-                           subgraphs={"then": then, "else": other}))
+    cond = g.add_node(
+        Node("cond", [p, x], {}, [TensorType(F64, ())], subgraphs={"then": then, "else": other})
+    )
     g.outputs = [cond.outputs[0]]
     assert str(g) == (
         "h(a:bool[], b:f64[]) {\n"
@@ -190,7 +202,8 @@ def test_subgraphs_printed_nested_with_shared_names():
         "      return (f,)\n"
         "    }\n"
         "  return (c,)\n"
-        "}")
+        "}"
+    )
     assert [n.op for n in g.walk()] == ["cond", "negative"]
 
 

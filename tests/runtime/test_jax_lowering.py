@@ -67,7 +67,10 @@ def test_dtypes_follow_numpy_with_64_bit_types():
     x = np.linspace(0, 3, 6, dtype=np.float32)
     y = np.arange(6, dtype=np.int64)
     eager = mixed_dtypes(x, y)
-    for result in (staging.function(mixed_dtypes)(x, y), staging.function(mixed_dtypes, jit_compile=True)(x, y)):
+    for result in (
+        staging.function(mixed_dtypes)(x, y),
+        staging.function(mixed_dtypes, jit_compile=True)(x, y),
+    ):
         for got, want in zip(result, eager):
             assert np.asarray(got).dtype == np.asarray(want).dtype
             np.testing.assert_allclose(got, want, rtol=1e-6)

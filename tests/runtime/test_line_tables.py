@@ -27,9 +27,11 @@ def _code_objects(code):
 
 def _source(statements: int) -> str:
     body = "".join(f"    v{i} = v{i - 1} + {i}\n" for i in range(1, statements + 1))
-    return ("def run(v0):\n" + body + "    def inner(a):\n        while a < 3:\n"
-            "            a = a + 1\n        return a\n"
-            f"    return [inner(x) for x in (v0, v{statements})]\n")
+    return (
+        "def run(v0):\n" + body + "    def inner(a):\n        while a < 3:\n"
+        "            a = a + 1\n        return a\n"
+        f"    return [inner(x) for x in (v0, v{statements})]\n"
+    )
 
 
 @pytest.mark.parametrize("statements", [3, 200])
@@ -46,7 +48,9 @@ def test_every_instruction_is_at_its_users_line(statements):
     checked = 0
     for relocated, original in zip(_code_objects(code), _code_objects(plain)):
         assert relocated.co_filename == "user.py" and relocated.co_code == original.co_code
-        for (line, end, col, end_col), (g, *_rest) in zip(relocated.co_positions(), original.co_positions()):
+        for (line, end, col, end_col), (g, *_rest) in zip(
+            relocated.co_positions(), original.co_positions()
+        ):
             if g is None or g < 1:
                 continue
             assert (line, end, col, end_col) == (expected[g], GENERATED_BASE + g, 0, 0)

@@ -93,8 +93,11 @@ def test_values_live_across_many_chunks_and_several_outputs(small_chunks):
 
 
 def test_an_input_returned_as_it_is_and_a_constant_output(small_chunks):
-    source = "def f(x):\n" + "".join(f"    y{i} = x + {i}.0\n" for i in range(20)) + (
-        "    return x, np.ones(2), y19\n")
+    source = (
+        "def f(x):\n"
+        + "".join(f"    y{i} = x + {i}.0\n" for i in range(20))
+        + ("    return x, np.ones(2), y19\n")
+    )
     func, _ = define(source)
     staged = staging.function(func)
     x = np.arange(3.0)
@@ -105,12 +108,17 @@ def test_an_input_returned_as_it_is_and_a_constant_output(small_chunks):
 
 
 @pytest.mark.parametrize("chunk_lines", [1, 6])
-def test_scalar_operators_written_into_lines_cross_chunk_boundaries(small_chunks, monkeypatch, chunk_lines):
+def test_scalar_operators_written_into_lines_cross_chunk_boundaries(
+    small_chunks, monkeypatch, chunk_lines
+):
     """With chunks of one line, a chunk ends after every node: a scalar operator written into
     the line of the node reading it is computed where its chunk ends instead."""
     monkeypatch.setattr(chunks, "CHUNK_LINES", chunk_lines)
-    source = "def f(n):\n" + "".join(f"    n = n * 3 + {i}\n    n = n % 1000\n" for i in range(30)) + (
-        "    return n\n")
+    source = (
+        "def f(n):\n"
+        + "".join(f"    n = n * 3 + {i}\n    n = n % 1000\n" for i in range(30))
+        + ("    return n\n")
+    )
     func, _ = define(source)
     staged = staging.function(func)
     for n in (np.int64(7), np.int64(-12)):
@@ -139,8 +147,11 @@ def test_fused_runs_in_chunks(small_chunks):
 
 
 def test_a_failure_in_a_chunk_names_the_users_line(small_chunks):
-    source = "def f(x, i):\n" + "".join("    x = x + 1.0\n" for _ in range(20)) + (
-        "    y = x[i]\n" + "".join("    y = y * 2.0\n" for _ in range(20)) + "    return y\n")
+    source = (
+        "def f(x, i):\n"
+        + "".join("    x = x + 1.0\n" for _ in range(20))
+        + ("    y = x[i]\n" + "".join("    y = y * 2.0\n" for _ in range(20)) + "    return y\n")
+    )
     func, filename = define(source)
     staged = staging.function(func)
     x = np.zeros(3)
@@ -154,8 +165,11 @@ def test_a_failure_in_a_chunk_names_the_users_line(small_chunks):
 
 
 def test_a_warning_in_a_chunk_names_the_users_line(small_chunks):
-    source = "def f(x):\n" + "".join("    x = x * 2.0\n" for _ in range(20)) + (
-        "    x = 1.0 / x\n" + "".join("    x = x + 1.0\n" for _ in range(20)) + "    return x\n")
+    source = (
+        "def f(x):\n"
+        + "".join("    x = x * 2.0\n" for _ in range(20))
+        + ("    x = 1.0 / x\n" + "".join("    x = x + 1.0\n" for _ in range(20)) + "    return x\n")
+    )
     func, filename = define(source)
     staged = staging.function(func)
     x = np.zeros(2)
@@ -199,14 +213,18 @@ def test_a_long_trace_leaves_the_garbage_collector_as_it_found_it(small_chunks, 
     import gc
 
     from staging import graph_building
+
     monkeypatch.setattr(graph_building, "LONG_GRAPH", 8)
     func, _ = define(straight_line(40))
     assert gc.isenabled()
     staged = staging.function(func)
     assert np.array_equal(staged(np.arange(3.0)), func(np.arange(3.0)))
     assert gc.isenabled()
-    failing, _ = define("def f(x):\n" + "".join("    x = x + 1.0\n" for _ in range(20))
-                        + "    x = x @ np.ones((7, 7))\n    return x\n")
+    failing, _ = define(
+        "def f(x):\n"
+        + "".join("    x = x + 1.0\n" for _ in range(20))
+        + "    x = x @ np.ones((7, 7))\n    return x\n"
+    )
     with pytest.raises(ValueError):
         staging.function(failing)(np.arange(3.0))
     assert gc.isenabled()

@@ -23,8 +23,9 @@ def test_a_fused_run_in_a_loop_tests_the_size_of_a_captured_array_once(size):
     x = np.linspace(-2.0, 2.0, size)
     with staging.optimizer_options(fusion_min_bytes=1024, fusion_chunk_bytes=4096):
         staged = staging.function(exp_series)
-        cf = staged.get_concrete_function(staging.TensorSpec([None], np.float64),
-                                          staging.TensorSpec([], np.int64))
+        cf = staged.get_concrete_function(
+            staging.TensorSpec([None], np.float64), staging.TensorSpec([], np.int64)
+        )
         source = cf.executable_source
         got = staged(x, np.int64(15))
     hoisted = [line for line in source.splitlines() if "_big = " in line]
@@ -77,12 +78,27 @@ def test_bookkeeping_nothing_reads_is_not_written():
 
 
 def test_unread_assignments_are_dropped_and_blocks_keep_a_statement():
-    lines = ["def run(v0):", "    v1 = (len(v0))", "    if v0[0] > 0:", "        v2 = 0",
-             "    else:", "        v3 = v1 + 1", "        v4 = True", "    return v3"]
+    lines = [
+        "def run(v0):",
+        "    v1 = (len(v0))",
+        "    if v0[0] > 0:",
+        "        v2 = 0",
+        "    else:",
+        "        v3 = v1 + 1",
+        "        v4 = True",
+        "    return v3",
+    ]
     nodes = {2: "dim", 4: "const", 6: "add", 7: "const", 8: "return"}
     peephole.drop_unread_assignments(lines, nodes)
-    assert lines == ["def run(v0):", "    v1 = (len(v0))", "    if v0[0] > 0:", "        pass",
-                     "    else:", "        v3 = v1 + 1", "    return v3"]
+    assert lines == [
+        "def run(v0):",
+        "    v1 = (len(v0))",
+        "    if v0[0] > 0:",
+        "        pass",
+        "    else:",
+        "        v3 = v1 + 1",
+        "    return v3",
+    ]
     assert nodes == {2: "dim", 4: "const", 6: "add", 7: "return"}
     compile("\n".join(lines), "<test>", "exec")
 
@@ -103,7 +119,10 @@ _count_down = staging.function(count_down)
 def test_range_loops_of_zero_or_negative_counts_run_as_python_does(start, stop):
     staged = _count_down
     x = np.float64(1.5)
-    got, expected = staged(x, np.int64(start), np.int64(stop)), count_down(x, np.int64(start), np.int64(stop))
+    got, expected = (
+        staged(x, np.int64(start), np.int64(stop)),
+        count_down(x, np.int64(start), np.int64(stop)),
+    )
     assert got == expected and type(got) is type(expected)
 
 
@@ -167,6 +186,9 @@ def test_a_counter_runs_as_a_python_int_only_where_every_use_gives_numpys_answer
     # (seed 349) the stepped value of a counter was a Python int too, whatever read it: int32
     # array * the counter gave int32 (int64 eagerly), and `1j > counter` raised TypeError
     x = np.arange(3, dtype=np.int32)
-    for f, args in ((_counter_times_array, (x, np.int64(3))), (_counter_against_complex, (np.int64(3), np.int64(3)))):
+    for f, args in (
+        (_counter_times_array, (x, np.int64(3))),
+        (_counter_against_complex, (np.int64(3), np.int64(3))),
+    ):
         got, want = staging.function(f)(*args), f(*args)
         assert repr(got) == repr(want), f.__name__

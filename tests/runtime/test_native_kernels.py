@@ -9,9 +9,9 @@ import warnings
 
 import numpy as np
 import pytest
+from _runtime_helpers import assert_bitwise, chain
 
 import staging
-from _runtime_helpers import assert_bitwise, chain
 from runtime import native
 
 pytestmark = pytest.mark.skipif(not native._find_compiler(), reason="no C compiler on this machine")
@@ -103,7 +103,10 @@ def test_overflow_warns_from_numpys_op(threads, calls):
         warnings.simplefilter("ignore")
         assert_bitwise(got, grow(x))
     assert calls == [False]  # the flag sent the run to NumPy's loops
-    with np.errstate(over="raise"), pytest.raises(FloatingPointError, match="overflow encountered in multiply"):
+    with (
+        np.errstate(over="raise"),
+        pytest.raises(FloatingPointError, match="overflow encountered in multiply"),
+    ):
         concrete(x)
     with np.errstate(over="ignore"), warnings.catch_warnings():
         warnings.simplefilter("error")  # no warning: the caller ignores overflow
@@ -125,8 +128,11 @@ def test_division_by_zero_and_invalid_as_numpy_reports_them(calls):
         warnings.simplefilter("always")
         got = concrete(x, y)
     assert_bitwise(got, want)
-    assert {str(w.message) for w in got_warnings} == {str(w.message) for w in eager} \
+    assert (
+        {str(w.message) for w in got_warnings}
+        == {str(w.message) for w in eager}
         == {"divide by zero encountered in divide", "invalid value encountered in divide"}
+    )
 
 
 def test_subnormal_results_are_not_flushed(calls):
@@ -142,14 +148,22 @@ def test_subnormal_results_are_not_flushed(calls):
     assert np.all(got != 0) and calls == [True]
 
 
-@pytest.mark.parametrize("func, args", [
-    (lambda x, y: x * y + x - y, (np.ones(500, np.float32), np.ones(500))),  # float32 meets float64
-    (lambda x: x * 3 + x - 7, (np.arange(500),)),  # integers
-    (lambda x: np.exp(x * 2.0) + 1.0, (np.ones(500),)),  # not one correctly rounded op
-    (lambda x: np.floor(x) * 2.0 + 1.0, (np.ones(500),)),  # not admitted
-])
+@pytest.mark.parametrize(
+    "func, args",
+    [
+        (
+            lambda x, y: x * y + x - y,
+            (np.ones(500, np.float32), np.ones(500)),
+        ),  # float32 meets float64
+        (lambda x: x * 3 + x - 7, (np.arange(500),)),  # integers
+        (lambda x: np.exp(x * 2.0) + 1.0, (np.ones(500),)),  # not one correctly rounded op
+        (lambda x: np.floor(x) * 2.0 + 1.0, (np.ones(500),)),  # not admitted
+    ],
+)
 def test_runs_a_kernel_cannot_match_stay_with_numpy(func, args, calls):
-    concrete = staged(func, *args, options=dict(NATIVE, fusion_min_bytes=1, elementwise_fusion="all"))
+    concrete = staged(
+        func, *args, options=dict(NATIVE, fusion_min_bytes=1, elementwise_fusion="all")
+    )
     assert_bitwise(concrete(*args), func(*args))
     assert calls == [] and "for f1_s" in concrete.executable_source  # fused, on NumPy's loops
 
@@ -203,15 +217,25 @@ def test_kernel_source_is_one_loop_of_exact_operations():
     concrete = staged(chain, x)
     with staging.optimizer_options(**NATIVE):
         from runtime.options import get_options
+
         (run,) = plan(concrete.graph, get_options()).values()
     text, operands = native.source(run)
-    assert "typedef float T;" in text and "(0x1.00068e0000000p+0f)" in text  # np.float32(1.0001), exactly
+    assert (
+        "typedef float T;" in text and "(0x1.00068e0000000p+0f)" in text
+    )  # np.float32(1.0001), exactly
     assert text.count("for (int l = 0; l < G; l++)") == 60 and len(operands) == 2
 
 
 _BINARY = ("+", "-", "*", "/", "np.maximum", "np.minimum")
-_UNARY = ("-{}", "np.square({})", "np.reciprocal({})", "np.sqrt({})", "np.abs({})", "np.fabs({})",
-          "np.positive({})")
+_UNARY = (
+    "-{}",
+    "np.square({})",
+    "np.reciprocal({})",
+    "np.sqrt({})",
+    "np.abs({})",
+    "np.fabs({})",
+    "np.positive({})",
+)
 _CONSTANTS = (0.0, -0.0, 1.0, 0.5, -2.5, 3, 1e-30, 1e30, 1e-300, 1e300, 0.1, 7)
 
 
@@ -221,8 +245,11 @@ def random_program(rng, inputs: int, steps: int) -> str:
     names = [f"x{k}" for k in range(inputs)]
     lines = [f"def program({', '.join(names)}):"]
     for j in range(steps):
-        pick = lambda: names[rng.integers(len(names))] if rng.random() < 0.8 \
+        pick = lambda: (
+            names[rng.integers(len(names))]
+            if rng.random() < 0.8
             else repr(_CONSTANTS[rng.integers(len(_CONSTANTS))])
+        )
         if rng.random() < 0.7:
             a, b = pick(), pick()
             if a[0] not in "xv" and b[0] not in "xv":
@@ -238,9 +265,13 @@ def random_program(rng, inputs: int, steps: int) -> str:
 
 
 def random_values(rng, n: int, dtype) -> np.ndarray:
-    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-310, -5e-324, 1e300, 1e-40, 3e38], dtype=np.float64)
+    special = np.array(
+        [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-310, -5e-324, 1e300, 1e-40, 3e38], dtype=np.float64
+    )
     with np.errstate(all="ignore"):
-        values = rng.standard_normal(n).astype(dtype) * dtype(10) ** rng.integers(-3, 4, n).astype(dtype)
+        values = rng.standard_normal(n).astype(dtype) * dtype(10) ** rng.integers(-3, 4, n).astype(
+            dtype
+        )
         chosen = rng.random(n) < 0.1
         values[chosen] = special[rng.integers(len(special), size=chosen.sum())].astype(dtype)
     return values
@@ -259,15 +290,19 @@ def test_random_programs_give_numpys_bits_and_warnings(seed, calls):
         rows, cols = int(rng.integers(1, 40)), int(rng.integers(1, 300))
         args = [random_values(rng, rows * cols, dtype).reshape(rows, cols)]
         shapes, first = ((cols,), (rows, 1), (1, 1)), int(rng.integers(3))
-        args += [random_values(rng, math.prod(shapes[k % 3]), dtype).reshape(shapes[k % 3])
-                 for k in range(first, first + inputs - 1)]
+        args += [
+            random_values(rng, math.prod(shapes[k % 3]), dtype).reshape(shapes[k % 3])
+            for k in range(first, first + inputs - 1)
+        ]
     else:
         args = [random_values(rng, int(rng.integers(1, 700)), dtype)]
         args += [random_values(rng, args[0].size, dtype) for _ in range(inputs - 1)]
     concrete = staged(program, *args)
     # the same run on NumPy's loops: its warnings are those of the ops left after dead code
     # elimination (eager also warns for values nothing reads)
-    numpy_loops = staged(program, *args, options=dict(NATIVE, native_kernels=False, fusion_min_bytes=1))
+    numpy_loops = staged(
+        program, *args, options=dict(NATIVE, native_kernels=False, fusion_min_bytes=1)
+    )
     for state in ("ignore", "warn"):
         with np.errstate(all=state), warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -283,8 +318,12 @@ def test_random_programs_give_numpys_bits_and_warnings(seed, calls):
             assert g.dtype == w.dtype and g.shape == w.shape, text
             nan = np.isnan(w)  # (a NaN's payload is the hardware's, not NumPy's to promise)
             assert np.array_equal(np.isnan(g), nan), text
-            assert np.array_equal(g[~nan].view(f"u{g.itemsize}"), w[~nan].view(f"u{w.itemsize}")), text
-        assert sorted({str(m.message) for m in got_warnings}) == sorted({str(m.message) for m in eager}), text
+            assert np.array_equal(g[~nan].view(f"u{g.itemsize}"), w[~nan].view(f"u{w.itemsize}")), (
+                text
+            )
+        assert sorted({str(m.message) for m in got_warnings}) == sorted(
+            {str(m.message) for m in eager}
+        ), text
     if "def program" in text and calls:
         assert calls[0] is True  # under all="ignore" the kernel's answer stands
 
@@ -312,7 +351,13 @@ def normalize(x, mean, scale, w, b):
 def test_operands_that_broadcast_along_rows(rows, cols, calls):
     rng = np.random.default_rng(5)
     x = rng.standard_normal((rows, cols))
-    args = (x, x.mean(axis=0), x.std(axis=0) + 0.5, rng.standard_normal(cols), rng.standard_normal((1, cols)))
+    args = (
+        x,
+        x.mean(axis=0),
+        x.std(axis=0) + 0.5,
+        rng.standard_normal(cols),
+        rng.standard_normal((1, cols)),
+    )
     concrete = staged(normalize, *args)
     assert_bitwise(concrete(*args), normalize(*args))
     assert calls == [True]
@@ -335,7 +380,13 @@ def test_a_value_per_row_and_a_single_value(calls):
 def test_a_broadcast_operand_that_is_not_contiguous_runs_numpys_loops(calls):
     rng = np.random.default_rng(7)
     x = rng.standard_normal((200, 100))
-    args = (x, x.mean(axis=0), x.std(axis=0) + 0.5, rng.standard_normal(100), rng.standard_normal((1, 100)))
+    args = (
+        x,
+        x.mean(axis=0),
+        x.std(axis=0) + 0.5,
+        rng.standard_normal(100),
+        rng.standard_normal((1, 100)),
+    )
     concrete = staged(normalize, *args)
     strided = rng.standard_normal(200)[::2]
     assert_bitwise(concrete(x, strided, *args[2:]), normalize(x, strided, *args[2:]))

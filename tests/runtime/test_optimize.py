@@ -16,8 +16,8 @@ def _graph_text(f, *args):
 
 def test_constant_subexpressions_are_folded():
     def f(x):
-        base = staging.constant(np.arange(4.0))   # a const node while tracing
-        scale = np.sqrt(base * 2 + 1)             # depends only on constants
+        base = staging.constant(np.arange(4.0))  # a const node while tracing
+        scale = np.sqrt(base * 2 + 1)  # depends only on constants
         return x * scale
 
     g = staging.function(f, autograph=False)
@@ -68,7 +68,7 @@ def test_stateful_nodes_are_never_merged_or_removed(capsys):
 
     def f(x):
         v.assign_add(x)
-        v.assign_add(x)            # identical node: must run twice
+        v.assign_add(x)  # identical node: must run twice
         staging.print("unused result path")
         _unused = v.read_value() * 100  # dead pure node: removed
         return v.read_value()
@@ -86,6 +86,7 @@ def test_dead_code_elimination_inside_subgraphs():
         def body(i, acc):
             _dead = np.cos(acc)
             return i + 1, acc + x
+
         return staging.while_loop(lambda i, acc: i < 3, body, (0, x))[1]
 
     g = staging.function(f, autograph=False)
@@ -114,6 +115,7 @@ def test_passes_on_a_hand_built_graph():
 
 
 # -- in-place buffer reuse -------------------------------------------------------
+
 
 def chain(x):
     for _ in range(10):
@@ -154,8 +156,8 @@ def test_constants_are_not_written_in_place():
     base = np.arange(4.0)
 
     def f(x):
-        y = base + 0.0          # folded to a constant
-        z = y * 2               # its buffer must not be reused
+        y = base + 0.0  # folded to a constant
+        z = y * 2  # its buffer must not be reused
         return z + x
 
     g = staging.function(f, autograph=False)
@@ -165,9 +167,9 @@ def test_constants_are_not_written_in_place():
 
 def test_views_are_not_written_in_place():
     def f(x):
-        a = x * 2.0             # owned buffer
-        v = a[::2]              # a view of it
-        b = a + 1.0             # a dies here? no: v is used later, and v is a view of a
+        a = x * 2.0  # owned buffer
+        v = a[::2]  # a view of it
+        b = a + 1.0  # a dies here? no: v is used later, and v is a view of a
         return b, v
 
     g = staging.function(f, autograph=False)
@@ -180,8 +182,8 @@ def test_views_are_not_written_in_place():
 
 def test_broadcasting_operand_prevents_reuse():
     def f(x, y):
-        a = x * 2.0             # shape (1, n)
-        return a + y            # broadcasts to (m, n): cannot go into a's buffer
+        a = x * 2.0  # shape (1, n)
+        return a + y  # broadcasts to (m, n): cannot go into a's buffer
 
     g = staging.function(f, autograph=False)
     x = np.ones((1, 3))
@@ -189,7 +191,9 @@ def test_broadcasting_operand_prevents_reuse():
     np.testing.assert_array_equal(g(x, y), f(x, y))
     gx = staging.function(f, autograph=False)
     # unknown dims: the same rule must hold when shapes are only known at run time
-    cf = gx.get_concrete_function(staging.TensorSpec([None, None]), staging.TensorSpec([None, None]))
+    cf = gx.get_concrete_function(
+        staging.TensorSpec([None, None]), staging.TensorSpec([None, None])
+    )
     np.testing.assert_array_equal(cf(x, y), f(x, y))
 
 
@@ -208,10 +212,14 @@ def test_weak_scalar_precast_matches_numpy_promotion():
         return x * 1.0001 + 3, x + 300
 
     g = staging.function(f, autograph=False)
-    for x in (np.arange(4, dtype=np.float32), np.arange(4, dtype=np.int16), np.arange(4, dtype=np.uint8)):
+    for x in (
+        np.arange(4, dtype=np.float32),
+        np.arange(4, dtype=np.int16),
+        np.arange(4, dtype=np.uint8),
+    ):
         try:
             expected = f(x)
-        except OverflowError as exc:   # uint8 + 300: NumPy 2 rejects the Python int
+        except OverflowError as exc:  # uint8 + 300: NumPy 2 rejects the Python int
             with pytest.raises(OverflowError):
                 g(x)
             assert "300" in str(exc)
@@ -223,17 +231,19 @@ def test_weak_scalar_precast_matches_numpy_promotion():
 
 # -- loop counters ------------------------------------------------------------------
 
+
 def test_loop_counter_runs_as_python_int_with_same_results():
     def f(xs, n):
         def body(i, acc):
             return i + 1, acc + xs[i]
+
         return staging.while_loop(lambda i, acc: i < n, body, (np.int64(0), np.int64(0)))
 
     g = staging.function(f, autograph=False)
     xs = np.arange(10, dtype=np.int64)
     i, acc = g(xs, np.int64(10))
     assert (i, acc) == f(xs, np.int64(10)) == (10, 45)
-    assert type(i) is np.int64 and type(acc) is np.int64   # declared dtype restored at loop exit
+    assert type(i) is np.int64 and type(acc) is np.int64  # declared dtype restored at loop exit
     source = g.get_concrete_function(xs, np.int64(10))._compiled.source
     assert "int(" in source
 
@@ -241,13 +251,14 @@ def test_loop_counter_runs_as_python_int_with_same_results():
 def test_counter_used_in_arithmetic_stays_numpy():
     def f(n):
         def body(i, acc):
-            return i + 1, acc + i * 3      # i feeds arithmetic: must keep NumPy int64 semantics
+            return i + 1, acc + i * 3  # i feeds arithmetic: must keep NumPy int64 semantics
+
         return staging.while_loop(lambda i, acc: i < n, body, (np.int8(0), np.int8(0)))
 
     g = staging.function(f, autograph=False)
     with np.errstate(over="ignore"):
         got, expected = g(np.int8(100)), f(np.int8(100))
-    assert got[1] == expected[1] and type(got[1]) is np.int8   # wraps like int8, as eager does
+    assert got[1] == expected[1] and type(got[1]) is np.int8  # wraps like int8, as eager does
     # (unboxed, runtime.scalar_loops, acc runs as a range-checked Python int; boxed:)
     with options(unboxed_scalar_loops=False):
         boxed = staging.function(f, autograph=False)
@@ -256,12 +267,25 @@ def test_counter_used_in_arithmetic_stays_numpy():
     assert got[1] == expected[1] and type(got[1]) is np.int8
     source = boxed.get_concrete_function(np.int8(100))._compiled.source
     # the counter stays an int8 (only the loop bound n, input v0, is compared as a Python int)
-    assert [line.split("=")[1].strip() for line in source.splitlines() if "int(" in line] == ["int(v0)"]
+    assert [line.split("=")[1].strip() for line in source.splitlines() if "int(" in line] == [
+        "int(v0)"
+    ]
 
 
-@pytest.mark.parametrize("fn", [lambda x: x * 1, lambda x: 1 * x, lambda x: x + 0, lambda x: x / 1,
-                                lambda x: x - 0.0, lambda x: x // 1, lambda x: (x * 1)[1:],
-                                lambda x: (x + 0).reshape(-1), lambda x: (x * 1, x - 0)])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: x * 1,
+        lambda x: 1 * x,
+        lambda x: x + 0,
+        lambda x: x / 1,
+        lambda x: x - 0.0,
+        lambda x: x // 1,
+        lambda x: (x * 1)[1:],
+        lambda x: (x + 0).reshape(-1),
+        lambda x: (x * 1, x - 0),
+    ],
+)
 @pytest.mark.parametrize("dtype", [np.float64, np.int64, np.float32])
 def test_identity_removal_never_returns_the_input_itself(fn, dtype):
     """NumPy's `x * 1` is a new array: writing into the caller's result must not change x."""
@@ -272,7 +296,7 @@ def test_identity_removal_never_returns_the_input_itself(fn, dtype):
     except TypeError:  # x // 1 ... on a float type that NumPy refuses: nothing to compare
         return
     results = staged(x)
-    for result in (results if isinstance(results, tuple) else (results,)):
+    for result in results if isinstance(results, tuple) else (results,):
         assert not np.shares_memory(result, x)
         result[...] = 99
     np.testing.assert_array_equal(x, np.arange(4, dtype=dtype))
@@ -280,7 +304,11 @@ def test_identity_removal_never_returns_the_input_itself(fn, dtype):
 
 
 def test_identity_removal_still_drops_identities_inside_arithmetic():
-    text = str(staging.function(lambda x: (x * 1) + 2.0, autograph=False).get_concrete_function(np.ones(3)).graph)
+    text = str(
+        staging.function(lambda x: (x * 1) + 2.0, autograph=False)
+        .get_concrete_function(np.ones(3))
+        .graph
+    )
     assert "multiply" not in text and "add a 2.0" in text
 
 
@@ -308,8 +336,8 @@ def test_an_unused_division_of_python_numbers_still_raises_as_eager():
 
 def test_unused_divisions_that_cannot_raise_are_removed():
     def f(x):
-        a = x // 2       # NumPy floor division: warns, never raises
-        b = 7 // 3       # folded
+        a = x // 2  # NumPy floor division: warns, never raises
+        b = 7 // 3  # folded
         return x + 1
 
     source = staging.function(f).get_concrete_function(np.float64(1.0)).executable_source

@@ -10,9 +10,9 @@ import warnings
 
 import numpy as np
 import pytest
+from _runtime_helpers import assert_bitwise, chain
 
 import staging
-from _runtime_helpers import assert_bitwise, chain
 from runtime.parallel import run_parts, split_bounds
 from staging import TensorSpec
 
@@ -50,8 +50,9 @@ def test_split_run_is_emitted_only_when_asked():
     assert "_work(" in source_of(chain, x)
     assert "_work(" not in source_of(chain, x, options=dict(SPLIT, threads=1))
     # below parallel_min_bytes (elements x itemsize x ops) the run is not split
-    assert "_work(" not in source_of(chain, x, options=dict(SPLIT, parallel_min_bytes=1 << 40,
-                                                            fusion_min_bytes=1))
+    assert "_work(" not in source_of(
+        chain, x, options=dict(SPLIT, parallel_min_bytes=1 << 40, fusion_min_bytes=1)
+    )
 
 
 def test_unknown_sizes_are_split_when_the_graph_runs():
@@ -103,7 +104,9 @@ def test_a_warning_of_a_pool_thread_reaches_the_caller():
     with np.errstate(over="warn"), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert_bitwise(f(x), overflow(x))
-    assert any(issubclass(w.category, RuntimeWarning) and "overflow" in str(w.message) for w in caught)
+    assert any(
+        issubclass(w.category, RuntimeWarning) and "overflow" in str(w.message) for w in caught
+    )
 
 
 def test_split_bounds_cover_every_unit_once():

@@ -108,15 +108,37 @@ def _compare(fn, cases):
 
 
 F = np.float64
-EXTREMES = [F(0.0), F(-0.0), F(1e-310), F(-3.5), F(2.5), F(1e300), F(-1e300), F(np.inf), F(-np.inf), F(np.nan)]
+EXTREMES = [
+    F(0.0),
+    F(-0.0),
+    F(1e-310),
+    F(-3.5),
+    F(2.5),
+    F(1e300),
+    F(-1e300),
+    F(np.inf),
+    F(-np.inf),
+    F(np.nan),
+]
 
 
 def test_bisection_and_collatz_match_eager_and_run_unboxed():
-    f = _compare(bisection, [(F(0.0), F(5.0), F(1e-12)), (F(-3.0), F(7.0), F(1e-6)), (F(2.0), F(1.0), F(0.1)),
-                             (F(0.0), F(np.inf), F(1.0)), (F(np.nan), F(1.0), F(0.1)),
-                             (F(-1e300), F(1e300), F(1e290))])
+    f = _compare(
+        bisection,
+        [
+            (F(0.0), F(5.0), F(1e-12)),
+            (F(-3.0), F(7.0), F(1e-6)),
+            (F(2.0), F(1.0), F(0.1)),
+            (F(0.0), F(np.inf), F(1.0)),
+            (F(np.nan), F(1.0), F(0.1)),
+            (F(-1e300), F(1e300), F(1e290)),
+        ],
+    )
     assert "float(v0)" in f.get_concrete_function(F(0.0), F(5.0), F(1e-12)).executable_source
-    _compare(collatz, [(np.int64(27),), (np.int64(1),), (np.int64(837799),), (np.int32(97),), (np.int16(7),)])
+    _compare(
+        collatz,
+        [(np.int64(27),), (np.int64(1),), (np.int64(837799),), (np.int32(97),), (np.int16(7),)],
+    )
 
 
 @pytest.mark.parametrize("factor", [F(1.5), F(1e200), F(-2.0), F(np.inf), F(0.0), F(np.nan)])
@@ -125,15 +147,26 @@ def test_float_overflow_and_non_finite_values_warn_as_eager(factor):
 
 
 def test_division_by_zero_warns_as_eager():
-    _compare(shrink, [(F(1.0), F(1.0), np.int64(4)), (F(0.0), F(0.5), np.int64(3)), (F(-2.0), F(1.5), np.int64(5)),
-                      (F(1e308), F(0.75), np.int64(3))])
+    _compare(
+        shrink,
+        [
+            (F(1.0), F(1.0), np.int64(4)),
+            (F(0.0), F(0.5), np.int64(3)),
+            (F(-2.0), F(1.5), np.int64(5)),
+            (F(1e308), F(0.75), np.int64(3)),
+        ],
+    )
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64])
 def test_integer_overflow_wraps_and_warns_as_eager(dtype):
     info = np.iinfo(dtype)
-    cases = [(dtype(3), dtype(5), np.int64(3)), (dtype(info.max // 3), dtype(4), np.int64(4)),
-             (dtype(info.min), dtype(-1), np.int64(2)), (dtype(info.max), dtype(info.max), np.int64(3))]
+    cases = [
+        (dtype(3), dtype(5), np.int64(3)),
+        (dtype(info.max // 3), dtype(4), np.int64(4)),
+        (dtype(info.min), dtype(-1), np.int64(2)),
+        (dtype(info.max), dtype(info.max), np.int64(3)),
+    ]
     _compare(wrap, cases)
 
 
@@ -168,8 +201,10 @@ def test_values_read_by_other_operations_stay_numpy_scalars():
     with options(unboxed_scalar_loops=False):
         boxed = staging.function(f)
         boxed(F(2.0), np.int64(3))
-    assert (staged.get_concrete_function(F(2.0), np.int64(3)).executable_source
-            == boxed.get_concrete_function(F(2.0), np.int64(3)).executable_source)
+    assert (
+        staged.get_concrete_function(F(2.0), np.int64(3)).executable_source
+        == boxed.get_concrete_function(F(2.0), np.int64(3)).executable_source
+    )
     _compare(f, [(F(2.0), np.int64(3)), (F(-1.0), np.int64(2))])
 
 
@@ -183,7 +218,11 @@ def test_unboxed_and_boxed_loops_agree_on_random_inputs():
     rng = np.random.default_rng(7)
     values = [F(v) for v in rng.standard_normal(30) * 10.0 ** rng.integers(-8, 8, 30)]
     cases = [(values[i], values[i + 1], abs(values[i + 2]) * F(1e6)) for i in range(0, 27, 3)]
-    _compare(mix, cases + [(F(1.0), F(0.0), F(1.0)), (F(np.nan), F(1.0), F(1.0)), (F(1e200), F(1e200), F(np.inf))])
+    _compare(
+        mix,
+        cases
+        + [(F(1.0), F(0.0), F(1.0)), (F(np.nan), F(1.0), F(1.0)), (F(1e200), F(1e200), F(np.inf))],
+    )
 
 
 def test_underflow_under_errstate_is_the_documented_difference():
@@ -224,12 +263,27 @@ def sum_even(xs):
 
 
 def test_a_for_over_an_array_walks_its_elements_as_python_numbers():
-    f = _compare(sum_positive, [(np.array([1.5, -2.0, 3.0, 0.0]),), (np.zeros(0),),
-                                (np.array([1e308, 1e308, -np.inf]),), (np.array([np.nan, 1.0]),),
-                                (np.linspace(-1.0, 1.0, 9),)])
+    f = _compare(
+        sum_positive,
+        [
+            (np.array([1.5, -2.0, 3.0, 0.0]),),
+            (np.zeros(0),),
+            (np.array([1e308, 1e308, -np.inf]),),
+            (np.array([np.nan, 1.0]),),
+            (np.linspace(-1.0, 1.0, 9),),
+        ],
+    )
     assert ".tolist()" in f.get_concrete_function(np.zeros(3)).executable_source
-    _compare(sum_even, [(np.arange(1000),), (np.zeros(0, np.int64),), (np.array([2**62, 2**62, 2**62]),),
-                        (np.arange(-50, 50, dtype=np.int8),), (np.array([100, 100, 100], np.int8),)])
+    _compare(
+        sum_even,
+        [
+            (np.arange(1000),),
+            (np.zeros(0, np.int64),),
+            (np.array([2**62, 2**62, 2**62]),),
+            (np.arange(-50, 50, dtype=np.int8),),
+            (np.array([100, 100, 100], np.int8),),
+        ],
+    )
 
 
 def test_an_element_read_by_other_operations_stays_a_numpy_scalar():

@@ -30,7 +30,11 @@ INDEXES = [
     ((), [], ()),
     ((0, "...", "?"), [I2], (0, Ellipsis, I2)),
     (("?",), [np.int64(2)], (np.int64(2),)),
-    (("?", "?", "?"), [np.int64(2), np.int64(1), np.int64(0)], (np.int64(2), np.int64(1), np.int64(0))),
+    (
+        ("?", "?", "?"),
+        [np.int64(2), np.int64(1), np.int64(0)],
+        (np.int64(2), np.int64(1), np.int64(0)),
+    ),
     (("?:?",), [np.int64(1), np.int64(3)], (slice(np.int64(1), np.int64(3)),)),
     ((":", "?:"), [np.int32(-2)], (slice(None), slice(np.int32(-2), None))),
     (("?",), [I2], (I2,)),
@@ -43,20 +47,41 @@ INDEXES = [
     (("?",), [M45], (M45,)),
     (("?",), [X > 1.2], (X > 1.2,)),
     (("?", "1:3"), [M45], (M45, slice(1, 3))),
-    ((":", "?"), [np.array([True, False, True, True, False])],
-     (slice(None), np.array([True, False, True, True, False]))),
+    (
+        (":", "?"),
+        [np.array([True, False, True, True, False])],
+        (slice(None), np.array([True, False, True, True, False])),
+    ),
 ]
 
 
 def _values(target_shape, dtype):
     """Values to assign: numbers, NumPy scalars, arrays of fitting and unfitting shapes."""
     arr = RNG.uniform(-3, 3, size=target_shape)
-    out = [2, 2.7, True, -1, 1j, float("nan"), np.float64(1.5), np.int8(3), np.complex64(1 + 2j),
-           np.array(4.0), arr.astype(dtype), arr.astype(np.float64), arr.astype(np.int64),
-           (arr + 1j).astype(np.complex128)]
+    out = [
+        2,
+        2.7,
+        True,
+        -1,
+        1j,
+        float("nan"),
+        np.float64(1.5),
+        np.int8(3),
+        np.complex64(1 + 2j),
+        np.array(4.0),
+        arr.astype(dtype),
+        arr.astype(np.float64),
+        arr.astype(np.int64),
+        (arr + 1j).astype(np.complex128),
+    ]
     if target_shape:
-        out += [arr[..., :1].astype(dtype), arr[(0,) * (len(target_shape) - 1)].astype(np.float32),
-                arr[None].astype(dtype), np.ones((2,) + target_shape, dtype), np.ones((7,), dtype)]
+        out += [
+            arr[..., :1].astype(dtype),
+            arr[(0,) * (len(target_shape) - 1)].astype(np.float32),
+            arr[None].astype(dtype),
+            np.ones((2,) + target_shape, dtype),
+            np.ones((7,), dtype),
+        ]
     else:
         out += [np.ones((1,), dtype), np.ones((1, 1), dtype)]
     return out
@@ -92,7 +117,9 @@ def _check(x, index, inputs, key, value):
                 op.kernel(attrs)(x, value, *inputs)
         return
     for unknown in (False, True):
-        types = [_type_of(x, unknown), _type_of(value, unknown)] + [_type_of(i, unknown) for i in inputs]
+        types = [_type_of(x, unknown), _type_of(value, unknown)] + [
+            _type_of(i, unknown) for i in inputs
+        ]
         (out_type,) = infer_types(op, types, attrs)
         assert out_type == types[0]
     with warnings.catch_warnings():
@@ -133,7 +160,9 @@ def test_setitem_rule_errors_name_numpys_reasons():
         infer(float("nan"), index=("1:3",))
     with pytest.raises(TypeError):
         infer(1j, index=(0, 0))
-    with pytest.raises(ValueError, match=r"could not broadcast input array from shape \(3,\) into shape \(5,\)"):
+    with pytest.raises(
+        ValueError, match=r"could not broadcast input array from shape \(3,\) into shape \(5,\)"
+    ):
         infer(TensorType(np.int8, (3,)), index=(0,))
     # a 1-element array into one element: deprecated up to NumPy 2.2, refused by later NumPy;
     # the rule does what the installed NumPy does
@@ -163,18 +192,44 @@ def test_setitem_rule_errors_name_numpys_reasons():
         infer(1, index=(4,))
     # Unknown dims are checked when the graph runs, not rejected while tracing.
     assert infer(TensorType(np.int8, (None,)), index=(0,)) == (t,)
-    assert infer(TensorType(np.float64, (None, 5)), TensorType(np.bool_, (4,)), index=("?",)) == (t,)
+    assert infer(TensorType(np.float64, (None, 5)), TensorType(np.bool_, (4,)), index=("?",)) == (
+        t,
+    )
 
 
 # --- ufunc_out: x op= y ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("ufunc", ["add", "subtract", "multiply", "true_divide", "floor_divide", "power",
-                                   "bitwise_and", "left_shift", "matmul", "maximum"])
-@pytest.mark.parametrize("target_dtype,other", [
-    (np.float32, 2.5), (np.float32, np.arange(3.0)), (np.int64, 2), (np.int64, 1.5), (np.int8, 300),
-    (np.int8, np.arange(3, dtype=np.int64)), (np.uint8, np.int8(1)), (np.bool_, True),
-    (np.float64, np.ones((2, 3))), (np.float64, np.ones((3, 3))),
-])
+
+@pytest.mark.parametrize(
+    "ufunc",
+    [
+        "add",
+        "subtract",
+        "multiply",
+        "true_divide",
+        "floor_divide",
+        "power",
+        "bitwise_and",
+        "left_shift",
+        "matmul",
+        "maximum",
+    ],
+)
+@pytest.mark.parametrize(
+    "target_dtype,other",
+    [
+        (np.float32, 2.5),
+        (np.float32, np.arange(3.0)),
+        (np.int64, 2),
+        (np.int64, 1.5),
+        (np.int8, 300),
+        (np.int8, np.arange(3, dtype=np.int64)),
+        (np.uint8, np.int8(1)),
+        (np.bool_, True),
+        (np.float64, np.ones((2, 3))),
+        (np.float64, np.ones((3, 3))),
+    ],
+)
 def test_ufunc_out_matches_numpy_in_place(ufunc, target_dtype, other):
     func = getattr(np, ufunc)
     name = func.__name__
@@ -200,10 +255,12 @@ def test_ufunc_out_matches_numpy_in_place(ufunc, target_dtype, other):
 
 # --- list_stack: an empty list -----------------------------------------------------------------
 
+
 def test_list_stack_of_an_empty_list_as_numpy_gives_it():
     kernel = get_op("list_stack").kernel
-    np.testing.assert_array_equal(kernel({"dtype": np.dtype(np.float64), "element_shape": (3,)})([]),
-                                  np.zeros((0, 3)))
+    np.testing.assert_array_equal(
+        kernel({"dtype": np.dtype(np.float64), "element_shape": (3,)})([]), np.zeros((0, 3))
+    )
     with pytest.raises(ValueError, match="need at least one array to stack"):
         kernel({"dtype": np.dtype(np.float64), "element_shape": (3,), "empty": "stack"})([])
     with pytest.raises(ValueError, match=r"float64 array of shape \(0,\).*f64\[\?,3\]"):
@@ -212,6 +269,9 @@ def test_list_stack_of_an_empty_list_as_numpy_gives_it():
     for empty in ("zeros", "stack", "array"):
         np.testing.assert_array_equal(
             kernel({"dtype": np.dtype(np.float32), "element_shape": (3,), "empty": empty})(items),
-            np.stack(items).astype(np.float32))
+            np.stack(items).astype(np.float32),
+        )
     with pytest.raises(ValueError, match="empty must be"):
-        get_op("list_stack").infer(None, dtype=np.dtype(np.float64), element_shape=(), empty="other")
+        get_op("list_stack").infer(
+            None, dtype=np.dtype(np.float64), element_shape=(), empty="other"
+        )

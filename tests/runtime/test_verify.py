@@ -50,11 +50,15 @@ def cond_graph(then_out=None):
     x = g.add_input(t((2,)), "x")
     then = Graph("then")
     tx = then.add_input(t((2,)))
-    then.outputs = [add(then, "multiply", [tx, 10.0], [t((2,))])] if then_out is None else then_out(then, tx)
+    then.outputs = (
+        [add(then, "multiply", [tx, 10.0], [t((2,))])] if then_out is None else then_out(then, tx)
+    )
     other = Graph("else")
     ox = other.add_input(t((2,)))
     other.outputs = [add(other, "negative", [ox], [t((2,))])]
-    g.outputs = [add(g, "cond", [p, x], [t((2,))], location=here(), subgraphs={"then": then, "else": other})]
+    g.outputs = [
+        add(g, "cond", [p, x], [t((2,))], location=here(), subgraphs={"then": then, "else": other})
+    ]
     return g
 
 
@@ -69,12 +73,22 @@ def while_graph():
     body = Graph("body")
     bi, _ = body.add_input(t((), I64)), body.add_input(t((), I64))
     body.outputs = [add(body, "add", [bi, 1], [t((), I64)])]
-    g.outputs = [add(g, "while_loop", [zero, n], [t((), I64)], {"num_loop_vars": 1}, here(),
-                     subgraphs={"cond": cond, "body": body})]
+    g.outputs = [
+        add(
+            g,
+            "while_loop",
+            [zero, n],
+            [t((), I64)],
+            {"num_loop_vars": 1},
+            here(),
+            subgraphs={"cond": cond, "body": body},
+        )
+    ]
     return g
 
 
 # -- valid graphs ---------------------------------------------------------------
+
 
 def test_valid_graphs_pass():
     for g in (cond_graph(), while_graph()):
@@ -84,6 +98,7 @@ def test_valid_graphs_pass():
 def test_a_subgraph_may_read_a_value_of_an_enclosing_graph_defined_before_the_node():
     def then_out(then, tx):
         return [add(then, "multiply", [tx, then_outer[0]], [t((2,))])]
+
     then_outer = []
     g = Graph("f")
     p = g.add_input(t((), np.bool_), "p")
@@ -106,7 +121,9 @@ def test_list_values_and_stateful_ops_pass():
     lst = add(g, "list_new", [], [ListType(None)], {"element": None})
     lst = add(g, "list_write", [lst, 0, x], [ListType(t((2,)))], {"dynamic_size": True})
     g.add_node(Node("print", [x], {"parts": (ARG,), "sep": " ", "end": "\n"}, []))
-    g.outputs = [add(g, "list_stack", [lst], [t((None, 2))], {"dtype": np.dtype(F64), "element_shape": (2,)})]
+    g.outputs = [
+        add(g, "list_stack", [lst], [t((None, 2))], {"dtype": np.dtype(F64), "element_shape": (2,)})
+    ]
     verify(g)
 
 
@@ -118,13 +135,19 @@ def test_every_golden_graph_verifies(case):
 
 # -- broken graphs ----------------------------------------------------------------
 
+
 def test_unknown_op():
     g = Graph("f")
     x = g.add_input(t(), "x")
     loc = here()
     g.outputs = [add(g, "no_such_op", [x], [t()], location=loc)]
-    err = rejects(g, f"test_verify.py:{loc[1]}: ", "invalid graph 'f'", "`b:f64[] = no_such_op a`",
-                  "no op named 'no_such_op'")
+    err = rejects(
+        g,
+        f"test_verify.py:{loc[1]}: ",
+        "invalid graph 'f'",
+        "`b:f64[] = no_such_op a`",
+        "no op named 'no_such_op'",
+    )
     assert err.node is g.nodes[0] and err.location == loc
 
 
@@ -159,8 +182,11 @@ def test_use_of_an_undefined_value():
     stray = Value(t())
     loc = here()
     g.outputs = [add(g, "negative", [stray], [t()], location=loc)]
-    err = rejects(g, f"test_verify.py:{loc[1]}: ", "`b:f64[] = negative a` in f: input 0 is not defined "
-                  "before its use here")
+    err = rejects(
+        g,
+        f"test_verify.py:{loc[1]}: ",
+        "`b:f64[] = negative a` in f: input 0 is not defined before its use here",
+    )
     assert err.node is g.nodes[0]
 
 
@@ -208,8 +234,12 @@ def test_output_types_differ_from_the_rule():
     x = g.add_input(t((3,)), "x")
     loc = here()
     g.outputs = [add(g, "add", [x, 1.0], [t((3,), np.float32)], location=loc)]
-    rejects(g, f"test_verify.py:{loc[1]}: ", "`b:f32[3] = add a 1.0`",
-            "output types (f32[3]) do not match the op's rule: (f64[3])")
+    rejects(
+        g,
+        f"test_verify.py:{loc[1]}: ",
+        "`b:f32[3] = add a 1.0`",
+        "output types (f32[3]) do not match the op's rule: (f64[3])",
+    )
 
 
 def test_recorded_types_may_be_less_specific_than_the_rule():
@@ -230,10 +260,15 @@ def test_recorded_types_may_be_less_specific_than_the_rule():
 
 def test_type_acceptance():
     from runtime.types import accepts
+
     assert accepts(t((None,)), t((3,))) and not accepts(t((3,)), t((None,)))
     assert not accepts(t((3,)), t((3,), np.float32)) and not accepts(t(()), ListType(None))
-    assert accepts(ListType(t((None,))), ListType(t((2,)))) and accepts(ListType(t((2,))), ListType(None))
-    assert accepts(ListType(None), ListType(t((2,)))) and not accepts(ListType(t((2,))), ListType(t((3,))))
+    assert accepts(ListType(t((None,))), ListType(t((2,)))) and accepts(
+        ListType(t((2,))), ListType(None)
+    )
+    assert accepts(ListType(None), ListType(t((2,)))) and not accepts(
+        ListType(t((2,))), ListType(t((3,)))
+    )
 
 
 def test_rule_rejects_the_inputs():
@@ -241,7 +276,11 @@ def test_rule_rejects_the_inputs():
     x = g.add_input(t((3,)), "x")
     y = g.add_input(t((4,)), "y")
     g.outputs = [add(g, "add", [x, y], [t((3,))])]
-    rejects(g, "add a b", "its op's type rule rejects the inputs (ValueError: operands could not be broadcast")
+    rejects(
+        g,
+        "add a b",
+        "its op's type rule rejects the inputs (ValueError: operands could not be broadcast",
+    )
 
 
 def test_subgraphs_on_an_op_without_them():
@@ -296,8 +335,12 @@ def test_while_body_result_type():
     body = g.nodes[1].subgraphs["body"]
     body.outputs = [add(body, "astype", [body.inputs[0]], [t()], {"dtype": np.dtype(F64)})]
     loc = g.nodes[1].location
-    rejects(g, f"test_verify.py:{loc[1]}: ", "`c:i64[] = while_loop a b num_loop_vars=1` in loop: "
-            "subgraph 'body' gives f64[] for output 0, declared i64[]")
+    rejects(
+        g,
+        f"test_verify.py:{loc[1]}: ",
+        "`c:i64[] = while_loop a b num_loop_vars=1` in loop: "
+        "subgraph 'body' gives f64[] for output 0, declared i64[]",
+    )
 
 
 def test_while_cond_must_give_a_bool():
@@ -334,6 +377,7 @@ def test_nested_subgraph_location_in_message():
 
 
 # -- the option ---------------------------------------------------------------------
+
 
 def test_optimize_verifies_when_the_option_is_on():
     def broken():

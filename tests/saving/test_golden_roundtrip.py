@@ -84,6 +84,7 @@ def _flatten(v):
             return [type(v).__name__, [flat(x) for x in v]]
         leaves.append(v)
         return ["leaf", type(v).__name__]
+
     return flat(v), leaves
 
 
@@ -93,7 +94,10 @@ def _run(call, args, kwargs):
         with contextlib.redirect_stdout(out):
             result = call(*args, **kwargs)
     except Exception as exc:  # noqa: BLE001  (the error itself is compared)
-        return {"error": [type(exc).__name__, str(exc).split("\n")[0]], "stdout": out.getvalue()}, []
+        return {
+            "error": [type(exc).__name__, str(exc).split("\n")[0]],
+            "stdout": out.getvalue(),
+        }, []
     structure, leaves = _flatten(result)
     return {"structure": structure, "stdout": out.getvalue()}, leaves
 
@@ -137,10 +141,16 @@ def roundtrip(tmp_path_factory):
             else:
                 encoded_kwargs[k] = a
         np.savez(tmp / f"{case.name}.in.npz", **arrays)
-        manifest[case.name] = {"file": str(tmp / f"{case.name}.stg"), "inputs": str(tmp / f"{case.name}.in.npz"),
-                               "outputs": str(tmp / f"{case.name}.out.npz"), "args": encoded_args,
-                               "kwargs": encoded_kwargs}
-        staged, staged_leaves = _run(cf, args, kwargs)  # first call after the save: same Variable state
+        manifest[case.name] = {
+            "file": str(tmp / f"{case.name}.stg"),
+            "inputs": str(tmp / f"{case.name}.in.npz"),
+            "outputs": str(tmp / f"{case.name}.out.npz"),
+            "args": encoded_args,
+            "kwargs": encoded_kwargs,
+        }
+        staged, staged_leaves = _run(
+            cf, args, kwargs
+        )  # first call after the save: same Variable state
         eager = None
         if not _uses_variables(cf.graph):
             eager = _run(function.python_function, args, kwargs)
@@ -149,8 +159,19 @@ def roundtrip(tmp_path_factory):
     (tmp / "manifest.json").write_text(json.dumps(manifest))
     (tmp / "child.py").write_text(CHILD)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.run([sys.executable, str(tmp / "child.py"), str(tmp / "manifest.json"), str(tmp / "report.json")],
-                          cwd=tmp, env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(tmp / "child.py"),
+            str(tmp / "manifest.json"),
+            str(tmp / "report.json"),
+        ],
+        cwd=tmp,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     report = json.loads((tmp / "report.json").read_text())
     return manifest, expected, report
@@ -187,7 +208,9 @@ def test_loaded_outputs_identical(roundtrip, name):
         assert _same(a, b), (a, b)
     if eager is not None:
         eager_result, eager_leaves = eager
-        assert "error" not in eager_result  # (eager prints differ where Python prints run only while tracing)
+        assert (
+            "error" not in eager_result
+        )  # (eager prints differ where Python prints run only while tracing)
         assert len(eager_leaves) == len(staged_leaves)
         for a, b in zip(loaded_leaves, eager_leaves):
             assert _same(a, b), (a, b)
@@ -205,4 +228,3 @@ def test_refused_cases_name_the_line(name, tmp_path):
     if name == "py_function":
         assert f"{case.directory / 'source.py'}:13:" in str(info.value)
     assert not (tmp_path / "x.stg").exists()
-

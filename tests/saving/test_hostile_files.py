@@ -81,7 +81,7 @@ def test_random_byte_flips_and_truncations(valid_file, tmp_path):
     for trial in range(150):
         damaged = bytearray(data)
         if trial % 3 == 0:
-            damaged = damaged[:rng.randrange(len(damaged))]
+            damaged = damaged[: rng.randrange(len(damaged))]
         else:
             for _ in range(rng.randint(1, 4)):
                 damaged[rng.randrange(len(damaged))] ^= 1 << rng.randrange(8)
@@ -108,25 +108,53 @@ def _first_node(document):
 
 
 HOSTILE_DOCUMENTS = {
-    "unknown op": (lambda d: _first_node(d).update(op="os_system"), "no op named 'os_system' is registered"),
-    "py_function op": (lambda d: _first_node(d).update(op="py_function"), "op 'py_function' cannot be loaded"),
-    "wrong type of field": (lambda d: _first_node(d).update(inputs="x"), "inputs must be a list, got a string"),
-    "unknown value tag": (lambda d: _first_node(d)["attrs"].update(value={"t": "pickle", "data": "..."}),
-                          "unknown value tag 'pickle'"),
-    "unknown dtype": (lambda d: d["functions"][0]["graph"]["inputs"][0]["type"].update(dtype="object"),
-                      "dtype 'object' is not one of"),
-    "huge declared shape": (lambda d: d["functions"][0]["graph"]["inputs"][0]["type"].update(
-        shape=[1 << 30, 1 << 30]), "declares more than"),
-    "bad attribute": (lambda d: _first_node(d)["attrs"].update(surprise=1), "type rule rejects the inputs"),
+    "unknown op": (
+        lambda d: _first_node(d).update(op="os_system"),
+        "no op named 'os_system' is registered",
+    ),
+    "py_function op": (
+        lambda d: _first_node(d).update(op="py_function"),
+        "op 'py_function' cannot be loaded",
+    ),
+    "wrong type of field": (
+        lambda d: _first_node(d).update(inputs="x"),
+        "inputs must be a list, got a string",
+    ),
+    "unknown value tag": (
+        lambda d: _first_node(d)["attrs"].update(value={"t": "pickle", "data": "..."}),
+        "unknown value tag 'pickle'",
+    ),
+    "unknown dtype": (
+        lambda d: d["functions"][0]["graph"]["inputs"][0]["type"].update(dtype="object"),
+        "dtype 'object' is not one of",
+    ),
+    "huge declared shape": (
+        lambda d: d["functions"][0]["graph"]["inputs"][0]["type"].update(shape=[1 << 30, 1 << 30]),
+        "declares more than",
+    ),
+    "bad attribute": (
+        lambda d: _first_node(d)["attrs"].update(surprise=1),
+        "type rule rejects the inputs",
+    ),
     "dangling reference": (lambda d: _first_node(d).update(inputs=[999]), "not defined before it"),
-    "forward function reference": (lambda d: d["signatures"][0].update(function=5), "function 5 is not defined"),
-    "newer version": (lambda d: d.update(version=99), "format version 99; this version of staging reads versions 1"),
+    "forward function reference": (
+        lambda d: d["signatures"][0].update(function=5),
+        "function 5 is not defined",
+    ),
+    "newer version": (
+        lambda d: d.update(version=99),
+        "format version 99; this version of staging reads versions 1",
+    ),
     "other format": (lambda d: d.update(format="pickle"), "not a saved function"),
     "extra field": (lambda d: d.update(code="import os"), "unknown fields ['code']"),
-    "output type lie": (lambda d: d["functions"][0]["graph"]["nodes"][0]["outputs"][0].update(dtype="int8"),
-                        "do not match the op's rule"),
-    "error class by name": (lambda d: _first_node(d)["attrs"].update(
-        value={"t": "error_class", "name": "SystemExit"}), "error class 'SystemExit' is not one of"),
+    "output type lie": (
+        lambda d: d["functions"][0]["graph"]["nodes"][0]["outputs"][0].update(dtype="int8"),
+        "do not match the op's rule",
+    ),
+    "error class by name": (
+        lambda d: _first_node(d)["attrs"].update(value={"t": "error_class", "name": "SystemExit"}),
+        "error class 'SystemExit' is not one of",
+    ),
 }
 
 
@@ -139,7 +167,12 @@ def test_hostile_documents(name, valid_file, tmp_path):
 
 
 def test_deep_nesting(tmp_path):
-    raw = '{"format": "staging.saved_function", "version": 1, "name": ' + "[" * 100000 + "]" * 100000 + "}"
+    raw = (
+        '{"format": "staging.saved_function", "version": 1, "name": '
+        + "[" * 100000
+        + "]" * 100000
+        + "}"
+    )
     result = _load_bounded(_write(tmp_path / "deep.stg", raw_json=raw))
     assert isinstance(result, LoadError) and "nested too deeply" in str(result)
 
@@ -148,7 +181,9 @@ def test_deeply_nested_values(valid_file, tmp_path):
     value = 1
     for _ in range(200):
         value = {"t": "tuple", "items": [value]}
-    result = _load_bounded(_mutated(valid_file, tmp_path, lambda d: _first_node(d)["attrs"].update(value=value)))
+    result = _load_bounded(
+        _mutated(valid_file, tmp_path, lambda d: _first_node(d)["attrs"].update(value=value))
+    )
     assert isinstance(result, LoadError) and "nested more than 64 levels" in str(result)
 
 
@@ -157,12 +192,27 @@ def _npy(header: str, body: bytes = b"") -> bytes:
     return b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode("latin1") + body
 
 
-@pytest.mark.parametrize("header, message", [
-    ("{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000, 1000000000), }", "needs more bytes"),
-    ("{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", "is not a number or bool dtype"),
-    ("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), 'x': __import__('os')}", "not a literal dict"),
-    ("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", "does not fit the entry's 16 bytes"),
-])
+@pytest.mark.parametrize(
+    "header, message",
+    [
+        (
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000, 1000000000), }",
+            "needs more bytes",
+        ),
+        (
+            "{'descr': '|O', 'fortran_order': False, 'shape': (1,), }",
+            "is not a number or bool dtype",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), 'x': __import__('os')}",
+            "not a literal dict",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }",
+            "does not fit the entry's 16 bytes",
+        ),
+    ],
+)
 def test_hostile_arrays(header, message, valid_file, tmp_path):
     document, entries = _document(valid_file)
     arrays = sorted(n for n in entries if n.startswith("arrays/"))
@@ -203,10 +253,10 @@ def test_lying_size_header(valid_file, tmp_path):
         offset, size = info.header_offset, info.file_size
     data = bytearray(buffer.getvalue())
     # the local header's uncompressed-size field is at offset 22; the central directory has another
-    data[offset + 22:offset + 26] = (size // 2).to_bytes(4, "little")
-    central = data.rfind(b"PK\x01\x02" + data[offset + 4:offset + 6])
+    data[offset + 22 : offset + 26] = (size // 2).to_bytes(4, "little")
+    central = data.rfind(b"PK\x01\x02" + data[offset + 4 : offset + 6])
     index = data.find(archive.JSON_ENTRY.encode(), central) - 46
-    data[index + 24:index + 28] = (size // 2).to_bytes(4, "little")
+    data[index + 24 : index + 28] = (size // 2).to_bytes(4, "little")
     path = tmp_path / "lie.stg"
     path.write_bytes(bytes(data))
     result = _load_bounded(path)

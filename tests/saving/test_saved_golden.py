@@ -48,13 +48,17 @@ def test_save_writes_the_checked_in_bytes(name, sources, tmp_path, request):
         if not path.is_file() or path.read_bytes() != new:
             path.write_bytes(new)
         return
-    assert path.read_bytes() == new, (f"staging.save now writes {name}.stg differently: a format change? "
-                                      f"Bump the version if old readers cannot read it, keep loading old "
-                                      f"files, then run `pytest --update-golden`")
+    assert path.read_bytes() == new, (
+        f"staging.save now writes {name}.stg differently: a format change? "
+        f"Bump the version if old readers cannot read it, keep loading old "
+        f"files, then run `pytest --update-golden`"
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_checked_in_file_loads_and_runs(name, sources, request):
     _, _, inputs = sources.SAVED[name]
     loaded = staging.load(SAVED_DIR / f"{name}.stg")
-    check_text(SAVED_DIR / f"{name}.txt", _record(loaded, inputs), update=update_requested(request.config))
+    check_text(
+        SAVED_DIR / f"{name}.txt", _record(loaded, inputs), update=update_requested(request.config)
+    )

@@ -42,8 +42,11 @@ def test_unmatched_input_is_a_type_error_naming_the_argument(tmp_path):
     f(np.zeros(3), np.zeros(3))
     staging.save(f, tmp_path / "f.stg")
     g = staging.load(tmp_path / "f.stg")
-    with pytest.raises(TypeError, match=r"argument 'y' is i32\[3\], which no saved signature accepts "
-                                        r"\(saved: f64\[3\]\)"):
+    with pytest.raises(
+        TypeError,
+        match=r"argument 'y' is i32\[3\], which no saved signature accepts "
+        r"\(saved: f64\[3\]\)",
+    ):
         g(np.zeros(3), np.zeros(3, np.int32))
     with pytest.raises(TypeError, match=r"f\(\): missing a required argument: 'y'"):
         g(np.zeros(3))
@@ -61,7 +64,10 @@ def test_signatures_argument_and_concrete_function(tmp_path):
     assert _same(g(np.arange(5, dtype=np.float32)), np.float32(10.0))
     staging.save(f.get_concrete_function(np.zeros((2, 2))), tmp_path / "cf.stg")
     h = staging.load(tmp_path / "cf.stg")
-    assert h.signatures[0].structured_input_signature == ((staging.TensorSpec([2, 2], np.float64),), {})
+    assert h.signatures[0].structured_input_signature == (
+        (staging.TensorSpec([2, 2], np.float64),),
+        {},
+    )
     with pytest.raises(SaveError, match="has not been traced yet"):
         staging.save(staging.function(lambda x: x), tmp_path / "none.stg")
 
@@ -132,7 +138,9 @@ def test_refusals_name_the_users_line(tmp_path):
 
     opaque = Opaque()
     g(np.zeros(2), opaque)
-    with pytest.raises(SaveError, match=r"an argument of the signature is a value of type .*Opaque"):
+    with pytest.raises(
+        SaveError, match=r"an argument of the signature is a value of type .*Opaque"
+    ):
         staging.save(g, tmp_path / "g.stg")
     with pytest.raises(SaveError, match="saves a staging.Function"):
         staging.save(lambda x: x, tmp_path / "h.stg")
@@ -161,7 +169,9 @@ def test_load_with_jit_compile(tmp_path):
         got = loaded(np.int64(n))
         assert all(_same(a, b) for a, b in zip(got, expected))
         assert all(_same(a, b) for a, b in zip(got, collatz_steps(np.int64(n))))
-    with pytest.raises(ValueError, match="jit_compile must be None, True, False or 'device', not 'yes'"):
+    with pytest.raises(
+        ValueError, match="jit_compile must be None, True, False or 'device', not 'yes'"
+    ):
         staging.load(tmp_path / "c.stg", jit_compile="yes")
 
 
@@ -186,11 +196,13 @@ def test_missing_file_and_not_a_zip(tmp_path):
 
 def test_run_time_errors_of_a_loaded_function_name_the_users_line():
     from pathlib import Path
+
     loaded = staging.load(Path(__file__).resolve().parents[2] / "golden" / "saved" / "collect.stg")
     with pytest.raises(AssertionError, match="nothing positive") as info:
         loaded(np.array([-1.0]))
     assert info.value.__notes__ == [
-        "sources.py:40: raised while running `assert a parts=('nothing positive',)` in staged graph 'collect'"]
+        "sources.py:40: raised while running `assert a parts=('nothing positive',)` in staged graph 'collect'"
+    ]
 
 
 def test_load_with_jit_compile_without_jax(tmp_path, monkeypatch):
@@ -203,5 +215,7 @@ def test_load_with_jit_compile_without_jax(tmp_path, monkeypatch):
     f(np.zeros(2))
     staging.save(f, tmp_path / "f.stg")
     monkeypatch.setattr(api, "jax_available", lambda: False)
-    with pytest.raises(ImportError, match=r"load\(\.\.\., jit_compile=True\) needs jax, which is not installed"):
+    with pytest.raises(
+        ImportError, match=r"load\(\.\.\., jit_compile=True\) needs jax, which is not installed"
+    ):
         staging.load(tmp_path / "f.stg", jit_compile=True)

@@ -12,7 +12,9 @@ import staging
 def assert_identical(got, expected, path="result"):
     """Same structure, type (named tuples, tuples), dtype, shape and bits (NaNs in the same places)."""
     if isinstance(expected, tuple):
-        assert type(got) is type(expected), f"{path}: {type(got).__name__} != {type(expected).__name__}"
+        assert type(got) is type(expected), (
+            f"{path}: {type(got).__name__} != {type(expected).__name__}"
+        )
         assert len(got) == len(expected), f"{path}: {len(got)} results != {len(expected)}"
         for i, (g, e) in enumerate(zip(got, expected)):
             assert_identical(g, e, f"{path}[{i}]")
@@ -21,8 +23,9 @@ def assert_identical(got, expected, path="result"):
     assert g.dtype == e.dtype, f"{path}: dtype {g.dtype} != {e.dtype}"
     assert g.shape == e.shape, f"{path}: shape {g.shape} != {e.shape}"
     if e.dtype.kind in "fc":
-        assert np.array_equal(_bytes(g), _bytes(e)) or np.array_equal(g, e, equal_nan=True), \
+        assert np.array_equal(_bytes(g), _bytes(e)) or np.array_equal(g, e, equal_nan=True), (
             f"{path}: values differ\n{g}\n{e}"
+        )
     else:
         assert np.array_equal(g, e), f"{path}: values differ\n{g}\n{e}"
 
@@ -33,7 +36,10 @@ def _bytes(a):
 
 def unknown_specs(args):
     """Every array argument as a TensorSpec with all dims unknown."""
-    return [staging.TensorSpec((None,) * a.ndim, a.dtype) if isinstance(a, np.ndarray) else a for a in args]
+    return [
+        staging.TensorSpec((None,) * a.ndim, a.dtype) if isinstance(a, np.ndarray) else a
+        for a in args
+    ]
 
 
 def check(fn, *args, generalize=True):
@@ -53,6 +59,7 @@ def check(fn, *args, generalize=True):
 def check_raises(fn, *args, error=Exception, match=None):
     """fn raises the same error type staged as eagerly (at trace time or at run time)."""
     import pytest
+
     with pytest.raises(error) as eager:
         fn(*args)
     with pytest.raises(type(eager.value), match=match) as staged_error:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import sys
 
-import numpy as np
 import pytest
 
 import staging
@@ -41,6 +40,7 @@ def use_backend(monkeypatch, backend: str) -> None:
 
     def jax_by_default(jit_compile):
         return check(True if jit_compile is None else jit_compile)
+
     monkeypatch.setattr(module, "check_jit_compile", jax_by_default)
 
 

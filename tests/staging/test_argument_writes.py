@@ -62,6 +62,7 @@ def helper_writes(x, n):
     def h(a):
         a -= n
         return a.sum()
+
     return h(x) + x[0]
 
 
@@ -96,18 +97,21 @@ def in_a_list(xs):
 V = np.array([0.5, 3.0, 1.0, 7.0])
 
 
-@pytest.mark.parametrize("f, args", [
-    (clip_in_loop, (V, np.float64(2.0))),
-    (doubled_n_times, (V, np.int64(3))),
-    (doubled_n_times, (V, np.int64(0))),
-    (through_a_view, (V, np.bool_(True))),
-    (through_a_view, (V, np.bool_(False))),
-    (helper_writes, (V, np.float64(1.5))),
-    (sorted_then_read, (V,)),
-    (zero_d, (np.array(2, np.int32), np.int64(3))),
-    (written_and_rebound, (V,)),
-    (two_arguments, (V, V[::-1].copy())),
-])
+@pytest.mark.parametrize(
+    "f, args",
+    [
+        (clip_in_loop, (V, np.float64(2.0))),
+        (doubled_n_times, (V, np.int64(3))),
+        (doubled_n_times, (V, np.int64(0))),
+        (through_a_view, (V, np.bool_(True))),
+        (through_a_view, (V, np.bool_(False))),
+        (helper_writes, (V, np.float64(1.5))),
+        (sorted_then_read, (V,)),
+        (zero_d, (np.array(2, np.int32), np.int64(3))),
+        (written_and_rebound, (V,)),
+        (two_arguments, (V, V[::-1].copy())),
+    ],
+)
 def test_writes_into_arguments_agree(f, args):
     agree(f, *args)
 
@@ -141,7 +145,9 @@ def test_arguments_sharing_memory_with_a_written_one_are_refused_when_called():
             g(a, y)
         message = str(info.value)
         assert "test_argument_writes.py" in message and "'f'" in message
-        assert "argument 'x'" in message and "argument 'y'" in message and "shares memory" in message
+        assert (
+            "argument 'x'" in message and "argument 'y'" in message and "shares memory" in message
+        )
     assert not a.any()  # refused before anything ran
     np.testing.assert_array_equal(g(a, np.ones(4)), 4.0)  # distinct arrays: fine
 
@@ -152,7 +158,9 @@ def test_a_value_that_is_an_argument_on_some_paths_only_is_refused():
         y[0] = 0.0
         return y
 
-    with pytest.raises(errors.MutationError, match="may be an argument passed through a staged `if`"):
+    with pytest.raises(
+        errors.MutationError, match="may be an argument passed through a staged `if`"
+    ):
         staging.function(f)(V.copy(), np.bool_(True))
 
 

@@ -16,10 +16,10 @@ A = RNG.uniform(-2, 2, size=(3, 4))
 F32 = A.astype(np.float32)
 I8 = RNG.integers(-5, 6, size=(3, 4)).astype(np.int8)
 
+
 def text(exc) -> str:
     """An exception's message and its notes (where a failure names the user's line)."""
     return "\n".join([str(exc), *getattr(exc, "__notes__", ())])
-
 
 
 def same(got, expected):
@@ -122,10 +122,13 @@ def test_the_graph_is_one_stack():
         return np.array([x[0, 0], x[1, 1], 2.0])
 
     text = str(staging.function(f).get_concrete_function(F32).graph)
-    assert "stack" in text and text.count("astype") == 2  # two f32 scalars, promoted with a Python float
+    assert (
+        "stack" in text and text.count("astype") == 2
+    )  # two f32 scalars, promoted with a Python float
 
 
 # --- lists built by staged loops -------------------------------------------------------------------
+
 
 def euler(y0, n):
     ys = []
@@ -178,8 +181,9 @@ def reduce_list(x, n):
     return np.sum(out), np.mean(out), np.max(np.asarray(out) + 1.0) if n > 0 else np.float64(0.0)
 
 
-@pytest.mark.parametrize("fn", [euler, collect_scalars, collect_with_dtype, stack_axis, never_appended,
-                                reduce_list])
+@pytest.mark.parametrize(
+    "fn", [euler, collect_scalars, collect_with_dtype, stack_axis, never_appended, reduce_list]
+)
 @pytest.mark.parametrize("n", [0, 1, 3])
 def test_lists_built_by_staged_loops_convert_like_numpy(fn, n):
     staged_equals_eager(fn, A[0] if fn is euler else A, np.int64(n))
@@ -199,13 +203,17 @@ def test_np_array_of_an_empty_list_of_rows_is_a_clear_run_time_error():
     assert collect_rows(A, np.int64(0)).shape == (0,)  # eagerly: float64, shape (0,)
     with pytest.raises(ValueError, match=r"float64 array of shape \(0,\)") as info:
         f(A, np.int64(0))
-    assert f"test_array_construction.py:{collect_rows.__code__.co_firstlineno + 4}" in text(info.value)
+    assert f"test_array_construction.py:{collect_rows.__code__.co_firstlineno + 4}" in text(
+        info.value
+    )
 
     def mean_rows(x, n):
         out = []
         for i in range(n):
             out.append(x[0] * i)
-        return np.mean(out, axis=0)  # eagerly nan for an empty list: a scalar, not the traced f64[4]
+        return np.mean(
+            out, axis=0
+        )  # eagerly nan for an empty list: a scalar, not the traced f64[4]
 
     with pytest.raises(ValueError, match="an empty list converted to an array") as info:
         staging.function(mean_rows)(A, np.int64(0))
@@ -221,6 +229,7 @@ def test_tensor_array_stack_keeps_its_empty_result():
 
 
 # --- a staged list holds values; a Python list holds the arrays themselves --------------------------
+
 
 def append_then_write(y0, n):
     ys = []
@@ -249,9 +258,14 @@ def read_then_write(y0, n):
     return np.stack(ys)
 
 
-@pytest.mark.parametrize("fn,line,what", [(append_then_write, 5, "appended to a list at"),
-                                          (write_then_append, 5, "appended to a list inside a staged loop"),
-                                          (read_then_write, 5, "read from a list at")])
+@pytest.mark.parametrize(
+    "fn,line,what",
+    [
+        (append_then_write, 5, "appended to a list at"),
+        (write_then_append, 5, "appended to a list inside a staged loop"),
+        (read_then_write, 5, "read from a list at"),
+    ],
+)
 def test_writes_a_staged_list_would_see_eagerly_are_refused(fn, line, what):
     # Eagerly every element of `ys` is the same array (or the list sees the write).
     with pytest.raises(errors.MutationError, match="the list holds the array itself") as info:

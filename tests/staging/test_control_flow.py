@@ -6,10 +6,10 @@ import collections
 
 import numpy as np
 import pytest
+from _staging_helpers import assert_same
 
 import staging
 from staging import TensorSpec
-from _staging_helpers import assert_same
 
 RNG = np.random.default_rng(7)
 
@@ -20,6 +20,7 @@ def lines_below(func, offset):
 
 # -- cond ----------------------------------------------------------------------------
 
+
 def relu_or_neg(x):
     return staging.cond(x.sum() > 0, lambda: np.maximum(x, 0.0) * 2, lambda: -x)
 
@@ -27,7 +28,7 @@ def relu_or_neg(x):
 def test_cond_staged_matches_eager():
     f = staging.function(relu_or_neg, autograph=False)
     for x in (np.array([1.0, -0.5, 2.0]), np.array([-1.0, 0.5, -2.0]), RNG.normal(size=3)):
-        assert_same(f(x), relu_or_neg(x))   # eager: cond on a concrete np.bool_
+        assert_same(f(x), relu_or_neg(x))  # eager: cond on a concrete np.bool_
     assert f.tracing_count == 1
     assert "cond" in str(f.get_concrete_function(np.ones(3)).graph)
 
@@ -56,12 +57,14 @@ def test_cond_on_concrete_value_runs_python_branch_only():
 
     @staging.function(autograph=False)
     def f(x, flag):
-        return staging.cond(flag, lambda: log.append("t") or x + 1, lambda: log.append("e") or x - 1)
+        return staging.cond(
+            flag, lambda: log.append("t") or x + 1, lambda: log.append("e") or x - 1
+        )
 
     assert f(np.float64(1.0), True) == 2.0
     assert log == ["t"]
     assert "cond" not in str(f.get_concrete_function(np.float64(1.0), True).graph)
-    assert staging.cond(np.False_, lambda: 1, lambda: 2) == 2   # eager, outside any trace
+    assert staging.cond(np.False_, lambda: 1, lambda: 2) == 2  # eager, outside any trace
 
 
 def test_cond_nested_structures_and_passthrough():
@@ -73,6 +76,7 @@ def test_cond_nested_structures_and_passthrough():
 
         def other():
             return {"out": Out(x - 1, k), "tag": "same"}
+
         return staging.cond(x.sum() > 0, then, other)
 
     f = staging.function(g, autograph=False)
@@ -86,12 +90,16 @@ def test_cond_nested_structures_and_passthrough():
 def test_cond_joins_shapes_and_weak_scalars():
     def g(x):
         # branch results of shape (2,) and (3,): the merged value has an unknown dim
-        return staging.cond(x[0] > 0, lambda: x[:2], lambda: x), staging.cond(x[0] > 0, lambda: 1, lambda: x[1])
+        return staging.cond(x[0] > 0, lambda: x[:2], lambda: x), staging.cond(
+            x[0] > 0, lambda: 1, lambda: x[1]
+        )
 
     f = staging.function(g, autograph=False)
     cf = f.get_concrete_function(TensorSpec([3], np.float64))
     assert cf.structured_outputs[0] == TensorSpec((None,), np.float64)
-    assert cf.structured_outputs[1] == TensorSpec((), np.float64)  # the Python 1 takes the tensor's dtype
+    assert cf.structured_outputs[1] == TensorSpec(
+        (), np.float64
+    )  # the Python 1 takes the tensor's dtype
     for x in (np.array([1.0, 2.0, 3.0]), np.array([-1.0, 2.0, 3.0])):
         staged = f(x)
         eager = g(x)
@@ -147,6 +155,7 @@ def test_cond_captures_outer_tensors_and_nests():
     def g(x, y):
         def then():
             return staging.cond(y > 0, lambda: x * y, lambda: x + y)
+
         return staging.cond(x.sum() > 0, then, lambda: x - y)
 
     f = staging.function(g, autograph=False)
@@ -158,10 +167,12 @@ def test_cond_captures_outer_tensors_and_nests():
 
 # -- while_loop -------------------------------------------------------------------------
 
+
 def collatz_steps(n):
     def body(n, steps):
         n = staging.cond(n % 2 == 0, lambda: n // 2, lambda: 3 * n + 1)
         return n, steps + 1
+
     return staging.while_loop(lambda n, steps: n > 1, body, (n, np.int64(0)))[1]
 
 
@@ -198,7 +209,12 @@ def test_while_loop_nested_loop_vars():
             return i < n
 
         def body(i, state, extra):
-            return i + 1, State(state.total + x[i], {"last": x[i], "sq": state.history["sq"] + x[i] ** 2}), extra
+            return (
+                i + 1,
+                State(state.total + x[i], {"last": x[i], "sq": state.history["sq"] + x[i] ** 2}),
+                extra,
+            )
+
         init = State(np.float64(0), {"last": np.float64(np.nan), "sq": np.float64(0)})
         return staging.while_loop(cond, body, (np.int64(0), init, "untouched"))
 
@@ -217,7 +233,9 @@ def test_while_loop_nested_loop_vars():
 def test_while_loop_list_of_loop_vars_returns_list():
     @staging.function(autograph=False)
     def f(n):
-        return staging.while_loop(lambda i, a: i < n, lambda i, a: [i + 1, a * 2], [np.int64(0), np.int64(1)])
+        return staging.while_loop(
+            lambda i, a: i < n, lambda i, a: [i + 1, a * 2], [np.int64(0), np.int64(1)]
+        )
 
     out = f(np.int64(5))
     assert isinstance(out, list) and out == [5, 32]
@@ -235,8 +253,12 @@ def test_while_loop_single_var_body_may_return_bare_value():
 
 def test_maximum_iterations_staged_and_eager():
     def g(x, limit):
-        return staging.while_loop(lambda i, v: v < 1000, lambda i, v: (i + 1, v * 2), (np.int64(0), x),
-                                  maximum_iterations=limit)
+        return staging.while_loop(
+            lambda i, v: v < 1000,
+            lambda i, v: (i + 1, v * 2),
+            (np.int64(0), x),
+            maximum_iterations=limit,
+        )
 
     f = staging.function(g, autograph=False)
     for x in (np.float64(1.0), np.float64(300.0), np.float64(5000.0)):
@@ -262,6 +284,7 @@ def test_loop_var_shape_change_is_generalised():
     def grow(n):
         def body(i, v):
             return i + 1, np.concatenate([v, v[-1:] * 2])
+
         return staging.while_loop(lambda i, v: i < n, body, (np.int64(0), np.ones(1)))
 
     f = staging.function(grow, autograph=False)
@@ -275,8 +298,12 @@ def test_loop_var_shape_change_is_generalised():
 def test_loop_var_dtype_change_names_variable_and_dtypes():
     @staging.function(autograph=False)
     def f(n):
-        return staging.while_loop(lambda i, acc: i < n, lambda i, acc: (i + 1, acc / 2),
-                                  (np.int64(0), np.int64(100)), names=["i", "acc"])
+        return staging.while_loop(
+            lambda i, acc: i < n,
+            lambda i, acc: (i + 1, acc / 2),
+            (np.int64(0), np.int64(100)),
+            names=["i", "acc"],
+        )
 
     with pytest.raises(staging.errors.LoopVariableError) as info:
         f(np.int64(3))
@@ -289,10 +316,15 @@ def test_loop_var_dtype_change_names_variable_and_dtypes():
 def test_loop_var_dtype_change_default_name():
     @staging.function(autograph=False)
     def f(n):
-        return staging.while_loop(lambda i, d: i < n, lambda i, d: (i + 1, {"x": d["x"] * 0.5}),
-                                  (np.int64(0), {"x": np.int32(1)}))
+        return staging.while_loop(
+            lambda i, d: i < n,
+            lambda i, d: (i + 1, {"x": d["x"] * 0.5}),
+            (np.int64(0), {"x": np.int32(1)}),
+        )
 
-    with pytest.raises(staging.errors.LoopVariableError, match=r"'loop_vars\[1\]\['x'\]'.*int32.*float64"):
+    with pytest.raises(
+        staging.errors.LoopVariableError, match=r"'loop_vars\[1\]\['x'\]'.*int32.*float64"
+    ):
         f(np.int64(3))
 
 
@@ -303,13 +335,17 @@ def test_python_number_loop_var_may_widen():
     f = staging.function(g, autograph=False)
     out, eager = f(np.int64(3)), g(np.int64(3))
     assert out == eager == (3, 1.5)
-    assert [type(v) for v in out] == [type(v) for v in eager] == [int, float]  # Python numbers stay so
+    assert (
+        [type(v) for v in out] == [type(v) for v in eager] == [int, float]
+    )  # Python numbers stay so
 
 
 def test_loop_structure_change_is_an_error():
     @staging.function(autograph=False)
     def f(n):
-        return staging.while_loop(lambda i, v: i < n, lambda i, v: (i + 1, (v, v)), (np.int64(0), np.ones(2)))
+        return staging.while_loop(
+            lambda i, v: i < n, lambda i, v: (i + 1, (v, v)), (np.int64(0), np.ones(2))
+        )
 
     with pytest.raises(staging.errors.LoopVariableError, match="structure") as info:
         f(np.int64(3))
@@ -329,8 +365,11 @@ def test_loop_body_wrong_arity_is_an_error():
 def test_nested_while_loops():
     def g(n):
         def outer_body(i, total):
-            inner = staging.while_loop(lambda j, s: j < i, lambda j, s: (j + 1, s + j), (np.int64(0), np.int64(0)))
+            inner = staging.while_loop(
+                lambda j, s: j < i, lambda j, s: (j + 1, s + j), (np.int64(0), np.int64(0))
+            )
             return i + 1, total + inner[1]
+
         return staging.while_loop(lambda i, total: i < n, outer_body, (np.int64(0), np.int64(0)))[1]
 
     f = staging.function(g, autograph=False)
@@ -341,6 +380,7 @@ def test_nested_while_loops():
 def test_while_loop_eager_on_concrete_values():
     i, acc = staging.while_loop(lambda i, acc: i < 4, lambda i, acc: (i + 1, acc * 2), (0, 1))
     assert (i, acc) == (4, 16)
-    i, acc = staging.while_loop(lambda i, acc: True, lambda i, acc: (i + 1, acc * 2), (0, 1),
-                                maximum_iterations=3)
+    i, acc = staging.while_loop(
+        lambda i, acc: True, lambda i, acc: (i + 1, acc * 2), (0, 1), maximum_iterations=3
+    )
     assert (i, acc) == (3, 8)

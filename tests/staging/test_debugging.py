@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _staging_helpers import assert_same
 
 import staging
 from staging import TensorSpec
-from _staging_helpers import assert_same
+
 
 def text(exc) -> str:
     """An exception's message and its notes (a run-time failure names the user's line in a note)."""
     return "\n".join([str(exc), *getattr(exc, "__notes__", ())])
-
 
 
 def line_below(func, offset):
@@ -32,7 +32,7 @@ PRINT_INPUTS = [
     np.linspace(0, 1, 7).astype(np.float32),
     np.array([1e-10, 1e10]),
     np.array([[True, False]]),
-    np.arange(2000.0),       # summarised by NumPy's threshold
+    np.arange(2000.0),  # summarised by NumPy's threshold
     np.array([np.nan, -np.inf]),
 ]
 
@@ -49,7 +49,7 @@ def test_staged_print_matches_python_print(value, capsys):
     print("value:", value, "doubled", value * 2, "shape", np.shape(value), sep=" | ", end=" <\n")
     expected = capsys.readouterr().out
     assert staged == expected
-    show(value)                   # eager staging.print is Python's print
+    show(value)  # eager staging.print is Python's print
     assert capsys.readouterr().out == expected
 
 
@@ -63,17 +63,19 @@ def test_staged_print_runs_on_every_call(capsys):
     for i in range(3):
         f(np.full(2, float(i)))
     assert capsys.readouterr().out == (
-        "x = [0. 0.]\nsum: 0.0\n"
-        "x = [1. 1.]\nsum: 2.0\n"
-        "x = [2. 2.]\nsum: 4.0\n")
+        "x = [0. 0.]\nsum: 0.0\nx = [1. 1.]\nsum: 2.0\nx = [2. 2.]\nsum: 4.0\n"
+    )
     assert f.tracing_count == 1
 
 
 def test_staged_print_in_loop_and_branch_in_program_order(capsys):
     def g(n):
         def body(i):
-            staging.cond(i % 2 == 0, lambda: staging.print("even", i), lambda: staging.print("odd", i))
+            staging.cond(
+                i % 2 == 0, lambda: staging.print("even", i), lambda: staging.print("odd", i)
+            )
             return (i + 1,)
+
         staging.print("start")
         staging.while_loop(lambda i: i < n, body, (np.int64(0),))
         staging.print("end")
@@ -115,6 +117,7 @@ def test_eager_print_of_leaked_tensor_is_an_error():
 
 # -- assert_true ------------------------------------------------------------------------
 
+
 def check_positive(x):
     staging.assert_true(np.all(x > 0), "x must be positive")
     return np.log(x)
@@ -130,7 +133,7 @@ def test_staged_assert_passes_and_fails():
     assert "x must be positive" in message
     assert f"test_debugging.py:{line_below(check_positive, 1)}" in message
     assert type(info.value) is AssertionError  # as eagerly
-    with pytest.raises(AssertionError, match="x must be positive"):   # eagerly the same error type
+    with pytest.raises(AssertionError, match="x must be positive"):  # eagerly the same error type
         check_positive(np.array([1.0, -2.0]))
     assert f.tracing_count == 1
 
@@ -188,6 +191,7 @@ def test_assert_in_loop_runs_every_iteration():
         def body(i):
             staging.assert_true(x[i] != 0, "zero element")
             return (i + 1,)
+
         return staging.while_loop(lambda i: i < x.shape[0], body, (np.int64(0),))[0]
 
     assert f(np.array([1.0, 2.0, 3.0])) == 3
@@ -197,6 +201,7 @@ def test_assert_in_loop_runs_every_iteration():
 
 
 # -- py_function ----------------------------------------------------------------------------
+
 
 def test_py_function_staged_matches_eager():
     calls = []
@@ -277,6 +282,7 @@ def test_py_function_is_not_removed_when_unused():
 
 # -- constant -------------------------------------------------------------------------------
 
+
 def test_constant_eager_and_staged():
     assert_same(staging.constant([1, 2], dtype=np.float32), np.array([1, 2], np.float32))
     assert type(staging.constant(3)) is np.int64
@@ -295,8 +301,11 @@ def test_py_function_eager_checks_like_staged():
     def pair(a, b):
         return a + b, a - b
 
-    out = staging.py_function(pair, [np.ones(2), np.ones(2)], (TensorSpec([None], np.float32),
-                                                                 TensorSpec([2], np.float64)))
+    out = staging.py_function(
+        pair,
+        [np.ones(2), np.ones(2)],
+        (TensorSpec([None], np.float32), TensorSpec([2], np.float64)),
+    )
     assert isinstance(out, list) and len(out) == 2
     assert_same(out[0], np.full(2, 2.0, np.float32))
     assert_same(out[1], np.zeros(2))
@@ -312,9 +321,19 @@ def test_py_function_eager_checks_like_staged():
 
 def test_error_types_exported():
     e = staging.errors
-    for name in ("StagingError", "ConversionError", "UnsupportedConstructError", "UndefinedNameError",
-                 "SymbolicValueError", "UnsupportedOpError", "LeakedTensorError", "RecursionInTraceError",
-                 "LoopVariableError", "BranchMismatchError", "ExecutionError"):
+    for name in (
+        "StagingError",
+        "ConversionError",
+        "UnsupportedConstructError",
+        "UndefinedNameError",
+        "SymbolicValueError",
+        "UnsupportedOpError",
+        "LeakedTensorError",
+        "RecursionInTraceError",
+        "LoopVariableError",
+        "BranchMismatchError",
+        "ExecutionError",
+    ):
         assert issubclass(getattr(e, name), e.StagingError)
     assert issubclass(e.SymbolicValueError, TypeError)
     assert issubclass(e.UndefinedNameError, NameError)

@@ -54,8 +54,28 @@ def eager_error(callback):
 
 
 def attributes(exc) -> dict:
-    names = ("args", "errno", "strerror", "filename", "msg", "doc", "pos", "lineno", "colno", "encoding",
-             "object", "start", "end", "reason", "returncode", "cmd", "output", "stderr", "code", "detail")
+    names = (
+        "args",
+        "errno",
+        "strerror",
+        "filename",
+        "msg",
+        "doc",
+        "pos",
+        "lineno",
+        "colno",
+        "encoding",
+        "object",
+        "start",
+        "end",
+        "reason",
+        "returncode",
+        "cmd",
+        "output",
+        "stderr",
+        "code",
+        "detail",
+    )
     return {n: getattr(exc, n) for n in names if hasattr(exc, n)}
 
 
@@ -94,10 +114,16 @@ def test_except_clause_written_for_eager_code_catches_the_staged_error():
         raise AssertionError("JSONDecodeError not raised")
 
 
-@pytest.mark.parametrize("value", [np.array(["a", "b"]), np.array([b"a"]),
-                                   np.array(["2020-01-01"], dtype="datetime64[D]"),
-                                   np.zeros(2, dtype=[("a", "f8"), ("b", "i4")])],
-                         ids=["str", "bytes", "datetime64", "structured"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        np.array(["a", "b"]),
+        np.array([b"a"]),
+        np.array(["2020-01-01"], dtype="datetime64[D]"),
+        np.zeros(2, dtype=[("a", "f8"), ("b", "i4")]),
+    ],
+    ids=["str", "bytes", "datetime64", "structured"],
+)
 def test_unsupported_dtypes_raise_what_numpy_raises(value):
     def g(x):
         return x * x + x

@@ -39,9 +39,9 @@ def same(f, *args):
 
 
 def same_expression_in_and_out(x):
-    a = np.float64(1.0) / x          # the caller's state
+    a = np.float64(1.0) / x  # the caller's state
     with np.errstate(divide="raise"):
-        b = np.float64(1.0) / x      # the same op: not merged with the one above
+        b = np.float64(1.0) / x  # the same op: not merged with the one above
     return a, b
 
 
@@ -53,8 +53,8 @@ def quiet_log(x):
 def nested(x):
     with np.errstate(all="raise"):
         with np.errstate(divide="ignore"):
-            a = 1.0 / x              # divide ignored, by the inner scope
-        b = np.sqrt(x - 1.0)         # invalid raises, by the outer one
+            a = 1.0 / x  # divide ignored, by the inner scope
+        b = np.sqrt(x - 1.0)  # invalid raises, by the outer one
     return a + b
 
 
@@ -65,14 +65,14 @@ def around_control_flow(x, n):
             if x[i] > 0:
                 total = total + 1.0 / x[i]
             else:
-                total = total + np.sqrt(x[i] - 1.0)   # nan, quietly
+                total = total + np.sqrt(x[i] - 1.0)  # nan, quietly
     return total
 
 
 def scalar_loop(lo, hi, n):
     with np.errstate(divide="raise"):
         k = 0
-        while k < n:                 # a loop on Python floats (runtime.scalar_loops)
+        while k < n:  # a loop on Python floats (runtime.scalar_loops)
             mid = (lo + hi) / 2.0
             if 1.0 / (mid - 1.0) > 0:
                 hi = mid
@@ -84,14 +84,16 @@ def scalar_loop(lo, hi, n):
 
 def unused_result(x):
     with np.errstate(divide="raise"):
-        y = 1.0 / x                  # nothing reads y: eagerly it raises all the same
+        y = 1.0 / x  # nothing reads y: eagerly it raises all the same
     return x
 
 
 @pytest.mark.parametrize("x", [4.0, 0.0])
 def test_the_scope_applies_to_the_operations_inside_only(x):
-    assert eager_and_staged(same_expression_in_and_out, np.float64(x))[1][0] == ("raised" if x == 0 else "ok")
-    with np.errstate(divide="ignore"):   # outside the scope: the caller's state
+    assert eager_and_staged(same_expression_in_and_out, np.float64(x))[1][0] == (
+        "raised" if x == 0 else "ok"
+    )
+    with np.errstate(divide="ignore"):  # outside the scope: the caller's state
         same(same_expression_in_and_out, np.float64(x))
 
 
@@ -125,7 +127,7 @@ def test_the_callers_error_state_is_left_as_it_was():
     before = np.geterr()
     f = staging.function(same_expression_in_and_out)
     with pytest.raises(FloatingPointError), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)   # (the division outside the scope warns)
+        warnings.simplefilter("ignore", RuntimeWarning)  # (the division outside the scope warns)
         f(np.float64(0.0))
     assert np.geterr() == before
     with np.errstate(over="raise"):
@@ -134,7 +136,11 @@ def test_the_callers_error_state_is_left_as_it_was():
 
 
 def test_the_generated_code_shows_the_scope():
-    source = staging.function(same_expression_in_and_out).get_concrete_function(np.float64(1.0)).executable_source
+    source = (
+        staging.function(same_expression_in_and_out)
+        .get_concrete_function(np.float64(1.0))
+        .executable_source
+    )
     assert source.count("divide='raise'") == 1
 
 

@@ -8,9 +8,9 @@ import warnings
 
 import numpy as np
 import pytest
+from _staging_helpers import assert_same
 
 import staging
-from _staging_helpers import assert_same
 
 
 def first_common(xs, ys):
@@ -24,8 +24,15 @@ def first_common(xs, ys):
     return s
 
 
-@pytest.mark.parametrize("ys", [np.array([], np.int32), np.array([1, 2], np.int32),
-                                np.array([3, 4], np.int32), np.array([[2, 9], [7, 7]], np.int32)])
+@pytest.mark.parametrize(
+    "ys",
+    [
+        np.array([], np.int32),
+        np.array([1, 2], np.int32),
+        np.array([3, 4], np.int32),
+        np.array([[2, 9], [7, 7]], np.int32),
+    ],
+)
 def test_in_on_a_symbolic_array_is_numpys_any_of_equal(ys):
     xs = np.array([1, 2], np.int32)
     assert_same(staging.function(first_common)(xs, ys), first_common(xs, ys))
@@ -111,10 +118,13 @@ def pad_with_float(m, v):
 
 def test_np_pad_casts_a_symbolic_fill_value_as_numpy_does():
     m = np.zeros((2, 2), np.int32)
-    assert_same(staging.function(pad_with_float)(m, np.float64(2.75)), pad_with_float(m, np.float64(2.75)))
+    assert_same(
+        staging.function(pad_with_float)(m, np.float64(2.75)), pad_with_float(m, np.float64(2.75))
+    )
 
 
 # -- found by the differential fuzzer ----------------------------------------------------------
+
 
 def count_from_one(n, x):
     s = 0
@@ -128,7 +138,9 @@ def count_from_one(n, x):
 _count_from_one = staging.function(count_from_one)
 
 
-@pytest.mark.parametrize("n", [np.uint8(0), np.uint8(3), np.int8(-128), np.int16(2), np.int64(4), np.array(3)])
+@pytest.mark.parametrize(
+    "n", [np.uint8(0), np.uint8(3), np.int8(-128), np.int16(2), np.int64(4), np.array(3)]
+)
 def test_range_takes_its_bounds_as_python_ints(n):
     """range(1, np.uint8(0)) is empty (Python converts the bound with __index__); uint8 arithmetic
     on the bounds would wrap to 255 iterations. The counter is a Python int, as eagerly."""
@@ -203,7 +215,10 @@ def test_a_staged_list_against_an_int_in_a_returned_tuple_is_refused_by_name():
     with pytest.raises(staging.errors.BranchMismatchError) as info:
         staging.function(lists_and_int_in_returned_tuple)(np.float64(1.0))
     assert "'return value[1]'" in str(info.value)
-    assert f"test_fidelity_gaps.py:{lists_and_int_in_returned_tuple.__code__.co_firstlineno + 2}:" in str(info.value)
+    assert (
+        f"test_fidelity_gaps.py:{lists_and_int_in_returned_tuple.__code__.co_firstlineno + 2}:"
+        in str(info.value)
+    )
 
 
 def complex_against_float64(x, y):
@@ -329,8 +344,14 @@ def write_into_a_dict_made_in_the_outer_branch(x, n):
     return x + 1.0, k
 
 
-@pytest.mark.parametrize("x, n", [(np.float64(-1.0), np.int64(0)), (np.float64(2.0), np.int64(3)),
-                                  (np.float64(-2.0), np.int64(3))])
+@pytest.mark.parametrize(
+    "x, n",
+    [
+        (np.float64(-1.0), np.int64(0)),
+        (np.float64(2.0), np.int64(3)),
+        (np.float64(-2.0), np.int64(3)),
+    ],
+)
 def test_a_write_into_an_object_a_branch_made_and_dropped_is_not_merged(x, n):
     """The inner `if` writes d['a'] of a dict the outer branch made; nothing sees d after the
     outer `if`, so there is nothing to merge (it used to leak the inner branch's tensor)."""
@@ -355,7 +376,9 @@ def append_to_a_closed_over_list(x, y):
     return len(items)
 
 
-@pytest.mark.parametrize("x, y", [(np.float64(1.0), np.float64(0.0)), (np.float64(0.0), np.float64(1.0))])
+@pytest.mark.parametrize(
+    "x, y", [(np.float64(1.0), np.float64(0.0)), (np.float64(0.0), np.float64(1.0))]
+)
 def test_an_append_in_one_branch_to_a_closed_over_list_stays_in_that_branch(x, y, capsys):
     """`items` is a cell variable (the nested function reads it): the branch that appends
     changes a staged copy, so the other branch still sees one element."""
@@ -383,14 +406,16 @@ def test_a_numpy_error_in_a_branch_is_raised_only_when_the_branch_runs():
         f(True, np.float64(1.0))
     assert "sign" in str(info.value)
     # the line that raised (np.sign), not the `if`
-    assert f"test_fidelity_gaps.py:{numpy_error_in_a_branch.__code__.co_firstlineno + 2}:" in str(info.value)
+    assert f"test_fidelity_gaps.py:{numpy_error_in_a_branch.__code__.co_firstlineno + 2}:" in str(
+        info.value
+    )
 
 
 def both_branches_raise(x, k):
     if np.any(x > 0):
-        v = x // x       # floor_divide of complex: TypeError, when this branch runs
+        v = x // x  # floor_divide of complex: TypeError, when this branch runs
     else:
-        v = k // False   # ZeroDivisionError, when this one runs
+        v = k // False  # ZeroDivisionError, when this one runs
     return v
 
 
@@ -398,7 +423,7 @@ def same_error_in_both_branches(x, k):
     if np.any(x > 0):
         v = x // x
     else:
-        v = x % x        # TypeError as well
+        v = x % x  # TypeError as well
     return v
 
 
@@ -413,7 +438,9 @@ def test_branches_raising_different_errors_are_refused_naming_both_lines():
     message = str(info.value)
     assert message.startswith(f"{__file__}:{first + 1}: both branches of this staged `if` raise")
     assert f"TypeError ({__file__}:{first + 2}: floor_divide:" in message
-    assert f"ZeroDivisionError ({__file__}:{first + 4}: integer division or modulo by zero)" in message
+    assert (
+        f"ZeroDivisionError ({__file__}:{first + 4}: integer division or modulo by zero)" in message
+    )
 
 
 def test_branches_raising_one_error_type_raise_it():
@@ -426,7 +453,7 @@ def test_branches_raising_one_error_type_raise_it():
 
 
 def zero_d_array_or_number(x, y):
-    return np.where(y, y, 0) if x > 0 else -1   # a 0-d array (np.where of Python values) or an int
+    return np.where(y, y, 0) if x > 0 else -1  # a 0-d array (np.where of Python values) or an int
 
 
 @pytest.mark.parametrize("x", [1.0, -1.0])
@@ -434,13 +461,15 @@ def test_a_concrete_zero_d_array_joined_with_a_number_stays_an_array(x):
     args = (np.float32(x), True)
     eager, staged = zero_d_array_or_number(*args), staging.function(zero_d_array_or_number)(*args)
     assert staged == eager
-    assert isinstance(staged, np.ndarray) == isinstance(eager, np.ndarray)  # was np.int64(1) for array(1)
+    assert isinstance(staged, np.ndarray) == isinstance(
+        eager, np.ndarray
+    )  # was np.int64(1) for array(1)
 
 
 def dict_made_in_each_iteration(x):
     s = x[0] * 0
     for e in x:
-        d = {"a": e}           # a new dict on every iteration, written and dropped
+        d = {"a": e}  # a new dict on every iteration, written and dropped
         d["a"] = d["a"] * 2
         s = s + d["a"]
     return s
@@ -465,14 +494,18 @@ def test_an_explicit_ufunc_of_a_python_complex_and_a_float64_scalar_is_numpys():
     args = (complex(0.1, 1.0), np.float64(2.0))
     eager = explicit_ufunc_of_python_complex_and_float64(*args)
     staged = staging.function(explicit_ufunc_of_python_complex_and_float64)(*args)
-    assert [type(v) for v in staged] == [type(v) for v in eager] == [np.complex128, complex, np.complex128]
+    assert (
+        [type(v) for v in staged]
+        == [type(v) for v in eager]
+        == [np.complex128, complex, np.complex128]
+    )
     assert staged == eager
 
 
 def unused_scalar_conversion(x, y):
-    v = -x if y > 2 else -300      # a Python float or the Python int -300
+    v = -x if y > 2 else -300  # a Python float or the Python int -300
     for i in range(3):
-        w = x / np.uint8(v)        # unused: eagerly np.uint8(-300) raises all the same
+        w = x / np.uint8(v)  # unused: eagerly np.uint8(-300) raises all the same
     return v
 
 
@@ -506,10 +539,10 @@ def test_abs_of_a_complex_scalar_is_the_builtins_and_np_abs_the_ufuncs(z):
 def raises_in_a_branch_then_later(x, y):
     v = 1
     if y > 0:
-        w = {"a": 1}["b"]          # KeyError, only when this branch runs
+        w = {"a": 1}["b"]  # KeyError, only when this branch runs
     else:
         v = 3
-    return (v <= 2).astype(np.int8)   # AttributeError (a Python bool), only on the other path
+    return (v <= 2).astype(np.int8)  # AttributeError (a Python bool), only on the other path
 
 
 @pytest.mark.parametrize("y", [1.0, -1.0])
@@ -527,5 +560,6 @@ def test_an_error_traced_after_a_branch_that_raises_is_raised_where_python_raise
 
 def _line_of(func, text):
     import inspect
+
     lines, first = inspect.getsourcelines(func)
     return first + next(i for i, line in enumerate(lines) if text in line)

@@ -9,17 +9,17 @@ import weakref
 
 import numpy as np
 import pytest
+from _staging_helpers import assert_same
 
 import staging
 from staging import TensorSpec
-from _staging_helpers import assert_same
 
 RNG = np.random.default_rng(42)
+
 
 def text(exc) -> str:
     """An exception's message and its notes (a run-time failure names the user's line in a note)."""
     return "\n".join([str(exc), *getattr(exc, "__notes__", ())])
-
 
 
 def line_of(func, offset):
@@ -28,6 +28,7 @@ def line_of(func, offset):
 
 
 # -- staged == eager ------------------------------------------------------------
+
 
 def affine(x, w, b):
     y = x @ w + b
@@ -158,6 +159,7 @@ def test_run_time_error_names_user_line():
 
 # -- get_concrete_function / ConcreteFunction -------------------------------------
 
+
 def test_get_concrete_function_from_specs_and_values():
     def g(x, n):
         return x * n
@@ -173,7 +175,7 @@ def test_get_concrete_function_from_specs_and_values():
     assert f.tracing_count == 1
     assert f.get_concrete_function(TensorSpec([None], np.float64), 3) is cf
     assert f.get_concrete_function(np.ones(2), 3) is cf  # a value: dispatched like a call
-    cf2 = f.get_concrete_function(np.ones((2, 2)), 3)      # nothing accepts it: a new trace
+    cf2 = f.get_concrete_function(np.ones((2, 2)), 3)  # nothing accepts it: a new trace
     assert cf2 is not cf and f.tracing_count == 2
     assert cf2.structured_input_signature == ((TensorSpec((2, 2), np.float64), 3), {})
 
@@ -198,7 +200,9 @@ def test_concrete_function_introspection():
 
     cf = f.get_concrete_function(TensorSpec([None, 2], np.float32), TensorSpec([2], np.float32))
     args, kwargs = cf.structured_input_signature
-    assert args == (TensorSpec((None, 2), np.float32), TensorSpec((2,), np.float32)) and kwargs == {}
+    assert (
+        args == (TensorSpec((None, 2), np.float32), TensorSpec((2,), np.float32)) and kwargs == {}
+    )
     out = cf.structured_outputs
     assert out["s"] == TensorSpec((None, 2), np.float32)
     assert out["n"] == TensorSpec((), np.float32)
@@ -208,7 +212,8 @@ def test_concrete_function_introspection():
         "    x: f32[?,2]\n"
         "    y: f32[2]\n"
         "  Returns:\n"
-        "    {'s': f32[?,2], 'n': f32[]}")
+        "    {'s': f32[?,2], 'n': f32[]}"
+    )
     text = str(cf.graph)
     assert text.startswith("f(a:f32[?,2], b:f32[2]) {")
     assert "add a b" in text and "sum a" in text
@@ -234,13 +239,16 @@ def test_graph_text_is_deterministic():
         return z.sum(axis=0), np.sqrt(np.abs(z))
 
     spec = (TensorSpec([None, 3], np.float64), TensorSpec([3], np.float64))
-    texts = {str(staging.function(g, autograph=False).get_concrete_function(*spec).graph)
-             for _ in range(3)}
+    texts = {
+        str(staging.function(g, autograph=False).get_concrete_function(*spec).graph)
+        for _ in range(3)
+    }
     assert len(texts) == 1
     assert texts.pop().splitlines()[0] == "g(a:f64[?,3], b:f64[3]) {"
 
 
 # -- dispatch -------------------------------------------------------------------
+
 
 def test_most_specific_trace_wins():
     @staging.function(autograph=False)
@@ -252,16 +260,17 @@ def test_most_specific_trace_wins():
     specific = f.get_concrete_function(TensorSpec([None, 3], np.float64))
     general = f.get_concrete_function(TensorSpec([None, None], np.float64))
     assert general is not specific and f.tracing_count == 2
-    assert f(np.ones((5, 3))) == 15.0 + 1   # both accept [5,3]: the [?,3] trace wins
+    assert f(np.ones((5, 3))) == 15.0 + 1  # both accept [5,3]: the [?,3] trace wins
     assert f(np.ones((2, 3))) == 6.0 + 1
-    assert f(np.ones((5, 4))) == 20.0 + 0   # only [?,?] accepts it
+    assert f(np.ones((5, 4))) == 20.0 + 0  # only [?,?] accepts it
     assert f.tracing_count == 2
     # a trace for [None] accepts [3]; an exact trace made later wins over it
     g = staging.function(f.python_function, autograph=False)
     g.get_concrete_function(TensorSpec([None, None], np.float64))
     assert g(np.ones((2, 2))) == 4.0 and g.tracing_count == 1
-    assert g.get_concrete_function(TensorSpec([2, 2], np.float64)) is \
-        g.get_concrete_function(TensorSpec([None, None], np.float64))
+    assert g.get_concrete_function(TensorSpec([2, 2], np.float64)) is g.get_concrete_function(
+        TensorSpec([None, None], np.float64)
+    )
 
 
 def test_dispatch_needs_same_dtype_and_rank():
@@ -278,19 +287,26 @@ def test_dispatch_needs_same_dtype_and_rank():
 
 # -- input_signature --------------------------------------------------------------
 
+
 def test_input_signature_fixes_one_trace():
     def g(x, y):
         return x * y.sum()
 
-    f = staging.function(g, autograph=False, input_signature=[TensorSpec([None], np.float64),
-                                                             TensorSpec([2], np.float64)])
+    f = staging.function(
+        g,
+        autograph=False,
+        input_signature=[TensorSpec([None], np.float64), TensorSpec([2], np.float64)],
+    )
     assert f.input_signature == (TensorSpec([None], np.float64), TensorSpec([2], np.float64))
     for n in (1, 3, 6):
         x, y = RNG.normal(size=n), RNG.normal(size=2)
         assert_same(f(x, y), g(x, y))
     assert f.tracing_count == 1
     cf = f.get_concrete_function()
-    assert cf.structured_input_signature[0] == (TensorSpec((None,), np.float64), TensorSpec((2,), np.float64))
+    assert cf.structured_input_signature[0] == (
+        TensorSpec((None,), np.float64),
+        TensorSpec((2,), np.float64),
+    )
     assert f.tracing_count == 1
     # Python numbers and lists are converted to the declared dtype
     assert_same(f([1.0, 2.0], [3, 4]), g(np.array([1.0, 2.0]), np.array([3.0, 4.0])))
@@ -298,8 +314,10 @@ def test_input_signature_fixes_one_trace():
 
 
 def test_input_signature_rejects_incompatible_inputs_naming_the_argument():
-    @staging.function(autograph=False, input_signature=[TensorSpec([None], np.float64),
-                                                         TensorSpec([2], np.float64)])
+    @staging.function(
+        autograph=False,
+        input_signature=[TensorSpec([None], np.float64), TensorSpec([2], np.float64)],
+    )
     def f(x, weights):
         return x * weights.sum()
 
@@ -317,8 +335,10 @@ def test_input_signature_rejects_incompatible_inputs_naming_the_argument():
 
 
 def test_input_signature_with_nested_specs():
-    @staging.function(autograph=False, input_signature=[[TensorSpec([None], np.float64),
-                                                          TensorSpec([], np.int64)]])
+    @staging.function(
+        autograph=False,
+        input_signature=[[TensorSpec([None], np.float64), TensorSpec([], np.int64)]],
+    )
     def f(pair):
         return pair[0] * pair[1]
 
@@ -330,6 +350,7 @@ def test_input_signature_with_nested_specs():
 
 
 # -- reduce_retracing ---------------------------------------------------------------
+
 
 def test_reduce_retracing_generalises_shapes():
     def g(x):
@@ -353,12 +374,13 @@ def test_reduce_retracing_generalises_shapes():
 
 # -- Python side effects, eager mode ------------------------------------------------
 
+
 def test_python_side_effects_only_while_tracing(capsys):
     log = []
 
     @staging.function(autograph=False)
     def f(x):
-        print("tracing")             # Python print: trace time only
+        print("tracing")  # Python print: trace time only
         staging.print("running", x)  # staged print: every call
         log.append(1)
         return x + 1
@@ -392,6 +414,7 @@ def test_run_functions_eagerly(capsys):
 
 # -- lifetime -----------------------------------------------------------------------
 
+
 def test_deleted_function_frees_its_graphs():
     def g(x):
         return x * 2 + 1
@@ -422,6 +445,7 @@ def test_function_does_not_keep_weakly_keyed_arguments_alive():
 
 
 # -- methods ------------------------------------------------------------------------
+
 
 class Scaler:
     def __init__(self, k):
@@ -477,6 +501,7 @@ def test_methods_of_unhashable_instances_are_cached():
 
 
 # -- Functions calling Functions, recursion ----------------------------------------------
+
 
 def test_function_called_from_function():
     @staging.function(autograph=False)
@@ -559,6 +584,7 @@ def test_recursion_through_another_function_is_rejected():
 
 # -- RetracingWarning --------------------------------------------------------------
 
+
 def test_retracing_warning_names_the_function():
     @staging.function(autograph=False)
     def keeps_retracing(x, n):
@@ -572,7 +598,9 @@ def test_retracing_warning_names_the_function():
     assert len(retracing) == 1
     message = str(retracing[0].message)
     assert "keeps_retracing" in message and "test_function.py:" in message
-    assert "argument 'n' is a Python value (int) that changes from call to call" in message  # the cause
+    assert (
+        "argument 'n' is a Python value (int) that changes from call to call" in message
+    )  # the cause
     assert retracing[0].filename == __file__  # points at the caller, not at staging
 
 
@@ -613,7 +641,7 @@ def test_no_retracing_warning_for_few_traces_or_interleaved_hits():
         warnings.simplefilter("error", staging.RetracingWarning)
         for n in range(4):
             f(np.float64(1.0), n)
-        for n in range(4, 20):      # every retrace is followed by a cache hit
+        for n in range(4, 20):  # every retrace is followed by a cache hit
             f(np.float64(1.0), n)
             f(np.float64(1.0), n)
     assert f.tracing_count == 20

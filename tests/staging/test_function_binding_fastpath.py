@@ -10,15 +10,16 @@ import weakref
 
 import numpy as np
 import pytest
+from _staging_helpers import assert_same
 
 import staging
 from staging import TensorSpec
-from _staging_helpers import assert_same
 
 RNG = np.random.default_rng(7)
 
 
 # -- methods of instances that cannot be weakly referenced -----------------------------
+
 
 class Slotted:
     """No __weakref__ slot: instances cannot be weakly referenced."""
@@ -39,10 +40,10 @@ class Slotted:
         self.traces += 1
         return x * self.k - 1.0
 
+
 def text(exc) -> str:
     """An exception's message and its notes (a run-time failure names the user's line in a note)."""
     return "\n".join([str(exc), *getattr(exc, "__notes__", ())])
-
 
 
 def eager_apply(obj, x):
@@ -178,6 +179,7 @@ def test_method_recursion_is_detected_for_all_instances(slots):
 
 # -- keyword calls ------------------------------------------------------------------------
 
+
 def count_slow_calls(f):
     """Counts calls of `f` that go through the slow path (binding + trace key)."""
     counter = [0]
@@ -186,6 +188,7 @@ def count_slow_calls(f):
     def counting(args, kwargs):
         counter[0] += 1
         return slow(args, kwargs)
+
     f._call_slow = counting
     return counter
 
@@ -209,8 +212,12 @@ def test_keyword_calls_match_eager_and_reuse_one_trace():
 def test_keyword_calls_take_the_fast_path():
     f = staging.function(sub, autograph=False)
     x, y = RNG.normal(size=3), RNG.normal(size=3)
-    calls = [lambda a, b: f(a, y=b), lambda a, b: f(x=a, y=b), lambda a, b: f(y=b, x=a),
-             lambda a, b: f(a, b)]
+    calls = [
+        lambda a, b: f(a, y=b),
+        lambda a, b: f(x=a, y=b),
+        lambda a, b: f(y=b, x=a),
+        lambda a, b: f(a, b),
+    ]
     for call in calls:
         call(x, y)  # warm up each layout
     slow = count_slow_calls(f)
@@ -342,12 +349,16 @@ def test_run_time_errors_on_the_keyword_fast_path():
     for _ in range(2):
         with pytest.raises(ValueError, match="too big") as info:
             f(x, y=x * 100)
-        assert type(info.value) is ValueError and "test_function_binding_fastpath.py" in text(info.value)
+        assert type(info.value) is ValueError and "test_function_binding_fastpath.py" in text(
+            info.value
+        )
 
 
 def test_keyword_calls_with_input_signature():
-    @staging.function(input_signature=[TensorSpec([None], np.float64), TensorSpec([None], np.float64)],
-                      autograph=False)
+    @staging.function(
+        input_signature=[TensorSpec([None], np.float64), TensorSpec([None], np.float64)],
+        autograph=False,
+    )
     def f(x, y):
         return x - 2.0 * y
 
@@ -435,7 +446,6 @@ def test_keyword_method_call_on_slotted_instance():
         if i == 0:
             slow = count_slow_calls(m.apply)
     assert slow[0] == 0 and m.apply.tracing_count == 1
-
 
 
 def test_positional_layouts_of_scalars_arrays_and_python_values_never_share_an_entry():

@@ -54,12 +54,19 @@ def test_plain_subclass_is_its_base_array():
 
 
 @pytest.mark.stress
-@pytest.mark.parametrize("value, words", [
-    (np.matrix([[1.0, 2.0]]), "numpy.matrix, whose operators differ"),
-    (np.ma.masked_array([1.0, 2.0], [0, 1]), "masked array"),
-    (np.array([object(), 1]), "object array (dtype=object)"),
-    (np.arange(2.0).view(Clipping), "Clipping, an ndarray subclass that redefines how it computes"),
-], ids=["matrix", "masked", "object", "operator-subclass"])
+@pytest.mark.parametrize(
+    "value, words",
+    [
+        (np.matrix([[1.0, 2.0]]), "numpy.matrix, whose operators differ"),
+        (np.ma.masked_array([1.0, 2.0], [0, 1]), "masked array"),
+        (np.array([object(), 1]), "object array (dtype=object)"),
+        (
+            np.arange(2.0).view(Clipping),
+            "Clipping, an ndarray subclass that redefines how it computes",
+        ),
+    ],
+    ids=["matrix", "masked", "object", "operator-subclass"],
+)
 def test_arrays_that_compute_differently_are_refused_by_name(value, words):
     f = staging.function(scale)
     line = __import__("inspect").currentframe().f_lineno + 2

@@ -43,23 +43,27 @@ class Model:
 
 # -- to_code ---------------------------------------------------------------------------
 
+
 def test_to_code_of_a_function_and_of_a_staged_method():
     expected = autograph.to_code(nested)
     assert autograph.to_code(staging.function(nested)) == expected
     method_code = autograph.to_code(Model.apply.python_function)
     assert "ag__.if_stmt" in method_code
-    assert autograph.to_code(Model.apply) == method_code           # through the class
-    assert autograph.to_code(Model(2.0).apply) == method_code      # bound to an instance
+    assert autograph.to_code(Model.apply) == method_code  # through the class
+    assert autograph.to_code(Model(2.0).apply) == method_code  # bound to an instance
     assert autograph.to_code(functools.partial(staging.function(nested), n=3)) == expected
     assert autograph.to_code(autograph.convert(nested)) == expected
 
 
 def test_to_code_of_something_else_names_what_it_got():
-    with pytest.raises(TypeError, match="expects a Python function, a method or a staging.Function, got int"):
+    with pytest.raises(
+        TypeError, match="expects a Python function, a method or a staging.Function, got int"
+    ):
         autograph.to_code(3)
 
 
 # -- calls matching no concrete function -----------------------------------------------------
+
 
 def test_input_signature_mismatch_shows_the_signature_and_the_callers_line():
     @staging.function(input_signature=[TensorSpec([None], np.float32), TensorSpec([], np.int64)])
@@ -70,7 +74,10 @@ def test_input_signature_mismatch_shows_the_signature_and_the_callers_line():
         scaled(np.zeros((2, 2), np.float32), np.int64(1))
     message = str(info.value)
     assert message.startswith(f"{__file__}:")
-    assert "scaled(): argument 'x' is f32[2,2], which input_signature f32[?] does not accept" in message
+    assert (
+        "scaled(): argument 'x' is f32[2,2], which input_signature f32[?] does not accept"
+        in message
+    )
     assert message.endswith("the input_signature is scaled(x: f32[?], n: i64[])")
 
 
@@ -81,9 +88,12 @@ def test_input_signature_mismatch_names_the_line_of_the_call():
 
     def call():
         return three(np.ones(4))
+
     with pytest.raises(TypeError) as info:
         call()
-    assert str(info.value).startswith(f"{__file__}:{call.__code__.co_firstlineno + 1}: three(): argument 'x'")
+    assert str(info.value).startswith(
+        f"{__file__}:{call.__code__.co_firstlineno + 1}: three(): argument 'x'"
+    )
 
 
 def test_concrete_function_mismatch_prints_its_signature():
@@ -94,6 +104,7 @@ def test_concrete_function_mismatch_prints_its_signature():
 
 
 # -- tracing_count of staged methods ---------------------------------------------------------
+
 
 def test_class_level_tracing_count_is_the_total_over_instances():
     class Counter:
@@ -120,6 +131,7 @@ def test_class_level_tracing_count_is_the_total_over_instances():
 
 # -- graphs: repr and DOT --------------------------------------------------------------------
 
+
 def test_repr_of_a_graph():
     cf = staging.function(nested).get_concrete_function(*NESTED_SPECS)
     text = repr(cf.graph)
@@ -145,7 +157,10 @@ def _parse_dot(text):
     if shutil.which("dot") is None:
         pytest.skip("neither pydot nor Graphviz is installed to parse DOT")
     import subprocess
-    result = subprocess.run(["dot", "-Tcanon"], input=text, capture_output=True, text=True, timeout=60)
+
+    result = subprocess.run(
+        ["dot", "-Tcanon"], input=text, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr
     return None
 
@@ -191,7 +206,7 @@ def test_dot_draws_subgraphs_as_nested_clusters():
 
 def test_dot_quotes_labels():
     g = Graph('say "hi"\\')
-    g.outputs = ["a \"quoted\"\nvalue"]
+    g.outputs = ['a "quoted"\nvalue']
     parsed = _parse_dot(g.to_dot())
     if parsed is not None:
         assert parsed.get_name().strip('"') == 'say \\"hi\\"\\\\'
@@ -200,7 +215,9 @@ def test_dot_quotes_labels():
 def test_svg_without_graphviz_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda name: None)
     cf = staging.function(nested).get_concrete_function(*NESTED_SPECS)
-    with pytest.raises(GraphvizNotFoundError, match="Graphviz's `dot` program, which is not on PATH"):
+    with pytest.raises(
+        GraphvizNotFoundError, match="Graphviz's `dot` program, which is not on PATH"
+    ):
         to_svg(cf.graph)
     assert cf.graph._repr_svg_() is None
     html = cf.graph._repr_html_()

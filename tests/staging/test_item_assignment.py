@@ -16,10 +16,10 @@ RNG = np.random.default_rng(5)
 A = RNG.uniform(-2, 2, size=(3, 4))
 I = RNG.integers(-5, 6, size=(3, 4)).astype(np.int32)
 
+
 def text(exc) -> str:
     """An exception's message and its notes (where a failure names the user's line)."""
     return "\n".join([str(exc), *getattr(exc, "__notes__", ())])
-
 
 
 def line_of(func, offset):
@@ -56,7 +56,9 @@ def staged_equals_eager(fn, *args, generalize=True, autograph=False):
     sf = staging.function(fn, autograph=autograph)
     runs = [sf]
     if generalize:
-        specs = [TensorSpec((None,) * a.ndim, a.dtype) if isinstance(a, np.ndarray) else a for a in args]
+        specs = [
+            TensorSpec((None,) * a.ndim, a.dtype) if isinstance(a, np.ndarray) else a for a in args
+        ]
         runs.append(sf.get_concrete_function(*specs))
     for run in runs:
         with warnings.catch_warnings():
@@ -70,14 +72,40 @@ def staged_equals_eager(fn, *args, generalize=True, autograph=False):
 
 # --- x[key] = value --------------------------------------------------------------------------
 
-KEYS = [0, -1, (1, 2), slice(1, 3), (slice(None), 0), (Ellipsis, 1), (None, 0), (), Ellipsis,
-        [0, 2], ([0, 2], [1, 3]), (slice(None), [3, 0, 3]), np.array([True, False, True]),
-        A > 0, (1, A[1] > 0), (slice(None, None, -1), slice(1, None, 2))]
+KEYS = [
+    0,
+    -1,
+    (1, 2),
+    slice(1, 3),
+    (slice(None), 0),
+    (Ellipsis, 1),
+    (None, 0),
+    (),
+    Ellipsis,
+    [0, 2],
+    ([0, 2], [1, 3]),
+    (slice(None), [3, 0, 3]),
+    np.array([True, False, True]),
+    A > 0,
+    (1, A[1] > 0),
+    (slice(None, None, -1), slice(1, None, 2)),
+]
 
 
 @pytest.mark.parametrize("key", range(len(KEYS)))
-@pytest.mark.parametrize("value", [7, -2.5, True, np.float32(1.25), np.array([1.0, 2.0, 3.0, 4.0]),
-                                   np.array([[5], [6], [7]]), 300, np.nan])
+@pytest.mark.parametrize(
+    "value",
+    [
+        7,
+        -2.5,
+        True,
+        np.float32(1.25),
+        np.array([1.0, 2.0, 3.0, 4.0]),
+        np.array([[5], [6], [7]]),
+        300,
+        np.nan,
+    ],
+)
 @pytest.mark.parametrize("x", [A, I, I.astype(np.int8), A > 0])
 def test_setitem_matches_numpy(x, key, value):
     key = KEYS[key]
@@ -174,10 +202,13 @@ def test_functional_setitem_leaves_its_input_alone():
     same(y, np.array([5.0, 1.0, 1.0]))
     same(z, np.array([0.0, 1.0, 1.0]))
     with pytest.raises(TypeError, match="does not support item assignment"):
-        staging.function(lambda x: numpy_api.setitem(np.float64(1.0), (), x), autograph=False)(np.float64(2.0))
+        staging.function(lambda x: numpy_api.setitem(np.float64(1.0), (), x), autograph=False)(
+            np.float64(2.0)
+        )
 
 
 # --- aliasing: references and views --------------------------------------------------------------
+
 
 def test_every_reference_sees_the_write():
     def f(x):
@@ -195,7 +226,7 @@ VIEW_CASES = {
     "strided": lambda y: y[::-1, 1::2],
     "newaxis": lambda y: y[None, 1],
     "ellipsis": lambda y: y[..., 2],
-    "symbolic bound": lambda y: y[y.shape[0] - 2:],
+    "symbolic bound": lambda y: y[y.shape[0] - 2 :],
     "transpose": lambda y: y.T,
     "transpose axes": lambda y: np.transpose(y, (1, 0)),
     "swapaxes": lambda y: y.swapaxes(0, 1),
@@ -233,11 +264,11 @@ def test_writing_a_view_writes_its_base_and_other_views(name):
 def test_copies_do_not_share_memory():
     def f(x):
         y = x.copy()
-        a = y[[0, 2]]      # advanced indexing: a copy
-        b = y[y > 0]       # a mask: a copy
-        c = y.flatten()    # always a copy
-        d = np.array(y)    # a copy
-        e = y[0, 1]        # one element: a scalar
+        a = y[[0, 2]]  # advanced indexing: a copy
+        b = y[y > 0]  # a mask: a copy
+        c = y.flatten()  # always a copy
+        d = np.array(y)  # a copy
+        e = y[0, 1]  # one element: a scalar
         a[0] = 9
         b[0] = 9
         c[0] = 9
@@ -251,8 +282,8 @@ def test_copies_do_not_share_memory():
 def test_a_0d_index_array_copies_and_a_symbolic_integer_index_is_a_view():
     def f(x, i):
         y = x.copy()
-        a = y[np.array(1)]   # a 0-d integer array index: a copy in NumPy
-        b = y[i]             # a NumPy integer (here an argument): a view
+        a = y[np.array(1)]  # a 0-d integer array index: a copy in NumPy
+        b = y[i]  # a NumPy integer (here an argument): a view
         a[0] = 50
         b[1] = 60
         return y, a, b
@@ -263,9 +294,9 @@ def test_a_0d_index_array_copies_and_a_symbolic_integer_index_is_a_view():
 def test_in_place_on_a_selection():
     def f(x):
         y = x.copy()
-        y[0] += 1          # a view: written in place, then assigned back
+        y[0] += 1  # a view: written in place, then assigned back
         y[[1, 2], 0] *= 2  # a copy, assigned back by Python
-        y[2, 3] -= 5       # a scalar: Python falls back to y[2, 3] = y[2, 3] - 5
+        y[2, 3] -= 5  # a scalar: Python falls back to y[2, 3] = y[2, 3] - 5
         y[..., 1:] /= 4
         return y
 
@@ -287,10 +318,26 @@ def test_0d_values_are_scalars_for_in_place_operators():
 
 # --- in-place operators, out=, sort, fill ----------------------------------------------------
 
-@pytest.mark.parametrize("op", ["+=", "-=", "*=", "/=", "//=", "%=", "**=", "&=", "|=", "^=", "<<=", ">>=", "@="])
-@pytest.mark.parametrize("x,other", [(A, 2), (A, 1.5), (I, 2), (I, 1.5), (I, A), (I.astype(np.int8), 300),
-                                     (I.astype(np.uint8), np.int8(1)), (A, A[0]), (A, np.ones((2, 3, 4))),
-                                     (A[:, :3], np.eye(3)), (A > 0, True)])
+
+@pytest.mark.parametrize(
+    "op", ["+=", "-=", "*=", "/=", "//=", "%=", "**=", "&=", "|=", "^=", "<<=", ">>=", "@="]
+)
+@pytest.mark.parametrize(
+    "x,other",
+    [
+        (A, 2),
+        (A, 1.5),
+        (I, 2),
+        (I, 1.5),
+        (I, A),
+        (I.astype(np.int8), 300),
+        (I.astype(np.uint8), np.int8(1)),
+        (A, A[0]),
+        (A, np.ones((2, 3, 4))),
+        (A[:, :3], np.eye(3)),
+        (A > 0, True),
+    ],
+)
 def test_in_place_operators_match_numpy(op, x, other):
     ns = {}
     exec(f"def f(x, o):\n    y = x.copy()\n    z = y\n    y {op} o\n    return y, z\n", ns)  # noqa: S102
@@ -334,6 +381,7 @@ def test_ufunc_out_writes_in_place():
 
 def test_read_only_views_raise_like_numpy():
     for write in (lambda v: v.__setitem__(0, 1.0), lambda v: v.__iadd__(1.0)):
+
         def f(x, write=write):
             y = x.copy()
             write(np.broadcast_to(y[0], (2, 4)))
@@ -343,7 +391,9 @@ def test_read_only_views_raise_like_numpy():
         assert isinstance(staged_equals_eager(f, A), ValueError)
         with pytest.raises(ValueError, match="read-only") as info:
             staging.function(f, autograph=False)(A)
-        assert f"test_item_assignment.py:{write.__code__.co_firstlineno}:" in text(info.value)  # the write
+        assert f"test_item_assignment.py:{write.__code__.co_firstlineno}:" in text(
+            info.value
+        )  # the write
 
     def g(x):  # a read-only view still sees writes into its base
         y = x.copy()
@@ -368,13 +418,16 @@ def test_sort_and_fill_in_place():
 
     staged_equals_eager(f, A)
     for fill in (300, np.nan, 2.7):
-        staged_equals_eager(lambda x, fill=fill: (lambda y: (y.fill(fill), y)[1])(x.copy()), I.astype(np.int8))
+        staged_equals_eager(
+            lambda x, fill=fill: (lambda y: (y.fill(fill), y)[1])(x.copy()), I.astype(np.int8)
+        )
     staged_equals_eager(lambda x: (lambda y: (y.fill(x[0]), y)[1])(x.copy()), A)
     with pytest.raises(TypeError):
         staging.function(lambda x: x.copy().sort(axis=None), autograph=False)(A)
 
 
 # --- reshape: a view or a copy ---------------------------------------------------------------------
+
 
 def test_writing_through_a_reshape_is_refused():
     def f(x):
@@ -398,7 +451,9 @@ def test_reading_a_reshape_after_its_base_was_written_is_refused():
     with pytest.raises(errors.MutationError, match="reshape") as info:
         staging.function(f, autograph=False)(A)
     assert line_of(f, 4) in text(info.value) and line_of(f, 3) in text(info.value)
-    assert str(info.value).split(": ", 1)[1].startswith("'r' is the result of a reshape/ravel made at")
+    assert (
+        str(info.value).split(": ", 1)[1].startswith("'r' is the result of a reshape/ravel made at")
+    )
 
     def fine(x):  # reshape after the write, or copy the reshape before it
         y = x.copy()
@@ -411,8 +466,19 @@ def test_reading_a_reshape_after_its_base_was_written_is_refused():
 
 # --- arguments -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("write", ["x[0] = 1", "x += 1", "x[1:][0] = 1", "x.T[0] += 1", "x.sort()",
-                                   "x.fill(0)", "np.add(x, 1, out=x)"])
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        "x[0] = 1",
+        "x += 1",
+        "x[1:][0] = 1",
+        "x.T[0] += 1",
+        "x.sort()",
+        "x.fill(0)",
+        "np.add(x, 1, out=x)",
+    ],
+)
 def test_writing_into_an_argument_writes_the_callers_array(write):
     ns = {"np": np}
     exec(compile(f"def f(x):\n    {write}\n    return x\n", __file__, "exec"), ns)  # noqa: S102
@@ -444,10 +510,11 @@ def test_in_place_operators_on_a_0d_argument_rebind_the_name():
 
 # --- writes inside staged control flow -------------------------------------------------------------
 
+
 def test_writing_an_outer_array_inside_a_staged_if_merges_the_write():
     def f(x):
         y = x.copy()
-        v = y[1:]      # a view: it sees the write too
+        v = y[1:]  # a view: it sees the write too
         if x[0, 0] > 0:
             y[0] = 5
             y[2, 1] += 10
@@ -481,7 +548,7 @@ def test_writes_inside_staged_control_flow_to_rebound_names_work():
             y[i] += 1
         z = x.copy()
         for i in range(n):
-            z += 1     # an augmented assignment makes z a loop variable
+            z += 1  # an augmented assignment makes z a loop variable
             z[i] = 0
         return y, z
 
@@ -492,7 +559,7 @@ def test_writes_inside_staged_control_flow_to_rebound_names_work():
 def test_an_unused_write_of_a_non_finite_float_into_an_integer_array_raises_as_eagerly():
     def f(x, y):
         v = -(x >> 3)
-        v[-1] = 0.5 / (2 // y)   # inf when 2 // y is 0: OverflowError eagerly, though v is unused
+        v[-1] = 0.5 / (2 // y)  # inf when 2 // y is 0: OverflowError eagerly, though v is unused
         return y * 2
 
     x = np.array([True, True])
@@ -506,7 +573,7 @@ def test_an_unused_write_of_a_non_finite_float_into_an_integer_array_raises_as_e
 def test_an_unused_write_of_a_wider_integer_that_does_not_fit_raises_as_eagerly():
     def f(x, i):
         v = x.astype(np.int8)
-        v[0] = x[i]              # OverflowError eagerly when x[i] does not fit int8
+        v[0] = x[i]  # OverflowError eagerly when x[i] does not fit int8
         return x[0]
 
     x = np.array([3, 5, 300])

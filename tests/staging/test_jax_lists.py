@@ -20,6 +20,7 @@ def squares(n):
 
     def body(i, ta):
         return i + 1, ta.write(i, np.ones(2) * (i * 1.5))
+
     _, ta = staging.while_loop(lambda i, ta: i < n, body, (np.int64(0), ta), maximum_iterations=8)
     return ta.stack(), ta.size()
 
@@ -67,7 +68,9 @@ def test_device_outputs_cut_to_the_length():
 
 def test_unbounded_list_is_refused_saying_what_makes_it_lowerable():
     f = staging.function(unbounded, jit_compile=True)
-    with pytest.raises(LoweringError, match=r"test_jax_lists\.py:\d+: cannot compile .*maximum_iterations"):
+    with pytest.raises(
+        LoweringError, match=r"test_jax_lists\.py:\d+: cannot compile .*maximum_iterations"
+    ):
         f(np.int64(3))
 
 
@@ -77,7 +80,10 @@ def test_write_beyond_the_bound_raises_at_run_time():
 
         def body(i, ta):
             return i + 1, ta.write(3 * i, i)
-        _, ta = staging.while_loop(lambda i, ta: i < n, body, (np.int64(0), ta), maximum_iterations=4)
+
+        _, ta = staging.while_loop(
+            lambda i, ta: i < n, body, (np.int64(0), ta), maximum_iterations=4
+        )
         return ta.size()
 
     f = staging.function(spread, jit_compile=True)

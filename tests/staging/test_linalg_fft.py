@@ -7,11 +7,10 @@ import warnings
 
 import numpy as np
 import pytest
+from _library_helpers import check, check_raises
 
 import staging
 from staging import errors
-
-from _library_helpers import check, check_raises
 
 RNG = np.random.default_rng(19)
 
@@ -81,25 +80,31 @@ VEC = RNG.standard_normal((4, 3))
 VEC32 = RNG.standard_normal((3,)).astype(np.float32)
 
 
-@pytest.mark.parametrize("fn,args", [
-    (lambda a, b: LA.solve(a, b), (SQUARE, RNG.standard_normal(4))),
-    (lambda a, b: LA.solve(a, b), (SQUARE, RNG.standard_normal((4, 2)))),
-    (lambda a, b: LA.solve(a, b), (BATCH, RNG.standard_normal((3, 4, 1)))),
-    (lambda a, b: LA.solve(a, b), (COMPLEX, INTS)),
-    (lambda a, b: LA.cross(a, b), (VEC, VEC32)),
-    (lambda a, r: LA.pinv(a, rtol=r), (TALL32, np.array([0.5, 1e-3], np.float32))),
-    (lambda a, b: LA.cross(a, b, axis=0), (VEC.T, VEC.T[::-1])),
-    (lambda a, b: LA.outer(a, b), (VEC32, VEC[0])),
-    (lambda a, b: np.tensordot(a, b), (BATCH, SQUARE)),
-    (lambda a, b: np.tensordot(a, b, axes=([1, 0], [1, 0])), (WIDE.T.reshape(5, 3, 1), WIDE.T)),
-    (lambda a, b: np.tensordot(a, b, axes=0), (VEC32, VEC[0])),
-    (lambda a, b: LA.tensordot(a, b, axes=1), (WIDE, VEC32.astype(np.float64).repeat(5).reshape(5, 3))),
-    (lambda a, b: LA.matmul(a, b), (BATCH, SQUARE)),
-    (lambda a, b: LA.vecdot(a, b), (VEC, VEC32)),
-    (lambda a, b: LA.vecdot(a, b, axis=0), (VEC, VEC[::-1])),
-    (lambda a, b: np.vecdot(a, b, axis=0), (VEC, VEC[::-1].astype(np.float32))),
-    (lambda a, b: np.vecdot(a, b, axis=-2), (BATCH, BATCH)),
-])
+@pytest.mark.parametrize(
+    "fn,args",
+    [
+        (lambda a, b: LA.solve(a, b), (SQUARE, RNG.standard_normal(4))),
+        (lambda a, b: LA.solve(a, b), (SQUARE, RNG.standard_normal((4, 2)))),
+        (lambda a, b: LA.solve(a, b), (BATCH, RNG.standard_normal((3, 4, 1)))),
+        (lambda a, b: LA.solve(a, b), (COMPLEX, INTS)),
+        (lambda a, b: LA.cross(a, b), (VEC, VEC32)),
+        (lambda a, r: LA.pinv(a, rtol=r), (TALL32, np.array([0.5, 1e-3], np.float32))),
+        (lambda a, b: LA.cross(a, b, axis=0), (VEC.T, VEC.T[::-1])),
+        (lambda a, b: LA.outer(a, b), (VEC32, VEC[0])),
+        (lambda a, b: np.tensordot(a, b), (BATCH, SQUARE)),
+        (lambda a, b: np.tensordot(a, b, axes=([1, 0], [1, 0])), (WIDE.T.reshape(5, 3, 1), WIDE.T)),
+        (lambda a, b: np.tensordot(a, b, axes=0), (VEC32, VEC[0])),
+        (
+            lambda a, b: LA.tensordot(a, b, axes=1),
+            (WIDE, VEC32.astype(np.float64).repeat(5).reshape(5, 3)),
+        ),
+        (lambda a, b: LA.matmul(a, b), (BATCH, SQUARE)),
+        (lambda a, b: LA.vecdot(a, b), (VEC, VEC32)),
+        (lambda a, b: LA.vecdot(a, b, axis=0), (VEC, VEC[::-1])),
+        (lambda a, b: np.vecdot(a, b, axis=0), (VEC, VEC[::-1].astype(np.float32))),
+        (lambda a, b: np.vecdot(a, b, axis=-2), (BATCH, BATCH)),
+    ],
+)
 def test_two_operand_functions(fn, args):
     check(fn, *args)
 
@@ -127,28 +132,50 @@ def test_np_cross_of_2_and_3_vectors():
             assert str(eager.value) in str(staged.value)
     f = staging.function(np.cross, autograph=False)
     spec = staging.TensorSpec([None, None], np.float64)
-    with pytest.raises(ValueError, match=r"test_linalg_fft\.py:\d+: cross: the length of the vectors"):
+    with pytest.raises(
+        ValueError, match=r"test_linalg_fft\.py:\d+: cross: the length of the vectors"
+    ):
         f.get_concrete_function(spec, spec)
 
 
 def test_results_are_numpys_named_tuples():
     def f(a):
         q, r = LA.qr(a)
-        return LA.qr(a).Q, r, LA.svd(a).S, LA.slogdet(a @ a.T).logabsdet, LA.eigh(a @ a.T).eigenvalues, q
+        return (
+            LA.qr(a).Q,
+            r,
+            LA.svd(a).S,
+            LA.slogdet(a @ a.T).logabsdet,
+            LA.eigh(a @ a.T).eigenvalues,
+            q,
+        )
+
     check(f, WIDE)
 
 
 def test_singular_matrix_raises_linalg_error_like_numpy():
     singular = np.ones((3, 3))
-    for fn in (LA.inv, lambda a: LA.solve(a, np.ones(3)), LA.cholesky, lambda a: LA.matrix_power(a, -1)):
+    for fn in (
+        LA.inv,
+        lambda a: LA.solve(a, np.ones(3)),
+        LA.cholesky,
+        lambda a: LA.matrix_power(a, -1),
+    ):
         check_raises(fn, singular, error=LA.LinAlgError)
     check_raises(LA.inv, np.stack([np.eye(3), singular]), error=LA.LinAlgError)
 
 
-@pytest.mark.parametrize("fn,arg", [
-    (LA.inv, WIDE), (LA.det, WIDE), (LA.cholesky, np.ones(3)), (LA.eigh, WIDE), (LA.svd, np.ones(3)),
-    (LA.inv, np.ones((2, 2), np.float16)),
-])
+@pytest.mark.parametrize(
+    "fn,arg",
+    [
+        (LA.inv, WIDE),
+        (LA.det, WIDE),
+        (LA.cholesky, np.ones(3)),
+        (LA.eigh, WIDE),
+        (LA.svd, np.ones(3)),
+        (LA.inv, np.ones((2, 2), np.float16)),
+    ],
+)
 def test_shape_and_dtype_errors_are_numpys_at_trace_time(fn, arg):
     error = check_raises(lambda a: fn(a), arg, error=(LA.LinAlgError, TypeError))
     assert "test_linalg_fft.py" in str(error)
@@ -162,7 +189,9 @@ def test_solve_mismatch_and_cross_length_errors():
 
 def test_value_dependent_dtype_eig_is_refused_by_name():
     f = staging.function(lambda a: LA.eig(a), autograph=False)
-    with pytest.raises(errors.UnsupportedOpError, match=r"test_linalg_fft\.py:\d+.*np\.linalg\.eig.*eigh"):
+    with pytest.raises(
+        errors.UnsupportedOpError, match=r"test_linalg_fft\.py:\d+.*np\.linalg\.eig.*eigh"
+    ):
         f(SQUARE)
 
 
@@ -174,22 +203,52 @@ CSIGNAL = (RNG.standard_normal((4, 6)) + 1j * RNG.standard_normal((4, 6))).astyp
 FFT = np.fft
 
 
-@pytest.mark.parametrize("fn", [
-    FFT.fft, FFT.ifft, FFT.rfft, FFT.ihfft, FFT.fftn, FFT.ifftn, FFT.rfftn, FFT.fft2, FFT.ifft2, FFT.rfft2,
-    FFT.fftshift, FFT.ifftshift,
-    lambda x: FFT.fft(x, n=5, axis=0), lambda x: FFT.ifft(x, 16, norm="ortho"), lambda x: FFT.rfft(x, n=11),
-    lambda x: FFT.fftn(x, s=(2, 9), axes=(0, 1)), lambda x: FFT.rfftn(x, axes=(0,), norm="forward"),
-    lambda x: FFT.fftshift(x, axes=1), lambda x: FFT.ihfft(x, n=4, axis=0),
-])
-@pytest.mark.parametrize("x", [SIGNAL, ODD32, RNG.integers(0, 5, (2, 4))], ids=["f64", "f32", "i64"])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        FFT.fft,
+        FFT.ifft,
+        FFT.rfft,
+        FFT.ihfft,
+        FFT.fftn,
+        FFT.ifftn,
+        FFT.rfftn,
+        FFT.fft2,
+        FFT.ifft2,
+        FFT.rfft2,
+        FFT.fftshift,
+        FFT.ifftshift,
+        lambda x: FFT.fft(x, n=5, axis=0),
+        lambda x: FFT.ifft(x, 16, norm="ortho"),
+        lambda x: FFT.rfft(x, n=11),
+        lambda x: FFT.fftn(x, s=(2, 9), axes=(0, 1)),
+        lambda x: FFT.rfftn(x, axes=(0,), norm="forward"),
+        lambda x: FFT.fftshift(x, axes=1),
+        lambda x: FFT.ihfft(x, n=4, axis=0),
+    ],
+)
+@pytest.mark.parametrize(
+    "x", [SIGNAL, ODD32, RNG.integers(0, 5, (2, 4))], ids=["f64", "f32", "i64"]
+)
 def test_real_input_transforms(fn, x):
     check(fn, x)
 
 
-@pytest.mark.parametrize("fn", [
-    FFT.fft, FFT.ifft, FFT.irfft, FFT.hfft, FFT.irfftn, FFT.irfft2, FFT.fftn,
-    lambda x: FFT.irfft(x, n=9), lambda x: FFT.hfft(x, 7, axis=0), lambda x: FFT.irfftn(x, s=(4, 10)),
-])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        FFT.fft,
+        FFT.ifft,
+        FFT.irfft,
+        FFT.hfft,
+        FFT.irfftn,
+        FFT.irfft2,
+        FFT.fftn,
+        lambda x: FFT.irfft(x, n=9),
+        lambda x: FFT.hfft(x, 7, axis=0),
+        lambda x: FFT.irfftn(x, s=(4, 10)),
+    ],
+)
 @pytest.mark.parametrize("x", [CSIGNAL, CSIGNAL.astype(np.complex128)], ids=["c64", "c128"])
 def test_complex_input_transforms(fn, x):
     check(fn, x)
@@ -202,7 +261,12 @@ def test_batched_fft_and_roundtrip():
 
 
 def test_fft_errors_are_numpys():
-    check_raises(lambda x: FFT.fft(x, n=0), SIGNAL, error=ValueError, match="Invalid number of FFT data points")
+    check_raises(
+        lambda x: FFT.fft(x, n=0),
+        SIGNAL,
+        error=ValueError,
+        match="Invalid number of FFT data points",
+    )
     check_raises(lambda x: FFT.fft(x, axis=2), SIGNAL, error=IndexError)
     check_raises(lambda x: FFT.irfft(x), np.ones(1, complex), error=ValueError)
 

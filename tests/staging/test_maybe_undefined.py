@@ -137,16 +137,22 @@ def _check_same(f, *args):
     return result
 
 
-@pytest.mark.parametrize("f, argss", [
-    (if_creates, [(np.float64(3.0),), (np.float64(-1.0),)]),
-    (else_creates, [(np.int64(1),), (np.int64(-1),)]),
-    (nested_creates, [(np.int64(a), np.int64(b)) for a in (-1, 1) for b in (-1, 1)]),
-    (read_only_where_assigned, [(np.float64(2.0),), (np.float64(-2.0),)]),
-    (for_initializes_in_first_iteration, [(np.array([1]),), (np.array([1, 2]),), (np.array([1, 2, 3]),)]),
-    (while_initializes_in_first_iteration, [(np.int64(1),), (np.int64(3),)]),
-    (range_initializes_variant, [(np.int64(1),), (np.int64(4),)]),
-    (range_reads_before_assigning, [(np.int64(1),), (np.int64(3),)]),
-])
+@pytest.mark.parametrize(
+    "f, argss",
+    [
+        (if_creates, [(np.float64(3.0),), (np.float64(-1.0),)]),
+        (else_creates, [(np.int64(1),), (np.int64(-1),)]),
+        (nested_creates, [(np.int64(a), np.int64(b)) for a in (-1, 1) for b in (-1, 1)]),
+        (read_only_where_assigned, [(np.float64(2.0),), (np.float64(-2.0),)]),
+        (
+            for_initializes_in_first_iteration,
+            [(np.array([1]),), (np.array([1, 2]),), (np.array([1, 2, 3]),)],
+        ),
+        (while_initializes_in_first_iteration, [(np.int64(1),), (np.int64(3),)]),
+        (range_initializes_variant, [(np.int64(1),), (np.int64(4),)]),
+        (range_reads_before_assigning, [(np.int64(1),), (np.int64(3),)]),
+    ],
+)
 def test_staged_matches_eager(f, argss):
     for args in argss:
         _check_same(f, *args)
@@ -169,8 +175,6 @@ def if_creates_range(n):
     return r
 
 
-
-
 def test_unbound_read_names_the_reading_line():
     staged = staging.function(if_creates)
     assert staged(np.float64(1.5)) == 3.0
@@ -178,7 +182,9 @@ def test_unbound_read_names_the_reading_line():
         staged(np.float64(-1.5))
     assert isinstance(e.value, UnboundLocalError)
     assert str(e.value).startswith(f"{HERE}:{if_creates.__code__.co_firstlineno + 3}: ")
-    assert "cannot access local variable 'v' where it is not associated with a value" in str(e.value)
+    assert "cannot access local variable 'v' where it is not associated with a value" in str(
+        e.value
+    )
 
 
 def test_read_in_loop_body_before_assignment_names_its_line():
@@ -186,7 +192,8 @@ def test_read_in_loop_body_before_assignment_names_its_line():
     with pytest.raises(errors.UndefinedNameError) as e:
         staged(np.int64(2))
     assert str(e.value).startswith(
-        f"{HERE}:{range_reads_before_assigning.__code__.co_firstlineno + 5}: ")
+        f"{HERE}:{range_reads_before_assigning.__code__.co_firstlineno + 5}: "
+    )
     assert "'a'" in str(e.value)
 
 
@@ -205,6 +212,7 @@ def test_ordinary_function_graph_has_no_flag():
         else:
             v = 2.0
         return v
+
     text = str(staging.function(both).get_concrete_function(np.float64(1.0)).graph)
     cond_line = next(line for line in text.splitlines() if "= cond" in line)
     assert "assert" not in text and "," not in cond_line.split("=")[0]
@@ -219,10 +227,23 @@ def test_loop_that_ran_zero_times():
     assert "'a'" in str(e.value) and str(e.value).startswith(f"{HERE}:")
 
 
-@pytest.mark.parametrize("f, args, line, message", [
-    (maybe_into_loop, (np.int64(1), np.int64(2)), 3, "'x' is assigned on only some paths before"),
-    (assigned_in_some_iterations, (np.int64(5),), 1, "'x' may be left unassigned by an iteration"),
-])
+@pytest.mark.parametrize(
+    "f, args, line, message",
+    [
+        (
+            maybe_into_loop,
+            (np.int64(1), np.int64(2)),
+            3,
+            "'x' is assigned on only some paths before",
+        ),
+        (
+            assigned_in_some_iterations,
+            (np.int64(5),),
+            1,
+            "'x' may be left unassigned by an iteration",
+        ),
+    ],
+)
 def test_remaining_refusals_name_file_line_and_name(f, args, line, message):
     with pytest.raises(errors.UndefinedNameError) as e:
         staging.function(f)(*args)
@@ -236,7 +257,7 @@ def numpy_calls_on_maybe_assigned(x, n):
         v = np.float64(x) * 2
     elif n < 0.5:
         return np.float64(-1.0), np.float64(-1.0)
-    w = np.multiply(v, 3)            # a ufunc call: v is unassigned where x <= 0 and n >= 0.5
+    w = np.multiply(v, 3)  # a ufunc call: v is unassigned where x <= 0 and n >= 0.5
     return w, np.stack([v, w]).sum()  # a NumPy function with v inside a list
 
 
@@ -244,7 +265,9 @@ def numpy_calls_on_maybe_assigned(x, n):
 def test_numpy_functions_read_a_name_assigned_on_some_paths(args):
     # Was a TypeError ("operand 'MaybeUndefined' does not support ufuncs") on the path that
     # assigns v, where Python answers.
-    assert staging.function(numpy_calls_on_maybe_assigned)(*args) == numpy_calls_on_maybe_assigned(*args)
+    assert staging.function(numpy_calls_on_maybe_assigned)(*args) == numpy_calls_on_maybe_assigned(
+        *args
+    )
 
 
 def test_a_numpy_call_on_an_unassigned_name_raises_unbound_local_error_at_its_line():
@@ -282,7 +305,7 @@ def object_made_in_a_while_else(x):
         k += 1
         if x > k:
             return k * 10
-    else:              # runs when the loop did not return: a staged `if` on the return flag
+    else:  # runs when the loop did not return: a staged `if` on the return flag
         o = Box()
         o.a = 5
     return o.a + k
@@ -292,7 +315,9 @@ def object_made_in_a_while_else(x):
 def test_an_object_made_on_the_paths_that_do_not_return_is_used_after(x):
     # Was refused: "'o' is assigned in only one branch ... not a tensor or number" (seed 47).
     args = (np.float64(x),)
-    assert staging.function(object_made_in_a_while_else)(*args) == object_made_in_a_while_else(*args)
+    assert staging.function(object_made_in_a_while_else)(*args) == object_made_in_a_while_else(
+        *args
+    )
 
 
 def _length(a):
@@ -306,8 +331,8 @@ def passed_to_a_helper(x, n):
         for e in x:
             if e > 100:
                 return -1
-        return -2                  # this path returns: v is assigned wherever it is read
-    return _length(v)              # the argument is read here, with its run-time check
+        return -2  # this path returns: v is assigned wherever it is read
+    return _length(v)  # the argument is read here, with its run-time check
 
 
 @pytest.mark.parametrize("n", [2, 0])
@@ -326,7 +351,7 @@ def object_written_after_a_loop_that_may_return(x):
     else:
         o = Box()
         o.a = 5
-    o.b = x * 2                # an attribute write: `o` is read here, with its run-time check
+    o.b = x * 2  # an attribute write: `o` is read here, with its run-time check
     d = {"k": o}
     d["k"].c = 1
     return o.a + o.b + o.c
@@ -336,5 +361,6 @@ def object_written_after_a_loop_that_may_return(x):
 def test_an_attribute_written_on_an_object_assigned_on_some_paths(x):
     # Was an AttributeError on the MaybeUndefined standing for `o` (seed 31).
     args = (np.float64(x),)
-    assert staging.function(object_written_after_a_loop_that_may_return)(*args) == \
-        object_written_after_a_loop_that_may_return(*args)
+    assert staging.function(object_written_after_a_loop_that_may_return)(
+        *args
+    ) == object_written_after_a_loop_that_may_return(*args)

@@ -7,9 +7,9 @@ import gc
 import weakref
 
 import numpy as np
+from _staging_helpers import assert_same
 
 import staging
-from _staging_helpers import assert_same
 
 RNG = np.random.default_rng(11)
 
@@ -106,7 +106,10 @@ def test_bound_method_is_a_function_bound_to_its_instance():
     assert m._instance_ref() is obj
     assert m.__name__ == "apply" and m.__qualname__ == "Model.apply"
     assert "bound staging.Function apply" in repr(m)
-    assert isinstance(Model.apply, staging.Function) and Model.apply.__get__(None, Model) is Model.apply
+    assert (
+        isinstance(Model.apply, staging.Function)
+        and Model.apply.__get__(None, Model) is Model.apply
+    )
     assert m.__get__(Model(9.0), Model) is m  # already bound, as a bound method stays bound
 
 

@@ -35,8 +35,12 @@ def traced(fn, *args, generalize=False):
     """Runs `fn` staged and eagerly on `args`; with generalize, traces with all dims unknown first."""
     sf = staging.function(fn, autograph=False)
     if generalize:
-        specs = [staging.TensorSpec((None,) * np.ndim(a), np.asarray(a).dtype) if isinstance(a, np.ndarray) else a
-                 for a in args]
+        specs = [
+            staging.TensorSpec((None,) * np.ndim(a), np.asarray(a).dtype)
+            if isinstance(a, np.ndarray)
+            else a
+            for a in args
+        ]
         cf = sf.get_concrete_function(*specs)
         with np.errstate(all="ignore"):
             assert_same(cf(*args), fn(*args))
@@ -54,22 +58,51 @@ def graph_text(fn, *args):
 # --- operators and ufuncs --------------------------------------------------------------------
 
 OPERATOR_CASES = [
-    lambda x, y: x + y, lambda x, y: x - y, lambda x, y: x * y, lambda x, y: x / y, lambda x, y: x // y,
-    lambda x, y: x % y, lambda x, y: x ** 2, lambda x, y: 2.0 ** x, lambda x, y: x < y, lambda x, y: x <= y,
-    lambda x, y: x == y, lambda x, y: x != y, lambda x, y: x > y, lambda x, y: x >= y, lambda x, y: -x,
-    lambda x, y: +x, lambda x, y: abs(x), lambda x, y: 1 - x, lambda x, y: 3 / y, lambda x, y: divmod(x, y),
-    lambda x, y: divmod(7, y), lambda x, y: 2 * x + y * 0.5,
+    lambda x, y: x + y,
+    lambda x, y: x - y,
+    lambda x, y: x * y,
+    lambda x, y: x / y,
+    lambda x, y: x // y,
+    lambda x, y: x % y,
+    lambda x, y: x**2,
+    lambda x, y: 2.0**x,
+    lambda x, y: x < y,
+    lambda x, y: x <= y,
+    lambda x, y: x == y,
+    lambda x, y: x != y,
+    lambda x, y: x > y,
+    lambda x, y: x >= y,
+    lambda x, y: -x,
+    lambda x, y: +x,
+    lambda x, y: abs(x),
+    lambda x, y: 1 - x,
+    lambda x, y: 3 / y,
+    lambda x, y: divmod(x, y),
+    lambda x, y: divmod(7, y),
+    lambda x, y: 2 * x + y * 0.5,
 ]
 
 
 @pytest.mark.parametrize("case", range(len(OPERATOR_CASES)))
-@pytest.mark.parametrize("args", [(A, A[::-1] + 3), (I, I + 7), (A.astype(np.float32), V[:1]), (I[0], np.int8(3))])
+@pytest.mark.parametrize(
+    "args", [(A, A[::-1] + 3), (I, I + 7), (A.astype(np.float32), V[:1]), (I[0], np.int8(3))]
+)
 def test_python_operators(case, args):
     traced(OPERATOR_CASES[case], *args, generalize=True)
 
 
-@pytest.mark.parametrize("fn", [lambda x, y: x & y, lambda x, y: x | y, lambda x, y: x ^ y, lambda x, y: ~x,
-                                lambda x, y: x << 2, lambda x, y: 1 >> y, lambda x, y: x & 6])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x, y: x & y,
+        lambda x, y: x | y,
+        lambda x, y: x ^ y,
+        lambda x, y: ~x,
+        lambda x, y: x << 2,
+        lambda x, y: 1 >> y,
+        lambda x, y: x & 6,
+    ],
+)
 def test_bitwise_operators(fn):
     traced(fn, I, np.abs(I).astype(np.int8) % 5, generalize=True)
     traced(fn, M, ~M)
@@ -78,15 +111,36 @@ def test_bitwise_operators(fn):
 def test_matmul_operator_and_weak_scalars():
     traced(lambda x, y: x @ y, A, B, generalize=True)
     traced(lambda x, y: x @ y, V, B.astype(np.float32))
-    traced(lambda x: x.astype(np.float32) * 2.5 + 1, A)      # stays f32 (NEP 50)
-    traced(lambda x: x + 1.5, I)                              # i32 + float -> f64
+    traced(lambda x: x.astype(np.float32) * 2.5 + 1, A)  # stays f32 (NEP 50)
+    traced(lambda x: x + 1.5, I)  # i32 + float -> f64
     with pytest.raises(OverflowError):
         staging.function(lambda x: x + 1000, autograph=False)(I.astype(np.int8))
 
 
-@pytest.mark.parametrize("ufunc", [np.sin, np.exp, np.log1p, np.sqrt, np.isnan, np.sign, np.floor, np.logaddexp,
-                                   np.arctan2, np.hypot, np.maximum, np.fmin, np.heaviside, np.copysign,
-                                   np.float_power, np.logical_xor, np.signbit, np.spacing, np.nextafter])
+@pytest.mark.parametrize(
+    "ufunc",
+    [
+        np.sin,
+        np.exp,
+        np.log1p,
+        np.sqrt,
+        np.isnan,
+        np.sign,
+        np.floor,
+        np.logaddexp,
+        np.arctan2,
+        np.hypot,
+        np.maximum,
+        np.fmin,
+        np.heaviside,
+        np.copysign,
+        np.float_power,
+        np.logical_xor,
+        np.signbit,
+        np.spacing,
+        np.nextafter,
+    ],
+)
 def test_ufunc_calls(ufunc):
     args = (A,) if ufunc.nin == 1 else (A, B[:3, :4])
     traced(lambda *xs: ufunc(*xs), *args, generalize=True)
@@ -98,12 +152,19 @@ def test_multi_output_ufuncs():
     traced(lambda x, y: np.divmod(x, y), I, 3)
 
 
-@pytest.mark.parametrize("fn", [
-    lambda x: np.add.reduce(x), lambda x: np.add.reduce(x, axis=None), lambda x: np.multiply.reduce(x, axis=1),
-    lambda x: np.maximum.reduce(x, axis=(0, 1)), lambda x: np.minimum.reduce(x, keepdims=True),
-    lambda x: np.logical_and.reduce(x), lambda x: np.logical_or.reduce(x, axis=1),
-    lambda x: np.add.reduce(x, dtype=np.float32),
-])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: np.add.reduce(x),
+        lambda x: np.add.reduce(x, axis=None),
+        lambda x: np.multiply.reduce(x, axis=1),
+        lambda x: np.maximum.reduce(x, axis=(0, 1)),
+        lambda x: np.minimum.reduce(x, keepdims=True),
+        lambda x: np.logical_and.reduce(x),
+        lambda x: np.logical_or.reduce(x, axis=1),
+        lambda x: np.add.reduce(x, dtype=np.float32),
+    ],
+)
 @pytest.mark.parametrize("arg", [A, I, I.astype(np.int8), M])
 def test_ufunc_reduce(fn, arg):
     staged = staging.function(fn, autograph=False)
@@ -127,9 +188,13 @@ def test_unsupported_ufunc_usage_raises_clearly():
 
 # --- reductions ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["sum", "prod", "mean", "max", "min", "any", "all", "std", "var", "argmax",
-                                  "argmin"])
-@pytest.mark.parametrize("kwargs", [{}, {"axis": 0}, {"axis": -1, "keepdims": True}, {"axis": None}])
+
+@pytest.mark.parametrize(
+    "name", ["sum", "prod", "mean", "max", "min", "any", "all", "std", "var", "argmax", "argmin"]
+)
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"axis": 0}, {"axis": -1, "keepdims": True}, {"axis": None}]
+)
 def test_reductions_function_and_method(name, kwargs):
     func = getattr(np, name)
     traced(lambda x: func(x, **kwargs), A, generalize=True)
@@ -144,7 +209,15 @@ def test_reduction_arguments():
     traced(lambda x: np.max(x, 1, None, True), A)
     traced(lambda x: np.amin(x, axis=0), A)
     traced(lambda x: (np.cumsum(x), np.cumprod(x, axis=1), x.cumsum(0, np.float32)), I)
-    traced(lambda x: (np.sort(x), np.sort(x, axis=None), np.argsort(x, axis=0, kind="stable"), x.argsort()), A)
+    traced(
+        lambda x: (
+            np.sort(x),
+            np.sort(x, axis=None),
+            np.argsort(x, axis=0, kind="stable"),
+            x.argsort(),
+        ),
+        A,
+    )
 
 
 def test_reduction_graph_text():
@@ -163,16 +236,42 @@ def test_reduction_unsupported_arguments():
 # --- shapes ----------------------------------------------------------------------------------
 
 SHAPE_CASES = [
-    lambda x: x.reshape(2, 6), lambda x: x.reshape((6, 2)), lambda x: x.reshape(-1), lambda x: np.reshape(x, (4, -1)),
-    lambda x: x.reshape(x.shape[0], -1, 2), lambda x: x.T, lambda x: x.transpose(), lambda x: x.transpose(1, 0),
-    lambda x: np.transpose(x, (1, 0)), lambda x: np.expand_dims(x, (0, -1)), lambda x: np.squeeze(x[None], 0),
-    lambda x: x[:, None].squeeze(axis=1), lambda x: np.concatenate([x, x * 2]), lambda x: np.concatenate((x, x), axis=1),
-    lambda x: np.concatenate([x, x], axis=None), lambda x: np.stack([x, x], axis=1), lambda x: np.stack((x, x + 1)),
-    lambda x: np.hstack([x, x]), lambda x: np.vstack([x, x[0]]), lambda x: np.broadcast_to(x[:1], (2, 1, 4)),
-    lambda x: x.flatten(), lambda x: np.ravel(x), lambda x: x.swapaxes(0, 1), lambda x: np.swapaxes(x, -1, 0),
-    lambda x: x.copy(), lambda x: np.copy(x), lambda x: x.astype(np.int16), lambda x: x.astype("float32"),
-    lambda x: np.round(x, 1), lambda x: x.round(), lambda x: np.repeat(x, 2, axis=0), lambda x: x.repeat(3),
-    lambda x: np.diagonal(x), lambda x: x.diagonal(1), lambda x: np.trace(x), lambda x: x.trace(offset=-1),
+    lambda x: x.reshape(2, 6),
+    lambda x: x.reshape((6, 2)),
+    lambda x: x.reshape(-1),
+    lambda x: np.reshape(x, (4, -1)),
+    lambda x: x.reshape(x.shape[0], -1, 2),
+    lambda x: x.T,
+    lambda x: x.transpose(),
+    lambda x: x.transpose(1, 0),
+    lambda x: np.transpose(x, (1, 0)),
+    lambda x: np.expand_dims(x, (0, -1)),
+    lambda x: np.squeeze(x[None], 0),
+    lambda x: x[:, None].squeeze(axis=1),
+    lambda x: np.concatenate([x, x * 2]),
+    lambda x: np.concatenate((x, x), axis=1),
+    lambda x: np.concatenate([x, x], axis=None),
+    lambda x: np.stack([x, x], axis=1),
+    lambda x: np.stack((x, x + 1)),
+    lambda x: np.hstack([x, x]),
+    lambda x: np.vstack([x, x[0]]),
+    lambda x: np.broadcast_to(x[:1], (2, 1, 4)),
+    lambda x: x.flatten(),
+    lambda x: np.ravel(x),
+    lambda x: x.swapaxes(0, 1),
+    lambda x: np.swapaxes(x, -1, 0),
+    lambda x: x.copy(),
+    lambda x: np.copy(x),
+    lambda x: x.astype(np.int16),
+    lambda x: x.astype("float32"),
+    lambda x: np.round(x, 1),
+    lambda x: x.round(),
+    lambda x: np.repeat(x, 2, axis=0),
+    lambda x: x.repeat(3),
+    lambda x: np.diagonal(x),
+    lambda x: x.diagonal(1),
+    lambda x: np.trace(x),
+    lambda x: x.trace(offset=-1),
     lambda x: np.stack([x[0], x[1]]),
 ]
 
@@ -184,8 +283,14 @@ def test_shape_functions(case):
 
 
 def test_shape_functions_with_unknown_dims():
-    for fn in (lambda x: x.reshape(-1), lambda x: x.T, lambda x: np.concatenate([x, x]),
-               lambda x: np.stack([x, x]), lambda x: np.expand_dims(x, 1), lambda x: x.reshape(x.shape[0], 2, -1)):
+    for fn in (
+        lambda x: x.reshape(-1),
+        lambda x: x.T,
+        lambda x: np.concatenate([x, x]),
+        lambda x: np.stack([x, x]),
+        lambda x: np.expand_dims(x, 1),
+        lambda x: x.reshape(x.shape[0], 2, -1),
+    ):
         traced(fn, A, generalize=True)
 
 
@@ -247,11 +352,24 @@ def test_shape_errors_at_trace_time():
 X3 = RNG.uniform(size=(4, 5, 6))
 
 INDEX_CASES = [
-    lambda x: x[1], lambda x: x[-1, 2], lambda x: x[1, 2, 3], lambda x: x[1:3], lambda x: x[::-1, 1::2],
-    lambda x: x[None, ..., None], lambda x: x[..., 0], lambda x: x[:, [0, 2]], lambda x: x[[0, 3], :, [1, 5]],
-    lambda x: x[0, :, [1, 2]], lambda x: x[:, 0, np.array([1, 2])], lambda x: x[x > 0.5],
-    lambda x: x[x[:, :, 0] > 0.5], lambda x: x[:, x[0, :, 0] > 0.2], lambda x: x[np.int64(2)],
-    lambda x: x[[]], lambda x: x[True], lambda x: x[..., [True, False, True, False, True, False]],
+    lambda x: x[1],
+    lambda x: x[-1, 2],
+    lambda x: x[1, 2, 3],
+    lambda x: x[1:3],
+    lambda x: x[::-1, 1::2],
+    lambda x: x[None, ..., None],
+    lambda x: x[..., 0],
+    lambda x: x[:, [0, 2]],
+    lambda x: x[[0, 3], :, [1, 5]],
+    lambda x: x[0, :, [1, 2]],
+    lambda x: x[:, 0, np.array([1, 2])],
+    lambda x: x[x > 0.5],
+    lambda x: x[x[:, :, 0] > 0.5],
+    lambda x: x[:, x[0, :, 0] > 0.2],
+    lambda x: x[np.int64(2)],
+    lambda x: x[[]],
+    lambda x: x[True],
+    lambda x: x[..., [True, False, True, False, True, False]],
 ]
 
 
@@ -289,6 +407,7 @@ def test_getitem_errors():
 
 # --- linear algebra --------------------------------------------------------------------------
 
+
 def test_linalg():
     traced(lambda a, b: np.dot(a, b), A, B, generalize=True)
     traced(lambda a, b: a.dot(b[:, 0]), A, B)
@@ -311,6 +430,7 @@ def test_unsupported_function_names_itself_and_the_escape_hatch():
 
 # --- creation --------------------------------------------------------------------------------
 
+
 def test_like_functions():
     traced(lambda x: np.zeros_like(x), A, generalize=True)
     traced(lambda x: np.ones_like(x, dtype=np.int8), A)
@@ -323,13 +443,22 @@ def test_creation_with_symbolic_sizes():
     api = numpy_api.apply_function
     cases = [
         (lambda n: api(np.zeros, (n,), {}), lambda n: np.zeros(n)),
-        (lambda n: api(np.ones, ((n, 2),), {"dtype": np.int32}), lambda n: np.ones((n, 2), np.int32)),
+        (
+            lambda n: api(np.ones, ((n, 2),), {"dtype": np.int32}),
+            lambda n: np.ones((n, 2), np.int32),
+        ),
         (lambda n: api(np.full, ((2, n), 1.5), {}), lambda n: np.full((2, n), 1.5)),
         (lambda n: api(np.eye, (n,), {}), lambda n: np.eye(n)),
-        (lambda n: api(np.eye, (3, n), {"k": 1, "dtype": np.float32}), lambda n: np.eye(3, n, k=1, dtype=np.float32)),
+        (
+            lambda n: api(np.eye, (3, n), {"k": 1, "dtype": np.float32}),
+            lambda n: np.eye(3, n, k=1, dtype=np.float32),
+        ),
         (lambda n: api(np.arange, (n,), {}), lambda n: np.arange(n)),
         (lambda n: api(np.arange, (1, n, 2), {}), lambda n: np.arange(1, n, 2)),
-        (lambda n: api(np.arange, (0.5, n), {"dtype": np.float32}), lambda n: np.arange(0.5, n, dtype=np.float32)),
+        (
+            lambda n: api(np.arange, (0.5, n), {"dtype": np.float32}),
+            lambda n: np.arange(0.5, n, dtype=np.float32),
+        ),
     ]
     for staged, eager in cases:
         f = staging.function(staged, autograph=False)
@@ -348,6 +477,7 @@ def test_full_with_symbolic_fill_value():
 
 
 # --- through autograph (the default) ---------------------------------------------------------
+
 
 @staging.function
 def normalize(x):

@@ -59,42 +59,98 @@ def _state(rng):
 def _method_body(name, args, kwargs):
     def body(rng, x):
         return getattr(rng, name)(*args, **kwargs)
+
     return body
 
 
 GENERATOR_CALLS = [
-    ("random", (), {}), ("random", (), {"size": 3}), ("random", (), {"size": (2, 2), "dtype": np.float32}),
-    ("integers", (5,), {}), ("integers", (0, 10), {"size": 4}), ("integers", (0, 10), {"size": 2, "dtype": np.int8}),
-    ("integers", (1, 6), {"endpoint": True}), ("normal", (), {}), ("normal", (1.0, 2.0, (3,)), {}),
-    ("uniform", (-1, 1), {}), ("uniform", (), {"size": (2, 3)}), ("standard_normal", (), {"size": 3, "dtype": np.float32}),
-    ("standard_exponential", (), {}), ("exponential", (2.0,), {}), ("poisson", (3.0,), {"size": 3}),
-    ("binomial", (10, 0.3), {}), ("negative_binomial", (3, 0.5), {}), ("choice", (5,), {}),
-    ("choice", ([1.0, 2.0, 3.0],), {"size": 2, "p": [0.2, 0.3, 0.5]}), ("choice", (10,), {"size": 3, "replace": False}),
-    ("permutation", (6,), {}), ("permutation", (np.arange(4.0),), {}), ("permuted", (np.arange(6).reshape(2, 3),), {"axis": 1}),
-    ("multinomial", (10, [0.2, 0.8]), {"size": 2}), ("multivariate_normal", ([0.0, 1.0], np.eye(2)), {"size": 3}),
-    ("dirichlet", ([1.0, 2.0],), {}), ("gamma", (2.0,), {}), ("standard_gamma", (2.0,), {"dtype": np.float32}),
-    ("beta", (1.0, 2.0), {}), ("zipf", (2.0,), {"size": 2}), ("triangular", (0, 1, 2), {}),
-    ("hypergeometric", (5, 5, 3), {}), ("lognormal", (), {"size": 2}), ("geometric", (0.3,), {}),
-    ("logseries", (0.5,), {}), ("vonmises", (0, 1), {}), ("wald", (1, 1), {}), ("weibull", (2,), {}),
-    ("standard_t", (3,), {}), ("standard_cauchy", (), {}), ("f", (2, 3), {}), ("chisquare", (2,), {}),
-    ("laplace", (), {}), ("logistic", (), {}), ("gumbel", (), {}), ("pareto", (2,), {}), ("power", (2,), {}),
-    ("rayleigh", (), {}), ("noncentral_chisquare", (2, 1), {}), ("noncentral_f", (2, 3, 1), {}),
+    ("random", (), {}),
+    ("random", (), {"size": 3}),
+    ("random", (), {"size": (2, 2), "dtype": np.float32}),
+    ("integers", (5,), {}),
+    ("integers", (0, 10), {"size": 4}),
+    ("integers", (0, 10), {"size": 2, "dtype": np.int8}),
+    ("integers", (1, 6), {"endpoint": True}),
+    ("normal", (), {}),
+    ("normal", (1.0, 2.0, (3,)), {}),
+    ("uniform", (-1, 1), {}),
+    ("uniform", (), {"size": (2, 3)}),
+    ("standard_normal", (), {"size": 3, "dtype": np.float32}),
+    ("standard_exponential", (), {}),
+    ("exponential", (2.0,), {}),
+    ("poisson", (3.0,), {"size": 3}),
+    ("binomial", (10, 0.3), {}),
+    ("negative_binomial", (3, 0.5), {}),
+    ("choice", (5,), {}),
+    ("choice", ([1.0, 2.0, 3.0],), {"size": 2, "p": [0.2, 0.3, 0.5]}),
+    ("choice", (10,), {"size": 3, "replace": False}),
+    ("permutation", (6,), {}),
+    ("permutation", (np.arange(4.0),), {}),
+    ("permuted", (np.arange(6).reshape(2, 3),), {"axis": 1}),
+    ("multinomial", (10, [0.2, 0.8]), {"size": 2}),
+    ("multivariate_normal", ([0.0, 1.0], np.eye(2)), {"size": 3}),
+    ("dirichlet", ([1.0, 2.0],), {}),
+    ("gamma", (2.0,), {}),
+    ("standard_gamma", (2.0,), {"dtype": np.float32}),
+    ("beta", (1.0, 2.0), {}),
+    ("zipf", (2.0,), {"size": 2}),
+    ("triangular", (0, 1, 2), {}),
+    ("hypergeometric", (5, 5, 3), {}),
+    ("lognormal", (), {"size": 2}),
+    ("geometric", (0.3,), {}),
+    ("logseries", (0.5,), {}),
+    ("vonmises", (0, 1), {}),
+    ("wald", (1, 1), {}),
+    ("weibull", (2,), {}),
+    ("standard_t", (3,), {}),
+    ("standard_cauchy", (), {}),
+    ("f", (2, 3), {}),
+    ("chisquare", (2,), {}),
+    ("laplace", (), {}),
+    ("logistic", (), {}),
+    ("gumbel", (), {}),
+    ("pareto", (2,), {}),
+    ("power", (2,), {}),
+    ("rayleigh", (), {}),
+    ("noncentral_chisquare", (2, 1), {}),
+    ("noncentral_f", (2, 3, 1), {}),
 ]
 
 LEGACY_CALLS = [
-    ("rand", (), {}), ("rand", (2, 3), {}), ("randn", (3,), {}), ("randint", (5,), {}),
-    ("randint", (1, 6), {"size": 3}), ("random_sample", (), {}), ("random", (2,), {}), ("choice", (5,), {"size": 2}),
-    ("permutation", (5,), {}), ("normal", (0, 1, 4), {}), ("poisson", (2.0,), {}), ("standard_normal", (), {}),
-    ("binomial", (5, 0.5), {"size": 3}), ("uniform", (0, 1), {}), ("exponential", (), {"size": 2}),
-    ("gamma", (2.0, 1.0), {}), ("beta", (2.0, 3.0), {}), ("geometric", (0.5,), {}),
+    ("rand", (), {}),
+    ("rand", (2, 3), {}),
+    ("randn", (3,), {}),
+    ("randint", (5,), {}),
+    ("randint", (1, 6), {"size": 3}),
+    ("random_sample", (), {}),
+    ("random", (2,), {}),
+    ("choice", (5,), {"size": 2}),
+    ("permutation", (5,), {}),
+    ("normal", (0, 1, 4), {}),
+    ("poisson", (2.0,), {}),
+    ("standard_normal", (), {}),
+    ("binomial", (5, 0.5), {"size": 3}),
+    ("uniform", (0, 1), {}),
+    ("exponential", (), {"size": 2}),
+    ("gamma", (2.0, 1.0), {}),
+    ("beta", (2.0, 3.0), {}),
+    ("geometric", (0.5,), {}),
 ]
 
 # random.normalvariate() has default arguments (mu=0.0, sigma=1.0) from Python 3.11
 _NORMAL_ARGS = () if sys.version_info >= (3, 11) else (0.0, 1.0)
 PYTHON_CALLS = [
-    ("random", (), {}), ("gauss", (0, 1), {}), ("randint", (1, 6), {}), ("uniform", (1, 2), {}),
-    ("choice", ([1, 2, 3],), {}), ("randrange", (10,), {}), ("expovariate", (1.0,), {}), ("getrandbits", (8,), {}),
-    ("normalvariate", _NORMAL_ARGS, {}), ("triangular", (), {}), ("betavariate", (2.0, 3.0), {}),
+    ("random", (), {}),
+    ("gauss", (0, 1), {}),
+    ("randint", (1, 6), {}),
+    ("uniform", (1, 2), {}),
+    ("choice", ([1, 2, 3],), {}),
+    ("randrange", (10,), {}),
+    ("expovariate", (1.0,), {}),
+    ("getrandbits", (8,), {}),
+    ("normalvariate", _NORMAL_ARGS, {}),
+    ("triangular", (), {}),
+    ("betavariate", (2.0, 3.0), {}),
 ]
 
 
@@ -104,12 +160,16 @@ def _ids(calls):
 
 @pytest.mark.parametrize("name,args,kwargs", GENERATOR_CALLS, ids=_ids(GENERATOR_CALLS))
 def test_generator_argument_streams(name, args, kwargs):
-    assert_streams(_method_body(name, args, kwargs), lambda: np.random.default_rng(3), (np.float64(0),))
+    assert_streams(
+        _method_body(name, args, kwargs), lambda: np.random.default_rng(3), (np.float64(0),)
+    )
 
 
 @pytest.mark.parametrize("name,args,kwargs", LEGACY_CALLS, ids=_ids(LEGACY_CALLS))
 def test_random_state_argument_streams(name, args, kwargs):
-    assert_streams(_method_body(name, args, kwargs), lambda: np.random.RandomState(3), (np.float64(0),))
+    assert_streams(
+        _method_body(name, args, kwargs), lambda: np.random.RandomState(3), (np.float64(0),)
+    )
 
 
 @pytest.mark.parametrize("name,args,kwargs", PYTHON_CALLS, ids=_ids(PYTHON_CALLS))
@@ -151,6 +211,7 @@ def test_global_and_closure_generators():
     def make(rng):
         def body(x):
             return x + rng.normal(size=x.shape) + GLOBAL_RNG.integers(0, 10)
+
         return body
 
     closure_rng, eager_rng = np.random.default_rng(1), np.random.default_rng(1)
@@ -193,11 +254,12 @@ def test_generators_made_in_the_staged_function():
     assert_bitwise(staging.function(body)(np.ones(2), np.int64(4)), body(np.ones(2), np.int64(4)))
     staged = staging.function(body)
     first = staged(np.ones(2), np.int64(4))
-    assert_bitwise(staged(np.ones(2), np.int64(4)), first)   # a fresh generator on every call
+    assert_bitwise(staged(np.ones(2), np.int64(4)), first)  # a fresh generator on every call
     assert not np.array_equal(staged(np.ones(2), np.int64(5)), first)
 
 
 # -- program order, branches and loops ------------------------------------------------------------
+
 
 def _branches_and_loops(rng, x, flag, n):
     total = x * 0
@@ -224,9 +286,9 @@ def test_draws_in_branches_and_loops_happen_when_and_as_often_as_the_code_runs()
 
 def test_unused_and_identical_draws_are_neither_dropped_nor_merged():
     def body(rng, x):
-        rng.normal()                          # unused: still advances the generator
+        rng.normal()  # unused: still advances the generator
         a = rng.normal()
-        b = rng.normal()                      # the same call again: another number
+        b = rng.normal()  # the same call again: another number
         return x + a - b
 
     staged = assert_streams(body, lambda: np.random.default_rng(2), (np.float64(0),))
@@ -261,10 +323,12 @@ def test_many_calls():
 def test_a_fresh_generator_does_not_retrace():
     staged = staging.function(lambda rng, x: x + rng.random())
     for seed in range(5):
-        assert_bitwise(staged(np.random.default_rng(seed), np.float64(1)),
-                       np.float64(1) + np.random.default_rng(seed).random())
+        assert_bitwise(
+            staged(np.random.default_rng(seed), np.float64(1)),
+            np.float64(1) + np.random.default_rng(seed).random(),
+        )
     assert staged.tracing_count == 1
-    staged(np.random.RandomState(0), np.float64(1))       # another class: its own trace
+    staged(np.random.RandomState(0), np.float64(1))  # another class: its own trace
     staged(random.Random(0), np.float64(1))
     assert staged.tracing_count == 3
 
@@ -298,18 +362,38 @@ def test_in_place_shuffle():
 
 # -- symbolic parameters -------------------------------------------------------------------------
 
+
 def test_symbolic_parameters_and_sizes():
     def body(rng, x, s, n):
-        return (rng.normal(loc=x, scale=s), rng.normal(size=x.shape), rng.permutation(n),
-                rng.integers(0, n, size=(n, 2)), np.float32(1) + rng.random(), x + rng.normal())
+        return (
+            rng.normal(loc=x, scale=s),
+            rng.normal(size=x.shape),
+            rng.permutation(n),
+            rng.integers(0, n, size=(n, 2)),
+            np.float32(1) + rng.random(),
+            x + rng.normal(),
+        )
 
     staged = staging.function(body)
-    cf = staged.get_concrete_function(np.random.default_rng(0), TensorSpec([None], np.float32),
-                                      TensorSpec([], np.float64), TensorSpec([], np.int64))
-    assert [str(t) for t in cf.output_types] == ["f64[?]", "f64[?]", "i64[?]", "i64[?,2]", "f32[]", "f32[?]"]
+    cf = staged.get_concrete_function(
+        np.random.default_rng(0),
+        TensorSpec([None], np.float32),
+        TensorSpec([], np.float64),
+        TensorSpec([], np.int64),
+    )
+    assert [str(t) for t in cf.output_types] == [
+        "f64[?]",
+        "f64[?]",
+        "i64[?]",
+        "i64[?,2]",
+        "f32[]",
+        "f32[?]",
+    ]
     for size in (3, 5):
         args = (np.linspace(0, 1, size, dtype=np.float32), np.float64(2), np.int64(size))
-        assert_bitwise(staged(np.random.default_rng(4), *args), body(np.random.default_rng(4), *args))
+        assert_bitwise(
+            staged(np.random.default_rng(4), *args), body(np.random.default_rng(4), *args)
+        )
 
 
 def test_python_random_with_symbolic_arguments():
@@ -320,6 +404,7 @@ def test_python_random_with_symbolic_arguments():
 
 
 # -- clocks --------------------------------------------------------------------------------------
+
 
 def test_clocks_are_read_when_the_graph_runs():
     @staging.function
@@ -349,15 +434,22 @@ def test_graph_text_names_the_generator_and_the_method():
         b = LEGACY_RNG.randint(0, 4, size=x.shape) + time.perf_counter()
         return a + b + x
 
-    text = str(staging.function(body).get_concrete_function(np.random.default_rng(0), np.zeros(3)).graph)
+    text = str(
+        staging.function(body).get_concrete_function(np.random.default_rng(0), np.zeros(3)).graph
+    )
     assert text.splitlines()[0] == "body(a:Generator, b:f64[3]) {"
-    for line in ("c:f64[3] = random a call=_.normal(size=3)", "d:float = random call=np.random.rand()",
-                 "f:float = random call=random.random()", "h:i64[3] = random call=LEGACY_RNG.randint(0, 4, size=(3,))",
-                 "i:float = clock call=time.perf_counter()"):
+    for line in (
+        "c:f64[3] = random a call=_.normal(size=3)",
+        "d:float = random call=np.random.rand()",
+        "f:float = random call=random.random()",
+        "h:i64[3] = random call=LEGACY_RNG.randint(0, 4, size=(3,))",
+        "i:float = clock call=time.perf_counter()",
+    ):
         assert line in text, text
 
 
 # -- refusals -------------------------------------------------------------------------------------
+
 
 def _line_of(func, text):
     lines, first = __import__("inspect").getsourcelines(func)
@@ -419,7 +511,7 @@ def test_unknown_generator_method_names_it():
 def test_a_draw_in_a_staged_while_test_is_made_once_per_test():
     def body(rng, n):
         k = 0
-        while k < n and rng.random() < 0.9:   # the first test tells the loop is staged: no draw
+        while k < n and rng.random() < 0.9:  # the first test tells the loop is staged: no draw
             k += 1
         return k, rng.random()
 
@@ -431,7 +523,9 @@ def test_generator_specs_and_signatures():
         return x + rng.normal(), np.random.default_rng(7)
 
     staged = staging.function(body)
-    cf = staged.get_concrete_function(TensorSpec([], np.random.Generator), TensorSpec([], np.float64))
+    cf = staged.get_concrete_function(
+        TensorSpec([], np.random.Generator), TensorSpec([], np.float64)
+    )
     assert str(cf.graph).splitlines()[0] == "body(a:Generator, b:f64[]) {"
     assert repr(TensorSpec([], np.random.Generator)) == "TensorSpec(shape=(), dtype=Generator)"
     assert "rng: Generator" in cf.pretty_printed_signature()
@@ -474,7 +568,10 @@ def test_shuffle_of_a_concrete_array_is_refused():
         np.random.shuffle(order)
         return x[order[0]]
 
-    with pytest.raises(errors.UnsupportedOpError, match=r"np\.random\.shuffle\(x\) with x of type ndarray.*permutation"):
+    with pytest.raises(
+        errors.UnsupportedOpError,
+        match=r"np\.random\.shuffle\(x\) with x of type ndarray.*permutation",
+    ):
         staging.function(body)(np.arange(3.0))
 
 
@@ -489,4 +586,6 @@ def test_a_draw_with_literal_arguments_is_a_method_call_in_the_generated_code():
     n = np.int64(50)
     assert staged(np.random.default_rng(5), n) == draws(np.random.default_rng(5), n)
     source = staged.get_concrete_function(np.random.default_rng(0), n).executable_source
-    assert ".random()," in source and ".integers(0, 10)," in source and ".normal(loc=1.5)," in source
+    assert (
+        ".random()," in source and ".integers(0, 10)," in source and ".normal(loc=1.5)," in source
+    )

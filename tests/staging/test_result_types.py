@@ -24,14 +24,24 @@ def assert_identical(staged, eager):
 
 
 def scalar_types(y, z):
-    return np.complex64(y), np.int8(y), np.float32(z), np.float64(y + 1), y.astype(np.int8), np.complex64(3)
+    return (
+        np.complex64(y),
+        np.int8(y),
+        np.float32(z),
+        np.float64(y + 1),
+        y.astype(np.int8),
+        np.complex64(3),
+    )
 
 
-@pytest.mark.parametrize("args", [
-    (np.array(-2, dtype=np.int8), np.arange(3)),      # 0-d arrays: the scalar type gives a scalar
-    (np.int8(-2), np.arange(3.0)),
-    (np.array(7, dtype=np.int8), np.array(2.5)),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        (np.array(-2, dtype=np.int8), np.arange(3)),  # 0-d arrays: the scalar type gives a scalar
+        (np.int8(-2), np.arange(3.0)),
+        (np.array(7, dtype=np.int8), np.array(2.5)),
+    ],
+)
 def test_numpy_scalar_types_called_on_0d_values_give_scalars(args):
     eager = scalar_types(*args)
     staged = staging.function(scalar_types)(*args)
@@ -45,12 +55,25 @@ def numpy_calls_on_python_numbers(x, n):
     while k < n:  # k: a Python int known only at run time
         k += 1
     b = k < 3
-    return (np.multiply(b, k), b * k, np.add(k, 2), k + 2, np.negative(k), -k, np.abs(k + 0.5),
-            abs(k - 5), np.multiply(k, x), np.logical_not(b), np.add(k, 2.5), np.add(True, b))
+    return (
+        np.multiply(b, k),
+        b * k,
+        np.add(k, 2),
+        k + 2,
+        np.negative(k),
+        -k,
+        np.abs(k + 0.5),
+        abs(k - 5),
+        np.multiply(k, x),
+        np.logical_not(b),
+        np.add(k, 2.5),
+        np.add(True, b),
+    )
 
 
-@pytest.mark.parametrize("args", [(np.float32(2), np.int64(4)), (np.float32(2), np.int64(0)),
-                                  (np.float32(2), 2)])
+@pytest.mark.parametrize(
+    "args", [(np.float32(2), np.int64(4)), (np.float32(2), np.int64(0)), (np.float32(2), 2)]
+)
 def test_numpy_ufuncs_called_on_python_numbers_give_numpy_scalars(args):
     # `np.multiply(b, k)` is NumPy's (np.int64), `b * k` Python's (int), as eagerly.
     eager = numpy_calls_on_python_numbers(*args)
@@ -61,8 +84,17 @@ def test_numpy_ufuncs_called_on_python_numbers_give_numpy_scalars(args):
 
 def complex_products(a, b, y):
     u = y / np.sum(b.real)  # a Python complex over a float64 scalar: complex's own `/` (a complex)
-    return (a * b, np.multiply(a, b), b * a, a * 2.5, 2j * a, np.multiply(u, y), u, a * np.complex64(1 + 2j),
-            np.multiply(a, np.float64(0.5)))
+    return (
+        a * b,
+        np.multiply(a, b),
+        b * a,
+        a * 2.5,
+        2j * a,
+        np.multiply(u, y),
+        u,
+        a * np.complex64(1 + 2j),
+        np.multiply(a, np.float64(0.5)),
+    )
 
 
 def test_products_of_complex_scalars_are_the_operators_or_the_ufuncs_as_written():
@@ -83,7 +115,7 @@ def test_a_bool_array_squared_with_the_power_operator_is_int8_as_numpy_makes_it(
     # and so does a np.bool_ scalar's `** 2`); the staged type said int64, and `<< 1` after it
     # gave int64 where eagerly int8
     def f(x):
-        return (x ** 2) << 1, x ** 2.0, x ** 3
+        return (x**2) << 1, x**2.0, x**3
 
     for x in (np.array([False, True]), np.array(True), np.True_):
         staged, eager = staging.function(f)(x), f(x)

@@ -18,7 +18,6 @@ import inspect
 import sys
 
 import pytest
-
 import test_control_flow
 import test_debugging
 import test_tensor_array
@@ -30,17 +29,19 @@ MODULES = (test_control_flow, test_debugging, test_tensor_array, test_trace_keys
 
 # from test_weak_types, the tests that are not sweeps over every operator and dtype (those
 # compile hundreds of functions; the golden corpus covers the operators on both backends)
-WEAK_TYPES = ("test_unary_operators_on_python_numbers",
-              "test_a_counter_that_starts_as_a_python_int_keeps_the_arrays_dtype",
-              "test_python_counters_come_back_as_python_numbers",
-              "test_len_and_unknown_dims_are_python_ints",
-              "test_joining_python_numbers_follows_python_and_nep50")
+WEAK_TYPES = (
+    "test_unary_operators_on_python_numbers",
+    "test_a_counter_that_starts_as_a_python_int_keeps_the_arrays_dtype",
+    "test_python_counters_come_back_as_python_numbers",
+    "test_len_and_unknown_dims_are_python_ints",
+    "test_joining_python_numbers_follows_python_and_nep50",
+)
 
 # test -> the op the JAX backend refuses (the LoweringError must name it and the test's line)
 REFUSED = {
-    "test_control_flow.test_cond_joins_shapes_and_weak_scalars": "cond",        # shapes (2,) / (3,)
+    "test_control_flow.test_cond_joins_shapes_and_weak_scalars": "cond",  # shapes (2,) / (3,)
     "test_control_flow.test_loop_var_shape_change_is_generalised": "while_loop",  # grows each step
-    "test_debugging.test_py_function_several_outputs_and_specs": "py_function",   # Tout f64[?]
+    "test_debugging.test_py_function_several_outputs_and_specs": "py_function",  # Tout f64[?]
     # a list grown in a staged loop with no maximum_iterations (test_jax_lists.py has bounded ones)
     "test_tensor_array.test_staged_in_loop_matches_eager": "while_loop",
     "test_tensor_array.test_returned_tensor_array_is_a_python_list": "while_loop",
@@ -48,8 +49,7 @@ REFUSED = {
 
 # test -> the documented difference it checks (docs/jax.md)
 DIFFERENT = {
-    "test_tensor_array.test_staged_out_of_range_write_names_user_line":
-        "an out-of-range index is clamped by XLA, not an IndexError",
+    "test_tensor_array.test_staged_out_of_range_write_names_user_line": "an out-of-range index is clamped by XLA, not an IndexError",
 }
 
 
@@ -73,9 +73,13 @@ def _on_both_backends(key, func):
             pytest.skip(f"a documented difference of the JAX backend: {DIFFERENT[key]}")
         if backend == "jax" and key in REFUSED:
             from runtime.jax_lowering import LoweringError
+
             module = key.split(".")[0]
-            with pytest.raises(LoweringError, match=rf"{module}\.py:\d+: cannot compile .* "
-                                                    rf"\(op '{REFUSED[key]}'\) with jit_compile=True"):
+            with pytest.raises(
+                LoweringError,
+                match=rf"{module}\.py:\d+: cannot compile .* "
+                rf"\(op '{REFUSED[key]}'\) with jit_compile=True",
+            ):
                 func(*args, **kwargs)
             return
         func(*args, **kwargs)
@@ -87,7 +91,11 @@ def _on_both_backends(key, func):
 
 _here = sys.modules[__name__]
 for _key, _func in _selected():
-    setattr(_here, "test_" + _key.replace("test_", "", 1).replace(".", "__"), _on_both_backends(_key, _func))
+    setattr(
+        _here,
+        "test_" + _key.replace("test_", "", 1).replace(".", "__"),
+        _on_both_backends(_key, _func),
+    )
 
 
 def test_every_listed_test_exists():

@@ -36,7 +36,7 @@ def refused(fn, *args):
 def pass_through_if(x):
     y = x.copy()
     if x[0, 0] > 0:
-        z = y          # eagerly z is y on this path
+        z = y  # eagerly z is y on this path
     else:
         z = y * 2
     y[0, 0] = 99
@@ -47,14 +47,14 @@ def pass_through_loop(x, n):
     y = x.copy()
     z = y * 0
     for i in range(n):
-        z = y          # eagerly z is y after one iteration
+        z = y  # eagerly z is y after one iteration
     y[0, 0] = 99
     return z
 
 
 def alias_before_loop(x, n):
     y = x.copy()
-    z = y              # eagerly z is y: it sees the loop's writes
+    z = y  # eagerly z is y: it sees the loop's writes
     for i in range(n):
         y += 1
     return z
@@ -74,14 +74,18 @@ def alias_before_nested_loops(x, n):
     keep = y
     for i in range(n):
         for j in range(n):
-            y *= 2         # the inner loop writes the outer loop's variable, which is keep's array
+            y *= 2  # the inner loop writes the outer loop's variable, which is keep's array
     return keep
 
 
-@pytest.mark.parametrize("fn,args,write_line", [
-    (pass_through_if, (A,), 6), (pass_through_if, (-A,), 6),
-    (pass_through_loop, (A, np.int64(2)), 5),
-])
+@pytest.mark.parametrize(
+    "fn,args,write_line",
+    [
+        (pass_through_if, (A,), 6),
+        (pass_through_if, (-A,), 6),
+        (pass_through_loop, (A, np.int64(2)), 5),
+    ],
+)
 def test_a_stale_alias_is_refused_naming_the_write(fn, args, write_line):
     message = refused(fn, *args)
     assert "may be the same array as one written in place at" in message
@@ -152,21 +156,24 @@ def test_a_value_from_an_if_that_may_be_an_argument_is_not_written():
         return y
 
     message = refused(f, A)
-    assert "may be an argument passed through a staged `if` or loop" in message and where_of(f, 5) in message
+    assert (
+        "may be an argument passed through a staged `if` or loop" in message
+        and where_of(f, 5) in message
+    )
 
 
 def test_without_aliases_in_place_loops_and_ifs_match_eager():
     def f(x, n):
         y = x.copy()
         if x[0, 0] > 0:
-            y = y * 3      # a new array on one path, y itself on the other: no other name holds it
+            y = y * 3  # a new array on one path, y itself on the other: no other name holds it
         y[0] = 5
         z = x.copy()
         for i in range(n):
             z += 1
             z[i] = 0
             for j in range(n):
-                z *= 2     # nested: the inner loop writes the outer loop's variable
+                z *= 2  # nested: the inner loop writes the outer loop's variable
         w = z[1:]
         w += 1
         return y, z, w
@@ -180,32 +187,43 @@ def test_a_stale_alias_used_inside_the_function_is_named():
         y = x.copy()
         before = y * 0
         for i in range(n):
-            before = y     # eagerly `before` is y's array after one iteration
+            before = y  # eagerly `before` is y's array after one iteration
         y[0, 0] = 99
         return before.sum()
 
     message = refused(f, A, np.int64(2))
-    assert message.startswith(f"{__file__}:{f.__code__.co_firstlineno + 6}: 'before' may be the same array")
+    assert message.startswith(
+        f"{__file__}:{f.__code__.co_firstlineno + 6}: 'before' may be the same array"
+    )
     assert where_of(f, 5) in message
 
 
 def loop_in_place_inside_if(x, n, c):
-    v = x // (-x)          # a fresh array
-    u = v                  # the same array under another name
+    v = x // (-x)  # a fresh array
+    u = v  # the same array under another name
     if c >= x[0]:
         k = 0
-        while k < n:       # a staged loop inside a staged `if`, writing v in place
+        while k < n:  # a staged loop inside a staged `if`, writing v in place
             k += 1
             v += 1
     return v, u * 2
 
 
-@pytest.mark.parametrize("args", [(np.array([1, 2, 3]), np.int32(3), -3), (np.array([1, 2, 3]), np.int32(0), -3),
-                                  (np.array([1, 2, 3]), np.int32(2), 5)])
+@pytest.mark.parametrize(
+    "args",
+    [
+        (np.array([1, 2, 3]), np.int32(3), -3),
+        (np.array([1, 2, 3]), np.int32(0), -3),
+        (np.array([1, 2, 3]), np.int32(2), 5),
+    ],
+)
 def test_a_branch_result_written_in_place_by_a_loop_is_the_written_array(args):
     # The branch's `v` is the array its loop wrote into: not a stale alias of the array before
     # the `if` (was refused: "may be the same array as one written in place").
-    same(staging.function(loop_in_place_inside_if)(*args), loop_in_place_inside_if(*[np.copy(a) for a in args]))
+    same(
+        staging.function(loop_in_place_inside_if)(*args),
+        loop_in_place_inside_if(*[np.copy(a) for a in args]),
+    )
 
 
 def nested_ifs_write_in_place(x, n):
@@ -214,7 +232,7 @@ def nested_ifs_write_in_place(x, n):
     for e in x:
         if e > 100:
             return v * 0, v * 0
-    else:                  # a staged `if` (the loop did not break) holding two more
+    else:  # a staged `if` (the loop did not break) holding two more
         if n > 0:
             v -= x
             if n > 1:
@@ -226,14 +244,17 @@ def nested_ifs_write_in_place(x, n):
 def test_writes_in_place_in_nested_staged_ifs_reach_every_name_of_the_array(x, n):
     # `v` after the `if`s is the written array itself (was refused as a stale copy of it).
     args = (np.array(x), np.int64(n))
-    same(staging.function(nested_ifs_write_in_place)(*args), nested_ifs_write_in_place(args[0].copy(), args[1]))
+    same(
+        staging.function(nested_ifs_write_in_place)(*args),
+        nested_ifs_write_in_place(args[0].copy(), args[1]),
+    )
 
 
 def loop_variable_written_in_a_staged_if(x, n):
     v = x.copy()
     for i in range(n):
         if v[0] < 10:
-            v += 1         # in place, inside a staged `if` inside the staged loop
+            v += 1  # in place, inside a staged `if` inside the staged loop
         else:
             v[1] = -1.0
     return v
@@ -244,12 +265,15 @@ def test_a_loop_variable_written_in_place_inside_a_staged_if_is_carried(n):
     # The branch's write was noted as a write of a new place on every trace of the body
     # ("loop variable types did not settle"; fuzzer seed 43).
     args = (A[0], np.int64(n))
-    same(staging.function(loop_variable_written_in_a_staged_if)(*args), loop_variable_written_in_a_staged_if(*args))
+    same(
+        staging.function(loop_variable_written_in_a_staged_if)(*args),
+        loop_variable_written_in_a_staged_if(*args),
+    )
 
 
 def iterates_over_what_it_writes(x):
     v = x.copy()
-    for e in v:            # eagerly each element comes from v as the iterations left it
+    for e in v:  # eagerly each element comes from v as the iterations left it
         v *= 2.0
         v[0] = e
     return v
@@ -257,7 +281,7 @@ def iterates_over_what_it_writes(x):
 
 def iterates_and_rebinds(x):
     v = x.copy()
-    for e in v:            # a rebinding: eagerly the loop goes on over the original array
+    for e in v:  # a rebinding: eagerly the loop goes on over the original array
         v = v * 2.0 + e
     return v
 
@@ -271,7 +295,9 @@ def sums_what_it_writes(x):
     return s, v
 
 
-@pytest.mark.parametrize("fn", [iterates_over_what_it_writes, iterates_and_rebinds, sums_what_it_writes])
+@pytest.mark.parametrize(
+    "fn", [iterates_over_what_it_writes, iterates_and_rebinds, sums_what_it_writes]
+)
 @pytest.mark.parametrize("x", [[1.0, 2.0, 3.0], [5.0], [-1.0, 0.5]])
 def test_a_for_loop_over_the_array_its_body_writes_in_place(fn, x):
     # Was refused ("the loop also reads an array from before it that shares memory"; seeds 43,
@@ -283,8 +309,8 @@ def returns_early_or_writes(x, n):
     v = x * 2
     for i in range(len(x)):
         if np.any(x <= 1):
-            return v, 0          # this path returns the array before any write
-    v += 1                       # the other path writes it in place, then returns it
+            return v, 0  # this path returns the array before any write
+    v += 1  # the other path writes it in place, then returns it
     return v, 1
 
 
@@ -292,7 +318,7 @@ def writes_in_one_branch_and_keeps_an_alias(x):
     v = x * 2
     u = v
     if x[0] > 0:
-        v += 1                   # u is v: eagerly u shows the write on this path
+        v += 1  # u is v: eagerly u shows the write on this path
     return u
 
 
@@ -300,11 +326,15 @@ def writes_in_one_branch_and_keeps_an_alias(x):
 def test_a_write_on_one_path_does_not_make_the_other_paths_value_stale(x):
     # Was refused: the value returned on the path that did not write was taken for a stale
     # copy of the written array (seed 99).
-    same(staging.function(returns_early_or_writes)(np.array(x), np.int64(1)),
-         returns_early_or_writes(np.array(x), np.int64(1)))
+    same(
+        staging.function(returns_early_or_writes)(np.array(x), np.int64(1)),
+        returns_early_or_writes(np.array(x), np.int64(1)),
+    )
 
 
 @pytest.mark.parametrize("x", [[1.0, 2.0], [-1.0, 2.0]])
 def test_a_name_bound_to_an_array_written_on_one_path_sees_the_write(x):
-    same(staging.function(writes_in_one_branch_and_keeps_an_alias)(np.array(x)),
-         writes_in_one_branch_and_keeps_an_alias(np.array(x)))
+    same(
+        staging.function(writes_in_one_branch_and_keeps_an_alias)(np.array(x)),
+        writes_in_one_branch_and_keeps_an_alias(np.array(x)),
+    )

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _staging_helpers import assert_same
 
 import staging
 from staging import TensorSpec
-from _staging_helpers import assert_same
 
 RNG = np.random.default_rng(3)
 
@@ -24,54 +24,126 @@ def trace(func, *specs):
 
 # -- static information -----------------------------------------------------------------
 
+
 def test_static_attributes():
     seen = {}
 
     @staging.function(autograph=False)
     def f(x):
-        seen.update(symbolic=staging.is_symbolic(x), dtype=x.dtype, ndim=x.ndim,
-                    static=x.static_shape, known=x.shape[1], unknown=staging.is_symbolic(x.shape[0]),
-                    length=len(x.T), type=type(x))
+        seen.update(
+            symbolic=staging.is_symbolic(x),
+            dtype=x.dtype,
+            ndim=x.ndim,
+            static=x.static_shape,
+            known=x.shape[1],
+            unknown=staging.is_symbolic(x.shape[0]),
+            length=len(x.T),
+            type=type(x),
+        )
         return x.shape[0]
 
     assert f(np.ones((4, 3), np.float32)) == 4
     cf = f.get_concrete_function(TensorSpec([None, 3], np.float32))
     assert cf(np.ones((6, 3), np.float32)) == 6
-    assert seen == dict(symbolic=True, dtype=np.float32, ndim=2, static=(None, 3), known=3, unknown=True,
-                        length=3, type=staging.Tensor)
+    assert seen == dict(
+        symbolic=True,
+        dtype=np.float32,
+        ndim=2,
+        static=(None, 3),
+        known=3,
+        unknown=True,
+        length=3,
+        type=staging.Tensor,
+    )
     assert not staging.is_symbolic(np.ones(2)) and not staging.is_symbolic(1.0)
     assert "dim a axis=0" in str(cf.graph)
 
 
 # -- operators, methods, NumPy protocols (staged == eager) ------------------------------------
 
+
 def arithmetic(x, y):
-    return (x + y, x - 1, 2 * x, x / y, x // 2, x % 3, -x, abs(y), x ** 2, x @ y, y @ x, x > y,
-            x <= 1.0, x == y, x != y)
+    return (
+        x + y,
+        x - 1,
+        2 * x,
+        x / y,
+        x // 2,
+        x % 3,
+        -x,
+        abs(y),
+        x**2,
+        x @ y,
+        y @ x,
+        x > y,
+        x <= 1.0,
+        x == y,
+        x != y,
+    )
 
 
 def methods(x):
-    return (x.sum(), x.mean(axis=0), x.max(), x.min(axis=1), x.T, x.reshape(-1), x.astype(np.float32),
-            x.argmax(), x.cumsum(axis=1), x.transpose(), x.clip(0, 1), x.squeeze(), x.flatten(),
-            x.std(), x.any(), x.all(), x.copy(), x.round(1))
+    return (
+        x.sum(),
+        x.mean(axis=0),
+        x.max(),
+        x.min(axis=1),
+        x.T,
+        x.reshape(-1),
+        x.astype(np.float32),
+        x.argmax(),
+        x.cumsum(axis=1),
+        x.transpose(),
+        x.clip(0, 1),
+        x.squeeze(),
+        x.flatten(),
+        x.std(),
+        x.any(),
+        x.all(),
+        x.copy(),
+        x.round(1),
+    )
 
 
 def numpy_calls(x):
-    return (np.sum(x), np.exp(x), np.where(x > 0, x, 0.0), np.maximum(x, 0.5), np.concatenate([x, x]),
-            np.sqrt(np.abs(x)), np.mean(x, axis=1), np.matmul(x, x.T), np.add.reduce(x, axis=0),
-            np.stack([x, x * 2]), np.tanh(x).sum(axis=-1, keepdims=True))
+    return (
+        np.sum(x),
+        np.exp(x),
+        np.where(x > 0, x, 0.0),
+        np.maximum(x, 0.5),
+        np.concatenate([x, x]),
+        np.sqrt(np.abs(x)),
+        np.mean(x, axis=1),
+        np.matmul(x, x.T),
+        np.add.reduce(x, axis=0),
+        np.stack([x, x * 2]),
+        np.tanh(x).sum(axis=-1, keepdims=True),
+    )
 
 
 def indexing(x, i):
-    return x[0], x[-1, 1:], x[:, ::2], x[i], x[i, i], x[None, 1], x[..., 0], x[x > 0], x[np.array([0, 1])]
+    return (
+        x[0],
+        x[-1, 1:],
+        x[:, ::2],
+        x[i],
+        x[i, i],
+        x[None, 1],
+        x[..., 0],
+        x[x > 0],
+        x[np.array([0, 1])],
+    )
 
 
-@pytest.mark.parametrize("func, make_args", [
-    (arithmetic, lambda: (RNG.normal(size=(3, 3)), RNG.normal(size=(3, 3)) + 3)),
-    (methods, lambda: (RNG.normal(size=(2, 3)),)),
-    (numpy_calls, lambda: (RNG.normal(size=(2, 3)),)),
-    (indexing, lambda: (RNG.normal(size=(3, 3)), np.int64(RNG.integers(0, 3)))),
-])
+@pytest.mark.parametrize(
+    "func, make_args",
+    [
+        (arithmetic, lambda: (RNG.normal(size=(3, 3)), RNG.normal(size=(3, 3)) + 3)),
+        (methods, lambda: (RNG.normal(size=(2, 3)),)),
+        (numpy_calls, lambda: (RNG.normal(size=(2, 3)),)),
+        (indexing, lambda: (RNG.normal(size=(3, 3)), np.int64(RNG.integers(0, 3)))),
+    ],
+)
 def test_staged_matches_eager(func, make_args):
     f = staging.function(func, autograph=False)
     for _ in range(3):
@@ -84,8 +156,12 @@ def test_numpy_functions_record_nodes():
     text = trace(lambda x: np.where(x > 0, np.exp(x), np.sum(x)), TensorSpec([3], np.float64))
     for op in ("greater", "exp", "sum", "where"):
         assert f" {op} " in text
-    assert trace(lambda x, w: x @ w, TensorSpec([2, 3], np.float64), TensorSpec([3, 4], np.float64)) \
-        .splitlines()[1] == "  c:f64[2,4] = matmul a b"
+    assert (
+        trace(
+            lambda x, w: x @ w, TensorSpec([2, 3], np.float64), TensorSpec([3, 4], np.float64)
+        ).splitlines()[1]
+        == "  c:f64[2,4] = matmul a b"
+    )
 
 
 def test_unsupported_numpy_function_points_to_py_function():
@@ -120,6 +196,7 @@ def test_item_assignment_into_an_argument_writes_the_callers_array():
 
 # -- Python operations needing concrete values ----------------------------------------------
 
+
 def _error_of(body, spec=TensorSpec([None], np.float64)):
     f = staging.function(body, autograph=False)
     with pytest.raises(staging.errors.SymbolicValueError) as info:
@@ -129,7 +206,7 @@ def _error_of(body, spec=TensorSpec([None], np.float64)):
 
 def test_bool_of_symbolic_tensor():
     def body(x):
-        if x.sum() > 0:   # Python `if` on a symbolic value, without autograph
+        if x.sum() > 0:  # Python `if` on a symbolic value, without autograph
             return x
         return -x
 
@@ -140,11 +217,19 @@ def test_bool_of_symbolic_tensor():
     assert f"test_tensor.py:{first + 1}" in message
 
 
-@pytest.mark.parametrize("convert, what", [(int, "int()"), (float, "float()"), (complex, "complex()"),
-                                            (lambda t: range(t), "Python int"),
-                                            (lambda t: [1, 2][t], "Python int"),
-                                            (np.asarray, "NumPy array"), (lambda t: t.item(), ".item()"),
-                                            (lambda t: t.tolist(), ".tolist()")])
+@pytest.mark.parametrize(
+    "convert, what",
+    [
+        (int, "int()"),
+        (float, "float()"),
+        (complex, "complex()"),
+        (lambda t: range(t), "Python int"),
+        (lambda t: [1, 2][t], "Python int"),
+        (np.asarray, "NumPy array"),
+        (lambda t: t.item(), ".item()"),
+        (lambda t: t.tolist(), ".tolist()"),
+    ],
+)
 def test_conversions_of_symbolic_tensor(convert, what):
     def body(x):
         return convert(x.sum())
@@ -200,7 +285,7 @@ LEAKED = []
 
 def leaky(x):
     y = x * 2
-    LEAKED.append(y)   # a symbolic tensor escapes its trace through a global
+    LEAKED.append(y)  # a symbolic tensor escapes its trace through a global
     return y
 
 
@@ -214,7 +299,7 @@ def test_leaked_tensor_used_outside_any_trace():
         message = str(info.value)
         assert "'leaky'" in message and "outside the trace" in message
         assert f"created at {__file__}:{leaky.__code__.co_firstlineno + 1}" in message
-        assert message.startswith(f"{__file__}:")   # names the line that used it
+        assert message.startswith(f"{__file__}:")  # names the line that used it
 
 
 def test_leaked_tensor_used_in_another_trace():
@@ -239,18 +324,20 @@ def test_tensor_leaked_from_a_branch_or_loop_body():
         def then():
             kept.append(x * 3)
             return x
+
         y = staging.cond(x > 0, then, lambda: -x)
-        return y + kept[-1]     # the branch's tensor used after the cond
+        return y + kept[-1]  # the branch's tensor used after the cond
 
     with pytest.raises(staging.errors.LeakedTensorError) as info:
         f(np.float64(1.0))
-    assert f"test_tensor.py:{line_below(f.python_function, 6)}" in str(info.value)
+    assert f"test_tensor.py:{line_below(f.python_function, 7)}" in str(info.value)
 
     @staging.function(autograph=False)
     def g(n):
         def body(i):
             kept.append(i * 2)
             return (i + 1,)
+
         staging.while_loop(lambda i: i < n, body, (np.int64(0),))
         return kept[-1]
 
@@ -278,7 +365,7 @@ def test_closing_over_a_tensor_of_an_enclosing_trace_is_an_error():
     def outer(x):
         @staging.function(autograph=False)
         def inner(y):
-            return y + x      # x belongs to outer's trace
+            return y + x  # x belongs to outer's trace
 
         return inner(x * 2)
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _staging_helpers import assert_same
 
 import staging
 from staging import TensorSpec
-from _staging_helpers import assert_same
+
 
 def text(exc) -> str:
     """An exception's message and its notes (a run-time failure names the user's line in a note)."""
     return "\n".join([str(exc), *getattr(exc, "__notes__", ())])
-
 
 
 def squares(n):
@@ -20,6 +20,7 @@ def squares(n):
 
     def body(i, ta):
         return i + 1, ta.write(i, np.ones(2) * (i * 1.5))
+
     _, ta = staging.while_loop(lambda i, ta: i < n, body, (np.int64(0), ta))
     return ta.stack(), ta.size()
 
@@ -48,7 +49,9 @@ def test_staged_in_loop_matches_eager():
         np.testing.assert_array_equal(staged[0].reshape(-1, 2), np.asarray(eager[0]).reshape(-1, 2))
         assert staged[1] == eager[1] and type(staged[1]) is np.int64
     assert f.tracing_count == 1
-    assert f.get_concrete_function(np.int64(0)).structured_outputs[0] == TensorSpec((None, 2), np.float64)
+    assert f.get_concrete_function(np.int64(0)).structured_outputs[0] == TensorSpec(
+        (None, 2), np.float64
+    )
 
 
 def test_staged_read_and_fixed_size():
@@ -86,7 +89,9 @@ def test_staged_out_of_range_write_names_user_line():
     with pytest.raises(IndexError) as info:
         f(np.int64(5))
     assert "dynamic_size=False" in text(info.value)
-    assert f"test_tensor_array.py:{f.python_function.__code__.co_firstlineno + 3}" in text(info.value)
+    assert f"test_tensor_array.py:{f.python_function.__code__.co_firstlineno + 3}" in text(
+        info.value
+    )
 
 
 def test_staged_read_before_write_is_an_error():
@@ -120,8 +125,9 @@ def test_stack_of_unknown_element_type_is_an_error():
 def test_returned_tensor_array_is_a_python_list():
     def g(n):
         ta = staging.TensorArray(np.int64, dynamic_size=True)
-        return staging.while_loop(lambda i, ta: i < n, lambda i, ta: (i + 1, ta.append(i * i)),
-                                  (np.int64(0), ta))[1]
+        return staging.while_loop(
+            lambda i, ta: i < n, lambda i, ta: (i + 1, ta.append(i * i)), (np.int64(0), ta)
+        )[1]
 
     f = staging.function(g, autograph=False)
     out = f(np.int64(4))

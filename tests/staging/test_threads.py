@@ -39,7 +39,7 @@ def test_concurrent_first_calls_trace_once():
 
     def slow_double(x):
         python_calls.append(threading.get_ident())
-        time.sleep(0.05)             # keep the trace in progress while other threads arrive
+        time.sleep(0.05)  # keep the trace in progress while other threads arrive
         return x * 2 + 1
 
     f = staging.function(slow_double, autograph=False)
@@ -58,7 +58,7 @@ def test_concurrent_calls_with_different_signatures():
     f = staging.function(g, autograph=False)
 
     def call(i):
-        n = i % 4 + 1                # 4 distinct shapes, each from 2 threads
+        n = i % 4 + 1  # 4 distinct shapes, each from 2 threads
         out = []
         for _ in range(5):
             out.append(f(np.ones(n)))
@@ -70,8 +70,12 @@ def test_concurrent_calls_with_different_signatures():
     for n, outs in results:
         assert outs == [float(n * n)] * 5
     sigs = f.pretty_printed_concrete_signatures()
-    assert sorted(line.strip() for line in sigs.splitlines() if "x: f64" in line) == \
-        ["x: f64[1]", "x: f64[2]", "x: f64[3]", "x: f64[4]"]
+    assert sorted(line.strip() for line in sigs.splitlines() if "x: f64" in line) == [
+        "x: f64[1]",
+        "x: f64[2]",
+        "x: f64[3]",
+        "x: f64[4]",
+    ]
 
 
 def test_tracing_state_is_per_thread():
@@ -93,7 +97,7 @@ def test_tracing_state_is_per_thread():
     # while thread t is inside f's trace, this thread runs eagerly and traces g independently
     assert staging.constant(2.0) == 2.0 and not staging.is_symbolic(staging.constant(2.0))
     assert g(np.float64(2.0)) == 6.0
-    staging.print("eager print")     # no graph to record into in this thread
+    staging.print("eager print")  # no graph to record into in this thread
     release.set()
     t.join(10)
     assert out["f"] == 2.0 and g.tracing_count == 1
@@ -110,7 +114,7 @@ def test_concurrent_stateful_calls_keep_variable_consistent():
 
     def call(i):
         for _ in range(50):
-            with lock:               # the user's own synchronisation of shared state
+            with lock:  # the user's own synchronisation of shared state
                 bump(np.int64(1))
         return i
 
@@ -176,6 +180,7 @@ def test_concurrent_eager_variable_updates_are_never_lost():
 @pytest.mark.stress
 def test_a_trace_may_wait_for_another_thread_that_traces_another_function():
     """f's Python code starts a thread that calls (and traces) g, and waits for it."""
+
     @staging.function(autograph=False)
     def g(x):
         return x * 3
@@ -199,8 +204,11 @@ def test_unrelated_functions_trace_in_parallel():
     def make(me, other):
         def body(x):
             started[me].set()
-            assert started[other].wait(timeout=20), "the other trace never started while this one ran"
+            assert started[other].wait(timeout=20), (
+                "the other trace never started while this one ran"
+            )
             return x + me
+
         return staging.function(body, autograph=False)
 
     fs = [make(0, 1), make(1, 0)]

@@ -9,9 +9,9 @@ import weakref
 
 import numpy as np
 import pytest
+from _staging_helpers import assert_same
 
 import staging
-from _staging_helpers import assert_same
 
 
 def counting(func):
@@ -32,10 +32,11 @@ def scaled(x, k):
 
 # -- arrays and NumPy scalars: dtype + shape ------------------------------------------
 
+
 def test_arrays_keyed_by_dtype_and_shape():
     f, traces = counting(lambda x: x + 1)
     f(np.zeros(3))
-    f(np.ones(3))                   # same dtype and shape: no retrace, values do not matter
+    f(np.ones(3))  # same dtype and shape: no retrace, values do not matter
     assert len(traces) == 1
     f(np.zeros(4))
     assert len(traces) == 2
@@ -67,6 +68,7 @@ def test_staged_results_match_eager_for_array_keys():
 
 
 # -- Python values: by value -------------------------------------------------------
+
 
 def test_python_numbers_keyed_by_value():
     f, traces = counting(scaled)
@@ -147,6 +149,7 @@ def test_strings_and_none_keyed_by_value():
 
 # -- containers --------------------------------------------------------------------
 
+
 def test_lists_and_tuples_keyed_by_element_types():
     def g(xs):
         return sum(xs[1:], xs[0])
@@ -156,11 +159,11 @@ def test_lists_and_tuples_keyed_by_element_types():
     assert_same(f([a, b]), g([a, b]))
     assert_same(f([b, a]), g([b, a]))
     assert len(traces) == 1
-    f([a, b, a])                       # longer list
+    f([a, b, a])  # longer list
     assert len(traces) == 2
-    f((a, b))                          # a tuple is not a list
+    f((a, b))  # a tuple is not a list
     assert len(traces) == 3
-    f([a, np.ones(1)])                 # another element shape
+    f([a, np.ones(1)])  # another element shape
     assert len(traces) == 4
 
 
@@ -198,7 +201,7 @@ def test_namedtuples_keyed_by_structure():
     for a, b in ((np.ones(2), np.zeros(2)), (np.arange(2.0), np.full(2, 5.0))):
         assert_same(f(Pair(a, b)), g(Pair(a, b)))
     assert len(traces) == 1
-    f(OtherPair(np.ones(2), np.zeros(2)))    # same fields, another type
+    f(OtherPair(np.ones(2), np.zeros(2)))  # same fields, another type
     assert len(traces) == 2
 
 
@@ -211,7 +214,7 @@ def test_dataclasses_keyed_by_structure_and_values_flow_in():
     rng = np.random.default_rng(0)
     for _ in range(3):
         p = Params(rng.normal(size=3), rng.normal(size=3))
-        assert_same(f(p), g(p))      # new instance, new values: same trace, current values used
+        assert_same(f(p), g(p))  # new instance, new values: same trace, current values used
     assert len(traces) == 1
     p = Params(rng.normal(size=3), rng.normal(size=3), activation="linear")
     assert_same(f(p), g(p))
@@ -235,6 +238,7 @@ def test_dataclass_argument_to_the_trace_is_rebuilt_with_tensors():
 
 # -- Variables: by identity -----------------------------------------------------------
 
+
 def test_variables_keyed_by_identity():
     def g(v, x):
         return v.read_value() * x
@@ -247,12 +251,13 @@ def test_variables_keyed_by_identity():
     np.testing.assert_array_equal(f(v2, x), 3 * np.arange(2.0))
     np.testing.assert_array_equal(f(v1, x), np.arange(2.0))
     assert len(traces) == 2
-    v1.assign(np.full(2, 10.0))   # captured by reference: no retrace, new value used
+    v1.assign(np.full(2, 10.0))  # captured by reference: no retrace, new value used
     np.testing.assert_array_equal(f(v1, x), 10 * np.arange(2.0))
     assert len(traces) == 2
 
 
 # -- other objects: weak identity, then == ---------------------------------------------
+
 
 class Opaque:
     def __init__(self, k):
@@ -274,10 +279,10 @@ def test_plain_objects_keyed_by_identity():
     f, traces = counting(lambda x, o: x * o.k)
     o = Opaque(2.0)
     assert f(np.float64(1.0), o) == 2.0
-    o.k = 5.0                              # mutating the object does not retrace (TF semantics)
+    o.k = 5.0  # mutating the object does not retrace (TF semantics)
     assert f(np.float64(1.0), o) == 2.0
     assert len(traces) == 1
-    assert f(np.float64(1.0), Opaque(2.0)) == 2.0   # another object: retrace
+    assert f(np.float64(1.0), Opaque(2.0)) == 2.0  # another object: retrace
     assert len(traces) == 2
 
 
@@ -285,11 +290,11 @@ def test_dead_objects_do_not_match_new_ones():
     f, traces = counting(lambda x, o: x * o.k)
     for k in range(5):
         o = Opaque(float(k))
-        assert f(np.float64(1.0), o) == float(k)   # ids may be reused: never a stale trace
+        assert f(np.float64(1.0), o) == float(k)  # ids may be reused: never a stale trace
         ref = weakref.ref(o)
         del o
         gc.collect()
-        assert ref() is None                        # the trace cache holds it weakly
+        assert ref() is None  # the trace cache holds it weakly
     assert len(traces) == 5
 
 
@@ -358,6 +363,7 @@ def test_object_arrays_rejected():
 
 # -- context --------------------------------------------------------------------------
 
+
 def test_context_is_part_of_the_key():
     inner, inner_traces = counting(lambda x: x + 1)
 
@@ -368,6 +374,6 @@ def test_context_is_part_of_the_key():
     x = np.float64(1.0)
     assert inner(x) == 2.0
     assert outer(x) == 4.0
-    assert len(inner_traces) == 2   # once outside any trace, once inside outer's trace
+    assert len(inner_traces) == 2  # once outside any trace, once inside outer's trace
     assert inner(x) == 2.0 and outer(x) == 4.0
     assert len(inner_traces) == 2

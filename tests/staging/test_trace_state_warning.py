@@ -40,7 +40,9 @@ def test_a_method_incrementing_a_python_attribute_warns_at_its_line():
     assert expected == [1.0, 2.0, 3.0] and results == [1.0, 1.0, 1.0]  # the documented difference
     assert len(record) == 1  # one trace, one warning
     message = str(record[0].message)
-    assert message.startswith(f"{__file__}:{line_of(Counter.step.python_function, 'self.n += 1')}: ")
+    assert message.startswith(
+        f"{__file__}:{line_of(Counter.step.python_function, 'self.n += 1')}: "
+    )
     assert "tracing 'step' changed self.n from 0 to 1" in message
     assert "staging.Variable" in message
 
@@ -74,7 +76,9 @@ def test_an_attribute_left_holding_a_symbolic_value_is_named():
                 stats.count = stats.count + 1
         return stats.count
 
-    with pytest.warns(staging.TraceStateWarning, match="changed stats.count from 0 to a symbolic value"):
+    with pytest.warns(
+        staging.TraceStateWarning, match="changed stats.count from 0 to a symbolic value"
+    ):
         count_positive(np.array([1.0, -2.0]), Stats())
 
 

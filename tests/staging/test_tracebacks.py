@@ -54,7 +54,10 @@ def staged_py_function(x):
 
 
 def frames(error):
-    return [(entry.filename, entry.name, entry.line) for entry in traceback.extract_tb(error.__traceback__)]
+    return [
+        (entry.filename, entry.name, entry.line)
+        for entry in traceback.extract_tb(error.__traceback__)
+    ]
 
 
 def internal(entries):
@@ -73,7 +76,9 @@ def test_trace_time_error_shows_user_frames_and_one_line_of_context():
     entries = frames(error)
     assert entries[0][0] == __file__  # the user's call first
     # the one line of ours: the entry point's raise, which says how to see everything
-    assert [(Path(f).name, name) for f, name, _ in internal(entries)] == [("function.py", "__call__")]
+    assert [(Path(f).name, name) for f, name, _ in internal(entries)] == [
+        ("function.py", "__call__")
+    ]
     assert "disable_traceback_filtering()" in internal(entries)[0][2]
     # the user's frames (converted code stands for the user's lines) are all there, in order
     names = [name for _, name, _ in entries]
@@ -85,9 +90,17 @@ def test_switch_restores_every_frame():
     staging.disable_traceback_filtering()
     assert not staging.is_traceback_filtering_enabled()
     entries = frames(raised(staged_calls_helper, np.ones(3)))
-    files = {Path(f).relative_to(ROOT).as_posix() for f, _, _ in internal(entries) if not f.startswith("<")}
-    assert {"staging/function.py", "autograph/operators/control_flow.py", "staging/control_flow.py",
-            "staging/numpy_api/__init__.py"} <= files
+    files = {
+        Path(f).relative_to(ROOT).as_posix()
+        for f, _, _ in internal(entries)
+        if not f.startswith("<")
+    }
+    assert {
+        "staging/function.py",
+        "autograph/operators/control_flow.py",
+        "staging/control_flow.py",
+        "staging/numpy_api/__init__.py",
+    } <= files
     assert entries[0][0] == __file__
     # the entry point's frame appears once, as with a bare `raise`
     assert [name for _, name, _ in entries].count("__call__") == 1
@@ -95,7 +108,9 @@ def test_switch_restores_every_frame():
     assert len(internal(frames(raised(staged_calls_helper, np.ones(3))))) == 1
 
 
-@pytest.mark.parametrize("value, enabled", [("0", False), ("false", False), ("off", False), ("1", True)])
+@pytest.mark.parametrize(
+    "value, enabled", [("0", False), ("false", False), ("off", False), ("1", True)]
+)
 def test_environment_variable(monkeypatch, value, enabled):
     monkeypatch.setenv(tracebacks.ENVIRONMENT_VARIABLE, value)
     assert staging.is_traceback_filtering_enabled() is enabled
@@ -157,7 +172,9 @@ def test_converted_function_errors_are_filtered():
     assert isinstance(error, ValueError)
     entries = frames(error)
     assert entries[0][0] == __file__
-    assert entries[-1][0].startswith("<autograph converted raises_on_negative at ")  # the user's raise
+    assert entries[-1][0].startswith(
+        "<autograph converted raises_on_negative at "
+    )  # the user's raise
     assert [name for _, name, _ in internal(entries)] == ["converted"]
 
 
@@ -178,7 +195,7 @@ def test_chained_errors_are_filtered():
     assert any(f.endswith("json/encoder.py") for f, _, _ in cause_frames)
 
 
-SCRIPT = textwrap.dedent('''
+SCRIPT = textwrap.dedent("""
     import numpy as np
     import staging
 
@@ -189,7 +206,7 @@ SCRIPT = textwrap.dedent('''
         return x
 
     f(np.ones(3))
-''')
+""")
 
 
 def _run_script(tmp_path, **env):
@@ -198,8 +215,14 @@ def _run_script(tmp_path, **env):
     environment = {**os.environ, "PYTHONPATH": str(ROOT), **env}
     environment.pop(tracebacks.ENVIRONMENT_VARIABLE, None)
     environment.update(env)
-    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                            env=environment, cwd=tmp_path, timeout=120)
+    result = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert result.returncode == 1
     return result.stderr
 

@@ -49,11 +49,14 @@ def warnings_of(call):
     return [(w.category, str(w.message), w.filename, w.lineno) for w in caught]
 
 
-@pytest.mark.parametrize("func, args, tag", [
-    (safe_inv, (np.zeros(3),), "divide"),
-    (loop_overflow, (np.ones(2, np.float32), np.int64(3)), "overflow"),
-    (branch_log, (np.array([-1.0, 0.0]),), "log"),
-])
+@pytest.mark.parametrize(
+    "func, args, tag",
+    [
+        (safe_inv, (np.zeros(3),), "divide"),
+        (loop_overflow, (np.ones(2, np.float32), np.int64(3)), "overflow"),
+        (branch_log, (np.array([-1.0, 0.0]),), "log"),
+    ],
+)
 def test_runtime_warning_names_the_users_line_as_eager_does(func, args, tag):
     staged = staging.function(func)
     staged.get_concrete_function(*args)  # trace first: only the run's warnings are compared
@@ -79,6 +82,7 @@ def test_runtime_error_traceback_shows_the_users_line():
 
 def test_graph_without_locations_keeps_generated_names():
     from runtime import CompiledGraph, Graph, Node, TensorType
+
     g = Graph("plain")
     x = g.add_input(TensorType(np.float64, (3,)), "x")
     node = g.add_node(Node("divide", [1.0, x], {}, [TensorType(np.float64, (3,))]))

@@ -11,10 +11,10 @@ import pytest
 
 import staging
 
+
 def text(exc) -> str:
     """An exception's message and its notes (a run-time failure names the user's line in a note)."""
     return "\n".join([str(exc), *getattr(exc, "__notes__", ())])
-
 
 
 def lines_below(func, offset):
@@ -22,6 +22,7 @@ def lines_below(func, offset):
 
 
 # -- eager -------------------------------------------------------------------------------
+
 
 def test_eager_variable_api():
     v = staging.Variable([1.0, 2.0], name="w")
@@ -35,15 +36,15 @@ def test_eager_variable_api():
     np.testing.assert_array_equal(np.sum(v), 8.0)
     assert float(staging.Variable(2.5)) == 2.5
     out = v.numpy()
-    out[0] = 100.0          # .numpy() is a copy
+    out[0] = 100.0  # .numpy() is a copy
     assert v.numpy()[0] == 3.5
 
 
 def test_eager_variable_dtype_and_shape_are_fixed():
     v = staging.Variable(np.zeros(3, np.float32))
-    v.assign([1, 2, 3])      # Python numbers are cast
+    v.assign([1, 2, 3])  # Python numbers are cast
     assert v.numpy().dtype == np.float32
-    v.assign(7.0)            # broadcast
+    v.assign(7.0)  # broadcast
     np.testing.assert_array_equal(v.numpy(), [7.0, 7.0, 7.0])
     assert v.numpy().shape == (3,)
     with pytest.raises(ValueError, match=r"'Variable' has shape \(3,\)") as info:
@@ -59,6 +60,7 @@ def test_eager_variable_dtype_and_shape_are_fixed():
 
 # -- captured by reference -----------------------------------------------------------------
 
+
 def test_variable_captured_by_reference():
     v = staging.Variable(np.ones(3))
 
@@ -67,7 +69,7 @@ def test_variable_captured_by_reference():
         return x * v.read_value()
 
     np.testing.assert_array_equal(f(np.arange(3.0)), np.arange(3.0))
-    v.assign([2.0, 2.0, 2.0])   # eager change, seen by the next call without retracing
+    v.assign([2.0, 2.0, 2.0])  # eager change, seen by the next call without retracing
     np.testing.assert_array_equal(f(np.arange(3.0)), 2 * np.arange(3.0))
     assert f.tracing_count == 1
 
@@ -88,7 +90,7 @@ def test_tensor_then_variable_operand():
 
     @staging.function(autograph=False)
     def f(x):
-        return x + v          # Tensor.__add__ with a Variable on the right
+        return x + v  # Tensor.__add__ with a Variable on the right
 
     np.testing.assert_array_equal(f(np.ones(2)), [4.0, 4.0])
 
@@ -130,7 +132,7 @@ def test_unused_assignment_still_runs():
 
     @staging.function(autograph=False)
     def f(x):
-        v.assign(x * 2)       # result unused: must not be removed as dead code
+        v.assign(x * 2)  # result unused: must not be removed as dead code
         return x
 
     f(np.float64(4.0))
@@ -145,7 +147,7 @@ def test_returned_variable_value_is_not_the_variable_buffer():
         return v.read_value()
 
     out = f()
-    out += 1.0                # the caller owns its result
+    out += 1.0  # the caller owns its result
     np.testing.assert_array_equal(v.numpy(), np.zeros(3))
 
 
@@ -198,13 +200,13 @@ def test_assign_wrong_dtype_tensor_is_an_error():
     def f(x):
         v.assign(x)
 
-    f(np.full(2, 1.5))          # same kind: cast, as eagerly
+    f(np.full(2, 1.5))  # same kind: cast, as eagerly
     assert v.numpy().dtype == np.float32 and v.numpy()[0] == 1.5
     with pytest.raises(TypeError, match="float32.*complex128") as info:
         f(np.ones(2, np.complex128))
     assert "test_variables.py:" in text(info.value)
     with pytest.raises(TypeError, match="float32"):
-        v.assign(np.ones(2, np.complex128))   # eagerly too
+        v.assign(np.ones(2, np.complex128))  # eagerly too
 
 
 def test_variable_in_cond_and_while_loop():
@@ -214,6 +216,7 @@ def test_variable_in_cond_and_while_loop():
         def body(i):
             staging.cond(i % 2 == 0, lambda: v.assign_add(i), lambda: v.assign_sub(1.0))
             return (i + 1,)
+
         staging.while_loop(lambda i: i < n, body, (np.int64(0),))
         return v.read_value()
 
@@ -247,6 +250,7 @@ def test_initial_value_must_be_concrete():
 
 
 # -- creation only on the first trace -------------------------------------------------------
+
 
 class Dense:
     def __init__(self):
@@ -290,7 +294,7 @@ def test_variable_created_on_later_trace_is_a_value_error():
 def test_variable_created_on_every_trace_is_a_value_error():
     @staging.function(autograph=False)
     def f(x):
-        w = staging.Variable(2.0)   # a new Variable per call: cannot be staged
+        w = staging.Variable(2.0)  # a new Variable per call: cannot be staged
         return x * w.read_value()
 
     with pytest.raises(ValueError) as info:

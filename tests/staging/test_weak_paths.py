@@ -18,7 +18,7 @@ def line_of(func, text):
 
 def exp_of_joined(c, y):
     s = y if c > 0 else 3  # a uint8 value on one path, the Python int 3 on the other
-    return np.exp(s)       # eagerly float16 for the uint8 and float64 for the Python int
+    return np.exp(s)  # eagerly float16 for the uint8 and float64 for the Python int
 
 
 def test_op_whose_result_type_depends_on_the_path_is_refused():
@@ -37,7 +37,7 @@ def add_after_if(c, y):
     if c > 0:
         v = y
     else:
-        v = False          # a Python bool on this path, an int64 value on the other
+        v = False  # a Python bool on this path, an int64 value on the other
     return np.add(v, np.bool_(True))
 
 
@@ -45,7 +45,9 @@ def test_variable_joined_in_a_staged_if_is_named():
     with pytest.raises(errors.BranchMismatchError) as info:
         staging.function(add_after_if)(np.float64(1.0), np.int64(4))
     message = str(info.value)
-    assert message.startswith(f"{__file__}:{line_of(add_after_if, 'return np.add')}: add: 'v' is a Python bool")
+    assert message.startswith(
+        f"{__file__}:{line_of(add_after_if, 'return np.add')}: add: 'v' is a Python bool"
+    )
 
 
 def cast_where_set(c, y):
@@ -117,7 +119,7 @@ def test_loop_body_whose_first_iteration_differs_agrees_or_is_refused():
 
 def print_joined(c, y):
     total = 3 + (y if c > 0 else 3)  # a Python int on one path, a float64 scalar on the other
-    print("total", total)           # eagerly `6` on that path; a float64 would print `6.0`
+    print("total", total)  # eagerly `6` on that path; a float64 would print `6.0`
     return c
 
 
@@ -166,7 +168,9 @@ def test_an_op_giving_a_real_made_complex_a_negative_zero_imaginary_part_is_refu
     assert negate_joined(np.float64(-1.0), np.complex128(2))[0] == -0.1
     with pytest.raises(errors.BranchMismatchError) as info:
         staging.function(negate_joined)(np.float64(-1.0), np.complex128(2))
-    assert str(info.value).startswith(f"{__file__}:{line_of(negate_joined, 'return -a')}: negative: ")
+    assert str(info.value).startswith(
+        f"{__file__}:{line_of(negate_joined, 'return -a')}: negative: "
+    )
 
     def add_only(c, y):
         a = y if c > 0 else 0.1
@@ -177,23 +181,25 @@ def test_an_op_giving_a_real_made_complex_a_negative_zero_imaginary_part_is_refu
 
 
 def invert_of_quotient(c, y):
-    v = 2 if c > 0 else y    # a Python int, or a float64
-    a = v // v               # the same value in both places: 1 (int) or 1.0 (float64)
-    return ~a                # -2 eagerly on the int path, a TypeError on the float64 one
+    v = 2 if c > 0 else y  # a Python int, or a float64
+    a = v // v  # the same value in both places: 1 (int) or 1.0 (float64)
+    return ~a  # -2 eagerly on the int path, a TypeError on the float64 one
 
 
 def test_a_joined_value_read_twice_by_one_op_is_one_value_on_each_path():
     assert invert_of_quotient(np.float64(1.0), np.float64(1.5)) == -2
     with pytest.raises(errors.BranchMismatchError) as info:
         staging.function(invert_of_quotient)(np.float64(1.0), np.float64(1.5))
-    assert str(info.value).startswith(f"{__file__}:{line_of(invert_of_quotient, 'return ~a')}: invert: ")
+    assert str(info.value).startswith(
+        f"{__file__}:{line_of(invert_of_quotient, 'return ~a')}: invert: "
+    )
 
 
 def method_of_joined(c, y):
     if c > 0:
         v = y
     else:
-        v = 0                  # a Python int: eagerly its astype() raises AttributeError
+        v = 0  # a Python int: eagerly its astype() raises AttributeError
     return v.astype(np.int8)
 
 
@@ -203,7 +209,9 @@ def test_ndarray_method_of_a_value_that_is_a_python_number_on_another_path_is_re
     with pytest.raises(errors.BranchMismatchError) as info:
         staging.function(method_of_joined)(np.float64(-1.0), np.complex128(2))
     message = str(info.value)
-    assert message.startswith(f"{__file__}:{line_of(method_of_joined, 'v.astype')}: 'v' is a Python int")
+    assert message.startswith(
+        f"{__file__}:{line_of(method_of_joined, 'v.astype')}: 'v' is a Python int"
+    )
     assert "has no attribute 'astype'" in message
 
 
@@ -212,7 +220,7 @@ def continue_in_while(x):
     while x > 0:
         x -= 1
         if x % 2 > 0:
-            continue   # s stays what it was: on the first iteration, the Python 0
+            continue  # s stays what it was: on the first iteration, the Python 0
         s += x
     return s
 
@@ -228,7 +236,7 @@ def test_loop_variable_starting_as_a_python_int_meets_an_int32_in_a_staged_if(x)
 def big_number_meets_int32(k, y):
     n = 0
     for _ in range(k):
-        n = n + 2 ** 40   # a Python int known only at run time, beyond int32
+        n = n + 2**40  # a Python int known only at run time, beyond int32
     return n if y > 0 else y
 
 
@@ -236,16 +244,18 @@ def test_python_int_known_at_run_time_that_does_not_fit_raises_overflow_error():
     assert big_number_meets_int32(np.int64(0), np.int32(3)) == 0
     staged = staging.function(big_number_meets_int32)
     assert staged(np.int64(0), np.int32(3)) == 0
-    with pytest.raises(OverflowError) as info:   # eagerly a Python int 2**40: out of int32's range
+    with pytest.raises(OverflowError) as info:  # eagerly a Python int 2**40: out of int32's range
         staged(np.int64(1), np.int32(3))
-    assert isinstance(info.value, errors.NumberDoesNotFitError)   # a refusal naming the join
-    assert str(info.value).startswith(f"{__file__}:{line_of(big_number_meets_int32, 'return n if')}: ")
+    assert isinstance(info.value, errors.NumberDoesNotFitError)  # a refusal naming the join
+    assert str(info.value).startswith(
+        f"{__file__}:{line_of(big_number_meets_int32, 'return n if')}: "
+    )
     assert "is a Python int here that does not fit int32" in str(info.value)
 
 
 def bitwise_of_joined(c, n):
-    m = n if c > 0 else 1.5   # the Python int n meets 1.5: a float after the `if`
-    return m & 1              # eagerly fine for the int n; a float has no `&`
+    m = n if c > 0 else 1.5  # the Python int n meets 1.5: a float after the `if`
+    return m & 1  # eagerly fine for the int n; a float has no `&`
 
 
 def test_op_that_fails_only_with_the_joined_type_is_refused():
@@ -253,18 +263,20 @@ def test_op_that_fails_only_with_the_joined_type_is_refused():
     with pytest.raises(errors.BranchMismatchError) as info:
         staging.function(bitwise_of_joined)(np.float64(1.0), 3)
     message = str(info.value)
-    assert message.startswith(f"{__file__}:{line_of(bitwise_of_joined, 'return m & 1')}: bitwise_and: ")
+    assert message.startswith(
+        f"{__file__}:{line_of(bitwise_of_joined, 'return m & 1')}: bitwise_and: "
+    )
     assert "a Python int on some paths and a Python float on others" in message
 
 
 def explicit_abs_of_joined(x, n):
-    y = n if x else x    # the Python int n on one path, an int8 value on the other
-    return np.abs(y)     # np.abs(5) is a strong np.int64; np.abs(np.int8(5)) an int8
+    y = n if x else x  # the Python int n on one path, an int8 value on the other
+    return np.abs(y)  # np.abs(5) is a strong np.int64; np.abs(np.int8(5)) an int8
 
 
 def operator_abs_of_joined(x, n):
     y = n if x else x
-    return abs(y)        # abs(5) stays the Python int 5: int8 on the other path absorbs it
+    return abs(y)  # abs(5) stays the Python int 5: int8 on the other path absorbs it
 
 
 def test_explicit_ufunc_on_a_python_number_path_is_strong_and_refused():
@@ -273,7 +285,9 @@ def test_explicit_ufunc_on_a_python_number_path_is_strong_and_refused():
     with pytest.raises(errors.BranchMismatchError) as info:
         staging.function(explicit_abs_of_joined)(np.int8(3), 5)
     message = str(info.value)
-    assert message.startswith(f"{__file__}:{line_of(explicit_abs_of_joined, 'return np.abs')}: absolute:")
+    assert message.startswith(
+        f"{__file__}:{line_of(explicit_abs_of_joined, 'return np.abs')}: absolute:"
+    )
     assert "an int64 scalar eagerly on the first and an int8 scalar staged" in message
 
 
@@ -285,11 +299,11 @@ def test_python_abs_of_the_same_joined_value_agrees(x):
 
 
 def floor_divide_joined(x, n, m):
-    s = 7                 # a Python int on one path
+    s = 7  # a Python int on one path
     if x > 0:
-        s = n             # an int32 on the other
+        s = n  # an int32 on the other
     r = 0
-    for i in range(m):    # i: a Python int known at run time, 0 on the first iteration
+    for i in range(m):  # i: a Python int known at run time, 0 on the first iteration
         r = r + s // i
     return r
 
@@ -297,55 +311,69 @@ def floor_divide_joined(x, n, m):
 def test_division_by_zero_of_a_python_number_on_some_paths_is_refused_when_it_runs():
     f = staging.function(floor_divide_joined)
     # A nonzero divisor: the same value on every path.
-    assert f(np.float32(1), np.int32(3), np.int32(0)) == floor_divide_joined(np.float32(1), np.int32(3), np.int32(0))
+    assert f(np.float32(1), np.int32(3), np.int32(0)) == floor_divide_joined(
+        np.float32(1), np.int32(3), np.int32(0)
+    )
     with pytest.raises(ZeroDivisionError):
-        floor_divide_joined(np.float32(-1), np.int32(3), np.int32(1))   # Python's 7 // 0
+        floor_divide_joined(np.float32(-1), np.int32(3), np.int32(1))  # Python's 7 // 0
     with np.errstate(divide="ignore"):
-        assert floor_divide_joined(np.float32(1), np.int32(3), np.int32(1)) == 0   # NumPy's int32(3) // 0
+        assert (
+            floor_divide_joined(np.float32(1), np.int32(3), np.int32(1)) == 0
+        )  # NumPy's int32(3) // 0
     for x in (np.float32(-1), np.float32(1)):
         # One graph for both paths: it cannot tell which ran, so it refuses, naming the line.
         with pytest.raises(errors.ZeroDivisorError) as info:
             f(x, np.int32(3), np.int32(1))
         assert isinstance(info.value, ZeroDivisionError)
         message = str(info.value)
-        assert message.startswith(f"{__file__}:{line_of(floor_divide_joined, 'r = r + s // i')}: floor_divide: ")
+        assert message.startswith(
+            f"{__file__}:{line_of(floor_divide_joined, 'r = r + s // i')}: floor_divide: "
+        )
         assert "'s' is a Python int on some paths and an int32 scalar on others" in message
 
 
 def divide_joined_by_array_value(x, n, d):
     s = 7 if x > 0 else n  # a Python int or an int32
-    return s // d          # d an int32: NumPy's division on every path, never Python's
+    return s // d  # d an int32: NumPy's division on every path, never Python's
 
 
 def test_division_by_a_numpy_divisor_is_numpy_on_every_path():
     with np.errstate(divide="ignore"):
         for x in (np.float32(-1), np.float32(1)):
             args = (x, np.int32(3), np.int32(0))
-            assert staging.function(divide_joined_by_array_value)(*args) == divide_joined_by_array_value(*args) == 0
+            assert (
+                staging.function(divide_joined_by_array_value)(*args)
+                == divide_joined_by_array_value(*args)
+                == 0
+            )
 
 
 def square_of_joined(v, n):
-    return (v if n <= -2 else 300) ** 2   # the Python int 300 on one path, an int16 on the other
+    return (v if n <= -2 else 300) ** 2  # the Python int 300 on one path, an int16 on the other
 
 
 def test_integer_arithmetic_that_wraps_where_a_python_int_would_not_is_refused_when_it_runs():
     f = staging.function(square_of_joined)
-    assert f(np.int16(3), np.int64(-5)) == square_of_joined(np.int16(3), np.int64(-5)) == 9   # no wrap
-    assert square_of_joined(np.int16(3), np.int64(1)) == 90000   # Python's int: 300 ** 2
+    assert (
+        f(np.int16(3), np.int64(-5)) == square_of_joined(np.int16(3), np.int64(-5)) == 9
+    )  # no wrap
+    assert square_of_joined(np.int16(3), np.int64(1)) == 90000  # Python's int: 300 ** 2
     with np.errstate(over="ignore"):
-        assert square_of_joined(np.int16(300), np.int64(-5)) == np.int16(24464)   # NumPy's wraps
+        assert square_of_joined(np.int16(300), np.int64(-5)) == np.int16(24464)  # NumPy's wraps
     for args in ((np.int16(3), np.int64(1)), (np.int16(300), np.int64(-5))):
-        with pytest.raises(errors.WrappedIntegerError) as info:   # was np.int16(24464) for 90000
+        with pytest.raises(errors.WrappedIntegerError) as info:  # was np.int16(24464) for 90000
             f(*args)
         assert isinstance(info.value, OverflowError)
         message = str(info.value)
-        assert message.startswith(f"{__file__}:{line_of(square_of_joined, 'return (v if')}: pow: the result "
-                                  f"wrapped around in int16")
+        assert message.startswith(
+            f"{__file__}:{line_of(square_of_joined, 'return (v if')}: pow: the result "
+            f"wrapped around in int16"
+        )
         assert "is a Python int on some paths and an int16 scalar on others" in message
 
 
 def explicit_add_of_python_kinds(n, y):
-    return np.add(y, 1 if n < 2 else y)    # the Python int 1 or the Python bool y
+    return np.add(y, 1 if n < 2 else y)  # the Python int 1 or the Python bool y
 
 
 def explicit_add_same_dtype_on_every_path(n, y):
@@ -355,9 +383,11 @@ def explicit_add_same_dtype_on_every_path(n, y):
 def test_explicit_ufunc_on_python_numbers_of_different_kinds_on_the_paths():
     # np.add(True, True) is np.True_, np.add(True, 1) np.int64(2): one path gives a bool.
     assert type(explicit_add_of_python_kinds(np.int32(3), True)) is np.bool_
-    with pytest.raises(errors.BranchMismatchError) as info:   # was np.int64(2) for np.True_
+    with pytest.raises(errors.BranchMismatchError) as info:  # was np.int64(2) for np.True_
         staging.function(explicit_add_of_python_kinds)(np.int32(3), True)
-    assert str(info.value).startswith(f"{__file__}:{line_of(explicit_add_of_python_kinds, 'return np.add')}: add: ")
+    assert str(info.value).startswith(
+        f"{__file__}:{line_of(explicit_add_of_python_kinds, 'return np.add')}: add: "
+    )
     for n in (np.int32(3), np.int32(0)):
         staged = staging.function(explicit_add_same_dtype_on_every_path)(n, True)
         eager = explicit_add_same_dtype_on_every_path(n, True)
@@ -365,7 +395,7 @@ def test_explicit_ufunc_on_python_numbers_of_different_kinds_on_the_paths():
 
 
 def dtype_after_accumulating(x, n):
-    s = 0                      # a Python int until the loop's first iteration
+    s = 0  # a Python int until the loop's first iteration
     for i in range(n):
         s = s + x
     return s.dtype
@@ -378,7 +408,7 @@ def sum_after_while(x, n, c):
         k += 1
         s = s + x
     if c > 0:
-        return s.sum()         # read inside a staged `if` after the loop
+        return s.sum()  # read inside a staged `if` after the loop
     return s * 1
 
 
@@ -389,13 +419,18 @@ def test_an_attribute_a_python_number_lacks_raises_after_a_loop_that_ran_zero_ti
     assert f(x, np.int64(2)) == dtype_after_accumulating(x, np.int64(2)) == np.int16
     with pytest.raises(AttributeError):
         dtype_after_accumulating(x, np.int64(0))
-    with pytest.raises(errors.MissingAttributeError) as info:   # was dtype('int16')
+    with pytest.raises(errors.MissingAttributeError) as info:  # was dtype('int16')
         f(x, np.int64(0))
     assert isinstance(info.value, AttributeError)
     message = str(info.value)
-    assert message.startswith(f"{__file__}:{line_of(dtype_after_accumulating, 'return s.dtype')}: 'int' object "
-                              f"has no attribute 'dtype'")
-    assert "'s' is a Python int before the staged loop" in message and "which ran zero times" in message
+    assert message.startswith(
+        f"{__file__}:{line_of(dtype_after_accumulating, 'return s.dtype')}: 'int' object "
+        f"has no attribute 'dtype'"
+    )
+    assert (
+        "'s' is a Python int before the staged loop" in message
+        and "which ran zero times" in message
+    )
 
 
 def test_the_zero_trip_check_reaches_reads_inside_a_later_staged_if():
@@ -427,7 +462,9 @@ def test_the_zero_trip_check_follows_the_number_through_several_loops(jit):
         assert f(x, np.int64(n), np.int64(m)) == dtype_after_two_loops(x, np.int64(n), np.int64(m))
     with pytest.raises(AttributeError):
         dtype_after_two_loops(x, np.int64(0), np.int64(0))
-    with pytest.raises(errors.MissingAttributeError, match=r"before the staged loops \(2, the last at"):
+    with pytest.raises(
+        errors.MissingAttributeError, match=r"before the staged loops \(2, the last at"
+    ):
         f(x, np.int64(0), np.int64(0))
 
 
@@ -443,7 +480,7 @@ def test_a_number_a_later_loop_may_pass_through_unchanged_is_refused_where_its_a
                 s = s + x
         return s.dtype
 
-    with pytest.raises(AttributeError):   # eagerly, when neither loop changed s
+    with pytest.raises(AttributeError):  # eagerly, when neither loop changed s
         f(np.int32(3), np.int64(0), np.int64(2), np.bool_(False))
     with pytest.raises(errors.LoopVariableError, match="'s' is a Python int on some paths"):
         staging.function(f)(np.int32(3), np.int64(1), np.int64(1), np.bool_(True))
@@ -458,30 +495,31 @@ def test_a_number_a_staged_if_after_the_loop_may_pass_through_is_refused_where_i
             s = s * 2
         return s.dtype
 
-    with pytest.raises(AttributeError):   # eagerly, when the loop ran zero times and c is False
+    with pytest.raises(AttributeError):  # eagerly, when the loop ran zero times and c is False
         f(np.int32(3), np.int64(0), np.bool_(False))
     with pytest.raises(errors.BranchMismatchError, match="'s' is a Python int on some paths"):
         staging.function(f)(np.int32(3), np.int64(2), np.bool_(True))
 
 
 def negated_int_or_float(n, z):
-    return -(0 if n == z else -2.0)    # the Python int 0 on one path, a Python float on the other
+    return -(0 if n == z else -2.0)  # the Python int 0 on one path, a Python float on the other
 
 
 def test_a_negated_zero_that_is_an_int_on_some_path_is_refused_when_it_runs():
     f = staging.function(negated_int_or_float)
     assert f(np.int8(2), 0.0) == negated_int_or_float(np.int8(2), 0.0) == 2.0
-    assert negated_int_or_float(np.int8(0), 0.0) == 0   # the int 0: no sign
-    with pytest.raises(errors.SignedZeroError) as info:   # was -0.0
+    assert negated_int_or_float(np.int8(0), 0.0) == 0  # the int 0: no sign
+    with pytest.raises(errors.SignedZeroError) as info:  # was -0.0
         f(np.int8(0), 0.0)
-    assert str(info.value).startswith(f"{__file__}:{line_of(negated_int_or_float, 'return -(0 if')}: negative: "
-                                      f"the result is -0.0")
+    assert str(info.value).startswith(
+        f"{__file__}:{line_of(negated_int_or_float, 'return -(0 if')}: negative: the result is -0.0"
+    )
 
 
 def or_of_and_in_a_loop(n, y):
     count = 0
     for i in range(n):
-        if (n and y) or (not i):   # `n and y`: the int8 n or the Python int y
+        if (n and y) or (not i):  # `n and y`: the int8 n or the Python int y
             continue
         count += 1
     return count
@@ -500,7 +538,7 @@ def uint16_of_bool_or_complex(x, n, y):
     a = np.uint16(0)
     while k < n:
         k += 1
-        a = np.uint16(x if k else y)   # the Python bool x (k >= 1), or the complex y: never taken
+        a = np.uint16(x if k else y)  # the Python bool x (k >= 1), or the complex y: never taken
     return a
 
 
@@ -511,12 +549,14 @@ def test_a_real_scalar_type_of_a_value_that_is_a_python_complex_on_some_path_is_
     assert uint16_of_bool_or_complex(*args) == 1
     with pytest.raises(errors.BranchMismatchError) as info:
         staging.function(uint16_of_bool_or_complex)(*args)
-    assert str(info.value).startswith(f"{__file__}:{line_of(uint16_of_bool_or_complex, 'a = np.uint16(x if')}: ")
+    assert str(info.value).startswith(
+        f"{__file__}:{line_of(uint16_of_bool_or_complex, 'a = np.uint16(x if')}: "
+    )
     assert "a Python bool on some paths and a Python complex on others" in str(info.value)
 
 
 def explicit_add_of_literal_and_joined(x, y):
-    return np.add(-1, 3 if x > 0 else y)   # np.add(-1, 3) is an int64; the staged value a float16
+    return np.add(-1, 3 if x > 0 else y)  # np.add(-1, 3) is an int64; the staged value a float16
 
 
 def test_explicit_ufunc_of_a_literal_and_a_python_number_path_is_checked_as_numpy():
@@ -530,8 +570,8 @@ def test_explicit_ufunc_of_a_literal_and_a_python_number_path_is_checked_as_nump
 
 
 def or_of_two_joined_values(x, n):
-    v = n - (~n) if x > 0 else -np.minimum(True, 1.5)   # the Python int 7, or a float64
-    return (v if 3 > v else 100) | v                    # on the int path, both operands are ints
+    v = n - (~n) if x > 0 else -np.minimum(True, 1.5)  # the Python int 7, or a float64
+    return (v if 3 > v else 100) | v  # on the int path, both operands are ints
 
 
 def test_an_op_that_works_when_several_joined_inputs_are_python_numbers_at_once_is_refused():
@@ -545,8 +585,8 @@ def test_an_op_that_works_when_several_joined_inputs_are_python_numbers_at_once_
 
 def test_an_unused_sum_of_a_run_time_python_int_and_a_numpy_integer_still_raises():
     def f(x, n, y):
-        v = (n >> 1) if x != 1 else -n   # a Python int known when the graph runs
-        v += np.uint32(y)                # NEP 50: OverflowError when v < 0
+        v = (n >> 1) if x != 1 else -n  # a Python int known when the graph runs
+        v += np.uint32(y)  # NEP 50: OverflowError when v < 0
         v = 5
         return x
 
@@ -564,13 +604,15 @@ def test_an_unused_sum_of_a_run_time_python_int_and_a_numpy_integer_still_raises
 
 def test_a_numpy_integer_of_a_python_int_that_does_not_fit_is_refused_when_it_runs():
     def f(n, c):
-        v = np.uint8(n if c else 300)   # the Python int 300 on one path: OverflowError eagerly
+        v = np.uint8(n if c else 300)  # the Python int 300 on one path: OverflowError eagerly
         return n
 
     g = staging.function(f)
     with pytest.raises(OverflowError):
         f(np.int64(0), np.bool_(False))
-    with pytest.raises(errors.NumberDoesNotFitError, match="np.uint8: the value does not fit it") as info:
+    with pytest.raises(
+        errors.NumberDoesNotFitError, match="np.uint8: the value does not fit it"
+    ) as info:
         g(np.int64(0), np.bool_(False))
     assert isinstance(info.value, OverflowError)
     assert g(np.int64(7), np.bool_(True)) == f(np.int64(7), np.bool_(True))
@@ -580,16 +622,18 @@ def test_joined_values_that_are_python_numbers_together_are_checked_together():
     def f(x, n):
         v = 0 if n < x else -x
         w = 1 if n < x else x
-        return np.where(v == v, v, w)   # all Python ints on one path: int64
+        return np.where(v == v, v, w)  # all Python ints on one path: int64
 
     assert f(np.array(2, np.uint8), 0).dtype == np.int64
-    with pytest.raises(errors.BranchMismatchError, match="with all of them Python numbers this gives an int64"):
+    with pytest.raises(
+        errors.BranchMismatchError, match="with all of them Python numbers this gives an int64"
+    ):
         staging.function(f)(np.array(2, np.uint8), 0)
 
 
 def test_a_remainder_of_python_ints_on_some_path_giving_negative_zero_is_refused_when_it_runs():
     def f(x, n):
-        v = np.exp(x) if x == n else x    # a Python int on the path where x != n
+        v = np.exp(x) if x == n else x  # a Python int on the path where x != n
         return (-v) % v
 
     assert f(-3, np.int64(2)) == 0 and type(f(-3, np.int64(2))) is int
@@ -602,7 +646,7 @@ def test_a_float_conversion_that_was_a_python_int_before_a_loop_is_checked_when_
         v = -9
         for _ in range(n):
             v = np.float64(x)
-        return np.uint32(v)      # OverflowError eagerly when the loop ran zero times
+        return np.uint32(v)  # OverflowError eagerly when the loop ran zero times
 
     with pytest.raises(OverflowError):
         f(np.float64(2.0), np.int64(0))
@@ -615,7 +659,7 @@ def test_a_float_conversion_that_was_a_python_int_before_a_loop_is_checked_when_
 @pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")  # the staged cast runs first
 def test_a_numpy_integer_of_a_complex_that_is_a_python_int_on_some_path_is_checked():
     def f(x, c):
-        v = np.maximum(3, x) if c else ~False     # complex64, or the Python int -1
+        v = np.maximum(3, x) if c else ~False  # complex64, or the Python int -1
         return np.uint32(v)
 
     with pytest.raises(OverflowError):
@@ -626,11 +670,13 @@ def test_a_numpy_integer_of_a_complex_that_is_a_python_int_on_some_path_is_check
 
 def test_an_explicit_ufunc_of_a_complex_that_is_a_python_int_on_some_path_and_a_float64_is_refused():
     def f(v):
-        c = 300 if 2.5 > v else 2.5 - 1.0j    # the Python int 300, or a Python complex
-        return np.multiply(c, v)              # float64 for the int eagerly, complex128 for the complex
+        c = 300 if 2.5 > v else 2.5 - 1.0j  # the Python int 300, or a Python complex
+        return np.multiply(c, v)  # float64 for the int eagerly, complex128 for the complex
 
     assert type(f(np.float64(-1.0))) is np.float64
-    with pytest.raises(errors.BranchMismatchError, match="gives a float64 scalar eagerly on the first"):
+    with pytest.raises(
+        errors.BranchMismatchError, match="gives a float64 scalar eagerly on the first"
+    ):
         staging.function(f)(np.float64(-1.0))
 
 
@@ -638,16 +684,18 @@ def test_a_loop_variable_the_body_makes_a_python_number_is_checked_on_later_iter
     def f(n, y):
         s = np.float64(0.5)
         for i in range(n):
-            print(y % s)        # on the second iteration s is the Python int 2: uint64 % int is uint64
+            print(y % s)  # on the second iteration s is the Python int 2: uint64 % int is uint64
             s = len([1, 2])
         return s
 
-    with pytest.raises(errors.LoopVariableError, match="gives a uint64 scalar eagerly on the first"):
+    with pytest.raises(
+        errors.LoopVariableError, match="gives a uint64 scalar eagerly on the first"
+    ):
         staging.function(f)(np.int64(2), np.uint64(3))
 
 
 def remainder_after_a_loop(x, n, d):
-    v = n                      # a Python int until the loop's first iteration
+    v = n  # a Python int until the loop's first iteration
     k = 0
     while k < 3 and not x:
         k += 1
@@ -659,7 +707,11 @@ def remainder_after_a_loop(x, n, d):
 def test_a_division_by_zero_of_the_number_a_loop_left_unchanged_raises_as_python_does(jit):
     # Seed 255: eagerly `0 % 0` of Python ints raises; staged it was NaN.
     f = staging.function(remainder_after_a_loop, jit_compile=jit)
-    for args in ((np.int8(0), 4, 0), (np.int8(0), 4, 2), (np.int8(1), 4, 3)):  # ran, or no zero divisor
+    for args in (
+        (np.int8(0), 4, 0),
+        (np.int8(0), 4, 2),
+        (np.int8(1), 4, 3),
+    ):  # ran, or no zero divisor
         with np.errstate(all="ignore"):
             staged, eager = f(*args), remainder_after_a_loop(*args)
         np.testing.assert_array_equal(np.array(staged, dtype=float), np.array(eager, dtype=float))
@@ -667,16 +719,18 @@ def test_a_division_by_zero_of_the_number_a_loop_left_unchanged_raises_as_python
         remainder_after_a_loop(np.int8(1), 4, 0)
     with pytest.raises(errors.ZeroDivisorError) as info:
         f(np.int8(1), 4, 0)
-    assert str(info.value).startswith(f"{__file__}:{line_of(remainder_after_a_loop, 'return v % d')}: remainder: ")
+    assert str(info.value).startswith(
+        f"{__file__}:{line_of(remainder_after_a_loop, 'return v % d')}: remainder: "
+    )
     assert "'v' is still a Python int because the staged loop at" in str(info.value)
     assert "ran zero times" in str(info.value)
 
 
 def index_joined(x, n, c):
     if n:
-        v = 0                  # a Python int ...
+        v = 0  # a Python int ...
     else:
-        v = np.cos(c > n)      # ... or a float16
+        v = np.cos(c > n)  # ... or a float16
     return x[v % len(x)]
 
 
@@ -687,8 +741,10 @@ def test_an_index_that_is_an_int_on_some_path_and_a_float_staged_is_refused_nami
     with pytest.raises(errors.BranchMismatchError) as info:
         staging.function(index_joined)(x, np.int64(2), 1)
     message = str(info.value)
-    assert message.startswith(f"{__file__}:{line_of(index_joined, 'return x[v % len(x)]')}: 'v' is a Python int "
-                              f"on some paths and a float16 scalar on others")
+    assert message.startswith(
+        f"{__file__}:{line_of(index_joined, 'return x[v % len(x)]')}: 'v' is a Python int "
+        f"on some paths and a float16 scalar on others"
+    )
     assert "as an index it works eagerly on the first and fails staged (IndexError" in message
 
 
@@ -697,8 +753,8 @@ def dtype_after_an_op_keeping_the_number(x, n):
     k = 0
     while k < n:
         k += 1
-        s = s + x          # float64 once the loop runs
-    s = s + 0              # the Python int + 0 is still a Python int when it ran zero times
+        s = s + x  # float64 once the loop runs
+    s = s + 0  # the Python int + 0 is still a Python int when it ran zero times
     s = s * 2
     return s.dtype
 
@@ -706,10 +762,14 @@ def dtype_after_an_op_keeping_the_number(x, n):
 def test_the_zero_trip_check_follows_the_number_through_ops_that_keep_it_a_python_number():
     # Seed 273: the op's result forgot the loop, and `.dtype` read the staged float64.
     f = staging.function(dtype_after_an_op_keeping_the_number)
-    assert f(np.float64(0.5), np.int64(2)) == dtype_after_an_op_keeping_the_number(np.float64(0.5), np.int64(2))
+    assert f(np.float64(0.5), np.int64(2)) == dtype_after_an_op_keeping_the_number(
+        np.float64(0.5), np.int64(2)
+    )
     with pytest.raises(AttributeError):
         dtype_after_an_op_keeping_the_number(np.float64(0.5), np.int64(0))
-    with pytest.raises(errors.MissingAttributeError, match="'s' is a Python int before the staged loop at"):
+    with pytest.raises(
+        errors.MissingAttributeError, match="'s' is a Python int before the staged loop at"
+    ):
         f(np.float64(0.5), np.int64(0))
 
 
@@ -728,8 +788,10 @@ def test_a_sum_of_joined_values_that_are_both_python_ints_on_a_path_keeps_that_p
         return v >> 1
 
     assert f(np.bool(False), np.bool(False)) == 1
-    with pytest.raises(errors.BranchMismatchError, match="right_shift: .* is a Python int on some paths and a "
-                       "float64 scalar on others") as info:
+    with pytest.raises(
+        errors.BranchMismatchError,
+        match="right_shift: .* is a Python int on some paths and a float64 scalar on others",
+    ) as info:
         staging.function(f)(np.bool(False), np.bool(False))
     assert str(info.value).startswith(f"{__file__}:{line_of(f, 'v >> 1')}:")
 
@@ -738,8 +800,8 @@ def _float_or_int(x):
     k = 0
     while k < 3 and x > 5:
         k += 1
-        return -2.0          # a Python float on this path
-    return ~(k ^ 5)          # a Python int on this one
+        return -2.0  # a Python float on this path
+    return ~(k ^ 5)  # a Python int on this one
 
 
 def test_a_loop_keeps_the_other_types_its_initial_value_has():
@@ -756,8 +818,10 @@ def test_a_loop_keeps_the_other_types_its_initial_value_has():
 
     args = (np.uint32(1), np.int32(1), np.uint64(0))
     assert type(f(*args)) is np.int32
-    with pytest.raises(errors.LoopVariableError, match="subtract: 's' is a Python int on some paths and a "
-                       "float64 scalar on others"):
+    with pytest.raises(
+        errors.LoopVariableError,
+        match="subtract: 's' is a Python int on some paths and a float64 scalar on others",
+    ):
         staging.function(f)(*args)
 
 
@@ -776,8 +840,11 @@ def test_an_op_python_refuses_on_the_number_a_loop_left_unchanged_raises_when_it
     with pytest.raises(TypeError):
         f(np.int64(0), np.True_)
     g = staging.function(f)
-    with pytest.raises(errors.LoopVariableError, match="'s' is still a Python int because the staged loop at .* ran "
-                       "zero times, and there Python raises TypeError") as info:
+    with pytest.raises(
+        errors.LoopVariableError,
+        match="'s' is still a Python int because the staged loop at .* ran "
+        "zero times, and there Python raises TypeError",
+    ) as info:
         g(np.int64(0), np.True_)
     assert isinstance(info.value, TypeError)
     assert g(np.int64(2), np.True_) == np.int64(1) > 1j  # it ran: NumPy's comparison, as eagerly
@@ -791,8 +858,11 @@ def test_an_op_failing_on_both_paths_with_different_errors_is_refused_naming_the
 
     with pytest.raises(ZeroDivisionError):
         f(np.float64(1.0), 0)
-    with pytest.raises(errors.BranchMismatchError, match="floor_divide raises ZeroDivisionError eagerly on the "
-                       "first and fails staged \\(TypeError"):
+    with pytest.raises(
+        errors.BranchMismatchError,
+        match="floor_divide raises ZeroDivisionError eagerly on the "
+        "first and fails staged \\(TypeError",
+    ):
         staging.function(f)(np.float64(1.0), 0)
 
 

@@ -13,15 +13,43 @@ import pytest
 import staging
 
 PYTHON_NUMBERS = [True, 3, 2.5, 1.5 + 0.5j]
-NUMPY_SCALARS = [np.dtype(t).type(v) for t, v in (
-    (np.bool_, True), (np.int8, 3), (np.int16, 3), (np.int32, 3), (np.int64, 3), (np.uint8, 3),
-    (np.uint16, 3), (np.uint32, 3), (np.uint64, 3), (np.float16, 2.5), (np.float32, 2.5),
-    (np.float64, 2.5), (np.complex64, 1.5 + 0.5j), (np.complex128, 1.5 + 0.5j))]
+NUMPY_SCALARS = [
+    np.dtype(t).type(v)
+    for t, v in (
+        (np.bool_, True),
+        (np.int8, 3),
+        (np.int16, 3),
+        (np.int32, 3),
+        (np.int64, 3),
+        (np.uint8, 3),
+        (np.uint16, 3),
+        (np.uint32, 3),
+        (np.uint64, 3),
+        (np.float16, 2.5),
+        (np.float32, 2.5),
+        (np.float64, 2.5),
+        (np.complex64, 1.5 + 0.5j),
+        (np.complex128, 1.5 + 0.5j),
+    )
+]
 BINARY = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-    "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "&": operator.and_,
-    "|": operator.or_, "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift,
-    "<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne, ">": operator.gt,
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "//": operator.floordiv,
+    "%": operator.mod,
+    "**": operator.pow,
+    "&": operator.and_,
+    "|": operator.or_,
+    "^": operator.xor,
+    "<<": operator.lshift,
+    ">>": operator.rshift,
+    "<": operator.lt,
+    "<=": operator.le,
+    "==": operator.eq,
+    "!=": operator.ne,
+    ">": operator.gt,
     ">=": operator.ge,
 }
 
@@ -53,15 +81,27 @@ def same_number(a, b) -> bool:
 def symbolic(python_number, flag):
     """`python_number`, as a value of the graph known only when it runs (a staged `if` gives
     it; flag > 0 when the graph runs)."""
-    other = type(python_number)(not python_number) if isinstance(python_number, bool) else type(python_number)(0)
+    other = (
+        type(python_number)(not python_number)
+        if isinstance(python_number, bool)
+        else type(python_number)(0)
+    )
     return staging.cond(flag > 0, lambda: python_number, lambda: other)
 
 
 def check(op, left, right, weak_left: bool, weak_right: bool):
     def staged_fn(flag, *arrays):
         it = iter(arrays)
-        a = symbolic(left, flag) if weak_left else (next(it) if isinstance(left, np.generic) else left)
-        b = symbolic(right, flag) if weak_right else (next(it) if isinstance(right, np.generic) else right)
+        a = (
+            symbolic(left, flag)
+            if weak_left
+            else (next(it) if isinstance(left, np.generic) else left)
+        )
+        b = (
+            symbolic(right, flag)
+            if weak_right
+            else (next(it) if isinstance(right, np.generic) else right)
+        )
         return op(a, b)
 
     inputs = [v for v in (left, right) if isinstance(v, np.generic)]
@@ -69,11 +109,17 @@ def check(op, left, right, weak_left: bool, weak_right: bool):
     got = run(staging.function(staged_fn, autograph=False), np.int64(1), *inputs)
     context = f"{left!r} {op} {right!r}"
     if expected[0] == "error":
-        assert got[0] == "error", f"{context}: eager raises {expected[1]!r}, staged returns {got[1]!r}"
-        assert isinstance(got[1], type(expected[1])), f"{context}: {got[1]!r} is not a {type(expected[1])}"
+        assert got[0] == "error", (
+            f"{context}: eager raises {expected[1]!r}, staged returns {got[1]!r}"
+        )
+        assert isinstance(got[1], type(expected[1])), (
+            f"{context}: {got[1]!r} is not a {type(expected[1])}"
+        )
         return
     assert got[0] == "ok", f"{context}: eager gives {expected[1]!r}, staged raises {got[1]!r}"
-    assert describe(got[1]) == describe(expected[1]), f"{context}: {got[1]!r} vs eager {expected[1]!r}"
+    assert describe(got[1]) == describe(expected[1]), (
+        f"{context}: {got[1]!r} vs eager {expected[1]!r}"
+    )
     assert same_number(got[1], expected[1]), f"{context}: {got[1]!r} vs eager {expected[1]!r}"
 
 
@@ -147,7 +193,10 @@ def test_python_counters_come_back_as_python_numbers():
     f = staging.function(count)
     for n in (np.int64(1), np.int64(37)):
         staged, eager = f(n), count(n)
-        assert staged == eager and [type(v) for v in staged] == [type(v) for v in eager] == [int, float]
+        assert staged == eager and [type(v) for v in staged] == [type(v) for v in eager] == [
+            int,
+            float,
+        ]
     graph = str(f.get_concrete_function(np.int64(37)).graph)
     assert "int = const 0" in graph  # the graph text shows Python numbers as `int`, `float`, ...
 
@@ -166,22 +215,24 @@ def test_negative_power_of_python_ints_is_refused_at_run_time():
         e = 0
         for _ in range(n):
             e = e - 1
-        return 2 ** e
+        return 2**e
 
     f = staging.function(g)
     assert f(np.int64(0)) == g(np.int64(0)) == 1
-    with pytest.raises(ValueError, match=r"2 \*\* -1 is a float in Python, but this power was traced as an int"):
+    with pytest.raises(
+        ValueError, match=r"2 \*\* -1 is a float in Python, but this power was traced as an int"
+    ):
         f(np.int64(1))
 
 
 def test_joining_python_numbers_follows_python_and_nep50():
     def g(flag, x):
-        a = 0          # an int ...
+        a = 0  # an int ...
         if flag > 0:
-            a = 0.5    # ... or a float: a float where they meet
-        b = 1          # an int ...
+            a = 0.5  # ... or a float: a float where they meet
+        b = 1  # an int ...
         if flag > 0:
-            b = x      # ... or an int8 value: int8 where they meet (NEP 50)
+            b = x  # ... or an int8 value: int8 where they meet (NEP 50)
         return a, b
 
     f = staging.function(g)

@@ -15,6 +15,7 @@ from staging import errors
 
 pytestmark = pytest.mark.filterwarnings("ignore::staging.RetracingWarning")  # each test stages anew
 
+
 def run(f, *args):
     """The result of f(*args), or the type of the exception it raised."""
     try:
@@ -26,7 +27,9 @@ def run(f, *args):
 def agree(f, *args):
     """Staged f gives eager f's answer on `args` (copies: eagerly f may write into them)."""
     eager = run(f, *[np.copy(a) if isinstance(a, np.ndarray) else a for a in args])
-    staged = run(staging.function(f), *[np.copy(a) if isinstance(a, np.ndarray) else a for a in args])
+    staged = run(
+        staging.function(f), *[np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
+    )
     if isinstance(eager, type):
         assert isinstance(staged, type) and issubclass(staged, eager), (staged, eager)
         return staged
@@ -45,6 +48,7 @@ ARGS = [(np.bool_(True), np.int64(n)) for n in (0, 1, 3)] + [(np.bool_(False), n
 
 
 # -- values computed in the function ---------------------------------------------------
+
 
 def where_written_in_place(c, n):
     s = np.where(c, 1.5, 0.5)
@@ -99,8 +103,17 @@ def scalar_copy_written(c, n):
 
 
 @pytest.mark.parametrize("args", ARGS)
-@pytest.mark.parametrize("f", [where_written_in_place, where_written_in_a_loop, asarray_of_a_scalar_written,
-                               array_with_dtype_written, same_kind_on_both_branches, scalar_copy_written])
+@pytest.mark.parametrize(
+    "f",
+    [
+        where_written_in_place,
+        where_written_in_a_loop,
+        asarray_of_a_scalar_written,
+        array_with_dtype_written,
+        same_kind_on_both_branches,
+        scalar_copy_written,
+    ],
+)
 def test_writes_into_computed_zero_d_arrays_agree(f, args):
     agree(f, *args)
 
@@ -160,6 +173,7 @@ def test_scalar_writes_still_rebind():
 
 # -- item assignment and out= ------------------------------------------------------------
 
+
 def test_item_assignment_into_a_numpy_scalar_raises_as_eagerly():
     def f(x):
         y = x * 1.0
@@ -195,6 +209,7 @@ def test_out_into_a_numpy_scalar_raises_as_eagerly():
 
 
 # -- arguments ---------------------------------------------------------------------------
+
 
 def test_a_zero_d_array_argument_is_written_and_a_scalar_one_rebinds():
     def f(x):
@@ -246,6 +261,7 @@ def test_a_concrete_function_takes_both_kinds():
 
 # -- loops on Python numbers ("unboxed") keep the objects they pass through -------------------
 
+
 def loop_returning_its_argument(x, n):
     k = 0
     while k < n:
@@ -275,8 +291,12 @@ def loop_swapping(a, b, n):
 def test_scalar_loops_keep_zero_d_arrays(x, n):
     agree(loop_returning_its_argument, x, np.int32(n))
     agree(loop_passing_a_capture_through, x, np.int32(n))
-    agree(loop_swapping, x, x.dtype.type(7) if isinstance(x, np.ndarray) else np.asarray(7, x.dtype),
-          np.int32(n))
+    agree(
+        loop_swapping,
+        x,
+        x.dtype.type(7) if isinstance(x, np.ndarray) else np.asarray(7, x.dtype),
+        np.int32(n),
+    )
 
 
 def test_an_input_signature_trace_that_writes_into_its_argument_serves_one_kind():
@@ -297,8 +317,8 @@ def test_an_input_signature_trace_that_writes_into_its_argument_serves_one_kind(
 
 
 def complex_meets_float64(z, y):
-    u = np.sum(np.array([y, y]))          # a float64 scalar, whatever y is
-    return z != y, z == y, z / y, z * y, z + y, z - y, z ** y, z * u, (1 - 2j) / u
+    u = np.sum(np.array([y, y]))  # a float64 scalar, whatever y is
+    return z != y, z == y, z / y, z * y, z + y, z - y, z**y, z * u, (1 - 2j) / u
 
 
 def test_a_python_complex_meets_a_zero_d_array_as_numpy_and_a_scalar_as_python():
@@ -309,6 +329,9 @@ def test_a_python_complex_meets_a_zero_d_array_as_numpy_and_a_scalar_as_python()
         eager, staged = complex_meets_float64(1 - 1j, y), f(1 - 1j, y)
         assert [type(v) for v in staged] == [type(v) for v in eager], y
         assert all(np.array_equal(s, e) for s, e in zip(staged, eager))
-    on_array, on_scalar = complex_meets_float64(1j, np.array(1.0)), complex_meets_float64(1j, np.float64(1))
+    on_array, on_scalar = (
+        complex_meets_float64(1j, np.array(1.0)),
+        complex_meets_float64(1j, np.float64(1)),
+    )
     assert type(on_array[0]) is np.bool_ and type(on_array[4]) is np.complex128
     assert type(on_scalar[0]) is bool and type(on_scalar[4]) is complex

@@ -57,4 +57,6 @@ def analyze(fn_node, code) -> None:
     for node in ast.walk(fn_node):
         if isinstance(node, _DEFS) and node is not fn_node:
             inner = by_key.get((node.name, _first_line(node)))
-            anno.setanno(node, anno.Static.CELLS, cell_vars(inner) if inner is not None else frozenset())
+            anno.setanno(
+                node, anno.Static.CELLS, cell_vars(inner) if inner is not None else frozenset()
+            )

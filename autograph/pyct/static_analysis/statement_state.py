@@ -70,5 +70,10 @@ def of(node, cells, declared) -> State:
         outputs = ordinary & (live_in | live_out)
         inputs = outputs
         merged = cell_names & (live_in | live_out | defined)
-    return State(frozenset(outputs), frozenset(inputs), frozenset(cell_names), frozenset(merged),
-                 frozenset(outer))
+    return State(
+        frozenset(outputs),
+        frozenset(inputs),
+        frozenset(cell_names),
+        frozenset(merged),
+        frozenset(outer),
+    )
