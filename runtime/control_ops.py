@@ -225,7 +225,7 @@ def _range_counter(em, node: Node, test, counters: set[int]):
         return None
     cond, body = node.subgraphs["cond"], node.subgraphs["body"]
     j = cond.inputs.index(counter)
-    if not (node.outputs[j].type.weak or j in counters):
+    if not (getattr(node.outputs[j].type, "weak", False) or j in counters):
         return None
     step = body.outputs[j]
     stepper = step.producer if isinstance(step, Value) else None

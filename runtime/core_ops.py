@@ -10,7 +10,7 @@ import numpy as np
 
 from .graph import ListType, Value
 from .registry import register_op
-from .types import TensorType
+from .types import TensorType, TypeJoinError, join_types
 
 
 class _ArgSlot:
@@ -302,10 +302,10 @@ def _list_write_infer(lst, index, value, *, dynamic_size):
         value = TensorType.of(value)
     if lst.element is None:
         return ListType(value)
-    joined = lst.element.most_specific_common_supertype(value)
-    if joined is None:
-        raise TypeError(f"cannot write a {value} value into a list of {lst.element}")
-    return ListType(joined)
+    try:
+        return ListType(join_types(lst.element, value))
+    except TypeJoinError:
+        raise TypeError(f"cannot write a {value} value into a list of {lst.element}") from None
 
 
 def _list_write_emit(em, node, indent: int) -> None:

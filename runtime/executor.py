@@ -25,6 +25,7 @@ from .graph import Graph, Node, Value, node_text
 from .ops.elementwise import INT_AS_FLOAT, as_dtype
 from .options import get_options
 from .registry import get_op
+from .types import TensorType
 from .user_lines import generated_line
 
 _counter = itertools.count()
@@ -275,12 +276,13 @@ class _Emitter(chunks.ChunkedEmission):
             or node.attrs
             or len(node.outputs) != 1
             or not self.options["buffer_reuse"]
+            or type(node.outputs[0].type) is not TensorType
             or not fusion.in_place_exact(node)
         ):
             return False  # (the reused buffer is one of `dying`)
         result = node.outputs[0]
         out_type = result.type
-        if out_type.ndim == 0:
+        if type(out_type) is not TensorType or out_type.ndim == 0:  # (one kind: runtime.types)
             return False
         buffers = self.buffers
         target = None

@@ -8,37 +8,7 @@ from types import MappingProxyType
 import numpy as np
 
 from .registry import get_op
-from .types import TensorType
-
-
-class ListType:
-    """Type of a list value (a TensorArray at run time): its element type, possibly unknown."""
-
-    __slots__ = ("element",)
-
-    def __init__(self, element: TensorType | None):
-        self.element = element
-
-    def __eq__(self, other):
-        return isinstance(other, ListType) and self.element == other.element
-
-    def __hash__(self):
-        return hash(("list", self.element))
-
-    def __repr__(self):
-        return f"ListType({self.element!r})"
-
-    def __str__(self):
-        return f"list[{self.element if self.element is not None else '?'}]"
-
-    def is_supertype_of(self, other) -> bool:
-        """True when a list of type `other` is also one of this type (an unknown element type,
-        on either side, fits: a list gets its element type from its first write)."""
-        if not isinstance(other, ListType):
-            return False
-        if self.element is None or other.element is None:
-            return True
-        return self.element.is_supertype_of(other.element)
+from .types import ListType, TensorType  # noqa: F401  (ListType: graph values' types)
 
 
 class Value:

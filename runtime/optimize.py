@@ -14,6 +14,7 @@ from .graph import Graph, Node, Value
 from .ops.elementwise import PYTHON_OPERATORS
 from .options import get_options
 from .registry import get_op
+from .types import TensorType
 from .verify import verify
 
 # Folding makes the result a constant held by the graph: keep big results computed at run time.
@@ -212,6 +213,7 @@ def remove_identities(graph: Graph) -> None:  # noqa: C901, PLR0915
                     x = mapping.get(other, other)  # x may be dropped too
                     if (
                         kinds
+                        and type(other.type) is TensorType  # (one kind: see runtime.types)
                         and other.type == node.outputs[0].type
                         and other.type.dtype.kind in kinds
                         and (

@@ -6,7 +6,7 @@ import functools
 from dataclasses import dataclass
 from typing import Callable
 
-from .types import TensorType
+from .types import TensorType, UnionType, union_of
 
 
 @dataclass(frozen=True)
@@ -120,3 +120,60 @@ def infer_types(op: OpDef, input_types, attrs) -> tuple[TensorType, ...]:
     if not op.weak_results:
         outs = tuple(t.strong() if isinstance(t, TensorType) else t for t in outs)
     return outs
+
+
+MAX_COMBINATIONS = 64  # kind combinations one op's inputs may have (each is a run of its rule)
+
+
+class TooManyKindsError(TypeError):
+    """An op whose inputs have more kind combinations than MAX_COMBINATIONS."""
+
+
+def kind_combinations(input_types, groups=None):
+    """Each way the inputs' kinds may be at run time: one tuple of single-kind types per way.
+    `groups[i]`, when given, names the value input i is: inputs of the same group are the same
+    value, so they are the same kind on every path (`v // v` has two ways, not four)."""
+    groups = groups if groups is not None else list(range(len(input_types)))
+    choices: dict = {}
+    for group, t in zip(groups, input_types):
+        if type(t) is UnionType:
+            choices.setdefault(group, t.alternatives)
+    count = 1
+    for options in choices.values():
+        count *= len(options)
+    if count > MAX_COMBINATIONS:
+        raise TooManyKindsError(
+            f"its inputs have {count} combinations of kinds (a Python number on some paths and a "
+            f"NumPy value on others, each); at most {MAX_COMBINATIONS}"
+        )
+    ways: list[dict] = [{}]
+    for group, options in choices.items():
+        ways = [{**way, group: option} for way in ways for option in options]
+    for way in ways:
+        yield tuple(way.get(group, t) for group, t in zip(groups, input_types))
+
+
+def infer_kinds(op: OpDef, input_types, attrs, groups=None, infer=None):
+    """The one propagation rule: the output types of `op` on inputs that may be of several kinds
+    (UnionTypes), its rule applied to each combination of kinds and the results joined.
+
+    Returns (output types, failures): `failures` lists (kinds, exception) for the combinations
+    whose rule raised; on those paths the op raises when the graph runs, as its kernel does
+    eagerly. When every combination fails, the first one's exception is raised here.
+    `infer(op, types, attrs)` runs the rule (infer_types by default; a caller may memoise)."""
+    infer = infer or infer_types
+    results, failures = [], []
+    for combination in kind_combinations(input_types, groups):
+        try:
+            results.append(infer(op, list(combination), attrs))
+        except (ValueError, TypeError, IndexError, ArithmeticError, LookupError) as exc:
+            failures.append((combination, exc))
+    if not results:
+        raise failures[0][1]
+    outputs = tuple(
+        union_of(outs[i] for outs in results)
+        if type(results[0][i]) is TensorType or type(results[0][i]) is UnionType
+        else results[0][i]
+        for i in range(len(results[0]))
+    )
+    return outputs, failures

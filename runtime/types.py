@@ -1,4 +1,12 @@
-"""Static value types of the graph IR: a dtype plus a shape whose dims may be unknown."""
+"""Static value types of the graph IR: what a value may be when the graph runs.
+
+A `TensorType` is one kind of value: a NumPy value of a dtype and a shape whose dims may be
+unknown, or (weak) a Python number. A `UnionType` is a value whose kind depends on the path
+the run takes (a Python int on one branch, an int8 scalar on the other; a loop accumulator
+that is the Python 0 until the first iteration): at run time the value is what that path made
+it, and every op's result type is its rule applied to each kind (runtime.registry.infer_kinds).
+`join_types` is the one rule for where two paths meet. `ListType` is a list value's type.
+"""
 
 from __future__ import annotations
 
@@ -174,9 +182,167 @@ class TensorType:
 
 
 def accepts(declared, actual) -> bool:
-    """Whether a value of type `actual` may stand where type `declared` is expected: the same
-    kind of type, and `declared` is `actual` or less specific (`f64[?]` accepts `f64[3]`)."""
+    """Whether a value of type `actual` may stand where type `declared` is expected: `declared`
+    is `actual` or less specific (`f64[?]` accepts `f64[3]`, `int | i8[]` accepts `int`)."""
+    if type(declared) is UnionType:
+        return declared.is_supertype_of(actual)
     return type(declared) is type(actual) and declared.is_supertype_of(actual)
+
+
+class ListType:
+    """Type of a list value (a TensorArray at run time): its element type, possibly unknown."""
+
+    __slots__ = ("element",)
+
+    def __init__(self, element):
+        self.element = element
+
+    def __eq__(self, other):
+        return isinstance(other, ListType) and self.element == other.element
+
+    def __hash__(self):
+        return hash(("list", self.element))
+
+    def __repr__(self):
+        return f"ListType({self.element!r})"
+
+    def __str__(self):
+        return f"list[{self.element if self.element is not None else '?'}]"
+
+    def is_supertype_of(self, other) -> bool:
+        """True when a list of type `other` is also one of this type (an unknown element type,
+        on either side, fits: a list gets its element type from its first write)."""
+        if not isinstance(other, ListType):
+            return False
+        if self.element is None or other.element is None:
+            return True
+        return accepts(self.element, other.element)
+
+
+# -- kinds: a value whose type depends on the path taken ------------------------------------
+
+MAX_KINDS = 8  # alternatives a union may have; more is refused (types.TypeJoinError)
+
+
+class TypeJoinError(TypeError):
+    """Two types that cannot be one value's (a list and an array), or too many kinds."""
+
+
+class UnionType:
+    """The type of a value that is one of several kinds when the graph runs, depending on the
+    path taken: `alternatives` are TensorTypes (two or more, in a canonical order; no two of
+    the same dtype, Python-ness and rank, which join by relaxing dims). Build with `union_of`
+    or `join_types`, which give a plain TensorType when one kind is left.
+
+    A union has no single dtype or shape: code that needs one asks `kinds(t)` and decides per
+    kind, or refuses; code generators that specialise on a dtype leave union values alone.
+    """
+
+    __slots__ = ("alternatives", "_hash")
+
+    def __init__(self, alternatives):
+        alternatives = tuple(alternatives)
+        if len(alternatives) < 2 or not all(type(a) is TensorType for a in alternatives):
+            raise TypeError("a UnionType holds two or more TensorTypes; use union_of()")
+        object.__setattr__(self, "alternatives", alternatives)
+        object.__setattr__(self, "_hash", hash(("union", alternatives)))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("UnionType is immutable")
+
+    def __eq__(self, other):
+        return type(other) is UnionType and self.alternatives == other.alternatives
+
+    def __hash__(self):
+        return self._hash
+
+    def __repr__(self):
+        return f"UnionType({', '.join(repr(a) for a in self.alternatives)})"
+
+    def __str__(self):
+        return " | ".join(str(a) for a in self.alternatives)
+
+    def is_supertype_of(self, other) -> bool:
+        """True when every kind of `other` is accepted by one of this union's kinds."""
+        return all(
+            any(mine.is_supertype_of(kind) for mine in self.alternatives) for kind in kinds(other)
+        )
+
+    def strong(self):
+        return union_of(a.strong() for a in self.alternatives)
+
+
+def is_union(t) -> bool:
+    return type(t) is UnionType
+
+
+def kinds(t) -> tuple:
+    """The kinds a value of type `t` may be: a union's alternatives, or `t` alone."""
+    return t.alternatives if type(t) is UnionType else (t,)
+
+
+_PYTHON_ORDER = {bool: 0, int: 1, float: 2, complex: 3}
+
+
+def _kind_order(t: TensorType):
+    """Python numbers first (bool, int, float, complex), then NumPy values by dtype and rank."""
+    if t.weak:
+        return (0, _PYTHON_ORDER[t.python_type], 0, "")
+    return (1, t.dtype.num, len(t.shape), t.dtype.str)
+
+
+def _merge(a: TensorType, b: TensorType):
+    """One kind standing for both when they differ in known dims only, else None."""
+    if a.dtype != b.dtype or a.weak != b.weak or len(a.shape) != len(b.shape):
+        return None
+    if a == b:
+        return a
+    return TensorType(a.dtype, tuple(x if x == y else None for x, y in zip(a.shape, b.shape)))
+
+
+def union_of(types):
+    """The type of a value that may be of any of `types` (TensorTypes or unions of them): a
+    TensorType when they are one kind, else a UnionType. Raises TypeJoinError for more than
+    MAX_KINDS kinds, or for a type that is not a TensorType (lists join with join_types)."""
+    found: list[TensorType] = []
+    for t in types:
+        for kind in kinds(t):
+            if type(kind) is not TensorType:
+                raise TypeJoinError(f"{kind} cannot be one kind of a value among others")
+            for i, known in enumerate(found):
+                merged = _merge(known, kind)
+                if merged is not None:
+                    found[i] = merged
+                    break
+            else:
+                found.append(kind)
+    if not found:
+        raise TypeJoinError("a value of no type")
+    if len(found) == 1:
+        return found[0]
+    if len(found) > MAX_KINDS:
+        shown = " | ".join(str(t) for t in sorted(found, key=_kind_order))
+        raise TypeJoinError(f"it would have {len(found)} kinds ({shown}); at most {MAX_KINDS}")
+    return UnionType(sorted(found, key=_kind_order))
+
+
+def join_types(a, b):
+    """The type a value has where two paths meet with values of types `a` and `b` (a staged
+    `if`'s branches; a loop variable before and after an iteration): the value stays what each
+    path made it, so the joined type holds the kinds of both (`int` and `i8[]` join as
+    `int | i8[]`; `f64[3]` and `f64[4]` as `f64[?]`). Lists join when their elements do.
+    Raises TypeJoinError for types no single value has (a list and an array)."""
+    if a == b:
+        return a
+    if isinstance(a, ListType) or isinstance(b, ListType):
+        if not (isinstance(a, ListType) and isinstance(b, ListType)):
+            raise TypeJoinError("a list in one case and not a list in the other")
+        if a.element is None or b.element is None:
+            return ListType(a.element if a.element is not None else b.element)
+        return ListType(join_types(a.element, b.element))
+    if not all(type(k) is TensorType for k in (*kinds(a), *kinds(b))):
+        raise TypeJoinError(f"{a} in one case and {b} in the other")
+    return union_of((a, b))
 
 
 def broadcast_shapes(*shapes):

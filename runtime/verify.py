@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .graph import Graph, Node, Value, node_text
-from .registry import UnknownOpError, get_op, infer_types
+from .registry import UnknownOpError, get_op, infer_kinds
 from .types import accepts
 
 
@@ -97,7 +97,7 @@ class _Verifier:
             return
         types = [v.type if isinstance(v, Value) else v for v in node.inputs]
         try:
-            inferred = infer_types(op, types, node.attrs)
+            inferred, _ = infer_kinds(op, types, node.attrs)  # (each kind of a union)
         except Exception as exc:  # noqa: BLE001  (any failure of the rule is the finding)
             self.fail(
                 f"its op's type rule rejects the inputs ({type(exc).__name__}: {exc})", node, where

@@ -28,6 +28,7 @@ from runtime import TensorType
 from runtime.graph import Value
 from runtime.ops import UFUNCS
 from runtime.registry import get_op
+from runtime.types import UnionType
 
 from . import errors
 from .source_map import user_names, where
@@ -82,11 +83,16 @@ def _kind(value, bound, fg, depth):
     if not isinstance(value, Value):
         return SCALAR  # a Python literal
     t = value.type
-    if type(t) is not TensorType:
+    if type(t) is UnionType:  # (a Python number is immutable, as a NumPy scalar is)
+        if all(k.weak for k in t.alternatives):
+            return SCALAR
+        if all(k.shape != () for k in t.alternatives):
+            return ARRAY
+    elif type(t) is not TensorType:
         return None
-    if t.shape != ():
+    elif t.shape != ():
         return ARRAY
-    if t.weak:
+    elif t.weak:
         return SCALAR
     busy = getattr(_active, "busy", None)
     if busy is None:
@@ -149,8 +155,14 @@ def _input_stand_ins(v, bound, fg, depth) -> list:
     if not isinstance(v, Value):
         return [v]
     t = v.type
+    if type(t) is UnionType:
+        return [s for k in t.alternatives for s in _kind_stand_ins(v, k, bound, fg, depth)]
     if type(t) is not TensorType:
         raise _NoProbe
+    return _kind_stand_ins(v, t, bound, fg, depth)
+
+
+def _kind_stand_ins(v, t: TensorType, bound, fg, depth) -> list:
     if t.weak:
         return [t.python_type(0 if t.dtype.kind in "iu" else 1)]
     shape = tuple(1 if d is None else d for d in t.shape)

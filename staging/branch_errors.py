@@ -22,6 +22,8 @@ import re
 
 import numpy as np
 
+from runtime.types import kinds
+
 from . import errors, nest
 from .graph_building import building, record
 from .joins import is_undefined, name_of
@@ -70,12 +72,13 @@ def defer(branches) -> None:
     graph runs and takes that branch, as Python does; it gives the other branch's values (zeros
     of their types, never seen). When both raise, the error is raised now: the first, when both
     are of one type; when they differ, which one Python raises depends on the condition, and the
-    `if` is refused (BranchesRaiseError) naming both."""
-    failed = [b for b in branches if b[3] is not None]
+    `if` is refused (BranchesRaiseError) naming both. `branches`: staging.control_flow's
+    BranchTraces."""
+    failed = [b for b in branches if b.raised is not None]
     if not failed:
         return
     if len(failed) == 2:
-        first, second = failed[0][3], failed[1][3]
+        first, second = failed[0].raised, failed[1].raised
         if raised_type(first) is raised_type(second):
             raise first
         raise errors.BranchesRaiseError(
@@ -83,12 +86,15 @@ def defer(branches) -> None:
             f"raises depends on the condition's value: the true branch {_quoted(first)}; the false "
             f"branch {_quoted(second)}"
         ) from first
-    (g, _, _, error), other = failed[0], next(b for b in branches if b[3] is None)
-    message = _located(error, where())
+    raising, other = failed[0], next(b for b in branches if b.raised is None)
+    message = _located(raising.raised, where())
+    g = raising.graph
     g.trace_state["deferred"] = True  # (see call_deferring)
     with building(g):
-        record("assert", [False], {"parts": (message,), "error": raised_type(error)})
-    failed[0][1] = nest.pack_as(other[1], [_stand_in(g, leaf) for leaf in nest.flatten(other[1])])
+        record("assert", [False], {"parts": (message,), "error": raised_type(raising.raised)})
+    raising.result = nest.pack_as(
+        other.result, [_stand_in(g, leaf) for leaf in nest.flatten(other.result)]
+    )
 
 
 def call_deferring(fg, func, args, kwargs):
@@ -128,16 +134,19 @@ _PYTHON_RAISING = frozenset(
 
 def _has_checks(graph) -> bool:
     """Whether the graph may raise when it runs before the line being traced (an `assert`: a
-    value that may make an earlier line raise eagerly, such as a division by a number that is
-    zero on some path; a division of Python numbers): an error raised later while tracing is
-    raised after those, as Python would."""
+    value that may make an earlier line raise eagerly; a division of what may be Python
+    numbers): an error raised later while tracing is raised after those, as Python would."""
     return any(
         n.op == "assert"
         or n.op in _PYTHON_RAISING
-        and any(getattr(getattr(v, "type", None), "weak", False) for v in n.inputs)
+        and any(_may_be_python_number(v) for v in n.inputs)
         or any(_has_checks(g) for g in n.subgraphs.values())
         for n in graph.nodes
     )
+
+
+def _may_be_python_number(v) -> bool:
+    return any(getattr(k, "weak", False) for k in kinds(getattr(v, "type", None)))
 
 
 def _located(error, fallback: str = "") -> str:
@@ -160,6 +169,7 @@ def _stand_in(g, leaf):
 
 
 def _zero(t):
+    t = kinds(t)[0]  # (any of its kinds: the value is never seen)
     if t.weak:
         return t.python_type(0)
     shape = tuple(0 if d is None else d for d in t.shape)

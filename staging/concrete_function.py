@@ -9,6 +9,7 @@ import numpy as np
 
 from runtime import CompiledGraph, ListType, TensorType, Value
 from runtime.registry import register_op
+from runtime.types import UnionType
 
 from . import argument_writes, array0d, errors, nest
 from .errors import LeakedTensorError
@@ -159,7 +160,10 @@ class ConcreteFunction:
 
     @property
     def inputs(self):
-        return [TensorSpec(t.shape, t.dtype) for t in self._arg_types]
+        return [
+            TensorSpec.of_type(t) if type(t) is UnionType else TensorSpec(t.shape, t.dtype)
+            for t in self._arg_types
+        ]
 
     def pretty_printed_signature(self, verbose: bool = True) -> str:
         """The signature as text: one line per argument and the outputs (verbose), or one line
@@ -312,11 +316,7 @@ def _check_no_symbolic_inside(fg: FuncGraph, obj) -> None:
 
 
 def _spec(value: Value):
-    return (
-        value.type
-        if isinstance(value.type, ListType)
-        else TensorSpec(value.type.shape, value.type.dtype)
-    )
+    return value.type if isinstance(value.type, ListType) else TensorSpec.of_type(value.type)
 
 
 def _lists_to_python(result):

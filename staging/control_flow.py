@@ -1,10 +1,22 @@
-"""Staged control flow: `cond` and `while_loop`, each tracing its functions into subgraphs."""
+"""Staged control flow: `cond` and `while_loop`, each tracing its functions into subgraphs.
+
+A staged `if` traces both branches (`BranchTrace`), a staged loop its condition and body
+(`LoopTrace`), and records one structured node. Where paths meet, values are not converted:
+a value is what the path taken made it, and its type is the join of what each path gives
+(runtime.types.join_types: `int` and `i8[]` make `int | i8[]`). A loop's types are a fixpoint:
+the body is traced with its variables' types and traced again while an iteration widens one
+(`LoopTypes`). Items and attributes written in a branch or body (staging.mutation) join like
+variables.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from runtime import TensorType
+from runtime.types import kinds
 
 from . import (
     aliasing,
@@ -12,11 +24,9 @@ from . import (
     branch_errors,
     branch_writes,
     errors,
-    loop_flags,
     mutation,
     nest,
     tensor_array,
-    weak_paths,
 )
 from .graph_building import FuncGraph, building, current_graph, record
 from .joins import (
@@ -38,12 +48,45 @@ from .unset import MaybeMissing, loop_placeholder, other_path
 # -- cond --------------------------------------------------------------------
 
 
-def cond(pred, true_fn, false_fn, *, names=None, unread=()):  # noqa: C901, PLR0912, PLR0915
+@dataclass
+class BranchTrace:
+    """One branch of a staged `if`, traced into `graph`: what it returned (`result`), the places
+    it wrote ({ident: (location, value it left)}), or the built-in error its user code raised
+    while traced (`raised`: the branch raises it when the graph runs, staging.branch_errors)."""
+
+    label: str
+    graph: FuncGraph
+    result: object = None
+    written: dict = field(default_factory=dict)
+    raised: Exception | None = None
+
+
+def _trace_branch(outer: FuncGraph, label: str, fn) -> BranchTrace:
+    g = FuncGraph(label, outer=outer)
+    g.function_name = outer.function_name
+    trace = BranchTrace(label, g)
+    with building(g), mutation.recording(g) as journal:
+        try:
+            trace.result = fn()
+        except Exception as error:  # noqa: BLE001 - deferred to run time, or raised again
+            if not branch_errors.deferrable(error):
+                raise
+            trace.raised = error
+    if trace.raised is None:  # its containers as the branch left them (the undo restores them)
+        trace.result = nest.pack_as(trace.result, nest.flatten(trace.result))
+        trace.written = {
+            ident: (location, location.read()) for ident, (location, _) in journal.before.items()
+        }
+    journal.undo()  # the other branch starts from the state before the `if`
+    return trace
+
+
+def cond(pred, true_fn, false_fn, *, names=None, unread=()):
     """`true_fn()` if pred else `false_fn()`; staged as one `cond` node when `pred` is symbolic.
 
     Both functions take no arguments and return the same nested structure.
-    Tensors and numbers are merged; leaves identical (`is`) in both branches
-    pass through unchanged.
+    Leaves identical (`is`) in both branches pass through unchanged; the others meet as the
+    join of their types (nothing is converted).
     """
     if has_staged_value(pred) and current_graph() is not None:
         pred = pred._staged_value()
@@ -53,354 +96,441 @@ def cond(pred, true_fn, false_fn, *, names=None, unread=()):  # noqa: C901, PLR0
     if outer is None:
         outer = pred._graph  # raises the leaked-tensor error below
     pred_value = truth_value(outer, pred, "condition of a staged `if`")
+    then, other = _trace_branch(outer, "then", true_fn), _trace_branch(outer, "else", false_fn)
+    branch_errors.defer([then, other])
+    _check_same_structure(then.result, other.result, names)
+    return _Merge(outer, then, other, names, unread).record(pred_value)
 
-    branches = []
-    for label, fn in (("then", true_fn), ("else", false_fn)):
-        g = FuncGraph(label, outer=outer)
-        g.function_name = outer.function_name
-        raised = None
-        with building(g), mutation.recording(g) as journal:
-            try:
-                result = fn()
-            except Exception as error:  # noqa: BLE001 - deferred to run time, or raised again below
-                if not branch_errors.deferrable(error):
-                    raise
-                raised, result = error, None
-        if raised is None:  # its containers as the branch left them (the undo restores them)
-            result = nest.pack_as(result, nest.flatten(result))
-        written = {
-            ident: (location, location.read()) for ident, (location, _) in journal.before.items()
-        }
-        journal.undo()  # the other branch starts from the state before the `if`
-        branches.append([g, result, {} if raised is not None else written, raised])
-    branch_errors.defer(branches)
-    (tg, t_out, t_written, _), (eg, e_out, e_written, _) = branches
 
-    if nest.structure_signature(t_out) != nest.structure_signature(e_out):
-        path, a, b = branch_errors.first_difference(t_out, e_out, names, "output")
-        raise errors.BranchMismatchError(
-            f"{where()}the branches of a staged `if` give {path} different structures: "
-            f"{branch_errors.describe_structure(a)} in the true branch and {branch_errors.describe_structure(b)} in the false "
-            f"branch"
-        )
-    single = not isinstance(t_out, (tuple, list))
-    t_items = [t_out] if single else list(t_out)
-    e_items = [e_out] if single else list(e_out)
-    t_leaves = top_level_paths(t_items, names, "output")
-    e_leaves = [leaf for _, leaf in top_level_paths(e_items, names, "output")]
-    n_results = len(t_leaves)
-    # Items and attributes written in either branch (d["a"] = ..., obj.n = ...) merge like
-    # variables; a branch that does not write one leaves it as it was before the `if`.
-    locations = [loc for loc, _ in t_written.values()] + [
-        loc for ident, (loc, _) in e_written.items() if ident not in t_written
-    ]
-    kept, t_flags, e_flags = [], [], []
-    for location in locations:
-        if mutation.unobservable(
-            location, locations, unread
-        ):  # made and dropped, or never read again
-            continue
-        before = location.read()
-        a = t_written.get(location.ident, (None, before))[1]
-        b = e_written.get(location.ident, (None, before))[1]
-        (a, a_set), (b, b_set) = (
-            branch_writes.set_on_path(location, a, b),
-            branch_writes.set_on_path(location, b, a),
-        )
-        t_leaves.append((location.describe(), a))
-        e_leaves.append(b)
-        kept.append(location)
-        t_flags.append((f"<{location.describe()} set>", a_set))
-        e_flags.append(b_set)
-    locations = kept
-    branch_writes.as_written(t_leaves, t_written, n_results, pairs=True)
-    branch_writes.as_written(e_leaves, e_written, n_results, pairs=False)
-    flagged = [
-        i
-        for i, (a_set, b_set) in enumerate(zip(t_flags, e_flags))
-        if not (a_set[1] is b_set is np.True_)
-    ]
-    t_leaves += [t_flags[i] for i in flagged]
-    e_leaves += [e_flags[i] for i in flagged]
-
-    merged, out_types = [], []
-    for (name, a), b in (other_path(leaf, b) for leaf, b in zip(t_leaves, e_leaves)):
-        if (
-            a is b
-            and not is_tensor_array(a)
-            and (not isinstance(a, Tensor) or a._graph not in (tg, eg))
-        ):
-            merged.append(("static", a))
-            continue
-        if not (is_convertible(a) and is_convertible(b)):
-            raise errors.BranchMismatchError(
-                f"{where()}'{name}' is {branch_errors.describe_leaf(a)} in the true branch and {branch_errors.describe_leaf(b)} "
-                f"in the false branch of a staged `if`; both branches must give it a tensor or number"
-            )
-        try:
-            joined = join_types(leaf_type(a), leaf_type(b), f"'{name}'")
-        except errors.BranchMismatchError as exc:
-            raise errors.BranchMismatchError(
-                f"{where()}{exc} (branches of a staged `if`)"
-            ) from None
-        merged.append(("dynamic", tensor_array.either_list(a, b)))
-        out_types.append(joined)
-
-    dyn = [
-        (name, a, b)
-        for (name, a), b, (kind, _) in zip(t_leaves, e_leaves, merged)
-        if kind == "dynamic"
-    ]
-    tg.graph.outputs = [value_in(tg, a, t, f"'{name}'") for (name, a, _), t in zip(dyn, out_types)]
-    eg.graph.outputs = [value_in(eg, b, t, f"'{name}'") for (name, _, b), t in zip(dyn, out_types)]
-    operands = align_captures([tg, eg], 0)
-    outs = record(
-        "cond",
-        [pred_value, *operands],
-        {},
-        output_types=out_types,
-        subgraphs={"then": tg.graph, "else": eg.graph},
+def _check_same_structure(t_out, e_out, names) -> None:
+    if nest.structure_signature(t_out) == nest.structure_signature(e_out):
+        return
+    path, a, b = branch_errors.first_difference(t_out, e_out, names, "output")
+    raise errors.BranchMismatchError(
+        f"{where()}the branches of a staged `if` give {path} different structures: "
+        f"{branch_errors.describe_structure(a)} in the true branch and "
+        f"{branch_errors.describe_structure(b)} in the false branch"
     )
-    tg.closed = eg.closed = True  # a tensor of a branch used later is a leak
-    for out, (name, a, b), t in zip(outs, dyn, out_types):
-        what = (
-            f"'{name}'" if names is not None else f"the value ({name}) of this staged conditional"
-        )
-        out._weak_paths = weak_paths.joined(
-            leaf_type(a), leaf_type(b), t, _paths_of(a), _paths_of(b), what, where()
-        )
-    it = iter(outs)
-    leaves = [next(it) if kind == "dynamic" else obj for kind, obj in merged]
-    leaves = [
-        rebuild_leaf(obj, leaf) if kind == "dynamic" and obj is not None else leaf
-        for (kind, obj), leaf in zip(merged, leaves)
-    ]
-    values = leaves[n_results : n_results + len(locations)]
-    for i, flag in zip(flagged, leaves[n_results + len(locations) :]):
-        if isinstance(flag, Tensor) or not flag:
-            values[i] = MaybeMissing(locations[i], values[i], flag)
-    branch_writes.write_back(
-        outer,
-        locations,
-        values,
-        branch_writes.unwritten_branches(
-            outs[0]._value.producer if outs else None, locations, t_written, e_written
-        ),
-    )
-    branch_writes.same_as_written(
-        tg,
-        eg,
-        [
+
+
+class _Merge:
+    """The values of a staged `if`'s two branches, joined into the outputs of one `cond` node:
+    its results, then the places its branches wrote, then the flags of places set on one path
+    only (staging.branch_writes)."""
+
+    def __init__(self, outer, then: BranchTrace, other: BranchTrace, names, unread):
+        self.outer, self.then, self.other, self.names = outer, then, other, names
+        single = not isinstance(then.result, (tuple, list))
+        self.single = single
+        self.t_items = [then.result] if single else list(then.result)
+        e_items = [other.result] if single else list(other.result)
+        self.t_leaves = top_level_paths(self.t_items, names, "output")
+        self.e_leaves = [leaf for _, leaf in top_level_paths(e_items, names, "output")]
+        self.n_results = len(self.t_leaves)
+        self.locations, self.flagged = self._written_places(unread)
+
+    def _written_places(self, unread):
+        """Items and attributes written in either branch (`d["a"] = ...`, `obj.n = ...`) merge
+        like variables; a branch that does not write one leaves it as it was before the `if`."""
+        t_written, e_written = self.then.written, self.other.written
+        locations = [loc for loc, _ in t_written.values()] + [
+            loc for ident, (loc, _) in e_written.items() if ident not in t_written
+        ]
+        kept, t_flags, e_flags = [], [], []
+        for location in locations:
+            if mutation.unobservable(location, locations, unread):  # made and dropped, or unread
+                continue
+            before = location.read()
+            a = t_written.get(location.ident, (None, before))[1]
+            b = e_written.get(location.ident, (None, before))[1]
+            (a, a_set) = branch_writes.set_on_path(location, a, b)
+            (b, b_set) = branch_writes.set_on_path(location, b, a)
+            self.t_leaves.append((location.describe(), a))
+            self.e_leaves.append(b)
+            kept.append(location)
+            t_flags.append((f"<{location.describe()} set>", a_set))
+            e_flags.append(b_set)
+        branch_writes.as_written(self.t_leaves, t_written, self.n_results, pairs=True)
+        branch_writes.as_written(self.e_leaves, e_written, self.n_results, pairs=False)
+        flagged = [
             i
-            for i, (kind, _) in enumerate(merged[: n_results + len(locations)])
+            for i, (a_set, b_set) in enumerate(zip(t_flags, e_flags))
+            if not (a_set[1] is b_set is np.True_)
+        ]
+        self.t_leaves += [t_flags[i] for i in flagged]
+        self.e_leaves += [e_flags[i] for i in flagged]
+        return kept, flagged
+
+    def _join_leaves(self):
+        """Per leaf ("static", the object both branches give) or ("dynamic", a template to
+        rebuild a list from); and the output type of each dynamic leaf."""
+        tg, eg = self.then.graph, self.other.graph
+        merged, out_types = [], []
+        for (name, a), b in (other_path(leaf, b) for leaf, b in zip(self.t_leaves, self.e_leaves)):
+            if (
+                a is b
+                and not is_tensor_array(a)
+                and (not isinstance(a, Tensor) or a._graph not in (tg, eg))
+            ):
+                merged.append(("static", a))
+                continue
+            if not (is_convertible(a) and is_convertible(b)):
+                raise errors.BranchMismatchError(
+                    f"{where()}'{name}' is {branch_errors.describe_leaf(a)} in the true branch and "
+                    f"{branch_errors.describe_leaf(b)} in the false branch of a staged `if`; both "
+                    f"branches must give it a tensor or number"
+                )
+            joined = join_types(leaf_type(a), leaf_type(b), f"'{name}'")
+            merged.append(("dynamic", tensor_array.either_list(a, b)))
+            out_types.append(joined)
+        return merged, out_types
+
+    def record(self, pred_value):
+        merged, out_types = self._join_leaves()
+        tg, eg = self.then.graph, self.other.graph
+        dynamic = [
+            (name, a, b)
+            for (name, a), b, (kind, _) in zip(self.t_leaves, self.e_leaves, merged)
             if kind == "dynamic"
-        ],
-        n_results,
-        locations,
-        leaves,
-    )
-    rebuilt = nest.pack_as(t_items, leaves[:n_results])
-    return (
-        rebuilt[0]
-        if single
-        else type(t_out)(rebuilt)
-        if not nest.is_namedtuple(t_out)
-        else type(t_out)(*rebuilt)
-    )
+        ]
+        tg.graph.outputs = [value_in(tg, a) for _, a, _ in dynamic]
+        eg.graph.outputs = [value_in(eg, b) for _, _, b in dynamic]
+        operands = align_captures([tg, eg], 0)
+        outs = record(
+            "cond",
+            [pred_value, *operands],
+            {},
+            output_types=out_types,
+            subgraphs={"then": tg.graph, "else": eg.graph},
+        )
+        tg.closed = eg.closed = True  # a tensor of a branch used later is a leak
+        return self._rebuild(merged, outs)
+
+    def _rebuild(self, merged, outs):
+        it = iter(outs)
+        leaves = [next(it) if kind == "dynamic" else obj for kind, obj in merged]
+        leaves = [
+            rebuild_leaf(obj, leaf) if kind == "dynamic" and obj is not None else leaf
+            for (kind, obj), leaf in zip(merged, leaves)
+        ]
+        n, locations = self.n_results, self.locations
+        values = leaves[n : n + len(locations)]
+        for i, flag in zip(self.flagged, leaves[n + len(locations) :]):
+            if isinstance(flag, Tensor) or not flag:
+                values[i] = MaybeMissing(locations[i], values[i], flag)
+        t_written, e_written = self.then.written, self.other.written
+        producer = outs[0]._value.producer if outs else None
+        branch_writes.write_back(
+            self.outer,
+            locations,
+            values,
+            branch_writes.unwritten_branches(producer, locations, t_written, e_written),
+        )
+        dynamic_positions = [
+            i for i, (kind, _) in enumerate(merged[: n + len(locations)]) if kind == "dynamic"
+        ]
+        branch_writes.same_as_written(
+            self.then.graph, self.other.graph, dynamic_positions, n, locations, leaves
+        )
+        rebuilt = nest.pack_as(self.t_items, leaves[:n])
+        t_out = self.then.result
+        if self.single:
+            return rebuilt[0]
+        if nest.is_namedtuple(t_out):
+            return type(t_out)(*rebuilt)
+        return type(t_out)(rebuilt)
 
 
 _staged_cond = cond  # (while_loop's parameter `cond` hides the function)
 
 
-def _paths_of(x):
-    """The types a joined value has on other paths (staging.weak_paths), or None."""
-    return x._weak_paths if isinstance(x, Tensor) else None
-
-
 # -- while_loop --------------------------------------------------------------
 
 
-def while_loop(  # noqa: C901, PLR0912, PLR0915
+@dataclass
+class LoopVariable:
+    """One value a staged loop carries: a variable proper or a place the body writes.
+    `dynamic` ones are graph values of type `type`; static ones pass through as Python objects
+    (`init`, unchanged by the body)."""
+
+    name: str
+    init: object
+    dynamic: bool
+    type: object = None
+
+
+def _loop_variable(name: str, init) -> LoopVariable:
+    """A graph value when it is a tensor or a number (not a Variable: it is read where used)."""
+    if is_convertible(init) and not has_staged_value(init):
+        return LoopVariable(name, init, True, leaf_type(init))
+    return LoopVariable(name, init, False)
+
+
+class LoopTypes:
+    """The loop variables of a staged loop and the fixpoint of their types: each trace of the
+    body may widen a variable's type (the join of what it was and what an iteration makes of
+    it), discover a place the body writes, or give a type to a name the loop first assigns;
+    the loop is traced again until nothing changes."""
+
+    def __init__(self, loop_vars, names, shape_invariants):
+        self.variables = [
+            _loop_variable(name, leaf)
+            for name, leaf in top_level_paths(loop_vars, names, "loop_vars")
+        ]
+        self.n_vars = len(self.variables)
+        self.places: list = []  # the mutation.Locations the body writes (after the variables)
+        self.fixed, self.unknown_rank = set(), set()
+        if shape_invariants:
+            self.fixed, self.unknown_rank = _apply_shape_invariants(
+                self.variables, shape_invariants
+            )
+
+    def settle(self, trace: LoopTrace, names, loop_vars) -> bool:
+        """Joins what the traced body gives each variable into its type; True when a type,
+        a place or a variable changed (trace the loop again)."""
+        out_leaves = (
+            _check_body_outputs(loop_vars, trace.out, self.variables[: self.n_vars], names)
+            + trace.places_out
+        )
+        changed = self._add_places(trace.written)
+        for i, (var, out) in enumerate(zip(self.variables, out_leaves)):
+            changed = self._settle_variable(i, var, out) or changed
+        for i in range(self.n_vars):  # a flag no traced path sets (`return` under a Python `if`)
+            var = self.variables[i]
+            if var.dynamic and type(var.init) is bool and out_leaves[i] is trace.placeholders[i]:
+                var.dynamic, var.type, changed = False, None, True  # stays what it was
+        changed = trace.loop_kinds.settle(out_leaves) or changed
+        self.out_leaves = out_leaves
+        return changed
+
+    def _add_places(self, written) -> bool:
+        """Items and attributes the body writes (`d["a"] = ...`, `obj.n = ...`) are loop
+        variables too, after the variables proper."""
+        changed = False
+        for location in written:
+            if any(location.ident == known.ident for known in self.places):
+                continue
+            if mutation.unobservable(location, written):
+                continue  # an object the body made and dropped (`d = {"a": x}; d["a"] = v`)
+            init = location.read()  # its value before the loop (the traces are undone)
+            _check_place_exists(location, init)
+            self.places.append(location)
+            self.variables.append(_loop_variable(location.describe(), init))
+            changed = True
+        return changed
+
+    def _settle_variable(self, i, var: LoopVariable, out) -> bool:
+        if (
+            not var.dynamic
+            and is_undefined(var.init)
+            and is_convertible(out)
+            and not has_staged_value(out)
+        ):
+            # A name first assigned in the loop (e.g. a value returned from inside it): its
+            # type comes from the body; before the first iteration it holds a placeholder of
+            # that type, which converted code never reads (it tracks whether the name is set).
+            var.dynamic, var.type = True, leaf_type(out)
+            var.init = loop_placeholder(var.type)
+            return True
+        if not var.dynamic:
+            if i >= self.n_vars and out is not var.init:
+                raise errors.LoopVariableError(
+                    f"{where()}{var.name} is {branch_errors.describe_leaf(var.init)} before the "
+                    f"staged loop and {branch_errors.describe_leaf(out)} inside it; only tensors "
+                    f"and numbers can change in a staged loop"
+                )
+            return False
+        if not is_convertible(out):
+            raise errors.LoopVariableError(
+                f"{where()}loop variable '{var.name}' is a tensor before the loop but the loop body "
+                f"makes it {branch_errors.describe_leaf(out)}"
+            )
+        new = self._widened(i, var, leaf_type(out))
+        if new == var.type:
+            return False
+        var.type = new
+        return True
+
+    def _widened(self, i, var: LoopVariable, after):
+        if i in self.unknown_rank and _ranks(after) != _ranks(var.type):
+            raise errors.LoopVariableError(
+                f"{where()}loop variable '{var.name}' has {var.type} before the loop and {after} "
+                f"after an iteration; its shape invariant has an unknown rank, but a staged loop "
+                f"variable keeps its number of dims"
+            )
+        new = join_types(var.type, after, f"loop variable '{var.name}'", errors.LoopVariableError)
+        if i in self.fixed and new != var.type:
+            raise errors.LoopVariableError(
+                f"{where()}loop variable '{var.name}' is {after} after an iteration, which its "
+                f"shape invariant {var.type} does not accept"
+            )
+        return new
+
+
+def _ranks(t) -> set:
+    return {len(k.shape) for k in kinds(t)}
+
+
+def _check_place_exists(location, init) -> None:
+    if init is mutation.MISSING:
+        raise errors.UndefinedNameError(
+            f"{where()}{location.describe()} is first set inside this staged loop, whose "
+            f"condition is symbolic; set it before the loop"
+        )
+    if isinstance(init, MaybeMissing):
+        raise errors.UndefinedNameError(
+            f"{where()}{location.describe()} is set on only some paths before this staged "
+            f"loop (whose condition is symbolic), and the loop writes it; set it on every "
+            f"path before the loop"
+        )
+
+
+class LoopTrace:
+    """One trace of a staged loop's condition and body into subgraphs, with placeholders of the
+    loop variables' current types. The places (items and attributes) the body writes are loop
+    variables after the variables proper: their placeholders are written into them while the
+    functions are traced (and undone after)."""
+
+    def __init__(self, outer: FuncGraph, types: LoopTypes, counter: bool):
+        self.outer, self.types, self.counter = outer, types, counter
+        self.loop_kinds = array0d.LoopKinds()
+        self.out = None
+        self.placeholders: list = []
+        self.places_out: list = []
+        self.written: list = []
+        self.inputs: dict = {}  # variable position -> the Value of its subgraph input
+
+    def _subgraph(self, label: str):
+        """A subgraph with an input per dynamic variable (and the iteration counter); returns it
+        with the values the traced function sees for the variables."""
+        g = FuncGraph(label, outer=self.outer)
+        g.function_name = self.outer.function_name
+        placeholders = []
+        for i, var in enumerate(self.types.variables):
+            if not var.dynamic:
+                placeholders.append(var.init)
+                continue
+            p = g.add_input(var.type, var.name)
+            self.inputs[i] = p._value
+            if isinstance(var.type, TensorType) and var.type.shape == () and not var.type.weak:
+                self.loop_kinds.placeholder(p, i, var.init)  # (0-d array or scalar: array0d)
+            placeholders.append(rebuild_leaf(var.init, p))
+        counter = g.add_input(TensorType(np.int64, ()), "iteration") if self.counter else None
+        return g, placeholders, counter
+
+    def trace_cond(self, cond, loop_vars, maximum_iterations):
+        g, placeholders, counter = self._subgraph("cond")
+        n_vars = self.types.n_vars
+        vars_ = nest.pack_as(list(loop_vars), placeholders[:n_vars])
+        with building(g), mutation.recording(g) as journal:
+            self._write_places(placeholders)
+            c = truth_value(g, cond(*vars_), "condition of a staged `while`")
+            if counter is not None:
+                below = record("less", [counter, maximum_iterations])
+                c = g.value_of(record("logical_and", [below, Tensor(g, c)]))
+            known = {location.ident for location in self.types.places}
+            extra = [loc for loc in journal.locations if loc.ident not in known]
+            if extra:
+                raise errors.UnsupportedConstructError(
+                    f"{where()}the condition of this staged loop writes {extra[0].describe()}; "
+                    f"a condition that changes state cannot be staged: move the write into the "
+                    f"loop body"
+                )
+        journal.undo()
+        g.graph.outputs = [c]
+        self.cond_graph = g
+
+    def trace_body(self, body, loop_vars):
+        g, placeholders, counter = self._subgraph("body")
+        n_vars = self.types.n_vars
+        vars_ = nest.pack_as(list(loop_vars), placeholders[:n_vars])
+        with building(g), mutation.recording(g) as journal:
+            self._write_places(placeholders)
+            try:
+                out = body(*vars_)
+            except Exception as exc:
+                if not branch_errors.deferrable(exc):
+                    raise
+                journal.undo()
+                raise branch_errors.BodyRaises(exc) from exc
+            if len(loop_vars) == 1 and not isinstance(out, (tuple, list)):
+                out = (out,)
+            self.out = out
+            self.placeholders = placeholders
+            self.places_out = [location.read() for location in self.types.places]
+            self.written = journal.locations
+            if counter is not None:
+                self.counter_next = g.value_of(record("add", [counter, 1]))
+        journal.undo()
+        self.body_graph = g
+
+    def passes_through(self, i: int, out) -> bool:
+        """Whether the body gives variable `i` back as it got it (not written in place)."""
+        return (
+            out is self.placeholders[i]
+            and isinstance(out, Tensor)
+            and (out._value is self.inputs.get(i))
+        )
+
+    def _write_places(self, placeholders) -> None:
+        for location, value in zip(self.types.places, placeholders[self.types.n_vars :]):
+            mutation.note(location)
+            location.write(value)
+
+    def close(self) -> None:
+        self.cond_graph.closed = self.body_graph.closed = True
+
+
+def while_loop(
     cond, body, loop_vars, maximum_iterations=None, *, names=None, shape_invariants=None
 ):
     """Repeats `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`.
 
-    Staged as one `while_loop` node when called while tracing. A loop
-    variable whose shape changes is generalised (None dims) and the body
-    traced again; a dtype change raises LoopVariableError (a Python number
-    may widen, as it would in Python).
+    Staged as one `while_loop` node when called while tracing. A loop variable is what each
+    iteration makes it: its type joins its value before the loop with the body's results (a
+    shape that changes is generalised; a Python number that becomes a NumPy value is either,
+    by path), the body being traced again until the types settle.
     """
     is_list = isinstance(loop_vars, list)
     loop_vars = tuple(loop_vars)
     outer = current_graph()
     if outer is None:
         return _eager_while(cond, body, loop_vars, maximum_iterations, is_list)
-
-    flat = top_level_paths(loop_vars, names, "loop_vars")
-    kinds, types, inits = [], [], []
-    for name, leaf in flat:
-        if is_convertible(leaf) and not has_staged_value(leaf):
-            kinds.append("dynamic")
-            types.append(leaf_type(leaf))
-        else:
-            kinds.append("static")
-            types.append(None)
-        inits.append(leaf)
-    fixed, unknown_rank = (
-        _apply_shape_invariants(flat, types, shape_invariants)
-        if shape_invariants
-        else (set(), set())
-    )
+    types = LoopTypes(loop_vars, names, shape_invariants)
     counter = maximum_iterations is not None
-    n_vars = len(flat)
-    # Items and attributes the body writes (d["a"] = ..., obj.n = ...) are loop variables too,
-    # after the variables proper: found by tracing the body, then traced again as variables.
-    places: list = []
-    loop_kinds = array0d.LoopKinds()
-    later: dict = {}  # variable -> the Python-number types the body gives it (see _trace_loop)
-
-    for _attempt in range(64):
+    for attempt in range(_MAX_TRACES):
+        trace = LoopTrace(outer, types, counter)
+        trace.trace_cond(cond, loop_vars, maximum_iterations)
         try:
-            cg, bg = _trace_loop(
-                outer,
-                cond,
-                body,
-                loop_vars,
-                flat,
-                kinds,
-                types,
-                counter,
-                maximum_iterations,
-                places,
-                loop_kinds,
-                later,
-            )
+            trace.trace_body(body, loop_vars)
         except branch_errors.BodyRaises as failure:
-            if _attempt or places or shape_invariants:
+            if attempt or types.places or shape_invariants:
                 raise failure.error from None
             # The body raises on the first iteration whatever the values are: as eagerly, the
             # loop raises when it runs at least once and gives its initial values otherwise.
             return branch_errors.loop_that_raises(
                 cond, body, loop_vars, maximum_iterations, is_list, names, _staged_cond
             )
-        body_out = bg._loop_out
-        changed = False
-        out_leaves = (
-            _check_body_outputs(loop_vars, body_out, flat[:n_vars], kinds[:n_vars], names)
-            + bg._loop_places_out
-        )
-        new_types = list(types)
-        for location in bg._loop_written:
-            if all(location.ident != known.ident for known in places):
-                if mutation.unobservable(location, bg._loop_written):
-                    continue  # an object the body made and dropped (`d = {"a": x}; d["a"] = v`)
-                init = location.read()  # its value before the loop (the traces are undone)
-                if init is mutation.MISSING:
-                    raise errors.UndefinedNameError(
-                        f"{where()}{location.describe()} is first set inside this staged loop, whose "
-                        f"condition is symbolic; set it before the loop"
-                    )
-                if isinstance(init, MaybeMissing):
-                    raise errors.UndefinedNameError(
-                        f"{where()}{location.describe()} is set on only some paths before this staged "
-                        f"loop (whose condition is symbolic), and the loop writes it; set it on every "
-                        f"path before the loop"
-                    )
-                places.append(location)
-                flat.append((location.describe(), init))
-                inits.append(init)
-                dynamic = is_convertible(init) and not has_staged_value(init)
-                kinds.append("dynamic" if dynamic else "static")
-                types.append(leaf_type(init) if dynamic else None)
-                new_types.append(types[-1])
-                changed = True
-        for i, ((name, init), out) in enumerate(zip(flat, out_leaves)):
-            if (
-                kinds[i] == "static"
-                and is_undefined(init)
-                and is_convertible(out)
-                and not has_staged_value(out)
-            ):
-                # A name first assigned in the loop (e.g. a value returned from inside it): its
-                # type comes from the body; before the first iteration it holds a zero of that
-                # type, which converted code never reads (it tracks whether the name is set).
-                kinds[i] = "dynamic"
-                new_types[i] = leaf_type(out)
-                inits[i] = loop_placeholder(new_types[i])
-                flat[i] = (name, inits[i])
-                changed = True
-                continue
-            if kinds[i] == "static":
-                if i >= n_vars and out is not init:
-                    raise errors.LoopVariableError(
-                        f"{where()}{name} is {branch_errors.describe_leaf(init)} before the staged loop and "
-                        f"{branch_errors.describe_leaf(out)} inside it; only tensors and numbers can change in a "
-                        f"staged loop"
-                    )
-                continue
-            if not is_convertible(out):
-                raise errors.LoopVariableError(
-                    f"{where()}loop variable '{name}' is a tensor before the loop but the loop body "
-                    f"makes it {branch_errors.describe_leaf(out)}"
-                )
-            if i in unknown_rank and leaf_type(out).ndim != types[i].ndim:
-                raise errors.LoopVariableError(
-                    f"{where()}loop variable '{name}' has {types[i].ndim} dims before the loop and "
-                    f"{leaf_type(out).ndim} after an iteration; its shape invariant has an unknown rank, "
-                    f"but a staged loop variable keeps its number of dims"
-                )
-            new = _generalise(types[i], leaf_type(out), name)
-            if i in fixed and new != types[i]:
-                raise errors.LoopVariableError(
-                    f"{where()}loop variable '{name}' is {leaf_type(out)} after an iteration, which its shape "
-                    f"invariant {types[i]} does not accept"
-                )
-            if new != types[i]:
-                new_types[i] = new
-                changed = True
-        for i, out in enumerate(
-            out_leaves
-        ):  # Python numbers the body writes into a list: it holds them
-            if (
-                kinds[i] == "dynamic"
-                and is_tensor_array(out)
-                and is_tensor_array(inits[i])
-                and inits[i].with_weak_elements(out) is not inits[i]
-            ):
-                inits[i] = inits[i].with_weak_elements(out)
-                flat[i], changed = (flat[i][0], inits[i]), True
-        for i in range(n_vars):  # a flag no traced path sets (`return` under a Python `if`) stays
-            if (
-                kinds[i] == "dynamic"
-                and type(inits[i]) is bool
-                and out_leaves[i] is bg._loop_placeholders[i]
-            ):
-                kinds[i], new_types[i], changed = "static", None, True  # what it was: trace again
-        changed = loop_kinds.settle(out_leaves) or changed
-        changed = _later_python_numbers(later, out_leaves, kinds, new_types) or changed
-        if not changed:
+        if not types.settle(trace, names, loop_vars):
             break
-        cg.closed = bg.closed = True  # this attempt's tensors are discarded
-        types = new_types
-    else:  # pragma: no cover - each retrace loses at least one known dim, so this cannot loop
+        trace.close()  # this attempt's tensors are discarded
+    else:  # pragma: no cover - kinds and dims only widen, so this cannot loop
         raise errors.LoopVariableError(f"{where()}loop variable types did not settle")
+    return _record_loop(outer, trace, types, counter, loop_vars, is_list)
 
-    dyn_index = [i for i, k in enumerate(kinds) if k == "dynamic"]
-    cg.graph.outputs = [cg._loop_cond]
-    bg.graph.outputs = [
-        value_in(
-            bg, out_leaves[i], types[i], f"loop variable '{flat[i][0]}'", errors.LoopVariableError
-        )
-        for i in dyn_index
-    ]
-    init_values = [
-        value_in(
-            outer, inits[i], types[i], f"loop variable '{flat[i][0]}'", errors.LoopVariableError
-        )
-        for i in dyn_index
-    ]
+
+_MAX_TRACES = 64
+
+
+def _record_loop(outer, trace: LoopTrace, types: LoopTypes, counter, loop_vars, is_list):
+    """The `while_loop` node of the settled trace; the loop variables after it."""
+    variables = types.variables
+    dyn_index = [i for i, var in enumerate(variables) if var.dynamic]
+    bg, cg = trace.body_graph, trace.cond_graph
+    bg.graph.outputs = [value_in(bg, types.out_leaves[i]) for i in dyn_index]
+    init_values = [value_in(outer, variables[i].init) for i in dyn_index]
     if counter:
-        bg.graph.outputs.append(bg._loop_counter_next)
+        bg.graph.outputs.append(trace.counter_next)
         init_values.append(record("const", [], {"value": np.int64(0)})._value)
     nvars = len(init_values)
     if not counter and branch_errors.never_ends(cg.graph, bg.graph, init_values):
@@ -409,7 +539,8 @@ def while_loop(  # noqa: C901, PLR0912, PLR0915
         with building(bg):
             record("assert", [True], {"parts": ("this loop never ends",), "error": AssertionError})
     captures = align_captures([cg, bg], nvars)
-    out_types = [types[i] for i in dyn_index] + ([TensorType(np.int64, ())] if counter else [])
+    out_types = [variables[i].type for i in dyn_index]
+    out_types += [TensorType(np.int64, ())] if counter else []
     outs = record(
         "while_loop",
         [*init_values, *captures],
@@ -417,175 +548,25 @@ def while_loop(  # noqa: C901, PLR0912, PLR0915
         output_types=out_types,
         subgraphs={"cond": cg.graph, "body": bg.graph},
     )
-    cg.closed = bg.closed = True  # a tensor of the loop body used after the loop is a leak
-    # After the loop a variable has the types its body gives it on other paths; not the Python
-    # number it started as, which it still is only after zero iterations (docs/semantics.md).
+    trace.close()  # a tensor of the loop body used after the loop is a leak
     for out, i in zip(outs, dyn_index):
-        out._weak_paths = weak_paths.joined(
-            types[i],
-            leaf_type(out_leaves[i]),
-            types[i],
-            weak_paths.types_only(_paths_of(inits[i])),
-            _paths_of(out_leaves[i]),
-            f"'{flat[i][0]}'",
-            where(),
-            errors.LoopVariableError,
-        )
-        start = leaf_type(inits[i]) if i < n_vars else None
-        # (eagerly still that Python number when the loop runs zero times: staging.loop_flags;
-        # or when it runs zero times after loops before it that left the number as it was)
-        before = (
-            getattr(getattr(inits[i], "_weak_paths", None), "zero_trip", None)
-            if i < n_vars
-            else None
-        )
-        if (
-            isinstance(types[i], TensorType)
-            and not types[i].weak
-            and (before is not None or isinstance(start, TensorType) and start.weak)
-        ):
-            if out._weak_paths is None:
-                out._weak_paths = weak_paths.WeakPaths(
-                    (), f"'{flat[i][0]}'", where(), errors.LoopVariableError
-                )
-            out._weak_paths.zero_trip = (
-                ((out,), start, loop_flags.check_ran)
-                if before is None
-                else (before[0] + (out,), before[1], before[2])
-            )
-    for out, i in zip(outs, dyn_index):
-        if i < n_vars:
-            aliasing.carry_out(inits[i], bg._loop_placeholders[i], out)
+        if i < types.n_vars:
+            aliasing.carry_out(variables[i].init, trace.placeholders[i], out)
     it = iter(outs)
     leaves = []
-    for i, (name, init) in enumerate(flat):
-        if kinds[i] == "dynamic":  # (one the body gives back unchanged is what it was before)
+    for i, var in enumerate(variables):
+        if var.dynamic:  # (one the body gives back unchanged is what it was before)
             out = next(it)
-            leaves.append(
-                init if out_leaves[i] is bg._loop_placeholders[i] else rebuild_leaf(init, out)
-            )
+            unchanged = trace.passes_through(i, types.out_leaves[i])
+            leaves.append(var.init if unchanged else rebuild_leaf(var.init, out))
         else:
-            leaves.append(init)
-    branch_writes.write_back(outer, places, leaves[n_vars:])
-    result = nest.pack_as(list(loop_vars), leaves[:n_vars])
+            leaves.append(var.init)
+    branch_writes.write_back(outer, types.places, leaves[types.n_vars :])
+    result = nest.pack_as(list(loop_vars), leaves[: types.n_vars])
     return result if is_list else tuple(result)
 
 
-def _later_python_numbers(later, out_leaves, kinds, types) -> bool:
-    """Records in `later` the Python-number types a loop body gives its variables, where the
-    loop's type is a NumPy one (`s = len(xs)` in a float64 loop variable): on the iterations
-    after, the variable is that Python number eagerly. True when one is new (trace again)."""
-    changed = False
-    for i, out in enumerate(out_leaves):
-        if kinds[i] != "dynamic" or not isinstance(types[i], TensorType) or types[i].weak:
-            continue
-        paths = _paths_of(out)
-        found = [leaf_type(out)] + (list(paths.types) if paths is not None else [])
-        for u in found:
-            if isinstance(u, TensorType) and u.weak and u not in later.get(i, ()):
-                later.setdefault(i, []).append(u)
-                changed = True
-    return changed
-
-
-def _trace_loop(  # noqa: C901, PLR0912, PLR0913
-    outer,
-    cond,
-    body,
-    loop_vars,
-    flat,
-    kinds,
-    types,
-    counter,
-    maximum_iterations,
-    places,
-    loop_kinds,
-    later,
-):
-    """Traces cond and body into subgraphs. Entries of `flat` past the loop variables proper are
-    the `places` (items and attributes) the body writes: their placeholders are written into
-    them while the functions are traced (and undone after). Sets on the body graph `_loop_out`,
-    `_loop_places_out` (the places' values after the body) and `_loop_written` (the places it
-    wrote)."""
-    n_vars = len(flat) - len(places)
-    graphs = []
-    for label in ("cond", "body"):
-        g = FuncGraph(label, outer=outer)
-        g.function_name = outer.function_name
-        placeholders = []
-        for i, ((name, init), kind, t) in enumerate(zip(flat, kinds, types)):
-            if kind == "dynamic":
-                p = g.add_input(t, name)
-                if isinstance(t, TensorType) and t.shape == () and not t.weak:
-                    loop_kinds.placeholder(
-                        p, i, init
-                    )  # (a 0-d array or a NumPy scalar: staging.array0d)
-                if isinstance(p, Tensor) and is_convertible(
-                    init
-                ):  # on the first iteration it is init,
-                    # on later ones what the body made of it (a Python number there: `later`)
-                    after = (
-                        weak_paths.WeakPaths(
-                            later[i], f"'{name}'", where(), errors.LoopVariableError
-                        )
-                        if i in later
-                        else None
-                    )
-                    p._weak_paths = weak_paths.joined(
-                        leaf_type(init),
-                        t,
-                        t,
-                        _paths_of(init),
-                        after,
-                        f"'{name}'",
-                        where(),
-                        errors.LoopVariableError,
-                    )
-                placeholders.append(rebuild_leaf(init, p))
-            else:
-                placeholders.append(init)
-        counter_in = g.add_input(TensorType(np.int64, ()), "iteration") if counter else None
-        vars_ = nest.pack_as(list(loop_vars), placeholders[:n_vars])
-        with building(g), mutation.recording(g) as journal:
-            for location, value in zip(places, placeholders[n_vars:]):
-                mutation.note(location)
-                location.write(value)
-            if label == "cond":
-                c = truth_value(g, cond(*vars_), "condition of a staged `while`")
-                if counter:
-                    below = record("less", [counter_in, maximum_iterations])
-                    c = g.value_of(record("logical_and", [below, Tensor(g, c)]))
-                g._loop_cond = c
-                known = {location.ident for location in places}
-                extra = [location for location in journal.locations if location.ident not in known]
-                if extra:
-                    raise errors.UnsupportedConstructError(
-                        f"{where()}the condition of this staged loop writes {extra[0].describe()}; "
-                        f"a condition that changes state cannot be staged: move the write into the "
-                        f"loop body"
-                    )
-            else:
-                try:
-                    out = body(*vars_)
-                except Exception as exc:
-                    if not branch_errors.deferrable(exc):
-                        raise
-                    journal.undo()
-                    raise branch_errors.BodyRaises(exc) from exc
-                if len(loop_vars) == 1 and not isinstance(out, (tuple, list)):
-                    out = (out,)
-                g._loop_out = out
-                g._loop_placeholders = placeholders
-                g._loop_places_out = [location.read() for location in places]
-                g._loop_written = journal.locations
-                if counter:
-                    g._loop_counter_next = g.value_of(record("add", [counter_in, 1]))
-        journal.undo()
-        graphs.append(g)
-    return graphs[0], graphs[1]
-
-
-def _check_body_outputs(loop_vars, body_out, flat, kinds, names):
+def _check_body_outputs(loop_vars, body_out, variables, names):
     if not isinstance(body_out, (tuple, list)) or len(body_out) != len(loop_vars):
         got = (
             f"{len(body_out)} values"
@@ -602,52 +583,40 @@ def _check_body_outputs(loop_vars, body_out, flat, kinds, names):
         )
         raise errors.LoopVariableError(
             f"{where()}the loop body changes the structure of loop variable {path}: "
-            f"{branch_errors.describe_structure(a)} before the loop, {branch_errors.describe_structure(b)} after an iteration"
+            f"{branch_errors.describe_structure(a)} before the loop, "
+            f"{branch_errors.describe_structure(b)} after an iteration"
         )
     outs = [leaf for _, leaf in out_flat]
-    for (name, init), kind, out in zip(flat, kinds, outs):
-        if kind == "static" and out is not init:
-            if is_undefined(init) and (is_convertible(out) or is_undefined(out)):
-                continue  # given a type by the first body trace, see while_loop
-            if is_convertible(out) and init is None:
-                raise errors.LoopVariableError(
-                    f"{where()}loop variable '{name}' is {branch_errors.describe_leaf(init)} before the staged loop "
-                    f"and {branch_errors.describe_leaf(out)} inside it; give it an initial value of the same dtype "
-                    f"before the loop"
-                )
-            if not (has_staged_value(init) and out is init):
-                raise errors.LoopVariableError(
-                    f"{where()}loop variable '{name}' is a Python {type(init).__name__} that the staged "
-                    f"loop body changes ({branch_errors.describe_leaf(init)} -> {branch_errors.describe_leaf(out)}); only tensors "
-                    f"and numbers can change in a staged loop"
-                )
+    for var, out in zip(variables, outs):
+        if not var.dynamic and out is not var.init:
+            _check_static_variable(var, out)
     return outs
 
 
-def _generalise(before, after, name):
-    """The type of a loop variable that is `before` on entry and `after` after an iteration."""
-    if (
-        isinstance(before, TensorType)
-        and isinstance(after, TensorType)
-        and not before.weak
-        and not after.weak
-        and before.dtype != after.dtype
-    ):
+def _check_static_variable(var: LoopVariable, out) -> None:
+    """A loop variable that is not a graph value (a Python object) may not change in the body."""
+    init = var.init
+    if is_undefined(init) and (is_convertible(out) or is_undefined(out)):
+        return  # given a type by the first body trace, see LoopTypes
+    if is_convertible(out) and init is None:
         raise errors.LoopVariableError(
-            f"{where()}loop variable '{name}' changes dtype from {before.dtype.name} before the "
-            f"loop to {after.dtype.name} in the loop body; cast it (e.g. .astype(np."
-            f"{after.dtype.name})) before the loop so it keeps one dtype"
+            f"{where()}loop variable '{var.name}' is {branch_errors.describe_leaf(init)} before the "
+            f"staged loop and {branch_errors.describe_leaf(out)} inside it; give it an initial "
+            f"value of the same dtype before the loop"
         )
-    try:
-        return join_types(before, after, f"loop variable '{name}'", errors.LoopVariableError)
-    except errors.LoopVariableError as exc:
-        raise errors.LoopVariableError(f"{where()}{exc}") from None
+    if not (has_staged_value(init) and out is init):
+        raise errors.LoopVariableError(
+            f"{where()}loop variable '{var.name}' is a Python {type(init).__name__} that the staged "
+            f"loop body changes ({branch_errors.describe_leaf(init)} -> "
+            f"{branch_errors.describe_leaf(out)}); only tensors and numbers can change in a "
+            f"staged loop"
+        )
 
 
 _NOT_GIVEN = object()
 
 
-def _apply_shape_invariants(flat, types, shape_invariants) -> tuple:
+def _apply_shape_invariants(variables, shape_invariants) -> tuple:
     """Sets the types of the loop variables that have a shape invariant (by name or by the
     variable itself) to it; returns their positions (whose types the loop may not relax) and
     those of them whose invariant has an unknown rank."""
@@ -655,28 +624,34 @@ def _apply_shape_invariants(flat, types, shape_invariants) -> tuple:
     if isinstance(shape_invariants, dict):
         by_name = shape_invariants
     else:
-        for var, shape in shape_invariants:
-            for i, (_, leaf) in enumerate(flat):
-                if leaf is var:
+        for var_object, shape in shape_invariants:
+            for i, var in enumerate(variables):
+                if var.init is var_object:
                     by_name[i] = shape
     fixed, unknown_rank = set(), set()
-    for i, (name, _) in enumerate(flat):
-        shape = by_name.get(name, by_name.get(i, _NOT_GIVEN))
-        if shape is not _NOT_GIVEN and types[i] is not None:
-            spec_shape = getattr(shape, "shape", shape)
-            if spec_shape is None:
-                # An unknown rank: every dim of unknown size, the rank of the value before the loop
-                # (a staged value has a known rank; a body changing it is refused where it does).
-                spec_shape = (None,) * types[i].ndim
-                unknown_rank.add(i)
-            t = TensorType(types[i].dtype, spec_shape)
-            if not t.is_supertype_of(types[i].strong()):
-                raise errors.LoopVariableError(
-                    f"{where()}shape invariant {t} for loop variable '{name}' does not accept its "
-                    f"initial value {types[i]}"
-                )
-            types[i] = t
-            fixed.add(i)
+    for i, var in enumerate(variables):
+        shape = by_name.get(var.name, by_name.get(i, _NOT_GIVEN))
+        if shape is _NOT_GIVEN or var.type is None:
+            continue
+        if type(var.type) is not TensorType:
+            raise errors.LoopVariableError(
+                f"{where()}loop variable '{var.name}' is {var.type} before the loop; a shape "
+                f"invariant needs one type"
+            )
+        spec_shape = getattr(shape, "shape", shape)
+        if spec_shape is None:
+            # An unknown rank: every dim of unknown size, the rank of the value before the loop
+            # (a staged value has a known rank; a body changing it is refused where it does).
+            spec_shape = (None,) * var.type.ndim
+            unknown_rank.add(i)
+        t = TensorType(var.type.dtype, spec_shape)
+        if not t.is_supertype_of(var.type.strong()):
+            raise errors.LoopVariableError(
+                f"{where()}shape invariant {t} for loop variable '{var.name}' does not accept its "
+                f"initial value {var.type}"
+            )
+        var.type = t
+        fixed.add(i)
     return fixed, unknown_rank
 
 

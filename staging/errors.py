@@ -72,29 +72,6 @@ class BranchesRaiseError(StagingError):
     one Python raises depends on the condition's value when the function runs."""
 
 
-class ZeroDivisorError(StagingError, ZeroDivisionError):
-    """When the graph runs, a division by zero of a value that is a Python number on some paths
-    (where Python raises ZeroDivisionError) and a NumPy value on others (where NumPy returns inf,
-    nan or 0 with a warning): which path ran, the graph does not know, so it refuses."""
-
-
-class WrappedIntegerError(StagingError, OverflowError):
-    """When the graph runs, integer arithmetic on a value that is a Python int on some paths
-    wrapped around in the fixed-width dtype the graph computes in (`300 ** 2` as an int16):
-    Python's int on those paths would not wrap, and which path ran, the graph does not know."""
-
-
-class SignedZeroError(StagingError, ArithmeticError):
-    """When the graph runs, `-v` gave -0.0 where `v` is a Python int on some paths (`-0` is the
-    int 0 there, positive) and a float on others: which path ran, the graph does not know."""
-
-
-class NumberDoesNotFitError(StagingError, OverflowError):
-    """When the graph runs, a Python int known only then meets, where paths join, a value of a
-    narrower integer dtype and does not fit it (300 and a uint8): eagerly it stays a Python int
-    on its path; one graph must give one type."""
-
-
 class ExecutionError(StagingError):
     """Kept so that code naming it still imports: nothing is raised as ExecutionError any more.
     An exception raised while a staged graph runs (by NumPy, an assert, a py_function, ...)

@@ -19,6 +19,7 @@ import numpy as np
 
 from runtime.optimize import optimize
 from runtime.options import get_options as get_optimizer_options
+from runtime.types import UnionType
 
 from . import argument_writes, branch_errors, errors, trace_effects
 from .concrete_function import (
@@ -527,7 +528,12 @@ class Function:
         optimize(fg.graph, options)
         self._traces += 1
         self._all_traces[0] += 1
-        arg_specs = iter([TensorSpec(t.shape, t.dtype) for t in types])
+        arg_specs = iter(
+            [
+                TensorSpec.of_type(t) if type(t) is UnionType else TensorSpec(t.shape, t.dtype)
+                for t in types
+            ]
+        )
         bound_template = (
             weaken(replace_tensors(args, arg_specs)),
             weaken(replace_tensors(kwargs, arg_specs)),

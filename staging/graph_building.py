@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 import sys
 import threading
@@ -13,9 +12,10 @@ from runtime import Graph, Node, TensorType, Value
 from runtime._compat import add_note
 from runtime.chunks import LONG_GRAPH, pause_gc, resume_gc
 from runtime.ops.random import GeneratorType
-from runtime.registry import UnknownOpError, get_op, infer_types
+from runtime.registry import TooManyKindsError, UnknownOpError, get_op, infer_kinds, infer_types
+from runtime.types import TypeJoinError, UnionType
 
-from . import errors, source_map, value_checks, weak_paths
+from . import errors, source_map
 from .generators import SymbolicGenerator
 from .source_map import where
 from .tensor import Tensor, has_staged_value, leaked_error
@@ -249,7 +249,7 @@ def _infer(op, in_types: list, attrs):
     return out
 
 
-def record(  # noqa: C901, PLR0912
+def record(
     op_name: str,
     inputs,
     attrs=None,
@@ -261,7 +261,9 @@ def record(  # noqa: C901, PLR0912
     """Adds one `op_name` node to the current graph; returns its symbolic output(s).
 
     Returns a Tensor for single-output ops, a tuple of Tensors otherwise
-    (an empty tuple for ops without outputs).
+    (an empty tuple for ops without outputs). `output_types`, when given, are the node's
+    output types (structured ops, whose types follow from their subgraphs); otherwise the op's
+    rule gives them, kind by kind for inputs that may be of several (runtime.registry).
     """
     fg = graph if graph is not None else current_graph()
     if fg is None:
@@ -275,43 +277,11 @@ def record(  # noqa: C901, PLR0912
         for item in inputs
     ]
     if output_types is None:
-        try:
-            op = get_op(op_name)
-        except UnknownOpError:
-            raise errors.UnsupportedOpError(
-                f"{where()}no staged op {op_name!r}; wrap the computation in staging.py_function"
-            ) from None
-        in_types = [v.type if isinstance(v, Value) else v for v in values]
-        try:
-            output_types = _infer(op, in_types, attrs)
-        except (ValueError, TypeError, IndexError, ArithmeticError, np.exceptions.AxisError) as exc:
-            if isinstance(exc, errors.StagingError):
-                raise
-            weak_paths.check_failure(
-                op_name, inputs, in_types, exc, lambda types: infer_types(op, types, attrs)
-            )
-            located = _with_location(exc, f"{where()}{op_name}: ")
-            if located is exc:
-                raise
-            raise located from None
+        op = _op_named(op_name)
+        output_types = _output_types(fg, op, values, attrs)
         single = op.num_outputs == 1
-        paths = None
-        for item in inputs:
-            if type(item) is Tensor and item._weak_paths is not None:
-                paths = weak_paths.check(
-                    op_name,
-                    inputs,
-                    in_types,
-                    output_types,
-                    lambda types: infer_types(op, types, attrs),
-                )
-                value_checks.guard_divisor(
-                    op_name, inputs, in_types, functools.partial(record, graph=fg)
-                )
-                break
     else:
         single = False
-        paths = None
     found = source_map._find_user_frame(sys._getframe())  # (user_location(), inline)
     node = Node(op_name, values, attrs, output_types, found[1] if found else None, subgraphs)
     if fg.scope is not None and op_name != "const":  # (a constant cannot raise)
@@ -320,20 +290,48 @@ def record(  # noqa: C901, PLR0912
     nodes.append(node)
     if len(nodes) == LONG_GRAPH:
         _pause_gc_for_long_trace()
-    if paths is not None and single:
-        value_checks.check_result(
-            op_name,
-            inputs,
-            [v.type if isinstance(v, Value) else v for v in values],
-            output_types,
-            attrs,
-            Tensor(fg, node.outputs[0]),
-            functools.partial(record, graph=fg),
-        )
-    if single and paths is None and len(node.outputs) == 1:
+    if single and len(node.outputs) == 1:
         return Tensor(fg, node.outputs[0])
     outs = tuple(Tensor(fg, v) for v in node.outputs)
-    if paths is not None:
-        for out, p in zip(outs, paths):
-            out._weak_paths = p
     return outs[0] if single else outs
+
+
+def _op_named(op_name: str):
+    try:
+        return get_op(op_name)
+    except UnknownOpError:
+        raise errors.UnsupportedOpError(
+            f"{where()}no staged op {op_name!r}; wrap the computation in staging.py_function"
+        ) from None
+
+
+_RULE_ERRORS = (ValueError, TypeError, IndexError, ArithmeticError, LookupError)
+
+
+def _output_types(fg: FuncGraph, op, values, attrs) -> tuple:
+    """The op's output types for inputs `values` (Values and Python literals). For inputs that
+    are of several kinds (a Python number on some paths), each combination of kinds is a run
+    of the rule (runtime.registry.infer_kinds); a combination the rule refuses is a path on
+    which the op raises when the graph runs, as eagerly."""
+    in_types = [v.type if isinstance(v, Value) else v for v in values]
+    try:
+        if not any(type(t) is UnionType for t in in_types):
+            return _infer(op, in_types, attrs)
+        groups = [id(v) for v in values]
+        output_types, failures = infer_kinds(op, in_types, attrs, groups, _infer)
+        if failures:  # it raises on some paths when the graph runs (staging.branch_errors)
+            fg.trace_state["deferred"] = True
+        return output_types
+    except TooManyKindsError as exc:
+        raise errors.BranchMismatchError(f"{where()}{op.name}: {exc}") from None
+    except TypeJoinError as exc:
+        raise errors.BranchMismatchError(
+            f"{where()}{op.name}: its result would be of kinds that one value cannot have: {exc}"
+        ) from None
+    except _RULE_ERRORS as exc:
+        if isinstance(exc, errors.StagingError):
+            raise
+        located = _with_location(exc, f"{where()}{op.name}: ")
+        if located is exc:
+            raise
+        raise located from None

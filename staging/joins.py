@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import ListType, TensorType, Value
+from runtime import TensorType, Value, types
 
 from . import errors, nest
 from .graph_building import FuncGraph, building, record
@@ -60,123 +60,28 @@ def leaf_type(x):
     return TensorType(arr.dtype, arr.shape)
 
 
-_KIND_ORDER = (bool, int, float, complex)
-
-
 def join_types(a, b, what: str, error=errors.BranchMismatchError):
-    """The type a value takes where two paths meet with types `a` and `b`, or raise `error`
-    naming `what`.
-
-    Python numbers meet as Python does: a bool and an int make an int, an int and a float a
-    float. A Python number meets a NumPy value when NEP 50 gives that value's dtype for their
-    combination (an int with an int32 value is int32, an int or a float with a float32 value
-    is float32): the Python number is absorbed, as in `0 + v`. The value that was a Python
-    number is cast, so on a path where it stays one (a loop that runs zero times, a branch
-    not taken) the result is that number as the joined dtype. A NumPy value that would change
-    dtype (a Python float meeting an int32 value, a Python int meeting a bool) does not meet,
-    nor do NumPy values of different dtypes or ranks: cast one explicitly."""
-    if isinstance(a, ListType) or isinstance(b, ListType):
-        if not (isinstance(a, ListType) and isinstance(b, ListType)):
-            raise error(f"{what} is a list in one case and a tensor in the other")
-        if a.element is None or b.element is None:
-            return ListType(a.element or b.element)
-        return ListType(join_types(a.element, b.element, f"the elements of {what}", error))
-    if a == b:
-        return a
-    if a.weak and b.weak:
-        kind = max(a.python_type, b.python_type, key=_KIND_ORDER.index)
-        return TensorType.python_scalar(kind)
-    if len(a.shape) != len(b.shape):
-        raise error(
-            f"{what} has rank {len(a.shape)} ({a}) in one case and rank {len(b.shape)} ({b}) in "
-            f"the other"
-        )
-    if a.weak or b.weak:
-        weak, strong = (a, b) if a.weak else (b, a)
-        dtype = np.result_type(strong.dtype, _REPRESENTATIVE[weak.python_type])
-        if dtype != strong.dtype:
-            raise error(
-                f"{what} is a Python {weak.python_type.__name__} in one case and a {strong} value in "
-                f"the other, which would become {dtype.name}; cast one of them explicitly"
-            )
-        return strong
-    if a.dtype != b.dtype:
-        raise error(
-            f"{what} has dtype {a.dtype.name} in one case and {b.dtype.name} in the other; cast "
-            f"one of them explicitly"
-        )
-    return TensorType(a.dtype, tuple(x if x == y else None for x, y in zip(a.shape, b.shape)))
+    """The type of a value that is of type `a` on some paths and `b` on others (the branches of
+    a staged `if`, a loop variable before and after an iteration): the kinds of both
+    (runtime.types.join_types). Raises `error` naming `what` when no one value can be both (a
+    list and an array) or when it would have too many kinds."""
+    try:
+        return types.join_types(a, b)
+    except types.TypeJoinError as exc:
+        raise error(f"{what} cannot be one value on both paths: {exc}") from None
 
 
-_REPRESENTATIVE = {bool: True, int: 1, float: 1.0, complex: 1j}
-
-
-def value_in(
-    graph: FuncGraph, leaf, target, what: str = "a value", error=errors.BranchMismatchError
-) -> Value:
-    """`leaf` as a Value of `graph` of type `target` (recording a cast or a constant if needed).
-    A Python number that does not fit `target` (-1 as a uint8, 300 as an int8), or one known
-    only at run time that might not, raises `error` naming `what`: eagerly it stays a Python
-    number on that path."""
+def value_in(graph: FuncGraph, leaf) -> Value:
+    """`leaf` as a Value of `graph`: what a subgraph gives where paths meet. Nothing is
+    converted: on the path that makes it, the value is what eager Python has there."""
     if is_tensor_array(leaf):
         return graph.value_of(leaf._handle)
-    if has_staged_value(leaf):
-        with building(graph):
-            leaf = leaf._staged_value()
     with building(graph):
+        if has_staged_value(leaf):
+            leaf = leaf._staged_value()
         if isinstance(leaf, Tensor):
-            if (
-                leaf.type.weak and target.weak and leaf.type != target
-            ):  # e.g. an int that meets a float
-                leaf = record("python_number", [leaf], {"kind": target.python_type})
-            elif leaf.type.dtype != target.dtype or leaf.type.weak != target.weak:
-                # A Python int known only at run time that does not fit an integer target raises
-                # OverflowError there (the cast is NumPy's, np.asarray(n, dtype)), as the same
-                # number meeting a value of that dtype does eagerly (NEP 50).
-                if leaf.type.weak and leaf.type.python_type is int and target.dtype.kind in "iu":
-                    _check_fits(leaf, target.dtype, what)
-                leaf = record("astype", [leaf], {"dtype": target.dtype})
             return graph.value_of(leaf)
-        if target.weak:
-            value = target.python_type(leaf)
-        else:
-            try:
-                array = np.asarray(leaf, dtype=target.dtype)
-            except (OverflowError, TypeError, ValueError):
-                raise error(
-                    f"{where()}{what} is the Python number {leaf!r} in one case and a {target} value in "
-                    f"the other, and {leaf!r} does not fit {target.dtype.name}"
-                ) from None
-            # (a 0-d array stays one, as eagerly: np.where(c, 1, 0) is array(1), not np.int64(1))
-            value = array[()] if array.ndim == 0 and not isinstance(leaf, np.ndarray) else array
-        return record("const", [], {"value": value})._value
-
-
-def _check_fits(number: Tensor, dtype, what: str) -> None:
-    check_fits(
-        number,
-        dtype,
-        (
-            f"{where()}{what} is a Python int here that does not fit {dtype.name}, the type it has where "
-            f"the paths meet (eagerly it stays a Python int on this path; one graph gives one type): "
-            f"convert it explicitly where it is set, e.g. np.int64(...)"
-        ),
-    )
-
-
-def check_fits(number: Tensor, dtype, message: str) -> None:
-    """A staged check that the Python int `number` (known at run time) fits integer `dtype`,
-    raising NumberDoesNotFitError with `message` where it does not (NumPy's cast would raise a
-    bare OverflowError with no word of the variable)."""
-    info = np.iinfo(dtype)
-    fits = record(
-        "logical_and",
-        [
-            record("greater_equal", [number, int(info.min)]),
-            record("less_equal", [number, int(info.max)]),
-        ],
-    )
-    record("assert", [fits], {"parts": (message,), "error": errors.NumberDoesNotFitError})
+        return record("const", [], {"value": leaf})._value
 
 
 def rebuild_leaf(template, tensor: Tensor):
@@ -221,6 +126,9 @@ def top_level_paths(structure, names, default):
     return out
 
 
+_PREDICATES = (TensorType(np.bool_, ()), TensorType.python_scalar(bool))  # (a cond's predicate)
+
+
 def truth_value(graph: FuncGraph, c, what: str) -> Value:
     with building(graph):
         if not isinstance(c, Tensor):
@@ -228,11 +136,12 @@ def truth_value(graph: FuncGraph, c, what: str) -> Value:
                 c = c._staged_value()
             else:
                 return record("const", [], {"value": np.bool_(bool(c))})._value
-        if c.type.shape != ():
-            raise errors.SymbolicValueError(
-                f"{where()}the {what} is a tensor of shape {c.type}, not a scalar: its truth value is "
-                f"ambiguous; reduce it with .any() or .all()"
-            )
-        if c.dtype != np.bool_:
+        for kind in types.kinds(c.type):
+            if kind.shape != ():
+                raise errors.SymbolicValueError(
+                    f"{where()}the {what} is a tensor of shape {c.type}, not a scalar: its truth "
+                    f"value is ambiguous; reduce it with .any() or .all()"
+                )
+        if c.type not in _PREDICATES:
             c = record("truth", [c])
         return graph.value_of(c)

@@ -7,13 +7,11 @@ and NumPy protocols (as a NumPy layer installs methods on its tracer type).
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
 from runtime import TensorType
 
-from . import errors
+from . import errors, kinds
 from .conversion_hints import hint
 from .source_map import where
 
@@ -38,7 +36,6 @@ class Tensor:
         "_views",
         "_stored",
         "_written",
-        "_weak_paths",
         "__weakref__",
     )
     __array_priority__ = 1000
@@ -50,29 +47,52 @@ class Tensor:
         self._views = None  # weak references to the views of this tensor (see staging.aliasing)
         self._stored = None  # where the data went into (or came from) a staged list, if it did
         self._written = False  # written in place: True, or "carried" for a staged loop's variable
-        self._weak_paths = None  # the types it has on other paths, where it is a Python number (staging.weak_paths)
 
     # -- static information --------------------------------------------
+    # `dtype`, `ndim` (and `shape`, `size`, the methods: staging.numpy_api) are what eager
+    # Python would read: a value that is a Python number at run time has none of them, and one
+    # whose kind depends on the path has them only where its kinds agree (staging.kinds).
+    # This project's own code reads `type` instead.
     @property
     def type(self) -> TensorType:
         return self._value.type
 
     @property
     def dtype(self) -> np.dtype:
-        if self._weak_paths is not None or self._value.type.weak:
-            check_user_attribute(self, "dtype")
-        return self._value.type.dtype
+        t = self._value.type
+        if type(t) is TensorType and not t.weak:
+            return t.dtype
+        return kinds.one_answer(self, "`.dtype`", kinds.attribute_of_kind("dtype", _dtype))
 
     @property
     def ndim(self) -> int:
-        if self._weak_paths is not None or self._value.type.weak:
-            check_user_attribute(self, "ndim")
-        return len(self._value.type.shape)
+        t = self._value.type
+        if type(t) is TensorType and not t.weak:
+            return len(t.shape)
+        return kinds.one_answer(self, "`.ndim`", kinds.attribute_of_kind("ndim", _ndim))
 
+    # What this project's own code reads: the value as NumPy sees it (np.asarray(x): a Python
+    # number is a 0-d value of its default dtype). For a value of several kinds by path, the
+    # answer they share, else a refusal naming the user's line (staging.kinds).
     @property
     def static_shape(self) -> tuple:
         """The shape with `None` for dims unknown until run time."""
-        return self._value.type.shape
+        t = self._value.type
+        if type(t) is TensorType:
+            return t.shape
+        return kinds.one_answer(self, "its shape", _shape)
+
+    @property
+    def static_dtype(self) -> np.dtype:
+        """The dtype NumPy gives the value (a Python number's default dtype)."""
+        t = self._value.type
+        if type(t) is TensorType:
+            return t.dtype
+        return kinds.one_answer(self, "its dtype", _numpy_dtype)
+
+    @property
+    def static_ndim(self) -> int:
+        return len(self.static_shape)
 
     @property
     def graph(self):
@@ -181,28 +201,20 @@ def leaked_error(tensor: Tensor) -> errors.LeakedTensorError:
 # (autograph's Undefined) are never asked.
 
 
-def check_user_attribute(tensor, name: str) -> None:
-    """User code reading `tensor.name` (not this project's own code) where the tensor is a Python
-    number when the graph runs, or on some path (staging.weak_paths): that path raises
-    AttributeError (refused while tracing, for a path)."""
-    from . import weak_paths
-    from .source_map import is_own_file
-
-    if is_own_file(sys._getframe(2).f_code.co_filename):
-        return
-    check_python_number_attribute(tensor, name)
-    if tensor._weak_paths is not None:
-        weak_paths.check_attribute(tensor, name)
+def _dtype(kind):
+    return kind.dtype
 
 
-def check_python_number_attribute(tensor, name: str) -> None:
-    """`tensor.name` where the tensor is a Python number when the graph runs (a weak type): the
-    AttributeError Python raises for a number without that attribute (`(3).astype`)."""
-    kind = tensor._value.type.python_type
-    if kind is not None and not hasattr(kind(0), name):
-        raise errors.MissingAttributeError(
-            f"{where()}{kind.__name__!r} object has no attribute {name!r}"
-        )
+def _numpy_dtype(kind):
+    return kind.strong().dtype
+
+
+def _shape(kind):
+    return kind.shape
+
+
+def _ndim(kind):
+    return len(kind.shape)
 
 
 def has_staged_value(x) -> bool:

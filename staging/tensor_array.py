@@ -5,15 +5,29 @@ from __future__ import annotations
 import numpy as np
 
 from runtime import TensorType
+from runtime.types import union_of
 
-from . import aliasing, errors, joins, weak_paths
+from . import aliasing, errors, joins, kinds
 from .graph_building import current_graph, record
 from .joins import is_tensor_array
 from .source_map import where
 from .tensor import Tensor
 
+
 # The dtype kinds a Python number keeps its value in, as an element of a list of that kind.
-_HOLDS = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}
+def stacked_element(element):
+    """The type np.stack gives each element of a staged list whose elements are of type
+    `element` (Python numbers become NumPy values of their default dtype). Elements whose kinds
+    would stack to different dtypes, depending on which the list holds, are refused."""
+    if element is None or type(element) is TensorType:
+        return element
+    joined = union_of(k.strong() for k in kinds.kinds(element))
+    if type(joined) is not TensorType:
+        raise errors.LoopVariableError(
+            f"{where()}the elements of this staged list are {kinds.describe(element)} depending "
+            f"on the path, which stack to different dtypes; convert them so that they have one type"
+        )
+    return joined
 
 
 class TensorArray:
@@ -28,9 +42,6 @@ class TensorArray:
     _is_tensor_array = True
 
     def __init__(self, dtype=None, size=0, dynamic_size=False, element_shape=None, *, _handle=None):
-        # the Python-number types written into the staged list (as elements of its dtype), and
-        # where: an element read from it may be such a number eagerly (staging.weak_paths)
-        self.weak_elements, self.weak_where = (), ""
         self.dtype = np.dtype(dtype) if dtype is not None else None
         self.dynamic_size = bool(dynamic_size)
         self.element_shape = tuple(element_shape) if element_shape is not None else None
@@ -59,82 +70,21 @@ class TensorArray:
         return self._handle is not None
 
     def _with_handle(self, handle: Tensor, written=None) -> "TensorArray":
-        el = handle.type.element
-        # an undeclared dtype is the elements' (a list of Python numbers keeps them as they are)
-        dtype = (
-            self.dtype
-            if self.dtype is not None
-            else (el.dtype if el is not None and not el.weak else None)
+        return TensorArray(
+            self.dtype,
+            dynamic_size=self.dynamic_size,
+            element_shape=self.element_shape,
+            _handle=handle,
         )
-        made = TensorArray(
-            dtype, dynamic_size=self.dynamic_size, element_shape=self.element_shape, _handle=handle
-        )
-        made.weak_elements, made.weak_where = self.weak_elements, self.weak_where
-        weak = (
-            written.type
-            if isinstance(written, Tensor)
-            else TensorType.of(written)
-            if type(written) in (bool, int, float, complex)
-            else None
-        )
-        if (
-            weak is not None
-            and weak.weak
-            and el is not None
-            and not el.weak
-            and weak not in made.weak_elements
-        ):
-            made.weak_elements += (weak,)
-            made.weak_where = made.weak_where or where()
-        return made
-
-    def with_weak_elements(self, other) -> "TensorArray":
-        """This list, also holding the Python-number elements `other` (another version of it: a
-        branch's, a loop body's) holds."""
-        if all(t in self.weak_elements for t in other.weak_elements):
-            return self
-        made = self._with_handle(self._handle)
-        made.weak_elements += tuple(t for t in other.weak_elements if t not in self.weak_elements)
-        made.weak_where = made.weak_where or other.weak_where
-        return made
-
-    def _element(self, value):
-        """A value read from the staged list: remembers the Python-number types it may be."""
-        if self.weak_elements and isinstance(value, Tensor):
-            value._weak_paths = weak_paths.WeakPaths(
-                self.weak_elements,
-                "an element of this list",
-                self.weak_where,
-                errors.LoopVariableError,
-            )
-        return value
 
     def _cast(self, value):
+        """A value written into a TensorArray of a declared dtype (TensorFlow's API): converted
+        to that dtype, as TensorFlow does. A staged Python list (dtype None) holds what it is
+        given, as a Python list does: its element type is the join of the values written."""
         if self.dtype is None:
             return value
-        python_type = value.type.python_type if isinstance(value, Tensor) else type(value)
-        if python_type in _HOLDS and self.dtype.kind not in _HOLDS[python_type]:
-            # (NEP 50 gives a Python int and a bool array int64: the cast would change the value)
-            shown = f"the Python {python_type.__name__}" + (
-                "" if isinstance(value, Tensor) else f" {value!r}"
-            )
-            raise errors.LoopVariableError(
-                f"{where()}a list of {self.dtype.name} elements cannot hold {shown} as one of them "
-                f"(a Python list holds both; the staged list has one element type): convert the "
-                f"value, or the list's elements, so that they have one type"
-            )
         if isinstance(value, Tensor):
-            if value.type.weak:  # a Python number known at run time: cast as eagerly
-                if value.type.python_type is int and self.dtype.kind in "iu":
-                    joins.check_fits(
-                        value,
-                        self.dtype,
-                        (
-                            f"{where()}a list of {self.dtype.name} elements cannot hold a Python int that "
-                            f"does not fit {self.dtype.name} (a Python list holds both; the staged list has one "
-                            f"element type): convert the value, or the list's elements, so that they have one type"
-                        ),
-                    )
+            if kinds.may_be_python_number(value.type):
                 return record("astype", [value], {"dtype": self.dtype})
             if value.dtype != self.dtype:
                 raise errors.LoopVariableError(
@@ -194,19 +144,14 @@ class TensorArray:
         return self
 
     def _check_element(self, value):
-        """A staged list holds elements of one type (eagerly a Python list holds any): a value
-        whose type does not join the elements' is refused, naming the line."""
+        """A staged list's elements may be of several kinds (a Python int and an int64 scalar, as
+        a Python list holds both), up to runtime.types.MAX_KINDS: more is refused, naming the
+        line."""
         element = self._handle.type.element
         if element is None:
             return
         t = value.type if isinstance(value, Tensor) else TensorType.of(value)
-        if element.most_specific_common_supertype(t) is None:
-            hint = f" (e.g. np.{element.dtype.name}(...))" if not element.weak else ""
-            raise errors.LoopVariableError(
-                f"{where()}a staged list holds elements of one type: this one holds {element} values, "
-                f"and a {t} value cannot join them (a Python list would hold both); convert the "
-                f"value{hint} so that every element has the same type"
-            )
+        joins.join_types(element, t, "an element of this staged list", errors.LoopVariableError)
 
     def read(self, index):
         if self._staged:
@@ -217,7 +162,7 @@ class TensorArray:
                 )
             value = record("list_read", [self._handle, index])
             aliasing.note_stored(value, "read from")
-            return self._element(value)
+            return value
         value = self._items[int(index)]
         if value is None:
             raise ValueError(f"TensorArray element {int(index)} was read before it was written")
@@ -227,12 +172,12 @@ class TensorArray:
         """Removes and returns the last element: (new TensorArray, value)."""
         if self._staged:
             handle, value = record("list_pop", [self._handle])
-            return self._with_handle(handle), self._element(value)
+            return self._with_handle(handle), value
         return self, self._items.pop()
 
     def stack(self):
         if self._staged:
-            el = self._handle.type.element
+            el = stacked_element(self._handle.type.element)
             if el is None:
                 if self.dtype is None or self.element_shape is None:
                     raise errors.SymbolicValueError(
@@ -255,7 +200,7 @@ class TensorArray:
         NumPy (TensorArray.stack gives an empty array instead)."""
         if not self._staged:
             return np.stack(self._items, axis=axis, dtype=dtype)
-        el = self._handle.type.element
+        el = stacked_element(self._handle.type.element)
         if el is None:  # nothing was ever written: the list is empty whenever the graph runs
             el = TensorType(self.dtype or np.float64, self.element_shape or ())
         out = np.dtype(dtype) if dtype is not None else el.dtype
@@ -287,7 +232,7 @@ class TensorArray:
         result is that (0,) array."""
         if not self._staged:
             return np.array(self._items, dtype=dtype)
-        el = self._handle.type.element
+        el = stacked_element(self._handle.type.element)
         empty_dtype = np.dtype(dtype) if dtype is not None else np.dtype(np.float64)
         if el is None:
             el = TensorType(empty_dtype, ())
@@ -325,7 +270,7 @@ class TensorArray:
 
 def either_list(a, b):
     """The list a staged `if` gives where its branches give the staged lists a and b (or one of
-    them, the other an empty Python list): holding the Python-number elements of both."""
+    them, the other an empty Python list): a template to rebuild it from."""
     if is_tensor_array(a):
-        return a.with_weak_elements(b) if is_tensor_array(b) else a
+        return a
     return b if is_tensor_array(b) else None

@@ -18,6 +18,7 @@ import numpy as np
 
 from runtime import TensorType
 from runtime.ops.random import GENERATOR_CLASSES, GeneratorType, generator_class, generator_type_of
+from runtime.types import UnionType, kinds
 
 from . import array0d, nest
 from .source_map import where
@@ -66,19 +67,29 @@ class TensorSpec:
         self.name = name
 
     @classmethod
+    def of_type(cls, type_, name=None) -> "TensorSpec":
+        """The spec of values of `type_`, any graph type: a Python number's (weak) or a value
+        of several kinds by path (a UnionType, as a staged function may return) included."""
+        spec = cls.__new__(cls)
+        spec.type, spec.name = type_, name
+        return spec
+
+    @classmethod
     def from_value(cls, value, name=None) -> "TensorSpec":
         if isinstance(value, Tensor):
-            return cls(value.type.shape, value.dtype, name)
+            return cls.of_type(value.type, name)
         arr = np.asarray(value)
         return cls(arr.shape, arr.dtype, name)
 
     @property
     def shape(self):
-        return self.type.shape
+        """The shape; for a value of several kinds, the one they share (None if they do not)."""
+        return _shared(self.type, lambda t: t.shape)
 
     @property
     def dtype(self):
-        return self.type.dtype
+        """The dtype; for a value of several kinds, the one they share (None if they do not)."""
+        return _shared(self.type, lambda t: t.dtype)
 
     def is_compatible_with(self, value) -> bool:
         t = tensor_type_of(value)
@@ -92,10 +103,17 @@ class TensorSpec:
 
     def __repr__(self):
         name = f", name={self.name!r}" if self.name else ""
+        if type(self.type) is UnionType or getattr(self.type, "weak", False):
+            return f"TensorSpec({self.type}{name})"  # `TensorSpec(int | i8[])`
         dtype = (
             self.type.cls.__name__ if isinstance(self.type, GeneratorType) else self.type.dtype.name
         )
         return f"TensorSpec(shape={self.type.shape}, dtype={dtype}{name})"
+
+
+def _shared(t, attribute):
+    values = {attribute(k) for k in kinds(t)}
+    return values.pop() if len(values) == 1 else None
 
 
 class _ArraySpec(TensorSpec):

@@ -12,6 +12,7 @@ import operator
 import numpy as np
 
 from runtime import ListType
+from runtime.types import kinds
 
 from . import errors
 from .source_map import where as _where
@@ -143,6 +144,7 @@ def loop_placeholder(t):
             f"{_where()}a list first created inside a staged loop cannot be "
             f"carried out of it; create it before the loop"
         )
+    t = kinds(t)[0]  # (any of its kinds: the placeholder is never read)
     if t.weak:
         return t.python_type(0)
     zero = np.zeros(tuple(0 if d is None else d for d in t.shape), dtype=t.dtype)
@@ -201,10 +203,11 @@ def zero_leaf(x):
     if x is None:
         return lambda: None
     if is_symbolic(x):
-        if x.type.weak:  # a Python number known at run time: a Python zero
-            return lambda: x.type.python_type(0)
-        shape = tuple(0 if d is None else d for d in x.static_shape)
-        dtype = x.dtype
+        t = kinds(x.type)[0]  # (any of its kinds: a placeholder is never read)
+        if t.weak:  # a Python number known at run time: a Python zero
+            return lambda: t.python_type(0)
+        shape = tuple(0 if d is None else d for d in t.shape)
+        dtype = t.dtype
         return lambda: np.zeros(shape, dtype)[()] if shape == () else np.zeros(shape, dtype)
     if isinstance(x, (np.ndarray, np.generic)):
         zero = np.zeros_like(x)

@@ -14,9 +14,9 @@ from autograph.impl import conversion
 from autograph.impl.conversion import DO_NOT_CONVERT
 from autograph.operators import data_structures, py_builtins
 from autograph.operators.variables import Undefined
-from staging import errors, numpy_api, random_ops, source_map
+from staging import errors, kinds, numpy_api, random_ops, source_map
 from staging.graph_building import current_graph
-from staging.tensor import Tensor, check_python_number_attribute
+from staging.tensor import Tensor
 from staging.tracebacks import filtered
 from staging.unset import MaybeUndefined, read_all
 
@@ -46,10 +46,8 @@ def converted_call(func, *args, **kwargs):  # noqa: C901, PLR0912
     if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType):
         if conversion.is_user_code(func.__func__):
             return conversion.converted_raw(func.__func__, AG)(func.__self__, *args, **kwargs)
-        if (
-            type(func.__self__) is Tensor and func.__self__.type.weak
-        ):  # `(2).astype`: no such method
-            check_python_number_attribute(func.__self__, func.__name__)
+        if type(func.__self__) is Tensor:  # `(2).astype` of a Python number: no such method
+            kinds.require_attribute(func.__self__, func.__name__)
         return _library_call(func, args, kwargs)
     if type(func) is types.FunctionType:
         if conversion.is_user_code(func):

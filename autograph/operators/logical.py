@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograph.operators.contexts import mark_staged_region
+from runtime.types import TensorType, kinds
 from staging import errors
 from staging.control_flow import cond
 from staging.graph_building import record
@@ -46,9 +47,14 @@ def or_(a, b_fn, value=False):
 
 def not_(a):
     """`not a`; a logical_not node when a is symbolic. For a Python number known at run time
-    (a weak value) `not a` is `a == 0`, which stays a Python bool, as eagerly."""
+    (a weak value) `not a` is `a == 0`, which stays a Python bool, as eagerly; for a value that
+    is one on some paths, the Python bool of `a == 0` on every path."""
     if is_symbolic(a):
-        return a == 0 if a.type.weak else np.logical_not(a)
+        t = a.type
+        if type(t) is TensorType and not t.weak:
+            return np.logical_not(a)
+        equal = a == 0
+        return equal if type(t) is TensorType else record("python_number", [equal], {"kind": bool})
     return not a
 
 
@@ -99,90 +105,51 @@ def not_in(item, container):
     return item not in container
 
 
-class _AsBool(Exception):
-    """`a or b`: the right operand cannot be merged with the left as a value."""
-
-
 def _staged(a, b_fn, when_true, value):
-    """One staged cond giving b when a's truth is `when_true`, else a.
-
-    staging.cond traces its true branch first. For `and` that is b's branch, which
-    decides whether the result can keep the operands' values. For `or` it is a's
-    branch: it assumes values, and b's branch asks for a second trace with truth
-    values when b turns out not to match a (different dtype or shape)."""
-    as_values = []
+    """One staged cond giving b when a's truth is `when_true`, else a: the chosen operand, as it
+    is on its path (the result's type is the join of both: a bool tensor `or` a Python int is
+    either). Operands that cannot be one value (a tensor `or` a list) are joined by their truth
+    values where only the truth is used (`value` False), and refused where the value is."""
     op = "and" if when_true else "or"
-
-    def b_branch():
-        b = b_fn()
-        same = _same_type(a, b)
-        if value and not same:
-            raise _mixed_error(op, a, b)
-        if not as_values:
-            as_values.append(same)
-        elif as_values[0] and not same:
-            raise _AsBool()
-        return b if as_values[0] else _as_bool(b)
-
-    def a_branch():
-        if not as_values:
-            as_values.append(True)
-        return a if as_values[0] else _as_bool(a)
-
     where = _where()
     try:
-        if when_true:
-            return cond(a, b_branch, a_branch)
         try:
-            return cond(a, a_branch, b_branch)
-        except _AsBool:
-            as_values[:] = [False]
-            return cond(a, a_branch, b_branch)
+            return _choose(a, b_fn, when_true, as_truth=False)
+        except errors.BranchMismatchError as mismatch:
+            if value:
+                raise _mixed_error(op, a, mismatch) from None
+            return _choose(a, b_fn, when_true, as_truth=True)
     except BaseException as error:
         mark_staged_region(error, where, f"`{op}`")
         raise
 
 
-def _describe(x) -> str:
-    if is_symbolic(x):
-        return f"a tensor {x.type}"
-    if isinstance(x, (np.ndarray, np.generic)):
-        return f"a {x.dtype} value of shape {x.shape}"
-    if type(x) in (bool, int, float, complex):
-        return f"the Python {type(x).__name__} {x!r}"
-    return f"a {type(x).__name__}"
+def _choose(a, b_fn, when_true, as_truth):
+    def b_branch():
+        b = b_fn()
+        return _as_bool(b) if as_truth else b
+
+    def a_branch():
+        return _as_bool(a) if as_truth else a
+
+    if when_true:
+        return cond(a, b_branch, a_branch)
+    return cond(a, a_branch, b_branch)
 
 
-def _mixed_error(op, a, b):
+def _mixed_error(op, a, mismatch):
     return errors.SymbolicValueError(
-        f"{_where()}`x {op} y` with a symbolic x gives x or y as it is, and here they differ ({_describe(a)} "
-        f"and {_describe(b)}): the result's type would depend on x's value, known only when the graph "
-        f"runs; give both operands one dtype and shape (or use only the truth value, e.g. in an `if`)"
+        f"{_where()}`x {op} y` with a symbolic x gives x or y as it is, and here they cannot be "
+        f"one value ({mismatch}); the result would depend on x's value, known only when the "
+        f"graph runs: give both operands one type (or use only the truth value, e.g. in an `if`)"
     )
-
-
-def _same_type(a, b) -> bool:
-    """b can be merged with the symbolic a as a value: same dtype (a Python number of the same
-    kind counts) and same shape."""
-    if is_symbolic(b) or isinstance(b, (np.ndarray, np.generic)):
-        return b.dtype == a.dtype and tuple(b.shape) == tuple(a.shape)
-    if a.shape != ():
-        return False
-    if type(b) is bool:
-        return a.dtype == np.bool_
-    if type(b) is int:  # (and fits it: -2 or 300 would not join a uint8)
-        return (
-            np.issubdtype(a.dtype, np.integer)
-            and np.iinfo(a.dtype).min <= b <= np.iinfo(a.dtype).max
-        )
-    if type(b) is float:
-        return np.issubdtype(a.dtype, np.floating)
-    return False
 
 
 def _as_bool(x):
     """The truth value of an operand, as a boolean (tensor or NumPy bool)."""
     if is_symbolic(x):
-        # (the op itself: `x.astype` would be taken for the user's method call, staging.weak_paths)
-        return x if x.dtype == np.bool_ else record("astype", [x], {"dtype": np.dtype(np.bool_)})
+        # (the op itself: `x.astype` is the user's method, which a Python number lacks)
+        if all(k.dtype == np.bool_ and not k.weak for k in kinds(x.type)):
+            return x
+        return record("astype", [x], {"dtype": np.dtype(np.bool_)})
     return np.bool_(bool(x))

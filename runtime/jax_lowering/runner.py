@@ -11,7 +11,7 @@ from .._compat import add_note
 from ..executor import failure_note
 from ..graph import Graph, ListType, Value
 from ..registry import get_op
-from ..types import TensorType
+from ..types import TensorType, UnionType
 from .catalog import lowering_for
 from .errors import LoweringError, cannot_lower
 from .lists import Stacked
@@ -46,6 +46,15 @@ class Lowerer:
                     "known only when the graph runs",
                     "Return the stacked list and use it outside the staged function, or "
                     "preallocate a NumPy array (np.zeros(n)) and write x[i] = v",
+                )
+            if any(type(v.type) is UnionType for v in node.outputs):
+                raise cannot_lower(
+                    node,
+                    f"its result is {' or '.join(str(v.type) for v in node.outputs)} depending on "
+                    f"the path taken (a Python number on some paths, a NumPy value on others), "
+                    f"which XLA cannot represent",
+                    "Give the value one type on every path (convert it where it is set), or keep "
+                    "the interpreter (jit_compile=False)",
                 )
             lower = lowering_for(node.op)
             if lower is None:

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from ..registry import register_op
-from ..types import TensorType, broadcast_shapes
+from ..types import TensorType, UnionType, broadcast_shapes
 from ._rules import (
     check_type,
     dummy,
@@ -205,13 +205,20 @@ def _python_result_types(name, types):
     return tuple(TensorType.python_scalar(type(r)) for r in results)
 
 
-def make_ufunc_infer(ufunc: np.ufunc):
+def make_ufunc_infer(ufunc: np.ufunc, python_arithmetic: bool = True):
+    """The type rule of `ufunc`: NumPy's (NEP 50), or with `python_arithmetic` Python's own for
+    operands that are all Python numbers, as a Python operator computes them."""
+
     def infer(*types):
         if len(types) != ufunc.nin:
             raise TypeError(f"{ufunc.__name__} takes {ufunc.nin} input(s), got {len(types)}")
         for t in types:
             check_type(t, f"{ufunc.__name__} input")
-        if ufunc.__name__ in PYTHON_OPERATORS and python_operands(ufunc.__name__, types):
+        if (
+            python_arithmetic
+            and ufunc.__name__ in PYTHON_OPERATORS
+            and python_operands(ufunc.__name__, types)
+        ):
             outs = _python_result_types(ufunc.__name__, types)
             return outs[0] if ufunc.nout == 1 else outs
         shapes = [shape_of(t) for t in types]
@@ -277,6 +284,10 @@ def _make_expr(name):
     bool_scalar = _BOOL_SCALAR_EXPRS.get(name)
 
     def rule(*types):
+        if any(type(t) is UnionType for t in types):
+            # a kind that depends on the path: frontends record this op with such inputs only
+            # for Python's operator (an explicit call is `ufunc_call`), which the template is
+            return python
         if python is not None and python_operands(name, types):
             return python
         if bool_scalar is not None and all(
@@ -310,6 +321,31 @@ for _name, _ufunc in UFUNCS.items():
         doc=f"np.{_name} ({_ufunc.nin} in, {_ufunc.nout} out)",
     )(_ufunc)
 del _name, _ufunc
+
+
+def _numpy_operand(t):
+    """What NumPy makes of a Python number operand when every operand is one: an array of its
+    default dtype (np.add(1, 2) is np.int64(3))."""
+    return TensorType(np.asarray(python_value(t)).dtype, ()) if is_weak(t) else t
+
+
+def _ufunc_call_infer(*types, ufunc):
+    func = UFUNCS.get(ufunc)
+    if func is None or func.nout != 1:
+        raise TypeError(f"ufunc_call: {ufunc!r} is not a NumPy ufunc with one output")
+    if all(is_weak(t) for t in types):
+        types = tuple(_numpy_operand(t) for t in types)
+    return make_ufunc_infer(func, python_arithmetic=False)(*types)
+
+
+register_op(
+    "ufunc_call",
+    infer=_ufunc_call_infer,
+    make_kernel=lambda ufunc: UFUNCS[ufunc],
+    doc="np.<ufunc>(*inputs) called explicitly, where the operands may be Python numbers: "
+    "NumPy's arithmetic on every path (the op of the ufunc's name is Python's on them)",
+)(lambda *inputs, ufunc: UFUNCS[ufunc](*inputs))
+
 
 # Python's `**`, apart from np.power: on NumPy scalars it is NumPy's scalar power (the C library's
 # pow, which may differ from the ufunc's loop in the last bit), and on arrays it takes the
@@ -389,7 +425,9 @@ def _ufunc_out_infer(target, *types, ufunc):
     if func is None or func.nout != 1:
         raise TypeError(f"ufunc_out: {ufunc!r} is not a NumPy ufunc with one output")
     check_type(target, "ufunc_out target")
-    if not isinstance(target, TensorType) or getattr(target, "weak", False):
+    if is_weak(target):  # a Python number on this path: `x op= y` is `x = x op y` there
+        return make_ufunc_infer(func)(*types)
+    if not isinstance(target, TensorType):
         raise TypeError("ufunc_out: the output operand must be an array")
     for t in types:
         check_type(t, f"{ufunc} input")
@@ -422,10 +460,17 @@ def _ufunc_out_infer(target, *types, ufunc):
     return target
 
 
+_PY_NUMBERS = (bool, int, float, complex)
+
+
 def _ufunc_out_kernel(ufunc):
     func = UFUNCS[ufunc]
 
+    python_operator = PYTHON_OPERATORS.get(ufunc)
+
     def run(target, *inputs):
+        if type(target) in _PY_NUMBERS:  # (a Python number on this path: immutable)
+            return python_operator(*inputs)
         out = np.array(target, copy=True)
         func(*inputs, out=out)
         return out

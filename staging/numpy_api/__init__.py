@@ -12,12 +12,13 @@ import numpy as np
 
 from runtime import TensorType
 from runtime.ops import UFUNCS
-from runtime.ops.elementwise import PYTHON_OPERATORS, complex_scalars
+from runtime.ops.elementwise import PYTHON_OPERATORS, complex_scalars, python_operands
+from runtime.registry import kind_combinations
 
-from .. import array0d, errors, weak_paths
+from .. import array0d, errors, kinds
 from ..graph_building import record
 from ..source_map import where
-from ..tensor import Tensor, check_user_attribute, has_staged_value, staged_value
+from ..tensor import Tensor, has_staged_value, staged_value
 from ..unset import MaybeMissing, MaybeUndefined
 from . import arrays, creation, fft, linalg, reductions, shapes, statistics
 from ._common import _as_input, _unsupported, numpy_name
@@ -98,7 +99,7 @@ def _binary(ufunc, reflected=False):
 
         def method(self, other):
             kind = type(other)
-            if complex_operator and self.type.weak:
+            if complex_operator and kinds.is_python_number(self.type):
                 self = complex_operand(self, other)
             if (kind is Tensor or kind is float or kind is int) and UFUNCS.get(name) is ufunc:
                 return record(name, [self, other])
@@ -139,6 +140,10 @@ def _scalar_product(method, reflected):
     scalars is not np.multiply's loop; see runtime.ops.elementwise); on anything else `method`."""
 
     def product(self, other):
+        if kinds.is_union(self.type) or kinds.is_union(getattr(other, "type", None)):
+            # (a kind that depends on the path: Python's operator itself, on every path)
+            left, right = _read_values((other, self) if reflected else (self, other))
+            return record("mul", [_as_input(left), _as_input(right)])
         if self.type.shape == () and (
             type(other) in _PY_NUMBERS
             or isinstance(other, (Tensor, np.generic))
@@ -160,11 +165,16 @@ def _power_operator(reflected):
         left, right = _read_values((other, self) if reflected else (self, other))
         if (
             type(left) is Tensor
-            and left.dtype == np.bool_
-            and not left.type.weak
+            and any(k.dtype == np.bool_ and not k.weak for k in kinds.kinds(left.type))
             and type(right) is int
             and right == 2
         ):  # ndarray.__pow__ squares: int8 for a bool array, int64 for np.bool_
+            if kinds.is_union(left.type):
+                raise errors.BranchMismatchError(
+                    f"{where()}`** 2` of {kinds.name_of(left)}, which is {kinds.describe(left.type)} "
+                    f"by path: NumPy squares a bool array (int8) and raises a bool scalar to a "
+                    f"power (int64); give it one type on every path"
+                )
             kind = array0d.kind_of(left)
             if kind == array0d.MIXED:
                 raise errors.BranchMismatchError(
@@ -184,8 +194,9 @@ def _in_place(ufunc, symbol):
     to `x = x op y` (NotImplemented)."""
 
     def method(self, other):
-        if (
-            self.ndim == 0
+        target = kinds.in_place_target(self, f"`{{name}} {symbol}= ...`")
+        if target == kinds.REBIND or (
+            target == kinds.ZERO_D
             and self._alias is None
             and array0d.written_as_array(self, f"`{{name}} {symbol}= ...`", symbol) is False
         ):
@@ -199,8 +210,8 @@ def _abs(self):
     """abs(x): np.absolute, except on a complex NumPy scalar, whose own abs() may differ from the
     ufunc in the last bit (the `abs` op)."""
     t = self.type
-    if t.dtype.kind == "c" and t.shape == () and not t.weak:
-        return record("abs", [self])
+    if kinds.is_union(t) or t.dtype.kind == "c" and t.shape == () and not t.weak:
+        return record("abs", [self])  # (Python's builtin, whatever the value is on the path)
     return apply_ufunc(np.absolute, "__call__", (self,), {})
 
 
@@ -213,69 +224,59 @@ def _unary(ufunc):
 
 def _method(name):
     def method(self, *args, **kwargs):
-        if self._value.type.weak:  # a Python number when the graph runs: has it the method?
-            check_user_attribute(self, name)
+        kinds.require_attribute(self, name)  # (a Python number at run time has none)
         return call_method(name, self, args, kwargs)
 
     method.__name__ = name
     return method
 
 
+def _static_shape(self) -> tuple:
+    """The shape with None for unknown dims, as eager Python reads `.shape` (staging.kinds)."""
+    t = self._value.type
+    if type(t) is TensorType and not t.weak:
+        return t.shape
+    return kinds.one_answer(self, "`.shape`", kinds.attribute_of_kind("shape", lambda k: k.shape))
+
+
 def _shape(self) -> tuple:
     """Known dims as ints; unknown dims as symbolic int64 scalars."""
-    if self._weak_paths is not None or self._value.type.weak:
-        check_user_attribute(self, "shape")
     return tuple(
         d if d is not None else record("dim", [self], {"axis": i})
-        for i, d in enumerate(self._value.type.shape)
+        for i, d in enumerate(_static_shape(self))
     )
 
 
 def _size(self):
-    if self._weak_paths is not None or self._value.type.weak:
-        check_user_attribute(self, "size")
+    if type(self._value.type) is not TensorType or self._value.type.weak:
+        kinds.require_attribute(self, "size")
     total = 1
     for d in _shape(self):
         total = total * d
     return total
 
 
-def _numpy_operands(ufunc, inputs):
-    """The operands of an explicit ufunc call (`np.multiply(a, b)`, not `a * b`): when every one
-    is a Python number (a literal or a weak tensor: a number known at run time), NumPy converts
-    them to arrays of its default dtypes (`np.multiply(True, 3)` is np.int64(3), where
-    `True * 3` is the Python int 3). Python's own arithmetic is for the operators only (the ops
-    of PYTHON_OPERATORS; the other ufuncs never run it)."""
-    if getattr(ufunc, "__name__", None) not in PYTHON_OPERATORS:
-        return inputs
-    if (
-        len(inputs) == 2
-        and _python_complex(inputs[0])
-        and isinstance(inputs[1], Tensor)
-        and inputs[1].type == _FLOAT64_SCALAR
-    ):
-        # complex's own operator would take `(1+2j) + np.float64(1)` (a Python complex); the
-        # ufunc gives NumPy's complex128, which a complex128 operand gives too
-        first = inputs[0]
-        if type(first) is complex:
-            return np.complex128(first), inputs[1]
-        out = record("astype", [first], {"dtype": _C128})
-        paths = first._weak_paths
-        others = (
-            [
-                u
-                for u in paths.types
-                if isinstance(u, TensorType) and u.weak and u.python_type is not complex
-            ]
-            if paths is not None
-            else []
+def _explicit_call(ufunc, inputs):
+    """`np.add(a, b)` (an explicit ufunc call, not `a + b`): NumPy's arithmetic, also where every
+    operand is a Python number, which NumPy makes an array of its default dtype first
+    (`np.multiply(True, 3)` is np.int64(3), where `True * 3` is the Python int 3), and where a
+    Python complex meets a float64 scalar (complex's own operator would take it). The op of
+    the same name is Python's operator on such operands (runtime.ops.elementwise); there, the
+    call is the `ufunc_call` op: the ufunc itself, on every path."""
+    name = getattr(ufunc, "__name__", None)
+    if name not in PYTHON_OPERATORS or UFUNCS.get(name) is not ufunc:
+        return None
+    types = [x.type if isinstance(x, Tensor) else x for x in inputs]
+    if not any(type(t) in _PY_NUMBERS or kinds.may_be_python_number(t) for t in types):
+        return None
+    if not any(python_operands(name, combination) for combination in kind_combinations(types)):
+        return None
+    if ufunc.nout != 1:
+        raise _unsupported(
+            f"np.{name} of operands that may be Python numbers",
+            f"convert them first, e.g. np.{name}(np.asarray(a), b)",
         )
-        if others:  # another Python number on some path: it meets the float64 as it is (NEP 50)
-            out._weak_paths = weak_paths.WeakPaths(others, paths.name, paths.location, paths.error)
-        return out, inputs[1]
-    if not all(type(x) in _PY_NUMBERS or (isinstance(x, Tensor) and x.type.weak) for x in inputs):
-        return inputs
-    return tuple(_as_numpy_default(x) if isinstance(x, Tensor) else x for x in inputs)
+    return record("ufunc_call", [_as_input(x) for x in inputs], {"ufunc": name})
 
 
 _FLOAT64_SCALAR = TensorType(np.float64, ())
@@ -284,32 +285,8 @@ _C128 = np.dtype(np.complex128)
 
 def _python_complex(x) -> bool:
     return type(x) is complex or (
-        isinstance(x, Tensor) and x.type.weak and x.type.python_type is complex
+        isinstance(x, Tensor) and kinds.is_python_number(x.type) and x.type.python_type is complex
     )
-
-
-def _as_numpy_default(x):
-    """The weak tensor `x` as NumPy makes a Python number an array: its default dtype. A joined
-    value that is another kind of Python number on some path (a bool where it is an int here)
-    gets that kind's default dtype there (np.add(True, True) is a bool, np.add(True, 1) an
-    int64): the types the next op checks (staging.weak_paths)."""
-    out = record("astype", [x], {"dtype": np.asarray(x.type.python_type(0)).dtype})
-    paths = x._weak_paths
-    if paths is not None:
-        others = {
-            np.asarray(u.python_type(0)).dtype
-            for u in paths.types
-            if isinstance(u, TensorType) and u.weak
-        }
-        others.discard(out.type.dtype)
-        if others:
-            out._weak_paths = weak_paths.WeakPaths(
-                [TensorType(d) for d in sorted(others, key=str)],
-                paths.name,
-                paths.location,
-                paths.error,
-            )
-    return out
 
 
 _PY_NUMBERS = (bool, int, float, complex)
@@ -321,11 +298,11 @@ def _install():  # noqa: C901
         if any(type(x) in _UNSET for x in inputs):
             return NotImplemented  # MaybeUndefined.__array_ufunc__ reads it (a staged check), then calls again
         inputs = _read_values(inputs)
-        if method != "__call__":
-            return apply_ufunc(ufunc, method, inputs, kwargs)
-        inputs = _numpy_operands(ufunc, inputs)
-        with weak_paths.explicit_numpy_call():
-            return apply_ufunc(ufunc, method, inputs, kwargs)
+        if method == "__call__" and not kwargs:
+            called = _explicit_call(ufunc, inputs)
+            if called is not None:
+                return called
+        return apply_ufunc(ufunc, method, inputs, kwargs)
 
     def array_function(self, func, types, args, kwargs):
         if any(t in _UNSET for t in types):

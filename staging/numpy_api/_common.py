@@ -124,7 +124,7 @@ def array_from_nested(obj, dtype=None):
 
 
 def _ndim(x) -> int:
-    return x.ndim if _is_tensor(x) else np.ndim(x)
+    return x.static_ndim if _is_tensor(x) else np.ndim(x)
 
 
 def _static_int(value, what: str) -> int:
@@ -183,7 +183,7 @@ def _shape_attr(shape, what: str = "shape"):
     attr, inputs = [], []
     for d in shape:
         if _is_tensor(d):
-            if d.ndim != 0 or d.dtype.kind not in "iu":
+            if d.static_ndim != 0 or d.static_dtype.kind not in "iu":
                 raise TypeError(
                     f"{_where()}a symbolic {what} entry must be an integer scalar, got {d.type}"
                 )

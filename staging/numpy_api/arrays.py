@@ -220,7 +220,7 @@ def _pad(array, pad_width, mode="constant", **kwargs):
     """np.pad. A symbolic scalar `constant_values` (say a loop counter): the array padded with
     zeros, then the padding replaced by the value cast to the array's dtype, as NumPy writes it."""
     value = kwargs.get("constant_values")
-    if mode != "constant" or not _is_tensor(value) or value.ndim != 0:
+    if mode != "constant" or not _is_tensor(value) or value.static_ndim != 0:
         return _pad_op(array, pad_width, mode, **kwargs)
     kwargs = {k: v for k, v in kwargs.items() if k != "constant_values"}
     array = _as_input(array)

@@ -10,7 +10,7 @@ import numpy as np
 from runtime import TensorType
 from runtime.ops.indexing import format_slice, index_result
 
-from .. import aliasing, array0d, weak_paths
+from .. import aliasing, array0d, kinds
 from ._common import _as_input, _is_tensor, _record, _where, array_from_nested
 
 
@@ -18,7 +18,7 @@ def _slice_part(value, inputs):
     if value is None:
         return None
     if _is_tensor(value):
-        if value.ndim != 0 or value.dtype.kind not in "iu":
+        if value.static_ndim != 0 or value.static_dtype.kind not in "iu":
             raise IndexError(
                 f"{_where()}slice indices must be integers or None, got a symbolic {value.type}"
             )
@@ -50,14 +50,13 @@ def parse_key(key):  # noqa: C901, PLR0912
             parts = tuple(_slice_part(p, inputs) for p in (k.start, k.stop, k.step))
             index.append(format_slice(*parts))
         elif _is_tensor(k):
-            if k.dtype.kind not in "iub":
-                error = IndexError(
+            dtype_kinds = _index_kind_of(k)
+            if dtype_kinds is None:
+                raise IndexError(
                     f"{_where()}only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
                     f"(`None`) and integer or boolean arrays are valid indices; got a symbolic {k.type}"
                 )
-                weak_paths.check_index(k, error)
-                raise error
-            basic = basic and k.ndim == 0 and k.dtype.kind in "iu"
+            basic = basic and dtype_kinds == "integer scalar"
             index.append("?")
             inputs.append(k)
         elif isinstance(k, (bool, np.bool_)):
@@ -167,3 +166,23 @@ def tensor_setitem(x, key, value):
         )
     aliasing.check_writable(x, "`x[...] = v`")
     aliasing.write(x, setitem(x, key, value))
+
+
+def _index_kind_of(index):
+    """_index_kind of a symbolic index: what its kinds that can index agree on (on a path where
+    it is of another kind, the op raises IndexError when the graph runs, as eagerly); None when
+    none can index. Refused when the valid kinds disagree (basic and advanced indexing)."""
+    found = {_index_kind(k) for k in kinds.kinds(index.type)} - {None}
+    if not found:
+        return None
+    if len(found) == 1:
+        return found.pop()
+    return kinds.one_answer(index, "indexing", _index_kind)
+
+
+def _index_kind(kind):
+    """What a value of one kind is as an index: an "integer scalar" (basic indexing), an
+    "array" of integers or bools (advanced), or None (not an index)."""
+    if kind.dtype.kind not in "iub":
+        return None
+    return "integer scalar" if kind.shape == () and kind.dtype.kind in "iu" else "array"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import aliasing, array0d, errors, weak_paths
+from .. import aliasing, array0d, errors, kinds
 from ._common import _check_order, _is_tensor, _record, _unsupported, _where
 from .indexing import setitem
 from .linalg import _dot
@@ -160,6 +160,5 @@ def call_method(name, x, args, kwargs):
     handler = _METHODS.get(name)
     if handler is None:
         raise _unsupported(f"ndarray.{name}()")
-    if getattr(x, "_weak_paths", None) is not None:
-        weak_paths.check_attribute(x, name)
+    kinds.require_attribute(x, name)
     return handler(x, *args, **kwargs)

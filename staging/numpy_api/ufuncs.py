@@ -43,7 +43,8 @@ def ufunc_into(ufunc, target, inputs, what):
     """`ufunc(*inputs, out=target)` for a symbolic target: the result, cast to target's dtype with
     NumPy's same-kind rule, is written into target in place (staging.aliasing). Returns target."""
     if (
-        target.ndim == 0
+        target.type == target.type.strong()  # (one NumPy kind)
+        and target.type.shape == ()
         and target._alias is None
         and what.startswith("np.")
         and array0d.written_as_array(target, "`" + what.replace("...)", "{name})") + "`") is False

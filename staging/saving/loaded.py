@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 
 from runtime import CompiledGraph, Value
-from runtime.types import TensorType
+from runtime.types import TensorType, UnionType
 
 from .. import nest
 from ..concrete_function import jax_backend, signature_text
@@ -135,7 +135,10 @@ class LoadedConcreteFunction:
 
     @property
     def inputs(self):
-        return [TensorSpec(t.shape, t.dtype) for t in self._arg_types]
+        return [
+            TensorSpec.of_type(t) if type(t) is UnionType else TensorSpec(t.shape, t.dtype)
+            for t in self._arg_types
+        ]
 
     def pretty_printed_signature(self, verbose: bool = True) -> str:
         return signature_text(

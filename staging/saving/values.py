@@ -15,7 +15,7 @@ an object whose "t" names its kind:
     {"t": "scalar_type", "name": "float64"}    a NumPy scalar type (np.float64)
     {"t": "python_type", "name": "int"}        bool, int, float or complex
     {"t": "array", "entry": "arrays/0.npy", "scalar": false}  an ndarray or NumPy scalar
-    {"t": "type", "type": TYPE}                a TensorType or ListType (see encode_type)
+    {"t": "type", "type": TYPE}                a TensorType, UnionType or ListType (encode_type)
     {"t": "arg_slot"}                          the "next input" marker of print / assert
     {"t": "error_class", "name": "AssertionError"}
     {"t": "variable", "index": 0}              a Variable of the file's variable table
@@ -33,6 +33,7 @@ import numpy as np
 
 from runtime import ListType, TensorType
 from runtime.core_ops import ARG
+from runtime.types import MAX_KINDS, UnionType, union_of
 
 from .. import errors
 from ..trace_key import TensorSpec, WeakIdKey
@@ -158,7 +159,7 @@ class Encoder:
                 "entry": f"arrays/{len(self.arrays) - 1}.npy",
                 "scalar": isinstance(v, np.generic),
             }
-        if isinstance(v, (TensorType, ListType)):
+        if isinstance(v, (TensorType, ListType, UnionType)):
             return {"t": "type", "type": encode_type(v)}
         if v is ARG:
             return {"t": "arg_slot"}
@@ -192,6 +193,8 @@ def describe(v) -> str:
 def encode_type(t) -> dict:
     if isinstance(t, ListType):
         return {"list": None if t.element is None else encode_type(t.element)}
+    if isinstance(t, UnionType):  # a value of several kinds, by path
+        return {"union": [encode_type(k) for k in t.alternatives]}
     if isinstance(t, TensorType):
         out = {"dtype": dtype_name(t.dtype), "shape": list(t.shape)}
         if t.weak:
@@ -294,6 +297,8 @@ def decode_type(obj, depth: int = 0):
     if "list" in obj:
         expect_dict(obj, "a list type", {"list"})
         return ListType(None if obj["list"] is None else decode_type(obj["list"], depth + 1))
+    if "union" in obj:
+        return _decode_union(obj, depth)
     expect_dict(obj, "a tensor type", {"dtype", "shape"}, {"weak"})
     weak = obj.get("weak", False)
     expect(type(weak) is bool, "the weak flag of a type must be a bool")
@@ -301,6 +306,23 @@ def decode_type(obj, depth: int = 0):
         return TensorType(decode_dtype(obj["dtype"]), decode_shape(obj["shape"]), weak=weak)
     except TypeError as exc:
         raise FormatError(f"bad type: {exc}") from None
+
+
+def _decode_union(obj, depth: int):
+    expect_dict(obj, "a union type", {"union"})
+    alternatives = obj["union"]
+    expect(
+        type(alternatives) is list and 2 <= len(alternatives) <= MAX_KINDS,
+        f"a union type lists 2 to {MAX_KINDS} kinds",
+    )
+    kinds = [decode_type(a, depth + 1) for a in alternatives]
+    expect(all(type(k) is TensorType for k in kinds), "the kinds of a union type are tensor types")
+    joined = union_of(kinds)
+    expect(
+        type(joined) is UnionType and joined.alternatives == tuple(kinds),
+        "a union type lists distinct kinds in their canonical order",
+    )
+    return joined
 
 
 class Decoder:
