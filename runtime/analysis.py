@@ -7,6 +7,7 @@ from typing import Container
 
 from .graph import Graph, Node, Value
 from .registry import get_op
+from .types import kinds
 
 
 def node_uses(node: Node) -> list:
@@ -56,9 +57,16 @@ def dead_after(graph: Graph) -> dict[int, list[Value]]:
     out: dict[int, list[Value]] = {}
     for position, node in enumerate(graph.nodes):
         for v in node.outputs:
-            if id(v) not in keep and getattr(v.type, "ndim", 1) != 0:
+            if id(v) not in keep and _may_be_array(v.type):
                 out.setdefault(last.get(id(v), position), []).append(v)
     return out
+
+
+def _may_be_array(t) -> bool:
+    """Whether a value of type `t` is an array (ndim > 0) or a list on every path: what
+    dead_after frees. (A value of several kinds: all of them; a scalar on some path is not
+    freed, as a scalar's name may be read inline in a later line.)"""
+    return all(getattr(k, "ndim", 1) != 0 for k in kinds(t))
 
 
 def maybe_viewed(graph: Graph, elementwise: Container[str]) -> set[int]:

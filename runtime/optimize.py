@@ -14,7 +14,7 @@ from .graph import Graph, Node, Value
 from .ops.elementwise import PYTHON_OPERATORS
 from .options import get_options
 from .registry import get_op
-from .types import TensorType
+from .types import TensorType, kinds, may_be_python_number
 from .verify import verify
 
 # Folding makes the result a constant held by the graph: keep big results computed at run time.
@@ -338,7 +338,7 @@ def _may_raise_unused(node: Node, memo: dict | None = None) -> bool:
     if (
         node.op == "astype"
         and node.attrs.get("scalar")
-        and getattr(getattr(node.inputs[0], "type", None), "weak", False)
+        and may_be_python_number(getattr(node.inputs[0], "type", None))
     ):
         return True  # np.uint8(n) of a Python number known at run time: OverflowError where it does not fit
     if node.op == "setitem" and _scalar_write_may_raise(node.inputs[0], node.inputs[1]):
@@ -348,7 +348,7 @@ def _may_raise_unused(node: Node, memo: dict | None = None) -> bool:
     if node.op not in _PYTHON_DIVISIONS or len(node.inputs) != 2:
         return False
     if not all(
-        type(v) in (bool, int, float, complex) or getattr(getattr(v, "type", None), "weak", False)
+        type(v) in (bool, int, float, complex) or may_be_python_number(getattr(v, "type", None))
         for v in node.inputs
     ):
         return False
@@ -382,9 +382,9 @@ def _kind_of(value) -> str:
 
 
 def _mixes_python_int_and_integer(inputs) -> bool:
-    types = [getattr(v, "type", None) for v in inputs]
-    return any(getattr(t, "weak", False) and t.dtype.kind == "i" for t in types) and any(
-        t is not None and not getattr(t, "weak", True) and t.dtype.kind in "iu" for t in types
+    found = [k for v in inputs for k in kinds(getattr(v, "type", None)) if type(k) is TensorType]
+    return any(k.weak and k.dtype.kind == "i" for k in found) and any(
+        not k.weak and k.dtype.kind in "iu" for k in found
     )
 
 

@@ -284,6 +284,11 @@ def kinds(t) -> tuple:
 _PYTHON_ORDER = {bool: 0, int: 1, float: 2, complex: 3}
 
 
+def may_be_python_number(t) -> bool:
+    """True when a value of type `t` is a Python number on some path (a weak kind)."""
+    return any(type(k) is TensorType and k.weak for k in kinds(t))
+
+
 def _kind_order(t: TensorType):
     """Python numbers first (bool, int, float, complex), then NumPy values by dtype and rank."""
     if t.weak:

@@ -279,6 +279,7 @@ class LoopTypes:
         ]
         self.n_vars = len(self.variables)
         self.places: list = []  # the mutation.Locations the body writes (after the variables)
+        self.loop_kinds = array0d.LoopKinds()  # 0-d arrays or NumPy scalars (staging.array0d)
         self.fixed, self.unknown_rank = set(), set()
         if shape_invariants:
             self.fixed, self.unknown_rank = _apply_shape_invariants(
@@ -299,7 +300,7 @@ class LoopTypes:
             var = self.variables[i]
             if var.dynamic and type(var.init) is bool and out_leaves[i] is trace.placeholders[i]:
                 var.dynamic, var.type, changed = False, None, True  # stays what it was
-        changed = trace.loop_kinds.settle(out_leaves) or changed
+        changed = self.loop_kinds.settle(out_leaves) or changed
         self.out_leaves = out_leaves
         return changed
 
@@ -353,10 +354,13 @@ class LoopTypes:
 
     def _widened(self, i, var: LoopVariable, after):
         if i in self.unknown_rank and _ranks(after) != _ranks(var.type):
+            before_dims, after_dims = (
+                " or ".join(map(str, sorted(_ranks(t)))) for t in (var.type, after)
+            )
             raise errors.LoopVariableError(
-                f"{where()}loop variable '{var.name}' has {var.type} before the loop and {after} "
-                f"after an iteration; its shape invariant has an unknown rank, but a staged loop "
-                f"variable keeps its number of dims"
+                f"{where()}loop variable '{var.name}' has {before_dims} dims before the loop and "
+                f"{after_dims} after an iteration; its shape invariant has an unknown rank, but a "
+                f"staged loop variable keeps its number of dims"
             )
         new = join_types(var.type, after, f"loop variable '{var.name}'", errors.LoopVariableError)
         if i in self.fixed and new != var.type:
@@ -393,7 +397,6 @@ class LoopTrace:
 
     def __init__(self, outer: FuncGraph, types: LoopTypes, counter: bool):
         self.outer, self.types, self.counter = outer, types, counter
-        self.loop_kinds = array0d.LoopKinds()
         self.out = None
         self.placeholders: list = []
         self.places_out: list = []
@@ -413,7 +416,7 @@ class LoopTrace:
             p = g.add_input(var.type, var.name)
             self.inputs[i] = p._value
             if isinstance(var.type, TensorType) and var.type.shape == () and not var.type.weak:
-                self.loop_kinds.placeholder(p, i, var.init)  # (0-d array or scalar: array0d)
+                self.types.loop_kinds.placeholder(p, i, var.init)  # (0-d array or scalar: array0d)
             placeholders.append(rebuild_leaf(var.init, p))
         counter = g.add_input(TensorType(np.int64, ()), "iteration") if self.counter else None
         return g, placeholders, counter

@@ -68,7 +68,7 @@ def join_types(a, b, what: str, error=errors.BranchMismatchError):
     try:
         return types.join_types(a, b)
     except types.TypeJoinError as exc:
-        raise error(f"{what} cannot be one value on both paths: {exc}") from None
+        raise error(f"{where()}{what} cannot be one value on both paths: {exc}") from None
 
 
 def value_in(graph: FuncGraph, leaf) -> Value:

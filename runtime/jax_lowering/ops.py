@@ -94,6 +94,22 @@ def _abs(ctx, node, x):
     return jnp.abs(jnp.asarray(x)).astype(node.outputs[0].type.dtype)
 
 
+@lowers("ufunc_call")
+def _ufunc_call(ctx, node, *inputs, ufunc):
+    """An explicit ufunc call: NumPy's arithmetic, where all-Python operands are first made
+    arrays of their default dtypes (np.add(1, 2) is an int64)."""
+    func = UFUNCS[ufunc]
+    if all(is_static(x) for x in inputs):
+        return func(*inputs)
+    types = [ir_type(v) for v in node.inputs]
+    if all(isinstance(t, TensorType) and t.weak or not isinstance(t, TensorType) for t in types):
+        types = [t.strong() if isinstance(t, TensorType) else np.asarray(t).dtype for t in types]
+        types = [TensorType(t, ()) if isinstance(t, np.dtype) else t for t in types]
+    loop = _loop_dtypes(func, types)
+    args = [jnp.asarray(x, dtype=d) for x, d in zip(inputs, loop[: func.nin])]
+    return jnp_function(_JNP_NAMES.get(ufunc, ufunc))(*args).astype(loop[func.nin])
+
+
 @lowers("ufunc_out")
 def _ufunc_out(ctx, node, target, *inputs, ufunc):
     func = UFUNCS[ufunc]

@@ -226,7 +226,7 @@ def _pad(array, pad_width, mode="constant", **kwargs):
     array = _as_input(array)
     padded = _pad_op(array, pad_width, mode, **kwargs)
     inside = _pad_op(np.ones_like(array, dtype=bool), pad_width, mode, **kwargs)
-    return np.where(inside, padded, value.astype(padded.dtype))
+    return np.where(inside, padded, _record("astype", [value], {"dtype": padded.static_dtype}))
 
 
 _pad.staged_op = "pad"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import aliasing, array0d, errors, kinds
+from ..tensor import Tensor
 from ._common import _check_order, _is_tensor, _record, _unsupported, _where
 from .indexing import setitem
 from .linalg import _dot
@@ -160,5 +161,6 @@ def call_method(name, x, args, kwargs):
     handler = _METHODS.get(name)
     if handler is None:
         raise _unsupported(f"ndarray.{name}()")
-    kinds.require_attribute(x, name)
+    if isinstance(x, Tensor):
+        kinds.require_attribute(x, name)
     return handler(x, *args, **kwargs)

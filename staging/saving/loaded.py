@@ -61,7 +61,7 @@ class LoadedConcreteFunction:
         self.output_types = function.output_types
         specs = iter(
             [
-                t if not isinstance(t, TensorType) else TensorSpec(t.shape, t.dtype)
+                TensorSpec.of_type(t) if isinstance(t, (TensorType, UnionType)) else t
                 for t in function.output_types
             ]
         )

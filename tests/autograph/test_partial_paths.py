@@ -211,4 +211,5 @@ def test_numpy_attributes_of_python_numbers_fail_as_in_python():
         counter_astype(np.float64(1.0), np.int64(3))
     with pytest.raises(errors.BranchMismatchError) as info:
         staging.function(joined_dtype)(np.int64(1), np.float64(2.5))
-    assert "has no attribute 'dtype'" in str(info.value)
+    assert "'v' is a Python int or an int64 scalar depending on the path" in str(info.value)
+    assert "`.dtype` exists for only some of them" in str(info.value)

@@ -97,14 +97,13 @@ def test_cond_joins_shapes_and_weak_scalars():
     f = staging.function(g, autograph=False)
     cf = f.get_concrete_function(TensorSpec([3], np.float64))
     assert cf.structured_outputs[0] == TensorSpec((None,), np.float64)
-    assert cf.structured_outputs[1] == TensorSpec(
-        (), np.float64
-    )  # the Python 1 takes the tensor's dtype
+    # the Python 1 stays the Python 1 on its path: the output is of two kinds
+    assert str(cf.structured_outputs[1]) == "TensorSpec(int | f64[])"
     for x in (np.array([1.0, 2.0, 3.0]), np.array([-1.0, 2.0, 3.0])):
         staged = f(x)
         eager = g(x)
         np.testing.assert_array_equal(staged[0], eager[0])
-        assert staged[1] == eager[1] and type(staged[1]) is np.float64
+        assert staged[1] == eager[1] and type(staged[1]) is type(eager[1])
 
 
 def test_cond_structure_mismatch_is_a_clear_error():
@@ -118,16 +117,26 @@ def test_cond_structure_mismatch_is_a_clear_error():
     assert f"test_control_flow.py:{lines_below(f.python_function, 2)}" in str(info.value)
 
 
-def test_cond_dtype_mismatch_names_the_output():
-    @staging.function(autograph=False)
-    def f(x, i):
+def test_cond_of_branches_of_two_dtypes_gives_the_branch_takens_value():
+    def g(x, i):
         return staging.cond(x > 0, lambda: x, lambda: i, names=["result"])
 
+    f = staging.function(g, autograph=False)
+    for x in (np.float64(1.0), np.float64(-1.0)):
+        staged, eager = f(x, np.int64(2)), g(x, np.int64(2))
+        assert type(staged) is type(eager) and staged == eager
+
+
+def test_cond_of_a_list_and_an_array_names_the_output():
+    @staging.function(autograph=False)
+    def f(x):
+        return staging.cond(x > 0, lambda: x, lambda: [x], names=["result"])
+
     with pytest.raises(staging.errors.BranchMismatchError) as info:
-        f(np.float64(1.0), np.int64(2))
+        f(np.float64(1.0))
     message = str(info.value)
-    assert "'result'" in message and "float64" in message and "int64" in message
-    assert f"test_control_flow.py:{lines_below(f.python_function, 2)}" in message
+    assert "'result'" in message or "output" in message
+    assert "test_control_flow.py:" in message
 
 
 def test_cond_leaf_kind_mismatch_names_the_output():
@@ -295,9 +304,8 @@ def test_loop_var_shape_change_is_generalised():
     assert f.tracing_count == 1
 
 
-def test_loop_var_dtype_change_names_variable_and_dtypes():
-    @staging.function(autograph=False)
-    def f(n):
+def test_a_loop_variable_that_changes_dtype_is_what_the_last_iteration_made_it():
+    def g(n):
         return staging.while_loop(
             lambda i, acc: i < n,
             lambda i, acc: (i + 1, acc / 2),
@@ -305,27 +313,35 @@ def test_loop_var_dtype_change_names_variable_and_dtypes():
             names=["i", "acc"],
         )
 
-    with pytest.raises(staging.errors.LoopVariableError) as info:
-        f(np.int64(3))
-    message = str(info.value)
-    assert "'acc'" in message and "int64" in message and "float64" in message
-    assert f"test_control_flow.py:{lines_below(f.python_function, 2)}" in message
-    assert isinstance(info.value, TypeError)
+    f = staging.function(g, autograph=False)
+    for n in (0, 3):  # int64 after no iteration, float64 after one
+        staged, eager = f(np.int64(n)), g(np.int64(n))
+        assert repr(staged) == repr(eager)
 
 
-def test_loop_var_dtype_change_default_name():
-    @staging.function(autograph=False)
-    def f(n):
+def test_a_nested_loop_variable_that_changes_dtype_is_what_the_last_iteration_made_it():
+    def g(n):
         return staging.while_loop(
             lambda i, d: i < n,
             lambda i, d: (i + 1, {"x": d["x"] * 0.5}),
             (np.int64(0), {"x": np.int32(1)}),
         )
 
-    with pytest.raises(
-        staging.errors.LoopVariableError, match=r"'loop_vars\[1\]\['x'\]'.*int32.*float64"
-    ):
+    f = staging.function(g, autograph=False)
+    for n in (0, 3):
+        assert repr(f(np.int64(n))) == repr(g(np.int64(n)))
+
+
+def test_a_loop_variable_that_becomes_a_list_is_refused_naming_it():
+    @staging.function(autograph=False)
+    def f(n):
+        return staging.while_loop(
+            lambda i, d: i < n, lambda i, d: (i + 1, [d]), (np.int64(0), np.int32(1))
+        )
+
+    with pytest.raises(staging.errors.LoopVariableError, match=r"'loop_vars\[1\]'") as info:
         f(np.int64(3))
+    assert "test_control_flow.py:" in str(info.value)
 
 
 def test_python_number_loop_var_may_widen():
