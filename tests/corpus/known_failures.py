@@ -8,6 +8,98 @@ reasons of entries whose category did not change).
 """
 
 KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
+    ("graphs", "bfs_distances", 0): (
+        "silent",
+        "both calls: staged call did not finish within 4 s",
+    ),
+    ("graphs", "bfs_distances", 1): (
+        "silent",
+        "both calls: staged call did not finish within 4 s",
+    ),
+    ("graphs", "bfs_distances", 2): (
+        "silent",
+        "both calls: staged call did not finish within 4 s",
+    ),
+    ("graphs", "count_components", 2): (
+        "refused",
+        "both calls: SymbolicValueError at graphs.py:76: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[2]> needs its value, whic...",
+    ),
+    ("graphs", "count_islands", 0): (
+        "refused",
+        "both calls: UnsupportedOpError at graphs.py:228: op 'list_write' cannot take a tuple ((1, 0)) as an input; only arrays, numbers and symbolic tensors can be ...",
+    ),
+    ("graphs", "count_islands", 1): (
+        "refused",
+        "both calls: UnsupportedOpError at graphs.py:228: op 'list_write' cannot take a tuple ((1, 0)) as an input; only arrays, numbers and symbolic tensors can be ...",
+    ),
+    ("graphs", "count_islands", 2): (
+        "refused",
+        "both calls: SymbolicValueError at graphs.py:230: len() of a list built by a staged loop is symbolic; call len() in converted code (it returns a tensor) or u...",
+    ),
+    ("graphs", "degree_stats", 0): (
+        "refused",
+        "both calls: LeakedTensorError at harness.py:197: symbolic tensor <int> (created at graphs.py:202) was used outside the trace of 'degree_stats' that created ...",
+    ),
+    ("graphs", "degree_stats", 1): (
+        "refused",
+        "both calls: LeakedTensorError at harness.py:197: symbolic tensor <int> (created at graphs.py:202) was used outside the trace of 'degree_stats' that created ...",
+    ),
+    ("graphs", "dijkstra", 0): (
+        "wrong_error",
+        "both calls: raised ValueError at graphs.py:61: setting an array element with a sequence. where eager returned",
+    ),
+    ("graphs", "floyd_warshall", 0): (
+        "refused",
+        "both calls: SymbolicValueError at graphs.py:130: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool[]> needs its v...",
+    ),
+    ("graphs", "floyd_warshall", 1): (
+        "refused",
+        "both calls: SymbolicValueError at graphs.py:130: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool[]> needs its v...",
+    ),
+    ("graphs", "has_cycle_undirected", 0): (
+        "refused",
+        "both calls: UnsupportedOpError at graphs.py:115: op 'list_write' cannot take a tuple ((0, 0)) as an input; only arrays, numbers and symbolic tensors can be ...",
+    ),
+    ("graphs", "has_cycle_undirected", 1): (
+        "refused",
+        "both calls: UnsupportedOpError at graphs.py:115: op 'list_write' cannot take a tuple ((0, 0)) as an input; only arrays, numbers and symbolic tensors can be ...",
+    ),
+    ("graphs", "pagerank", 0): (
+        "refused",
+        "both calls: UnsupportedOpError at graphs.py:243: np.add(..., out=...) into a NumPy array with symbolic operands is not supported on symbolic tensors; a NumP...",
+    ),
+    ("graphs", "pagerank", 1): (
+        "refused",
+        "both calls: UnsupportedOpError at graphs.py:243: np.add(..., out=...) into a NumPy array with symbolic operands is not supported on symbolic tensors; a NumP...",
+    ),
+    ("graphs", "pagerank", 2): (
+        "refused",
+        "both calls: UnsupportedOpError at graphs.py:243: np.add(..., out=...) into a NumPy array with symbolic operands is not supported on symbolic tensors; a NumP...",
+    ),
+    ("graphs", "prim_mst", 0): (
+        "refused",
+        "both calls: SymbolicValueError at graphs.py:154: converting to a NumPy array (np.asarray / np.array) of a symbolic tensor <int> needs its value, which is on...",
+    ),
+    ("graphs", "prim_mst", 2): (
+        "refused",
+        "both calls: SymbolicValueError at graphs.py:154: converting to a NumPy array (np.asarray / np.array) of a symbolic tensor <int> needs its value, which is on... (eager raised ValueError)",
+    ),
+    ("graphs", "shortest_path", 0): (
+        "refused",
+        "both calls: UnsupportedOpError at graphs.py:185: np.flatnonzero (no staged op) is not supported on symbolic tensors; wrap the computation in staging.py_func...",
+    ),
+    ("graphs", "shortest_path", 1): (
+        "refused",
+        "both calls: UnsupportedOpError at graphs.py:185: np.flatnonzero (no staged op) is not supported on symbolic tensors; wrap the computation in staging.py_func...",
+    ),
+    ("graphs", "topo_sort", 0): (
+        "refused",
+        "both calls: SymbolicValueError at graphs.py:87: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool[]> needs its v...",
+    ),
+    ("graphs", "topo_sort", 1): (
+        "refused",
+        "both calls: SymbolicValueError at graphs.py:87: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool[]> needs its v... (eager raised CycleError)",
+    ),
     ("numerics", "binomial_pmf", 3): (
         "wrong_error",
         "both calls: raised TypeError at numerics.py:315: 'StagedRange' object is not iterable where eager returned",
