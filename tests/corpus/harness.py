@@ -387,6 +387,9 @@ def names_user_line(error: BaseException, case: Case) -> bool:
     return False
 
 
+_IN_HELPER = re.compile(r"in ([\w.<>]+)\(\), called here: [\w.-]+\.py:\d+: ")
+
+
 def describe_error(error: BaseException) -> str:
     """`Type at file.py:line: first line of the message`, on one line."""
     text = str(error)
@@ -396,6 +399,9 @@ def describe_error(error: BaseException) -> str:
         where = f" at {location.group(1).rsplit('/', 1)[-1]}:{location.group(2)}"
         text = text.replace(f"{location.group(0)}: ", "").replace(location.group(0), "")
     text = one_line(text)
+    helper = _IN_HELPER.match(text)
+    if helper:  # raised in a helper the program calls: name it, then its own message
+        text = f"in {helper.group(1).rsplit('.', 1)[-1]}(): {text[helper.end() :]}"
     if len(text) > 110:
         text = text[:107] + "..."
     return f"{type(error).__name__}{where}: {text}" if text else f"{type(error).__name__}{where}"

@@ -4,7 +4,8 @@ Options:
   -k TEXT        only the cases whose id (`module.function[index]`) contains TEXT
   --refused      also list every refused case with its error
   --write-known  rewrite known_failures.py from this run (entries whose category did not change
-                 keep their reason; the others get the harness's description)
+                 keep their reason; the others get their likely cause and the harness's description)
+  --refresh-reasons  with --write-known, give every entry a new reason
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import time
 
 from runtime.options import set_options
 
-from . import harness
+from . import causes, harness
 from .known_failures import KNOWN_FAILURES
 
 KNOWN_PATH = pathlib.Path(__file__).with_name("known_failures.py")
@@ -74,6 +75,20 @@ def refusal_kinds(results: list[harness.Result]) -> str:
     return "\n".join(lines)
 
 
+def cause_table(results: list[harness.Result]) -> str:
+    """Failing cases per likely cause (causes.py), most common first, with one example each."""
+    by_cause: dict[str, list[harness.Result]] = collections.defaultdict(list)
+    for result in results:
+        if not result.passed:
+            by_cause[causes.cause(result)].append(result)
+    lines = ["likely causes (heuristic; silent/wrong_error/refused, example):"]
+    for name, chosen in sorted(by_cause.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        count = collections.Counter(r.category for r in chosen)
+        split = "/".join(str(count[c]) for c in ("silent", "wrong_error", "refused"))
+        lines.append(f"  {len(chosen):4d}  {split:>9}  {name}  [{chosen[0].case.id}]")
+    return "\n".join(lines)
+
+
 def _quote(text: str) -> str:
     """A string literal as `ruff format` writes it (double quotes unless single need fewer escapes)."""
     text = " ".join(text.split()).replace("\\", "\\\\")
@@ -82,14 +97,17 @@ def _quote(text: str) -> str:
     return '"' + text.replace('"', '\\"') + '"'
 
 
-def write_known(results: list[harness.Result]) -> None:
+def write_known(results: list[harness.Result], keep_reasons: bool = True) -> None:
     """Rewrites known_failures.py from `results` (sorted; stable under `ruff format`)."""
     entries = {}
     for result in results:
         if result.passed:
             continue
         old = KNOWN_FAILURES.get(result.case.key)
-        reason = old[1] if old and old[0] == result.category else result.description
+        if keep_reasons and old and old[0] == result.category:
+            reason = old[1]
+        else:
+            reason = f"{causes.cause(result)}; {result.description}"
         entries[result.case.key] = (result.category, reason)
     text = KNOWN_PATH.read_text()
     head = text[: text.index("KNOWN_FAILURES:")]
@@ -108,6 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-k", default="", help="only cases whose id contains this text")
     parser.add_argument("--refused", action="store_true", help="list the refused cases too")
     parser.add_argument("--write-known", action="store_true", help="rewrite known_failures.py")
+    parser.add_argument(
+        "--refresh-reasons",
+        action="store_true",
+        help="with --write-known: describe every entry anew (not only those that changed)",
+    )
     options = parser.parse_args(argv)
     set_options(verify_graphs=True)  # as the test suite runs (tests/conftest.py)
 
@@ -124,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     print(listing(results, "wrong_error"))
     print()
     print(refusal_kinds(results))
+    print()
+    print(cause_table(results))
     if options.refused:
         print()
         print(listing(results, "refused"))
@@ -138,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     if options.write_known:
         if options.k:
             parser.error("--write-known needs the whole corpus (no -k)")
-        write_known(results)
+        write_known(results, keep_reasons=not options.refresh_reasons)
         print(f"\nwrote {KNOWN_PATH}")
     return 0
 
