@@ -70,7 +70,7 @@ def _dtype_of(x):
     if isinstance(x, data_structures.StagedList):
         x = x.stack()
     if is_symbolic(x) or isinstance(x, (np.ndarray, np.generic)):
-        if tuple(x.shape) != ():
+        if (x.static_shape if is_symbolic(x) else x.shape) != ():
             raise errors.SymbolicValueError(
                 f"{_where()}min()/max() of arrays compares them with `<`, whose truth value is "
                 f"ambiguous for an array of shape {tuple(x.shape)}; use np.minimum / np.maximum or "

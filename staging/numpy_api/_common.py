@@ -173,7 +173,7 @@ def _reject(name, **given):
 def _shape_attr(shape, what: str = "shape"):
     """A shape argument -> (attr with None for symbolic dims, the symbolic dim inputs)."""
     if _is_tensor(shape):
-        if shape.ndim != 0:
+        if shape.static_ndim != 0:
             raise _unsupported(
                 f"a symbolic {what} vector", f"pass the {what} as a tuple of ints / scalar tensors"
             )

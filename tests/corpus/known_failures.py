@@ -67,10 +67,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "wrong_error",
         "zip/enumerate/range over traced values used by a generator or library call; both calls: raised TypeError: 'StagedEnumerate' object is not iterable where eager returned",
     ),
-    ("finance", "max_drawdown", 1): (
-        "silent",
-        "Python number comes back as a NumPy scalar; both calls: result[0]: type float vs np.float64 (eager 0.0, staged np.float64(0.0))",
-    ),
     ("finance", "npv", 1): (
         "wrong_error",
         "zip/enumerate/range over traced values used by a generator or library call; both calls: raised TypeError: 'StagedEnumerate' object is not iterable where eager returned",
@@ -98,10 +94,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("finance", "running_totals", 2): (
         "wrong_error",
         "zip/enumerate/range over traced values used by a generator or library call; both calls: raised TypeError: reduce() arg 2 must support iteration where eager returned",
-    ),
-    ("finance", "sharpe", 2): (
-        "silent",
-        "Python number comes back as a NumPy scalar; both calls: result: type float vs np.float64 (eager 0.0, staged np.float64(0.0))",
     ),
     ("finance", "simple_returns", 0): (
         "wrong_error",
@@ -827,10 +819,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "traced value used outside its trace (leaked); both calls: LeakedTensorError at signals.py:23: symbolic tensor <f64[]> (created at signals.py:21) was used outside the trace of 'moving_average' that crea...",
     ),
-    ("signals", "normalize_peak", 1): (
-        "silent",
-        "Python number comes back as a NumPy scalar; both calls: result[1]: type float vs np.float64 (eager 1.0, staged np.float64(1.0))",
-    ),
     ("signals", "pairwise_slopes", 0): (
         "refused",
         "generator (yield) in user code; both calls: UnsupportedConstructError at signals.py:263: cannot convert 'pairwise_slopes': `yield` (generators) is not supported in converted code; decorate it with...",
@@ -964,8 +952,8 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "comparison inside unconverted code (sorted, min/max key, any, bisect, `in` a tuple); both calls: SymbolicValueError at simulation.py:194: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool> needs its val...",
     ),
     ("simulation", "traffic_nasch", 1): (
-        "silent",
-        "Python number comes back as a NumPy scalar; both calls: result[0][0]: type int vs np.int64 (eager 4, staged np.int64(4))",
+        "refused",
+        "other; both calls: MissingAttributeError at simulation.py:198: 'int' object has no attribute 'shape'",
     ),
     ("stats", "bootstrap_mean_ci", 0): (
         "wrong_error",
@@ -999,10 +987,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "wrong_error",
         "run-time raise from a staged branch: message gets file:line or a tensor repr; both calls: ZeroDivisionError message: eager 'all x values are equal' vs staged 'stats.py:141: all x values are equal'",
     ),
-    ("stats", "linear_fit", 3): (
-        "silent",
-        "Python number comes back as a NumPy scalar; both calls: result[2]: type float vs np.float64 (eager 1.0, staged np.float64(1.0))",
-    ),
     ("stats", "median", 0): (
         "refused",
         "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at stats.py:58: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <f64[3]> needs its value, whic...",
@@ -1035,14 +1019,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "NumPy function without a staged op; both calls: UnsupportedOpError at stats.py:88: np.delete (no staged op) is not supported on symbolic tensors; wrap the computation in staging.py_function(...",
     ),
-    ("stats", "running_minmax", 0): (
-        "refused",
-        "a Python float on one path, a NumPy value on another; both calls: BranchMismatchError at stats.py:190: list_write: 'hi' is a Python float on some paths and a float64 scalar on others (they meet at stats.py:188)...",
-    ),
-    ("stats", "running_minmax", 2): (
-        "refused",
-        "a Python float on one path, a NumPy value on another; both calls: BranchMismatchError at stats.py:186: 'lo' is a Python float in one case and a i64[] value in the other, which would become float64; cast one of ...",
-    ),
     ("stats", "summary_report", 0): (
         "wrong_error",
         "math.*, int(), round() of a traced scalar; both calls: raised TypeError: type Tensor doesn't define __round__ method where eager returned",
@@ -1054,10 +1030,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("stats", "summary_report", 2): (
         "silent",
         "Python print runs only while tracing; call 2 (cached graph): stdout line 1 of 1: eager 'n=2, mean=3.0, min=3.0, max=3.0' vs staged <missing> (0 lines printed)",
-    ),
-    ("stats", "weighted_mean", 1): (
-        "silent",
-        "Python number comes back as a NumPy scalar; both calls: result: type float vs np.float64 (eager nan, staged np.float64(nan))",
     ),
     ("stats", "weighted_mean", 2): (
         "wrong_error",
@@ -1114,10 +1086,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("text", "evaluate_expression", 4): (
         "wrong_error",
         "`raise` in a staged `if` runs while tracing; both calls: raised ParseError at text.py:282: at 3: expected a number where eager raised ZeroDivisionError: integer division or modulo by zero",
-    ),
-    ("text", "luhn_valid", 0): (
-        "silent",
-        "Python number comes back as a NumPy scalar; both calls: result: type bool vs np.bool (eager True, staged np.True_)",
     ),
     ("text", "luhn_valid", 3): (
         "wrong_error",
