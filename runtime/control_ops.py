@@ -7,7 +7,7 @@ from .for_loops import array_walk, coalesce_loop_outputs, emit_array_walk
 from .fusion import LoopPrelude
 from .graph import Graph, Node, Value
 from .registry import register_op
-from .types import TensorType, accepts
+from .types import TensorType, accepts, join_types
 
 
 def _given_by_subgraphs(name: str):
@@ -53,7 +53,12 @@ def _check_results(what: str, results: list, outputs: list) -> str | None:
 
 
 # what a condition may be: a NumPy bool or a Python bool (None: a literal)
-_PREDICATE_TYPES = (None, TensorType(bool, ()), TensorType.python_scalar(bool))
+_PREDICATE_TYPES = (
+    None,
+    TensorType(bool, ()),
+    TensorType.python_scalar(bool),
+    join_types(TensorType(bool, ()), TensorType.python_scalar(bool)),  # (either, by path)
+)
 
 
 # -- cond ---------------------------------------------------------------------

@@ -126,7 +126,12 @@ def top_level_paths(structure, names, default):
     return out
 
 
-_PREDICATES = (TensorType(np.bool_, ()), TensorType.python_scalar(bool))  # (a cond's predicate)
+# what a cond's predicate may be: a NumPy or a Python bool, or either by path
+_PREDICATES = (
+    TensorType(np.bool_, ()),
+    TensorType.python_scalar(bool),
+    types.join_types(TensorType(np.bool_, ()), TensorType.python_scalar(bool)),
+)
 
 
 def truth_value(graph: FuncGraph, c, what: str) -> Value:
