@@ -85,6 +85,10 @@ _CFLAGS = [
     "-ffp-contract=off",
     "-fno-fast-math",
     "-fno-math-errno",
+    # every operation is done as written, even where its result could differ only in a NaN's
+    # sign: GCC otherwise makes `x * -1.0` and `x / -1.0` a negation, which flips a NaN's sign
+    # where NumPy's multiplication keeps it (clang accepts the flag and ignores it)
+    "-fsignaling-nans",
     "-fPIC",
     "-shared",
     "-std=c99",
