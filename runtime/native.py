@@ -85,10 +85,6 @@ _CFLAGS = [
     "-ffp-contract=off",
     "-fno-fast-math",
     "-fno-math-errno",
-    # every operation is done as written, even where its result could differ only in a NaN's
-    # sign: GCC otherwise makes `x * -1.0` and `x / -1.0` a negation, which flips a NaN's sign
-    # where NumPy's multiplication keeps it (clang accepts the flag and ignores it)
-    "-fsignaling-nans",
     "-fPIC",
     "-shared",
     "-std=c99",
@@ -444,6 +440,16 @@ def _give_up_compiler() -> None:
     _compiler = []
 
 
+def _flags(text: str) -> list[str]:
+    """The compiler flags of kernel source `text`: _CFLAGS, and -fsignaling-nans where the kernel
+    does not test for NaNs. That flag keeps every multiplication and division as written: GCC
+    otherwise makes `x * -1.0` and `x / -1.0` a negation, which gives a NaN operand the other
+    sign than NumPy's multiplication (clang accepts the flag and ignores it). Under it GCC no
+    longer vectorizes `isnan` (np.maximum / np.minimum), 30 times slower: those kernels go
+    without it."""
+    return _CFLAGS if "isnan(" in text else [*_CFLAGS, "-fsignaling-nans"]
+
+
 def _cpu_identity() -> str:
     try:
         with open("/proc/cpuinfo") as info:
@@ -602,7 +608,7 @@ def _compile_into(directory: str, name: str, text: str, compiler: str, timeout: 
             code, output = _run_compiler(
                 [
                     compiler,
-                    *_CFLAGS,
+                    *_flags(text),
                     "-o",
                     os.path.join(where, "k.so"),
                     os.path.join(where, "k.c"),
@@ -709,7 +715,7 @@ def _build(text: str):
     if not compiler:
         return None
     key = hashlib.sha256(
-        "\0".join([text, *compiler, *_CFLAGS, platform.machine(), _cpu_identity()]).encode()
+        "\0".join([text, *compiler, *_flags(text), platform.machine(), _cpu_identity()]).encode()
     ).hexdigest()[:32]
     with _lock:
         build = _built.get(key)

@@ -50,3 +50,29 @@ def test_a_nan_operand_keeps_its_sign(func, dtype, monkeypatch):
         assert native.wait_for_kernels(120)
         assert_bitwise(concrete(x, y), func(x, y))
     assert answers == [True]  # computed by the kernel
+
+
+def test_kernels_that_test_for_nans_keep_their_vectorized_form():
+    """-fsignaling-nans stops GCC vectorizing `isnan` (np.maximum / np.minimum kernels would run
+    30 times slower): those kernels are compiled without it."""
+    assert "-fsignaling-nans" in native._flags("o0[i] = (a0[i] * (-0x1p+0));")
+    assert "-fsignaling-nans" not in native._flags("t0 = ((isnan(a0[i]) || ...) ? a0[i] : s0);")
+
+
+def negated_plus(x, y):
+    return -x + y
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="GCC rewrites -x + y as y - x, which keeps a NaN x's sign; needs the C generation to "
+    "emit negation as a sign-bit flip the compiler does not rewrite (docs/limitations.md)",
+)
+def test_a_negated_nan_operand_keeps_its_sign():
+    x = np.full(300, np.nan)
+    y = np.linspace(-3, 3, 300)
+    f = staging.function(negated_plus)
+    with staging.optimizer_options(native_min_work=1, threads=1):
+        concrete = f.get_concrete_function(x, y)
+        assert native.wait_for_kernels(120)
+        assert_bitwise(concrete(x, y), negated_plus(x, y))
