@@ -604,8 +604,8 @@ def _convert(func):
         return functools.partial(converted_call, func)
     try:
         return autograph.convert(func)
-    except errors.UnsupportedConstructError:
-        raise
+    except (errors.UnsupportedConstructError, errors.SourceChangedError):
+        raise  # (a file edited after import: the code there is not the code that runs)
     except errors.ConversionError as exc:
         # e.g. no source (defined with exec or in the REPL): trace the function as written,
         # as TF does; Python control flow on symbolic values will then raise a clear error.
