@@ -292,7 +292,11 @@ def _check_same_code(fn, written) -> None:
     if (entry is not None and len(entry) == 4 and entry[1] is None) or not _compiled_as_written(fn):
         return
     node = written()
-    compiled = _compiled_alone(node, code, fn.__qualname__) if node is not None else _TOO_DEEP
+    compiled = (
+        _compiled_alone(node, code, fn.__qualname__, fn.__globals__)
+        if node is not None
+        else _TOO_DEEP
+    )
     if compiled is _TOO_DEEP:
         return  # (cannot tell; an expression nested too deeply is reported by the conversion)
     if compiled is None or not _same_code(compiled, code):
@@ -330,22 +334,51 @@ def _enclosing_class(qualname: str) -> str | None:
 _TOO_DEEP = object()
 
 
-def _compiled_alone(node, code, qualname: str):
+def _placed(wrapper):
+    """A node of the module around a definition, at line 1 (the definition keeps its own)."""
+    wrapper.lineno = wrapper.end_lineno = 1
+    wrapper.col_offset = wrapper.end_col_offset = 0
+    return wrapper
+
+
+def _imports(code, globals_: dict) -> list:
+    """`import name` for each global the code reads that is a module: a method call on a name
+    its module imports compiles otherwise (then _instructions tells them apart, more slowly)."""
+    names, pending = set(), [code]
+    while pending:
+        c = pending.pop()
+        names.update(c.co_names)
+        pending.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return [
+        _placed(ast.Import([_placed(ast.alias(name))]))
+        for name in sorted(names)
+        if isinstance(globals_.get(name), types.ModuleType) and name.isidentifier()
+    ]
+
+
+def _compiled_alone(node, code, qualname: str, globals_: dict):
     """The code object `node` compiles to in a module shaped as its original place: in a class
     of its enclosing class's name (private names, `__class__`), in a function whose parameters
-    are its free variables; None when it does not compile."""
-    body = [ast.Expr(value=node)] if isinstance(node, ast.Lambda) else [node]
+    are its free variables, below the imports of the modules it uses; None when it does not
+    compile."""
+    body = [_placed(ast.Expr(value=node))] if isinstance(node, ast.Lambda) else [node]
     owner = _enclosing_class(qualname)
     if owner is not None:
-        body = [ast.ClassDef(owner, [], [], body, [], **_TYPE_PARAMS)]
+        body = [_placed(ast.ClassDef(owner, [], [], body, [], **_TYPE_PARAMS))]
     free = [name for name in code.co_freevars if name != "__class__"]
     if free:
-        arguments = ast.arguments([], [ast.arg(name) for name in free], None, [], [], None, [])
-        body = [ast.FunctionDef("__scope__", arguments, body, [], None, **_TYPE_PARAMS)]
+        arguments = ast.arguments(
+            [], [_placed(ast.arg(name)) for name in free], None, [], [], None, []
+        )
+        body = [_placed(ast.FunctionDef("__scope__", arguments, body, [], None, **_TYPE_PARAMS))]
+    body = _imports(code, globals_) + body
     try:
-        module = ast.fix_missing_locations(ast.Module(body, []))
         module_code = compile(
-            module, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True
+            ast.Module(body, []),
+            code.co_filename,
+            "exec",
+            flags=code.co_flags & _FUTURE_FLAGS,
+            dont_inherit=True,
         )
     except RecursionError:
         return _TOO_DEEP
@@ -406,7 +439,12 @@ def _same_code(a, b) -> bool:
         return False
     if (a.co_flags ^ b.co_flags) & ~(inspect.CO_NESTED | inspect.CO_ITERABLE_COROUTINE):
         return False
-    if len(a.co_consts) != len(b.co_consts) or _instructions(a) != _instructions(b):
+    if len(a.co_consts) != len(b.co_consts):
+        return False
+    if a.co_code == b.co_code:  # (the common case: no instruction to compare one by one)
+        if list(a.co_lines()) != list(b.co_lines()):
+            return False
+    elif _instructions(a) != _instructions(b):
         return False
     return all(_same_constant(x, y) for x, y in zip(a.co_consts, b.co_consts))
 
