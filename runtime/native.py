@@ -482,8 +482,9 @@ class UnsafeCacheError(OSError):
     """A cache directory or library that another user could have written: not used."""
 
 
-_DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
-_FILE_FLAGS = os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+# (every flag looked up: the module imports on systems without them, where no kernel is built)
+_FILE_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY_FLAGS = _FILE_FLAGS | getattr(os, "O_DIRECTORY", 0)
 
 
 def _check_ancestor(fd: int, path: str) -> None:
