@@ -13,6 +13,7 @@ makes, with its own text escaped: `str.format` then fills only our two fields.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 
@@ -200,6 +201,7 @@ OP_KINDS = {
 CHECKED_ELSEWHERE = frozenset(("call",))
 
 
+@functools.lru_cache(maxsize=None)
 def attribute_names(op: str) -> tuple[frozenset | None, frozenset]:
     """(the attribute names op takes, None: any name of the vocabulary; those it requires)."""
     try:
