@@ -21,20 +21,31 @@ again with NumPy's own loops (the kernel wrote only fresh output arrays, never a
 warning or error is NumPy's, from the same op.
 
 No compiler, a failed compile or `native_kernels=False` leave the run to NumPy's loops.
+
+A kernel not in the cache is compiled on a thread of its own: the calls run on NumPy's loops
+until it is loaded, and a compiler that takes longer than compile_timeout() is killed and not used
+again in the process. A library is loaded only when it and every directory above it could have
+been written by this user (or root) alone: the directories are opened one by one without
+following links, the library is checked on the descriptor it is then loaded through, and kernels
+are written with mode 0600 (docs/security.md).
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import math
 import os
 import platform
 import shutil
+import signal
+import stat
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 import numpy as np
 
@@ -289,24 +300,46 @@ def _body(steps, outputs, out: str, suffix: str, grouped: bool) -> list[str]:  #
 class Kernel:
     """A compiled run: `kernel(n, *operands)` computes its n elements into the output arrays and
     returns False when NumPy would warn or raise on the flags raised (the caller then runs the
-    ufuncs), True otherwise. operands: the arrays, 0-d values and output arrays of source()."""
+    ufuncs), True otherwise. operands: the arrays, 0-d values and output arrays of source().
+
+    The library may still be compiling (in the background, see _Build): until it is loaded the
+    kernel answers False at once, so the run goes to NumPy's loops."""
 
     def __init__(
         self,
-        function,
+        build,
+        argtypes: list,
         n_arrays: int,
-        scalar_type,
         n_scalars: int,
         threads: int,
         split_min: int,
         checked_from: int,
     ):
-        self.function = function
-        self.n_arrays, self.scalar_type, self.n_scalars = n_arrays, scalar_type, n_scalars
+        self.build, self.argtypes = build, argtypes
+        self.function = None  # the library's `kernel` once loaded (a pointer of our own)
+        self.n_arrays, self.n_scalars = n_arrays, n_scalars
+        self.scalar_type = argtypes[2 + n_arrays] if n_scalars else None
         self.threads, self.split_min = threads, split_min
         self.checked_from = checked_from  # the arrays from here on are not in the caller's guard
 
+    def _loaded(self):
+        """The kernel function when its library is loaded, else None (still compiling, or the
+        compile failed: NumPy's loops)."""
+        library = self.build.library()
+        if library is None:
+            return None
+        function = library["kernel"]  # (a pointer object of our own: argtypes are per kernel)
+        function.restype = ctypes.c_int
+        function.argtypes = self.argtypes
+        self.function = function
+        return function
+
     def __call__(self, n, *operands) -> bool:
+        function = self.function
+        if function is None:
+            function = self._loaded()
+            if function is None:
+                return False
         for a in operands[self.checked_from : self.n_arrays]:
             if type(a) is not np.ndarray or not a.flags.c_contiguous:
                 return False  # (NumPy's loops read any layout)
@@ -316,7 +349,6 @@ class Kernel:
             for s in operands[self.n_arrays : self.n_arrays + self.n_scalars]
         ]
         args += [a.ctypes.data for a in operands[self.n_arrays + self.n_scalars :]]
-        function = self.function
         if self.threads > 1 and n >= 2 * self.split_min:
             parts = min(self.threads, n // self.split_min)
             cuts = [n * k // parts // 64 * 64 for k in range(parts)] + [n]
@@ -337,9 +369,50 @@ class Kernel:
         return all(state[name] == "ignore" for name, bit in _FLAGS if raised & bit)
 
 
-_lock = threading.Lock()
+# -- the compiler --------------------------------------------------------------------------------
+
+# Seconds a compile (or `$CC --version`) may take before the compiler is given up for the process;
+# $STAGING_KERNEL_COMPILE_TIMEOUT sets it. Compiling a kernel takes 0.1-0.3 s; the calls run on
+# NumPy's loops meanwhile, so this bounds only how long a hung compiler is waited for.
+COMPILE_TIMEOUT = 20.0
+
 _compiler: list | None = None  # [command, identity] once looked for; [] when there is none
-_built: dict[str, object] = {}
+
+
+def compile_timeout() -> float:
+    """The compile timeout in seconds: $STAGING_KERNEL_COMPILE_TIMEOUT, else COMPILE_TIMEOUT."""
+    text = os.environ.get("STAGING_KERNEL_COMPILE_TIMEOUT", "")
+    try:
+        value = float(text)
+    except ValueError:
+        return COMPILE_TIMEOUT
+    return value if value > 0 and math.isfinite(value) else COMPILE_TIMEOUT
+
+
+class _CompilerTimedOut(Exception):
+    pass
+
+
+def _run_compiler(command: list, timeout: float) -> tuple[int, str]:
+    """(return code, output) of `command`, run in its own process group; the whole group is
+    killed when it takes more than `timeout` seconds (_CompilerTimedOut)."""
+    process = subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # (a compiler driver's children are killed with it)
+    )
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.kill()
+        process.communicate()
+        raise _CompilerTimedOut from None
+    return process.returncode, output or ""
 
 
 def _find_compiler() -> list:
@@ -351,16 +424,30 @@ def _find_compiler() -> list:
             if path is None or sys.platform == "win32":
                 continue
             try:
-                version = subprocess.run(
-                    [path, "--version"], capture_output=True, text=True, timeout=30
-                )
-            except (OSError, subprocess.SubprocessError):
+                code, output = _run_compiler([path, "--version"], compile_timeout())
+            except (OSError, subprocess.SubprocessError, _CompilerTimedOut):
                 continue
-            if version.returncode == 0:
-                found = [path, version.stdout.splitlines()[0] if version.stdout else path]
+            if code == 0:
+                found = [path, output.splitlines()[0] if output else path]
                 break
         _compiler = found
     return _compiler
+
+
+def _give_up_compiler() -> None:
+    """No kernel is compiled again in this process (a compiler that failed on plain C99, or hung)."""
+    global _compiler
+    _compiler = []
+
+
+def _flags(text: str) -> list[str]:
+    """The compiler flags of kernel source `text`: _CFLAGS, and -fsignaling-nans where the kernel
+    does not test for NaNs. That flag keeps every multiplication and division as written: GCC
+    otherwise makes `x * -1.0` and `x / -1.0` a negation, which gives a NaN operand the other
+    sign than NumPy's multiplication (clang accepts the flag and ignores it). Under it GCC no
+    longer vectorizes `isnan` (np.maximum / np.minimum), 30 times slower: those kernels go
+    without it."""
+    return _CFLAGS if "isnan(" in text else [*_CFLAGS, "-fsignaling-nans"]
 
 
 def _cpu_identity() -> str:
@@ -369,6 +456,9 @@ def _cpu_identity() -> str:
             return next((line for line in info if line.startswith(("flags", "Features"))), "")
     except OSError:
         return platform.processor()
+
+
+# -- the cache: directories and libraries that nobody else can have written ---------------------
 
 
 def cache_dir() -> str:
@@ -380,61 +470,285 @@ def cache_dir() -> str:
     return os.path.join(base, "staging-kernels")
 
 
+def _directories() -> list[str]:
+    """The cache directory, then the private fallback under the temporary directory."""
+    return [
+        cache_dir(),
+        os.path.join(tempfile.gettempdir(), f"staging-kernels-{os.getuid()}"),
+    ]
+
+
+class UnsafeCacheError(OSError):
+    """A cache directory or library that another user could have written: not used."""
+
+
+# (every flag looked up: the module imports on systems without them, where no kernel is built)
+_FILE_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY_FLAGS = _FILE_FLAGS | getattr(os, "O_DIRECTORY", 0)
+
+
+def _check_ancestor(fd: int, path: str) -> None:
+    """A directory above the cache: owned by us or root; others may write to it only when it is
+    sticky (/tmp: then they cannot rename or remove what we own in it)."""
+    info = os.fstat(fd)
+    if info.st_uid not in (os.getuid(), 0):
+        raise UnsafeCacheError(f"{path} belongs to user {info.st_uid}")
+    if info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX:
+        raise UnsafeCacheError(f"{path} may be written by other users")
+
+
+def _check_private(fd: int, path: str, kind: str = "directory") -> None:
+    """The cache directory or a library in it: ours, and written by nobody else."""
+    info = os.fstat(fd)
+    if kind != "directory" and not stat.S_ISREG(info.st_mode):
+        raise UnsafeCacheError(f"{path} is not a regular file")
+    if info.st_uid != os.getuid():
+        raise UnsafeCacheError(f"{path} belongs to user {info.st_uid}, not to this user")
+    if info.st_mode & 0o022:
+        raise UnsafeCacheError(f"{path} may be written by other users")
+
+
+def _open_directory(path: str) -> tuple[int, str]:
+    """(descriptor, real path) of cache directory `path`, made (mode 0700) when missing. It is
+    opened from the root one component at a time, never following a link, and each component is
+    checked on the descriptor opened: what is checked is what is used, whoever renames what."""
+    real = os.path.realpath(path)
+    fd = os.open(os.sep, _DIRECTORY_FLAGS)
+    try:
+        _check_ancestor(fd, os.sep)
+        parts = [p for p in real.split(os.sep) if p]
+        for i, part in enumerate(parts):
+            try:
+                child = os.open(part, _DIRECTORY_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, 0o700, dir_fd=fd)
+                child = os.open(part, _DIRECTORY_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = child
+            where = os.sep + os.sep.join(parts[: i + 1])
+            (_check_private if i == len(parts) - 1 else _check_ancestor)(fd, where)
+        return fd, real
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+_PROC_FD = os.path.isdir("/proc/self/fd")
+_fd_names_used: set[int] = set()  # descriptor numbers a library was loaded through (see _dlopen)
+
+
+def _dlopen(fd: int, path: str) -> ctypes.CDLL:
+    """Loads the library open on `fd` (checked) through the descriptor itself where the system
+    allows it. The dynamic loader takes a library whose name it has loaded before for that one,
+    so each load uses a descriptor number never used for a load before."""
+    if not _PROC_FD:  # (no /proc: the checked path, in a directory only we can write to)
+        return ctypes.CDLL(path)
+    held = []
+    try:
+        number = fd
+        while number in _fd_names_used:
+            number = os.dup(fd)
+            held.append(number)
+        _fd_names_used.add(number)
+        return ctypes.CDLL(f"/proc/self/fd/{number}")
+    finally:
+        for extra in held:
+            os.close(extra)
+
+
+def _load_cached(directory: str, name: str):
+    """The library `name` from cache `directory` (a ctypes.CDLL), or None when it is not there.
+    A library that does not load or lacks the kernel (corrupt, truncated) is removed: it is
+    built again. UnsafeCacheError: the directory or the file is not private to this user."""
+    dir_fd, real = _open_directory(directory)
+    try:
+        try:
+            fd = os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
+        except FileNotFoundError:
+            return None
+        try:
+            _check_private(fd, os.path.join(real, name), "library")
+            try:
+                library = _dlopen(fd, os.path.join(real, name))
+                library["kernel"]
+            except (OSError, AttributeError):
+                with contextlib.suppress(OSError):
+                    os.unlink(name, dir_fd=dir_fd)
+                return None
+            return library
+        finally:
+            os.close(fd)
+    finally:
+        os.close(dir_fd)
+
+
+class _CompileFailed(Exception):
+    pass
+
+
+def _compile_into(directory: str, name: str, text: str, compiler: str, timeout: float):
+    """Compiles `text` into library `name` of cache `directory` and loads it (a ctypes.CDLL).
+    The library is written private (mode 0600 whatever the umask) in a scratch directory of our
+    own, then renamed into place (atomic: another process may be making the same one).
+    _CompileFailed: the compiler rejected it; OSError: the directory is unusable (full disk,
+    not writable, not private: UnsafeCacheError); _CompilerTimedOut."""
+    dir_fd, real = _open_directory(directory)
+    scratch = f".build-{os.getpid()}-{threading.get_ident()}-{os.urandom(4).hex()}"
+    os.mkdir(scratch, 0o700, dir_fd=dir_fd)
+    try:
+        scratch_fd = os.open(scratch, _DIRECTORY_FLAGS, dir_fd=dir_fd)
+        try:
+            _check_private(scratch_fd, os.path.join(real, scratch))
+            source_fd = os.open(
+                "k.c", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600, dir_fd=scratch_fd
+            )
+            with os.fdopen(source_fd, "w") as f:
+                f.write(text)
+            where = os.path.join(real, scratch)
+            code, output = _run_compiler(
+                [
+                    compiler,
+                    *_flags(text),
+                    "-o",
+                    os.path.join(where, "k.so"),
+                    os.path.join(where, "k.c"),
+                    "-lm",
+                ],
+                timeout,
+            )
+            if code != 0:
+                raise _CompileFailed(output[-2000:])
+            fd = os.open("k.so", _FILE_FLAGS, dir_fd=scratch_fd)
+            try:
+                os.fchmod(fd, 0o600)
+                _check_private(fd, os.path.join(where, "k.so"), "library")
+                os.replace("k.so", name, src_dir_fd=scratch_fd, dst_dir_fd=dir_fd)
+                library = _dlopen(fd, os.path.join(real, name))
+                library["kernel"]  # (AttributeError: not the library we compiled)
+                return library
+            finally:
+                os.close(fd)
+        finally:
+            for leftover in ("k.c", "k.so"):
+                with contextlib.suppress(OSError):
+                    os.unlink(leftover, dir_fd=scratch_fd)
+            os.close(scratch_fd)
+    finally:
+        with contextlib.suppress(OSError):
+            os.rmdir(scratch, dir_fd=dir_fd)
+        os.close(dir_fd)
+
+
+# -- builds: a library per kernel source, loaded from the cache or compiled in the background ----
+
+_NEW, _PENDING, _READY, _FAILED = "new", "pending", "ready", "failed"
+_lock = threading.Lock()  # guards _built and the builds' states (never held while compiling)
+_built: dict[str, "_Build"] = {}
+
+
+class _Build:
+    """The library of one kernel source: loaded from the cache when it is there, else compiled on
+    a thread of its own (the calls meanwhile run on NumPy's loops, see Kernel)."""
+
+    def __init__(self, name: str, text: str, compiler: str):
+        self.name, self.text, self.compiler = name, text, compiler
+        self.state = _NEW
+        self.loaded = None  # the ctypes.CDLL once ready
+        self.done = threading.Event()
+        self.problem = ""  # why it failed, for inspection
+
+    def library(self):
+        """The loaded library, or None (not yet, or never); starts the compile again in a child
+        process whose parent forked while it was compiling."""
+        if self.state == _READY:
+            return self.loaded
+        if self.state == _NEW:
+            with _lock:
+                if self.state == _NEW:
+                    self._start()
+        return None
+
+    def _start(self) -> None:  # (under _lock)
+        self.state = _PENDING
+        thread = threading.Thread(target=self._compile, name="staging-kernel-compile", daemon=True)
+        thread.start()
+
+    def _from_cache(self) -> bool:  # (under _lock)
+        for directory in _directories():
+            try:
+                library = _load_cached(directory, self.name)
+            except OSError:  # (unusable or not private: the next)
+                continue
+            if library is not None:
+                self.loaded, self.state = library, _READY
+                self.done.set()
+                return True
+        return False
+
+    def _compile(self) -> None:
+        library, rejected = None, 0
+        timeout = compile_timeout()
+        directories = _directories()
+        for directory in directories:
+            try:
+                library = _compile_into(directory, self.name, self.text, self.compiler, timeout)
+                break
+            except _CompilerTimedOut:
+                self.problem = f"the compiler took more than {timeout:g} s"
+                _give_up_compiler()
+                break
+            except _CompileFailed as exc:  # (a full disk fails the compiler too: the next)
+                self.problem, rejected = str(exc), rejected + 1
+            except (OSError, AttributeError) as exc:
+                self.problem = str(exc)
+        if rejected == len(directories):  # the compiler fails on plain C99 wherever it writes
+            _give_up_compiler()
+        with _lock:
+            self.loaded = library
+            self.state = _READY if library is not None else _FAILED
+        self.done.set()
+
+
 def _build(text: str):
-    """The kernel function compiled from C source `text`, or None (no compiler, or it failed)."""
+    """The _Build of C source `text` (loaded, or compiling), or None: no compiler, or it failed."""
     compiler = _find_compiler()
     if not compiler:
         return None
     key = hashlib.sha256(
-        "\0".join([text, *compiler, *_CFLAGS, platform.machine(), _cpu_identity()]).encode()
+        "\0".join([text, *compiler, *_flags(text), platform.machine(), _cpu_identity()]).encode()
     ).hexdigest()[:32]
     with _lock:
-        if key in _built:
-            return _built[key]
-        function = None
-        for directory in (
-            cache_dir(),
-            os.path.join(tempfile.gettempdir(), f"staging-kernels-{os.getuid()}"),
-        ):
-            try:
-                function = _load(directory, f"k{key}", text, compiler[0])
-                break
-            except (OSError, subprocess.SubprocessError):  # (an unwritable cache: the next)
-                continue
-        else:
-            function = None
-        if function is None:  # the compiler failed on plain C99: do not try it again
-            global _compiler
-            _compiler = []
-        _built[key] = function
-        return function
+        build = _built.get(key)
+        if build is None:
+            build = _built[key] = _Build(f"k{key}.so", text, compiler[0])
+            if not build._from_cache():
+                build._start()
+        return None if build.state == _FAILED else build
 
 
-def _load(directory: str, name: str, text: str, compiler: str):
-    """The kernel of library `name` in `directory`, compiled from `text` first when missing;
-    None when the compiler rejects it."""
-    os.makedirs(directory, mode=0o700, exist_ok=True)
-    info = os.stat(directory)
-    if info.st_uid != os.getuid() or info.st_mode & 0o022:  # nobody else may plant a library
-        raise PermissionError(f"{directory} is not private to this user")
-    library = os.path.join(directory, f"{name}.so")
-    if not os.path.exists(library):
-        with tempfile.TemporaryDirectory(dir=directory) as scratch:
-            src, out = os.path.join(scratch, "k.c"), os.path.join(scratch, "k.so")
-            with open(src, "w") as f:
-                f.write(text)
-            done = subprocess.run(
-                [compiler, *_CFLAGS, "-o", out, src, "-lm"],
-                capture_output=True,
-                text=True,
-                timeout=300,
-            )
-            if done.returncode != 0:
-                return None
-            os.replace(out, library)  # atomic: another process may be making the same one
-    function = ctypes.CDLL(library).kernel
-    function.restype = ctypes.c_int
-    return function
+def wait_for_kernels(timeout: float | None = None) -> bool:
+    """Waits until no kernel is compiling (or `timeout` seconds); True when none is."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    for build in list(_built.values()):
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        if build.state != _NEW and not build.done.wait(left):
+            return False
+    return True
+
+
+def _after_fork_in_child() -> None:
+    """A compile thread does not survive fork(): the lock it may hold is made anew, and a build
+    it was running starts again when a call asks for it."""
+    global _lock
+    _lock = threading.Lock()
+    for build in _built.values():
+        if build.state == _PENDING:
+            build.state, build.done = _NEW, threading.Event()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def kernel(run, options: dict):
@@ -445,13 +759,13 @@ def kernel(run, options: dict):
     if made is None:
         return None
     text, operands = made
-    function = _build(text)
-    if function is None:
+    build = _build(text)
+    if build is None:
         return None
     n_arrays = len(run.inputs) + len(run.sliced) + len(run.broadcast)
     n_scalars = len(operands) - n_arrays - len(run.escaping)
     _, _, scalar_type = _C_TYPES[run.nodes[0].outputs[0].type.dtype]
-    function.argtypes = (
+    argtypes = (
         [ctypes.c_int64, ctypes.c_int64]
         + [ctypes.c_void_p] * n_arrays
         + [scalar_type] * n_scalars
@@ -459,9 +773,9 @@ def kernel(run, options: dict):
     )
     row = 1 if run.mode == "flat" else math.prod(run.shape[1:])
     return Kernel(
-        function,
+        build,
+        argtypes,
         n_arrays,
-        scalar_type,
         n_scalars,
         options["threads"],
         -(-run.parallel_min_elements(options) // row),
@@ -474,4 +788,12 @@ def eligible(run, options: dict) -> bool:
     return bool(options["native_kernels"]) and _find_compiler() != [] and source(run) is not None
 
 
-__all__ = ["Kernel", "cache_dir", "eligible", "kernel", "source"]
+__all__ = [
+    "Kernel",
+    "UnsafeCacheError",
+    "cache_dir",
+    "eligible",
+    "kernel",
+    "source",
+    "wait_for_kernels",
+]

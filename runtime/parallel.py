@@ -11,7 +11,9 @@ of (start, stop) pairs), `parts` one such tuple per thread. The calling thread r
 part itself, the pool the others; each pool task runs in a copy of the caller's context, so
 `np.errstate` (a context variable in NumPy 2) applies in the pool threads as in the caller. An
 exception of any part is raised in the caller (the first part's first). The pool is made on
-first use and made again in a child process after fork (its threads do not survive a fork).
+first use, made again in a child process after fork (its threads do not survive a fork), and
+replaced by a bigger one when a caller needs more threads; the old one is never shut down under
+a caller still submitting to it (its threads end when nothing refers to it).
 """
 
 from __future__ import annotations
@@ -56,11 +58,12 @@ _pool_lock = threading.Lock()
 
 
 def _executor(workers: int) -> ThreadPoolExecutor:
+    """The pool, made bigger when it has fewer than `workers` threads. A pool that is replaced is
+    not shut down: another thread may be about to submit to it. Its threads end once nothing
+    refers to it any more (ThreadPoolExecutor's workers hold it weakly)."""
     global _pool, _pool_size
     with _pool_lock:
         if _pool is None or _pool_size < workers:
-            if _pool is not None:
-                _pool.shutdown(wait=False)
             _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="staging-fused")
             _pool_size = workers
         return _pool
@@ -75,18 +78,31 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool)
 
 
+def _submit(work, parts: tuple) -> tuple[list, list]:
+    """(futures of the parts the pool took, parts left to the calling thread)."""
+    pool = _executor(len(parts))
+    futures, inline = [], []
+    for part in parts:
+        try:
+            futures.append(pool.submit(contextvars.copy_context().run, work, part))
+        except RuntimeError:  # the interpreter is shutting down: no new threads; run it here
+            inline.append(part)
+    return futures, inline
+
+
 def run_parts(work, parts: tuple) -> None:
     """Runs `work(part)` for each part: the first on this thread, the others on the pool."""
     if len(parts) == 1:
         work(parts[0])
         return
-    pool = _executor(len(parts) - 1)
-    futures = [pool.submit(contextvars.copy_context().run, work, part) for part in parts[1:]]
+    futures, inline = _submit(work, parts[1:])
     error = None
-    try:
-        work(parts[0])
-    except BaseException as exc:  # noqa: BLE001 - raised once the other parts are done
-        error = exc
+    for part in (parts[0], *inline):
+        try:
+            work(part)
+        except BaseException as exc:  # noqa: BLE001 - raised once the other parts are done
+            if error is None:
+                error = exc
     for future in futures:  # wait for every part: none may still write after we return
         try:
             future.result()

@@ -16,6 +16,11 @@ class UnsupportedConstructError(ConversionError):
     symbolic control flow, `global`/`nonlocal` writes from staged branches..."""
 
 
+class SourceChangedError(ConversionError):
+    """The source file of a function was edited after the function was defined (its module was
+    not reloaded): the code in the file is not the code that runs, so it is not converted."""
+
+
 class NestingTooDeepError(UnsupportedConstructError, RecursionError):
     """An expression nested too deeply to convert (thousands of terms or parentheses)."""
 

@@ -12,6 +12,7 @@ import collections
 import functools
 import inspect
 import threading
+import types
 import warnings
 import weakref
 
@@ -118,7 +119,10 @@ class Function:
         self._instance_ref = _instance_ref
         target = python_function
         try:
-            self._signature = inspect.signature(target)
+            # A builtin or ufunc takes what it is given: the defaults its signature reports are
+            # not Python values to pass (np.add's signature=None, dtype=None conflict)
+            self._signature = _ANY_ARGUMENTS if _without_python_code(target) else None
+            self._signature = self._signature or inspect.signature(target)
         except (TypeError, ValueError):
             self._signature = inspect.Signature(
                 [inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL)]
@@ -600,10 +604,14 @@ def _bound_in(bound, stack) -> bool:
 def _convert(func):
     import autograph  # the layer above: staging's core never imports it
 
+    if _without_python_code(func):  # a builtin or ufunc: called as converted code calls it
+        from autograph.impl.api import converted_call
+
+        return functools.partial(converted_call, func)
     try:
         return autograph.convert(func)
-    except errors.UnsupportedConstructError:
-        raise
+    except (errors.UnsupportedConstructError, errors.SourceChangedError):
+        raise  # (a file edited after import: the code there is not the code that runs)
     except errors.ConversionError as exc:
         # e.g. no source (defined with exec or in the REPL): trace the function as written,
         # as TF does; Python control flow on symbolic values will then raise a clear error.
@@ -613,6 +621,45 @@ def _convert(func):
             stacklevel=5,
         )
         return func
+
+
+_ANY_ARGUMENTS = inspect.Signature(
+    [
+        inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
+        inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD),
+    ]
+)
+
+
+def _without_python_code(func) -> bool:
+    """`func` (or what a functools.partial wraps) is a callable without Python code of its own:
+    a builtin, a ufunc, a C function."""
+    while isinstance(func, functools.partial):
+        func = func.func
+    if isinstance(func, (types.FunctionType, types.MethodType)):
+        return False
+    return not isinstance(getattr(type(func), "__call__", None), types.FunctionType)
+
+
+def _check_stageable(func) -> None:
+    """Refuses, when decorating, what cannot be staged: a value that is not callable, and
+    `async def` functions (a call makes a coroutine, which runs only when awaited)."""
+    if not callable(func):
+        raise TypeError(
+            f"staging.function stages a function (or another callable), not "
+            f"{type(func).__name__} {func!r:.60}"
+        )
+    inner = func
+    while isinstance(inner, functools.partial):
+        inner = inner.func
+    if inspect.iscoroutinefunction(inner) or inspect.isasyncgenfunction(inner):
+        name = getattr(inner, "__qualname__", repr(inner))
+        raise errors.UnsupportedConstructError(
+            f"{where_defined(inner)}: cannot stage {name!r}: it is an `async def` function; a "
+            f"call of it only makes a coroutine, which runs when awaited, while a staged "
+            f"function runs at once (every call would return the coroutine of its trace). "
+            f"Stage a synchronous function, such as the code it awaits"
+        )
 
 
 def function(
@@ -626,6 +673,10 @@ def function(
     def decorate(f):
         if isinstance(f, Function):
             f = f.python_function
+        try:
+            _check_stageable(f)
+        except Exception as error:
+            raise filtered(error)  # frames hidden: staging.disable_traceback_filtering()
         return Function(
             f,
             input_signature=input_signature,

@@ -65,6 +65,8 @@ class TensorSpec:
         )
         self.type = GeneratorType(cls) if cls is not None else TensorType(np.dtype(dtype), shape)
         self.name = name
+        if cls is None:
+            _check_size(self.type)
 
     @classmethod
     def of_type(cls, type_, name=None) -> "TensorSpec":
@@ -114,6 +116,21 @@ class TensorSpec:
 def _shared(t, attribute):
     values = {attribute(k) for k in kinds(t)}
     return values.pop() if len(values) == 1 else None
+
+
+_MAX_BYTES = np.iinfo(np.intp).max
+
+
+def _check_size(t: TensorType) -> None:
+    """A spec's known dims must fit an array NumPy can make (its bytes in an intp)."""
+    size = t.dtype.itemsize or 1
+    for d in t.shape:
+        size *= d or 1
+    if size > _MAX_BYTES:
+        raise ValueError(
+            f"TensorSpec shape {t.shape} of {t.dtype} describes more than {_MAX_BYTES} bytes, "
+            f"larger than any array NumPy can make"
+        )
 
 
 class _ArraySpec(TensorSpec):
@@ -579,6 +596,9 @@ def conform(value, spec, name, fname):  # noqa: C901
                 f"{spec.type} does not accept"
             )
         return value
+    reason = refusal(value)  # (a masked array, np.matrix ...: as without an input_signature)
+    if reason is not None:
+        raise TypeError(f"{fname}(): {reason.replace('{name}', f'argument {name!r}', 1)}")
     arr = np.asarray(value)
     if (
         not isinstance(value, (np.ndarray, np.generic)) and arr.dtype != spec.dtype
@@ -588,13 +608,26 @@ def conform(value, spec, name, fname):  # noqa: C901
         ):
             arr = arr.astype(spec.dtype)
     if arr.dtype != spec.dtype or not spec.type.accepts_shape(arr.shape):
+        order, hint = _byte_order(arr.dtype)
         raise TypeError(
-            f"{fname}(): argument {name!r} is {TensorType(arr.dtype, arr.shape)}, which "
-            f"input_signature {spec.type} does not accept"
+            f"{fname}(): argument {name!r} is {TensorType(arr.dtype, arr.shape)}{order}, which "
+            f"input_signature {spec.type} does not accept{hint}"
         )
     if isinstance(value, (np.ndarray, np.generic)):
         return value  # already conforming: the caller's object, unchanged
     return arr[()] if arr.ndim == 0 else arr
+
+
+def _byte_order(dtype) -> tuple[str, str]:
+    """(' in big-endian byte order', and how to convert) for a dtype of the other byte order than
+    the machine's, which input signatures (the machine's order) do not accept; else ('', '')."""
+    if dtype.byteorder not in "<>" or dtype.isnative:
+        return "", ""
+    order = "big" if dtype.byteorder == ">" else "little"
+    return (
+        f" in {order}-endian byte order",
+        " (it takes the machine's byte order: pass x.astype(x.dtype.newbyteorder('=')))",
+    )
 
 
 def signature_text(name, params, specs) -> str:

@@ -6,9 +6,12 @@ applied afterwards (and the tree can be compiled as it is).
 """
 
 from __future__ import annotations
+import __future__
 
 import ast
+import bisect
 import copy
+import dis
 import inspect
 import linecache
 import types
@@ -96,7 +99,7 @@ def _file_lines(code) -> list[str]:
             "(functions defined in the interactive interpreter or with exec cannot be converted)"
         )
     if code.co_firstlineno > len(all_lines):
-        raise errors.ConversionError(
+        raise errors.SourceChangedError(
             f"cannot convert {code.co_name!r}: {filename} has no line {code.co_firstlineno} "
             "(was the file edited since the function was defined?)"
         )
@@ -150,16 +153,7 @@ def parse_function(fn) -> ParsedEntity:
     blocks = _file_blocks(code.co_filename, all_lines)
     line_offset = code.co_firstlineno - 1
     if code.co_name == "<lambda>":
-        text = _dedent(_block_lines(code, all_lines, blocks))
-        try:
-            entity = _parse_lambda(fn, text, line_offset)
-        except errors.ConversionError:
-            # A lambda on a continuation line of a longer statement: find it in the file.
-            entity = _lambda_in_file(fn, all_lines)
-            if entity is None:
-                raise
-        entity.lines = all_lines
-        return entity
+        return _parse_lambda_function(fn, all_lines, blocks)
     tree = None
     if code.co_firstlineno not in blocks:
         # Fast path: find the block by indentation; it is right if it parses.
@@ -172,21 +166,39 @@ def parse_function(fn) -> ParsedEntity:
             except SyntaxError:
                 tree = None
     if tree is None:
-        text = _dedent(_block_lines(code, all_lines, blocks))
+        lines = _block_lines(code, all_lines, blocks)
+        text = _dedent(lines)
         try:
             tree = ast.parse("\n" * line_offset + text)
         except SyntaxError as e:
             raise _parse_error(code, e) from None
     node = tree.body[0] if tree.body else None
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        raise errors.ConversionError(
+        raise errors.SourceChangedError(
             f"cannot convert {code.co_name!r} at {code.co_filename}:{code.co_firstlineno}: "
             "no function definition found at that line (was the file edited since the function "
             "was defined? reload its module)"
         )
-    _check_matches(code, node)
+    _check_matches(code, node, _enclosing_class(fn.__qualname__))
+    _check_same_code(fn, lambda: _as_written(node, lines, line_offset))
     node.decorator_list = []
     return ParsedEntity(node, code.co_filename, 0, text, all_lines)
+
+
+def _parse_lambda_function(fn, all_lines, blocks) -> ParsedEntity:
+    code = fn.__code__
+    text = _dedent(_block_lines(code, all_lines, blocks))
+    try:
+        entity = _parse_lambda(fn, text, code.co_firstlineno - 1)
+    except errors.ConversionError:
+        # A lambda on a continuation line of a longer statement: find it in the file.
+        entity = _lambda_in_file(fn, all_lines)
+        if entity is None:
+            raise
+    if not _spans_lines(entity.node):  # (a string over lines: dedented, not the file's)
+        _check_same_code(fn, lambda: entity.node)
+    entity.lines = all_lines
+    return entity
 
 
 def _code_arguments(code) -> list:
@@ -195,14 +207,20 @@ def _code_arguments(code) -> list:
     return list(code.co_varnames[:n])
 
 
-def _node_arguments(node) -> list:
+def _node_arguments(node, owner: str | None = None) -> list:
+    """The parameter names of definition `node`, private ones mangled as in class `owner`."""
     args = node.args
     names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
     names += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+    if owner is not None and owner.lstrip("_"):
+        names = [
+            f"_{owner.lstrip('_')}{n}" if n.startswith("__") and not n.endswith("__") else n
+            for n in names
+        ]
     return names
 
 
-def _check_matches(code, node):
+def _check_matches(code, node, owner: str | None = None):
     """The definition found in the file now must be the one that was compiled into `code`:
     same name, same arguments, and every line of the code inside it. A file edited after its
     module was imported may hold another function there; converting that would run code
@@ -211,7 +229,7 @@ def _check_matches(code, node):
     problem = None
     if node.name != code.co_name:
         problem = f"the source at that line now defines {node.name!r}"
-    elif _node_arguments(node) != _code_arguments(code):
+    elif _node_arguments(node, owner) != _code_arguments(code):
         problem = (
             f"its source now takes ({', '.join(_node_arguments(node))}), the running "
             f"function takes ({', '.join(_code_arguments(code))})"
@@ -226,11 +244,221 @@ def _check_matches(code, node):
                 f"code on line {max(lines)}"
             )
     if problem is not None:
-        raise errors.ConversionError(
+        raise errors.SourceChangedError(
             f"cannot convert {code.co_name!r} at {code.co_filename}:{code.co_firstlineno}: "
             f"{problem} (the file was edited since the function was defined); reload its "
             f"module to convert the new version"
         )
+
+
+# -- the running code against the code in the file -------------------------------------------
+
+_FUTURE_FLAGS = 0
+for _feature in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
+_TYPE_PARAMS = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
+
+
+def _as_written(node, lines, line_offset: int):
+    """The definition `node` was parsed from (its text dedented), parsed as the file has it: the
+    strings of an indented definition keep their indentation; None when it does not parse so."""
+    if not lines[0][:1].isspace():
+        return node
+    if line_offset < 1:
+        return None
+    try:
+        tree = ast.parse("\n" * (line_offset - 1) + "if 1:\n" + "".join(lines))
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    return tree.body[0].body[0]
+
+
+def _spans_lines(node) -> bool:
+    """A string constant of `node` is written over several lines."""
+    return any(
+        isinstance(n, ast.Constant) and isinstance(n.value, str) and n.end_lineno != n.lineno
+        for n in ast.walk(node)
+    )
+
+
+def _check_same_code(fn, written) -> None:
+    """The definition in the file, `written()` (its node as written there), must compile to the
+    code that runs: a file edited after its module was imported can hold another body on the
+    same lines (a changed constant), and converting it would compute something else. Source
+    registered in linecache (not on disk) cannot change under a function, and code an import
+    hook rewrote (pytest's asserts) is not the text's: neither is compiled again."""
+    code = fn.__code__
+    entry = linecache.cache.get(code.co_filename)
+    if (entry is not None and len(entry) == 4 and entry[1] is None) or not _compiled_as_written(fn):
+        return
+    node = written()
+    compiled = (
+        _compiled_alone(node, code, fn.__qualname__, fn.__globals__)
+        if node is not None
+        else _TOO_DEEP
+    )
+    if compiled is _TOO_DEEP:
+        return  # (cannot tell; an expression nested too deeply is reported by the conversion)
+    if compiled is None or not _same_code(compiled, code):
+        raise errors.SourceChangedError(
+            f"cannot convert {code.co_name!r} at {code.co_filename}:{code.co_firstlineno}: "
+            f"{code.co_filename} was edited since the function was defined: the definition "
+            f"there now compiles to other code than the running function's; reload its module "
+            f"to convert the new version"
+        )
+
+
+def _compiled_as_written(fn) -> bool:
+    """Whether fn's module was compiled from its file's text as it is (importlib's own source
+    loader, or no loader: run or exec'd), not by an import hook that rewrites code (pytest's
+    assertion rewriting), whose code the text alone does not give."""
+    loader = fn.__globals__.get("__loader__")
+    return (
+        loader is None
+        or type(loader).__name__ == "SourceFileLoader"
+        and type(loader).__module__
+        in ("_frozen_importlib_external", "importlib._bootstrap_external")
+    )
+
+
+def _enclosing_class(qualname: str) -> str | None:
+    """The innermost class a function of this __qualname__ is defined in (`A.m.<locals>.g`: A),
+    whose name private names are mangled with."""
+    parts = qualname.split(".")
+    for i in range(len(parts) - 2, -1, -1):
+        if parts[i + 1] != "<locals>" and parts[i] != "<locals>":
+            return parts[i]
+    return None
+
+
+_TOO_DEEP = object()
+
+
+def _placed(wrapper):
+    """A node of the module around a definition, at line 1 (the definition keeps its own)."""
+    wrapper.lineno = wrapper.end_lineno = 1
+    wrapper.col_offset = wrapper.end_col_offset = 0
+    return wrapper
+
+
+def _imports(code, globals_: dict) -> list:
+    """`import name` for each global the code reads that is a module: a method call on a name
+    its module imports compiles otherwise (then _instructions tells them apart, more slowly)."""
+    names, pending = set(), [code]
+    while pending:
+        c = pending.pop()
+        names.update(c.co_names)
+        pending.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return [
+        _placed(ast.Import([_placed(ast.alias(name))]))
+        for name in sorted(names)
+        if isinstance(globals_.get(name), types.ModuleType) and name.isidentifier()
+    ]
+
+
+def _compiled_alone(node, code, qualname: str, globals_: dict):
+    """The code object `node` compiles to in a module shaped as its original place: in a class
+    of its enclosing class's name (private names, `__class__`), in a function whose parameters
+    are its free variables, below the imports of the modules it uses; None when it does not
+    compile."""
+    body = [_placed(ast.Expr(value=node))] if isinstance(node, ast.Lambda) else [node]
+    owner = _enclosing_class(qualname)
+    if owner is not None:
+        body = [_placed(ast.ClassDef(owner, [], [], body, [], **_TYPE_PARAMS))]
+    free = [name for name in code.co_freevars if name != "__class__"]
+    if free:
+        arguments = ast.arguments(
+            [], [_placed(ast.arg(name)) for name in free], None, [], [], None, []
+        )
+        body = [_placed(ast.FunctionDef("__scope__", arguments, body, [], None, **_TYPE_PARAMS))]
+    body = _imports(code, globals_) + body
+    try:
+        module_code = compile(
+            ast.Module(body, []),
+            code.co_filename,
+            "exec",
+            flags=code.co_flags & _FUTURE_FLAGS,
+            dont_inherit=True,
+        )
+    except RecursionError:
+        return _TOO_DEEP
+    except (SyntaxError, ValueError, TypeError):
+        return None
+    pending = [module_code]
+    while pending:
+        candidate = pending.pop(0)
+        if candidate.co_name == code.co_name and candidate.co_firstlineno == code.co_firstlineno:
+            return candidate
+        pending.extend(c for c in candidate.co_consts if isinstance(c, types.CodeType))
+    return None
+
+
+_SAME_FIELDS = (
+    "co_names",
+    "co_varnames",
+    "co_freevars",
+    "co_cellvars",
+    "co_argcount",
+    "co_posonlyargcount",
+    "co_kwonlyargcount",
+)
+# A method call on a name its module imports (`np.int64(1)`) is compiled as an attribute load and
+# a plain call (PUSH_NULL ... LOAD_ATTR) instead of LOAD_METHOD: the same operation, told apart
+# only by the module around the function, which is not compiled again.
+_SAME_AS = {"LOAD_METHOD": "LOAD_ATTR"}
+_IGNORED = frozenset(("PUSH_NULL", "EXTENDED_ARG", "CACHE"))  # (and how arguments are encoded)
+_JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
+
+
+def _instructions(code) -> list[tuple]:
+    """(operation, argument, line) per instruction of `code`: jumps by the index of their
+    target, constants by their index (compared apart), line numbers as they run."""
+    instructions = [i for i in dis.get_instructions(code) if i.opname not in _IGNORED]
+    offsets = [ins.offset for ins in instructions]
+    out, line = [], None
+    for ins in instructions:
+        positions = getattr(ins, "positions", None)
+        if positions is not None and positions.lineno is not None:
+            line = positions.lineno
+        elif positions is None and ins.starts_line is not None:  # (Python 3.10)
+            line = ins.starts_line
+        if ins.opcode in _JUMPS:
+            argument = bisect.bisect_left(offsets, ins.argval)  # (the target's first kept one)
+        elif ins.opcode in dis.hasconst:
+            argument = ins.arg
+        else:
+            argument = ins.argval
+        out.append((_SAME_AS.get(ins.opname, ins.opname), argument, line))
+    return out
+
+
+def _same_code(a, b) -> bool:
+    """Code objects `a` (compiled from the file now) and `b` (the running one) do the same:
+    instructions, names, constants (nested code too), lines."""
+    if any(getattr(a, field) != getattr(b, field) for field in _SAME_FIELDS):
+        return False
+    if (a.co_flags ^ b.co_flags) & ~(inspect.CO_NESTED | inspect.CO_ITERABLE_COROUTINE):
+        return False
+    if len(a.co_consts) != len(b.co_consts):
+        return False
+    if a.co_code == b.co_code:  # (the common case: no instruction to compare one by one)
+        if list(a.co_lines()) != list(b.co_lines()):
+            return False
+    elif _instructions(a) != _instructions(b):
+        return False
+    return all(_same_constant(x, y) for x, y in zip(a.co_consts, b.co_consts))
+
+
+def _same_constant(x, y) -> bool:
+    if isinstance(x, types.CodeType) or isinstance(y, types.CodeType):
+        return isinstance(x, types.CodeType) and isinstance(y, types.CodeType) and _same_code(x, y)
+    if type(x) is not type(y):
+        return False
+    if type(x) in (tuple, frozenset):
+        if type(x) is frozenset:
+            x, y = sorted(x, key=repr), sorted(y, key=repr)
+        return len(x) == len(y) and all(_same_constant(p, q) for p, q in zip(x, y))
+    return repr(x) == repr(y)
 
 
 def _lambda_args(node) -> list:

@@ -10,9 +10,11 @@ entry's bytes exactly; arrays never go through pickle.
 from __future__ import annotations
 
 import ast
+import contextlib
 import io
 import json
 import os
+import tempfile
 import zipfile
 
 import numpy as np
@@ -28,21 +30,42 @@ _NPY_MAGIC = b"\x93NUMPY"
 
 
 def write(path, document: dict, arrays: list) -> None:
-    """Writes the archive atomically (a temporary file renamed over `path`)."""
+    """Writes the archive atomically: into a new temporary file of the target's directory
+    (created exclusively, with a name nobody can predict, so no planted link redirects the
+    write), renamed over `path` when complete; the temporary file is removed on any error."""
     path = os.fspath(path)
     text = json.dumps(document, indent=1, sort_keys=True, allow_nan=False, ensure_ascii=True)
-    tmp = f"{path}.tmp{os.getpid()}"
+    directory, name = os.path.split(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
     try:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-            _write_entry(zf, JSON_ENTRY, text.encode("ascii"))
-            for i, arr in enumerate(arrays):
-                buf = io.BytesIO()
-                np.lib.format.write_array(buf, arr, allow_pickle=False)
-                _write_entry(zf, f"arrays/{i}.npy", buf.getvalue())
+        with os.fdopen(fd, "wb") as f:
+            with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+                _write_entry(zf, JSON_ENTRY, text.encode("ascii"))
+                for i, arr in enumerate(arrays):
+                    buf = io.BytesIO()
+                    np.lib.format.write_array(buf, arr, allow_pickle=False)
+                    _write_entry(zf, f"arrays/{i}.npy", buf.getvalue())
+            if hasattr(os, "fchmod"):  # (mkstemp makes it 0600: the mode a new file gets)
+                os.fchmod(f.fileno(), 0o666 & ~_umask())
         os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the system tells (Linux)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)  # (elsewhere: set and restored at once)
+    os.umask(mask)
+    return mask
 
 
 def _write_entry(zf: zipfile.ZipFile, name: str, data: bytes) -> None:

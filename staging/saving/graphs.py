@@ -19,6 +19,8 @@ from runtime import Graph, Node, Value
 from runtime.graph import node_text
 from runtime.registry import has_op
 
+from .attrs import check as check_attributes
+from .attrs import problem as attribute_problem
 from .values import (
     Decoder,
     Encoder,
@@ -111,6 +113,9 @@ class GraphEncoder:
                     f"which the saved format cannot hold",
                     n,
                 ) from None
+        wrong = attribute_problem(n.op, n.attrs, len(n.inputs))
+        if wrong is not None:
+            raise SaveRefusal(f"{where(n)}cannot save `{node_text(n)}`: {wrong}", n)
         if n.scope is not None:
             raise SaveRefusal(
                 f"{where(n)}cannot save `{node_text(n)}`: it runs in a `with np.errstate(...)` "
@@ -200,6 +205,7 @@ class GraphDecoder:
         for key, value in attrs_obj.items():
             expect(key.isidentifier(), f"attribute name {key!r:.40} of {what} is not an identifier")
             attrs[key] = self.decoder.value(value)
+        check_attributes(op, attrs, len(inputs), what)
         subgraphs = {}
         for pair in expect_list(obj["subgraphs"], f"the subgraphs of {what}", 16):
             expect(

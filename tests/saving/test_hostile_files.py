@@ -134,7 +134,7 @@ HOSTILE_DOCUMENTS = {
     ),
     "bad attribute": (
         lambda d: _first_node(d)["attrs"].update(surprise=1),
-        "type rule rejects the inputs",
+        "op 'const' has no attribute 'surprise'",
     ),
     "dangling reference": (lambda d: _first_node(d).update(inputs=[999]), "not defined before it"),
     "forward function reference": (
