@@ -1,23 +1,29 @@
 """Staging: trace Python + NumPy functions into graphs and run them (tf.function for NumPy).
 
-The tracing core (tensor, graph_building, aliasing, stale_values, numpy_api, control_flow,
-variables, tensor_array, debugging, errors, source_map, conversion_hints, tracebacks, nest) never
-imports autograph; `staging.function` (the Function layer) asks autograph to convert functions
-it traces.
+Subpackages by role, each building on the ones before it (tests/test_architecture.py):
+core (the symbolic tensor, recording nodes, source locations), kinds (what a value may be on
+each path), state (writes into Python objects, arrays, Variables, staged lists), control_flow
+(cond, while_loop), effects (random draws, staged print, py_function), numpy_api (NumPy on
+symbolic tensors), functions (the Function layer), saving. `errors` holds every error type.
+Nothing here imports autograph at module level; the Function layer asks autograph to convert
+the functions it traces.
 """
 
 from runtime.options import get_options as get_optimizer_options
 from runtime.options import options as optimizer_options
 from runtime.options import set_options as set_optimizer_options
-
-from . import (  # noqa: F401  (numpy_api installs Tensor's operators)
-    errors,
-    numpy_api,
-    random_ops,  # noqa: F401  (installs the methods of symbolic random generators)
+from staging import errors, numpy_api  # noqa: F401  (numpy_api installs Tensor's operators)
+from staging.control_flow import cond, while_loop
+from staging.core.tensor import Tensor, is_symbolic
+from staging.core.tracebacks import (
+    disable_traceback_filtering,
+    enable_traceback_filtering,
+    is_traceback_filtering_enabled,
 )
-from .control_flow import cond, while_loop
-from .debugging import assert_true, constant, print, py_function  # noqa: A004
-from .function import (
+from staging.effects import random_ops  # noqa: F401  (installs symbolic generators' methods)
+from staging.effects.debugging import assert_true, constant, print, py_function  # noqa: A004
+from staging.effects.trace_effects import TraceStateWarning
+from staging.functions.function import (
     AutographWarning,
     ConcreteFunction,
     Function,
@@ -26,17 +32,10 @@ from .function import (
     functions_run_eagerly,
     run_functions_eagerly,
 )
-from .retracing import RetracingWarning
-from .saving import LoadedFunction, load, save
-from .tensor import Tensor, is_symbolic
-from .tensor_array import TensorArray
-from .trace_effects import TraceStateWarning
-from .tracebacks import (
-    disable_traceback_filtering,
-    enable_traceback_filtering,
-    is_traceback_filtering_enabled,
-)
-from .variables import Variable
+from staging.functions.retracing import RetracingWarning
+from staging.saving import LoadedFunction, load, save
+from staging.state.tensor_array import TensorArray
+from staging.state.variables import Variable
 
 __all__ = [
     "AutographWarning",

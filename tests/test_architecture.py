@@ -95,7 +95,7 @@ def test_staging_never_imports_autograph_at_module_level():
         for t, _ in edges
         if _layer(t) == "autograph"
     }
-    assert lazy <= {"staging.function"}  # the autograph=True path converts lazily
+    assert lazy <= {"staging.functions.function"}  # the autograph=True path converts lazily
 
 
 CONVERTER = (
@@ -112,7 +112,12 @@ def test_the_converter_uses_the_staging_core_not_the_function_layer():
     (the command line, golden files and pytest plugin sit on top of both)."""
     converter = [m for m in IMPORTS if m == "autograph" or m.startswith(CONVERTER[1:])]
     assert "autograph.impl.api" in converter
-    bad = [(m, t) for m in converter for t, _ in IMPORTS[m] if t in ("staging", "staging.function")]
+    bad = [
+        (m, t)
+        for m in converter
+        for t, _ in IMPORTS[m]
+        if t == "staging" or t.startswith(("staging.functions", "staging.saving"))
+    ]
     assert not bad
 
 
@@ -138,7 +143,47 @@ def test_no_import_cycles_including_function_level_imports():
 
 def test_the_import_graph_sees_lazy_imports():
     """The checks above would pass vacuously if function-level imports were missed."""
-    assert ("autograph", False) in IMPORTS["staging.function"]
+    assert ("autograph", False) in IMPORTS["staging.functions.function"]
+
+
+# staging's subpackages by role, each importing only those before it (lazily too): the tracing
+# core, the per-path model of a value, Python state, control flow, run-time effects, NumPy on
+# symbolic tensors, the Function layer, saving; `errors` is below them all, the package face
+# above.
+STAGING_LAYERS = (
+    "errors",
+    "core",
+    "kinds",
+    "state",
+    "control_flow",
+    "effects",
+    "numpy_api",
+    "functions",
+    "saving",
+)
+
+
+def _staging_layer(module: str) -> int | None:
+    parts = module.split(".")
+    if parts[0] != "staging" or len(parts) == 1:
+        return None
+    return STAGING_LAYERS.index(parts[1])
+
+
+def test_every_staging_module_is_in_a_layer():
+    modules = [m for m in MODULES if m.startswith("staging.")]
+    assert modules and all(m.split(".")[1] in STAGING_LAYERS for m in modules)
+
+
+def test_staging_subpackages_import_only_the_layers_below_them():
+    bad = [
+        (m, t)
+        for m, edges in IMPORTS.items()
+        if _staging_layer(m) is not None
+        for t, _ in edges
+        if _staging_layer(t) is not None and _staging_layer(t) > _staging_layer(m)
+    ]
+    assert not bad, "\n".join(f"{m} imports {t}" for m, t in bad)
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))

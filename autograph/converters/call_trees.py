@@ -13,7 +13,8 @@ import builtins
 import types
 
 from autograph.pyct import templates, transformer
-from staging import numpy_api, random_ops
+from staging import numpy_api
+from staging.effects import random_ops
 
 _INTERCEPTED_BUILTINS = frozenset(
     {

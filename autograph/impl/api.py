@@ -14,11 +14,14 @@ from autograph.impl import conversion
 from autograph.impl.conversion import DO_NOT_CONVERT
 from autograph.operators import data_structures, py_builtins
 from autograph.operators.variables import Undefined
-from staging import errors, kinds, numpy_api, random_ops, source_map
-from staging.graph_building import current_graph
-from staging.tensor import Tensor
-from staging.tracebacks import filtered
-from staging.unset import MaybeUndefined, read_all
+from staging import errors, numpy_api
+from staging.core import source_map
+from staging.core.recording import current_graph
+from staging.core.tensor import Tensor
+from staging.core.tracebacks import filtered
+from staging.effects import random_ops
+from staging.kinds import decisions as kinds
+from staging.kinds.undefined import MaybeUndefined, read_all
 
 # -- ag__.call ----------------------------------------------------------------
 
@@ -27,7 +30,7 @@ def converted_call(func, *args, **kwargs):  # noqa: C901, PLR0912
     """`func(*args, **kwargs)` from converted code: user functions are converted first (cached);
     builtins that act differently on symbolic values are replaced by their staged versions;
     NumPy functions given symbolic arguments are staged; inside a trace, random draws and
-    clocks are staged to run when the graph runs (staging.random_ops)."""
+    clocks are staged to run when the graph runs (staging.effects.random_ops)."""
     for a in args:
         if type(a) is Undefined:
             a._fail()

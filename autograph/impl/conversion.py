@@ -30,8 +30,11 @@ from autograph.converters import (
 from autograph.converters.context import ConversionContext
 from autograph.pyct import codegen, naming, parser
 from autograph.pyct.static_analysis import cells, liveness
-from staging import errors, source_map
-from staging.conversion_hints import DO_NOT_CONVERT  # the attribute autograph.do_not_convert sets
+from staging import errors
+from staging.core import source_map
+from staging.core.conversion_hints import (
+    DO_NOT_CONVERT,  # the attribute autograph.do_not_convert sets
+)
 
 # The conversion pipeline, in order. Jumps are lowered before control flow is
 # converted; and/or/not in between (the lowered jumps add tests, and whether only an

@@ -1,6 +1,6 @@
 """setitem and setattr: the writes to subscripts and attributes of converted code.
 
-They write through staging.mutation, so that a write made while a staged branch or loop body
+They write through staging.state.journal, so that a write made while a staged branch or loop body
 is traced becomes an output of the staged `if` or loop (and is undone for the other branch);
 elsewhere they are plain Python writes. Also the in-place operators augmented assignments use.
 """
@@ -23,9 +23,9 @@ from operator import (
     ixor,
 )
 
-from staging import mutation
-from staging.tensor import is_symbolic
-from staging.unset import MaybeUndefined
+from staging.core.tensor import is_symbolic
+from staging.kinds.undefined import MaybeUndefined
+from staging.state import journal as mutation
 
 __all__ = [
     "setitem",

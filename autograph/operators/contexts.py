@@ -25,8 +25,8 @@ import numpy as np
 
 from runtime._compat import add_note
 from staging import errors
-from staging.graph_building import current_graph
-from staging.source_map import where as _where
+from staging.core.recording import current_graph
+from staging.core.source_map import where as _where
 
 _REGION = "__autograph_staged_region__"  # set on an error raised while tracing a staged branch/loop
 

@@ -29,12 +29,13 @@ from autograph.operators.variables import (
     is_undefined,
     is_undefined_return,
 )
-from staging import aliasing, errors
 from staging import control_flow as staged
-from staging.graph_building import drop_effects_since, node_count
-from staging.source_map import where as _where
-from staging.tensor import is_symbolic
-from staging.unset import MaybeMissing
+from staging import errors
+from staging.core.recording import drop_effects_since, node_count
+from staging.core.source_map import where as _where
+from staging.core.tensor import is_symbolic
+from staging.kinds.undefined import MaybeMissing
+from staging.state import aliasing
 
 
 def _outer_write_error(kind, outer_writes):
@@ -230,7 +231,7 @@ def _type_of(value):
 
 def _read_missing(values):
     """Names holding an attribute or item set on only some paths (the value of `y = d["k"]`,
-    staging.unset.MaybeMissing) carried into a staged `if` or loop: read there, so a path that
+    staging.kinds.undefined.MaybeMissing) carried into a staged `if` or loop: read there, so a path that
     read it while it was unset fails (eagerly it failed at the read, earlier on that path)."""
     return tuple(v.read() if type(v) is MaybeMissing else v for v in values)
 
@@ -577,7 +578,7 @@ def _staged_for(
         return np.logical_and(in_range, more)
 
     # `for e in v:` whose body writes the loop variable `v` in place: eagerly the elements come
-    # from the array as written so far (staging.aliasing.read_through_loop_variable)
+    # from the array as written so far (staging.state.aliasing.read_through_loop_variable)
     alias = next((k for k, v in enumerate(state) if v is iterable and is_symbolic(v)), None)
 
     def loop_body(i, *state):

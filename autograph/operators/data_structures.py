@@ -7,9 +7,9 @@ import numpy as np
 
 from staging import errors
 from staging.control_flow import while_loop
-from staging.source_map import where
-from staging.tensor import is_symbolic
-from staging.tensor_array import TensorArray
+from staging.core.source_map import where
+from staging.core.tensor import is_symbolic
+from staging.state.tensor_array import TensorArray
 
 
 def _is_tensor_array(x) -> bool:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from staging.debugging import assert_true
-from staging.tensor import is_symbolic
+from staging.core.tensor import is_symbolic
+from staging.effects.debugging import assert_true
 
 
 def assert_stmt(test, message_fn=None):

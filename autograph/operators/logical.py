@@ -23,10 +23,10 @@ from autograph.operators.contexts import mark_staged_region
 from runtime.types import TensorType, kinds
 from staging import errors
 from staging.control_flow import cond
-from staging.graph_building import record
+from staging.core.recording import record
+from staging.core.source_map import where as _where
+from staging.core.tensor import is_symbolic
 from staging.numpy_api import complex_operand
-from staging.source_map import where as _where
-from staging.tensor import is_symbolic
 
 
 def and_(a, b_fn, value=False):

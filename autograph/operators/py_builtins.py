@@ -11,11 +11,11 @@ import numpy as np
 
 from autograph.operators import data_structures, py_reductions
 from staging import errors
-from staging.debugging import print as staged_print
-from staging.graph_building import record
-from staging.source_map import where as _where
-from staging.tensor import is_symbolic
-from staging.unset import MaybeMissing
+from staging.core.recording import record
+from staging.core.source_map import where as _where
+from staging.core.tensor import is_symbolic
+from staging.effects.debugging import print as staged_print
+from staging.kinds.undefined import MaybeMissing
 
 # -- staged iterables ------------------------------------------------------
 
@@ -195,7 +195,7 @@ def getattr_(obj, name, *default):
     gives its value where the path taken set it and the default elsewhere."""
     value = getattr(obj, name, *default)
     if default and isinstance(value, MaybeMissing):
-        from staging.control_flow import cond
+        from staging.control_flow.branches import cond
 
         return cond(value.defined, lambda: value.value, lambda: default[0])
     return value

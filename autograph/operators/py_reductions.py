@@ -12,8 +12,8 @@ import numpy as np
 
 from autograph.operators import data_structures
 from staging import control_flow, errors
-from staging.source_map import where as _where
-from staging.tensor import is_symbolic
+from staging.core.source_map import where as _where
+from staging.core.tensor import is_symbolic
 
 _PY_NUMBERS = (bool, int, float, complex)
 _KINDS = {bool: "b", int: "iu", float: "f", complex: "c"}

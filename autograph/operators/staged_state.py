@@ -19,11 +19,12 @@ from autograph.operators.variables import (
     is_undefined,
     is_undefined_return,
 )
-from staging import errors, nest
-from staging.debugging import check as staged_check
-from staging.source_map import where
-from staging.tensor import is_symbolic
-from staging.unset import SameAsOtherPath, zero_leaf
+from staging import errors
+from staging.core import nest
+from staging.core.recording import check as staged_check
+from staging.core.source_map import where
+from staging.core.tensor import is_symbolic
+from staging.kinds.undefined import SameAsOtherPath, zero_leaf
 
 # The name the return converter gives the return value (retval_, retval_1, ...).
 _RETURN_VALUE = re.compile(r"retval_\d*$")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from staging import errors
-from staging.source_map import where as _where
-from staging.unset import MaybeUndefined  # noqa: F401 - converted code and operators use it from here
+from staging.core.source_map import where as _where
+from staging.kinds.undefined import MaybeUndefined  # noqa: F401 - converted code and operators use it from here
 
 
 class Undefined:

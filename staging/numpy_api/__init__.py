@@ -14,17 +14,18 @@ from runtime import TensorType
 from runtime.ops import UFUNCS
 from runtime.ops.elementwise import PYTHON_OPERATORS, complex_scalars, python_operands
 from runtime.registry import kind_combinations
-
-from .. import array0d, errors, kinds
-from ..graph_building import record
-from ..source_map import where
-from ..tensor import Tensor, has_staged_value, staged_value
-from ..unset import MaybeMissing, MaybeUndefined
-from . import arrays, creation, fft, linalg, reductions, shapes, statistics
-from ._common import _as_input, _unsupported, numpy_name
-from .indexing import getitem, setitem, tensor_setitem
-from .methods import call_method
-from .ufuncs import apply_ufunc, ufunc_into
+from staging import errors
+from staging.core.recording import record
+from staging.core.source_map import where
+from staging.core.tensor import Tensor, has_staged_value, staged_value
+from staging.kinds import decisions as kinds
+from staging.kinds import forms as array0d
+from staging.kinds.undefined import MaybeMissing, MaybeUndefined
+from staging.numpy_api import arrays, creation, fft, linalg, reductions, shapes, statistics
+from staging.numpy_api._common import _as_input, _unsupported, numpy_name
+from staging.numpy_api.indexing import getitem, setitem, tensor_setitem
+from staging.numpy_api.methods import call_method
+from staging.numpy_api.ufuncs import apply_ufunc, ufunc_into
 
 __all__ = [
     "apply_function",
@@ -118,7 +119,7 @@ def complex_operand(left, right):
     """`left op right` (Python's operator) of a Python complex `left` and a float64 0-d `right`:
     complex's own operator takes a np.float64, a float subclass (its results are Python's: a
     complex, a bool), but not a 0-d array (NumPy's: complex128, np.bool). `left` as NumPy's
-    complex128 where `right` is a 0-d array when the graph runs (staging.array0d)."""
+    complex128 where `right` is a 0-d array when the graph runs (staging.kinds.forms)."""
     if not (type(right) is Tensor and right.type == _FLOAT64_SCALAR and _python_complex(left)):
         return left
     kind = array0d.kind_of(right)
@@ -190,7 +191,7 @@ def _power_operator(reflected):
 
 def _in_place(ufunc, symbol):
     """`x op= y`: NumPy writes the result into x (same-kind casting to x's dtype). A 0-d tensor
-    that is a NumPy scalar when the graph runs (staging.array0d) is immutable: Python falls back
+    that is a NumPy scalar when the graph runs (staging.kinds.forms) is immutable: Python falls back
     to `x = x op y` (NotImplemented)."""
 
     def method(self, other):

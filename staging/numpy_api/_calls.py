@@ -8,9 +8,8 @@ import inspect
 import numpy as np
 
 from runtime._compat import signature as compat_signature
-
-from ..tensor import Tensor
-from ._common import _as_input, _no_out, _record, _unsupported, _where, numpy_name
+from staging.core.tensor import Tensor
+from staging.numpy_api._common import _as_input, _no_out, _record, _unsupported, _where, numpy_name
 
 _EMPTY = inspect.Parameter.empty
 

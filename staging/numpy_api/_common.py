@@ -6,10 +6,10 @@ import operator
 
 import numpy as np
 
-from .. import errors
-from ..graph_building import record
-from ..source_map import where as _where
-from ..tensor import Tensor, has_staged_value, staged_value
+from staging import errors
+from staging.core.recording import record
+from staging.core.source_map import where as _where
+from staging.core.tensor import Tensor, has_staged_value, staged_value
 
 _NO_VALUE = np._NoValue  # NumPy's own "argument not given" sentinel
 _PY_SCALARS = (bool, int, float, complex)

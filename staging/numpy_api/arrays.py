@@ -7,11 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.ops._rules import normalize_axis, python_value
-
-from .. import aliasing
-from ..aliasing import MAYBE
-from ._calls import bind, staged
-from ._common import (
+from staging.numpy_api._calls import bind, staged
+from staging.numpy_api._common import (
     _as_input,
     _contains_tensor,
     _is_tensor,
@@ -22,8 +19,10 @@ from ._common import (
     _unsupported,
     _where,
 )
-from .indexing import getitem
-from .shapes import _broadcast_to, _moveaxis, _reshape_to
+from staging.numpy_api.indexing import getitem
+from staging.numpy_api.shapes import _broadcast_to, _moveaxis, _reshape_to
+from staging.state import aliasing
+from staging.state.aliasing import MAYBE
 
 
 def _unique_results():

@@ -6,9 +6,9 @@ import operator
 
 import numpy as np
 
-from .. import aliasing, array0d
-from ..tensor import has_staged_value, staged_value
-from ._common import (
+from staging.core.tensor import has_staged_value, staged_value
+from staging.kinds import forms as array0d
+from staging.numpy_api._common import (
     _NO_VALUE,
     _as_input,
     _check_order,
@@ -20,6 +20,7 @@ from ._common import (
     _where,
     array_from_nested,
 )
+from staging.state import aliasing
 
 
 def _like(op):

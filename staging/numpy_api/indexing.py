@@ -9,9 +9,10 @@ import numpy as np
 
 from runtime import TensorType
 from runtime.ops.indexing import format_slice, index_result
-
-from .. import aliasing, array0d, kinds
-from ._common import _as_input, _is_tensor, _record, _where, array_from_nested
+from staging.kinds import decisions as kinds
+from staging.kinds import forms as array0d
+from staging.numpy_api._common import _as_input, _is_tensor, _record, _where, array_from_nested
+from staging.state import aliasing
 
 
 def _slice_part(value, inputs):
@@ -155,7 +156,7 @@ def setitem(x, key, value):
 
 def tensor_setitem(x, key, value):
     """Tensor.__setitem__: `x[key] = value` in place (x and the arrays sharing its memory are
-    rebound to the new value; see staging.aliasing)."""
+    rebound to the new value; see staging.state.aliasing)."""
     if (
         x.ndim == 0
         and x._alias is None

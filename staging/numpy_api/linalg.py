@@ -5,11 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._calls import bind, staged
-from ._common import _as_input, _is_tensor, _ndim, _no_out, _record, _unsupported, _where
-from .shapes import _diagonal as _np_diagonal
-from .shapes import _moveaxis, _swapaxes
-from .shapes import _trace as _np_trace
+from staging.numpy_api._calls import bind, staged
+from staging.numpy_api._common import (
+    _as_input,
+    _is_tensor,
+    _ndim,
+    _no_out,
+    _record,
+    _unsupported,
+    _where,
+)
+from staging.numpy_api.shapes import _diagonal as _np_diagonal
+from staging.numpy_api.shapes import _moveaxis, _swapaxes
+from staging.numpy_api.shapes import _trace as _np_trace
 
 _linalg = np.linalg
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import aliasing, array0d, errors, kinds
-from ..tensor import Tensor
-from ._common import _check_order, _is_tensor, _record, _unsupported, _where
-from .indexing import setitem
-from .linalg import _dot
-from .reductions import (
+from staging import errors
+from staging.core.tensor import Tensor
+from staging.kinds import decisions as kinds
+from staging.kinds import forms as array0d
+from staging.numpy_api._common import _check_order, _is_tensor, _record, _unsupported, _where
+from staging.numpy_api.indexing import setitem
+from staging.numpy_api.linalg import _dot
+from staging.numpy_api.reductions import (
     _all,
     _any,
     _argmax,
@@ -25,7 +27,7 @@ from .reductions import (
     _sum,
     _var,
 )
-from .shapes import (
+from staging.numpy_api.shapes import (
     _clip,
     _diagonal,
     _nonzero,
@@ -38,6 +40,7 @@ from .shapes import (
     _trace,
     _transpose,
 )
+from staging.state import aliasing
 
 
 def _m_reshape(x, *shape, order="C", copy=None):
@@ -64,7 +67,7 @@ def _m_astype(x, dtype, order="K", casting="unsafe", subok=True, copy=True):
 
 
 def _m_sort(x, axis=-1, kind=None, order=None, *, stable=None):
-    """x.sort(): sorts x in place (the tensor and its views are rebound, see staging.aliasing)."""
+    """x.sort(): sorts x in place (the tensor and its views are rebound, see staging.state.aliasing)."""
     if axis is None:
         raise TypeError(f"{_where()}'NoneType' object cannot be interpreted as an integer")
     aliasing.check_writable(x, "`x.sort()`")

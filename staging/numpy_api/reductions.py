@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import (
+from staging.numpy_api._common import (
     _NO_VALUE,
     _as_input,
     _axis_attr,

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import aliasing
-from ..aliasing import MAYBE, READONLY
-from ._common import (
+from staging.numpy_api._common import (
     _NO_VALUE,
     _as_input,
     _axis_attr,
@@ -20,11 +18,13 @@ from ._common import (
     _unsupported,
     _where,
 )
-from .indexing import getitem
+from staging.numpy_api.indexing import getitem
+from staging.state import aliasing
+from staging.state.aliasing import MAYBE, READONLY
 
 
 def _view(op, a, attrs=None, extra=(), kind=aliasing.VIEW):
-    """Records `op` on `a`; its result shares `a`'s memory as NumPy's does (staging.aliasing)."""
+    """Records `op` on `a`; its result shares `a`'s memory as NumPy's does (staging.state.aliasing)."""
     a = _as_input(a)
     out = _record(op, [a, *extra], attrs)
     return out if kind is None else aliasing.track_view(out, a, kind)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._calls import staged
+from staging.numpy_api._calls import staged
 
 _REDUCTIONS = (
     "median",

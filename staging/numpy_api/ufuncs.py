@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.ops import UFUNCS
-
-from .. import aliasing, array0d
-from ._common import _as_input, _is_tensor, _record, _unsupported, _where
-from .linalg import vecdot
-from .reductions import _reduce
+from staging.kinds import forms as array0d
+from staging.numpy_api._common import _as_input, _is_tensor, _record, _unsupported, _where
+from staging.numpy_api.linalg import vecdot
+from staging.numpy_api.reductions import _reduce
+from staging.state import aliasing
 
 _UFUNC_DEFAULT_KWARGS = {
     "where": True,
@@ -41,7 +41,7 @@ def _check_out(kwargs, name):
 
 def ufunc_into(ufunc, target, inputs, what):
     """`ufunc(*inputs, out=target)` for a symbolic target: the result, cast to target's dtype with
-    NumPy's same-kind rule, is written into target in place (staging.aliasing). Returns target."""
+    NumPy's same-kind rule, is written into target in place (staging.state.aliasing). Returns target."""
     if (
         target.type == target.type.strong()  # (one NumPy kind)
         and target.type.shape == ()

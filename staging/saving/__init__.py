@@ -6,8 +6,8 @@ checks everything against the op registry before anything runs and returns a Loa
 (staging.saving.loaded). The format and its guarantees: docs/saving.md.
 """
 
-from .api import FORMAT, SUPPORTED_VERSIONS, VERSION, load, save
-from .loaded import LoadedConcreteFunction, LoadedFunction
+from staging.saving.api import FORMAT, SUPPORTED_VERSIONS, VERSION, load, save
+from staging.saving.loaded import LoadedConcreteFunction, LoadedFunction
 
 __all__ = [
     "FORMAT",

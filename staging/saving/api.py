@@ -20,14 +20,13 @@ import os
 
 from runtime.jax_lowering import jax_available
 from runtime.verify import verify
-
-from .. import nest
-from ..concrete_function import check_jit_compile
-from ..errors import LoadError, SaveError
-from . import archive
-from .graphs import GraphDecoder, GraphEncoder, SaveRefusal
-from .loaded import LoadedConcreteFunction, LoadedFunction, LoadedGraphFunction
-from .values import (
+from staging.core import nest
+from staging.errors import LoadError, SaveError
+from staging.functions.concrete import check_jit_compile
+from staging.saving import archive
+from staging.saving.graphs import GraphDecoder, GraphEncoder, SaveRefusal
+from staging.saving.loaded import LoadedConcreteFunction, LoadedFunction, LoadedGraphFunction
+from staging.saving.values import (
     OUTPUT,
     Decoder,
     Encoder,
@@ -60,8 +59,8 @@ _OUTPUT_KINDS = ("none", "single", "tuple", "structure")
 
 
 def _concrete_functions(obj, signatures) -> list:  # noqa: C901
-    from ..concrete_function import ConcreteFunction
-    from ..function import Function
+    from staging.functions.concrete import ConcreteFunction
+    from staging.functions.function import Function
 
     if isinstance(obj, LoadedFunction):
         if signatures is None:
@@ -267,7 +266,7 @@ class _Loader:
         return self.functions[index]
 
     def load(self) -> LoadedFunction:
-        from ..variables import Variable
+        from staging.state.variables import Variable
 
         doc = expect_dict(
             self.archive.document(),

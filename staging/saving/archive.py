@@ -19,7 +19,7 @@ import zipfile
 
 import numpy as np
 
-from .values import DTYPES, MAX_DIMS, FormatError, expect
+from staging.saving.values import DTYPES, MAX_DIMS, FormatError, expect
 
 JSON_ENTRY = "saved_function.json"
 MAX_ENTRIES = 10_000

@@ -7,7 +7,7 @@ otherwise for a name, OP_KINDS), so that a hostile or damaged file fails at load
 function is called: `dim` with a string axis, an `assert` whose error class is a string.
 
 Strings from a file are data. The one message an op formats (distinct_arrays, the error raised
-when arguments written in place share memory) must be the template staging.argument_writes
+when arguments written in place share memory) must be the template staging.functions.argument_writes
 makes, with its own text escaped: `str.format` then fills only our two fields.
 """
 
@@ -22,10 +22,9 @@ import numpy as np
 from runtime import ListType, TensorType
 from runtime.core_ops import ARG
 from runtime.registry import get_op
-
-from ..argument_writes import _message as distinct_arrays_message
-from ..variables import Variable
-from .values import ERROR_CLASSES, MAX_DIMS, PYTHON_TYPES, FormatError
+from staging.functions.argument_writes import _message as distinct_arrays_message
+from staging.saving.values import ERROR_CLASSES, MAX_DIMS, PYTHON_TYPES, FormatError
+from staging.state.variables import Variable
 
 
 class Kind:
@@ -246,7 +245,7 @@ _TAIL = distinct_arrays_message("NAME", "WHERE").split("'NAME'", 1)[1]
 
 
 def _is_our_message(message: str) -> bool:
-    """`message` is what staging.argument_writes makes: escaped text ({{ and }} only), then our
+    """`message` is what staging.functions.argument_writes makes: escaped text ({{ and }} only), then our
     template with its two `{!r}` fields."""
     if not message.endswith(_TAIL):
         return False

@@ -18,10 +18,9 @@ import os
 from runtime import Graph, Node, Value
 from runtime.graph import node_text
 from runtime.registry import has_op
-
-from .attrs import check as check_attributes
-from .attrs import problem as attribute_problem
-from .values import (
+from staging.saving.attrs import check as check_attributes
+from staging.saving.attrs import problem as attribute_problem
+from staging.saving.values import (
     Decoder,
     Encoder,
     FormatError,

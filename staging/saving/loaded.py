@@ -7,11 +7,17 @@ import inspect
 
 from runtime import CompiledGraph, Value
 from runtime.types import TensorType, UnionType
-
-from .. import nest
-from ..concrete_function import jax_backend, signature_text
-from ..graph_building import current_graph, record
-from ..trace_key import TensorSpec, argument_name, bind, flat_tensors, tensor_type_of, trace_key
+from staging.core import nest
+from staging.core.recording import current_graph, record
+from staging.functions.concrete import jax_backend, signature_text
+from staging.functions.trace_key import (
+    TensorSpec,
+    argument_name,
+    bind,
+    flat_tensors,
+    tensor_type_of,
+    trace_key,
+)
 
 
 class LoadedGraphFunction:
@@ -153,7 +159,7 @@ class LoadedConcreteFunction:
 
 
 def _is_output(leaf) -> bool:
-    from .values import OUTPUT
+    from staging.saving.values import OUTPUT
 
     return leaf is OUTPUT
 

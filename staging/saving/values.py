@@ -34,10 +34,9 @@ import numpy as np
 from runtime import ListType, TensorType
 from runtime.core_ops import ARG
 from runtime.types import MAX_KINDS, UnionType, union_of
-
-from .. import errors
-from ..trace_key import TensorSpec, WeakIdKey
-from ..variables import Variable
+from staging import errors
+from staging.functions.trace_key import TensorSpec, WeakIdKey
+from staging.state.variables import Variable
 
 MAX_DEPTH = 64  # nesting of containers in one value
 MAX_DIMS = 32  # NumPy's own limit is 64

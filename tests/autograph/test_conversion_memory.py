@@ -19,7 +19,7 @@ import pytest
 import autograph
 import staging
 from autograph.impl import conversion
-from staging import source_map
+from staging.core import source_map
 
 _IDS = itertools.count()
 

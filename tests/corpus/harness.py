@@ -48,7 +48,7 @@ from typing import Any, Callable
 import numpy as np
 
 import staging
-from staging import graph_building
+from staging.core import recording as graph_building
 from staging.errors import StagingError
 
 CATEGORIES = ("agree", "both_raise_same", "silent", "wrong_error", "refused")

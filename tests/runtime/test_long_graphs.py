@@ -212,7 +212,7 @@ def test_a_long_trace_leaves_the_garbage_collector_as_it_found_it(small_chunks, 
     trace fails, and stays off when the program turned it off."""
     import gc
 
-    from staging import graph_building
+    from staging.core import recording as graph_building
 
     monkeypatch.setattr(graph_building, "LONG_GRAPH", 8)
     func, _ = define(straight_line(40))

@@ -10,7 +10,7 @@ import pytest
 
 import staging
 from runtime.options import options
-from staging.retracing import RetracingWarning
+from staging.functions.retracing import RetracingWarning
 
 
 def bisection(lo, hi, tol):

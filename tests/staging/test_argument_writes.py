@@ -1,4 +1,4 @@
-"""Writes into arguments (staging.argument_writes): a staged function that writes into an
+"""Writes into arguments (staging.functions.argument_writes): a staged function that writes into an
 argument array in place writes into the caller's array, as the eager function does. Each case
 runs eagerly and staged on copies of the same inputs and compares the results and the
 arguments afterwards."""

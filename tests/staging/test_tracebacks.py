@@ -15,7 +15,7 @@ import pytest
 
 import autograph
 import staging
-from staging import tracebacks
+from staging.core import tracebacks
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -96,9 +96,9 @@ def test_switch_restores_every_frame():
         if not f.startswith("<")
     }
     assert {
-        "staging/function.py",
+        "staging/functions/function.py",
         "autograph/operators/control_flow.py",
-        "staging/control_flow.py",
+        "staging/control_flow/branches.py",
         "staging/numpy_api/__init__.py",
     } <= files
     assert entries[0][0] == __file__
@@ -231,7 +231,7 @@ def test_an_uncaught_error_as_python_prints_it(tmp_path):
     stderr = _run_script(tmp_path)
     files = [line.split('"')[1] for line in stderr.splitlines() if line.startswith('  File "')]
     assert files[0].endswith("user_script.py")
-    assert [f for f in files if f.startswith(str(ROOT))] == [str(ROOT / "staging" / "function.py")]
+    assert [f for f in files if f.startswith(str(ROOT))] == [str(ROOT / "staging" / "functions" / "function.py")]
     assert "disable_traceback_filtering()" in stderr
     assert f"{tmp_path / 'user_script.py'}:8: np.linalg.eig" in stderr
 

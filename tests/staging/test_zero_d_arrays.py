@@ -1,4 +1,4 @@
-"""0-d ndarrays against NumPy scalars (staging.array0d): a graph types both as (dtype, ()), and
+"""0-d ndarrays against NumPy scalars (staging.kinds.forms): a graph types both as (dtype, ()), and
 they differ where Python writes in place. `x += 1` writes into a 0-d array (every name bound
 to it sees the write) and rebinds a name bound to a NumPy scalar; `x[()] = v` and `out=x` need
 the array. Staged results are compared with the eager function's on the same inputs: same

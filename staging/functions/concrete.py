@@ -1,0 +1,342 @@
+"""ConcreteFunction: one traced graph with a fixed input signature, and the `call` op that runs
+one from inside another trace."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from runtime import CompiledGraph, ListType, TensorType, Value
+from runtime.registry import register_op
+from runtime.types import UnionType
+from staging import errors
+from staging.core import nest
+from staging.core.recording import FuncGraph, current_graph, record
+from staging.core.source_map import where
+from staging.core.tensor import Tensor
+from staging.errors import LeakedTensorError
+from staging.functions import argument_writes
+from staging.functions.trace_key import (
+    TensorSpec,
+    bind,
+    flat_tensors,
+    plain_structure,
+    tensor_type_of,
+    trace_key,
+)
+from staging.kinds import forms as array0d
+from staging.kinds.undefined import MaybeMissing, MaybeUndefined
+from staging.state.variables import Variable
+
+
+def check_jit_compile(jit_compile):
+    """jit_compile as given, after checking it is None, a bool or "device"."""
+    if jit_compile not in (None, True, False, "device"):
+        raise ValueError(f"jit_compile must be None, True, False or 'device', not {jit_compile!r}")
+    return jit_compile
+
+
+def jax_backend(graph, single: bool, jit_compile):
+    """The graph compiled by JAX (runtime.jax_lowering), as CompiledGraph's stand-in."""
+    try:
+        from runtime.jax_lowering.runner import JaxGraph
+    except ImportError as error:
+        raise ImportError(
+            f"jit_compile={jit_compile!r} needs jax: pip install 'autograph-numpy[jax]' ({error})"
+        ) from None
+    return JaxGraph(graph, single=single, keep_on_device=jit_compile == "device")
+
+
+class ConcreteFunction:
+    """One traced graph with a fixed input signature; calling it runs the graph."""
+
+    def __init__(  # noqa: PLR0913
+        self,
+        name,
+        graph,
+        structure,
+        arg_types,
+        bound_template,
+        output_template,
+        output_kinds,
+        signature,
+        python_function,
+        options=None,
+        jit_compile=None,
+    ):
+        self.name = name
+        self.graph = graph
+        self._structure = plain_structure(structure)
+        # (whether the trace asked if an argument is a 0-d array: staging.kinds.forms)
+        self.kinds_asked = any(v in array0d.ASKED for v in graph.inputs)
+        self._arg_types = arg_types  # TensorTypes of the flat tensor inputs
+        self._bound_template = bound_template  # (args, kwargs) with TensorSpecs for tensors
+        self._pack_structure, self._output_specs = output_template
+        self._output_kinds = output_kinds
+        self._signature = signature
+        self._python_function = python_function
+        single = output_kinds == "single"
+        self._compiled = (
+            jax_backend(graph, single, jit_compile)
+            if jit_compile
+            else CompiledGraph(graph, options, single=single)
+        )
+        run = self._compiled.run
+        # _run_packed(*flat inputs) is the call's result (packed as the function returned it);
+        # _execute(*flat inputs) is the tuple of the graph's outputs. A failure in either is
+        # re-raised naming the failing node and the user's line that created it.
+        self._execute = self._compiled.__call__ if single else run
+        self.output_types = tuple(v.type for v in graph.outputs if isinstance(v, Value))
+        self._pack = self._make_packer()
+        if single or output_kinds == "tuple":
+            self._run_packed = run
+        elif output_kinds == "none":
+            self._run_packed = self._run_none
+        else:
+            pack = self._pack
+            self._run_packed = lambda *tensors: pack(run(*tensors))
+
+    # -- outputs ---------------------------------------------------------
+    def _make_packer(self):
+        kinds = self._output_kinds
+        template = self._pack_structure
+        if kinds == "single":
+            return lambda outs: outs[0]
+        if kinds == "tuple":
+            return lambda outs: outs
+        if kinds == "none":
+            return lambda outs: None
+        leaves_static = kinds  # list: for each leaf, ("dyn", None) or ("static", obj)
+        if len(kinds) == 1 and kinds[0][0] == "static" and nest.is_leaf(template):
+            static = kinds[0][1]
+            return lambda outs: static
+
+        def pack(outs):
+            it = iter(outs)
+            leaves = [next(it) if kind == "dyn" else obj for kind, obj in leaves_static]
+            return nest.pack_as(template, leaves)
+
+        return pack
+
+    def fast_runner(self, positions):
+        """Function's fast-path callable for one argument layout: the call's arguments in, the
+        packed result out (`positions`: which arguments are graph inputs, None for all)."""
+        run = self._run_packed
+        if positions is None:
+            return run
+        if not positions:
+            return lambda *args: run()
+        pick = operator.itemgetter(*positions)
+        if len(positions) == 1:
+            return lambda *args: run(pick(args))
+        return lambda *args: run(*pick(args))
+
+    def _run_none(self, *tensors):
+        self._execute(*tensors)
+
+    # -- calling ---------------------------------------------------------
+    def _call_flat(self, tensors):
+        return self._run_packed(*tensors)
+
+    def __call__(self, *args, **kwargs):
+        bound = bind(self._signature, args, kwargs, self.name)
+        structure, types, _ = trace_key(bound)
+        if structure != self._structure or not all(
+            spec.is_supertype_of(t) for spec, t in zip(self._arg_types, types)
+        ):
+            raise TypeError(
+                f"{self.name}(): arguments {_describe_args(bound, self._signature)} do not "
+                f"match the concrete function's signature\n{self.pretty_printed_signature()}"
+            )
+        if current_graph() is not None:
+            return record_call(self, bound)
+        return self._call_flat(flat_tensors(bound))
+
+    # -- introspection -----------------------------------------------------
+    @property
+    def structured_input_signature(self):
+        return self._bound_template
+
+    @property
+    def executable_source(self) -> str:
+        """The Python source the graph was lowered to (what actually runs on a call)."""
+        return self._compiled.source
+
+    @property
+    def structured_outputs(self):
+        return self._output_specs
+
+    @property
+    def inputs(self):
+        return [
+            TensorSpec.of_type(t) if type(t) is UnionType else TensorSpec(t.shape, t.dtype)
+            for t in self._arg_types
+        ]
+
+    def pretty_printed_signature(self, verbose: bool = True) -> str:
+        """The signature as text: one line per argument and the outputs (verbose), or one line
+        `name(x: f64[?], n: 3) -> f64[?]`."""
+        return signature_text(
+            self.name, self._signature, self._bound_template, self._output_specs, verbose
+        )
+
+    def __graph_repr__(self):
+        return self.name
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self.name}{tuple(str(t) for t in self._arg_types)}>"
+
+
+def signature_text(name, signature, bound_template, output_specs, verbose: bool = True) -> str:
+    """A concrete signature as text (see ConcreteFunction.pretty_printed_signature)."""
+    args, kwargs = bound_template
+    params = list(signature.parameters)
+    values = list(args) + [kwargs.get(p) for p in params[len(args) :]]
+    if not verbose:
+        described = ", ".join(f"{p}: {_describe_spec(value)}" for p, value in zip(params, values))
+        return f"{name}({described}) -> {_describe_spec(output_specs)}"
+    lines = [f"{name}({', '.join(params)})", "  Args:"]
+    lines += [f"    {p}: {_describe_spec(value)}" for p, value in zip(params, values)]
+    lines += ["  Returns:", f"    {_describe_spec(output_specs)}"]
+    return "\n".join(lines)
+
+
+def _describe_spec(value) -> str:
+    if isinstance(value, TensorSpec):
+        return str(value.type)
+    if isinstance(value, (list, tuple)) and not nest.is_namedtuple(value):
+        inner = ", ".join(_describe_spec(v) for v in value)
+        return (
+            f"[{inner}]"
+            if isinstance(value, list)
+            else f"({inner}{',' if len(value) == 1 else ''})"
+        )
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_describe_spec(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, ListType):
+        return str(value)
+    if isinstance(value, Variable):
+        return f"Variable {value.name!r} {TensorType(value.dtype, value.shape)}"
+    return repr(value)
+
+
+def _describe_args(bound, signature) -> str:
+    args, kwargs = bound
+    parts = []
+    for name, value in zip(signature.parameters, args):
+        t = tensor_type_of(value)
+        parts.append(f"{name}={t if t is not None else repr(value)}")
+    return "(" + ", ".join(parts) + ")"
+
+
+# -- calls of a Function from another trace ---------------------------------
+
+
+def _call_infer(*types, fn):
+    return fn.output_types
+
+
+def _call_kernel(fn):
+    return fn._execute  # a failure names the node of the called graph, not the call
+
+
+register_op(
+    "call",
+    infer=_call_infer,
+    num_outputs=None,
+    stateful=True,
+    make_kernel=_call_kernel,
+    weak_results=True,
+)(lambda *args, fn: fn._execute(*args))
+
+
+def record_call(cf: ConcreteFunction, bound):
+    if argument_writes.writes_arguments(cf.graph):
+        raise errors.MutationError(
+            f"{where()}the staged function {cf.name!r} writes into its arguments in place, which a "
+            f"call from another staged function cannot show: pass it copies, or call the Python "
+            f"function (`.python_function`), which is then traced into this one"
+        )
+    outs = record("call", flat_tensors(bound), {"fn": cf})
+    return cf._pack(tuple(outs))
+
+
+def collect_outputs(fg: FuncGraph, result):
+    """Graph outputs for the tensor leaves of `result`, plus how to rebuild it.
+
+    Returns (values, kinds, structure, specs): kinds is "none", "single",
+    "tuple" (a flat tuple of tensors) or a list of ("dyn", None) / ("static", obj)
+    per leaf; structure is what leaves are packed into; specs shows it with
+    TensorSpecs in place of tensors (structured_outputs).
+    """
+    from staging.state.tensor_array import TensorArray
+
+    if result is None:
+        return [], "none", None, None
+    leaves = nest.flatten(result)
+    values, kinds = [], []
+    for leaf in leaves:
+        if isinstance(leaf, (Variable, MaybeMissing)):
+            leaf = leaf._staged_value()
+        if isinstance(leaf, TensorArray):
+            if not leaf._staged:
+                kinds.append(("static", leaf.to_list()))
+                continue
+            leaf = leaf._handle
+        if isinstance(leaf, Tensor):
+            values.append(fg.value_of(leaf))
+            kinds.append(("dyn", None))
+        elif isinstance(leaf, (np.ndarray, np.generic)):
+            values.append(record("const", [], {"value": leaf})._value)
+            kinds.append(("dyn", None))
+        else:
+            _check_no_symbolic_inside(fg, leaf)
+            kinds.append(("static", leaf))
+    specs = iter([_spec(v) for v in values])
+    spec_leaves = [next(specs) if kind == "dyn" else obj for kind, obj in kinds]
+    if len(leaves) == 1 and leaves[0] is result and kinds[0][0] == "dyn":
+        return values, "single", None, spec_leaves[0]
+    spec_structure = nest.pack_as(result, spec_leaves)
+    if (
+        type(result) is tuple
+        and len(result) == len(leaves)
+        and all(k == "dyn" for k, _ in kinds)
+        and all(not isinstance(r, (tuple, list, dict)) for r in result)
+    ):
+        return values, "tuple", None, spec_structure
+    return values, kinds, result, spec_structure
+
+
+def _check_no_symbolic_inside(fg: FuncGraph, obj) -> None:
+    """Refuses an object returned as it is (a Python object the trace made or was given) whose
+    attributes hold symbolic values: its caller would get tensors of a finished trace."""
+    attributes = getattr(obj, "__dict__", None)
+    if type(attributes) is not dict:
+        return
+    for name, value in attributes.items():
+        if any(isinstance(leaf, (Tensor, MaybeUndefined)) for leaf in nest.flatten(value)):
+            raise LeakedTensorError(
+                f"{where()}{fg.function_name or 'the staged function'!s} returns a "
+                f"{type(obj).__name__} object whose attribute {name!r} holds a value computed "
+                f"while the graph runs; such an object is returned as it was when traced. Return "
+                f"the value itself (tensors, numbers, and tuples, lists, dicts of them)"
+            )
+
+
+def _spec(value: Value):
+    return value.type if isinstance(value.type, ListType) else TensorSpec.of_type(value.type)
+
+
+def _lists_to_python(result):
+    from staging.state.tensor_array import TensorArray
+
+    if isinstance(result, TensorArray):
+        return result.to_list()
+    if isinstance(result, (list, tuple)) and any(
+        isinstance(r, TensorArray) for r in nest.flatten(result)
+    ):
+        return nest.pack_as(
+            result, [r.to_list() if isinstance(r, TensorArray) else r for r in nest.flatten(result)]
+        )
+    return result

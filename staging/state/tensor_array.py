@@ -1,0 +1,286 @@
+"""TensorArray: a growable list of same-typed tensors, staged as a list value."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime import TensorType
+from runtime.types import TypeJoinError, join_types, union_of
+from staging import errors
+from staging.core.recording import current_graph, record
+from staging.core.source_map import where
+from staging.core.tensor import Tensor
+from staging.kinds import decisions as kinds
+from staging.state import aliasing
+
+
+# The dtype kinds a Python number keeps its value in, as an element of a list of that kind.
+def stacked_element(element):
+    """The type np.stack gives each element of a staged list whose elements are of type
+    `element` (Python numbers become NumPy values of their default dtype). Elements whose kinds
+    would stack to different dtypes, depending on which the list holds, are refused."""
+    if element is None or type(element) is TensorType:
+        return element
+    joined = union_of(k.strong() for k in kinds.kinds(element))
+    if type(joined) is not TensorType:
+        raise errors.LoopVariableError(
+            f"{where()}the elements of this staged list are {kinds.describe(element)} depending "
+            f"on the path, which stack to different dtypes; convert them so that they have one type"
+        )
+    return joined
+
+
+class TensorArray:
+    """A list of tensors of one dtype and rank that loops can append to.
+
+    Functional API as in TF: `write`/`append` return the TensorArray to use
+    from then on (`ta = ta.write(i, v)`). Inside a trace it is one list value
+    in the graph; a staged Function returning one gives the caller a Python
+    list of NumPy values. `dtype=None` takes the dtype of the first write.
+    """
+
+    _is_tensor_array = True
+
+    def __init__(self, dtype=None, size=0, dynamic_size=False, element_shape=None, *, _handle=None):
+        self.dtype = np.dtype(dtype) if dtype is not None else None
+        self.dynamic_size = bool(dynamic_size)
+        self.element_shape = tuple(element_shape) if element_shape is not None else None
+        if _handle is not None:
+            self._handle = _handle
+            self._items = None
+            return
+        if current_graph() is not None:
+            element = None
+            if self.dtype is not None and self.element_shape is not None:
+                element = TensorType(self.dtype, self.element_shape)
+            inputs = [size] if isinstance(size, Tensor) else ([] if size == 0 else [np.int64(size)])
+            self._handle = record("list_new", inputs, {"element": element})
+            self._items = None
+        else:
+            if isinstance(size, Tensor):
+                raise errors.SymbolicValueError(
+                    f"{where()}TensorArray size is symbolic outside a trace"
+                )
+            self._handle = None
+            self._items = [None] * int(size)
+
+    # -- internals ----------------------------------------------------------
+    @property
+    def _staged(self) -> bool:
+        return self._handle is not None
+
+    def _with_handle(self, handle: Tensor, written=None) -> "TensorArray":
+        return TensorArray(
+            self.dtype,
+            dynamic_size=self.dynamic_size,
+            element_shape=self.element_shape,
+            _handle=handle,
+        )
+
+    def _cast(self, value):
+        """A value written into a TensorArray of a declared dtype (TensorFlow's API): converted
+        to that dtype, as TensorFlow does. A staged Python list (dtype None) holds what it is
+        given, as a Python list does: its element type is the join of the values written."""
+        if self.dtype is None:
+            return value
+        if isinstance(value, Tensor):
+            if kinds.may_be_python_number(value.type):
+                return record("astype", [value], {"dtype": self.dtype})
+            if value.dtype != self.dtype:
+                raise errors.LoopVariableError(
+                    f"{where()}TensorArray of {self.dtype.name} cannot hold a {value.dtype.name} value; "
+                    f"cast it with .astype(np.{self.dtype.name})"
+                )
+            return value
+        arr = np.asarray(value)
+        if arr.dtype != self.dtype:
+            if type(value) not in (int, float, bool, complex):  # (np.float64 is a float: not weak)
+                raise errors.LoopVariableError(
+                    f"{where()}TensorArray of {self.dtype.name} cannot hold a {arr.dtype.name} value; "
+                    f"cast it with .astype(np.{self.dtype.name})"
+                )
+            arr = arr.astype(self.dtype)
+        return arr[()] if arr.ndim == 0 else arr
+
+    # -- API ------------------------------------------------------------------
+    def write(self, index, value) -> "TensorArray":
+        written, value = value, self._cast(value)
+        if self._staged:
+            if not isinstance(value, Tensor):
+                value = np.asarray(value)
+                value = value[()] if value.ndim == 0 else value
+            self._check_element(value)
+            aliasing.note_stored(value, "written into")
+            handle = record(
+                "list_write", [self._handle, index, value], {"dynamic_size": self.dynamic_size}
+            )
+            return self._with_handle(handle, written)
+        index = int(index)
+        if self.dtype is None:
+            self.dtype = np.asarray(value).dtype
+        if index >= len(self._items):
+            if not self.dynamic_size:
+                raise IndexError(
+                    f"TensorArray index {index} out of range for size {len(self._items)} "
+                    f"(dynamic_size=False)"
+                )
+            self._items.extend([None] * (index + 1 - len(self._items)))
+        self._items[index] = value
+        return self
+
+    def append(self, value) -> "TensorArray":
+        if self._staged:
+            written, value = value, self._cast(value)
+            self._check_element(value)
+            aliasing.note_stored(value, "appended to")
+            handle = record(
+                "list_write", [self._handle, self.length(), value], {"dynamic_size": True}
+            )
+            return self._with_handle(handle, written)
+        value = self._cast(value)
+        if self.dtype is None:
+            self.dtype = np.asarray(value).dtype
+        self._items.append(value)
+        return self
+
+    def _check_element(self, value):
+        """A staged list's elements may be of several kinds (a Python int and an int64 scalar, as
+        a Python list holds both), up to runtime.types.MAX_KINDS: more is refused, naming the
+        line."""
+        element = self._handle.type.element
+        if element is None:
+            return
+        t = value.type if isinstance(value, Tensor) else TensorType.of(value)
+        try:
+            join_types(element, t)
+        except TypeJoinError as exc:
+            raise errors.LoopVariableError(
+                f"{where()}an element of this staged list cannot be one value with the others: "
+                f"{exc}"
+            ) from None
+
+    def read(self, index):
+        if self._staged:
+            if self._handle.type.element is None:
+                raise errors.SymbolicValueError(
+                    f"{where()}TensorArray.read() before any write: its element type is unknown; give "
+                    f"dtype= and element_shape= when creating it"
+                )
+            value = record("list_read", [self._handle, index])
+            aliasing.note_stored(value, "read from")
+            return value
+        value = self._items[int(index)]
+        if value is None:
+            raise ValueError(f"TensorArray element {int(index)} was read before it was written")
+        return value
+
+    def pop(self):
+        """Removes and returns the last element: (new TensorArray, value)."""
+        if self._staged:
+            handle, value = record("list_pop", [self._handle])
+            return self._with_handle(handle), value
+        return self, self._items.pop()
+
+    def stack(self):
+        if self._staged:
+            el = stacked_element(self._handle.type.element)
+            if el is None:
+                if self.dtype is None or self.element_shape is None:
+                    raise errors.SymbolicValueError(
+                        f"{where()}TensorArray.stack() of a list whose element type is unknown (nothing "
+                        f"was written); give dtype= and element_shape="
+                    )
+                el = TensorType(self.dtype, self.element_shape)
+            return record(
+                "list_stack", [self._handle], {"dtype": el.dtype, "element_shape": el.shape}
+            )
+        if any(v is None for v in self._items):
+            raise ValueError("TensorArray.stack(): some elements were never written")
+        if not self._items:
+            shape = tuple(0 if d is None else d for d in (self.element_shape or ()))
+            return np.zeros((0,) + shape, dtype=self.dtype or np.float64)
+        return np.stack(self._items)
+
+    def numpy_stack(self, axis=0, dtype=None):
+        """np.stack(list, axis, dtype) of the elements: an empty list raises ValueError, as in
+        NumPy (TensorArray.stack gives an empty array instead)."""
+        if not self._staged:
+            return np.stack(self._items, axis=axis, dtype=dtype)
+        el = stacked_element(self._handle.type.element)
+        if el is None:  # nothing was ever written: the list is empty whenever the graph runs
+            el = TensorType(self.dtype or np.float64, self.element_shape or ())
+        out = np.dtype(dtype) if dtype is not None else el.dtype
+        if not np.can_cast(el.dtype, out, "same_kind"):
+            raise TypeError(
+                f"{where()}Cannot cast array data from dtype('{el.dtype}') to dtype('{out}') "
+                f"according to the rule 'same_kind'"
+            )
+        stacked = record(
+            "list_stack",
+            [self._handle],
+            {"dtype": out, "element_shape": el.shape, "empty": "stack"},
+        )
+        ndim = len(el.shape) + 1
+        axis = int(axis)
+        if not -ndim <= axis < ndim:
+            raise np.exceptions.AxisError(axis, ndim, f"{where()}np.stack")
+        axis %= ndim
+        if axis:
+            perm = list(range(1, ndim))
+            perm.insert(axis, 0)
+            stacked = record("transpose", [stacked], {"axes": tuple(perm)})
+        return stacked
+
+    def numpy_array(self, dtype=None):
+        """np.array(list, dtype) of the elements. An empty list gives what NumPy gives, a float64
+        (or `dtype`) array of shape (0,), when that fits the traced type of the result; otherwise
+        the run raises ValueError. With no element ever written (an always empty list) the
+        result is that (0,) array."""
+        if not self._staged:
+            return np.array(self._items, dtype=dtype)
+        el = stacked_element(self._handle.type.element)
+        empty_dtype = np.dtype(dtype) if dtype is not None else np.dtype(np.float64)
+        if el is None:
+            el = TensorType(empty_dtype, ())
+        out = np.dtype(dtype) if dtype is not None else el.dtype
+        attrs = {"dtype": out, "element_shape": el.shape}
+        if el.shape != () or out != empty_dtype:
+            attrs["empty"] = "array"
+        return record("list_stack", [self._handle], attrs)
+
+    def size(self):
+        """The number of elements, an int64 scalar (as TF's TensorArray.size())."""
+        if self._staged:
+            return record("astype", [self.length()], {"dtype": np.dtype(np.int64)})
+        return np.int64(len(self._items))
+
+    def length(self):
+        """len() of the list: a Python int (symbolic while tracing a staged list)."""
+        if self._staged:
+            return record("list_size", [self._handle])
+        return len(self._items)
+
+    def to_list(self) -> list:
+        """The elements as a Python list (eager only)."""
+        if self._staged:
+            raise errors.SymbolicValueError(
+                f"{where()}to_list() of a staged TensorArray; return it instead"
+            )
+        return list(self._items)
+
+    def __repr__(self):
+        if self._staged:
+            return f"<staging.TensorArray {self._handle.type}>"
+        return f"<staging.TensorArray {self._items!r}>"
+
+
+def is_tensor_array(x) -> bool:
+    return getattr(type(x), "_is_tensor_array", False)
+
+
+def either_list(a, b):
+    """The list a staged `if` gives where its branches give the staged lists a and b (or one of
+    them, the other an empty Python list): a template to rebuild it from."""
+    if is_tensor_array(a):
+        return a
+    return b if is_tensor_array(b) else None
