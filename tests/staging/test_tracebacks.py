@@ -231,7 +231,9 @@ def test_an_uncaught_error_as_python_prints_it(tmp_path):
     stderr = _run_script(tmp_path)
     files = [line.split('"')[1] for line in stderr.splitlines() if line.startswith('  File "')]
     assert files[0].endswith("user_script.py")
-    assert [f for f in files if f.startswith(str(ROOT))] == [str(ROOT / "staging" / "functions" / "function.py")]
+    assert [f for f in files if f.startswith(str(ROOT))] == [
+        str(ROOT / "staging" / "functions" / "function.py")
+    ]
     assert "disable_traceback_filtering()" in stderr
     assert f"{tmp_path / 'user_script.py'}:8: np.linalg.eig" in stderr
 
