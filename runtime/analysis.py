@@ -3,8 +3,6 @@ may be viewed, use replacement, and outputs that may share program state."""
 
 from __future__ import annotations
 
-from typing import Container
-
 from .graph import Graph, Node, Value
 from .registry import get_op
 
@@ -61,13 +59,13 @@ def dead_after(graph: Graph) -> dict[int, list[Value]]:
     return out
 
 
-def maybe_viewed(graph: Graph, elementwise: Container[str]) -> set[int]:
+def maybe_viewed(graph: Graph) -> set[int]:
     """Ids of the values of `graph` that some node may keep a view of: those read by any node
-    but one of the `elementwise` ops (which only read their inputs element by element), or
+    but an elementwise ufunc (OpDef.out_ufunc: it only reads its inputs element by element), or
     read inside a subgraph, and the graph's outputs. Their buffers must never be written."""
     out: set[int] = set()
     for node in graph.nodes:
-        if node.op in elementwise and not node.subgraphs:
+        if not node.subgraphs and get_op(node.op).out_ufunc is not None:
             continue
         out.update(id(v) for v in node_uses(node) if isinstance(v, Value))
     out.update(id(v) for v in graph.outputs if isinstance(v, Value))

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import operator
+
 from . import scalar_loops
 from .for_loops import array_walk, coalesce_loop_outputs, emit_array_walk
 from .fusion import LoopPrelude
 from .graph import Graph, Node, Value
-from .registry import register_op
+from .registry import get_op, register_op
 from .types import TensorType, accepts
 
 
@@ -82,6 +84,10 @@ def _cond_check(node: Node) -> str | None:
     return None
 
 
+def _cond_swap_branches(node: Node) -> None:
+    node.subgraphs = {"then": node.subgraphs["else"], "else": node.subgraphs["then"]}
+
+
 def _cond_emit(em, node: Node, indent: int) -> None:
     pred, *operands = node.inputs
     outs = [em.fresh(v) for v in node.outputs]
@@ -108,6 +114,8 @@ register_op(
     output_sources=_cond_sources,
     emit=_cond_emit,
     check=_cond_check,
+    predicate=0,
+    swap_branches=_cond_swap_branches,
     doc="`then(*operands)` if pred else `else(*operands)`",
 )(_run_by_emit("cond"))
 
@@ -181,7 +189,7 @@ def _while_emit(em, node: Node, indent: int) -> None:
         op, counter, bound = test
         hoisted = em.fresh(Value(bound.type))
         em.emit(indent, f"{hoisted} = int({em.ref(bound)})", node)
-        condition = _OPERATORS[op].format(em.ref(counter), hoisted)
+        condition = op.python_expr.format(em.ref(counter), hoisted)
     ranged = _range_counter(em, node, test, counters) if test is not None else None
     em.loop_preludes.append(LoopPrelude(em, indent, node.subgraphs["body"].inputs[nvars:]))
     try:
@@ -221,7 +229,7 @@ def _range_counter(em, node: Node, test, counters: set[int]):
     only as the next counter: Python's `for i in range(i, n)` runs the same iterations with
     the same values of `i`, without a comparison and an addition of its own per iteration."""
     op, counter, _ = test
-    if op != "less":
+    if op.python_operator is not operator.lt:
         return None
     cond, body = node.subgraphs["cond"], node.subgraphs["body"]
     j = cond.inputs.index(counter)
@@ -231,7 +239,7 @@ def _range_counter(em, node: Node, test, counters: set[int]):
     stepper = step.producer if isinstance(step, Value) else None
     if (
         stepper is None
-        or stepper.op != "add"
+        or get_op(stepper.op).python_operator is not operator.add
         or stepper.subgraphs
         or stepper.attrs
         or stepper.inputs[0] is not body.inputs[j]
@@ -267,17 +275,6 @@ def _emit_range_for(em, node: Node, indent: int, outs: list[str], ranged, bound:
     em.emit(indent, f"if {outs[j]} < {bound}: {outs[j]} = {bound}", node)
 
 
-_COMPARISONS = frozenset(("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"))
-_OPERATORS = {
-    "less": "{0} < {1}",
-    "less_equal": "{0} <= {1}",
-    "greater": "{0} > {1}",
-    "greater_equal": "{0} >= {1}",
-    "equal": "{0} == {1}",
-    "not_equal": "{0} != {1}",
-}
-
-
 def _is_integer_scalar(t) -> bool:
     return (
         getattr(t, "shape", None) == ()
@@ -287,7 +284,7 @@ def _is_integer_scalar(t) -> bool:
 
 
 def _integer_bound_test(node: Node):
-    """(op, counter, bound) when the loop's whole condition compares an integer loop variable
+    """(OpDef, counter, bound) when the loop's whole condition compares an integer loop variable
     with an integer scalar the loop does not change (`i < n` of a range loop). Comparing with
     int(n) gives the same answers (integer comparisons are exact), several times faster than
     comparing with a NumPy integer; the condition's value is only tested, never kept."""
@@ -296,12 +293,8 @@ def _integer_bound_test(node: Node):
     if len(cond.nodes) != 1 or len(cond.outputs) != 1:
         return None
     test = cond.nodes[0]
-    if (
-        test.op not in _COMPARISONS
-        or test.attrs
-        or test.subgraphs
-        or cond.outputs[0] is not test.outputs[0]
-    ):
+    op = get_op(test.op)
+    if not op.comparison or test.attrs or test.subgraphs or cond.outputs[0] is not test.outputs[0]:
         return None
     counter, bound = test.inputs
     loop_vars = cond.inputs[:nvars]
@@ -313,7 +306,7 @@ def _integer_bound_test(node: Node):
         and bound not in loop_vars
         and _is_integer_scalar(bound.type)
     ):
-        return test.op, counter, bound
+        return op, counter, bound
     return None
 
 
@@ -333,7 +326,7 @@ def _python_int_counters(node: Node) -> set[int]:
         stepper = step.producer if isinstance(step, Value) else None
         if (
             stepper is None
-            or stepper.op not in ("add", "subtract")
+            or get_op(stepper.op).python_operator not in (operator.add, operator.sub)
             or stepper.subgraphs
             or stepper.inputs[0] is not body.inputs[j]
             or type(stepper.inputs[1]) is not int
@@ -356,11 +349,12 @@ def _counter_uses_ok(
     for n in graph.nodes:
         if n is stepper:
             continue
+        op = get_op(n.op)
         for position, v in enumerate(n.inputs):
             if v is not counter:
                 continue
             if (
-                n.op in _COMPARISONS
+                op.comparison
                 and not n.subgraphs
                 and all(
                     type(o) in (bool, int, float)
@@ -371,7 +365,7 @@ def _counter_uses_ok(
                 )
             ):
                 continue  # (a Python int and a complex have no order; NumPy's scalars do)
-            if (n.op == "getitem" and position > 0) or (n.op == "setitem" and position > 1):
+            if op.index_inputs is not None and position >= op.index_inputs:
                 continue  # an index: a Python int selects what an integer scalar selects
             return False
     return not any(v is counter and k != output for k, v in enumerate(graph.outputs))

@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from .graph import ListType, Value
+from .graph import ListType, Node, Value
 from .registry import register_op
 from .types import TensorType
 
@@ -38,13 +38,24 @@ def _const_infer(*, value):
     return TensorType.of(value)
 
 
+def _constant_value(node):
+    return node.attrs["value"]
+
+
 register_op(
     "const",
     infer=_const_infer,
     make_kernel=lambda value: lambda: value,
     weak_results=True,
+    constant=_constant_value,
+    raises="never",
     doc="a constant: a NumPy value, or a Python number (of a weak type)",
 )(lambda *, value: value)
+
+
+def constant_node(value, type_, location=None):
+    """A node of the constant `value`, of type `type_` (for passes that fold values)."""
+    return Node("const", [], {"value": value}, [type_], location)
 
 
 # -- print / assert ----------------------------------------------------------
@@ -259,6 +270,7 @@ register_op(
     num_outputs=0,
     stateful=True,
     make_kernel=_assign_kernel,
+    writes_variable=True,
 )(lambda value, *, var, mode: _assign_kernel(var, mode)(value))
 
 
@@ -326,9 +338,9 @@ def _list_write_emit(em, node, indent: int) -> None:
         em.emit(indent, f"{out} = {kernel}({em.ref(lst)}, {em.ref(index)}, {em.ref(value)})", node)
 
 
-register_op("list_write", infer=_list_write_infer, stateful=True, emit=_list_write_emit)(
-    _list_write
-)
+register_op(
+    "list_write", infer=_list_write_infer, stateful=True, emit=_list_write_emit, writes_list=True
+)(_list_write)
 
 
 def _list_read(lst, index):
@@ -440,6 +452,7 @@ register_op(
     weak_results=True,
     make_kernel=lambda axis: lambda x: np.shape(x)[axis],
     make_expr=_dim_expr,
+    dimension=lambda node: (node.inputs[0], node.attrs["axis"]),
     doc="x.shape[axis]: a Python int",
 )(lambda x, *, axis: np.shape(x)[axis])
 

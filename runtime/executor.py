@@ -20,9 +20,8 @@ import numpy as np
 from . import chunks, fusion, peephole, scalar_loops
 from ._compat import add_note
 from .analysis import BufferPlan, dead_after, maybe_viewed, outputs_sharing_state
-from .fusion import UFUNCS as _UFUNCS
 from .graph import Graph, Node, Value, node_text
-from .ops.elementwise import INT_AS_FLOAT, as_dtype
+from .ops.elementwise import as_dtype
 from .options import get_options
 from .registry import get_op
 from .user_lines import generated_line
@@ -37,25 +36,6 @@ _MAX_INDENT = 40
 _noted = threading.local()  # the exception a graph has last placed, per thread
 
 
-# Operators on scalars that never raise (so may be written into the line that reads them), and
-# those that never raise on NumPy scalars (which warn instead: 1 // 0 raises in Python).
-_CANNOT_RAISE = frozenset(
-    (
-        "add",
-        "subtract",
-        "multiply",
-        "mul",
-        "less",
-        "less_equal",
-        "greater",
-        "greater_equal",
-        "equal",
-        "not_equal",
-        "negative",
-        "positive",
-    )
-)
-_NUMPY_SCALARS_DO_NOT_RAISE = frozenset(("remainder", "floor_divide", "divide", "absolute"))
 _MAX_INLINED_DEPTH = 8
 
 
@@ -89,7 +69,7 @@ class _Emitter(chunks.ChunkedEmission):
         self.line_nodes: dict[int, Node] = {}
         self.names: dict[int, str] = {}
         self.count = 0
-        self.buffers = BufferPlan(maybe_viewed(graph, _UFUNCS))
+        self.buffers = BufferPlan(maybe_viewed(graph))
         self.helpers: list = []  # (lines, {line: node}) of subgraph bodies emitted as functions
         self._uses: dict | None = None
         self._depth: dict[int, int] = {}  # id(value) -> nesting of the expression standing for it
@@ -249,9 +229,10 @@ class _Emitter(chunks.ChunkedEmission):
             self.simple(node, indent)
 
         def op_by_op(inner: int):
+            consts = {id(n) for n in run.consts}
             for p in range(run.start, run.stop):
                 node = run.all_nodes[p - run.start]
-                if node.op == "const":
+                if id(node) in consts:
                     continue
                 if not self.in_place(node, inner, last_use.get(p, ())):
                     self.simple(node, inner)
@@ -268,14 +249,15 @@ class _Emitter(chunks.ChunkedEmission):
         Only buffers this graph allocated itself (ufunc results) are reused, never inputs,
         constants or views. With `same_name` (a long graph's chunk, not in a fused run), an
         unnamed result takes that input's name: `v1 = k4(v1, c3, v1)` (fewer names compile faster)."""
-        ufunc = _UFUNCS.get(node.op)
+        op = get_op(node.op)
+        ufunc = op.out_ufunc
         if (
             ufunc is None
             or not dying
             or node.attrs
             or len(node.outputs) != 1
             or not self.options["buffer_reuse"]
-            or not fusion.in_place_exact(node)
+            or not fusion.in_place_exact(node, op)
         ):
             return False  # (the reused buffer is one of `dying`)
         result = node.outputs[0]
@@ -307,7 +289,7 @@ class _Emitter(chunks.ChunkedEmission):
                 )
             ):
                 return False  # it might broadcast the result beyond the reused buffer
-        args = self.operand_refs(node)
+        args = self.operand_refs(node, op)
         name = self.names[id(target)]
         if same_name and id(result) not in self.names and name.isidentifier():
             self.names[id(result)] = out = name
@@ -317,23 +299,25 @@ class _Emitter(chunks.ChunkedEmission):
         # `out` passed positionally: cheaper than the keyword for small arrays
         self.emit(
             indent,
-            f"{out} = {self.bind(ufunc)}({', '.join(args)}, {fusion.out_arg(node.op, name)})",
+            f"{out} = {self.bind(ufunc)}({', '.join(args)}, {fusion.out_arg(op, name)})",
             node,
         )
         buffers.own(result)
         buffers.take(target)
         return True
 
-    def operand_refs(self, node: Node, ref=None) -> list[str]:
+    def operand_refs(self, node: Node, op=None, ref=None) -> list[str]:
         """Input references; in a ufunc over arrays, a Python number that NumPy would cast to the
         array's dtype (NEP 50) is bound once as a 0-d array of that dtype: the ufunc then skips
         converting it on every call (over 2x faster on small arrays), with identical results.
-        `ref` names Value inputs (default: their variables)."""
+        `op`: the node's OpDef, when the caller has it; `ref` names Value inputs (default: their
+        variables)."""
         ref = ref or self.ref
         inputs = node.inputs
+        op = op or get_op(node.op)
         arrays = (
             [v for v in inputs if isinstance(v, Value) and getattr(v.type, "ndim", 0) > 0]
-            if node.op in _UFUNCS
+            if op.out_ufunc is not None
             else ()
         )
         if (
@@ -356,7 +340,7 @@ class _Emitter(chunks.ChunkedEmission):
                 refs.append(self.bind(exact, "c") if exact is not None else self.literal(v))
             elif (
                 dtype == np.float64
-                and node.op in INT_AS_FLOAT
+                and op.int_as_float
                 and isinstance(v, Value)
                 and getattr(v.type, "python_type", None) is int
             ):
@@ -367,13 +351,13 @@ class _Emitter(chunks.ChunkedEmission):
 
     def simple(self, node: Node, indent: int, following: Node | Graph | None = None):
         op = get_op(node.op)
-        args = self.operand_refs(node)
+        args = self.operand_refs(node, op)
         expr = op.expr if not node.attrs else None
         if op.make_expr is not None:
             types = [v.type if isinstance(v, Value) else v for v in node.inputs]
             expr = op.make_expr(*types, **node.attrs) or expr
         inline = False
-        if expr is not None and following is not None and self.inlined(node, following):
+        if expr is not None and following is not None and self.inlined(node, op, following):
             depth = 1 + max(
                 (self._depth.get(id(v), 0) for v in node.inputs if isinstance(v, Value)), default=0
             )
@@ -394,14 +378,14 @@ class _Emitter(chunks.ChunkedEmission):
         outs = [self.fresh(v) for v in node.outputs]
         if expr is not None:
             call = "(" + expr.format(*args) + ")"
-        elif node.op == "const":
-            value = node.attrs["value"]
+        elif op.constant is not None:
+            value = op.constant(node)
             call = (
                 self.literal(value) if type(value) in (bool, int, float) else self.bind(value, "c")
             )
         else:
             call = f"{self.bind(op.kernel(node.attrs))}({', '.join(args)})"
-        if node.op in _UFUNCS and len(outs) == 1:
+        if op.out_ufunc is not None and len(outs) == 1:
             self.buffers.own(node.outputs[0])
         if not outs:
             self.emit(indent, call, node)
@@ -410,11 +394,12 @@ class _Emitter(chunks.ChunkedEmission):
         else:
             self.emit(indent, f"{', '.join(outs)}, = {call}", node)
 
-    def inlined(self, node: Node, following: Node) -> bool:
-        """Whether `node`, an operator on scalars, is written into the line of the node after it
-        (`if (v2 % 2) == 0:`) instead of a line and a variable of its own: its one result is
-        read once, by that node (a plain node, or a cond as its predicate), so it is evaluated
-        at the same point; and it cannot raise (its failure would name the reading node)."""
+    def inlined(self, node: Node, op, following: Node) -> bool:
+        """Whether `node` (of OpDef `op`), an operator on scalars, is written into the line of the
+        node after it (`if (v2 % 2) == 0:`) instead of a line and a variable of its own: its one
+        result is read once, by that node (a plain node, or a branch op as its predicate), so it
+        is evaluated at the same point; and it cannot raise (its failure would name the reading
+        node)."""
         if (
             len(node.outputs) != 1
             or node.scope is not None
@@ -427,16 +412,18 @@ class _Emitter(chunks.ChunkedEmission):
         if isinstance(following, Graph):  # a subgraph's last node: read once, as its output
             if not any(v is out for v in following.outputs):
                 return False
-        elif get_op(following.op).emit is not None and following.op != "cond":
-            return False
-        elif not any(v is out for v in following.inputs) or (
-            following.op == "cond" and following.inputs[0] is not out
-        ):
-            return False
-        strong = all(
+        else:
+            reader = get_op(following.op)
+            if reader.emit is not None:  # a structured op: only into the predicate it reads first
+                if reader.predicate is None or following.inputs[reader.predicate] is not out:
+                    return False
+            elif not any(v is out for v in following.inputs):
+                return False
+        if op.raises == "never":
+            return True
+        return op.raises == "on_python_numbers" and all(
             getattr(v.type, "weak", True) is False for v in node.inputs if isinstance(v, Value)
         )
-        return node.op in _CANNOT_RAISE or (strong and node.op in _NUMPY_SCALARS_DO_NOT_RAISE)
 
     def use_counts(self) -> dict[int, int]:
         """id(value) -> how many times nodes and graph outputs read it, in the whole graph."""
@@ -480,12 +467,11 @@ class _Emitter(chunks.ChunkedEmission):
             self.body(self.graph, 2, top_level=True)
         rets = []
         # constants that are arrays (0-d ones too: NumPy scalars are immutable, 0-d arrays not)
-        const_outputs = {
-            id(v)
-            for n in self.graph.nodes
-            if n.op == "const" and isinstance(n.attrs["value"], np.ndarray)
-            for v in n.outputs
-        }
+        const_outputs = set()
+        for n in self.graph.nodes:
+            constant = get_op(n.op).constant
+            if constant is not None and isinstance(constant(n), np.ndarray):
+                const_outputs.update(id(v) for v in n.outputs)
         sharing_state = set(outputs_sharing_state(self.graph))
         for i, v in enumerate(self.graph.outputs):
             ref = self.ref(v)

@@ -12,10 +12,12 @@ element; the emitted code runs the same iterations and then raises that same Ind
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 from . import scalar_loops
 from .graph import Graph, Node, Value
+from .registry import get_op
 
 
 @dataclass
@@ -35,7 +37,11 @@ def coalesce_loop_outputs(em, body: Graph, outs: list[str], positions) -> None:
     for k in positions:
         out = body.outputs[k]
         producer = out.producer if isinstance(out, Value) else None
-        if producer is None or producer.op != "cond" or id(producer) not in where:
+        if (
+            producer is None
+            or get_op(producer.op).predicate is None  # (a branch op: its branches write it)
+            or id(producer) not in where
+        ):
             continue
         if em.use_counts().get(id(out)) != 1 or id(out) in em.names:
             continue
@@ -62,12 +68,8 @@ def _is_zero(item) -> bool:
     if type(item) is int:
         return item == 0
     producer = item.producer if isinstance(item, Value) else None
-    return (
-        producer is not None
-        and producer.op == "const"
-        and type(producer.attrs.get("value")) is int
-        and producer.attrs["value"] == 0
-    )
+    constant = get_op(producer.op).constant if producer is not None else None
+    return constant is not None and type(constant(producer)) is int and constant(producer) == 0
 
 
 def array_walk(node: Node) -> ArrayWalk | None:  # noqa: C901, PLR0912
@@ -77,7 +79,12 @@ def array_walk(node: Node) -> ArrayWalk | None:  # noqa: C901, PLR0912
     if len(cond.nodes) != 1 or len(cond.outputs) != 1:
         return None
     test = cond.nodes[0]
-    if test.op != "less" or test.attrs or test.subgraphs or cond.outputs[0] is not test.outputs[0]:
+    if (
+        get_op(test.op).python_operator is not operator.lt  # (i < n)
+        or test.attrs
+        or test.subgraphs
+        or cond.outputs[0] is not test.outputs[0]
+    ):
         return None
     index, bound = test.inputs
     if not isinstance(index, Value) or index not in cond.inputs[:nvars]:
@@ -91,7 +98,7 @@ def array_walk(node: Node) -> ArrayWalk | None:  # noqa: C901, PLR0912
     stepper = body.outputs[j].producer if isinstance(body.outputs[j], Value) else None
     if (
         stepper is None
-        or stepper.op != "add"
+        or get_op(stepper.op).python_operator is not operator.add
         or stepper.attrs
         or stepper.inputs[0] is not counter
         or type(stepper.inputs[1]) is not int
@@ -105,7 +112,7 @@ def array_walk(node: Node) -> ArrayWalk | None:  # noqa: C901, PLR0912
         if any(_reads(n, counter)):
             if (
                 element is not None
-                or n.op != "getitem"
+                or get_op(n.op).index_inputs != 1  # (x[i])
                 or n.attrs.get("index") != ("?",)
                 or len(n.inputs) != 2
                 or n.inputs[1] is not counter
@@ -169,11 +176,10 @@ def emit_array_walk(em, node: Node, walk: ArrayWalk, indent: int, outs: list[str
     )
     length = _outer(node, walk.bound)
     length = length.producer if isinstance(length, Value) else None
-    whole = (
-        length is not None
-        and length.op == "dim"
-        and length.attrs.get("axis") == 0
-        and length.inputs[0] is _outer(node, walk.array)
+    dimension = get_op(length.op).dimension if length is not None else None
+    whole = dimension is not None and dimension(length) == (
+        _outer(node, walk.array),
+        0,
     )  # `for x in xs`: n is len(xs)
     if whole or (static and walk.bound == walk.array.type.shape[0]):
         source, static = array, True

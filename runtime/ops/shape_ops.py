@@ -372,10 +372,18 @@ def _make_astype(dtype, scalar=False):
     return lambda x: _astype(x, dtype)
 
 
+def _number_may_not_fit(node) -> bool:
+    """np.uint8(n) of a Python number known at run time: OverflowError where it does not fit."""
+    return bool(node.attrs.get("scalar")) and getattr(
+        getattr(node.inputs[0], "type", None), "weak", False
+    )
+
+
 @register_op(
     "astype",
     infer=astype_infer,
     make_kernel=_make_astype,
+    keep_unused=_number_may_not_fit,
     doc="x.astype(dtype); scalar=True: np.float32(x) and the other scalar types",
 )
 def astype(x, dtype, scalar=False):
