@@ -1,4 +1,5 @@
-"""The structured ops `cond` and `while_loop`, with the hooks that describe their subgraphs."""
+"""The structured ops `cond` and `while_loop`, with the hooks that describe their subgraphs, and
+the structure of `call` (a call of another staged graph, registered by the staging layer)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from . import scalar_loops
 from .for_loops import array_walk, coalesce_loop_outputs, emit_array_walk
 from .fusion import LoopPrelude
 from .graph import Graph, Node, Value
-from .registry import get_op, register_op
+from .registry import expect_op, get_op, register_op
 from .types import TensorType, accepts
 
 
@@ -105,6 +106,50 @@ def _cond_emit(em, node: Node, indent: int) -> None:
             em.emit(indent + 1, "pass")
 
 
+_SHAPE_FIX = (
+    "Give the value one shape on every path (pad or preallocate it at its largest size, "
+    "np.zeros(n)), or keep the interpreter (jit_compile=False)"
+)
+
+
+def _lower_cond(ctx, node, pred, *operands):
+    """jax.lax.cond; only the branch taken when the predicate is known while lowering."""
+    if ctx.is_static(pred):
+        return tuple(ctx.run(node.subgraphs["then" if pred else "else"], operands))
+    operands = ctx.branch_lists(node, operands)
+    before = ctx.state_values()
+
+    def branch(label):
+        def run():
+            ctx.set_state(before)
+            outs = ctx.run(node.subgraphs[label], operands)
+            return (
+                [ctx.conform(o, v.type, strong=True) for o, v in zip(outs, node.outputs)],
+                ctx.state_values(),
+            )
+
+        return run
+
+    jax = ctx.jax
+    try:
+        outs, state = jax.lax.cond(
+            ctx.jnp.asarray(pred, dtype=bool), branch("then"), branch("else")
+        )
+    except TypeError:  # the branches' results differ in shape (only then traced once more)
+        then_shapes, else_shapes = (jax.eval_shape(branch(label))[0] for label in ("then", "else"))
+        for i, (a, b) in enumerate(zip(then_shapes, else_shapes)):
+            if a.shape != b.shape:
+                raise ctx.cannot_lower(
+                    node,
+                    f"its result {i} has shape {a.shape} in one branch and {b.shape} in "
+                    f"the other, and XLA needs one shape",
+                    _SHAPE_FIX,
+                ) from None
+        raise
+    ctx.set_state(state)
+    return tuple(outs)
+
+
 register_op(
     "cond",
     infer=_given_by_subgraphs("cond"),
@@ -116,6 +161,7 @@ register_op(
     check=_cond_check,
     predicate=0,
     swap_branches=_cond_swap_branches,
+    lower=_lower_cond,
     doc="`then(*operands)` if pred else `else(*operands)`",
 )(_run_by_emit("cond"))
 
@@ -371,6 +417,75 @@ def _counter_uses_ok(
     return not any(v is counter and k != output for k, v in enumerate(graph.outputs))
 
 
+def _trip_bound(node: Node) -> int | None:
+    """The loop's maximum_iterations when it is known while lowering, else None: the staged
+    condition is `logical_and(less(iteration, bound), cond)` (staging/control_flow.py)."""
+    cond_graph = node.subgraphs["cond"]
+    out = cond_graph.outputs[0] if cond_graph.outputs else None
+    producer = getattr(out, "producer", None)
+    if producer is None or get_op(producer.op).logical != "and":
+        return None
+    below = getattr(producer.inputs[0], "producer", None)
+    if (
+        below is None
+        or get_op(below.op).python_operator is not operator.lt
+        or below.inputs[0] not in cond_graph.inputs
+    ):
+        return None
+    bound = below.inputs[1]
+    if isinstance(bound, Value):
+        constant = get_op(bound.producer.op).constant if bound.producer is not None else None
+        if constant is None:
+            return None
+        bound = constant(bound.producer)
+    try:
+        return max(int(bound), 0)
+    except (TypeError, ValueError):
+        return None
+
+
+def _lower_while_loop(ctx, node, *inputs, num_loop_vars):
+    """jax.lax.while_loop; lists grown in it become preallocated buffers (its bound known)."""
+    for i, (start, end) in enumerate(zip(node.inputs[:num_loop_vars], node.outputs)):
+        if (
+            isinstance(start, Value)
+            and isinstance(start.type, TensorType)
+            and start.type.shape != end.type.shape
+        ):
+            raise ctx.cannot_lower(
+                node,
+                f"its loop variable {i} starts as {start.type} and changes shape between "
+                f"iterations ({end.type} after the loop), and XLA needs one shape",
+                _SHAPE_FIX,
+            )
+    cond_graph, body_graph = node.subgraphs["cond"], node.subgraphs["body"]
+    inits, captures = ctx.loop_lists(
+        node,
+        inputs[:num_loop_vars],
+        list(inputs[num_loop_vars:]),
+        body_graph,
+        _trip_bound(node),
+    )
+
+    def strong(values):
+        return [ctx.conform(o, v.type, strong=True) for o, v in zip(values, node.outputs)]
+
+    def cond(carry):
+        values, state = carry
+        ctx.set_state(state)
+        return ctx.jnp.asarray(ctx.run(cond_graph, list(values) + captures)[0], dtype=bool)
+
+    def body(carry):
+        values, state = carry
+        ctx.set_state(state)
+        outs = ctx.run(body_graph, list(values) + captures)
+        return strong(outs), ctx.state_values()
+
+    values, state = ctx.jax.lax.while_loop(cond, body, (strong(inits), ctx.state_values()))
+    ctx.set_state(state)
+    return tuple(values)
+
+
 register_op(
     "while_loop",
     infer=_given_by_subgraphs("while_loop"),
@@ -380,5 +495,25 @@ register_op(
     output_sources=_while_sources,
     emit=_while_emit,
     check=_while_check,
+    lower=_lower_while_loop,
     doc="loop variables = body(*loop variables, *captures) while cond(...)",
 )(_run_by_emit("while_loop"))
+
+
+# -- call ---------------------------------------------------------------------------------
+# A call of another staged function: attr `fn` is that function (an object with `graph`, the
+# graph it runs, `output_types` and `_execute`); the node's inputs are its graph's inputs. The
+# staging layer registers the op with its kernel (staging/concrete_function.py); its structure
+# is given here, with the other structured ops'.
+
+
+def _called_graph(node: Node) -> Graph:
+    return node.attrs["fn"].graph
+
+
+def _lower_call(ctx, node, *inputs, fn):
+    """Inline: the called graph's nodes are lowered in place."""
+    return tuple(ctx.run(fn.graph, inputs))
+
+
+expect_op("call", called_graph=_called_graph, lower=_lower_call)

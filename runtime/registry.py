@@ -70,8 +70,8 @@ class OpDef:
     unboxed: how an unboxed scalar loop (runtime.scalar_loops) computes the op on Python numbers
     with NumPy's exact answers: "arithmetic" (`+ - *`, checked for integer overflow or a
     non-finite float result), "unary" (`-x`, `abs(x)`: checked the same way), "identity" (`+x`),
-    "compare", "true_divide" (floats), "floor_divide" (integers by a positive literal), "power"
-    (a float to a small integer literal); None: such a loop keeps NumPy scalars for it.
+    "compare", "division" (floats), "integer_division" (integers by a positive literal),
+    "small_power" (a float to a small integer literal); None: such a loop keeps NumPy scalars.
     nan_propagating: a NaN or infinite float operand always gives a NaN or infinite result (`+ -
     *` and the sign operations): a chain of such ops needs one finiteness check, at its end.
     identities: ((position, literal, kinds), ...): the node gives its other input unchanged, bit
@@ -215,9 +215,9 @@ _UNBOXED = (
     "unary",
     "identity",
     "compare",
-    "true_divide",
-    "floor_divide",
-    "power",
+    "division",
+    "integer_division",
+    "small_power",
 )
 _REGISTRY: dict[str, OpDef] = {}
 # fields of ops that another layer registers (staging's `call`), given where the op's kind is

@@ -289,14 +289,14 @@ def _result_kind(op, operands: list, kind: str) -> str | None:
         return kind
     if form == "compare":
         return "b"
-    if form == "true_divide":
+    if form == "division":
         return kind if kind == "f" else None
     left, right = operands
     if not isinstance(left, Value) or type(right) is not int:
         return None
-    if form == "floor_divide":  # (by a positive literal: no overflow, NumPy's floor semantics)
+    if form == "integer_division":  # (by a positive literal: no overflow, NumPy's floor semantics)
         return kind if kind == "i" and right >= 1 else None
-    if form == "power":
+    if form == "small_power":
         return kind if kind == "f" and 0 <= right <= _MAX_EXPONENT else None
     return None
 
@@ -380,7 +380,7 @@ def _float_consumer(em, node: Node, following) -> bool:
     op = get_op(following.op)
     if op.nan_propagating:
         return True
-    return op.unboxed in ("true_divide", "power") and following.inputs[0] is node.outputs[0]
+    return op.unboxed in ("division", "small_power") and following.inputs[0] is node.outputs[0]
 
 
 def may_inline(em, node: Node, following) -> bool:
@@ -388,7 +388,7 @@ def may_inline(em, node: Node, following) -> bool:
     return not (
         isinstance(following, Node)
         and id(following) in em.python_scalars
-        and get_op(following.op).unboxed == "true_divide"
+        and get_op(following.op).unboxed == "division"
         and following.inputs[1] is node.outputs[0]
     )
 
@@ -429,7 +429,7 @@ def expression(em, node: Node, kind: str, dtype: np.dtype, inline: bool, followi
         em.numpy_forms[id(out)] = f"{box}({t})"
     if python is not None:
         return f"{t} if ({t} := {python}) - {t} == 0.0 else ({t} := float({numpy}))"
-    if op.unboxed == "power":
+    if op.unboxed == "small_power":
         return _power(em, t, refs, forms)
     return _division(op.python_expr, t, refs, forms)
 
@@ -469,7 +469,7 @@ def _integer_expression(em, op, refs: list[str], box: str, info) -> str:
     not wrap): outside it, the operation on NumPy scalars wraps and warns as eagerly."""
     names = _Names(em)
     template = op.python_expr
-    if op.unboxed in ("floor_divide", "identity"):  # (neither can leave the dtype's range)
+    if op.unboxed in ("integer_division", "identity"):  # (neither can leave the dtype's range)
         return template.format(*refs)
     t = names.temp()
     if op.unboxed == "unary":

@@ -326,9 +326,9 @@ for _name in ("not", "and", "or", "xor"):
 _declare("add subtract multiply", unboxed="arithmetic")
 _declare("negative absolute", unboxed="unary")
 _declare("positive", unboxed="identity")
-_declare("divide", unboxed="true_divide")
-_declare("floor_divide remainder", unboxed="floor_divide")
-_declare("power pow", unboxed="power")
+_declare("divide", unboxed="division")
+_declare("floor_divide remainder", unboxed="integer_division")
+_declare("power pow", unboxed="small_power")
 _declare("add subtract multiply negative positive absolute", nan_propagating=True)
 # x + 0, x - 0, x * 1 (either side), x // 1 of integers and x / 1 of floats are x, bit for bit
 _declare("add", identities=((1, 0, "iu"), (0, 0, "iu")))

@@ -286,6 +286,7 @@ def make_getitem_expr(*input_types, index):
     make_expr=make_getitem_expr,
     may_alias_input=True,
     index_inputs=1,
+    lower=lambda ctx, node, x, *inputs, index: ctx.jnp.asarray(x)[_key_builder(index)[0](inputs)],
     doc="x[index]; see runtime.ops.indexing for the index attr",
 )
 def getitem(x, *inputs, index):
@@ -411,12 +412,18 @@ def _scalar_write_may_raise(node) -> bool:
     )
 
 
+def _lower_setitem(ctx, node, x, value, *inputs, index):
+    x = ctx.jnp.asarray(x)
+    return x.at[_key_builder(index)[0](inputs)].set(ctx.jnp.asarray(value).astype(x.dtype))
+
+
 @register_op(
     "setitem",
     infer=setitem_infer,
     make_kernel=make_setitem_kernel,
     index_inputs=2,
     keep_unused=_scalar_write_may_raise,
+    lower=_lower_setitem,
     doc="a copy of x with x[index] = value (NumPy's assignment); index as for getitem",
 )
 def setitem(x, value, *inputs, index):
