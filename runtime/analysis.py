@@ -31,6 +31,27 @@ def node_uses(node: Node) -> list:
     return uses
 
 
+def free_values(graph: Graph) -> list[Value]:
+    """The Values the nodes of `graph` (at any depth) read that it does not define: its own
+    inputs, and values of the graphs enclosing it. (Its outputs are read by its node's code.)"""
+    defined: set[int] = set()
+    read: dict[int, Value] = {}
+
+    def scan(g: Graph, top: bool):
+        if not top:
+            defined.update(id(v) for v in g.inputs)
+        for n in g.nodes:
+            read.update((id(v), v) for v in n.inputs if isinstance(v, Value))
+            defined.update(id(v) for v in n.outputs)
+            for sub in n.subgraphs.values():
+                scan(sub, False)
+        if not top:
+            read.update((id(v), v) for v in g.outputs if isinstance(v, Value))
+
+    scan(graph, True)
+    return [v for k, v in read.items() if k not in defined]
+
+
 def last_uses(graph: Graph) -> dict[int, int]:
     """id(value) -> position of the last node of `graph` that reads it (node_uses), or
     len(graph.nodes) for an output of the graph. Values nothing reads are absent."""
@@ -155,6 +176,7 @@ class BufferPlan:
 __all__ = [
     "BufferPlan",
     "dead_after",
+    "free_values",
     "last_uses",
     "maybe_viewed",
     "node_uses",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import operator
 
 from . import scalar_loops
-from .for_loops import array_walk, coalesce_loop_outputs, emit_array_walk
+from .for_loops import array_walk, coalesce_loop_outputs, emit_array_walk, unread_inputs
 from .fusion import LoopPrelude
 from .graph import Graph, Node, Value
 from .registry import expect_op, get_op, register_op
@@ -495,6 +495,7 @@ register_op(
     output_sources=_while_sources,
     emit=_while_emit,
     check=_while_check,
+    unread_inputs=unread_inputs,
     lower=_lower_while_loop,
     doc="loop variables = body(*loop variables, *captures) while cond(...)",
 )(_run_by_emit("while_loop"))

@@ -9,17 +9,16 @@ node and the user's file:line. A very long graph becomes several functions (runt
 
 from __future__ import annotations
 
-import ast
-import builtins
 import itertools
+import keyword
 import math
 import threading
 
 import numpy as np
 
-from . import chunks, fusion, peephole, scalar_loops
+from . import chunks, fusion, scalar_loops
 from ._compat import add_note
-from .analysis import BufferPlan, dead_after, maybe_viewed, outputs_sharing_state
+from .analysis import BufferPlan, dead_after, free_values, maybe_viewed, outputs_sharing_state
 from .graph import Graph, Node, Value, node_text
 from .ops.elementwise import as_dtype
 from .options import get_options
@@ -72,6 +71,8 @@ class _Emitter(chunks.ChunkedEmission):
         self.buffers = BufferPlan(maybe_viewed(graph))
         self.helpers: list = []  # (lines, {line: node}) of subgraph bodies emitted as functions
         self._uses: dict | None = None
+        self._unread: dict | None = None  # id(value) -> reads of it the emitted code leaves out
+        self._dropped: set[int] = set()  # values named but never computed: nothing reads them
         self._depth: dict[int, int] = {}  # id(value) -> nesting of the expression standing for it
         self._in_helper = 0  # > 0 while a body is emitted as a helper function
         self._named: list = []  # the values fresh() named
@@ -185,24 +186,31 @@ class _Emitter(chunks.ChunkedEmission):
     def _body_in_helper(self, graph: Graph, indent: int):
         """Emits a subgraph's body as a module-level function and, here, its call: Python refuses
         code nested more than 100 blocks deep (a 100-case elif chain is 100 nested conds). The
-        function takes the names the body reads and returns the names of the subgraph's outputs
-        it defines, so the caller's code after the body reads them as if it were inline."""
-        outer = self.lines, self.line_nodes
+        function takes the values the body reads from outside it (analysis.free_values) and
+        returns those of the subgraph's outputs its nodes make, so the caller's code after the
+        body reads them as if it were inline."""
+        outer = self.lines, self.line_nodes, self.loop_preludes
         self.lines, self.line_nodes = [], {}
+        self.loop_preludes = []  # (a test hoisted before an enclosing loop: not in this function)
         self._in_helper += 1
         try:
             self.body(graph, 1, top_level=False)
         finally:
             self._in_helper -= 1
-        lines, nodes = self.lines, self.line_nodes
-        self.lines, self.line_nodes = outer
-        loads, stores = set(), set()
-        for n in ast.walk(ast.parse("\n".join(line[4:] for line in lines) or "pass")):
-            if isinstance(n, ast.Name):
-                (loads if isinstance(n.ctx, ast.Load) else stores).add(n.id)
-        params = sorted(loads - stores - set(self.namespace) - set(vars(builtins)))
+            lines, nodes = self.lines, self.line_nodes
+            self.lines, self.line_nodes, self.loop_preludes = outer
+        params = sorted(
+            {
+                ref
+                for v in free_values(graph)
+                if id(v) not in self._dropped and self._is_variable(ref := self.ref(v))
+            }
+        )
+        made = {id(v) for n in graph.nodes for v in n.outputs}
         results = list(
-            dict.fromkeys(r for r in (self.ref(v) for v in graph.outputs) if r in stores)
+            dict.fromkeys(
+                self.ref(v) for v in graph.outputs if isinstance(v, Value) and id(v) in made
+            )
         )
         name = f"_body{self.new_tag()}"
         header = f"def {name}({', '.join(params)}):"
@@ -211,8 +219,17 @@ class _Emitter(chunks.ChunkedEmission):
         call = f"{name}({', '.join(params)})"
         self.emit(indent, f"{', '.join(results)}, = {call}" if results else call)
 
+    def _is_variable(self, ref: str) -> bool:
+        """Whether the reference `ref` of a value is a variable of the generated code (not a
+        literal, nor a name of the namespace)."""
+        return ref.isidentifier() and not keyword.iskeyword(ref) and ref not in self.namespace
+
     def free(self, indent: int, values):
-        dead = [self.names[id(v)] for v in values if not self.buffers.taken(v)]
+        dead = [
+            self.names[id(v)]
+            for v in values
+            if not self.buffers.taken(v) and id(v) not in self._dropped
+        ]
         if dead:
             self.emit(indent, f"del {', '.join(dead)}")
 
@@ -350,41 +367,53 @@ class _Emitter(chunks.ChunkedEmission):
         return refs
 
     def simple(self, node: Node, indent: int, following: Node | Graph | None = None):
+        """One node: a line assigning its result (an inlined operator, a literal, a kernel call),
+        or, for a scalar operator read once by `following`, nothing but an expression its reader
+        writes in place of a name."""
         op = get_op(node.op)
+        if self._unread_only(node, op):
+            for v in node.outputs:  # (named: the code that leaves its reads out may ask)
+                self.fresh(v)
+                self._dropped.add(id(v))
+            return
         args = self.operand_refs(node, op)
         expr = op.expr if not node.attrs else None
         if op.make_expr is not None:
             types = [v.type if isinstance(v, Value) else v for v in node.inputs]
             expr = op.make_expr(*types, **node.attrs) or expr
-        inline = False
+        depth = 0
         if expr is not None and following is not None and self.inlined(node, op, following):
             depth = 1 + max(
                 (self._depth.get(id(v), 0) for v in node.inputs if isinstance(v, Value)), default=0
             )
-            inline = depth <= _MAX_INLINED_DEPTH  # (Python refuses very deeply nested expressions)
+            if depth > _MAX_INLINED_DEPTH:  # (Python refuses very deeply nested expressions)
+                depth = 0
         kind = self.python_scalars.get(id(node))
-        if (
-            kind is not None
-        ):  # on Python numbers in an unboxed scalar loop (an expression, not a template)
-            inline = inline and scalar_loops.may_inline(self, node, following)
+        if kind is not None:  # on Python numbers in an unboxed scalar loop (not a template)
+            if depth and not scalar_loops.may_inline(self, node, following):
+                depth = 0
             expr = scalar_loops.expression(
-                self, node, kind, self.python_scalar_dtypes[id(node)], inline, following
+                self, node, kind, self.python_scalar_dtypes[id(node)], bool(depth), following
             )
             expr = expr.replace("{", "{{").replace("}", "}}")
-        if inline:
+        if depth:
             self._depth[id(node.outputs[0])] = depth
             self.names[id(node.outputs[0])] = "(" + expr.format(*args) + ")"
             return
-        outs = [self.fresh(v) for v in node.outputs]
+        self._assign_result(node, op, indent, self._call_text(node, op, expr, args))
+
+    def _call_text(self, node: Node, op, expr: str | None, args: list[str]) -> str:
         if expr is not None:
-            call = "(" + expr.format(*args) + ")"
-        elif op.constant is not None:
+            return "(" + expr.format(*args) + ")"
+        if op.constant is not None:
             value = op.constant(node)
-            call = (
+            return (
                 self.literal(value) if type(value) in (bool, int, float) else self.bind(value, "c")
             )
-        else:
-            call = f"{self.bind(op.kernel(node.attrs))}({', '.join(args)})"
+        return f"{self.bind(op.kernel(node.attrs))}({', '.join(args)})"
+
+    def _assign_result(self, node: Node, op, indent: int, call: str) -> None:
+        outs = [self.fresh(v) for v in node.outputs]
         if op.out_ufunc is not None and len(outs) == 1:
             self.buffers.own(node.outputs[0])
         if not outs:
@@ -424,6 +453,26 @@ class _Emitter(chunks.ChunkedEmission):
         return op.raises == "on_python_numbers" and all(
             getattr(v.type, "weak", True) is False for v in node.inputs if isinstance(v, Value)
         )
+
+    def _unread_only(self, node: Node, op) -> bool:
+        """Whether `node` is a constant or an array's dimension (computing it has no effect and
+        cannot fail) whose every read is one the emitted code leaves out (OpDef.unread_inputs:
+        an array walk does not read its counter's first value). Not in a long graph, whose
+        chunks pass their values on by name."""
+        if (op.constant is None and op.dimension is None) or node.scope is not None:
+            return False
+        if self.units is not None:
+            return False
+        if self._unread is None:
+            self._unread = {}
+            for n in self.graph.walk():
+                skips = get_op(n.op).unread_inputs
+                for position in skips(n) if skips is not None else ():
+                    v = n.inputs[position]
+                    if isinstance(v, Value):
+                        self._unread[id(v)] = self._unread.get(id(v), 0) + 1
+        uses = self.use_counts()
+        return all(uses.get(id(v), 0) == self._unread.get(id(v), 0) for v in node.outputs)
 
     def use_counts(self) -> dict[int, int]:
         """id(value) -> how many times nodes and graph outputs read it, in the whole graph."""
@@ -490,8 +539,6 @@ class _Emitter(chunks.ChunkedEmission):
         for lines, nodes in self.helpers:  # (defined after `run`: called only when it runs)
             self.line_nodes.update((len(self.lines) + k, node) for k, node in nodes.items())
             self.lines.extend(lines)
-        if self.units is None:
-            peephole.drop_unread_assignments(self.lines, self.line_nodes)
         return self.source_of_units("\n".join(self.lines) + "\n", name)
 
 

@@ -27,6 +27,7 @@ class ArrayWalk:
     bound: object  # n: an int literal or a loop-invariant Value, as the cond reads it
     element: Node  # the body's getitem node (its output is the loop target)
     stepper: Node  # the body's `counter + 1`
+    whole: bool = False  # `for x in xs`: n is len(xs)
 
 
 def coalesce_loop_outputs(em, body: Graph, outs: list[str], positions) -> None:
@@ -127,7 +128,32 @@ def array_walk(node: Node) -> ArrayWalk | None:  # noqa: C901, PLR0912
         return None  # not the same array on every iteration
     if getattr(array.type, "ndim", 0) < 1:
         return None
-    return ArrayWalk(j, array, bound, element, stepper)
+    length = _outer(node, bound)
+    length = length.producer if isinstance(length, Value) else None
+    dimension = get_op(length.op).dimension if length is not None else None
+    whole = dimension is not None and dimension(length) == (_outer(node, array), 0)
+    return ArrayWalk(j, array, bound, element, stepper, whole)
+
+
+def unread_inputs(node: Node) -> tuple[int, ...]:
+    """The inputs of a while_loop node that its code never reads when it is an array walk: the
+    counter's first value (0), and for `for x in xs` the bound len(xs) when the body does not
+    read it either (OpDef.unread_inputs)."""
+    walk = array_walk(node)
+    if walk is None:
+        return ()
+    unread = [walk.counter]
+    if walk.whole:
+        nvars = node.attrs["num_loop_vars"]
+        cond, body = node.subgraphs["cond"], node.subgraphs["body"]
+        kept = [n for n in body.nodes if n is not walk.element and n is not walk.stepper]
+        for p in range(nvars, len(node.inputs)):
+            if cond.inputs[p] is walk.bound and not any(
+                _reads_value(n, body.inputs[p]) for n in kept
+            ):
+                if not any(v is body.inputs[p] for v in body.outputs):
+                    unread.append(p)
+    return tuple(unread)
 
 
 def _outer(node: Node, item):
@@ -147,7 +173,7 @@ def _reads(node: Node, value: Value):
         yield from (v is value for v in sub.outputs)
 
 
-def emit_array_walk(em, node: Node, walk: ArrayWalk, indent: int, outs: list[str]) -> None:  # noqa: C901, PLR0912
+def emit_array_walk(em, node: Node, walk: ArrayWalk, indent: int, outs: list[str]) -> None:
     """Writes the loop as `for <element> in <array>[:n]:` (see the module doc)."""
     nvars = node.attrs["num_loop_vars"]
     cond, body = node.subgraphs["cond"], node.subgraphs["body"]
@@ -168,23 +194,8 @@ def emit_array_walk(em, node: Node, walk: ArrayWalk, indent: int, outs: list[str
         [firsts[k] if k in firsts else em.ref(node.inputs[k]) for k in others],
         node,
     )
-    array, bound = em.ref(walk.array), em.ref(walk.bound)
-    static = (
-        type(walk.bound) is int
-        and walk.array.type.shape[0] is not None
-        and 0 <= walk.bound <= walk.array.type.shape[0]
-    )
-    length = _outer(node, walk.bound)
-    length = length.producer if isinstance(length, Value) else None
-    dimension = get_op(length.op).dimension if length is not None else None
-    whole = dimension is not None and dimension(length) == (
-        _outer(node, walk.array),
-        0,
-    )  # `for x in xs`: n is len(xs)
-    if whole or (static and walk.bound == walk.array.type.shape[0]):
-        source, static = array, True
-    else:
-        source = f"{array}[:max({bound}, 0)]"
+    array = em.ref(walk.array)
+    source, static = _walked(em, walk, array)
     element = em.fresh(walk.element.outputs[0])
     if unboxed is not None and unboxed.element:  # the same numbers, as Python floats or ints
         source = f"{source}.tolist()"
@@ -202,15 +213,35 @@ def emit_array_walk(em, node: Node, walk: ArrayWalk, indent: int, outs: list[str
     )
     if len(em.lines) == written:
         em.emit(indent + 1, "pass")
+    if not static:  # the IndexError the while loop would have raised at xs[len(xs)]
+        bound = em.ref(walk.bound)
+        em.emit(indent, f"if {bound} > len({array}): {array}[len({array})]", walk.element)
+    scalar_loops.leave(em, node, firsts, indent, outs)
+    if em.use_counts().get(id(node.outputs[j])):  # the counter's final value, when read
+        _emit_final_count(em, node, walk, array, outs[j], indent)
+
+
+def _walked(em, walk: ArrayWalk, array: str) -> tuple[str, bool]:
+    """What the Python `for` walks (the array, or its first n elements), and whether n is known
+    to fit the array (no IndexError to raise after the loop)."""
+    static = (
+        type(walk.bound) is int
+        and walk.array.type.shape[0] is not None
+        and 0 <= walk.bound <= walk.array.type.shape[0]
+    )
+    if walk.whole or (static and walk.bound == walk.array.type.shape[0]):
+        return array, True
+    return f"{array}[:max({em.ref(walk.bound)}, 0)]", static
+
+
+def _emit_final_count(em, node: Node, walk: ArrayWalk, array: str, out: str, indent: int):
+    """The counter after the loop: n (at least 0), of the counter's type."""
     if type(walk.bound) is int:
         final = repr(max(walk.bound, 0))
     else:
-        final = f"len({array})" if whole else f"int(max({bound}, 0))"
-    if not static:  # the IndexError the while loop would have raised at xs[len(xs)]
-        em.emit(indent, f"if {bound} > len({array}): {array}[len({array})]", walk.element)
-    scalar_loops.leave(em, node, firsts, indent, outs)
-    counter_type = node.outputs[j].type
+        final = f"len({array})" if walk.whole else f"int(max({em.ref(walk.bound)}, 0))"
+    counter_type = node.outputs[walk.counter].type
     if counter_type.weak:
-        em.emit(indent, f"{outs[j]} = {final}", node)
+        em.emit(indent, f"{out} = {final}", node)
     else:
-        em.emit(indent, f"{outs[j]} = {em.bind(counter_type.dtype.type, 'k')}({final})", node)
+        em.emit(indent, f"{out} = {em.bind(counter_type.dtype.type, 'k')}({final})", node)

@@ -110,6 +110,9 @@ class OpDef:
     emit(emitter, node, indent): writes the node's code (runtime.executor, class _Emitter).
     check(node) -> str | None: what is wrong with the node's subgraphs (their arity, their
     types against the node's inputs and outputs), for runtime.verify; None when all is well.
+    unread_inputs(node) -> positions of the node's inputs that its emitted code never reads (a
+    while_loop written as a Python `for` over an array does not read its counter's first value):
+    a constant or a dimension only they read is not computed at all.
     predicate: for a branch op (exactly one of its subgraphs runs, once: cond), the input that
     chooses which; its emitted code reads it first, once (an operator may be inlined there).
     swap_branches(node): for a branch op, makes the node run for a predicate `p` what it ran for
@@ -153,6 +156,7 @@ class OpDef:
     output_sources: Callable | None = None
     emit: Callable | None = None
     check: Callable | None = None
+    unread_inputs: Callable | None = None
     weak_results: bool = False
     # state
     writes_variable: bool = False
