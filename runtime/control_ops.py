@@ -4,10 +4,17 @@ the structure of `call` (a call of another staged graph, registered by the stagi
 from __future__ import annotations
 
 import operator
+from dataclasses import dataclass
 
-from . import scalar_loops
-from .for_loops import array_walk, coalesce_loop_outputs, emit_array_walk, unread_inputs
-from .fusion import LoopPrelude
+from . import fusion, scalar_loops
+from .for_loops import (
+    ArrayWalk,
+    array_walk,
+    coalesce_loop_outputs,
+    emit_array_walk,
+    unboxed_plan,
+    unread_inputs,
+)
 from .graph import Graph, Node, Value
 from .registry import expect_op, get_op, register_op
 from .types import TensorType, accepts
@@ -99,11 +106,10 @@ def _cond_emit(em, node: Node, indent: int) -> None:
         sub = node.subgraphs[label]
         for inner, outer in zip(sub.inputs, operands):
             em.name_as(inner, em.ref(outer))
-        written = len(em.lines)
+        written = em.position()
         em.body(sub, indent + 1, top_level=False)
         em.assign(indent + 1, outs, [em.ref(v) for v in sub.outputs], node)
-        if len(em.lines) == written:
-            em.emit(indent + 1, "pass")
+        em.pass_if_empty(written, indent + 1)
 
 
 _SHAPE_FIX = (
@@ -202,18 +208,51 @@ def _while_check(node: Node) -> str | None:
     return _check_results("subgraph 'body'", body.outputs, node.outputs)
 
 
+@dataclass
+class _LoopForm:
+    """How a while_loop node is written, decided on the graph (OpDef.plan_emit)."""
+
+    walk: ArrayWalk | None  # a staged `for x in xs`: a Python for over the array
+    counters: set[int]  # loop variables run as Python ints
+    unboxed: scalar_loops.Plan | None  # values run as Python numbers
+
+    @property
+    def python_numbers(self) -> dict:
+        return self.unboxed.numbers if self.unboxed is not None else {}
+
+
+def _while_plan(node: Node, options: dict) -> _LoopForm:
+    walk = array_walk(node)
+    if walk is not None:
+        return _LoopForm(walk, set(), unboxed_plan(node, walk, options))
+    counters = _python_int_counters(node)
+    unboxed = (
+        scalar_loops.plan(node, counters) if options.get("unboxed_scalar_loops", True) else None
+    )
+    return _LoopForm(None, counters, unboxed)
+
+
+def _hoisting_graphs(em, body: Graph):
+    """The graphs whose fused runs the loop of `body` tests the captures of before its header:
+    the body and the graphs nested in it, but those of a nested loop that hoists its own."""
+    yield body
+    for n in body.nodes:
+        form = em.plan_of(n)
+        if isinstance(form, _LoopForm) and form.walk is None:
+            continue
+        for sub in n.subgraphs.values():
+            yield from _hoisting_graphs(em, sub)
+
+
 def _while_emit(em, node: Node, indent: int) -> None:
     nvars = node.attrs["num_loop_vars"]
     inits = node.inputs[:nvars]
     outs = [em.fresh(v) for v in node.outputs]
-    walk = array_walk(node)
-    if walk is not None:  # a staged `for x in xs`: a Python for over the array
-        emit_array_walk(em, node, walk, indent, outs)
+    form = em.plan_of(node)
+    if form.walk is not None:  # a staged `for x in xs`: a Python for over the array
+        emit_array_walk(em, node, form.walk, form.unboxed, indent, outs)
         return
-    counters = _python_int_counters(node)
-    unboxed = (
-        scalar_loops.plan(node, counters) if em.options.get("unboxed_scalar_loops", True) else None
-    )
+    counters, unboxed = form.counters, form.unboxed
     firsts, capture_refs = scalar_loops.enter(em, node, unboxed, indent)
     em.assign(
         indent,
@@ -237,14 +276,12 @@ def _while_emit(em, node: Node, indent: int) -> None:
         em.emit(indent, f"{hoisted} = int({em.ref(bound)})", node)
         condition = op.python_expr.format(em.ref(counter), hoisted)
     ranged = _range_counter(em, node, test, counters) if test is not None else None
-    em.loop_preludes.append(LoopPrelude(em, indent, node.subgraphs["body"].inputs[nvars:]))
-    try:
-        if ranged is not None:  # `for i in range(i, n)`: the counter stepped by Python's range
-            _emit_range_for(em, node, indent, outs, ranged, hoisted)
-        else:
-            _emit_while_true(em, node, indent, outs, test, condition if test is not None else None)
-    finally:
-        em.loop_preludes.pop()
+    body = node.subgraphs["body"]
+    fusion.hoist_size_tests(em, _hoisting_graphs(em, body), body.inputs[nvars:], indent, node)
+    if ranged is not None:  # `for i in range(i, n)`: the counter stepped by Python's range
+        _emit_range_for(em, node, indent, outs, ranged, hoisted)
+    else:
+        _emit_while_true(em, node, indent, outs, test, condition if test is not None else None)
     for i in sorted(counters):  # back to the declared dtype for whatever reads the result
         em.emit(
             indent, f"{outs[i]} = {em.bind(node.outputs[i].type.dtype.type, 'k')}({outs[i]})", node
@@ -307,14 +344,13 @@ def _emit_range_for(em, node: Node, indent: int, outs: list[str], ranged, bound:
     saved = body.nodes
     body.nodes = [n for n in saved if n is not stepper]
     try:
-        written = len(em.lines)
+        written = em.position()
         coalesce_loop_outputs(em, body, outs, others)
         em.body(body, indent + 1, top_level=False)
         em.assign(
             indent + 1, [outs[k] for k in others], [em.ref(body.outputs[k]) for k in others], node
         )
-        if len(em.lines) == written:
-            em.emit(indent + 1, "pass")
+        em.pass_if_empty(written, indent + 1)
     finally:
         body.nodes = saved
     # the while loop leaves the counter at n when it ran (range leaves n - 1), else as it was
@@ -496,6 +532,7 @@ register_op(
     emit=_while_emit,
     check=_while_check,
     unread_inputs=unread_inputs,
+    plan_emit=_while_plan,
     lower=_lower_while_loop,
     doc="loop variables = body(*loop variables, *captures) while cond(...)",
 )(_run_by_emit("while_loop"))

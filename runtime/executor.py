@@ -78,11 +78,45 @@ class _Emitter(chunks.ChunkedEmission):
         self._named: list = []  # the values fresh() named
         self._exact: dict = {}  # (type, number, dtype) -> as_dtype(number, dtype), numbers seen
         self._bound: dict = {}  # (id(object), prefix) -> its name, for a long graph (see bind)
-        # nodes computed on Python numbers in an unboxed scalar loop (runtime.scalar_loops)
-        self.python_scalars: dict[int, str] = {}
-        self.python_scalar_dtypes: dict[int, np.dtype] = {}
+        # decided on the graph before any code is written (plan()): what structured ops' emit
+        # hooks decided (OpDef.plan_emit), the nodes computed on Python numbers in unboxed
+        # scalar loops (runtime.scalar_loops), the fused runs of subgraphs (runtime.fusion)
+        self._plans: dict[int, object] = {}
+        self._python_numbers: dict[int, tuple] = {}
+        self._runs: dict[int, dict] = {}
+        self._hoisted: dict[tuple, str] = {}  # (id(value), n) -> the name of a hoisted size test
         self.numpy_forms: dict[int, str] = {}  # id(value) -> its expression on NumPy scalars
-        self.loop_preludes: list = []  # fusion.LoopPrelude of the loops being emitted, innermost last
+
+    # -- decisions made on the graph -------------------------------------
+    def plan(self) -> None:
+        """What the emit hooks of the graph's structured nodes decide (OpDef.plan_emit)."""
+        for node in self.graph.walk():
+            decide = get_op(node.op).plan_emit
+            if decide is not None:
+                decided = self._plans[id(node)] = decide(node, self.options)
+                self._python_numbers.update(getattr(decided, "python_numbers", ()))
+
+    def plan_of(self, node: Node):
+        """What OpDef.plan_emit decided for `node` (None for an op without the hook)."""
+        return self._plans.get(id(node))
+
+    def python_number(self, node: Node) -> tuple | None:
+        """(kind, dtype) when `node` computes on Python numbers (an unboxed scalar loop)."""
+        return self._python_numbers.get(id(node))
+
+    def fused_runs(self, graph: Graph) -> dict:
+        """fusion.plan of a subgraph (computed once)."""
+        runs = self._runs.get(id(graph))
+        if runs is None:
+            runs = self._runs[id(graph)] = fusion.plan(graph, self.options)
+        return runs
+
+    def hoisted(self, key: tuple) -> str | None:
+        """The name of the size test `key` hoisted before an enclosing loop (fusion)."""
+        return self._hoisted.get(key)
+
+    def hoist(self, key: tuple, name: str) -> None:
+        self._hoisted[key] = name
 
     # -- names -----------------------------------------------------------
     def new_tag(self) -> int:
@@ -136,44 +170,59 @@ class _Emitter(chunks.ChunkedEmission):
         if node is not None:
             self.line_nodes[len(self.lines)] = node
 
+    def position(self) -> int:
+        """Where the code written so far ends (for pass_if_empty)."""
+        return len(self.lines)
+
+    def pass_if_empty(self, since: int, indent: int) -> None:
+        """A block that nothing was written into since `position()` was `since` gets `pass`."""
+        if len(self.lines) == since:
+            self.emit(indent, "pass")
+
     # -- bodies ----------------------------------------------------------
-    def body(self, graph: Graph, indent: int, top_level: bool):  # noqa: C901
+    def body(self, graph: Graph, indent: int, top_level: bool):
         if not top_level and indent > _MAX_INDENT:
             self._body_in_helper(graph, indent)
             return
         last_use = dead_after(graph) if top_level else {}
         chunked = top_level and self.units is not None  # (a fused run is emitted whole, in one
         # chunk: in a long graph, none is longer than a quarter of a chunk)
-        runs = fusion.plan(
-            graph, self.options, *((chunks.CHUNK_LINES // 4, self._last) if chunked else ())
-        )
+        if chunked:
+            runs = fusion.plan(graph, self.options, chunks.CHUNK_LINES // 4, self._last)
+        else:
+            runs = self.fused_runs(graph)
         position = 0
         nodes = graph.nodes
         while position < len(nodes):
             if chunked and len(self.lines) >= chunks.CHUNK_LINES:
                 self.next_chunk(position)
-            if runs:
-                run = runs.get(position)
-                if run is not None:
-                    self.fused(run, indent, last_use, top_level)
-                    position = run.stop
-                    continue
-            node = nodes[position]
+            run = runs.get(position) if runs else None
+            if run is not None:
+                self.fused(run, indent, last_use, top_level)
+                position = run.stop
+                continue
             dying = last_use.get(position, ())
-            emit = get_op(node.op).emit
-            if node.scope is not None:
-                self.scoped(node, indent, emit)
-            elif emit is not None:
-                emit(self, node, indent)
-            elif not self.in_place(node, indent, dying, chunked):
-                if position + 1 < len(nodes):
-                    following = None if runs.get(position + 1) else nodes[position + 1]
-                else:  # the last node: what reads its result next is the op writing the outputs
-                    following = graph if not top_level and not self._in_helper else None
-                self.simple(node, indent, following)
+            self.node(graph, position, indent, dying, runs, top_level)
             if top_level and dying:
                 self.free(indent, dying)
             position += 1
+
+    def node(self, graph: Graph, position: int, indent: int, dying, runs, top_level: bool) -> None:
+        """Node `position` of `graph` (not in a fused run; `dying`: the arrays that die there)."""
+        chunked = top_level and self.units is not None
+        nodes = graph.nodes
+        node = nodes[position]
+        emit = get_op(node.op).emit
+        if node.scope is not None:
+            self.scoped(node, indent, emit)
+        elif emit is not None:
+            emit(self, node, indent)
+        elif not self.in_place(node, indent, dying, chunked):
+            if position + 1 < len(nodes):
+                following = None if runs.get(position + 1) else nodes[position + 1]
+            else:  # the last node: what reads its result next is the op writing the outputs
+                following = graph if not top_level and not self._in_helper else None
+            self.simple(node, indent, following)
 
     def scoped(self, node: Node, indent: int, emit) -> None:
         """A node of the user's `with np.errstate(...)`: its code runs in a `with` of that state."""
@@ -189,16 +238,16 @@ class _Emitter(chunks.ChunkedEmission):
         function takes the values the body reads from outside it (analysis.free_values) and
         returns those of the subgraph's outputs its nodes make, so the caller's code after the
         body reads them as if it were inline."""
-        outer = self.lines, self.line_nodes, self.loop_preludes
+        outer = self.lines, self.line_nodes, self._hoisted
         self.lines, self.line_nodes = [], {}
-        self.loop_preludes = []  # (a test hoisted before an enclosing loop: not in this function)
+        self._hoisted = {}  # (a test hoisted before an enclosing loop: not in this function)
         self._in_helper += 1
         try:
             self.body(graph, 1, top_level=False)
         finally:
             self._in_helper -= 1
             lines, nodes = self.lines, self.line_nodes
-            self.lines, self.line_nodes, self.loop_preludes = outer
+            self.lines, self.line_nodes, self._hoisted = outer
         params = sorted(
             {
                 ref
@@ -388,13 +437,12 @@ class _Emitter(chunks.ChunkedEmission):
             )
             if depth > _MAX_INLINED_DEPTH:  # (Python refuses very deeply nested expressions)
                 depth = 0
-        kind = self.python_scalars.get(id(node))
-        if kind is not None:  # on Python numbers in an unboxed scalar loop (not a template)
+        number = self._python_numbers.get(id(node))
+        if number is not None:  # on Python numbers in an unboxed scalar loop (not a template)
             if depth and not scalar_loops.may_inline(self, node, following):
                 depth = 0
-            expr = scalar_loops.expression(
-                self, node, kind, self.python_scalar_dtypes[id(node)], bool(depth), following
-            )
+            kind, dtype = number
+            expr = scalar_loops.expression(self, node, kind, dtype, bool(depth), following)
             expr = expr.replace("{", "{{").replace("}", "}}")
         if depth:
             self._depth[id(node.outputs[0])] = depth
@@ -505,6 +553,7 @@ class _Emitter(chunks.ChunkedEmission):
             )
 
     def function(self, name: str) -> str:
+        self.plan()
         params = [self.fresh(v) for v in self.graph.inputs]
         if len(self.graph.nodes) > chunks.LONG_GRAPH:
             self.chunked(params)

@@ -173,14 +173,22 @@ def _reads(node: Node, value: Value):
         yield from (v is value for v in sub.outputs)
 
 
-def emit_array_walk(em, node: Node, walk: ArrayWalk, indent: int, outs: list[str]) -> None:
-    """Writes the loop as `for <element> in <array>[:n]:` (see the module doc)."""
+def unboxed_plan(node: Node, walk: ArrayWalk, options: dict):
+    """The values of an array walk that run as Python numbers (runtime.scalar_loops), its
+    element among them when the array is a vector (walked as `xs.tolist()`)."""
+    if not options.get("unboxed_scalar_loops", True) or getattr(walk.array.type, "ndim", 0) != 1:
+        return None
+    return scalar_loops.plan(node, {walk.counter}, walk.element)
+
+
+def emit_array_walk(  # noqa: PLR0913
+    em, node: Node, walk: ArrayWalk, unboxed, indent: int, outs: list[str]
+) -> None:
+    """Writes the loop as `for <element> in <array>[:n]:` (see the module doc); `unboxed`: its
+    unboxed_plan."""
     nvars = node.attrs["num_loop_vars"]
     cond, body = node.subgraphs["cond"], node.subgraphs["body"]
     j = walk.counter
-    unboxed = None
-    if em.options.get("unboxed_scalar_loops", True) and getattr(walk.array.type, "ndim", 0) == 1:
-        unboxed = scalar_loops.plan(node, {j}, walk.element)
     firsts, capture_refs = scalar_loops.enter(em, node, unboxed, indent)
     for sub in (cond, body):
         for inner, name in zip(sub.inputs, outs):
@@ -200,7 +208,7 @@ def emit_array_walk(em, node: Node, walk: ArrayWalk, indent: int, outs: list[str
     if unboxed is not None and unboxed.element:  # the same numbers, as Python floats or ints
         source = f"{source}.tolist()"
     em.emit(indent, f"for {element} in {source}:", node)
-    written = len(em.lines)
+    written = em.position()
     saved = body.nodes
     body.nodes = [n for n in saved if n is not walk.element and n is not walk.stepper]
     coalesce_loop_outputs(em, body, outs, others)
@@ -211,8 +219,7 @@ def emit_array_walk(em, node: Node, walk: ArrayWalk, indent: int, outs: list[str
     em.assign(
         indent + 1, [outs[k] for k in others], [em.ref(body.outputs[k]) for k in others], node
     )
-    if len(em.lines) == written:
-        em.emit(indent + 1, "pass")
+    em.pass_if_empty(written, indent + 1)
     if not static:  # the IndexError the while loop would have raised at xs[len(xs)]
         bound = em.ref(walk.bound)
         em.emit(indent, f"if {bound} > len({array}): {array}[len({array})]", walk.element)

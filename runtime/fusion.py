@@ -267,24 +267,28 @@ def plan(  # noqa: C901, PLR0912
     return runs
 
 
-class LoopPrelude:
-    """What a staged loop's emitted code computes once before its header: tests of the values the
-    loop body captures (fixed while the loop runs), inserted where the header begins."""
+def _size_test(em, ref: str, min_elements: int) -> str:
+    """The guard's first test: an ndarray big enough to be worth fusing."""
+    return f"type({ref}) is {em.bind(np.ndarray, 'k')} and {ref}.size >= {min_elements}"
 
-    def __init__(self, em, indent: int, captures):
-        self.lines, self.line_nodes, self.index = em.lines, em.line_nodes, len(em.lines)
-        self.indent = indent
-        self.captures = {id(v) for v in captures}
 
-    def insert(self, name: str, expression: str, node: Node) -> str:
-        """Inserts `name = expression` before the loop; returns `name`."""
-        self.lines.insert(self.index, "    " * self.indent + f"{name} = {expression}")
-        self.index += 1  # line_nodes keys are 1-based line numbers: those after it move down
-        moved = {(k + 1 if k >= self.index else k): n for k, n in self.line_nodes.items()}
-        self.line_nodes.clear()
-        self.line_nodes.update(moved)
-        self.line_nodes[self.index] = node
-        return name
+def hoist_size_tests(em, graphs, captures, indent: int, node: Node) -> None:
+    """Before a staged loop's header: the size test of each fused run of `graphs` (the loop's
+    body and what it nests) with unknown dims that reads one of the loop's `captures` (values
+    fixed while it runs), once; the run's guard then reads its name (em.hoisted)."""
+    fixed = {id(v) for v in captures}
+    for graph in graphs:
+        for run in em.fused_runs(graph).values():
+            if run.size is not None:
+                continue
+            value = next((v for v in run.inputs if id(v) in fixed), None)
+            if value is None:
+                continue
+            key = (id(value), run.min_elements(em.options))
+            if em.hoisted(key) is None:
+                name = f"f{em.new_tag()}_big"
+                em.emit(indent, f"{name} = {_size_test(em, em.ref(value), key[1])}", node)
+                em.hoist(key, name)
 
 
 def _emit_chunk_loop(  # noqa: PLR0913
@@ -322,22 +326,13 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
     guard = [f"type({r}) is {em.bind(np.ndarray, 'k')} and {r}.flags.c_contiguous" for r in in_refs]
     size = run.size
     if size is None:  # flat mode: all operands have the run's shape, some dims unknown
-        # the size test first: it fails at once for the small arrays that are not worth fusing
-        ndarray = em.bind(np.ndarray, "k")
-        prelude = em.loop_preludes[-1] if em.loop_preludes else None
-        pivot = next(
-            (
-                k
-                for k, v in enumerate(run.inputs)
-                if prelude is not None and id(v) in prelude.captures
-            ),
-            0,
-        )
-        size_test = f"type({in_refs[pivot]}) is {ndarray} and {in_refs[pivot]}.size >= {run.min_elements(options)}"
-        if prelude is not None and id(run.inputs[pivot]) in prelude.captures:
-            # an operand fixed while the loop runs: its size is tested once, before the loop
-            # (the others must have its shape, hence its size)
-            size_test = prelude.insert(f"{tag}_big", size_test, first)
+        # the size test first: it fails at once for the small arrays that are not worth fusing;
+        # an operand fixed while a loop runs has its size tested once, before the loop
+        # (hoist_size_tests): the others must have its shape, hence its size
+        minimum = run.min_elements(options)
+        hoisted = [em.hoisted((id(v), minimum)) for v in run.inputs]
+        pivot = next((k for k, name in enumerate(hoisted) if name is not None), 0)
+        size_test = hoisted[pivot] or _size_test(em, in_refs[pivot], minimum)
         guard = (
             [size_test]
             + guard
@@ -514,6 +509,7 @@ __all__ = [
     "broadcasts_into",
     "chunk_bounds",
     "emit_run",
+    "hoist_size_tests",
     "in_place_exact",
     "out_arg",
     "plan",

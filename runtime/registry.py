@@ -110,6 +110,11 @@ class OpDef:
     emit(emitter, node, indent): writes the node's code (runtime.executor, class _Emitter).
     check(node) -> str | None: what is wrong with the node's subgraphs (their arity, their
     types against the node's inputs and outputs), for runtime.verify; None when all is well.
+    plan_emit(node, options) -> what the node's emit hook decides from the graph and the
+    executor's options alone (a while_loop: whether it walks an array, which counters run as
+    Python ints, which values as Python numbers), made before any code is written; the executor
+    keeps it (emitter.plan_of(node)). Its `python_numbers` ({id(node): (kind, dtype)}) are the
+    nodes of its subgraphs computed on Python numbers (runtime.scalar_loops).
     unread_inputs(node) -> positions of the node's inputs that its emitted code never reads (a
     while_loop written as a Python `for` over an array does not read its counter's first value):
     a constant or a dimension only they read is not computed at all.
@@ -157,6 +162,7 @@ class OpDef:
     emit: Callable | None = None
     check: Callable | None = None
     unread_inputs: Callable | None = None
+    plan_emit: Callable | None = None
     weak_results: bool = False
     # state
     writes_variable: bool = False

@@ -56,13 +56,12 @@ def _kind(t) -> str | None:
 @dataclass
 class Plan:
     """What runs unboxed: loop variable positions, captured inputs (positions after the loop
-    variables) and, by id, the nodes whose results are Python numbers (their kind: 'f', 'i',
-    or 'b' for a comparison's Python bool)."""
+    variables) and, by id, the nodes whose results are Python numbers: (their kind: 'f', 'i',
+    or 'b' for a comparison's Python bool; their operands' dtype)."""
 
     loop_vars: list[int]
     captures: list[int]
-    nodes: dict[int, str] = field(default_factory=dict)
-    dtypes: dict[int, np.dtype] = field(default_factory=dict)  # id(node) -> its operands' dtype
+    numbers: dict[int, tuple[str, np.dtype]] = field(default_factory=dict)
     element: bool = False  # an array walk's element runs as a Python number (xs.tolist())
 
 
@@ -74,8 +73,6 @@ def enter(em, node: Node, unboxed: Plan | None, indent: int) -> tuple[dict, list
     firsts: dict[int, str] = {}
     if unboxed is None:
         return firsts, capture_refs
-    em.python_scalars.update(unboxed.nodes)
-    em.python_scalar_dtypes.update(unboxed.dtypes)
     for k in unboxed.loop_vars + unboxed.captures:
         is_float = node.inputs[k].type.dtype.kind == "f"
         producer = getattr(node.inputs[k], "producer", None)
@@ -273,8 +270,7 @@ def _walk(graph: Graph, unboxed: dict, result: Plan) -> None:
         ):
             raise _Violation(taint)
         unboxed[id(out)] = (out_kind, dtype, taint)
-        result.nodes[id(n)] = out_kind if out_kind == "b" else kind
-        result.dtypes[id(n)] = dtype
+        result.numbers[id(n)] = (out_kind if out_kind == "b" else kind, dtype)
 
 
 def _result_kind(op, operands: list, kind: str) -> str | None:
@@ -375,7 +371,7 @@ def _float_consumer(em, node: Node, following) -> bool:
     value through to its own check: + - * and the unary operators always do (inf and nan
     stay non-finite through them), a division through its numerator, a power through its
     base (its range test fails on inf and nan)."""
-    if not isinstance(following, Node) or em.python_scalars.get(id(following)) != "f":
+    if not isinstance(following, Node) or (em.python_number(following) or "?")[0] != "f":
         return False
     op = get_op(following.op)
     if op.nan_propagating:
@@ -387,7 +383,7 @@ def may_inline(em, node: Node, following) -> bool:
     """A divisor is never inlined: its zero test reads it before the division."""
     return not (
         isinstance(following, Node)
-        and id(following) in em.python_scalars
+        and em.python_number(following) is not None
         and get_op(following.op).unboxed == "division"
         and following.inputs[1] is node.outputs[0]
     )
