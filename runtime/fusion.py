@@ -178,7 +178,14 @@ def broadcasts_into(shape: tuple, out: tuple) -> str | None:
 def _member_shape(node: Node, mode) -> tuple | None:
     """The output shape when `node` may join a fused run, else None."""
     op = get_op(node.op)
-    if op.out_ufunc is None or node.attrs or node.subgraphs or len(node.outputs) != 1 or node.scope:
+    if (
+        op.out_ufunc is None
+        or op.out_ufunc.signature is not None  # (matmul, vecdot: not element by element)
+        or node.attrs
+        or node.subgraphs
+        or len(node.outputs) != 1
+        or node.scope
+    ):
         return None
     out = node.outputs[0].type
     if not isinstance(out, TensorType) or out.ndim == 0:

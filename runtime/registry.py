@@ -1,4 +1,4 @@
-"""The op registry: each op's NumPy kernel, its dtype/shape rule and every fact about it, in one entry."""
+"""The op registry: each op's kernel, its type rule and every other fact about it, in one entry."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """Lists (TensorArrays) grown in staged loops with a known bound: a preallocated buffer written
 with dynamic updates, and its length.
 
-A list whose indices are known while lowering stays a Python list of JAX values (effects.py).
+A list whose indices are known while lowering stays a Python list of JAX values (the list ops'
+lowerings, runtime/core_ops.py).
 One carried through a staged loop becomes a `Buffer`: an array of `capacity` elements (the
 elements it holds before the loop, plus the loop's bound times the writes in one iteration)
 and the run-time length. The bound is the loop's `maximum_iterations` (autograph's
