@@ -73,10 +73,45 @@ def _is_zero(item) -> bool:
     return constant is not None and type(constant(producer)) is int and constant(producer) == 0
 
 
-def array_walk(node: Node) -> ArrayWalk | None:  # noqa: C901, PLR0912
+def array_walk(node: Node) -> ArrayWalk | None:
     """The ArrayWalk of a while_loop node, or None when the loop is not one."""
     nvars = node.attrs["num_loop_vars"]
-    cond, body = node.subgraphs["cond"], node.subgraphs["body"]
+    found = _index_test(node)
+    if found is None:
+        return None
+    j, bound = found
+    body = node.subgraphs["body"]
+    counter = body.inputs[j]
+    stepper = body.outputs[j].producer if isinstance(body.outputs[j], Value) else None
+    if (
+        stepper is None
+        or get_op(stepper.op).python_operator is not operator.add
+        or stepper.attrs
+        or stepper.inputs[0] is not counter
+        or type(stepper.inputs[1]) is not int
+        or stepper.inputs[1] != 1
+    ):
+        return None
+    element = _element_read(body, counter, stepper)
+    if element is None:
+        return None
+    array = element.inputs[0]
+    if not isinstance(array, Value) or array in body.inputs[:nvars] or array.producer in body.nodes:
+        return None  # not the same array on every iteration
+    if getattr(array.type, "ndim", 0) < 1:
+        return None
+    length = _outer(node, bound)
+    length = length.producer if isinstance(length, Value) else None
+    dimension = get_op(length.op).dimension if length is not None else None
+    whole = dimension is not None and dimension(length) == (_outer(node, array), 0)
+    return ArrayWalk(j, array, bound, element, stepper, whole)
+
+
+def _index_test(node: Node) -> tuple[int, object] | None:
+    """(j, n) when the loop's whole condition is `i < n` of loop variable j, starting at 0, and
+    a bound n fixed in the loop (an int literal or a value)."""
+    nvars = node.attrs["num_loop_vars"]
+    cond = node.subgraphs["cond"]
     if len(cond.nodes) != 1 or len(cond.outputs) != 1:
         return None
     test = cond.nodes[0]
@@ -95,44 +130,29 @@ def array_walk(node: Node) -> ArrayWalk | None:  # noqa: C901, PLR0912
         return None  # the bound changes in the loop
     if not (type(bound) is int or isinstance(bound, Value)) or not _is_zero(node.inputs[j]):
         return None
-    counter = body.inputs[j]
-    stepper = body.outputs[j].producer if isinstance(body.outputs[j], Value) else None
-    if (
-        stepper is None
-        or get_op(stepper.op).python_operator is not operator.add
-        or stepper.attrs
-        or stepper.inputs[0] is not counter
-        or type(stepper.inputs[1]) is not int
-        or stepper.inputs[1] != 1
-    ):
-        return None
+    return j, bound
+
+
+def _element_read(body: Graph, counter: Value, stepper: Node) -> Node | None:
+    """The one node of the body (but the stepper) that reads the counter, when it is `x[i]`
+    and the counter is not a result of the body."""
     element = None
     for n in body.nodes:
-        if n is stepper:
+        if n is stepper or not any(_reads(n, counter)):
             continue
-        if any(_reads(n, counter)):
-            if (
-                element is not None
-                or get_op(n.op).index_inputs != 1  # (x[i])
-                or n.attrs.get("index") != ("?",)
-                or len(n.inputs) != 2
-                or n.inputs[1] is not counter
-                or n.inputs[0] is counter
-            ):
-                return None
-            element = n
+        if (
+            element is not None
+            or get_op(n.op).index_inputs != 1  # (x[i])
+            or n.attrs.get("index") != ("?",)
+            or len(n.inputs) != 2
+            or n.inputs[1] is not counter
+            or n.inputs[0] is counter
+        ):
+            return None
+        element = n
     if element is None or any(v is counter for v in body.outputs):
         return None
-    array = element.inputs[0]
-    if not isinstance(array, Value) or array in body.inputs[:nvars] or array.producer in body.nodes:
-        return None  # not the same array on every iteration
-    if getattr(array.type, "ndim", 0) < 1:
-        return None
-    length = _outer(node, bound)
-    length = length.producer if isinstance(length, Value) else None
-    dimension = get_op(length.op).dimension if length is not None else None
-    whole = dimension is not None and dimension(length) == (_outer(node, array), 0)
-    return ArrayWalk(j, array, bound, element, stepper, whole)
+    return element
 
 
 def unread_inputs(node: Node) -> tuple[int, ...]:
@@ -181,9 +201,7 @@ def unboxed_plan(node: Node, walk: ArrayWalk, options: dict):
     return scalar_loops.plan(node, {walk.counter}, walk.element)
 
 
-def emit_array_walk(  # noqa: PLR0913
-    em, node: Node, walk: ArrayWalk, unboxed, indent: int, outs: list[str]
-) -> None:
+def emit_array_walk(em, node: Node, walk: ArrayWalk, unboxed, indent: int, outs: list[str]) -> None:
     """Writes the loop as `for <element> in <array>[:n]:` (see the module doc); `unboxed`: its
     unboxed_plan."""
     nvars = node.attrs["num_loop_vars"]

@@ -47,7 +47,7 @@ def _is_pure(node: Node) -> bool:
     return not node.subgraphs and not node.stateful
 
 
-def fold_constants(graph: Graph) -> None:  # noqa: C901
+def fold_constants(graph: Graph) -> None:
     """Evaluates pure nodes whose inputs are all constants or literals, once, at trace time."""
     constants: dict[Value, object] = {}  # outputs of const nodes and of folded nodes -> value
     mapping: dict[Value, Value] = {}
@@ -58,19 +58,15 @@ def fold_constants(graph: Graph) -> None:  # noqa: C901
             constant = get_op(node.op).constant
             if constant is not None:
                 constants[node.outputs[0]] = constant(node)
-            elif node.inputs and _is_pure(node):
-                for v in node.inputs:
-                    if isinstance(v, Value) and v not in constants:
-                        break
-                else:  # every input a constant or a literal
-                    folded = _evaluate(node, constants)
-                    if folded is not None:
-                        for out, value in zip(node.outputs, folded):
-                            const = constant_node(value, out.type, node.location)
-                            new_nodes.append(const)
-                            constants[out] = value
-                            mapping[out] = const.outputs[0]
-                        continue
+            elif node.inputs and _is_pure(node) and _all_known(node.inputs, constants):
+                folded = _evaluate(node, constants)
+                if folded is not None:
+                    for out, value in zip(node.outputs, folded):
+                        const = constant_node(value, out.type, node.location)
+                        new_nodes.append(const)
+                        constants[out] = value
+                        mapping[out] = const.outputs[0]
+                    continue
             if node.subgraphs:
                 for sub in node.subgraphs.values():
                     visit(sub)
@@ -79,6 +75,11 @@ def fold_constants(graph: Graph) -> None:  # noqa: C901
 
     visit(graph)
     replace_uses(graph, mapping)
+
+
+def _all_known(inputs, constants) -> bool:
+    """Every input a constant or a literal."""
+    return all(not isinstance(v, Value) or v in constants for v in inputs)
 
 
 def _evaluate(node: Node, constants) -> list | None:
