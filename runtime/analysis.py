@@ -3,8 +3,6 @@ may be viewed, use replacement, and outputs that may share program state."""
 
 from __future__ import annotations
 
-from typing import Container
-
 from .graph import Graph, Node, Value
 from .registry import get_op
 from .types import kinds
@@ -32,6 +30,27 @@ def node_uses(node: Node) -> list:
         scan(sub)
     uses.extend(v for v in inner if id(v) not in defined)
     return uses
+
+
+def free_values(graph: Graph) -> list[Value]:
+    """The Values the nodes of `graph` (at any depth) read that it does not define: its own
+    inputs, and values of the graphs enclosing it. (Its outputs are read by its node's code.)"""
+    defined: set[int] = set()
+    read: dict[int, Value] = {}
+
+    def scan(g: Graph, top: bool):
+        if not top:
+            defined.update(id(v) for v in g.inputs)
+        for n in g.nodes:
+            read.update((id(v), v) for v in n.inputs if isinstance(v, Value))
+            defined.update(id(v) for v in n.outputs)
+            for sub in n.subgraphs.values():
+                scan(sub, False)
+        if not top:
+            read.update((id(v), v) for v in g.outputs if isinstance(v, Value))
+
+    scan(graph, True)
+    return [v for k, v in read.items() if k not in defined]
 
 
 def last_uses(graph: Graph) -> dict[int, int]:
@@ -69,13 +88,13 @@ def _may_be_array(t) -> bool:
     return all(getattr(k, "ndim", 1) != 0 for k in kinds(t))
 
 
-def maybe_viewed(graph: Graph, elementwise: Container[str]) -> set[int]:
+def maybe_viewed(graph: Graph) -> set[int]:
     """Ids of the values of `graph` that some node may keep a view of: those read by any node
-    but one of the `elementwise` ops (which only read their inputs element by element), or
+    but an elementwise ufunc (OpDef.out_ufunc: it only reads its inputs element by element), or
     read inside a subgraph, and the graph's outputs. Their buffers must never be written."""
     out: set[int] = set()
     for node in graph.nodes:
-        if node.op in elementwise and not node.subgraphs:
+        if not node.subgraphs and get_op(node.op).out_ufunc is not None:
             continue
         out.update(id(v) for v in node_uses(node) if isinstance(v, Value))
     out.update(id(v) for v in graph.outputs if isinstance(v, Value))
@@ -165,6 +184,7 @@ class BufferPlan:
 __all__ = [
     "BufferPlan",
     "dead_after",
+    "free_values",
     "last_uses",
     "maybe_viewed",
     "node_uses",

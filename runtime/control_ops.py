@@ -1,12 +1,22 @@
-"""The structured ops `cond` and `while_loop`, with the hooks that describe their subgraphs."""
+"""The structured ops `cond` and `while_loop`, with the hooks that describe their subgraphs, and
+the structure of `call` (a call of another staged graph, registered by the staging layer)."""
 
 from __future__ import annotations
 
-from . import scalar_loops
-from .for_loops import array_walk, coalesce_loop_outputs, emit_array_walk
-from .fusion import LoopPrelude
+import operator
+from dataclasses import dataclass
+
+from . import fusion, scalar_loops
+from .for_loops import (
+    ArrayWalk,
+    array_walk,
+    coalesce_loop_outputs,
+    emit_array_walk,
+    unboxed_plan,
+    unread_inputs,
+)
 from .graph import Graph, Node, Value
-from .registry import register_op
+from .registry import expect_op, get_op, register_op
 from .types import TensorType, accepts, join_types
 
 
@@ -87,6 +97,10 @@ def _cond_check(node: Node) -> str | None:
     return None
 
 
+def _cond_swap_branches(node: Node) -> None:
+    node.subgraphs = {"then": node.subgraphs["else"], "else": node.subgraphs["then"]}
+
+
 def _cond_emit(em, node: Node, indent: int) -> None:
     pred, *operands = node.inputs
     outs = [em.fresh(v) for v in node.outputs]
@@ -97,11 +111,54 @@ def _cond_emit(em, node: Node, indent: int) -> None:
         sub = node.subgraphs[label]
         for inner, outer in zip(sub.inputs, operands):
             em.name_as(inner, em.ref(outer))
-        written = len(em.lines)
+        written = em.position()
         em.body(sub, indent + 1, top_level=False)
         em.assign(indent + 1, outs, [em.ref(v) for v in sub.outputs], node)
-        if len(em.lines) == written:
-            em.emit(indent + 1, "pass")
+        em.pass_if_empty(written, indent + 1)
+
+
+_SHAPE_FIX = (
+    "Give the value one shape on every path (pad or preallocate it at its largest size, "
+    "np.zeros(n)), or keep the interpreter (jit_compile=False)"
+)
+
+
+def _lower_cond(ctx, node, pred, *operands):
+    """jax.lax.cond; only the branch taken when the predicate is known while lowering."""
+    if ctx.is_static(pred):
+        return tuple(ctx.run(node.subgraphs["then" if pred else "else"], operands))
+    operands = ctx.branch_lists(node, operands)
+    before = ctx.state_values()
+
+    def branch(label):
+        def run():
+            ctx.set_state(before)
+            outs = ctx.run(node.subgraphs[label], operands)
+            return (
+                [ctx.conform(o, v.type, strong=True) for o, v in zip(outs, node.outputs)],
+                ctx.state_values(),
+            )
+
+        return run
+
+    jax = ctx.jax
+    try:
+        outs, state = jax.lax.cond(
+            ctx.jnp.asarray(pred, dtype=bool), branch("then"), branch("else")
+        )
+    except TypeError:  # the branches' results differ in shape (only then traced once more)
+        then_shapes, else_shapes = (jax.eval_shape(branch(label))[0] for label in ("then", "else"))
+        for i, (a, b) in enumerate(zip(then_shapes, else_shapes)):
+            if a.shape != b.shape:
+                raise ctx.cannot_lower(
+                    node,
+                    f"its result {i} has shape {a.shape} in one branch and {b.shape} in "
+                    f"the other, and XLA needs one shape",
+                    _SHAPE_FIX,
+                ) from None
+        raise
+    ctx.set_state(state)
+    return tuple(outs)
 
 
 register_op(
@@ -113,6 +170,9 @@ register_op(
     output_sources=_cond_sources,
     emit=_cond_emit,
     check=_cond_check,
+    predicate=0,
+    swap_branches=_cond_swap_branches,
+    lower=_lower_cond,
     doc="`then(*operands)` if pred else `else(*operands)`",
 )(_run_by_emit("cond"))
 
@@ -153,18 +213,51 @@ def _while_check(node: Node) -> str | None:
     return _check_results("subgraph 'body'", body.outputs, node.outputs)
 
 
+@dataclass
+class _LoopForm:
+    """How a while_loop node is written, decided on the graph (OpDef.plan_emit)."""
+
+    walk: ArrayWalk | None  # a staged `for x in xs`: a Python for over the array
+    counters: set[int]  # loop variables run as Python ints
+    unboxed: scalar_loops.Plan | None  # values run as Python numbers
+
+    @property
+    def python_numbers(self) -> dict:
+        return self.unboxed.numbers if self.unboxed is not None else {}
+
+
+def _while_plan(node: Node, options: dict) -> _LoopForm:
+    walk = array_walk(node)
+    if walk is not None:
+        return _LoopForm(walk, set(), unboxed_plan(node, walk, options))
+    counters = _python_int_counters(node)
+    unboxed = (
+        scalar_loops.plan(node, counters) if options.get("unboxed_scalar_loops", True) else None
+    )
+    return _LoopForm(None, counters, unboxed)
+
+
+def _hoisting_graphs(em, body: Graph):
+    """The graphs whose fused runs the loop of `body` tests the captures of before its header:
+    the body and the graphs nested in it, but those of a nested loop that hoists its own."""
+    yield body
+    for n in body.nodes:
+        form = em.plan_of(n)
+        if isinstance(form, _LoopForm) and form.walk is None:
+            continue
+        for sub in n.subgraphs.values():
+            yield from _hoisting_graphs(em, sub)
+
+
 def _while_emit(em, node: Node, indent: int) -> None:
     nvars = node.attrs["num_loop_vars"]
     inits = node.inputs[:nvars]
     outs = [em.fresh(v) for v in node.outputs]
-    walk = array_walk(node)
-    if walk is not None:  # a staged `for x in xs`: a Python for over the array
-        emit_array_walk(em, node, walk, indent, outs)
+    form = em.plan_of(node)
+    if form.walk is not None:  # a staged `for x in xs`: a Python for over the array
+        emit_array_walk(em, node, form.walk, form.unboxed, indent, outs)
         return
-    counters = _python_int_counters(node)
-    unboxed = (
-        scalar_loops.plan(node, counters) if em.options.get("unboxed_scalar_loops", True) else None
-    )
+    counters, unboxed = form.counters, form.unboxed
     firsts, capture_refs = scalar_loops.enter(em, node, unboxed, indent)
     em.assign(
         indent,
@@ -186,16 +279,14 @@ def _while_emit(em, node: Node, indent: int) -> None:
         op, counter, bound = test
         hoisted = em.fresh(Value(bound.type))
         em.emit(indent, f"{hoisted} = int({em.ref(bound)})", node)
-        condition = _OPERATORS[op].format(em.ref(counter), hoisted)
+        condition = op.python_expr.format(em.ref(counter), hoisted)
     ranged = _range_counter(em, node, test, counters) if test is not None else None
-    em.loop_preludes.append(LoopPrelude(em, indent, node.subgraphs["body"].inputs[nvars:]))
-    try:
-        if ranged is not None:  # `for i in range(i, n)`: the counter stepped by Python's range
-            _emit_range_for(em, node, indent, outs, ranged, hoisted)
-        else:
-            _emit_while_true(em, node, indent, outs, test, condition if test is not None else None)
-    finally:
-        em.loop_preludes.pop()
+    body = node.subgraphs["body"]
+    fusion.hoist_size_tests(em, _hoisting_graphs(em, body), body.inputs[nvars:], indent, node)
+    if ranged is not None:  # `for i in range(i, n)`: the counter stepped by Python's range
+        _emit_range_for(em, node, indent, outs, ranged, hoisted)
+    else:
+        _emit_while_true(em, node, indent, outs, test, condition if test is not None else None)
     for i in sorted(counters):  # back to the declared dtype for whatever reads the result
         em.emit(
             indent, f"{outs[i]} = {em.bind(node.outputs[i].type.dtype.type, 'k')}({outs[i]})", node
@@ -226,7 +317,7 @@ def _range_counter(em, node: Node, test, counters: set[int]):
     only as the next counter: Python's `for i in range(i, n)` runs the same iterations with
     the same values of `i`, without a comparison and an addition of its own per iteration."""
     op, counter, _ = test
-    if op != "less":
+    if op.python_operator is not operator.lt:
         return None
     cond, body = node.subgraphs["cond"], node.subgraphs["body"]
     j = cond.inputs.index(counter)
@@ -236,7 +327,7 @@ def _range_counter(em, node: Node, test, counters: set[int]):
     stepper = step.producer if isinstance(step, Value) else None
     if (
         stepper is None
-        or stepper.op != "add"
+        or get_op(stepper.op).python_operator is not operator.add
         or stepper.subgraphs
         or stepper.attrs
         or stepper.inputs[0] is not body.inputs[j]
@@ -258,29 +349,17 @@ def _emit_range_for(em, node: Node, indent: int, outs: list[str], ranged, bound:
     saved = body.nodes
     body.nodes = [n for n in saved if n is not stepper]
     try:
-        written = len(em.lines)
+        written = em.position()
         coalesce_loop_outputs(em, body, outs, others)
         em.body(body, indent + 1, top_level=False)
         em.assign(
             indent + 1, [outs[k] for k in others], [em.ref(body.outputs[k]) for k in others], node
         )
-        if len(em.lines) == written:
-            em.emit(indent + 1, "pass")
+        em.pass_if_empty(written, indent + 1)
     finally:
         body.nodes = saved
     # the while loop leaves the counter at n when it ran (range leaves n - 1), else as it was
     em.emit(indent, f"if {outs[j]} < {bound}: {outs[j]} = {bound}", node)
-
-
-_COMPARISONS = frozenset(("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"))
-_OPERATORS = {
-    "less": "{0} < {1}",
-    "less_equal": "{0} <= {1}",
-    "greater": "{0} > {1}",
-    "greater_equal": "{0} >= {1}",
-    "equal": "{0} == {1}",
-    "not_equal": "{0} != {1}",
-}
 
 
 def _is_integer_scalar(t) -> bool:
@@ -292,7 +371,7 @@ def _is_integer_scalar(t) -> bool:
 
 
 def _integer_bound_test(node: Node):
-    """(op, counter, bound) when the loop's whole condition compares an integer loop variable
+    """(OpDef, counter, bound) when the loop's whole condition compares an integer loop variable
     with an integer scalar the loop does not change (`i < n` of a range loop). Comparing with
     int(n) gives the same answers (integer comparisons are exact), several times faster than
     comparing with a NumPy integer; the condition's value is only tested, never kept."""
@@ -301,12 +380,8 @@ def _integer_bound_test(node: Node):
     if len(cond.nodes) != 1 or len(cond.outputs) != 1:
         return None
     test = cond.nodes[0]
-    if (
-        test.op not in _COMPARISONS
-        or test.attrs
-        or test.subgraphs
-        or cond.outputs[0] is not test.outputs[0]
-    ):
+    op = get_op(test.op)
+    if not op.comparison or test.attrs or test.subgraphs or cond.outputs[0] is not test.outputs[0]:
         return None
     counter, bound = test.inputs
     loop_vars = cond.inputs[:nvars]
@@ -318,7 +393,7 @@ def _integer_bound_test(node: Node):
         and bound not in loop_vars
         and _is_integer_scalar(bound.type)
     ):
-        return test.op, counter, bound
+        return op, counter, bound
     return None
 
 
@@ -338,7 +413,7 @@ def _python_int_counters(node: Node) -> set[int]:
         stepper = step.producer if isinstance(step, Value) else None
         if (
             stepper is None
-            or stepper.op not in ("add", "subtract")
+            or get_op(stepper.op).python_operator not in (operator.add, operator.sub)
             or stepper.subgraphs
             or stepper.inputs[0] is not body.inputs[j]
             or type(stepper.inputs[1]) is not int
@@ -361,11 +436,12 @@ def _counter_uses_ok(
     for n in graph.nodes:
         if n is stepper:
             continue
+        op = get_op(n.op)
         for position, v in enumerate(n.inputs):
             if v is not counter:
                 continue
             if (
-                n.op in _COMPARISONS
+                op.comparison
                 and not n.subgraphs
                 and all(
                     type(o) in (bool, int, float)
@@ -376,10 +452,79 @@ def _counter_uses_ok(
                 )
             ):
                 continue  # (a Python int and a complex have no order; NumPy's scalars do)
-            if (n.op == "getitem" and position > 0) or (n.op == "setitem" and position > 1):
+            if op.index_inputs is not None and position >= op.index_inputs:
                 continue  # an index: a Python int selects what an integer scalar selects
             return False
     return not any(v is counter and k != output for k, v in enumerate(graph.outputs))
+
+
+def _trip_bound(node: Node) -> int | None:
+    """The loop's maximum_iterations when it is known while lowering, else None: the staged
+    condition is `logical_and(less(iteration, bound), cond)` (staging/control_flow.py)."""
+    cond_graph = node.subgraphs["cond"]
+    out = cond_graph.outputs[0] if cond_graph.outputs else None
+    producer = getattr(out, "producer", None)
+    if producer is None or get_op(producer.op).logical != "and":
+        return None
+    below = getattr(producer.inputs[0], "producer", None)
+    if (
+        below is None
+        or get_op(below.op).python_operator is not operator.lt
+        or below.inputs[0] not in cond_graph.inputs
+    ):
+        return None
+    bound = below.inputs[1]
+    if isinstance(bound, Value):
+        constant = get_op(bound.producer.op).constant if bound.producer is not None else None
+        if constant is None:
+            return None
+        bound = constant(bound.producer)
+    try:
+        return max(int(bound), 0)
+    except (TypeError, ValueError):
+        return None
+
+
+def _lower_while_loop(ctx, node, *inputs, num_loop_vars):
+    """jax.lax.while_loop; lists grown in it become preallocated buffers (its bound known)."""
+    for i, (start, end) in enumerate(zip(node.inputs[:num_loop_vars], node.outputs)):
+        if (
+            isinstance(start, Value)
+            and isinstance(start.type, TensorType)
+            and start.type.shape != end.type.shape
+        ):
+            raise ctx.cannot_lower(
+                node,
+                f"its loop variable {i} starts as {start.type} and changes shape between "
+                f"iterations ({end.type} after the loop), and XLA needs one shape",
+                _SHAPE_FIX,
+            )
+    cond_graph, body_graph = node.subgraphs["cond"], node.subgraphs["body"]
+    inits, captures = ctx.loop_lists(
+        node,
+        inputs[:num_loop_vars],
+        list(inputs[num_loop_vars:]),
+        body_graph,
+        _trip_bound(node),
+    )
+
+    def strong(values):
+        return [ctx.conform(o, v.type, strong=True) for o, v in zip(values, node.outputs)]
+
+    def cond(carry):
+        values, state = carry
+        ctx.set_state(state)
+        return ctx.jnp.asarray(ctx.run(cond_graph, list(values) + captures)[0], dtype=bool)
+
+    def body(carry):
+        values, state = carry
+        ctx.set_state(state)
+        outs = ctx.run(body_graph, list(values) + captures)
+        return strong(outs), ctx.state_values()
+
+    values, state = ctx.jax.lax.while_loop(cond, body, (strong(inits), ctx.state_values()))
+    ctx.set_state(state)
+    return tuple(values)
 
 
 register_op(
@@ -391,5 +536,27 @@ register_op(
     output_sources=_while_sources,
     emit=_while_emit,
     check=_while_check,
+    unread_inputs=unread_inputs,
+    plan_emit=_while_plan,
+    lower=_lower_while_loop,
     doc="loop variables = body(*loop variables, *captures) while cond(...)",
 )(_run_by_emit("while_loop"))
+
+
+# -- call ---------------------------------------------------------------------------------
+# A call of another staged function: attr `fn` is that function (an object with `graph`, the
+# graph it runs, `output_types` and `_execute`); the node's inputs are its graph's inputs. The
+# staging layer registers the op with its kernel (staging/concrete_function.py); its structure
+# is given here, with the other structured ops'.
+
+
+def _called_graph(node: Node) -> Graph:
+    return node.attrs["fn"].graph
+
+
+def _lower_call(ctx, node, *inputs, fn):
+    """Inline: the called graph's nodes are lowered in place."""
+    return tuple(ctx.run(fn.graph, inputs))
+
+
+expect_op("call", called_graph=_called_graph, lower=_lower_call)

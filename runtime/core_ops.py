@@ -8,9 +8,9 @@ import sys
 
 import numpy as np
 
-from .graph import ListType, Value
+from .graph import ListType, Node, Value
 from .registry import register_op
-from .types import TensorType, TypeJoinError, join_types
+from .types import PYTHON_SCALAR_DTYPES, TensorType, TypeJoinError, join_types
 
 
 class _ArgSlot:
@@ -38,13 +38,25 @@ def _const_infer(*, value):
     return TensorType.of(value)
 
 
+def _constant_value(node):
+    return node.attrs["value"]
+
+
 register_op(
     "const",
     infer=_const_infer,
     make_kernel=lambda value: lambda: value,
     weak_results=True,
+    constant=_constant_value,
+    raises="never",
+    lower=lambda ctx, node, *, value: value,
     doc="a constant: a NumPy value, or a Python number (of a weak type)",
 )(lambda *, value: value)
+
+
+def constant_node(value, type_, location=None):
+    """A node of the constant `value`, of type `type_` (for passes that fold values)."""
+    return Node("const", [], {"value": value}, [type_], location)
 
 
 # -- print / assert ----------------------------------------------------------
@@ -75,12 +87,19 @@ def _print_kernel(parts, sep, end):
     return run
 
 
+def _lower_print(ctx, node, *inputs, parts, sep, end):
+    """An ordered host callback printing exactly the interpreter's text."""
+    ctx.host_call(node, node.opdef.kernel(node.attrs), inputs)
+    return ()
+
+
 register_op(
     "print",
     infer=lambda *ts, parts, sep, end: (),
     num_outputs=0,
     stateful=True,
     make_kernel=_print_kernel,
+    lower=_lower_print,
 )(lambda *args, parts, sep, end: _print_kernel(parts, sep, end)(*args))
 
 
@@ -95,12 +114,31 @@ def _assert_kernel(parts, error=AssertionError):
     return run
 
 
+def _lower_assert(ctx, node, condition, *inputs, **attrs):
+    """A host callback raising the interpreter's error, run only when the condition is false."""
+
+    def fail():
+        ctx.host_call(node, node.opdef.kernel(node.attrs), (condition, *inputs))
+
+    if ctx.is_static(condition):
+        if not condition:
+            fail()
+        return ()
+    if ctx.jnp.ndim(condition) != 0:  # the interpreter's `not array` raises: the callback does too
+        fail()
+        return ()
+    ctx.jax.lax.cond(ctx.jnp.asarray(condition, dtype=bool), lambda: None, fail)
+    return ()
+
+
 register_op(
     "assert",
     infer=lambda *ts, parts, error=AssertionError: (),
     num_outputs=0,
     stateful=True,
     make_kernel=_assert_kernel,
+    lower=_lower_assert,
+    lower_calls_back=True,
 )(lambda c, *args, parts, error=AssertionError: _assert_kernel(parts, error)(c, *args))
 
 
@@ -114,11 +152,16 @@ def _write_argument(target, value):
     return target
 
 
+_WRITES_ARGUMENT = (
+    "the function writes into an argument in place, and XLA computes on copies of its inputs "
+    "(copy the argument in the function, or use the interpreter)"
+)
 register_op(
     "write_argument",
     infer=lambda target, value: target,
     stateful=True,
     may_alias_input=True,
+    unlowerable=_WRITES_ARGUMENT,
     doc="target[...] = value into an argument array; returns target",
 )(_write_argument)
 
@@ -145,6 +188,7 @@ register_op(
     num_outputs=0,
     stateful=True,
     make_kernel=_distinct_arrays_kernel,
+    unlowerable=_WRITES_ARGUMENT,
     doc="raises when an array written in place shares memory with another input",
 )(
     lambda *arrays, written, names, message, error: _distinct_arrays_kernel(
@@ -188,12 +232,27 @@ def _py_function_infer(*ts, func, out_types):
     return out_types if isinstance(out_types, tuple) else (out_types,)
 
 
+def _lower_py_function(ctx, node, *inputs, func, out_types):
+    """An ordered io_callback; its results need fully known shapes."""
+    types = out_types if isinstance(out_types, tuple) else (out_types,)
+    if not all(t.is_fully_defined for t in types):
+        raise ctx.cannot_lower(
+            node,
+            f"its Tout {', '.join(map(str, types))} has unknown dims, and XLA needs the "
+            f"shape of what the Python function returns",
+            "Give Tout a fully known shape",
+        )
+    return ctx.host_call(node, node.opdef.kernel(node.attrs), inputs, results=types)
+
+
 register_op(
     "py_function",
     infer=_py_function_infer,
     stateful=True,
     num_outputs=None,
     make_kernel=_py_function_kernel,
+    lower=_lower_py_function,
+    lower_calls_back=True,
 )(lambda *args, func, out_types: _py_function_kernel(func, out_types)(*args))
 
 
@@ -207,6 +266,7 @@ register_op(
     stateful=True,
     may_alias_state=True,
     make_kernel=lambda var: lambda: var._value,
+    lower=lambda ctx, node, *, var: ctx.state[id(var)],  # (Variables: threaded state)
 )(lambda *, var: var._value)
 
 
@@ -253,12 +313,33 @@ def _assign_kernel(var, mode):
     return functools.partial(_UPDATES[mode], var)
 
 
+def _lower_assign_variable(ctx, node, value, *, var, mode):
+    from .ops.elementwise import loop_dtypes  # (the ops package imports this module)
+
+    jnp = ctx.jnp
+    if mode == "set":
+        new = jnp.asarray(value).astype(var.dtype)
+    else:
+        ufunc = np.add if mode == "add" else np.subtract
+        input_type = node.inputs[0].type if isinstance(node.inputs[0], Value) else node.inputs[0]
+        loop = loop_dtypes(ufunc, [TensorType(var.dtype, var.shape), input_type])
+        old = jnp.asarray(ctx.state[id(var)], dtype=loop[0])
+        step = jnp.asarray(value, dtype=loop[1])
+        new = (old + step if ufunc is np.add else old - step).astype(var.dtype)
+    ctx.state[id(var)] = (
+        jnp.broadcast_to(new, var.shape) if tuple(var.shape) != jnp.shape(new) else new
+    )
+    return ()
+
+
 register_op(
     "assign_variable",
     infer=lambda t, *, var, mode: (),
     num_outputs=0,
     stateful=True,
     make_kernel=_assign_kernel,
+    writes_variable=True,
+    lower=_lower_assign_variable,
 )(lambda value, *, var, mode: _assign_kernel(var, mode)(value))
 
 
@@ -275,7 +356,31 @@ def _list_new(*size, element):
     return [None] * n
 
 
-register_op("list_new", infer=_list_new_infer, stateful=True)(_list_new)
+# JAX (runtime.jax_lowering): a list whose indices are known while lowering is a Python list of
+# JAX values; one carried through a staged loop a preallocated `ctx.lists.Buffer`.
+
+
+def _static_index(ctx, node, index) -> int:
+    known = ctx.known_int(node, 1, index)
+    if known is not None:
+        return known
+    raise ctx.cannot_lower(
+        node,
+        "the list index is known only when the graph runs, outside a staged loop with a bound",
+        ctx.lists.UNBOUNDED_FIX,
+    )
+
+
+def _lower_list_new(ctx, node, *size, element):
+    n = ctx.known_int(node, 0, size[0]) if size else 0
+    if n is None:
+        raise ctx.cannot_lower(
+            node, "the list's size is known only when the graph runs", ctx.lists.UNBOUNDED_FIX
+        )
+    return [None] * n
+
+
+register_op("list_new", infer=_list_new_infer, stateful=True, lower=_lower_list_new)(_list_new)
 
 
 def _list_write(lst, index, value, *, dynamic_size):
@@ -326,9 +431,36 @@ def _list_write_emit(em, node, indent: int) -> None:
         em.emit(indent, f"{out} = {kernel}({em.ref(lst)}, {em.ref(index)}, {em.ref(value)})", node)
 
 
-register_op("list_write", infer=_list_write_infer, stateful=True, emit=_list_write_emit)(
-    _list_write
-)
+def _lower_list_write(ctx, node, lst, index, value, *, dynamic_size):
+    if not isinstance(lst, ctx.lists.Buffer):
+        return _list_write(lst, _static_index(ctx, node, index), value, dynamic_size=dynamic_size)
+    jax, jnp = ctx.jax, ctx.jnp
+    index = jnp.asarray(index, dtype=np.int64)
+    bad = (index >= lst.capacity) | (index < 0)
+    if not dynamic_size:
+        bad = bad | (index >= lst.length)
+    ctx.fail_if(
+        node,
+        bad,
+        IndexError(
+            f"TensorArray index out of range: the list holds at most {lst.capacity} elements "
+            f"in this loop (its maximum_iterations)"
+        ),
+    )
+    row = jnp.asarray(value, dtype=lst.element.dtype).reshape((1, *lst.element.shape))
+    data = jax.lax.dynamic_update_slice(lst.data, row, (index,) + (0,) * len(lst.element.shape))
+    return ctx.lists.Buffer(data, jnp.maximum(lst.length, index + 1), lst.element)
+
+
+register_op(
+    "list_write",
+    infer=_list_write_infer,
+    stateful=True,
+    emit=_list_write_emit,
+    writes_list=True,
+    lower=_lower_list_write,
+    lower_calls_back=True,
+)(_list_write)
 
 
 def _list_read(lst, index):
@@ -338,9 +470,32 @@ def _list_read(lst, index):
     return value
 
 
-register_op("list_read", infer=lambda lst, i: lst.element, stateful=True, weak_results=True)(
-    _list_read
-)
+def _lower_list_read(ctx, node, lst, index):
+    jnp = ctx.jnp
+    if isinstance(lst, ctx.lists.Buffer):
+        index = jnp.asarray(index, dtype=np.int64)
+        ctx.fail_if(
+            node,
+            (index >= lst.length) | (index < 0),
+            IndexError("TensorArray index out of range, or element read before it was written"),
+        )
+        return ctx.jax.lax.dynamic_index_in_dim(lst.data, index, keepdims=False)
+    value = lst[_static_index(ctx, node, index)]
+    if value is None:  # the interpreter's error, when (and if) the graph runs this read
+        ctx.fail_if(node, True, ValueError("TensorArray element was read before it was written"))
+        out = node.outputs[0].type
+        return jnp.zeros(out.shape, out.dtype)
+    return value
+
+
+register_op(
+    "list_read",
+    infer=lambda lst, i: lst.element,
+    stateful=True,
+    weak_results=True,
+    lower=_lower_list_read,
+    lower_calls_back=True,
+)(_list_read)
 
 
 def _list_pop_infer(lst):
@@ -353,9 +508,26 @@ def _list_pop(lst):
     return lst, lst.pop()
 
 
-register_op("list_pop", infer=_list_pop_infer, num_outputs=2, stateful=True, weak_results=True)(
-    _list_pop
-)
+def _lower_list_pop(ctx, node, lst):
+    if not isinstance(lst, ctx.lists.Buffer):
+        return _list_pop(lst)
+    jnp = ctx.jnp
+    ctx.fail_if(node, lst.length <= 0, IndexError("pop from empty list"))
+    last = jnp.maximum(lst.length - 1, 0)
+    return ctx.lists.Buffer(lst.data, last, lst.element), ctx.jax.lax.dynamic_index_in_dim(
+        lst.data, last, keepdims=False
+    )
+
+
+register_op(
+    "list_pop",
+    infer=_list_pop_infer,
+    num_outputs=2,
+    stateful=True,
+    weak_results=True,
+    lower=_lower_list_pop,
+    lower_calls_back=True,
+)(_list_pop)
 
 
 def _list_stack_kernel(dtype, element_shape, empty="zeros"):
@@ -403,11 +575,23 @@ def _list_stack_infer(lst, *, dtype, element_shape, empty="zeros"):
     return TensorType(dtype, (None,) + tuple(element_shape))
 
 
+def _lower_list_stack(ctx, node, lst, *, dtype, element_shape, empty="zeros"):
+    jnp = ctx.jnp
+    if isinstance(lst, ctx.lists.Buffer):
+        return ctx.lists.Stacked(lst.data.astype(dtype), lst.length)
+    if not lst:
+        return jnp.asarray(_list_stack_kernel(dtype, element_shape, empty)([]))
+    if any(v is None for v in lst):
+        raise ValueError("TensorArray.stack(): some elements were never written")
+    return jnp.stack([jnp.asarray(v) for v in lst]).astype(dtype)
+
+
 register_op(
     "list_stack",
     infer=_list_stack_infer,
     stateful=True,
     make_kernel=_list_stack_kernel,
+    lower=_lower_list_stack,
     doc="np.stack of a list's elements; attr empty says what an empty list gives",
 )(
     lambda lst, *, dtype, element_shape, empty="zeros": _list_stack_kernel(
@@ -420,6 +604,7 @@ register_op(
     infer=lambda lst: TensorType.python_scalar(int),
     stateful=True,
     weak_results=True,
+    lower=lambda ctx, node, lst: lst.length if isinstance(lst, ctx.lists.Buffer) else len(lst),
     doc="len(lst): a Python int",
 )(len)
 
@@ -440,6 +625,8 @@ register_op(
     weak_results=True,
     make_kernel=lambda axis: lambda x: np.shape(x)[axis],
     make_expr=_dim_expr,
+    dimension=lambda node: (node.inputs[0], node.attrs["axis"]),
+    lower=lambda ctx, node, x, *, axis: ctx.jnp.shape(x)[axis],
     doc="x.shape[axis]: a Python int",
 )(lambda x, *, axis: np.shape(x)[axis])
 
@@ -460,9 +647,16 @@ def _python_number_infer(x, *, kind):
     return TensorType.python_scalar(kind)
 
 
+def _lower_python_number(ctx, node, x, *, kind):
+    if ctx.is_static(x):
+        return kind(x)
+    return ctx.jnp.asarray(x).astype(PYTHON_SCALAR_DTYPES[kind])
+
+
 register_op(
     "python_number",
     infer=_python_number_infer,
+    lower=_lower_python_number,
     weak_results=True,
     make_kernel=lambda kind: kind,
     doc="kind(x) of a scalar: a Python bool, int, float or complex",
@@ -482,4 +676,9 @@ def _truth_infer(x):
     return TensorType(np.bool_, ())
 
 
-register_op("truth", infer=_truth_infer, expr="({0} != 0)")(_truth)
+register_op(
+    "truth",
+    infer=_truth_infer,
+    expr="({0} != 0)",
+    lower=lambda ctx, node, x: ctx.jnp.asarray(x) != 0,
+)(_truth)

@@ -14,7 +14,7 @@ import os
 import shutil
 import subprocess
 
-from .graph import Graph, Node, Value, format_attr
+from .graph import Graph, Node, Value, constant_of, format_attr
 
 MAX_ATTRS = 48  # characters of attributes shown in a node's label
 
@@ -40,8 +40,9 @@ def _location(node: Node) -> str:
 
 
 def _op_text(node: Node) -> str:
-    if node.op == "const":
-        attrs = format_attr(node.attrs.get("value"))
+    constant = constant_of(node)
+    if constant is not None:  # a constant: its value
+        attrs = format_attr(constant(node))
     else:
         attrs = " ".join(f"{k}={format_attr(v)}" for k, v in sorted(node.attrs.items()))
     literals = [format_attr(v) for v in node.inputs if not isinstance(v, Value)]

@@ -9,20 +9,18 @@ node and the user's file:line. A very long graph becomes several functions (runt
 
 from __future__ import annotations
 
-import ast
-import builtins
 import itertools
+import keyword
 import math
 import threading
 
 import numpy as np
 
-from . import chunks, fusion, peephole, scalar_loops
+from . import chunks, fusion, scalar_loops
 from ._compat import add_note
-from .analysis import BufferPlan, dead_after, maybe_viewed, outputs_sharing_state
-from .fusion import UFUNCS as _UFUNCS
+from .analysis import BufferPlan, dead_after, free_values, maybe_viewed, outputs_sharing_state
 from .graph import Graph, Node, Value, node_text
-from .ops.elementwise import INT_AS_FLOAT, as_dtype
+from .ops.elementwise import as_dtype
 from .options import get_options
 from .registry import get_op
 from .types import TensorType
@@ -38,25 +36,6 @@ _MAX_INDENT = 40
 _noted = threading.local()  # the exception a graph has last placed, per thread
 
 
-# Operators on scalars that never raise (so may be written into the line that reads them), and
-# those that never raise on NumPy scalars (which warn instead: 1 // 0 raises in Python).
-_CANNOT_RAISE = frozenset(
-    (
-        "add",
-        "subtract",
-        "multiply",
-        "mul",
-        "less",
-        "less_equal",
-        "greater",
-        "greater_equal",
-        "equal",
-        "not_equal",
-        "negative",
-        "positive",
-    )
-)
-_NUMPY_SCALARS_DO_NOT_RAISE = frozenset(("remainder", "floor_divide", "divide", "absolute"))
 _MAX_INLINED_DEPTH = 8
 
 
@@ -90,19 +69,55 @@ class _Emitter(chunks.ChunkedEmission):
         self.line_nodes: dict[int, Node] = {}
         self.names: dict[int, str] = {}
         self.count = 0
-        self.buffers = BufferPlan(maybe_viewed(graph, _UFUNCS))
+        self.buffers = BufferPlan(maybe_viewed(graph))
         self.helpers: list = []  # (lines, {line: node}) of subgraph bodies emitted as functions
         self._uses: dict | None = None
+        self._unread: dict | None = None  # id(value) -> reads of it the emitted code leaves out
+        self._dropped: set[int] = set()  # values named but never computed: nothing reads them
         self._depth: dict[int, int] = {}  # id(value) -> nesting of the expression standing for it
         self._in_helper = 0  # > 0 while a body is emitted as a helper function
         self._named: list = []  # the values fresh() named
         self._exact: dict = {}  # (type, number, dtype) -> as_dtype(number, dtype), numbers seen
         self._bound: dict = {}  # (id(object), prefix) -> its name, for a long graph (see bind)
-        # nodes computed on Python numbers in an unboxed scalar loop (runtime.scalar_loops)
-        self.python_scalars: dict[int, str] = {}
-        self.python_scalar_dtypes: dict[int, np.dtype] = {}
+        # decided on the graph before any code is written (plan()): what structured ops' emit
+        # hooks decided (OpDef.plan_emit), the nodes computed on Python numbers in unboxed
+        # scalar loops (runtime.scalar_loops), the fused runs of subgraphs (runtime.fusion)
+        self._plans: dict[int, object] = {}
+        self._python_numbers: dict[int, tuple] = {}
+        self._runs: dict[int, dict] = {}
+        self._hoisted: dict[tuple, str] = {}  # (id(value), n) -> the name of a hoisted size test
         self.numpy_forms: dict[int, str] = {}  # id(value) -> its expression on NumPy scalars
-        self.loop_preludes: list = []  # fusion.LoopPrelude of the loops being emitted, innermost last
+
+    # -- decisions made on the graph -------------------------------------
+    def plan(self) -> None:
+        """What the emit hooks of the graph's structured nodes decide (OpDef.plan_emit)."""
+        for node in self.graph.walk():
+            decide = get_op(node.op).plan_emit
+            if decide is not None:
+                decided = self._plans[id(node)] = decide(node, self.options)
+                self._python_numbers.update(getattr(decided, "python_numbers", ()))
+
+    def plan_of(self, node: Node):
+        """What OpDef.plan_emit decided for `node` (None for an op without the hook)."""
+        return self._plans.get(id(node))
+
+    def python_number(self, node: Node) -> tuple | None:
+        """(kind, dtype) when `node` computes on Python numbers (an unboxed scalar loop)."""
+        return self._python_numbers.get(id(node))
+
+    def fused_runs(self, graph: Graph) -> dict:
+        """fusion.plan of a subgraph (computed once)."""
+        runs = self._runs.get(id(graph))
+        if runs is None:
+            runs = self._runs[id(graph)] = fusion.plan(graph, self.options)
+        return runs
+
+    def hoisted(self, key: tuple) -> str | None:
+        """The name of the size test `key` hoisted before an enclosing loop (fusion)."""
+        return self._hoisted.get(key)
+
+    def hoist(self, key: tuple, name: str) -> None:
+        self._hoisted[key] = name
 
     # -- names -----------------------------------------------------------
     def new_tag(self) -> int:
@@ -156,44 +171,59 @@ class _Emitter(chunks.ChunkedEmission):
         if node is not None:
             self.line_nodes[len(self.lines)] = node
 
+    def position(self) -> int:
+        """Where the code written so far ends (for pass_if_empty)."""
+        return len(self.lines)
+
+    def pass_if_empty(self, since: int, indent: int) -> None:
+        """A block that nothing was written into since `position()` was `since` gets `pass`."""
+        if len(self.lines) == since:
+            self.emit(indent, "pass")
+
     # -- bodies ----------------------------------------------------------
-    def body(self, graph: Graph, indent: int, top_level: bool):  # noqa: C901
+    def body(self, graph: Graph, indent: int, top_level: bool):
         if not top_level and indent > _MAX_INDENT:
             self._body_in_helper(graph, indent)
             return
         last_use = dead_after(graph) if top_level else {}
         chunked = top_level and self.units is not None  # (a fused run is emitted whole, in one
         # chunk: in a long graph, none is longer than a quarter of a chunk)
-        runs = fusion.plan(
-            graph, self.options, *((chunks.CHUNK_LINES // 4, self._last) if chunked else ())
-        )
+        if chunked:
+            runs = fusion.plan(graph, self.options, chunks.CHUNK_LINES // 4, self._last)
+        else:
+            runs = self.fused_runs(graph)
         position = 0
         nodes = graph.nodes
         while position < len(nodes):
             if chunked and len(self.lines) >= chunks.CHUNK_LINES:
                 self.next_chunk(position)
-            if runs:
-                run = runs.get(position)
-                if run is not None:
-                    self.fused(run, indent, last_use, top_level)
-                    position = run.stop
-                    continue
-            node = nodes[position]
+            run = runs.get(position) if runs else None
+            if run is not None:
+                self.fused(run, indent, last_use, top_level)
+                position = run.stop
+                continue
             dying = last_use.get(position, ())
-            emit = get_op(node.op).emit
-            if node.scope is not None:
-                self.scoped(node, indent, emit)
-            elif emit is not None:
-                emit(self, node, indent)
-            elif not self.in_place(node, indent, dying, chunked):
-                if position + 1 < len(nodes):
-                    following = None if runs.get(position + 1) else nodes[position + 1]
-                else:  # the last node: what reads its result next is the op writing the outputs
-                    following = graph if not top_level and not self._in_helper else None
-                self.simple(node, indent, following)
+            self.node(graph, position, indent, dying, runs, top_level)
             if top_level and dying:
                 self.free(indent, dying)
             position += 1
+
+    def node(self, graph: Graph, position: int, indent: int, dying, runs, top_level: bool) -> None:
+        """Node `position` of `graph` (not in a fused run; `dying`: the arrays that die there)."""
+        chunked = top_level and self.units is not None
+        nodes = graph.nodes
+        node = nodes[position]
+        emit = get_op(node.op).emit
+        if node.scope is not None:
+            self.scoped(node, indent, emit)
+        elif emit is not None:
+            emit(self, node, indent)
+        elif not self.in_place(node, indent, dying, chunked):
+            if position + 1 < len(nodes):
+                following = None if runs.get(position + 1) else nodes[position + 1]
+            else:  # the last node: what reads its result next is the op writing the outputs
+                following = graph if not top_level and not self._in_helper else None
+            self.simple(node, indent, following)
 
     def scoped(self, node: Node, indent: int, emit) -> None:
         """A node of the user's `with np.errstate(...)`: its code runs in a `with` of that state."""
@@ -206,24 +236,31 @@ class _Emitter(chunks.ChunkedEmission):
     def _body_in_helper(self, graph: Graph, indent: int):
         """Emits a subgraph's body as a module-level function and, here, its call: Python refuses
         code nested more than 100 blocks deep (a 100-case elif chain is 100 nested conds). The
-        function takes the names the body reads and returns the names of the subgraph's outputs
-        it defines, so the caller's code after the body reads them as if it were inline."""
-        outer = self.lines, self.line_nodes
+        function takes the values the body reads from outside it (analysis.free_values) and
+        returns those of the subgraph's outputs its nodes make, so the caller's code after the
+        body reads them as if it were inline."""
+        outer = self.lines, self.line_nodes, self._hoisted
         self.lines, self.line_nodes = [], {}
+        self._hoisted = {}  # (a test hoisted before an enclosing loop: not in this function)
         self._in_helper += 1
         try:
             self.body(graph, 1, top_level=False)
         finally:
             self._in_helper -= 1
-        lines, nodes = self.lines, self.line_nodes
-        self.lines, self.line_nodes = outer
-        loads, stores = set(), set()
-        for n in ast.walk(ast.parse("\n".join(line[4:] for line in lines) or "pass")):
-            if isinstance(n, ast.Name):
-                (loads if isinstance(n.ctx, ast.Load) else stores).add(n.id)
-        params = sorted(loads - stores - set(self.namespace) - set(vars(builtins)))
+            lines, nodes = self.lines, self.line_nodes
+            self.lines, self.line_nodes, self._hoisted = outer
+        params = sorted(
+            {
+                ref
+                for v in free_values(graph)
+                if id(v) not in self._dropped and self._is_variable(ref := self.ref(v))
+            }
+        )
+        made = {id(v) for n in graph.nodes for v in n.outputs}
         results = list(
-            dict.fromkeys(r for r in (self.ref(v) for v in graph.outputs) if r in stores)
+            dict.fromkeys(
+                self.ref(v) for v in graph.outputs if isinstance(v, Value) and id(v) in made
+            )
         )
         name = f"_body{self.new_tag()}"
         header = f"def {name}({', '.join(params)}):"
@@ -232,8 +269,17 @@ class _Emitter(chunks.ChunkedEmission):
         call = f"{name}({', '.join(params)})"
         self.emit(indent, f"{', '.join(results)}, = {call}" if results else call)
 
+    def _is_variable(self, ref: str) -> bool:
+        """Whether the reference `ref` of a value is a variable of the generated code (not a
+        literal, nor a name of the namespace)."""
+        return ref.isidentifier() and not keyword.iskeyword(ref) and ref not in self.namespace
+
     def free(self, indent: int, values):
-        dead = [self.names[id(v)] for v in values if not self.buffers.taken(v)]
+        dead = [
+            self.names[id(v)]
+            for v in values
+            if not self.buffers.taken(v) and id(v) not in self._dropped
+        ]
         if dead:
             self.emit(indent, f"del {', '.join(dead)}")
 
@@ -250,9 +296,10 @@ class _Emitter(chunks.ChunkedEmission):
             self.simple(node, indent)
 
         def op_by_op(inner: int):
+            consts = {id(n) for n in run.consts}
             for p in range(run.start, run.stop):
                 node = run.all_nodes[p - run.start]
-                if node.op == "const":
+                if id(node) in consts:
                     continue
                 if not self.in_place(node, inner, last_use.get(p, ())):
                     self.simple(node, inner)
@@ -269,15 +316,16 @@ class _Emitter(chunks.ChunkedEmission):
         Only buffers this graph allocated itself (ufunc results) are reused, never inputs,
         constants or views. With `same_name` (a long graph's chunk, not in a fused run), an
         unnamed result takes that input's name: `v1 = k4(v1, c3, v1)` (fewer names compile faster)."""
-        ufunc = _UFUNCS.get(node.op)
+        op = get_op(node.op)
+        ufunc = op.out_ufunc
         if (
             ufunc is None
             or not dying
             or node.attrs
             or len(node.outputs) != 1
             or not self.options["buffer_reuse"]
-            or type(node.outputs[0].type) is not TensorType
-            or not fusion.in_place_exact(node)
+            or type(node.outputs[0].type) is not TensorType  # (one kind: runtime.types)
+            or not fusion.in_place_exact(node, op)
         ):
             return False  # (the reused buffer is one of `dying`)
         result = node.outputs[0]
@@ -309,7 +357,7 @@ class _Emitter(chunks.ChunkedEmission):
                 )
             ):
                 return False  # it might broadcast the result beyond the reused buffer
-        args = self.operand_refs(node)
+        args = self.operand_refs(node, op)
         name = self.names[id(target)]
         if same_name and id(result) not in self.names and name.isidentifier():
             self.names[id(result)] = out = name
@@ -319,23 +367,25 @@ class _Emitter(chunks.ChunkedEmission):
         # `out` passed positionally: cheaper than the keyword for small arrays
         self.emit(
             indent,
-            f"{out} = {self.bind(ufunc)}({', '.join(args)}, {fusion.out_arg(node.op, name)})",
+            f"{out} = {self.bind(ufunc)}({', '.join(args)}, {fusion.out_arg(op, name)})",
             node,
         )
         buffers.own(result)
         buffers.take(target)
         return True
 
-    def operand_refs(self, node: Node, ref=None) -> list[str]:
+    def operand_refs(self, node: Node, op=None, ref=None) -> list[str]:
         """Input references; in a ufunc over arrays, a Python number that NumPy would cast to the
         array's dtype (NEP 50) is bound once as a 0-d array of that dtype: the ufunc then skips
         converting it on every call (over 2x faster on small arrays), with identical results.
-        `ref` names Value inputs (default: their variables)."""
+        `op`: the node's OpDef, when the caller has it; `ref` names Value inputs (default: their
+        variables)."""
         ref = ref or self.ref
         inputs = node.inputs
+        op = op or get_op(node.op)
         arrays = (
             [v for v in inputs if isinstance(v, Value) and getattr(v.type, "ndim", 0) > 0]
-            if node.op in _UFUNCS
+            if op.out_ufunc is not None
             else ()
         )
         if (
@@ -358,7 +408,7 @@ class _Emitter(chunks.ChunkedEmission):
                 refs.append(self.bind(exact, "c") if exact is not None else self.literal(v))
             elif (
                 dtype == np.float64
-                and node.op in INT_AS_FLOAT
+                and op.int_as_float
                 and isinstance(v, Value)
                 and getattr(v.type, "python_type", None) is int
             ):
@@ -368,42 +418,53 @@ class _Emitter(chunks.ChunkedEmission):
         return refs
 
     def simple(self, node: Node, indent: int, following: Node | Graph | None = None):
+        """One node: a line assigning its result (an inlined operator, a literal, a kernel call),
+        or, for a scalar operator read once by `following`, nothing but an expression its reader
+        writes in place of a name."""
         op = get_op(node.op)
-        args = self.operand_refs(node)
+        if self._unread_only(node, op):
+            for v in node.outputs:  # (named: the code that leaves its reads out may ask)
+                self.fresh(v)
+                self._dropped.add(id(v))
+            return
+        args = self.operand_refs(node, op)
         expr = op.expr if not node.attrs else None
         if op.make_expr is not None:
             types = [v.type if isinstance(v, Value) else v for v in node.inputs]
             expr = op.make_expr(*types, **node.attrs) or expr
-        inline = False
-        if expr is not None and following is not None and self.inlined(node, following):
+        depth = 0
+        if expr is not None and following is not None and self.inlined(node, op, following):
             depth = 1 + max(
                 (self._depth.get(id(v), 0) for v in node.inputs if isinstance(v, Value)), default=0
             )
-            inline = depth <= _MAX_INLINED_DEPTH  # (Python refuses very deeply nested expressions)
-        kind = self.python_scalars.get(id(node))
-        if (
-            kind is not None
-        ):  # on Python numbers in an unboxed scalar loop (an expression, not a template)
-            inline = inline and scalar_loops.may_inline(self, node, following)
-            expr = scalar_loops.expression(
-                self, node, kind, self.python_scalar_dtypes[id(node)], inline, following
-            )
+            if depth > _MAX_INLINED_DEPTH:  # (Python refuses very deeply nested expressions)
+                depth = 0
+        number = self._python_numbers.get(id(node))
+        if number is not None:  # on Python numbers in an unboxed scalar loop (not a template)
+            if depth and not scalar_loops.may_inline(self, node, following):
+                depth = 0
+            kind, dtype = number
+            expr = scalar_loops.expression(self, node, kind, dtype, bool(depth), following)
             expr = expr.replace("{", "{{").replace("}", "}}")
-        if inline:
+        if depth:
             self._depth[id(node.outputs[0])] = depth
             self.names[id(node.outputs[0])] = "(" + expr.format(*args) + ")"
             return
-        outs = [self.fresh(v) for v in node.outputs]
+        self._assign_result(node, op, indent, self._call_text(node, op, expr, args))
+
+    def _call_text(self, node: Node, op, expr: str | None, args: list[str]) -> str:
         if expr is not None:
-            call = "(" + expr.format(*args) + ")"
-        elif node.op == "const":
-            value = node.attrs["value"]
-            call = (
+            return "(" + expr.format(*args) + ")"
+        if op.constant is not None:
+            value = op.constant(node)
+            return (
                 self.literal(value) if type(value) in (bool, int, float) else self.bind(value, "c")
             )
-        else:
-            call = f"{self.bind(op.kernel(node.attrs))}({', '.join(args)})"
-        if node.op in _UFUNCS and len(outs) == 1:
+        return f"{self.bind(op.kernel(node.attrs))}({', '.join(args)})"
+
+    def _assign_result(self, node: Node, op, indent: int, call: str) -> None:
+        outs = [self.fresh(v) for v in node.outputs]
+        if op.out_ufunc is not None and len(outs) == 1:
             self.buffers.own(node.outputs[0])
         if not outs:
             self.emit(indent, call, node)
@@ -412,11 +473,12 @@ class _Emitter(chunks.ChunkedEmission):
         else:
             self.emit(indent, f"{', '.join(outs)}, = {call}", node)
 
-    def inlined(self, node: Node, following: Node) -> bool:
-        """Whether `node`, an operator on scalars, is written into the line of the node after it
-        (`if (v2 % 2) == 0:`) instead of a line and a variable of its own: its one result is
-        read once, by that node (a plain node, or a cond as its predicate), so it is evaluated
-        at the same point; and it cannot raise (its failure would name the reading node)."""
+    def inlined(self, node: Node, op, following: Node) -> bool:
+        """Whether `node` (of OpDef `op`), an operator on scalars, is written into the line of the
+        node after it (`if (v2 % 2) == 0:`) instead of a line and a variable of its own: its one
+        result is read once, by that node (a plain node, or a branch op as its predicate), so it
+        is evaluated at the same point; and it cannot raise (its failure would name the reading
+        node)."""
         if (
             len(node.outputs) != 1
             or node.scope is not None
@@ -429,16 +491,38 @@ class _Emitter(chunks.ChunkedEmission):
         if isinstance(following, Graph):  # a subgraph's last node: read once, as its output
             if not any(v is out for v in following.outputs):
                 return False
-        elif get_op(following.op).emit is not None and following.op != "cond":
-            return False
-        elif not any(v is out for v in following.inputs) or (
-            following.op == "cond" and following.inputs[0] is not out
-        ):
-            return False
-        strong = all(
+        else:
+            reader = get_op(following.op)
+            if reader.emit is not None:  # a structured op: only into the predicate it reads first
+                if reader.predicate is None or following.inputs[reader.predicate] is not out:
+                    return False
+            elif not any(v is out for v in following.inputs):
+                return False
+        if op.raises == "never":
+            return True
+        return op.raises == "on_python_numbers" and all(
             getattr(v.type, "weak", True) is False for v in node.inputs if isinstance(v, Value)
         )
-        return node.op in _CANNOT_RAISE or (strong and node.op in _NUMPY_SCALARS_DO_NOT_RAISE)
+
+    def _unread_only(self, node: Node, op) -> bool:
+        """Whether `node` is a constant or an array's dimension (computing it has no effect and
+        cannot fail) whose every read is one the emitted code leaves out (OpDef.unread_inputs:
+        an array walk does not read its counter's first value). Not in a long graph, whose
+        chunks pass their values on by name."""
+        if (op.constant is None and op.dimension is None) or node.scope is not None:
+            return False
+        if self.units is not None:
+            return False
+        if self._unread is None:
+            self._unread = {}
+            for n in self.graph.walk():
+                skips = get_op(n.op).unread_inputs
+                for position in skips(n) if skips is not None else ():
+                    v = n.inputs[position]
+                    if isinstance(v, Value):
+                        self._unread[id(v)] = self._unread.get(id(v), 0) + 1
+        uses = self.use_counts()
+        return all(uses.get(id(v), 0) == self._unread.get(id(v), 0) for v in node.outputs)
 
     def use_counts(self) -> dict[int, int]:
         """id(value) -> how many times nodes and graph outputs read it, in the whole graph."""
@@ -471,6 +555,7 @@ class _Emitter(chunks.ChunkedEmission):
             )
 
     def function(self, name: str) -> str:
+        self.plan()
         params = [self.fresh(v) for v in self.graph.inputs]
         if len(self.graph.nodes) > chunks.LONG_GRAPH:
             self.chunked(params)
@@ -482,12 +567,11 @@ class _Emitter(chunks.ChunkedEmission):
             self.body(self.graph, 2, top_level=True)
         rets = []
         # constants that are arrays (0-d ones too: NumPy scalars are immutable, 0-d arrays not)
-        const_outputs = {
-            id(v)
-            for n in self.graph.nodes
-            if n.op == "const" and isinstance(n.attrs["value"], np.ndarray)
-            for v in n.outputs
-        }
+        const_outputs = set()
+        for n in self.graph.nodes:
+            constant = get_op(n.op).constant
+            if constant is not None and isinstance(constant(n), np.ndarray):
+                const_outputs.update(id(v) for v in n.outputs)
         sharing_state = set(outputs_sharing_state(self.graph))
         for i, v in enumerate(self.graph.outputs):
             ref = self.ref(v)
@@ -506,8 +590,6 @@ class _Emitter(chunks.ChunkedEmission):
         for lines, nodes in self.helpers:  # (defined after `run`: called only when it runs)
             self.line_nodes.update((len(self.lines) + k, node) for k, node in nodes.items())
             self.lines.extend(lines)
-        if self.units is None:
-            peephole.drop_unread_assignments(self.lines, self.line_nodes)
         return self.source_of_units("\n".join(self.lines) + "\n", name)
 
 

@@ -39,100 +39,25 @@ from . import native
 from .analysis import last_uses
 from .graph import Graph, Node, Value
 from .parallel import run_parts, split_bounds
+from .registry import get_op
 from .types import TensorType
 
 
-def _mixes_float_and_int(ufunc: np.ufunc) -> bool:
-    """A loop takes a float and an integer (ldexp): NumPy picks it from a Python number's kind
-    (NEP 50), so such a number must reach the ufunc as it is, never cast to the array's dtype."""
-    for loop in ufunc.types:
-        kinds = {np.dtype(c).kind for c in loop.split("->")[0] if c not in "OMm"}
-        if "f" in kinds and kinds & {"i", "u"}:
-            return True
-    return False
+def in_place_exact(node: Node, op=None) -> bool:
+    """Whether writing `node`'s result into one of its operands' buffers gives the same bits
+    (`op`: its OpDef, when the caller has it)."""
+    op = op or get_op(node.op)
+    return op.in_place_complex or node.outputs[0].type.dtype.kind != "c"
 
 
-# single-output ufuncs by name (multi-output ones such as divmod are never fused), without the
-# ufuncs whose loops mix floats and integers: code treating the operands of these as one dtype
-# (fusion, the executor's pre-cast Python numbers) would change the loop NumPy picks
-UFUNCS = {
-    name: getattr(np, name)
-    for name in dir(np)
-    if isinstance(getattr(np, name), np.ufunc)
-    and getattr(np, name).nout == 1
-    and getattr(np, name).__name__ == name
-    and not _mixes_float_and_int(getattr(np, name))
-}
-
-# Ops whose value per element is fixed by IEEE-754 (correctly rounded or exact) for real floats:
-# computing them chunk by chunk gives the same bits as one call over the whole array.
-EXACT_OPS = frozenset(
-    (
-        "add",
-        "subtract",
-        "multiply",
-        "divide",
-        "negative",
-        "positive",
-        "absolute",
-        "fabs",
-        "square",
-        "sqrt",
-        "reciprocal",
-        "minimum",
-        "maximum",
-        "fmin",
-        "fmax",
-        "copysign",
-        "nextafter",
-        "ldexp",
-        "floor",
-        "ceil",
-        "trunc",
-        "rint",
-        "sign",
-        "heaviside",
-        "conjugate",
-        "less",
-        "less_equal",
-        "greater",
-        "greater_equal",
-        "equal",
-        "not_equal",
-        "logical_and",
-        "logical_or",
-        "logical_xor",
-        "logical_not",
-        "isnan",
-        "isinf",
-        "isfinite",
-        "signbit",
-        "bitwise_and",
-        "bitwise_or",
-        "bitwise_xor",
-        "invert",
-        "left_shift",
-        "right_shift",
-    )
-)
-
-# ufuncs whose complex loops give another last bit when the output is one of the inputs (NumPy
-# 2.4, measured on one-element arrays): their result never goes into an operand's buffer
-_ALIASED_COMPLEX = frozenset(("multiply", "square"))
+def out_arg(op, target: str) -> str:
+    """`target` as the output argument of the ufunc of OpDef `op` (a keyword where the ufunc
+    deprecates a positional one)."""
+    return f"out={target}" if op.out_by_keyword else target
 
 
-def in_place_exact(node: Node) -> bool:
-    """Whether writing `node`'s result into one of its operands' buffers gives the same bits."""
-    return not (node.op in _ALIASED_COMPLEX and node.outputs[0].type.dtype.kind == "c")
-
-
-# ufuncs that deprecate `out` given positionally (NumPy 2.4); the others take it positionally,
-# which is cheaper than the keyword on small arrays
-_OUT_BY_KEYWORD = frozenset(("maximum", "minimum"))
-
-
-def out_arg(op: str, target: str) -> str:
-    return f"out={target}" if op in _OUT_BY_KEYWORD else target
+def is_constant(node: Node) -> bool:
+    return get_op(node.op).constant is not None
 
 
 _REAL_KINDS = frozenset("biuf")
@@ -149,8 +74,8 @@ class Run:
         self.all_nodes = graph.nodes[start:stop]
         # constants made between the ufuncs (`x * np.float32(2.0)` records one per call): made
         # before the run, read whole by every chunk
-        self.consts = [n for n in self.all_nodes if n.op == "const"]
-        self.nodes = [n for n in self.all_nodes if n.op != "const"]  # the ufuncs
+        self.consts = [n for n in self.all_nodes if is_constant(n)]
+        self.nodes = [n for n in self.all_nodes if not is_constant(n)]  # the ufuncs
         produced = {id(v) for n in self.all_nodes for v in n.outputs}
         self.inputs: list[Value] = []  # outer arrays of the run's shape, in order of first use
         self.sliced: list[Value] = []  # outer arrays that broadcast but vary along axis 0
@@ -252,8 +177,10 @@ def broadcasts_into(shape: tuple, out: tuple) -> str | None:
 
 def _member_shape(node: Node, mode) -> tuple | None:
     """The output shape when `node` may join a fused run, else None."""
+    op = get_op(node.op)
     if (
-        node.op not in UFUNCS
+        op.out_ufunc is None
+        or op.out_ufunc.signature is not None  # (matmul, vecdot: not element by element)
         or node.attrs
         or node.subgraphs
         or len(node.outputs) != 1
@@ -278,13 +205,13 @@ def _member_shape(node: Node, mode) -> tuple | None:
             return None
     if not kinds <= _REAL_KINDS:
         return None
-    if mode != "all" and node.op not in EXACT_OPS and not kinds <= _INTEGER_KINDS:
+    if mode != "all" and not op.exact and not kinds <= _INTEGER_KINDS:
         return None
     return out.shape
 
 
 def _scalar_const(node: Node) -> bool:
-    t = node.outputs[0].type if node.op == "const" and len(node.outputs) == 1 else None
+    t = node.outputs[0].type if len(node.outputs) == 1 and is_constant(node) else None
     return isinstance(t, TensorType) and t.ndim == 0
 
 
@@ -320,7 +247,7 @@ def plan(  # noqa: C901, PLR0912
             for begin in range(start, stop, max_length)
         ]
     bounds = [
-        b for b in bounds if sum(graph.nodes[p].op != "const" for p in range(b[0], b[1])) >= 2
+        b for b in bounds if sum(not is_constant(graph.nodes[p]) for p in range(b[0], b[1])) >= 2
     ]
     if not bounds:
         return {}
@@ -329,7 +256,7 @@ def plan(  # noqa: C901, PLR0912
         min_bytes = min(min_bytes, options["parallel_min_bytes"])
     for start, stop, shape in bounds:
         size = math.prod(shape) if None not in shape else None
-        ops = sum(graph.nodes[p].op != "const" for p in range(start, stop))
+        ops = sum(not is_constant(graph.nodes[p]) for p in range(start, stop))
         if (
             size is not None
             and size * _MAX_ITEMSIZE * sum(len(n.inputs) + 1 for n in graph.nodes[start:stop])
@@ -347,24 +274,28 @@ def plan(  # noqa: C901, PLR0912
     return runs
 
 
-class LoopPrelude:
-    """What a staged loop's emitted code computes once before its header: tests of the values the
-    loop body captures (fixed while the loop runs), inserted where the header begins."""
+def _size_test(em, ref: str, min_elements: int) -> str:
+    """The guard's first test: an ndarray big enough to be worth fusing."""
+    return f"type({ref}) is {em.bind(np.ndarray, 'k')} and {ref}.size >= {min_elements}"
 
-    def __init__(self, em, indent: int, captures):
-        self.lines, self.line_nodes, self.index = em.lines, em.line_nodes, len(em.lines)
-        self.indent = indent
-        self.captures = {id(v) for v in captures}
 
-    def insert(self, name: str, expression: str, node: Node) -> str:
-        """Inserts `name = expression` before the loop; returns `name`."""
-        self.lines.insert(self.index, "    " * self.indent + f"{name} = {expression}")
-        self.index += 1  # line_nodes keys are 1-based line numbers: those after it move down
-        moved = {(k + 1 if k >= self.index else k): n for k, n in self.line_nodes.items()}
-        self.line_nodes.clear()
-        self.line_nodes.update(moved)
-        self.line_nodes[self.index] = node
-        return name
+def hoist_size_tests(em, graphs, captures, indent: int, node: Node) -> None:
+    """Before a staged loop's header: the size test of each fused run of `graphs` (the loop's
+    body and what it nests) with unknown dims that reads one of the loop's `captures` (values
+    fixed while it runs), once; the run's guard then reads its name (em.hoisted)."""
+    fixed = {id(v) for v in captures}
+    for graph in graphs:
+        for run in em.fused_runs(graph).values():
+            if run.size is not None:
+                continue
+            value = next((v for v in run.inputs if id(v) in fixed), None)
+            if value is None:
+                continue
+            key = (id(value), run.min_elements(em.options))
+            if em.hoisted(key) is None:
+                name = f"f{em.new_tag()}_big"
+                em.emit(indent, f"{name} = {_size_test(em, em.ref(value), key[1])}", node)
+                em.hoist(key, name)
 
 
 def _emit_chunk_loop(  # noqa: PLR0913
@@ -402,22 +333,13 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
     guard = [f"type({r}) is {em.bind(np.ndarray, 'k')} and {r}.flags.c_contiguous" for r in in_refs]
     size = run.size
     if size is None:  # flat mode: all operands have the run's shape, some dims unknown
-        # the size test first: it fails at once for the small arrays that are not worth fusing
-        ndarray = em.bind(np.ndarray, "k")
-        prelude = em.loop_preludes[-1] if em.loop_preludes else None
-        pivot = next(
-            (
-                k
-                for k, v in enumerate(run.inputs)
-                if prelude is not None and id(v) in prelude.captures
-            ),
-            0,
-        )
-        size_test = f"type({in_refs[pivot]}) is {ndarray} and {in_refs[pivot]}.size >= {run.min_elements(options)}"
-        if prelude is not None and id(run.inputs[pivot]) in prelude.captures:
-            # an operand fixed while the loop runs: its size is tested once, before the loop
-            # (the others must have its shape, hence its size)
-            size_test = prelude.insert(f"{tag}_big", size_test, first)
+        # the size test first: it fails at once for the small arrays that are not worth fusing;
+        # an operand fixed while a loop runs has its size tested once, before the loop
+        # (hoist_size_tests): the others must have its shape, hence its size
+        minimum = run.min_elements(options)
+        hoisted = [em.hoisted((id(v), minimum)) for v in run.inputs]
+        pivot = next((k for k, name in enumerate(hoisted) if name is not None), 0)
+        size_test = hoisted[pivot] or _size_test(em, in_refs[pivot], minimum)
         guard = (
             [size_test]
             + guard
@@ -500,7 +422,8 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
 
     for i, node in enumerate(run.nodes):
         y = node.outputs[0]
-        args = em.operand_refs(node, ref=chunk_ref)
+        op = get_op(node.op)
+        args = em.operand_refs(node, op, ref=chunk_ref)
         if id(y) in escaping:
             target = chunk_ref(y)
         else:
@@ -511,7 +434,7 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
                     and id(v) in slot_of
                     and run.last_read[id(v)] == i
                     and temps[slot_of[id(v)]][1] == y.type.dtype
-                    and in_place_exact(node)
+                    and in_place_exact(node, op)
                 ):
                     slot = slot_of.pop(id(v))
                     break
@@ -527,7 +450,7 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
             target = temps[slot][0]
         lines.append(
             (
-                f"{em.bind(UFUNCS[node.op], 'k')}({', '.join(args)}, {out_arg(node.op, target)})",
+                f"{em.bind(op.out_ufunc, 'k')}({', '.join(args)}, {out_arg(op, target)})",
                 node,
             )
         )
@@ -589,12 +512,11 @@ def emit_run(em, run: Run, indent: int, dying: set[int], top_level: bool, emit_o
 
 
 __all__ = [
-    "EXACT_OPS",
     "Run",
-    "UFUNCS",
     "broadcasts_into",
     "chunk_bounds",
     "emit_run",
+    "hoist_size_tests",
     "in_place_exact",
     "out_arg",
     "plan",

@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .registry import get_op
+from .registry import get_op, has_op
 from .types import ListType, TensorType  # noqa: F401  (ListType: graph values' types)
 
 
@@ -214,8 +214,9 @@ def format_graph(graph: Graph, locations: bool = False) -> str:
 def _node_line(node: Node, namer: _Namer) -> str:
     outs = ", ".join(f"{namer.define(v)}:{v.type}" for v in node.outputs)
     args = " ".join(namer.ref(v) for v in node.inputs)
-    if node.op == "const":
-        attrs = format_attr(node.attrs["value"])
+    constant = constant_of(node)
+    if constant is not None:  # a constant: its value
+        attrs = format_attr(constant(node))
     else:
         attrs = " ".join(f"{k}={format_attr(v)}" for k, v in sorted(node.attrs.items()))
     text = " ".join(p for p in (node.op, args, attrs) if p)
@@ -235,6 +236,12 @@ def _format_body(graph: Graph, namer: _Namer, lines: list, indent: str, location
             lines.append(f"{indent}  }}")
     rets = ", ".join(namer.ref(v) for v in graph.outputs)
     lines.append(f"{indent}return ({rets}{',' if len(graph.outputs) == 1 else ''})")
+
+
+def constant_of(node: Node):
+    """The `constant` hook of the node's op (OpDef.constant), or None (also for an op that is not
+    registered: a graph being verified may hold one)."""
+    return get_op(node.op).constant if has_op(node.op) else None
 
 
 def node_text(node: Node) -> str:

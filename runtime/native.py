@@ -7,9 +7,10 @@ as a C function that applies every op to an element in registers before moving o
 (cached on disk by its source) and called through ctypes, which releases the GIL, so the parts of
 a big run go to several threads as before.
 
-The results are NumPy's, bit for bit, because every op admitted is one IEEE-754 correctly rounded
-operation or a sign-bit operation (`+ - * /`, negation, square, reciprocal, `sqrt`, `abs`; and
-`np.maximum` / `np.minimum` where NumPy's loops are seen to follow one rule for NaNs and zeros), the
+The results are NumPy's, bit for bit, because every op admitted (an op whose OpDef has a C form,
+`c_expr`) is one IEEE-754 correctly rounded operation or a sign-bit operation (`+ - * /`,
+negation, square, reciprocal, `sqrt`, `abs`; and `np.maximum` / `np.minimum` where NumPy's loops
+are seen to follow one rule for NaNs and zeros, `c_expr_agrees`), the
 operands are of the run's dtype (no promotion, no cast), and the compiler is told not to contract
 or reassociate anything (`-ffp-contract=off`, no fast-math). Python numbers enter as the value
 NumPy's weak-scalar rule casts them to, written as exact hexadecimal literals.
@@ -51,28 +52,8 @@ import numpy as np
 
 from .graph import Value
 from .parallel import run_parts
+from .registry import get_op
 
-# op -> C expression over the operand texts {0}, {1}; {f} is the libm suffix of the dtype
-_C_OPS = {
-    "add": "({0} + {1})",
-    "subtract": "({0} - {1})",
-    "multiply": "({0} * {1})",
-    "divide": "({0} / {1})",
-    "negative": "(-{0})",
-    "positive": "{0}",
-    "square": "({0} * {0})",
-    "reciprocal": "((T)1 / {0})",
-    "sqrt": "sqrt{f}({0})",
-    "absolute": "fabs{f}({0})",
-    "fabs": "fabs{f}({0})",
-}
-# NumPy's maximum and minimum: the first operand when it is NaN or strictly beyond the second,
-# else the second (so a NaN of either comes out, and of two equal zeros the second); admitted
-# only where NumPy's loops on this machine are seen to do exactly that (_min_max_as_numpy)
-_MIN_MAX = {
-    "maximum": "((isnan({0}) || __builtin_isgreater({0}, {1})) ? {0} : {1})",
-    "minimum": "((isnan({0}) || __builtin_isless({0}, {1})) ? {0} : {1})",
-}
 _C_TYPES = {
     np.dtype(np.float32): ("float", "f", ctypes.c_float),
     np.dtype(np.float64): ("double", "", ctypes.c_double),
@@ -143,7 +124,10 @@ def _source(run) -> tuple[str, list] | None:  # noqa: C901, PLR0912, PLR0915
     numbers: dict[tuple, str | None] = {}
     for node in run.nodes:
         y = node.outputs[0]
-        template = _C_OPS.get(node.op) or (_MIN_MAX.get(node.op) if _min_max_as_numpy() else None)
+        op = get_op(node.op)
+        template = op.c_expr
+        if template is not None and op.c_expr_agrees is not None and not op.c_expr_agrees():
+            template = None
         if template is None or y.type.dtype != dtype or node.scope:
             return None
         operands = []
@@ -224,35 +208,6 @@ def _source(run) -> tuple[str, list] | None:  # noqa: C901, PLR0912, PLR0915
         ]
     )
     return text, [*array_values, *scalars, *outputs]
-
-
-_min_max_checked: list = []
-
-
-def _min_max_as_numpy() -> bool:
-    """Whether np.maximum / np.minimum give _MIN_MAX's answers here, bit for bit, on short and
-    long arrays (NumPy's scalar and SIMD loops) of both float dtypes: signed zeros, NaNs of
-    either operand and of both, infinities."""
-    if not _min_max_checked:
-        same = True
-        nan, other_nan = np.float64(np.nan), -np.float64(np.nan)
-        for dtype in (np.float32, np.float64):
-            for n in (1, 3, 257):
-                a = np.tile(
-                    np.array([-0.0, 0.0, nan, 1.0, nan, 2.0, -np.inf, other_nan, 5.0], dtype), n
-                )
-                b = np.tile(
-                    np.array([0.0, -0.0, 1.0, nan, other_nan, 1.0, np.inf, nan, 5.0], dtype), n
-                )
-                with np.errstate(all="ignore"):
-                    for ufunc, beyond in ((np.maximum, np.greater), (np.minimum, np.less)):
-                        want = np.where(np.isnan(a) | beyond(a, b), a, b)
-                        got = ufunc(a, b)
-                        same = same and np.array_equal(
-                            got.view(f"u{a.itemsize}"), want.view(f"u{a.itemsize}")
-                        )
-        _min_max_checked.append(same)
-    return _min_max_checked[0]
 
 
 def _body(steps, outputs, out: str, suffix: str, grouped: bool) -> list[str]:  # noqa: C901

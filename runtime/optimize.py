@@ -9,9 +9,8 @@ import numpy as np
 
 from .analysis import node_uses, replace_uses
 from .chunks import LONG_GRAPH, gc_paused
-from .fusion import UFUNCS
+from .core_ops import constant_node
 from .graph import Graph, Node, Value
-from .ops.elementwise import PYTHON_OPERATORS
 from .options import get_options
 from .registry import get_op
 from .types import TensorType, kinds, may_be_python_number
@@ -49,7 +48,7 @@ def _is_pure(node: Node) -> bool:
     return not node.subgraphs and not node.stateful
 
 
-def fold_constants(graph: Graph) -> None:  # noqa: C901
+def fold_constants(graph: Graph) -> None:
     """Evaluates pure nodes whose inputs are all constants or literals, once, at trace time."""
     constants: dict[Value, object] = {}  # outputs of const nodes and of folded nodes -> value
     mapping: dict[Value, Value] = {}
@@ -57,21 +56,18 @@ def fold_constants(graph: Graph) -> None:  # noqa: C901
     def visit(g: Graph):
         new_nodes = []
         for node in g.nodes:
-            if node.op == "const":
-                constants[node.outputs[0]] = node.attrs["value"]
-            elif node.inputs and _is_pure(node):
-                for v in node.inputs:
-                    if isinstance(v, Value) and v not in constants:
-                        break
-                else:  # every input a constant or a literal
-                    folded = _evaluate(node, constants)
-                    if folded is not None:
-                        for out, value in zip(node.outputs, folded):
-                            const = Node("const", [], {"value": value}, [out.type], node.location)
-                            new_nodes.append(const)
-                            constants[out] = value
-                            mapping[out] = const.outputs[0]
-                        continue
+            constant = get_op(node.op).constant
+            if constant is not None:
+                constants[node.outputs[0]] = constant(node)
+            elif node.inputs and _is_pure(node) and _all_known(node.inputs, constants):
+                folded = _evaluate(node, constants)
+                if folded is not None:
+                    for out, value in zip(node.outputs, folded):
+                        const = constant_node(value, out.type, node.location)
+                        new_nodes.append(const)
+                        constants[out] = value
+                        mapping[out] = const.outputs[0]
+                    continue
             if node.subgraphs:
                 for sub in node.subgraphs.values():
                     visit(sub)
@@ -82,12 +78,17 @@ def fold_constants(graph: Graph) -> None:  # noqa: C901
     replace_uses(graph, mapping)
 
 
+def _all_known(inputs, constants) -> bool:
+    """Every input a constant or a literal."""
+    return all(not isinstance(v, Value) or v in constants for v in inputs)
+
+
 def _evaluate(node: Node, constants) -> list | None:
     op = get_op(node.op)
     args = [constants[v] if isinstance(v, Value) else v for v in node.inputs]
     weak = any(getattr(v.type, "weak", False) for v in node.outputs)
     # a node with weak outputs computes as Python's operator does (what the executor emits)
-    kernel = PYTHON_OPERATORS.get(node.op) if weak else op.kernel(node.attrs)
+    kernel = op.python_operator if weak else op.kernel(node.attrs)
     if kernel is None:
         return None
     try:
@@ -117,17 +118,13 @@ def _evaluate(node: Node, constants) -> list | None:
     return out
 
 
-# (op, literal position, literal) -> dtype kinds for which the node returns its other input
-# unchanged, bit for bit. `x + 0.0` is not one (-0.0 + 0.0 is +0.0), nor `x // 1.0` (floor).
-_IDENTITIES = {
-    ("add", 1, 0): "iu",
-    ("add", 0, 0): "iu",
-    ("subtract", 1, 0): "iuf",
-    ("multiply", 1, 1): "iuf",
-    ("multiply", 0, 1): "iuf",
-    ("floor_divide", 1, 1): "iu",
-    ("divide", 1, 1): "f",
-}
+def _identity_kinds(op, position: int, literal) -> str:
+    """The dtype kinds for which a node of `op` with the Python number `literal` at input
+    `position` gives its other input unchanged, bit for bit (OpDef.identities)."""
+    for at, value, kinds in op.identities:
+        if at == position and value == literal:
+            return kinds
+    return ""
 
 
 def _escaping(g: Graph) -> set[int]:
@@ -189,14 +186,15 @@ def remove_identities(graph: Graph) -> None:  # noqa: C901, PLR0915
             x.type.ndim != 0
             or x.type.weak
             or id(x) in scalars
-            or all(op in UFUNCS for op in ((ops,) if type(ops) is str else ops))
+            or all(_is_ufunc(op) for op in ((ops,) if type(ops) is str else ops))
         )
 
     def visit(g: Graph):
         kept = []
         escaping = _escaping(g)
         for node in g.nodes:
-            if node.op in UFUNCS:
+            op = get_op(node.op)
+            if op.out_ufunc is not None:
                 if len(node.outputs) == 1:
                     scalars.add(id(node.outputs[0]))
                 else:
@@ -204,12 +202,17 @@ def remove_identities(graph: Graph) -> None:  # noqa: C901, PLR0915
             if node.subgraphs:
                 for sub in node.subgraphs.values():
                     visit(sub)
-            if len(node.inputs) == 2 and not node.attrs and len(node.outputs) == 1:
+            if (
+                op.identities
+                and len(node.inputs) == 2
+                and not node.attrs
+                and len(node.outputs) == 1
+            ):
                 for pos in (0, 1):
                     lit, other = node.inputs[pos], node.inputs[1 - pos]
                     if type(lit) not in (int, float) or not isinstance(other, Value):
                         continue
-                    kinds = _IDENTITIES.get((node.op, pos, lit))
+                    kinds = _identity_kinds(op, pos, lit)
                     x = mapping.get(other, other)  # x may be dropped too
                     if (
                         kinds
@@ -240,21 +243,24 @@ def remove_identities(graph: Graph) -> None:  # noqa: C901, PLR0915
 
 def swap_negated_conds(graph: Graph) -> None:
     """`cond(logical_not(p), A, B)` becomes `cond(p, B, A)` for a bool scalar p (what
-    `if not p` and `if c: continue` give): one op less on every pass through the branch."""
+    `if not p` and `if c: continue` give): one op less on every pass through the branch. (Any
+    branch op: OpDef.predicate, swap_branches.)"""
     for node in graph.nodes:
         for sub in node.subgraphs.values():
             swap_negated_conds(sub)
-        while node.op == "cond" and isinstance(node.inputs[0], Value):  # `not not p` too
-            negation = node.inputs[0].producer
-            if negation is None or negation.op != "logical_not" or negation.attrs:
+        op = get_op(node.op)
+        if op.predicate is None or op.swap_branches is None:
+            continue
+        k = op.predicate
+        while isinstance(node.inputs[k], Value):  # `not not p` too
+            negation = node.inputs[k].producer
+            if negation is None or get_op(negation.op).logical != "not" or negation.attrs:
                 break
             p = negation.inputs[0]
-            if (
-                not isinstance(p, Value) or p.type != node.inputs[0].type
-            ):  # a bool scalar, as the predicate
+            if not isinstance(p, Value) or p.type != node.inputs[k].type:  # a bool scalar
                 break
-            node.inputs = [p, *node.inputs[1:]]
-            node.subgraphs = {"then": node.subgraphs["else"], "else": node.subgraphs["then"]}
+            node.inputs = [*node.inputs[:k], p, *node.inputs[k + 1 :]]
+            op.swap_branches(node)
 
 
 def _attr_key(value):
@@ -318,16 +324,14 @@ def eliminate_common_subexpressions(graph: Graph) -> None:
     replace_uses(graph, mapping)
 
 
-_PYTHON_DIVISIONS = frozenset(("divide", "floor_divide", "remainder", "divmod", "power", "pow"))
+def _is_ufunc(name: str) -> bool:
+    return bool(name) and get_op(name).out_ufunc is not None
 
 
 def _may_raise_unused(node: Node, memo: dict | None = None) -> bool:
-    """A division (or power) of Python numbers known only at run time: Python raises
-    ZeroDivisionError where NumPy would warn, and the eager code raises it even when nothing
-    reads the result, so the node stays (a nonzero literal divisor or a non-negative
-    literal exponent cannot raise); so does a ufunc of such a Python int and a NumPy integer,
-    one number written into an integer array that may not hold it, and a cond or loop holding
-    one."""
+    """The node must run though nothing reads its result: it may raise an error the eager code
+    raises (OpDef.keep_unused: a division of Python numbers that may be by zero, a number that
+    may not fit its dtype ...), or it is a cond or loop holding such a node."""
     if node.subgraphs:
         memo = {} if memo is None else memo
         if id(node) not in memo:
@@ -335,57 +339,8 @@ def _may_raise_unused(node: Node, memo: dict | None = None) -> bool:
                 _may_raise_unused(n, memo) for g in node.subgraphs.values() for n in g.nodes
             )
         return memo[id(node)]
-    if (
-        node.op == "astype"
-        and node.attrs.get("scalar")
-        and may_be_python_number(getattr(node.inputs[0], "type", None))
-    ):
-        return True  # np.uint8(n) of a Python number known at run time: OverflowError where it does not fit
-    if node.op == "setitem" and _scalar_write_may_raise(node.inputs[0], node.inputs[1]):
-        return True  # one number written into an integer array: NaN, inf or out of range raises
-    if len(node.inputs) == 2 and node.op in UFUNCS and _mixes_python_int_and_integer(node.inputs):
-        return True  # NEP 50: a Python int that does not fit the integer dtype is an OverflowError
-    if node.op not in _PYTHON_DIVISIONS or len(node.inputs) != 2:
-        return False
-    if not all(
-        type(v) in (bool, int, float, complex) or may_be_python_number(getattr(v, "type", None))
-        for v in node.inputs
-    ):
-        return False
-    right = node.inputs[1]
-    if type(right) in (int, float, complex):
-        return right == 0 if node.op not in ("power", "pow") else right < 0
-    return True
-
-
-def _scalar_write_may_raise(target, value) -> bool:
-    """`target[i] = value` of one number into an integer array: a float (NaN and inf raise) or an
-    integer of a wider dtype (one out of the target's range raises OverflowError)."""
-    if _kind_of(target) not in "iu" or getattr(getattr(value, "type", None), "shape", ()) != ():
-        return False
-    kind = _kind_of(value)
-    if kind in "fc":
-        return True
-    return (
-        kind in "iu"
-        and hasattr(value, "type")
-        and not np.can_cast(value.type.dtype, target.type.dtype)
-    )
-
-
-def _kind_of(value) -> str:
-    """The dtype kind of a node input ('f' for a Python float), or '?'."""
-    t = getattr(value, "type", None)
-    if t is None:
-        return {float: "f", complex: "c", int: "i", bool: "b"}.get(type(value), "?")
-    return getattr(getattr(t, "dtype", None), "kind", "?")
-
-
-def _mixes_python_int_and_integer(inputs) -> bool:
-    found = [k for v in inputs for k in kinds(getattr(v, "type", None)) if type(k) is TensorType]
-    return any(k.weak and k.dtype.kind == "i" for k in found) and any(
-        not k.weak and k.dtype.kind in "iu" for k in found
-    )
+    keep = get_op(node.op).keep_unused
+    return keep is not None and keep(node)
 
 
 def eliminate_dead_code(graph: Graph, _memo: dict | None = None) -> None:

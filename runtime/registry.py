@@ -1,7 +1,8 @@
-"""The op registry: each op's NumPy kernel and its dtype/shape rule, in one entry."""
+"""The op registry: each op's kernel, its type rule and every other fact about it, in one entry."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import Callable
@@ -11,28 +12,95 @@ from .types import TensorType, UnionType, union_of
 
 @dataclass(frozen=True)
 class OpDef:
-    """One op.
+    """One op: everything the passes, the code generators and the backends know about it.
 
-    impl(*inputs, **attrs) computes the op on NumPy values. `inputs` are
-    NumPy arrays / scalars or Python scalars (weak, NEP 50).
-    infer(*input_types, **attrs) gives the output TensorType (or a tuple of
-    them when `num_outputs` != 1) from the input types: each is a TensorType,
-    or the Python scalar itself for a literal Python number input.
-    make_kernel(**attrs), when given, returns a specialised callable(*inputs)
-    used by the executor instead of binding attrs on every call.
-    expr, when given, is a Python expression template over the inputs
-    (`"{0} + {1}"`) that the executor inlines instead of calling `impl`; it
-    must compute exactly what `impl` computes. Only for ops without attrs.
-    make_expr(*input_types, **attrs), when given, returns such a template for
-    a node with those input types and attrs, or None when it needs the kernel.
+    Every fact about an op is a field here, filled where the op is registered (runtime/ops/,
+    runtime/core_ops.py, runtime/control_ops.py); a pass or a generator reads
+    `get_op(node.op).<field>` and never tests an op's name.
+
+    **Computing.**
+    impl(*inputs, **attrs) computes the op on NumPy values. `inputs` are NumPy arrays /
+    scalars or Python scalars (weak, NEP 50).
+    infer(*input_types, **attrs) gives the output TensorType (or a tuple of them when
+    `num_outputs` != 1) from the input types: each is a TensorType, or the Python scalar itself
+    for a literal Python number input.
+    make_kernel(**attrs), when given, returns a specialised callable(*inputs) used by the
+    executor instead of binding attrs on every call.
+    num_outputs: 1 for a single output; n for a tuple of n outputs; None when the count depends
+    on attrs (infer and impl then always give tuples).
+    weak_results: the rule may give weak types (Python numbers known at run time, see
+    TensorType): the op computes on Python numbers as Python does. Results of other ops are
+    NumPy values, so their weak types are made strong.
+    doc: one line for docs/ops.md.
+
+    **State and aliasing.**
     stateful ops are never folded, deduplicated or removed and keep program order.
-    num_outputs: 1 for a single output; n for a tuple of n outputs; None when
-    the count depends on attrs (infer and impl then always give tuples).
     may_alias_input: the result may be a view of the first input (reshape, getitem ...).
     may_alias_state: the result may be program state itself (a Variable's buffer).
+    writes_variable: the node writes the Variable its attr `var` holds (a backend that passes
+    Variables in and out writes its new value back).
+    writes_list: the node writes an element of the list (TensorArray) it takes first; a backend
+    that preallocates lists counts such nodes.
 
-    Structured ops (control flow) carry subgraphs, and every question about them is asked
-    through these hooks, never by op name (`node` is a Node of the op):
+    **Inline code.**
+    expr, when given, is a Python expression template over the inputs (`"{0} + {1}"`) that the
+    executor inlines instead of calling `impl`; it must compute exactly what `impl` computes.
+    Only for ops without attrs.
+    make_expr(*input_types, **attrs), when given, returns such a template for a node with those
+    input types and attrs, or None when it needs the kernel.
+    raises: whether the op may raise on scalars, for the executor, which writes an operator that
+    cannot raise into the line that reads its result (an error would name the reading node):
+    "never"; "on_python_numbers" (only when every operand is a Python number: on a NumPy scalar
+    it warns instead, `1 // 0`); "maybe".
+
+    **Python's operator.** For the ops a Python operator dispatches to:
+    python_operator: that operator as a function (operator.add): on Python numbers only (literals
+    and weak types) the op is Python's own arithmetic and gives a Python number.
+    python_expr: a template of the same operator for generated code (`"{0} + {1}"`,
+    `"_ipow({0}, {1})"`): the inline form of the op on Python numbers, and its form on the
+    Python numbers of an unboxed scalar loop (runtime.scalar_loops).
+    python_errors: the errors Python's operator raises on Python numbers where NumPy's loop only
+    warns (ZeroDivisionError: a division by zero, `0 ** -1`).
+    python_error_if(right) -> bool: for a literal right operand, whether one of python_errors
+    may occur (`x / 0`, `x ** -1`; `x / 2` never raises).
+    division: the op divides input 0 by input 1 (`/`, `//`, `%`, divmod): Python raises
+    ZeroDivisionError where the divisor is zero.
+    comparison: an order or equality comparison of its two inputs (`<` ... `!=`), giving a bool.
+    logical: "not", "and", "or" or "xor": the logical operation the op computes elementwise.
+    unboxed: how an unboxed scalar loop (runtime.scalar_loops) computes the op on Python numbers
+    with NumPy's exact answers: "arithmetic" (`+ - *`, checked for integer overflow or a
+    non-finite float result), "unary" (`-x`, `abs(x)`: checked the same way), "identity" (`+x`),
+    "compare", "division" (floats), "integer_division" (integers by a positive literal),
+    "small_power" (a float to a small integer literal); None: such a loop keeps NumPy scalars.
+    nan_propagating: a NaN or infinite float operand always gives a NaN or infinite result (`+ -
+    *` and the sign operations): a chain of such ops needs one finiteness check, at its end.
+    identities: ((position, literal, kinds), ...): the node gives its other input unchanged, bit
+    for bit, when input `position` is the Python number `literal` and the other input's dtype
+    kind is in `kinds` (`x * 1` for "iuf"; not `x + 0.0`: -0.0 + 0.0 is +0.0).
+    int_as_float: a Python int operand meets a float64 array as a float64 (NEP 50): the executor
+    may pass `float(n)`, the conversion NumPy makes, without its slow path.
+    keep_unused(node) -> bool: the node must run even when nothing reads its result: it may raise
+    an error the eager code raises (Python's ZeroDivisionError on Python numbers, an
+    OverflowError of a number that does not fit); dead-code elimination keeps it.
+
+    **Elementwise arithmetic** (fusion, compiled kernels, writes into existing buffers):
+    out_ufunc: the NumPy ufunc the op is, when the executor may call it with `out=` (in place,
+    in a fused run) and cast its Python number operands to the array's dtype first: single-output
+    ufuncs whose loops take operands of one kind (not ldexp, not divmod).
+    exact: per element, the result is fixed by IEEE-754 (correctly rounded or exact) for real
+    floats, or is integer or boolean work: computing it chunk by chunk gives the same bits.
+    correctly_rounded: the op is one IEEE-754 correctly rounded operation, or a sign-bit
+    operation, on real floats (`+ - * /`, sqrt, abs ...): what compiled kernels may take.
+    c_expr: its C expression over the operands `{0}`, `{1}` of one float type `T` (`{f}`: the
+    libm suffix of that type), for compiled kernels (runtime.native).
+    c_expr_agrees() -> bool: when given, c_expr is used only where it returns True (NumPy's
+    loops on this machine are seen to compute what c_expr computes: maximum, minimum).
+    in_place_complex: False when NumPy's complex loops give another last bit when the output
+    buffer is one of the inputs (multiply, square): the result never goes into an operand's buffer.
+    out_by_keyword: the ufunc takes `out` only by keyword (a positional one is deprecated).
+
+    **Structured ops** carry subgraphs, and every question about them is asked through these
+    hooks, never by op name (`node` is a Node of the op):
     subgraphs: the labels of the subgraphs each node carries (`cond`: then, else).
     bind_subgraph(node, label) -> list: per input of subgraph `label`, the value it stands
     for: a node input, or, for a loop variable (a different value on each iteration), the node
@@ -42,10 +110,39 @@ class OpDef:
     emit(emitter, node, indent): writes the node's code (runtime.executor, class _Emitter).
     check(node) -> str | None: what is wrong with the node's subgraphs (their arity, their
     types against the node's inputs and outputs), for runtime.verify; None when all is well.
+    plan_emit(node, options) -> what the node's emit hook decides from the graph and the
+    executor's options alone (a while_loop: whether it walks an array, which counters run as
+    Python ints, which values as Python numbers), made before any code is written; the executor
+    keeps it (emitter.plan_of(node)). Its `python_numbers` ({id(node): (kind, dtype)}) are the
+    nodes of its subgraphs computed on Python numbers (runtime.scalar_loops).
+    unread_inputs(node) -> positions of the node's inputs that its emitted code never reads (a
+    while_loop written as a Python `for` over an array does not read its counter's first value):
+    a constant or a dimension only they read is not computed at all.
+    predicate: for a branch op (exactly one of its subgraphs runs, once: cond), the input that
+    chooses which; its emitted code reads it first, once (an operator may be inlined there).
+    swap_branches(node): for a branch op, makes the node run for a predicate `p` what it ran for
+    `not p` (cond: exchanges then and else).
+    called_graph(node) -> Graph: for a call of another staged graph, the graph the node runs.
     A structured node is stateful when a node of its subgraphs is (Node.stateful).
-    weak_results: the rule may give weak types (Python numbers known at run time, see
-    TensorType): the op computes on Python numbers as Python does. Results of other ops are
-    NumPy values, so their weak types are made strong.
+
+    **Graph values.**
+    constant(node) -> the value of a node of the op, a constant (no inputs): passes fold with
+    it, the executor writes it as a literal.
+    dimension(node) -> (array, axis): for an op giving one dimension of an array
+    (`x.shape[axis]`), which.
+    index_inputs: the inputs from this position on are indices (getitem: 1, setitem: 2): a
+    Python int there selects what an integer scalar selects.
+
+    **Backends and gradients.**
+    lower(ctx, node, *inputs, **attrs): the JAX lowering (runtime.jax_lowering). `inputs` are JAX
+    values or Python numbers known while lowering; it returns the node's output (a tuple when
+    num_outputs != 1). `ctx` is the backend: `ctx.jax`, `ctx.jnp` are the jax modules (an op
+    module never imports jax) and its methods run subgraphs, host callbacks and checks.
+    None: the op is lowered to `jax.numpy.<name>` when jax has a function of its name.
+    unlowerable: why the op has no JAX lowering, and what to write instead.
+    lower_calls_back: its lowering may raise through a host callback (the backend then waits
+    for the callbacks of a call before returning).
+    vjp: its vector-Jacobian product (reverse-mode gradient rule); None for now.
     """
 
     name: str
@@ -64,7 +161,54 @@ class OpDef:
     output_sources: Callable | None = None
     emit: Callable | None = None
     check: Callable | None = None
+    unread_inputs: Callable | None = None
+    plan_emit: Callable | None = None
     weak_results: bool = False
+    # state
+    writes_variable: bool = False
+    writes_list: bool = False
+    # inline code and Python's operator
+    raises: str = "maybe"
+    python_operator: Callable | None = None
+    python_expr: str | None = None
+    python_errors: tuple[type[BaseException], ...] = ()
+    python_error_if: Callable | None = None
+    division: bool = False
+    comparison: bool = False
+    logical: str | None = None
+    unboxed: str | None = None
+    nan_propagating: bool = False
+    identities: tuple[tuple[int, object, str], ...] = ()
+    int_as_float: bool = False
+    keep_unused: Callable | None = None
+    # elementwise arithmetic
+    out_ufunc: object = None
+    exact: bool = False
+    correctly_rounded: bool = False
+    c_expr: str | None = None
+    c_expr_agrees: Callable | None = None
+    in_place_complex: bool = True
+    out_by_keyword: bool = False
+    # structured ops and graph values
+    predicate: int | None = None
+    swap_branches: Callable | None = None
+    called_graph: Callable | None = None
+    constant: Callable | None = None
+    dimension: Callable | None = None
+    index_inputs: int | None = None
+    # backends and gradients
+    lower: Callable | None = None
+    unlowerable: str | None = None
+    lower_calls_back: bool = False
+    vjp: Callable | None = None
+
+    def __post_init__(self):
+        if self.raises not in _RAISES:
+            raise ValueError(f"op {self.name!r}: raises={self.raises!r}, not one of {_RAISES}")
+        if self.unboxed not in _UNBOXED:
+            raise ValueError(f"op {self.name!r}: unboxed={self.unboxed!r}, not one of {_UNBOXED}")
+        if self.unboxed is not None and self.python_expr is None:
+            raise ValueError(f"op {self.name!r}: an unboxed form needs python_expr")
 
     def kernel(self, attrs: dict) -> Callable:
         if self.make_kernel is not None:
@@ -74,7 +218,21 @@ class OpDef:
         return functools.partial(self.impl, **attrs)
 
 
+_RAISES = ("never", "on_python_numbers", "maybe")
+_UNBOXED = (
+    None,
+    "arithmetic",
+    "unary",
+    "identity",
+    "compare",
+    "division",
+    "integer_division",
+    "small_power",
+)
 _REGISTRY: dict[str, OpDef] = {}
+# fields of ops that another layer registers (staging's `call`), given where the op's kind is
+# described (runtime/control_ops.py): add_op fills them in when the op is registered
+_EXPECTED: dict[str, dict] = {}
 
 
 class UnknownOpError(LookupError):
@@ -94,8 +252,24 @@ def register_op(name: str, *, infer: Callable, **fields):
 def add_op(op: OpDef) -> OpDef:
     if op.name in _REGISTRY:
         raise ValueError(f"op {op.name!r} registered twice")
+    expected = _EXPECTED.get(op.name)
+    if expected:
+        op = dataclasses.replace(
+            op, **{k: v for k, v in expected.items() if getattr(op, k) == _DEFAULTS[k]}
+        )
     _REGISTRY[op.name] = op
     return op
+
+
+def expect_op(name: str, **fields) -> None:
+    """Fields of an op that another layer registers later (the kernel is theirs, the structure
+    this layer's): add_op gives them to the op unless its registration gives its own."""
+    if name in _REGISTRY:
+        raise ValueError(f"op {name!r} is registered already")
+    unknown = set(fields) - set(_DEFAULTS)
+    if unknown:
+        raise TypeError(f"OpDef has no field(s) {sorted(unknown)}")
+    _EXPECTED[name] = fields
 
 
 def get_op(name: str) -> OpDef:
@@ -177,3 +351,6 @@ def infer_kinds(op: OpDef, input_types, attrs, groups=None, infer=None):
         for i in range(len(results[0]))
     )
     return outputs, failures
+_DEFAULTS = {
+    f.name: f.default for f in dataclasses.fields(OpDef) if f.default is not dataclasses.MISSING
+}

@@ -4,7 +4,8 @@ Arithmetic on a float64 or signed-integer NumPy scalar costs several times Pytho
 arithmetic on a float or an int (0.18 us against 0.04 us for `x*x + x - 1.0`), and a scalar
 loop (bisection, Collatz) is nothing else. Inside a while_loop whose scalar loop variables
 (and scalars it reads from outside) are only combined by operators with a Python
-counterpart, those values run as Python numbers: converted once before the loop, back to
+counterpart (an OpDef with an `unboxed` form: its `python_expr` on Python numbers), those
+values run as Python numbers: converted once before the loop, back to
 their NumPy type after it. The answers are NumPy's, bit for bit:
 
 - float64: `+ - *` and `/` are IEEE-754 double operations in both (a comparison is too; a
@@ -30,24 +31,14 @@ other than 'ignore', an underflow in such a loop does not warn or raise.)
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .graph import Graph, Node, Value
+from .registry import get_op
 
-_ARITHMETIC = {"add": "+", "subtract": "-", "multiply": "*"}
-_DIVISION = {"divide": "/"}
-_INTEGER_DIVISION = {"floor_divide": "//", "remainder": "%"}
-_UNARY = {"negative": "-", "positive": "+", "absolute": "abs"}
-_COMPARISONS = {
-    "less": "<",
-    "less_equal": "<=",
-    "greater": ">",
-    "greater_equal": ">=",
-    "equal": "==",
-    "not_equal": "!=",
-}
 _MAX_EXPONENT = 9  # |x| in (1e-30, 1e30) keeps x**k of a normal double for k <= 9
 
 
@@ -65,13 +56,12 @@ def _kind(t) -> str | None:
 @dataclass
 class Plan:
     """What runs unboxed: loop variable positions, captured inputs (positions after the loop
-    variables) and, by id, the nodes whose results are Python numbers (their kind: 'f', 'i',
-    or 'b' for a comparison's Python bool)."""
+    variables) and, by id, the nodes whose results are Python numbers: (their kind: 'f', 'i',
+    or 'b' for a comparison's Python bool; their operands' dtype)."""
 
     loop_vars: list[int]
     captures: list[int]
-    nodes: dict[int, str] = field(default_factory=dict)
-    dtypes: dict[int, np.dtype] = field(default_factory=dict)  # id(node) -> its operands' dtype
+    numbers: dict[int, tuple[str, np.dtype]] = field(default_factory=dict)
     element: bool = False  # an array walk's element runs as a Python number (xs.tolist())
 
 
@@ -83,14 +73,13 @@ def enter(em, node: Node, unboxed: Plan | None, indent: int) -> tuple[dict, list
     firsts: dict[int, str] = {}
     if unboxed is None:
         return firsts, capture_refs
-    em.python_scalars.update(unboxed.nodes)
-    em.python_scalar_dtypes.update(unboxed.dtypes)
     for k in unboxed.loop_vars + unboxed.captures:
         is_float = node.inputs[k].type.dtype.kind == "f"
         producer = getattr(node.inputs[k], "producer", None)
-        if producer is not None and producer.op == "const" and not producer.inputs:
+        constant = get_op(producer.op).constant if producer is not None else None
+        if constant is not None and not producer.inputs:
             # a constant: its Python number made once, when the code is generated
-            value = producer.attrs["value"]
+            value = constant(producer)
             name = em.bind(float(value) if is_float else FirstInt(int(value)), "c")
         else:
             name = f"t{em.new_tag()}"
@@ -127,18 +116,25 @@ def leave(em, node: Node, firsts: dict, indent: int, outs: list[str]) -> None:
 
 def _pass_through(value, resolve) -> set:
     """The inputs of a loop body (as `resolve` names them) that its value `value` may be
-    unchanged: an input itself, or a staged `if`'s output that a branch passes one through to."""
+    unchanged: an input itself, or a staged `if`'s (a branch op's) output that a branch passes
+    one through to."""
     node = getattr(value, "producer", 0)
     if node is None:
         return resolve(value)
-    if node == 0 or node.op != "cond":
+    if node == 0:
+        return set()
+    op = get_op(node.op)
+    if op.predicate is None:
         return set()
     found = set()
-    for label in ("then", "else"):
+    for label, source in op.output_sources(node, value.index):
+        if label is None:  # an input of the node itself
+            found |= _pass_through(source, resolve)
+            continue
         sub = node.subgraphs[label]
-        outer = {id(a): b for a, b in zip(sub.inputs, node.inputs[1:])}
+        outer = {id(a): b for a, b in zip(sub.inputs, op.bind_subgraph(node, label))}
         found |= _pass_through(
-            sub.outputs[value.index],
+            source,
             lambda v, outer=outer: (
                 _pass_through(outer[id(v)], resolve) if id(v) in outer else set()
             ),
@@ -236,14 +232,15 @@ def _literal_ok(item, kind: str, dtype: np.dtype) -> bool:
     return type(item) is int and info.min <= item <= info.max
 
 
-def _walk(graph: Graph, unboxed: dict, result: Plan) -> None:  # noqa: C901, PLR0912
+def _walk(graph: Graph, unboxed: dict, result: Plan) -> None:
     for n in graph.nodes:
         read = [unboxed[id(v)] for v in n.inputs if isinstance(v, Value) and id(v) in unboxed]
         if not read:
             continue
         taint = frozenset().union(*(info[2] for info in read))
-        if n.op == "cond":
-            _walk_cond(n, unboxed, result, taint)
+        op = get_op(n.op)
+        if op.predicate is not None:
+            _walk_branches(n, op, unboxed, result, taint)
             continue
         kinds = {info[0] for info in read}
         dtypes = {info[1] for info in read}
@@ -257,63 +254,61 @@ def _walk(graph: Graph, unboxed: dict, result: Plan) -> None:  # noqa: C901, PLR
         ):
             raise _Violation(taint)
         kind, dtype = kinds.pop(), dtypes.pop()
-        operands = n.inputs
-        for v in operands:  # every operand: unboxed, or a Python literal of the kind
+        for v in n.inputs:  # every operand: unboxed, or a Python literal of the kind
             if isinstance(v, Value):
                 if id(v) not in unboxed:
                     raise _Violation(taint)
             elif not _literal_ok(v, kind, dtype):
                 raise _Violation(taint)
-        out_kind = kind
-        if n.op in _ARITHMETIC and len(operands) == 2:
-            pass
-        elif n.op in _COMPARISONS and len(operands) == 2:
-            out_kind = "b"
-        elif n.op in _UNARY and len(operands) == 1:
-            pass
-        elif n.op in _DIVISION and kind == "f" and len(operands) == 2:
-            pass
-        elif (
-            n.op in _INTEGER_DIVISION
-            and kind == "i"
-            and len(operands) == 2
-            and isinstance(operands[0], Value)
-            and type(operands[1]) is int
-            and operands[1] >= 1
-        ):
-            pass
-        elif (
-            n.op in ("power", "pow")
-            and kind == "f"
-            and len(operands) == 2
-            and isinstance(operands[0], Value)
-            and type(operands[1]) is int
-            and 0 <= operands[1] <= _MAX_EXPONENT
-        ):
-            pass
-        else:
-            raise _Violation(taint)
+        out_kind = _result_kind(op, n.inputs, kind)
         out = n.outputs[0]
         expected = "b" if out_kind == "b" else _kind(out.type)
-        if expected != out_kind or (out_kind != "b" and out.type.dtype != dtype):
+        if (
+            out_kind is None
+            or expected != out_kind
+            or (out_kind != "b" and out.type.dtype != dtype)
+        ):
             raise _Violation(taint)
         unboxed[id(out)] = (out_kind, dtype, taint)
-        result.nodes[id(n)] = out_kind if out_kind == "b" else kind
-        result.dtypes[id(n)] = dtype
+        result.numbers[id(n)] = (out_kind if out_kind == "b" else kind, dtype)
 
 
-def _walk_cond(n: Node, unboxed: dict, result: Plan, taint: frozenset) -> None:
-    """A staged `if` in the loop: its predicate may be a comparison's Python bool; an unboxed
-    operand is unboxed in both branches, and a result is unboxed when both branches give an
-    unboxed value of one kind and dtype."""
-    pred, *operands = n.inputs
+def _result_kind(op, operands: list, kind: str) -> str | None:
+    """The kind of the result of `op`'s unboxed form on operands of `kind` ('b' for a comparison),
+    or None when it has none for them."""
+    form = op.unboxed
+    if len(operands) == 1:
+        return kind if form in ("unary", "identity") else None
+    if len(operands) != 2:
+        return None
+    if form == "arithmetic":
+        return kind
+    if form == "compare":
+        return "b"
+    if form == "division":
+        return kind if kind == "f" else None
+    left, right = operands
+    if not isinstance(left, Value) or type(right) is not int:
+        return None
+    if form == "integer_division":  # (by a positive literal: no overflow, NumPy's floor semantics)
+        return kind if kind == "i" and right >= 1 else None
+    if form == "small_power":
+        return kind if kind == "f" and 0 <= right <= _MAX_EXPONENT else None
+    return None
+
+
+def _walk_branches(n: Node, op, unboxed: dict, result: Plan, taint: frozenset) -> None:
+    """A staged `if` (a branch op) in the loop: its predicate may be a comparison's Python bool;
+    an unboxed operand is unboxed in every branch, and a result is unboxed when every branch
+    gives an unboxed value of one kind and dtype."""
+    pred = n.inputs[op.predicate]
     if isinstance(pred, Value) and id(pred) in unboxed and unboxed[id(pred)][0] != "b":
         raise _Violation(unboxed[id(pred)][2])
     branch_results = []
-    for label in ("then", "else"):
+    for label in op.subgraphs:
         sub = n.subgraphs[label]
         inner = dict(unboxed)
-        for v_in, v_out in zip(sub.inputs, operands):
+        for v_in, v_out in zip(sub.inputs, op.bind_subgraph(n, label)):
             if isinstance(v_out, Value) and id(v_out) in unboxed:
                 if unboxed[id(v_out)][0] == "b":
                     raise _Violation(unboxed[id(v_out)][2])
@@ -323,18 +318,18 @@ def _walk_cond(n: Node, unboxed: dict, result: Plan, taint: frozenset) -> None:
             [inner.get(id(v)) if isinstance(v, Value) else v for v in sub.outputs]
         )
         unboxed.update((k, v) for k, v in inner.items() if k not in unboxed)
-    for out, then_info, else_info in zip(n.outputs, *branch_results):
-        infos = [i for i in (then_info, else_info) if isinstance(i, tuple)]
+    for out, *branch_infos in zip(n.outputs, *branch_results):
+        infos = [i for i in branch_infos if isinstance(i, tuple)]
         if not infos:
             continue
         kind = _kind(out.type)
         if (
-            len(infos) != 2
+            len(infos) != len(branch_infos)
             or kind is None
             or any(i[0] != kind or i[1] != out.type.dtype for i in infos)
         ):
             raise _Violation(frozenset().union(*(i[2] for i in infos)) | taint)
-        unboxed[id(out)] = (kind, out.type.dtype, infos[0][2] | infos[1][2])
+        unboxed[id(out)] = (kind, out.type.dtype, frozenset().union(*(i[2] for i in infos)))
 
 
 class _Names:
@@ -363,9 +358,6 @@ def _is_number(text: str) -> bool:
     return True
 
 
-_PROPAGATING = frozenset(("add", "subtract", "multiply", "negative", "positive", "absolute"))
-
-
 def _numpy_form(em, item, box: str) -> str:
     """`item` (an operand) as NumPy computes it: a NumPy scalar, or the NumPy form of an
     inlined expression (its operations redone on NumPy scalars)."""
@@ -379,45 +371,52 @@ def _float_consumer(em, node: Node, following) -> bool:
     value through to its own check: + - * and the unary operators always do (inf and nan
     stay non-finite through them), a division through its numerator, a power through its
     base (its range test fails on inf and nan)."""
-    if not isinstance(following, Node) or em.python_scalars.get(id(following)) != "f":
+    if not isinstance(following, Node) or (em.python_number(following) or "?")[0] != "f":
         return False
-    out = node.outputs[0]
-    if following.op in _PROPAGATING:
+    op = get_op(following.op)
+    if op.nan_propagating:
         return True
-    return following.op in ("divide", "power", "pow") and following.inputs[0] is out
+    return op.unboxed in ("division", "small_power") and following.inputs[0] is node.outputs[0]
 
 
 def may_inline(em, node: Node, following) -> bool:
     """A divisor is never inlined: its zero test reads it before the division."""
     return not (
         isinstance(following, Node)
-        and following.op == "divide"
-        and id(following) in em.python_scalars
+        and em.python_number(following) is not None
+        and get_op(following.op).unboxed == "division"
         and following.inputs[1] is node.outputs[0]
     )
 
 
-def expression(em, node: Node, kind: str, dtype: np.dtype, inline: bool, following) -> str:  # noqa: C901, PLR0912
+def _grouped(template: str, args) -> str:
+    """`template` filled with `args`, in parentheses unless it is one call (`abs(x)`)."""
+    text = template.format(*args)
+    if _ONE_CALL.match(template):
+        return text
+    return f"({text})"
+
+
+_ONE_CALL = re.compile(r"^\w+\(\{0\}\)$")
+
+
+def expression(em, node: Node, kind: str, dtype: np.dtype, inline: bool, following) -> str:
     """The Python expression computing `node` on Python numbers (see the module docstring).
     A float operation inlined into one that lets non-finite values through is not checked:
     the reading operation's check covers it, and its fallback redoes both on NumPy scalars."""
-    op = node.op
+    op = get_op(node.op)
     box = em.bind(np.dtype(dtype).type, "k")
     refs = [em.ref(v) for v in node.inputs]
-    if op in _COMPARISONS:
-        return f"{refs[0]} {_COMPARISONS[op]} {refs[1]}"
+    if op.unboxed == "compare":
+        return op.python_expr.format(*refs)
     if kind == "i":
         return _integer_expression(em, op, refs, box, np.iinfo(dtype))
     forms = [_numpy_form(em, v, box) for v in node.inputs]
     out = node.outputs[0]
-    if op in _UNARY:
-        python = f"abs({refs[0]})" if op == "absolute" else f"{_UNARY[op]}{refs[0]}"
-        numpy = f"abs({forms[0]})" if op == "absolute" else f"({_UNARY[op]}{forms[0]})"
-    elif op in _ARITHMETIC:
-        python = f"{refs[0]} {_ARITHMETIC[op]} {refs[1]}"
-        numpy = f"({forms[0]} {_ARITHMETIC[op]} {forms[1]})"
-    else:
-        python = numpy = None
+    python = numpy = None
+    if op.unboxed in ("unary", "identity", "arithmetic"):
+        python = op.python_expr.format(*refs)
+        numpy = _grouped(op.python_expr, forms)
     if python is not None and inline and _float_consumer(em, node, following):
         em.numpy_forms[id(out)] = numpy
         return python
@@ -426,49 +425,55 @@ def expression(em, node: Node, kind: str, dtype: np.dtype, inline: bool, followi
         em.numpy_forms[id(out)] = f"{box}({t})"
     if python is not None:
         return f"{t} if ({t} := {python}) - {t} == 0.0 else ({t} := float({numpy}))"
-    if op in ("power", "pow"):
-        base = refs[0]
-        if base.isidentifier():
-            test, value = base, base
-        else:
-            value = f"t{em.new_tag()}"
-            test = f"({value} := {base})"
-        # 1e-30 < |x| < 1e30 (false for inf and nan): x**k for k <= 9 is a normal double
-        return (
-            f"{t} := ({value} ** {refs[1]} if 1e-60 < {test} * {value} < 1e60 "
-            f"else float({forms[0]} ** {refs[1]}))"
-        )
-    # division: the divisor is a name or a literal (may_inline)
+    if op.unboxed == "small_power":
+        return _power(em, t, refs, forms)
+    return _division(op.python_expr, t, refs, forms)
+
+
+def _power(em, t: str, refs: list[str], forms: list[str]) -> str:
+    """x ** k of a float x and a small int literal k: the C library's pow in both, for a normal
+    result; else done again on NumPy scalars."""
+    base = refs[0]
+    if base.isidentifier():
+        test, value = base, base
+    else:
+        value = f"t{em.new_tag()}"
+        test = f"({value} := {base})"
+    # 1e-30 < |x| < 1e30 (false for inf and nan): x**k for k <= 9 is a normal double
+    return (
+        f"{t} := ({value} ** {refs[1]} if 1e-60 < {test} * {value} < 1e60 "
+        f"else float({forms[0]} ** {refs[1]}))"
+    )
+
+
+def _division(template: str, t: str, refs: list[str], forms: list[str]) -> str:
+    """x / y of floats; the divisor is a name or a literal (may_inline): a zero one, and a
+    non-finite result, are done again on NumPy scalars."""
     numerator, divisor = refs
     if _is_number(divisor):
         if float(divisor) == 0.0:
-            return f"{t} := float({forms[0]} / {divisor})"
-        return f"{t} if ({t} := {numerator} / {divisor}) - {t} == 0.0 else ({t} := float({forms[0]} / {divisor}))"
+            return f"{t} := float({template.format(forms[0], divisor)})"
+        return f"{t} if ({t} := {template.format(numerator, divisor)}) - {t} == 0.0 else ({t} := float({template.format(forms[0], divisor)}))"
     return (
-        f"{t} if {divisor} and ({t} := {numerator} / {divisor}) - {t} == 0.0 "
-        f"else ({t} := float({forms[0]} / {forms[1]}))"
+        f"{t} if {divisor} and ({t} := {template.format(numerator, divisor)}) - {t} == 0.0 "
+        f"else ({t} := float({template.format(*forms)}))"
     )
 
 
-def _integer_expression(em, op: str, refs: list[str], box: str, info) -> str:
+def _integer_expression(em, op, refs: list[str], box: str, info) -> str:
     """Python int arithmetic, each result tested against the dtype's range (a Python int does
     not wrap): outside it, the operation on NumPy scalars wraps and warns as eagerly."""
     names = _Names(em)
-    if op in _INTEGER_DIVISION:
-        return f"{refs[0]} {_INTEGER_DIVISION[op]} {refs[1]}"
-    if op == "positive":
-        return f"+{refs[0]}"
+    template = op.python_expr
+    if op.unboxed in ("integer_division", "identity"):  # (neither can leave the dtype's range)
+        return template.format(*refs)
     t = names.temp()
-    if op in ("negative", "absolute"):
+    if op.unboxed == "unary":
         a1, a2 = names.twice(refs[0])
-        python = f"-{a1}" if op == "negative" else f"abs({a1})"
-        numpy = f"-{box}({a2})" if op == "negative" else f"abs({box}({a2}))"
+        python, numpy = template.format(a1), template.format(f"{box}({a2})")
         return f"{t} if ({t} := {python}) <= {info.max} else int({numpy})"
-    symbol = _ARITHMETIC[op]
     a1, a2 = names.twice(refs[0])
     b1, b2 = names.twice(refs[1])
+    python, numpy = template.format(a1, b1), template.format(f"{box}({a2})", f"{box}({b2})")
     # (both operands boxed: a FirstInt is not a Python int to NumPy, which would promote it)
-    return (
-        f"{t} if {info.min} <= ({t} := {a1} {symbol} {b1}) <= {info.max} "
-        f"else int({box}({a2}) {symbol} {box}({b2}))"
-    )
+    return f"{t} if {info.min} <= ({t} := {python}) <= {info.max} else int({numpy})"

@@ -443,3 +443,15 @@ def test_complex_products_never_write_into_an_operand(n, dtype, options):
     x = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
     y = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
     assert_same(staged(complex_products, options)(x, y), complex_products(x, y))
+
+
+def matmul_plus(a, b, c):
+    return (a @ b) + c * 2
+
+
+def test_a_matrix_product_never_joins_a_run():
+    # (integer work joins runs of any op; a chunk of a flattened matrix product is not one)
+    a = np.arange(3600, dtype=np.int64).reshape(60, 60) % 7
+    b = np.eye(60, dtype=np.int64)[::-1].copy()
+    call = staged(matmul_plus)
+    assert_same(call(a, b, a), matmul_plus(a, b, a))

@@ -1,14 +1,15 @@
 """The JAX/XLA backend: a graph lowered once to a JAX function and compiled with jax.jit.
 
-`JaxGraph(graph)` is the counterpart of `runtime.executor.CompiledGraph`; each op's lowering
-lives in the table of `runtime.jax_lowering.table`, beside the registry. jax is optional: this
-package imports it only when a graph is lowered.
+`JaxGraph(graph)` is the counterpart of `runtime.executor.CompiledGraph`. Each op's lowering is
+its OpDef's `lower` (beside its kernel, in the module registering the op), called with the
+backend's `Lowerer` (context.py), which gives it the jax modules; an op without one is lowered to
+the `jax.numpy` function of its name, unless its OpDef says why it is `unlowerable`. jax is
+optional: this package imports it only when a graph is lowered.
 """
 
 from .errors import LoweringError
-from .table import UNLOWERABLE
 
-__all__ = ["JaxGraph", "LoweringError", "UNLOWERABLE", "lowering_status", "jax_available"]
+__all__ = ["JaxGraph", "LoweringError", "lowering_status", "jax_available"]
 
 
 def jax_available() -> bool:

@@ -1,13 +1,30 @@
-"""Every op's JAX lowering: those written out (ops, effects, structured) and, for the other
-ops named like a jax.numpy function, `jnp.<name>(*inputs, **attrs)`."""
+"""Every op's JAX lowering: its own (OpDef.lower) or, for an op named like a jax.numpy function,
+`jnp.<name>(*inputs, **attrs)`; an op marked OpDef.unlowerable has none."""
 
 from __future__ import annotations
 
-from . import effects, ops, structured  # noqa: F401  (they fill the table)
-from .table import LOWERINGS, UNLOWERABLE, jnp_function
+from ..registry import OpDef, get_op
+
+_GENERIC: dict[str, object] = {}  # op name -> its generic lowering (None: jax.numpy has none)
 
 
-def _generic(name: str, func):
+def jnp_function(name: str):
+    """jax.numpy's function of the same (dotted) name, or None."""
+    import jax.numpy as jnp
+
+    target = jnp
+    for part in name.split("."):
+        target = getattr(target, part, None)
+        if target is None:
+            return None
+    return target if callable(target) else None
+
+
+def _generic(name: str):
+    func = jnp_function(name)
+    if func is None:
+        return None
+
     def lower(ctx, node, *inputs, **attrs):
         return func(*inputs, **attrs)
 
@@ -15,18 +32,20 @@ def _generic(name: str, func):
     return lower
 
 
-def lowering_for(name: str):
-    """The lowering of op `name`, or None (see UNLOWERABLE for why)."""
-    found = LOWERINGS.get(name)
-    if found is None and name not in UNLOWERABLE:
-        func = jnp_function(name)
-        if func is not None:
-            found = LOWERINGS[name] = _generic(name, func)
-    return found
+def lowering_for(op: OpDef):
+    """The lowering of `op`, or None (OpDef.unlowerable says why)."""
+    if op.lower is not None:
+        return op.lower
+    if op.unlowerable is not None:
+        return None
+    if op.name not in _GENERIC:
+        _GENERIC[op.name] = _generic(op.name)
+    return _GENERIC[op.name]
 
 
 def lowering_status(name: str) -> str:
     """ "lowered", "unlowerable: <why>" or "missing" (a registered op nobody decided about)."""
-    if name in UNLOWERABLE:
-        return f"unlowerable: {UNLOWERABLE[name]}"
-    return "lowered" if lowering_for(name) is not None else "missing"
+    op = get_op(name)
+    if op.lower is None and op.unlowerable is not None:
+        return f"unlowerable: {op.unlowerable}"
+    return "lowered" if lowering_for(op) is not None else "missing"

@@ -1,7 +1,8 @@
 """Lists (TensorArrays) grown in staged loops with a known bound: a preallocated buffer written
 with dynamic updates, and its length.
 
-A list whose indices are known while lowering stays a Python list of JAX values (effects.py).
+A list whose indices are known while lowering stays a Python list of JAX values (the list ops'
+lowerings, runtime/core_ops.py).
 One carried through a staged loop becomes a `Buffer`: an array of `capacity` elements (the
 elements it holds before the loop, plus the loop's bound times the writes in one iteration)
 and the run-time length. The bound is the loop's `maximum_iterations` (autograph's
@@ -16,7 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..graph import ListType, Value
+from ..graph import ListType
 from ..types import TensorType
 
 UNBOUNDED_FIX = (
@@ -79,27 +80,3 @@ def to_buffer(items, element: TensorType, extra: int) -> Buffer:
     rows += [jnp.zeros(element.shape, element.dtype)] * extra
     data = jnp.stack(rows) if rows else jnp.zeros((0, *element.shape), element.dtype)
     return Buffer(data, jnp.asarray(len(items), dtype=np.int64), element)
-
-
-def trip_bound(node):
-    """The loop's maximum_iterations when it is known while lowering, else None: the staged
-    condition is `logical_and(less(iteration, bound), cond)` (staging/control_flow.py)."""
-    cond_graph = node.subgraphs["cond"]
-    out = cond_graph.outputs[0] if cond_graph.outputs else None
-    producer = getattr(out, "producer", None)
-    if producer is None or producer.op != "logical_and":
-        return None
-    first = producer.inputs[0]
-    below = getattr(first, "producer", None)
-    if below is None or below.op != "less" or below.inputs[0] not in cond_graph.inputs:
-        return None
-    bound = below.inputs[1]
-    if isinstance(bound, Value):
-        const = bound.producer
-        if const is None or const.op != "const":
-            return None
-        bound = const.attrs["value"]
-    try:
-        return max(int(bound), 0)
-    except (TypeError, ValueError):
-        return None

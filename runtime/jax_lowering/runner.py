@@ -7,105 +7,14 @@ import threading
 import jax
 import numpy as np
 
-from .._compat import add_note
-from ..executor import failure_note
 from ..graph import Graph, ListType, Value
 from ..registry import get_op
-from ..types import TensorType, UnionType
+from ..types import TensorType
 from .catalog import lowering_for
+from .context import Lowerer
 from .errors import LoweringError, cannot_lower
 from .lists import Stacked
-from .table import UNLOWERABLE
-from .values import called_graphs, conform, is_static, to_host
-
-_STACK_USERS = ("call",)  # ops a Stacked value may enter (a returned one reaches the host)
-
-
-class Lowerer:
-    """State while one graph is traced by JAX: the current value of each Variable."""
-
-    def __init__(self, runner: "JaxGraph", variables: list):
-        self.runner = runner
-        self.variables = variables
-        self.state: dict[int, object] = {}
-
-    def state_values(self) -> tuple:
-        return tuple(self.state[id(v)] for v in self.variables)
-
-    def set_state(self, values) -> None:
-        self.state = {id(v): x for v, x in zip(self.variables, values)}
-
-    def run(self, graph: Graph, args) -> list:
-        env = {id(v): a for v, a in zip(graph.inputs, args)}
-        for node in graph.nodes:
-            inputs = [env[id(v)] if isinstance(v, Value) else v for v in node.inputs]
-            if node.op not in _STACK_USERS and any(isinstance(x, Stacked) for x in inputs):
-                raise cannot_lower(
-                    node,
-                    "it uses the stack of a list grown in a staged loop, whose length is "
-                    "known only when the graph runs",
-                    "Return the stacked list and use it outside the staged function, or "
-                    "preallocate a NumPy array (np.zeros(n)) and write x[i] = v",
-                )
-            if any(type(v.type) is UnionType for v in node.outputs):
-                raise cannot_lower(
-                    node,
-                    f"its result is {' or '.join(str(v.type) for v in node.outputs)} depending on "
-                    f"the path taken (a Python number on some paths, a NumPy value on others), "
-                    f"which XLA cannot represent",
-                    "Give the value one type on every path (convert it where it is set), or keep "
-                    "the interpreter (jit_compile=False)",
-                )
-            lower = lowering_for(node.op)
-            if lower is None:
-                why = UNLOWERABLE.get(node.op, "the JAX backend has no lowering for it")
-                raise cannot_lower(node, why)
-            try:
-                outs = lower(self, node, *inputs, **node.attrs)
-            except LoweringError:
-                raise
-            except Exception as error:
-                same = self._interpreter_error(node, inputs, error)
-                if same is not None:
-                    raise same from None
-                raise cannot_lower(
-                    node,
-                    f"{type(error).__name__}: {error}",
-                    "Static sizes and indices known when tracing make it lowerable; "
-                    "or keep the interpreter (jit_compile=False)",
-                ) from error
-            if node.opdef.num_outputs == 1:
-                outs = (outs,)
-            for v, out in zip(node.outputs, outs):
-                env[id(v)] = conform(out, v.type)
-        return [env[id(v)] if isinstance(v, Value) else v for v in graph.outputs]
-
-    def _interpreter_error(self, node, inputs, error):
-        """The error the interpreter raises for `node` on inputs of these (static) shapes, when
-        it is of the type JAX's lowering raised (a broadcast of f64[4] to (3,) fails in both for
-        every value): the call raises it as the interpreter would, with the same note. None when
-        the op is stateful or the NumPy kernel runs (a lowering gap, not the user's error)."""
-        if node.opdef.stateful or node.subgraphs:
-            return None
-        values = []
-        for item, x in zip(node.inputs, inputs):
-            type_ = item.type if isinstance(item, Value) else None
-            if is_static(x):
-                values.append(x)
-            elif isinstance(type_, TensorType) and type_.weak:
-                values.append(type_.python_type(1))
-            elif isinstance(type_, TensorType):
-                values.append(np.ones(np.shape(x), dtype=type_.dtype))
-            else:  # a list: no comparison
-                return None
-        try:
-            with np.errstate(all="ignore"):
-                get_op(node.op).kernel(node.attrs)(*values)
-        except Exception as found:  # noqa: BLE001 - compared with JAX's error below
-            if type(found) is type(error):
-                add_note(found, failure_note(node, self.runner.graph.name))
-                return found
-        return None
+from .values import called_graphs, conform, to_host
 
 
 class JaxGraph:
@@ -132,12 +41,11 @@ class JaxGraph:
             if var is not None and id(var) not in seen:
                 seen.add(id(var))
                 self.variables.append(var)
-        written = {id(n.attrs["var"]) for n in nodes if n.op == "assign_variable"}
+        ops = [get_op(n.op) for n in nodes]
+        written = {id(n.attrs["var"]) for n, op in zip(nodes, ops) if op.writes_variable}
         self.assigned = [i for i, v in enumerate(self.variables) if id(v) in written]
         # ops whose lowering may raise through a host callback (lists: run-time index checks)
-        self.has_callbacks = any(
-            n.op in ("assert", "py_function", "list_write", "list_read", "list_pop") for n in nodes
-        )
+        self.has_callbacks = any(op.lower_calls_back for op in ops)
         self.output_types = [
             v.type if isinstance(v, Value) else TensorType.of(v) for v in graph.outputs
         ]
@@ -161,9 +69,10 @@ class JaxGraph:
                         "it runs in a `with np.errstate(...)` scope, which XLA's arithmetic "
                         "does not follow (no warnings, no FloatingPointError)",
                     )
-                if lowering_for(node.op) is None:
+                op = get_op(node.op)
+                if lowering_for(op) is None:
                     raise cannot_lower(
-                        node, UNLOWERABLE.get(node.op, "the JAX backend has no lowering for it")
+                        node, op.unlowerable or "the JAX backend has no lowering for it"
                     )
         for name, v in zip(self.graph.input_names, self.graph.inputs):
             if not isinstance(v.type, TensorType):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from ..graph import Graph, ListType
+from ..graph import Graph, ListType, Value
+from ..registry import get_op
 from ..types import TensorType
 
 PYTHON_NUMBERS = (bool, int, float, complex)
@@ -25,14 +26,18 @@ def conform(value, type_, strong: bool = False):
     return jnp.asarray(value, dtype=type_.dtype)
 
 
+def ir_type(item):
+    """What a type rule receives for a node input: its TensorType, or the Python number."""
+    return item.type if isinstance(item, Value) else item
+
+
 def called_graphs(graph: Graph):
-    """`graph` and, depth first, every graph its nodes call (an attr with a `graph`)."""
+    """`graph` and, depth first, every graph its nodes call (OpDef.called_graph)."""
     yield graph
     for node in graph.walk():
-        for attr in node.attrs.values():
-            inner = getattr(attr, "graph", None)
-            if isinstance(inner, Graph):
-                yield from called_graphs(inner)
+        calls = get_op(node.op).called_graph
+        if calls is not None:
+            yield from called_graphs(calls(node))
 
 
 def to_host(value, type_):

@@ -73,13 +73,15 @@ def register_call(  # noqa: PLR0913
     doc=None,
     may_alias_input=False,
     min_inputs=1,
+    **fields,
 ):
     """Registers op `name` computing `func(*inputs, **attrs)`.
 
     arrays: the names of func's array parameters, in order; inputs fill them from the first
     (None: every input is positional). shape(*shapes, **attrs) gives the output shape, or a
     tuple of them when num_outputs != 1. probe(*types, **attrs) gives the stand-in arguments
-    func runs on for the dtypes (default: `stand_in` of each input).
+    func runs on for the dtypes (default: `stand_in` of each input). `fields`: other OpDef
+    fields.
     """
     npos = _positional_count(func, arrays)
     names = tuple(arrays or ())
@@ -121,6 +123,7 @@ def register_call(  # noqa: PLR0913
         num_outputs=num_outputs,
         may_alias_input=may_alias_input,
         doc=doc or qualified,
+        **fields,
     )(lambda *xs, **attrs: call(xs, attrs))
 
 

@@ -123,3 +123,10 @@ def fmt_shape(shape) -> str:
         + ("," if len(shape) == 1 else "")
         + ")"
     )
+
+
+# why an op whose result's shape depends on its input's values has no JAX lowering (OpDef.unlowerable)
+DYNAMIC_SHAPE = (
+    "its result's shape depends on the values of its input, and XLA needs every shape when "
+    "it compiles; compute it outside the staged function or keep the interpreter"
+)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._calls import dim_add, register_call, same_shape, stand_in
-from ._rules import as_index, normalize_axes, normalize_axis
+from ._rules import DYNAMIC_SHAPE, as_index, normalize_axes, normalize_axis
 from .elementwise import broadcast
 
 
@@ -229,12 +229,17 @@ register_call(
     probe=_repeat_probe,
     min_inputs=2,
     doc="np.repeat(a, repeats, axis) with an array of repeats (the result size is unknown)",
+    unlowerable=DYNAMIC_SHAPE,
 )
-register_call("unique_values", np.unique_values, _unique_values)
-register_call("unique_counts", np.unique_counts, _unique_counts, num_outputs=2)
-register_call("unique_inverse", np.unique_inverse, _unique_inverse, num_outputs=2)
-register_call("unique_all", np.unique_all, _unique_all, num_outputs=4)
-register_call("unique", np.unique, _unique, num_outputs=None)
+register_call("unique_values", np.unique_values, _unique_values, unlowerable=DYNAMIC_SHAPE)
+register_call(
+    "unique_counts", np.unique_counts, _unique_counts, num_outputs=2, unlowerable=DYNAMIC_SHAPE
+)
+register_call(
+    "unique_inverse", np.unique_inverse, _unique_inverse, num_outputs=2, unlowerable=DYNAMIC_SHAPE
+)
+register_call("unique_all", np.unique_all, _unique_all, num_outputs=4, unlowerable=DYNAMIC_SHAPE)
+register_call("unique", np.unique, _unique, num_outputs=None, unlowerable=DYNAMIC_SHAPE)
 register_call("roll", np.roll, same_shape, doc="np.roll(a, shift, axis) with a static shift")
 register_call(
     "real", np.real, same_shape, may_alias_input=True, doc="np.real(x) of a complex x (a view)"

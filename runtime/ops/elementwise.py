@@ -9,7 +9,14 @@ import warnings
 import numpy as np
 
 from ..registry import register_op
-from ..types import TensorType, UnionType, broadcast_shapes
+from ..types import (
+    PYTHON_SCALAR_DTYPES,
+    TensorType,
+    UnionType,
+    broadcast_shapes,
+    kinds,
+    may_be_python_number,
+)
 from ._rules import (
     check_type,
     dummy,
@@ -306,6 +313,261 @@ def _make_expr(name):
     return rule if python is not None or bool_scalar is not None else None
 
 
+# --- what each op of this module is beyond its kernel: the OpDef fields it fills ----------------
+
+_FACTS: dict[str, dict] = {}
+
+
+def _declare(names: str, **fields) -> None:
+    for name in names.split():
+        _FACTS.setdefault(name, {}).update(fields)
+
+
+for _name, _func in PYTHON_OPERATORS.items():
+    _declare(_name, python_operator=_func, python_expr=PYTHON_EXPRS[_name])
+
+# operators on scalars that never raise, and those that raise only where every operand is a
+# Python number (on NumPy scalars they warn: `1 // 0` raises, `np.int64(1) // 0` warns)
+_COMPARISONS = "less less_equal greater greater_equal equal not_equal"
+_declare(f"add subtract multiply mul negative positive {_COMPARISONS}", raises="never")
+_declare("remainder floor_divide divide absolute", raises="on_python_numbers")
+_declare(
+    "divide floor_divide remainder divmod",
+    division=True,
+    python_errors=(ZeroDivisionError,),
+    python_error_if=lambda right: right == 0,
+)
+_declare("power pow", python_errors=(ZeroDivisionError,), python_error_if=lambda right: right < 0)
+_declare(_COMPARISONS, comparison=True, unboxed="compare")
+for _name in ("not", "and", "or", "xor"):
+    _declare(f"logical_{_name}", logical=_name)
+_declare("add subtract multiply", unboxed="arithmetic")
+_declare("negative absolute", unboxed="unary")
+_declare("positive", unboxed="identity")
+_declare("divide", unboxed="division")
+_declare("floor_divide remainder", unboxed="integer_division")
+_declare("power pow", unboxed="small_power")
+_declare("add subtract multiply negative positive absolute", nan_propagating=True)
+# x + 0, x - 0, x * 1 (either side), x // 1 of integers and x / 1 of floats are x, bit for bit
+_declare("add", identities=((1, 0, "iu"), (0, 0, "iu")))
+_declare("subtract", identities=((1, 0, "iuf"),))
+_declare("multiply", identities=((1, 1, "iuf"), (0, 1, "iuf")))
+_declare("floor_divide", identities=((1, 1, "iu"),))
+_declare("divide", identities=((1, 1, "f"),))
+# ufuncs that convert a Python int operand to a float64 array's dtype (NEP 50) before computing
+_declare(
+    f"add subtract multiply divide floor_divide remainder maximum minimum {_COMPARISONS}",
+    int_as_float=True,
+)
+
+# Ufuncs whose value per element is fixed by IEEE-754 (correctly rounded or exact) for real
+# floats: computing them chunk by chunk gives the same bits as one call over the whole array.
+_declare(
+    "add subtract multiply divide negative positive absolute fabs square sqrt reciprocal "
+    "minimum maximum fmin fmax copysign nextafter ldexp floor ceil trunc rint sign heaviside "
+    f"conjugate {_COMPARISONS} logical_and logical_or logical_xor logical_not isnan isinf "
+    "isfinite signbit bitwise_and bitwise_or bitwise_xor invert left_shift right_shift",
+    exact=True,
+)
+# one correctly rounded IEEE-754 operation or a sign-bit operation: compiled kernels take them,
+# as C over the operands {0}, {1} of the float type T ({f}: the libm suffix of T)
+for _name, _c in {
+    "add": "({0} + {1})",
+    "subtract": "({0} - {1})",
+    "multiply": "({0} * {1})",
+    "divide": "({0} / {1})",
+    "negative": "(-{0})",
+    "positive": "{0}",
+    "square": "({0} * {0})",
+    "reciprocal": "((T)1 / {0})",
+    "sqrt": "sqrt{f}({0})",
+    "absolute": "fabs{f}({0})",
+    "fabs": "fabs{f}({0})",
+}.items():
+    _declare(_name, correctly_rounded=True, c_expr=_c)
+
+
+_min_max_checked: list = []
+
+
+def min_max_follow_c() -> bool:
+    """Whether np.maximum / np.minimum give their c_expr's answers here, bit for bit, on short and
+    long arrays (NumPy's scalar and SIMD loops) of both float dtypes: signed zeros, NaNs of
+    either operand and of both, infinities. (Their C form: the first operand when it is NaN or
+    strictly beyond the second, else the second: a NaN of either comes out, and of two equal
+    zeros the second.)"""
+    if not _min_max_checked:
+        same = True
+        nan, other_nan = np.float64(np.nan), -np.float64(np.nan)
+        for dtype in (np.float32, np.float64):
+            for n in (1, 3, 257):
+                a = np.tile(
+                    np.array([-0.0, 0.0, nan, 1.0, nan, 2.0, -np.inf, other_nan, 5.0], dtype), n
+                )
+                b = np.tile(
+                    np.array([0.0, -0.0, 1.0, nan, other_nan, 1.0, np.inf, nan, 5.0], dtype), n
+                )
+                with np.errstate(all="ignore"):
+                    for ufunc, beyond in ((np.maximum, np.greater), (np.minimum, np.less)):
+                        want = np.where(np.isnan(a) | beyond(a, b), a, b)
+                        got = ufunc(a, b)
+                        same = same and np.array_equal(
+                            got.view(f"u{a.itemsize}"), want.view(f"u{a.itemsize}")
+                        )
+        _min_max_checked.append(same)
+    return _min_max_checked[0]
+
+
+_declare(
+    "maximum",
+    c_expr="((isnan({0}) || __builtin_isgreater({0}, {1})) ? {0} : {1})",
+    c_expr_agrees=min_max_follow_c,
+)
+_declare(
+    "minimum",
+    c_expr="((isnan({0}) || __builtin_isless({0}, {1})) ? {0} : {1})",
+    c_expr_agrees=min_max_follow_c,
+)
+# complex loops that give another last bit when the output is one of the inputs (NumPy 2.4,
+# measured on one-element arrays): their result never goes into an operand's buffer
+_declare("multiply square", in_place_complex=False)
+# ufuncs that deprecate `out` given positionally (NumPy 2.4); the others take it positionally,
+# which is cheaper than the keyword on small arrays
+_declare("maximum minimum", out_by_keyword=True)
+_declare("isnat", unlowerable="JAX has no datetime types")
+_declare("nextafter", unlowerable="XLA's nextafter differs from NumPy's on subnormals")
+_declare("spacing", unlowerable="JAX has no spacing")
+
+
+def _mixes_float_and_int(ufunc: np.ufunc) -> bool:
+    """A loop takes a float and an integer (ldexp): NumPy picks it from a Python number's kind
+    (NEP 50), so such a number must reach the ufunc as it is, never cast to the array's dtype."""
+    for loop in ufunc.types:
+        kinds = {np.dtype(c).kind for c in loop.split("->")[0] if c not in "OMm"}
+        if "f" in kinds and kinds & {"i", "u"}:
+            return True
+    return False
+
+
+def _mixes_python_int_and_integer(inputs) -> bool:
+    found = [k for v in inputs for k in kinds(getattr(v, "type", None)) if type(k) is TensorType]
+    return any(k.weak and k.dtype.kind == "i" for k in found) and any(
+        not k.weak and k.dtype.kind in "iu" for k in found
+    )
+
+
+def _python_error_possible(node) -> bool:
+    """A division (or power) of Python numbers known only at run time: Python raises
+    ZeroDivisionError where NumPy would warn, and the eager code raises it even when nothing
+    reads the result (a nonzero literal divisor or a non-negative literal exponent cannot)."""
+    if len(node.inputs) != 2 or not all(
+        type(v) in (bool, int, float, complex) or may_be_python_number(getattr(v, "type", None))
+        for v in node.inputs
+    ):
+        return False
+    right = node.inputs[1]
+    if type(right) in (int, float, complex):
+        return node.opdef.python_error_if(right)
+    return True
+
+
+def _keep_unused(node) -> bool:
+    """A ufunc of a Python int and a NumPy integer (NEP 50: an int the dtype cannot hold is an
+    OverflowError), or a division or power of Python numbers that Python's operator may refuse."""
+    op = node.opdef
+    if len(node.inputs) == 2 and op.out_ufunc is not None:
+        if _mixes_python_int_and_integer(node.inputs):
+            return True
+    return bool(op.python_errors) and _python_error_possible(node)
+
+
+# --- the JAX lowering of the ufuncs: the dtypes NumPy resolves are the dtypes JAX computes in ----
+
+
+def _is_static(x) -> bool:
+    return type(x) in (bool, int, float, complex)
+
+
+def _resolve(t):
+    """What ufunc.resolve_dtypes takes for an input: int, float or complex for a Python number
+    (a literal, or a weak type: a Python number known at run time), else its dtype."""
+    if isinstance(t, TensorType) and t.weak:
+        python_type = t.python_type
+        return np.dtype(bool) if python_type is bool else python_type
+    return _resolve_arg(t)
+
+
+def loop_dtypes(ufunc: np.ufunc, types) -> tuple:
+    """The dtypes NumPy computes `ufunc` in for inputs of `types` (weak numbers by NEP 50)."""
+    args = tuple(_resolve(t) for t in types)
+    try:
+        return ufunc.resolve_dtypes(args + (None,) * ufunc.nout)
+    except (TypeError, ValueError):  # only Python numbers: they meet as their NumPy dtypes
+        strong = tuple(PYTHON_SCALAR_DTYPES[a] if isinstance(a, type) else a for a in args)
+        return ufunc.resolve_dtypes(strong + (None,) * ufunc.nout)
+
+
+_PYTHON_KINDS = "biufc"
+
+
+def _python_dtypes(ufunc: np.ufunc, types, out_types) -> tuple:
+    """The dtypes that give Python's arithmetic on Python numbers (weak types and literals):
+    the result's type when it is a number at least as wide as the inputs' common type (`True +
+    True` is the int 2, `3 / 2` the float 1.5), else that common type (`True < 2` compares ints,
+    `abs(1j)` takes a complex)."""
+    inputs = [
+        np.dtype(t.dtype) if hasattr(t, "dtype") else np.dtype(PYTHON_SCALAR_DTYPES[type(t)])
+        for t in types
+    ]
+    common = max(inputs, key=lambda d: _PYTHON_KINDS.index(d.kind))
+    if common.kind == "u":
+        common = np.dtype(np.int64)
+    outs = tuple(np.dtype(t.dtype) for t in out_types)
+    rank = _PYTHON_KINDS.index
+    compute = outs[0] if outs[0].kind != "b" and rank(outs[0].kind) >= rank(common.kind) else common
+    return (compute,) * ufunc.nin + outs
+
+
+def _input_types(node) -> list:
+    return [v.type if hasattr(v, "type") else v for v in node.inputs]
+
+
+def _lower_ufunc_as(name: str):
+    """The lowering of ufunc `name` (also of Python's operators that compute as it does)."""
+    ufunc = UFUNCS[name]
+    python = PYTHON_OPERATORS.get(name)
+
+    def lower(ctx, node, *inputs):
+        if python is not None and all(_is_static(x) for x in inputs):
+            return python(*inputs)  # Python numbers known now: Python's arithmetic
+        types = _input_types(node)
+        if python is not None and python_operands(name, types):
+            loop = _python_dtypes(ufunc, types, [v.type for v in node.outputs])
+        else:
+            loop = loop_dtypes(ufunc, types)
+        jnp = ctx.jnp
+        args = [jnp.asarray(x, dtype=d) for x, d in zip(inputs, loop[: ufunc.nin])]
+        out = getattr(jnp, name)(*args)
+        if ufunc.nout == 1:
+            return out.astype(loop[ufunc.nin])
+        return tuple(o.astype(d) for o, d in zip(out, loop[ufunc.nin :]))
+
+    lower.__name__ = f"lower_{name}"
+    return lower
+
+
+for _name, _ufunc in UFUNCS.items():
+    _declare(
+        _name,
+        out_ufunc=_ufunc if _ufunc.nout == 1 and not _mixes_float_and_int(_ufunc) else None,
+    )
+    if "unlowerable" not in _FACTS[_name]:
+        _declare(_name, lower=_lower_ufunc_as(_name))
+    if _FACTS[_name].get("out_ufunc") is not None or _FACTS[_name].get("python_errors"):
+        _declare(_name, keep_unused=_keep_unused)
+_declare("pow", keep_unused=_keep_unused)
+
+
 _KERNEL_ON_SCALARS = (
     "absolute",
     "multiply",
@@ -319,6 +581,7 @@ for _name, _ufunc in UFUNCS.items():
         make_expr=_make_expr(_name),
         weak_results=True,
         doc=f"np.{_name} ({_ufunc.nin} in, {_ufunc.nout} out)",
+        **_FACTS.get(_name, {}),
     )(_ufunc)
 del _name, _ufunc
 
@@ -338,10 +601,24 @@ def _ufunc_call_infer(*types, ufunc):
     return make_ufunc_infer(func, python_arithmetic=False)(*types)
 
 
+def _lower_ufunc_call(ctx, node, *inputs, ufunc):
+    func = UFUNCS[ufunc]
+    if all(_is_static(x) for x in inputs):
+        return func(*inputs)
+    types = _input_types(node)
+    if all(is_weak(t) for t in types):
+        types = [_numpy_operand(t) for t in types]
+    loop = loop_dtypes(func, types)
+    jnp = ctx.jnp
+    args = [jnp.asarray(x, dtype=d) for x, d in zip(inputs, loop[: func.nin])]
+    return getattr(jnp, ufunc)(*args).astype(loop[func.nin])
+
+
 register_op(
     "ufunc_call",
     infer=_ufunc_call_infer,
     make_kernel=lambda ufunc: UFUNCS[ufunc],
+    lower=_lower_ufunc_call,
     doc="np.<ufunc>(*inputs) called explicitly, where the operands may be Python numbers: "
     "NumPy's arithmetic on every path (the op of the ufunc's name is Python's on them)",
 )(lambda *inputs, ufunc: UFUNCS[ufunc](*inputs))
@@ -358,6 +635,8 @@ register_op(
     make_expr=_make_expr("pow"),
     weak_results=True,
     doc="x ** y (Python's operator)",
+    lower=_lower_ufunc_as("power"),
+    **_FACTS["pow"],
 )(operator.pow)
 
 
@@ -372,6 +651,8 @@ register_op(
     expr="{0} * {1}",
     weak_results=True,
     doc="x * y of complex scalars (Python's operator)",
+    lower=_lower_ufunc_as("multiply"),  # (XLA has one complex product)
+    **_FACTS["mul"],
 )(operator.mul)
 
 
@@ -400,6 +681,7 @@ register_op(
     expr="abs({0})",
     weak_results=True,
     doc="abs(x) of a complex scalar (Python's builtin)",
+    lower=lambda ctx, node, x: ctx.jnp.abs(ctx.jnp.asarray(x)).astype(node.outputs[0].type.dtype),
 )(abs)
 
 
@@ -478,10 +760,23 @@ def _ufunc_out_kernel(ufunc):
     return run
 
 
+def _lower_ufunc_out(ctx, node, target, *inputs, ufunc):
+    func = UFUNCS[ufunc]
+    types = _input_types(node)[1:]
+    loop = func.resolve_dtypes(
+        tuple(_resolve(t) for t in types) + (node.outputs[0].type.dtype,), casting="same_kind"
+    )
+    jnp = ctx.jnp
+    args = [jnp.asarray(x, dtype=d) for x, d in zip(inputs, loop[: func.nin])]
+    result = getattr(jnp, ufunc)(*args)
+    return jnp.broadcast_to(result.astype(target.dtype), jnp.shape(target))
+
+
 register_op(
     "ufunc_out",
     infer=_ufunc_out_infer,
     make_kernel=_ufunc_out_kernel,
+    lower=_lower_ufunc_out,
     doc="np.<ufunc>(*inputs, out=<a copy of target>) (x += y); the result has target's type",
 )(lambda target, *inputs, ufunc: _ufunc_out_kernel(ufunc)(target, *inputs))
 
@@ -502,24 +797,3 @@ def as_dtype(number, dtype):
     if dtype.kind == "f" and not np.isfinite(converted):
         return None
     return converted
-
-
-# ufuncs that convert a Python int operand to a float64 array's dtype (NEP 50) before computing
-INT_AS_FLOAT = frozenset(
-    (
-        "add",
-        "subtract",
-        "multiply",
-        "divide",
-        "floor_divide",
-        "remainder",
-        "maximum",
-        "minimum",
-        "less",
-        "less_equal",
-        "greater",
-        "greater_equal",
-        "equal",
-        "not_equal",
-    )
-)

@@ -285,6 +285,8 @@ def make_getitem_expr(*input_types, index):
     make_kernel=make_getitem_kernel,
     make_expr=make_getitem_expr,
     may_alias_input=True,
+    index_inputs=1,
+    lower=lambda ctx, node, x, *inputs, index: ctx.jnp.asarray(x)[_key_builder(index)[0](inputs)],
     doc="x[index]; see runtime.ops.indexing for the index attr",
 )
 def getitem(x, *inputs, index):
@@ -386,10 +388,42 @@ def make_setitem_kernel(index):
     return run_dynamic
 
 
+def _kind_of(value) -> str:
+    """The dtype kind of a node input ('f' for a Python float), or '?'."""
+    t = getattr(value, "type", None)
+    if t is None:
+        return {float: "f", complex: "c", int: "i", bool: "b"}.get(type(value), "?")
+    return getattr(getattr(t, "dtype", None), "kind", "?")
+
+
+def _scalar_write_may_raise(node) -> bool:
+    """`target[i] = value` of one number into an integer array: a float (NaN and inf raise) or an
+    integer of a wider dtype (one out of the target's range raises OverflowError)."""
+    target, value = node.inputs[0], node.inputs[1]
+    if _kind_of(target) not in "iu" or getattr(getattr(value, "type", None), "shape", ()) != ():
+        return False
+    kind = _kind_of(value)
+    if kind in "fc":
+        return True
+    return (
+        kind in "iu"
+        and hasattr(value, "type")
+        and not np.can_cast(value.type.dtype, target.type.dtype)
+    )
+
+
+def _lower_setitem(ctx, node, x, value, *inputs, index):
+    x = ctx.jnp.asarray(x)
+    return x.at[_key_builder(index)[0](inputs)].set(ctx.jnp.asarray(value).astype(x.dtype))
+
+
 @register_op(
     "setitem",
     infer=setitem_infer,
     make_kernel=make_setitem_kernel,
+    index_inputs=2,
+    keep_unused=_scalar_write_may_raise,
+    lower=_lower_setitem,
     doc="a copy of x with x[index] = value (NumPy's assignment); index as for getitem",
 )
 def setitem(x, value, *inputs, index):

@@ -199,5 +199,10 @@ for _name, _doc in (
         weak_results=True,
         make_kernel=lambda call: call.kernel(),
         make_expr=lambda *types, call: call.expr(),
+        unlowerable=(
+            "it reads the state of a Python object (a random generator, a clock) in program "
+            "order on every call; pass the values in as arguments, or call it through "
+            "staging.py_function"
+        ),
         doc=_doc,
     )(lambda *inputs, call: call.kernel()(*inputs))

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import register_op
-from ..types import TensorType
+from ..types import TensorType, may_be_python_number
 from ._rules import (
+    DYNAMIC_SHAPE,
     as_index,
     check_type,
     dtype_of,
@@ -88,6 +89,9 @@ def reshape_infer(x, *sizes, shape):
     infer=reshape_infer,
     make_kernel=lambda shape: _dynamic_kernel(np.reshape, tuple(shape)),
     may_alias_input=True,
+    lower=lambda ctx, node, x, *sizes, shape: ctx.jnp.reshape(
+        x, fill_dynamic(tuple(shape), [int(s) for s in sizes])
+    ),
     doc="np.reshape(x, shape); None entries of `shape` come from integer scalar inputs",
 )
 def reshape(x, *sizes, shape):
@@ -245,6 +249,9 @@ def broadcast_to_infer(x, *sizes, shape):
     "broadcast_to",
     infer=broadcast_to_infer,
     make_kernel=lambda shape: _dynamic_kernel(np.broadcast_to, tuple(shape)),
+    lower=lambda ctx, node, x, *sizes, shape: ctx.jnp.broadcast_to(
+        x, fill_dynamic(tuple(shape), [int(s) for s in sizes])
+    ),
     doc="np.broadcast_to(x, shape); None entries of `shape` come from integer scalar inputs",
 )
 def broadcast_to(x, *sizes, shape):
@@ -274,6 +281,7 @@ def argwhere_infer(x):
 @register_op(
     "argwhere",
     infer=argwhere_infer,
+    unlowerable=DYNAMIC_SHAPE,
     doc="np.argwhere(x): (number of non-zero elements, ndim) indices; the first dim is dynamic",
 )
 def argwhere(x):
@@ -372,10 +380,20 @@ def _make_astype(dtype, scalar=False):
     return lambda x: _astype(x, dtype)
 
 
+def _number_may_not_fit(node) -> bool:
+    """np.uint8(n) of a Python number known at run time: OverflowError where it does not fit."""
+    return bool(node.attrs.get("scalar")) and may_be_python_number(
+        getattr(node.inputs[0], "type", None)
+    )
+
+
 @register_op(
     "astype",
     infer=astype_infer,
     make_kernel=_make_astype,
+    keep_unused=_number_may_not_fit,
+    # (scalar: np.float32(x) on a 0-d x, a NumPy scalar in the interpreter; JAX has one 0-d kind)
+    lower=lambda ctx, node, x, *, dtype, scalar=False: ctx.jnp.asarray(x).astype(dtype),
     doc="x.astype(dtype); scalar=True: np.float32(x) and the other scalar types",
 )
 def astype(x, dtype, scalar=False):
@@ -387,7 +405,12 @@ def copy_infer(x):
     return x
 
 
-@register_op("copy", infer=copy_infer, doc="np.copy(x)")
+@register_op(
+    "copy",
+    infer=copy_infer,
+    lower=lambda ctx, node, x: ctx.jnp.array(x, copy=True),
+    doc="np.copy(x)",
+)
 def copy(x):
     return np.copy(x)
 

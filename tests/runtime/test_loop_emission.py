@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import staging
-from runtime import peephole
 
 
 def exp_series(x, n):
@@ -75,32 +74,6 @@ def test_bookkeeping_nothing_reads_is_not_written():
     for values in (np.array([1.5, -2.0, 3.0]), np.linspace(-1.0, 1.0, 9), np.array([4.0])):
         got, expected = staged(values), sum_positive(values)
         assert type(got) is type(expected) and got == expected
-
-
-def test_unread_assignments_are_dropped_and_blocks_keep_a_statement():
-    lines = [
-        "def run(v0):",
-        "    v1 = (len(v0))",
-        "    if v0[0] > 0:",
-        "        v2 = 0",
-        "    else:",
-        "        v3 = v1 + 1",
-        "        v4 = True",
-        "    return v3",
-    ]
-    nodes = {2: "dim", 4: "const", 6: "add", 7: "const", 8: "return"}
-    peephole.drop_unread_assignments(lines, nodes)
-    assert lines == [
-        "def run(v0):",
-        "    v1 = (len(v0))",
-        "    if v0[0] > 0:",
-        "        pass",
-        "    else:",
-        "        v3 = v1 + 1",
-        "    return v3",
-    ]
-    assert nodes == {2: "dim", 4: "const", 6: "add", 7: "return"}
-    compile("\n".join(lines), "<test>", "exec")
 
 
 def count_down(x, start, stop):
@@ -192,3 +165,44 @@ def test_a_counter_runs_as_a_python_int_only_where_every_use_gives_numpys_answer
     ):
         got, want = staging.function(f)(*args), f(*args)
         assert repr(got) == repr(want), f.__name__
+
+
+def _deep_branches_source(cases: int) -> str:
+    """A loop whose body is an elif chain of `cases` branches (deeper than the executor nests:
+    their bodies become helper functions), reading values from outside and updating loop
+    variables in place."""
+    lines = [
+        "def deep(x, xs, scale, n):",
+        "    total = x * 0.0",
+        "    count = 0",
+        "    i = 0",
+        "    while i < n:",
+        "        k = i % " + str(cases),
+    ]
+    for c in range(cases):
+        keyword = "if" if c == 0 else "elif"
+        lines.append(f"        {keyword} k == {c}:")
+        if c % 3 == 0:
+            lines.append(f"            total = total + x * {c}.0 + scale")
+        elif c % 3 == 1:
+            lines += ["            for v in xs:", "                total = total + v"]
+        else:
+            lines.append("            count = count + len(xs)")
+    lines += ["        i = i + 1", "    return total, count, i"]
+    return "\n".join(lines) + "\n"
+
+
+def test_bodies_emitted_as_helper_functions_take_what_they_read(tmp_path, monkeypatch):
+    import importlib
+    import sys
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "deep_branches_mod.py").write_text(_deep_branches_source(50))
+    mod = importlib.import_module("deep_branches_mod")
+    monkeypatch.setitem(sys.modules, "deep_branches_mod", mod)
+    staged = staging.function(mod.deep)
+    args = (np.float64(1.5), np.array([0.25, -1.0, 2.0]), np.float64(0.5), np.int64(60))
+    assert "def _body" in staged.get_concrete_function(*args).executable_source
+    got, expected = staged(*args), mod.deep(*args)
+    assert [type(g) for g in got] == [type(e) for e in expected]
+    assert [float(g) for g in got] == [float(e) for e in expected]

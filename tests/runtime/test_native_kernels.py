@@ -13,6 +13,7 @@ from _runtime_helpers import assert_bitwise, chain
 
 import staging
 from runtime import native
+from runtime.ops import elementwise
 
 pytestmark = pytest.mark.skipif(not native._find_compiler(), reason="no C compiler on this machine")
 
@@ -423,7 +424,7 @@ def test_maximum_and_minimum_keep_numpys_nans_and_signed_zeros(dtype, calls):
 
 
 def test_maximum_stays_with_numpy_where_its_loops_follow_another_rule(monkeypatch, calls):
-    monkeypatch.setattr(native, "_min_max_checked", [False])
+    monkeypatch.setattr(elementwise, "_min_max_checked", [False])
     x = np.linspace(-1, 1, 300)
     concrete = staged(relu_scale, x, x[::-1].copy(), options=dict(NATIVE, fusion_min_bytes=1))
     assert_bitwise(concrete(x, x[::-1].copy()), relu_scale(x, x[::-1].copy()))

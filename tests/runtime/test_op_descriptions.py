@@ -1,0 +1,235 @@
+"""Every OpDef's facts agree with its kernel: the generators that read them (inline operators,
+unboxed scalar loops, fusion, compiled kernels, dead-code elimination) compute what it does."""
+
+from __future__ import annotations
+
+import operator
+import warnings
+
+import numpy as np
+import pytest
+
+import runtime  # noqa: F401  (registers the ops)
+from runtime.executor import _ipow
+from runtime.registry import OpDef, all_ops
+
+OPS = all_ops()
+
+
+def _named(predicate) -> list[str]:
+    return sorted(name for name, op in OPS.items() if predicate(op))
+
+
+def _quiet(func, *args):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return func(*args)
+
+
+def _same(a, b) -> bool:
+    """Equal values of the same type, NaN equal to NaN, -0.0 different from 0.0."""
+    if type(a) is not type(b):
+        return False
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype.kind in "fc":
+        return bool(
+            np.all((a == b) & (np.signbit(a.real) == np.signbit(b.real)) | (a != a) & (b != b))
+        )
+    return bool(np.array_equal(a, b))
+
+
+# -- the facts fit together ---------------------------------------------------------------
+
+
+def test_compiled_kernels_take_only_exact_elementwise_ufuncs():
+    for name in _named(lambda op: op.correctly_rounded):
+        assert OPS[name].c_expr is not None, name  # what compiled kernels may take, they do
+    for name in _named(lambda op: op.c_expr is not None):
+        op = OPS[name]
+        assert op.exact and op.out_ufunc is op.impl, name
+    for name in _named(lambda op: op.c_expr_agrees is not None):
+        assert OPS[name].c_expr is not None and isinstance(OPS[name].c_expr_agrees(), bool)
+
+
+def test_elementwise_facts_are_about_ufuncs():
+    for name in _named(lambda op: op.out_ufunc is not None):
+        ufunc = OPS[name].out_ufunc
+        assert OPS[name].impl is ufunc and ufunc.nout == 1, name
+    for name in _named(
+        lambda op: (
+            op.exact
+            or op.int_as_float
+            or op.out_by_keyword
+            or not op.in_place_complex
+            or op.logical
+        )
+    ):
+        assert isinstance(OPS[name].impl, np.ufunc), name
+    for name in _named(lambda op: op.out_by_keyword):
+        out = np.empty(3)
+        OPS[name].out_ufunc(np.ones(3), np.ones(3), out=out)
+
+
+def test_python_facts_fit_together():
+    for name in _named(lambda op: op.unboxed is not None):
+        assert OPS[name].python_expr is not None and OPS[name].python_operator is not None, name
+    for name in _named(lambda op: op.division or op.python_errors):
+        op = OPS[name]
+        assert op.python_errors == (ZeroDivisionError,) and op.python_error_if is not None, name
+        assert op.keep_unused is not None, name  # dead-code elimination keeps what may raise
+    for name in _named(lambda op: op.comparison):
+        assert OPS[name].unboxed == "compare"
+
+
+def test_structured_facts_fit_together():
+    for name in _named(lambda op: op.predicate is not None):
+        op = OPS[name]
+        assert op.subgraphs and op.emit and op.swap_branches and op.bind_subgraph, name
+    for name in _named(lambda op: op.unlowerable is not None):
+        assert OPS[name].lower is None, name
+    assert _named(lambda op: op.vjp is not None) == []  # (gradient rules: still to come)
+
+
+def test_a_field_with_an_unknown_value_is_refused():
+    with pytest.raises(ValueError, match="raises="):
+        OpDef("x", abs, abs, raises="sometimes")
+    with pytest.raises(ValueError, match="unboxed="):
+        OpDef("x", abs, abs, unboxed="fast", python_expr="{0}")
+
+
+# -- the facts agree with the kernels --------------------------------------------------------
+
+_PYTHON_NUMBERS = [(7, 2), (-7, 3), (2.5, -1.5), (True, 3), (3, 0.5), (-0.0, 2.0)]
+
+
+@pytest.mark.parametrize("name", _named(lambda op: op.python_operator is not None))
+def test_python_expr_is_python_operator(name):
+    op = OPS[name]
+    arity = 1 if op.python_expr.count("{1}") == 0 else 2
+    for args in _PYTHON_NUMBERS:
+        args = args[:arity]
+        try:
+            want = op.python_operator(*args)
+        except (TypeError, ValueError) as error:
+            with pytest.raises(type(error)):
+                eval(op.python_expr.format(*map(repr, args)), {"_ipow": _ipow})
+            continue
+        got = eval(op.python_expr.format(*map(repr, args)), {"_ipow": _ipow})
+        assert _same(got, want), (name, args)
+
+
+def _operands():
+    """Operand sets: float64, int64 and bool arrays, an array and a scalar, NumPy scalars."""
+    rng = np.random.default_rng(0)
+    floats = [rng.normal(size=5) * 3, np.array([0.0, -0.0, np.inf, np.nan, 2.0])]
+    ints = [rng.integers(-5, 6, size=5), np.array([1, 2, 3, 0, 4])]
+    bools = [np.array([True, False, True, False, True]), np.array([True, True, False, False, True])]
+    scalars = [
+        [np.float64(2.5), np.float64(-0.5)],
+        [np.int64(7), np.int64(-2)],
+        [np.float64(0.0), np.float64(0.0)],
+    ]
+    return [floats, ints, bools, [floats[0], np.float64(2.5)], *scalars]
+
+
+@pytest.mark.parametrize("name", _named(lambda op: op.expr is not None and op.num_outputs == 1))
+def test_inline_expr_computes_the_kernel(name):
+    op = OPS[name]
+    arity = 2 if "{1}" in op.expr else 1
+    namespace = {"_ipow": _ipow, "_TRUE": np.True_}
+    checked = 0
+    for operands in _operands():
+        args = operands[:arity]
+        try:
+            want = _quiet(op.impl, *args)
+        except (TypeError, ValueError):
+            continue
+        names = {f"a{k}": a for k, a in enumerate(args)}
+        got = _quiet(eval, op.expr.format(*names), {**namespace, **names})
+        assert _same(got, want), (name, args)
+        checked += 1
+    assert checked, name
+
+
+@pytest.mark.parametrize("name", _named(lambda op: op.identities))
+def test_identities_give_the_other_input_bit_for_bit(name):
+    op = OPS[name]
+    samples = {"i": np.array([-3, 0, 7]), "u": np.array([0, 3, 9], np.uint8)}
+    samples["f"] = np.array([-0.0, 0.0, 1.5, np.inf, np.nan, -2.25])
+    for position, literal, kinds in op.identities:
+        for kind in kinds:
+            x = samples[kind]
+            args = [x, literal] if position == 1 else [literal, x]
+            assert _same(_quiet(op.impl, *args), x), (name, position, literal, kind)
+
+
+@pytest.mark.parametrize("name", _named(lambda op: op.nan_propagating))
+def test_nan_propagating_ops_keep_non_finite_values(name):
+    op = OPS[name]
+    arity = 2 if "{1}" in op.python_expr else 1
+    for bad in (np.nan, np.inf, -np.inf):
+        for position in range(arity):
+            args = [np.float64(1.5)] * arity
+            args[position] = np.float64(bad)
+            assert not np.isfinite(_quiet(op.impl, *args)), (name, args)
+
+
+@pytest.mark.parametrize("name", _named(lambda op: op.comparison or op.logical))
+def test_comparisons_and_logical_ops_give_bools(name):
+    op = OPS[name]
+    python = {"not": operator.not_, "and": operator.and_, "or": operator.or_, "xor": operator.xor}
+    for a in (False, True):
+        for b in (False, True):
+            args = (a,) if op.logical == "not" else (a, b)
+            result = op.impl(*args)
+            assert result.dtype == np.bool_, name
+            if op.logical:
+                assert bool(result) == python[op.logical](*args), name
+            else:
+                assert bool(result) == op.python_operator(*args), name
+
+
+@pytest.mark.parametrize("name", _named(lambda op: op.python_errors))
+def test_python_errors_are_what_python_raises(name):
+    op = OPS[name]
+    right = 0 if op.division else -1
+    assert op.python_error_if(right) and not op.python_error_if(2), name
+    with pytest.raises(op.python_errors):
+        op.python_operator(0, right)
+    _quiet(op.impl, np.float64(0.0), right)  # NumPy only warns
+
+
+@pytest.mark.parametrize("name", _named(lambda op: op.raises != "maybe"))
+def test_ops_that_never_raise_on_numpy_scalars(name):
+    op = OPS[name]
+    if op.constant is not None:
+        return
+    arity = op.impl.nin if isinstance(op.impl, np.ufunc) else 2
+    for values in ([0.0, 0.0], [np.inf, -np.inf], [np.nan, 1.0], [-3, 0], [2**62, 2**62]):
+        args = [np.asarray(v)[()] for v in values[:arity]]
+        _quiet(op.impl, *args)  # (no exception: NumPy warns)
+    if op.raises == "never" and op.python_operator is not None:
+        for args in _PYTHON_NUMBERS + [(1.0e308, 10.0), (0, 0.0)]:
+            op.python_operator(*args[:arity])
+
+
+def test_constants_dimensions_and_indices():
+    from runtime import Graph, Node, TensorType
+    from runtime.core_ops import constant_node
+
+    const = constant_node(np.float32(2), TensorType(np.float32, ()))
+    op = OPS[const.op]
+    assert op.constant(const) == op.kernel(const.attrs)() == np.float32(2)
+    g = Graph()
+    x = g.add_input(TensorType(np.float64, (3, 4)))
+    dims = [n for n in OPS.values() if n.dimension is not None]
+    assert dims
+    for op in dims:
+        node = Node(op.name, [x], {"axis": 1}, [TensorType.python_scalar(int)])
+        array, axis = op.dimension(node)
+        assert op.kernel(node.attrs)(np.zeros((3, 4))) == np.zeros((3, 4)).shape[axis]
+        assert array is x
+    for name in _named(lambda op: op.index_inputs is not None):
+        assert OPS[name].index_inputs >= 1
