@@ -13,7 +13,7 @@ from .core_ops import constant_node
 from .graph import Graph, Node, Value
 from .options import get_options
 from .registry import get_op
-from .types import TensorType, kinds, may_be_python_number
+from .types import TensorType
 from .verify import verify
 
 # Folding makes the result a constant held by the graph: keep big results computed at run time.

@@ -351,6 +351,8 @@ def infer_kinds(op: OpDef, input_types, attrs, groups=None, infer=None):
         for i in range(len(results[0]))
     )
     return outputs, failures
+
+
 _DEFAULTS = {
     f.name: f.default for f in dataclasses.fields(OpDef) if f.default is not dataclasses.MISSING
 }

@@ -35,7 +35,7 @@ def use_backend(monkeypatch, backend: str) -> None:
     if backend != "jax":
         raise ValueError(f"unknown backend {backend!r}: expected one of {BACKENDS}")
     pytest.importorskip("jax")
-    module = sys.modules["staging.function"]
+    module = sys.modules["staging.functions.function"]
     check = module.check_jit_compile
 
     def jax_by_default(jit_compile):
