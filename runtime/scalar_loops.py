@@ -38,19 +38,42 @@ import numpy as np
 
 from .graph import Graph, Node, Value
 from .registry import get_op
+from .types import TensorType, UnionType
 
 _MAX_EXPONENT = 9  # |x| in (1e-30, 1e30) keeps x**k of a normal double for k <= 9
 
 
+def _scalar(t) -> TensorType | None:
+    """The NumPy scalar type a value of type `t` is unboxed from: `t` itself when it is a strong
+    0-d type, or the NumPy kind of a value that is a Python number of the same kind on some
+    paths (`float | f64[]`, `int | i64[]`: an accumulator that starts as a Python number). Such a
+    value is that Python number only while it is the loop's first value, unchanged, which
+    `leave` tells by identity; every op's result in the loop must be of one NumPy kind."""
+    if type(t) is TensorType:
+        return t if t.shape == () and not t.weak else None
+    if type(t) is not UnionType or len(t.alternatives) != 2:
+        return None
+    python, numpy = t.alternatives  # (Python kinds come first)
+    if not python.weak or numpy.weak or numpy.shape != ():
+        return None
+    matches = python.python_type is (float if numpy.dtype == np.float64 else int)
+    return numpy if matches and _kind(numpy) else None
+
+
 def _kind(t) -> str | None:
-    """'f' (float64) or 'i' (a signed integer dtype) for a strong NumPy scalar type."""
-    if getattr(t, "shape", None) != () or getattr(t, "weak", True):
+    """'f' (float64) or 'i' (a signed integer dtype) for a value unboxed from a NumPy scalar."""
+    t = _scalar(t)
+    if t is None:
         return None
     if t.dtype == np.float64:
         return "f"
     if t.dtype.kind == "i":
         return "i"
     return None
+
+
+def _dtype(t) -> np.dtype:
+    return _scalar(t).dtype
 
 
 @dataclass
@@ -74,7 +97,8 @@ def enter(em, node: Node, unboxed: Plan | None, indent: int) -> tuple[dict, list
     if unboxed is None:
         return firsts, capture_refs
     for k in unboxed.loop_vars + unboxed.captures:
-        is_float = node.inputs[k].type.dtype.kind == "f"
+        # (a loop variable's type is its output's: what it may be on every iteration)
+        is_float = _dtype((node.outputs[k] if k < nvars else node.inputs[k]).type).kind == "f"
         producer = getattr(node.inputs[k], "producer", None)
         constant = get_op(producer.op).constant if producer is not None else None
         if constant is not None and not producer.inputs:
@@ -108,7 +132,7 @@ def leave(em, node: Node, firsts: dict, indent: int, outs: list[str]) -> None:
             if _pass_through(body.outputs[j], lambda v: {positions.get(id(v))}) - {j}
             else []
         )
-        expr = f"{em.bind(t.dtype.type, 'k')}({outs[j]})"
+        expr = f"{em.bind(_dtype(t).type, 'k')}({outs[j]})"
         for k in reversed([j] + others):
             expr = f"{em.ref(node.inputs[k])} if {outs[j]} is {firsts[k]} else {expr}"
         em.emit(indent, f"{outs[j]} = {expr}", node)
@@ -192,7 +216,7 @@ def _try(node: Node, nvars: int, cond: Graph, body: Graph, roots: set[int], elem
         unboxed = {
             id(sub.inputs[k]): (
                 _kind(sub.inputs[k].type),
-                sub.inputs[k].type.dtype,
+                _dtype(sub.inputs[k].type),
                 frozenset((k,)),
             )
             for k in roots
@@ -200,7 +224,7 @@ def _try(node: Node, nvars: int, cond: Graph, body: Graph, roots: set[int], elem
         }
         if sub is body and _ELEMENT in roots:
             out = element.outputs[0]
-            unboxed[id(out)] = (_kind(out.type), out.type.dtype, frozenset((_ELEMENT,)))
+            unboxed[id(out)] = (_kind(out.type), _dtype(out.type), frozenset((_ELEMENT,)))
         _walk(sub, unboxed, result)
         outputs = sub.outputs if sub is body else []
         for j, v in enumerate(outputs):
@@ -209,7 +233,7 @@ def _try(node: Node, nvars: int, cond: Graph, body: Graph, roots: set[int], elem
                 if (
                     info is None
                     or info[0] != _kind(node.outputs[j].type)
-                    or info[1] != node.outputs[j].type.dtype
+                    or info[1] != _dtype(node.outputs[j].type)
                 ):
                     raise _Violation(frozenset((j,)) | (info[2] if info else frozenset()))
             elif info is not None:
@@ -262,7 +286,9 @@ def _walk(graph: Graph, unboxed: dict, result: Plan) -> None:
                 raise _Violation(taint)
         out_kind = _result_kind(op, n.inputs, kind)
         out = n.outputs[0]
-        expected = "b" if out_kind == "b" else _kind(out.type)
+        # (an op's result is of one NumPy kind: only the loop's first value may be a Python number)
+        one_kind = type(out.type) is TensorType
+        expected = "b" if out_kind == "b" else _kind(out.type) if one_kind else None
         if (
             out_kind is None
             or expected != out_kind
@@ -326,10 +352,10 @@ def _walk_branches(n: Node, op, unboxed: dict, result: Plan, taint: frozenset) -
         if (
             len(infos) != len(branch_infos)
             or kind is None
-            or any(i[0] != kind or i[1] != out.type.dtype for i in infos)
+            or any(i[0] != kind or i[1] != _dtype(out.type) for i in infos)
         ):
             raise _Violation(frozenset().union(*(i[2] for i in infos)) | taint)
-        unboxed[id(out)] = (kind, out.type.dtype, frozenset().union(*(i[2] for i in infos)))
+        unboxed[id(out)] = (kind, _dtype(out.type), frozenset().union(*(i[2] for i in infos)))
 
 
 class _Names:

@@ -311,3 +311,42 @@ def test_a_float_compared_with_a_huge_int_literal_stays_numpy():
         return x, below
 
     _compare(count_below, [(F(9007199254740992.0), np.int64(3)), (F(1.0), np.int64(3))])
+
+
+def _sum_even(xs):
+    total = 0  # the Python 0 until an even element is added: `int | i64[]`
+    for x in xs:
+        if x % 2 != 0:
+            continue
+        total += x
+    return total
+
+
+def _float_accumulator(xs):
+    total = 0.0  # `float | f64[]`
+    for x in xs:
+        if x > 0:
+            total = total + x * 0.5
+    return total
+
+
+@pytest.mark.parametrize(
+    "f, xs",
+    [
+        (_sum_even, np.arange(7, dtype=np.int64)),
+        (_sum_even, np.array([1, 3, 5], dtype=np.int64)),  # never added to: the Python 0
+        (_sum_even, np.zeros(0, dtype=np.int64)),
+        (_float_accumulator, np.array([1.5, -2.0, 3.25])),
+        (_float_accumulator, np.array([-1.0])),
+        (_float_accumulator, np.zeros(0)),
+    ],
+)
+def test_an_accumulator_that_starts_as_a_python_number_runs_unboxed_and_keeps_its_kind(f, xs):
+    """A loop variable that is the Python number it started as until an iteration makes it a
+    NumPy scalar runs as a Python number; after the loop it is the Python number when no
+    iteration changed it (the same object) and the NumPy scalar otherwise, as eagerly."""
+    staged = staging.function(f, input_signature=[staging.TensorSpec([None], xs.dtype)])
+    source = staged.get_concrete_function()._compiled.source
+    assert ".tolist()" in source  # the elements and the accumulator run as Python numbers
+    got, want = staged(xs), f(xs)
+    assert type(got) is type(want) and got == want
