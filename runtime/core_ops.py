@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import threading
 
 import numpy as np
 
@@ -258,7 +259,20 @@ register_op(
 
 # -- variables ---------------------------------------------------------------
 # `var` is any object with `dtype`, `shape`, a `_value` attribute holding a NumPy value and a
-# `_lock` (a threading.Lock) that makes each update atomic.
+# `_lock` that makes each update atomic: VARIABLE_LOCK, shared by every Variable, which a compiled
+# graph that writes Variables holds for its whole call (runtime.executor), so that its reads and
+# writes are inline (`var._value`) and one call's updates are never interleaved with another's.
+
+VARIABLE_LOCK = threading.RLock()
+
+
+def _read_variable_emit(em, node, indent: int) -> None:
+    var = em.bind(node.attrs["var"], "var")
+    if em.holds_variable_lock:
+        em.emit(indent, f"{em.fresh(node.outputs[0])} = {var}._value", node)
+    else:
+        em.simple(node, indent)
+
 
 register_op(
     "read_variable",
@@ -266,6 +280,7 @@ register_op(
     stateful=True,
     may_alias_state=True,
     make_kernel=lambda var: lambda: var._value,
+    emit=_read_variable_emit,
     lower=lambda ctx, node, *, var: ctx.state[id(var)],  # (Variables: threaded state)
 )(lambda *, var: var._value)
 
@@ -313,6 +328,46 @@ def _assign_kernel(var, mode):
     return functools.partial(_UPDATES[mode], var)
 
 
+_UPDATE_OPERATORS = {"add": "+", "sub": "-"}
+
+
+def _assign_emit(em, node, indent: int) -> None:
+    """`var += value` inline (`v._value = v._value + value`) where the graph's call holds the
+    Variables' lock and the sum is of the variable's own dtype and shape (NumPy's rules, from
+    the node's types); otherwise the update kernel (which takes the lock itself)."""
+    var, mode = node.attrs["var"], node.attrs["mode"]
+    value = node.inputs[0]
+    if not em.holds_variable_lock or not _keeps_type(var, mode, value):
+        em.simple(node, indent)
+        return
+    name = em.bind(var, "var")
+    em.emit(
+        indent, f"{name}._value = {name}._value {_UPDATE_OPERATORS[mode]} {em.ref(value)}", node
+    )
+
+
+def _keeps_type(var, mode: str, value) -> bool:
+    """Whether `var._value op value` is of the variable's dtype and shape (an array's: a 0-d
+    result would have to be made a NumPy scalar)."""
+    if mode not in _UPDATE_OPERATORS or not var.shape:
+        return False
+    t = value.type if isinstance(value, Value) else value
+    if isinstance(t, TensorType):
+        if t.weak or any(d is None for d in t.shape):
+            return False
+        operand = np.zeros(t.shape, t.dtype)
+    elif type(t) in (int, float):
+        operand = t
+    else:
+        return False
+    try:
+        result = np.result_type(np.zeros((), var.dtype), operand)
+        shape = np.broadcast_shapes(tuple(var.shape), np.shape(operand))
+    except (TypeError, ValueError):
+        return False
+    return result == var.dtype and shape == tuple(var.shape)
+
+
 def _lower_assign_variable(ctx, node, value, *, var, mode):
     from .ops.elementwise import loop_dtypes  # (the ops package imports this module)
 
@@ -339,6 +394,7 @@ register_op(
     stateful=True,
     make_kernel=_assign_kernel,
     writes_variable=True,
+    emit=_assign_emit,
     lower=_lower_assign_variable,
 )(lambda value, *, var, mode: _assign_kernel(var, mode)(value))
 

@@ -19,6 +19,7 @@ import numpy as np
 from . import chunks, fusion, scalar_loops
 from ._compat import add_note
 from .analysis import BufferPlan, dead_after, free_values, maybe_viewed, outputs_sharing_state
+from .core_ops import VARIABLE_LOCK
 from .graph import Graph, Node, Value, node_text
 from .ops.elementwise import as_dtype
 from .options import get_options
@@ -71,6 +72,7 @@ class _Emitter(chunks.ChunkedEmission):
         self.count = 0
         self.buffers = BufferPlan(maybe_viewed(graph))
         self.helpers: list = []  # (lines, {line: node}) of subgraph bodies emitted as functions
+        self.holds_variable_lock = False  # the call holds VARIABLE_LOCK (see function)
         self._uses: dict | None = None
         self._unread: dict | None = None  # id(value) -> reads of it the emitted code leaves out
         self._dropped: set[int] = set()  # values named but never computed: nothing reads them
@@ -561,6 +563,11 @@ class _Emitter(chunks.ChunkedEmission):
             self.chunked(params)
         else:
             self.emit(0, f"def {name}({', '.join(params)}):")
+            # A graph that writes Variables holds their lock for the whole call: its reads and
+            # writes of them are inline (runtime.core_ops.VARIABLE_LOCK).
+            self.holds_variable_lock = _writes_variables(self.graph)
+            if self.holds_variable_lock:
+                self.emit(1, f"{self.bind(VARIABLE_LOCK, 'lock')}.acquire()")
             # A failure is re-raised with the failing node's context (CompiledGraph.failure); the
             # try costs nothing while nothing fails.
             self.emit(1, "try:")
@@ -587,10 +594,18 @@ class _Emitter(chunks.ChunkedEmission):
         self.emit(1, "except Exception as exc:")
         self.emit(2, "_failure(exc)")
         self.emit(2, "raise")
+        if self.holds_variable_lock:
+            self.emit(1, "finally:")
+            self.emit(2, f"{self.bind(VARIABLE_LOCK, 'lock')}.release()")
         for lines, nodes in self.helpers:  # (defined after `run`: called only when it runs)
             self.line_nodes.update((len(self.lines) + k, node) for k, node in nodes.items())
             self.lines.extend(lines)
         return self.source_of_units("\n".join(self.lines) + "\n", name)
+
+
+def _writes_variables(graph: Graph) -> bool:
+    """Whether a node of `graph` or of its subgraphs writes a Variable."""
+    return any(get_op(n.op).writes_variable for n in graph.walk())
 
 
 class CompiledGraph:

@@ -7,7 +7,7 @@ import threading
 import numpy as np
 
 from runtime import TensorType, broadcast_shapes
-from runtime.core_ops import update_variable
+from runtime.core_ops import VARIABLE_LOCK, update_variable
 from staging import errors
 from staging.core.recording import current_graph, record
 from staging.core.source_map import where
@@ -59,7 +59,7 @@ class Variable:
             )
         value = np.array(initial_value, dtype=dtype)
         self._value = value[()] if value.ndim == 0 else value
-        self._lock = threading.Lock()  # each update is atomic (runtime.core_ops.update_variable)
+        self._lock = VARIABLE_LOCK  # shared by every Variable (runtime.core_ops.VARIABLE_LOCK)
         self.dtype = value.dtype
         self.shape = value.shape
         self.name = name or "Variable"

@@ -324,3 +324,39 @@ def test_function_holds_created_variables_weakly():
     del layer
     gc.collect()
     assert [r() for r in refs] == [None, None]
+
+
+def test_a_graph_that_writes_variables_reads_and_writes_them_inline_under_one_lock():
+    """One lock per call (runtime.core_ops.VARIABLE_LOCK), held for the whole call; the reads and
+    the updates that keep the Variable's dtype and shape are plain attribute accesses."""
+    a, b = staging.Variable(np.ones(4)), staging.Variable(np.ones(4))
+
+    @staging.function
+    def step(x):
+        a.assign_add(x)
+        b.assign_sub(x * 0.5)
+        return a / b
+
+    x = np.full(4, 0.25)
+    source = step.get_concrete_function(x)._compiled.source
+    assert source.count(".acquire()") == 1 and source.count(".release()") == 1
+    assert "._value = " in source and "._value +" in source and "._value -" in source
+    got = step(x)
+    np.testing.assert_array_equal(got, np.full(4, 1.25) / np.full(4, 0.875))
+    np.testing.assert_array_equal(a.numpy(), np.full(4, 1.25))
+
+
+def test_inline_updates_keep_the_variables_dtype_and_scalar_kind():
+    v = staging.Variable(np.zeros(3, dtype=np.int32))
+    s = staging.Variable(np.float32(1.0))  # a 0-d Variable holds a NumPy scalar
+
+    @staging.function
+    def add(k):
+        v.assign_add(3)  # int32 + a Python int: int32, as NumPy's `v += 3`
+        s.assign_add(k)
+        return v.read_value(), s.read_value()
+
+    vv, ss = add(np.float32(0.5))
+    assert vv.dtype == np.int32 and type(ss) is np.float32 and ss == np.float32(1.5)
+    np.testing.assert_array_equal(v.numpy(), np.full(3, 3, dtype=np.int32))
+    assert type(s.numpy()) is np.float32
