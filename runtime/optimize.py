@@ -12,8 +12,8 @@ from .chunks import LONG_GRAPH, gc_paused
 from .core_ops import constant_node
 from .graph import Graph, Node, Value
 from .options import get_options
-from .registry import get_op
-from .types import TensorType
+from .registry import get_op, infer_kinds
+from .types import TensorType, UnionType
 from .verify import verify
 
 # Folding makes the result a constant held by the graph: keep big results computed at run time.
@@ -339,8 +339,24 @@ def _may_raise_unused(node: Node, memo: dict | None = None) -> bool:
                 _may_raise_unused(n, memo) for g in node.subgraphs.values() for n in g.nodes
             )
         return memo[id(node)]
-    keep = get_op(node.op).keep_unused
-    return keep is not None and keep(node)
+    op = get_op(node.op)
+    if op.keep_unused is not None and op.keep_unused(node):
+        return True
+    return _raises_for_some_kinds(op, node)
+
+
+def _raises_for_some_kinds(op, node: Node) -> bool:
+    """Whether the node's rule refuses some combination of its inputs' kinds (a value of several
+    kinds by path, runtime.types.UnionType): on such a path the op raises when the graph runs,
+    as eagerly, even when nothing reads its result."""
+    types = [v.type if isinstance(v, Value) else v for v in node.inputs]
+    if not any(type(t) is UnionType for t in types):
+        return False
+    try:
+        _, failures = infer_kinds(op, types, node.attrs)
+    except Exception:  # noqa: BLE001 - every combination refused: it raises on every path
+        return True
+    return bool(failures)
 
 
 def eliminate_dead_code(graph: Graph, _memo: dict | None = None) -> None:

@@ -166,7 +166,7 @@ def len_(obj):
     if isinstance(obj, data_structures.StagedList):
         size = obj.tensor_array.length()
         return size if is_symbolic(size) else int(size)
-    if is_symbolic(obj) and obj.ndim > 0 and obj.static_shape[0] is None:
+    if is_symbolic(obj) and obj.static_ndim > 0 and obj.static_shape[0] is None:
         return obj.shape[0]  # a Python int known when the graph runs
     return len(obj)
 

@@ -101,7 +101,7 @@ class Tensor:
         raise self._symbolic_error("complex()")
 
     def __len__(self):
-        shape = self._value.type.shape
+        shape = self.static_shape  # (of every kind the value may be: staging.kinds.decisions)
         if not shape:
             raise TypeError(f"{where()}len() of a 0-d tensor {self._describe()}")
         if shape[0] is None:

@@ -322,6 +322,31 @@ def loop_body_makes_a_python_number(n, y):
     return s, out
 
 
+class _Box:
+    pass
+
+
+def unused_shift_of_a_box_attribute(x):
+    box = _Box()
+    box.a = np.random.uniform(0, 0, 1)
+    if x:
+        box.a = 0
+    unused = box.a >> 3  # TypeError for the float64 array eagerly, though nothing reads it
+    return x
+
+
+def len_and_loop_over_two_dtypes(x, n, y):
+    if y:
+        v = x
+    else:
+        v = x != n  # uint64 on one path, bool on the other: the same length
+    count = 0
+    for e in v:
+        if v[n % len(v)]:
+            count += 1
+    return len(v), count
+
+
 PROGRAMS = [
     (exp_of_joined, [(np.float64(1.0), np.uint8(2)), (np.float64(-1.0), np.uint8(2))]),
     (add_after_if, [(np.float64(1.0), np.int64(4)), (np.float64(-1.0), np.int64(4))]),
@@ -419,6 +444,11 @@ PROGRAMS = [
     (dtype_of_mixed_after_loop, [(np.int16(3), np.int64(2)), (np.int16(3), np.int64(0))]),
     (multiply_complex_or_int, [(np.float64(-1.0),), (np.float64(3.0),)]),
     (loop_body_makes_a_python_number, [(np.int64(2), np.uint64(3)), (np.int64(0), np.uint64(3))]),
+    (unused_shift_of_a_box_attribute, [(np.bool_(False),), (np.bool_(True),)]),
+    (
+        len_and_loop_over_two_dtypes,
+        [(np.array([1, 5, 0], dtype=np.uint64), 3, y) for y in (np.True_, np.False_)],
+    ),
 ]
 
 
