@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograph.operators.contexts import mark_staged_region
-from runtime.types import TensorType, kinds
+from runtime.types import TensorType, UnionType, kinds
 from staging import errors
 from staging.control_flow import cond
 from staging.core.recording import record
@@ -67,6 +67,8 @@ def eq(a, b):
         a = complex_operand(a, b)  # (NumPy's complex128 where b is a 0-d array)
         if type(a) is complex:
             return record("python_number", [np.equal(b, a)], {"kind": bool})
+    if _python_complex_meets_several_kinds(a, b):
+        return record("equal", [a, b])  # (in this order: Python's operator, kind by kind)
     return a == b
 
 
@@ -76,17 +78,24 @@ def not_eq(a, b):
         a = complex_operand(a, b)
         if type(a) is complex:
             return record("python_number", [np.not_equal(b, a)], {"kind": bool})
+    if _python_complex_meets_several_kinds(a, b):
+        return record("not_equal", [a, b])
     return a != b
 
 
 def _python_complex_meets_float64(a, b) -> bool:
-    return (
-        type(a) is complex
-        and is_symbolic(b)
-        and not b.type.weak
-        and b.type.shape == ()
-        and b.type.dtype == np.float64
-    )
+    return type(a) is complex and is_symbolic(b) and b.type == _FLOAT64_SCALAR
+
+
+_FLOAT64_SCALAR = TensorType(np.float64, ())
+
+
+def _python_complex_meets_several_kinds(a, b) -> bool:
+    """A Python complex `a` against a value of several kinds by path (one may be a float64
+    scalar, which complex's own operator takes): the op keeps the operand order, and each kind
+    gives what Python's operator gives it (the reflected `b == a` would be NumPy's on every
+    path)."""
+    return type(a) is complex and is_symbolic(b) and type(b.type) is UnionType
 
 
 def in_(item, container):
