@@ -10,6 +10,7 @@ from . import (  # noqa: F401  (imported to register their ops)
     matrices,
     random,
     reductions,
+    selection,
     shape_ops,
     statistics,
 )

@@ -191,7 +191,21 @@ def concatenate_infer(*xs, axis=0, dtype=None):
     return TensorType(out_dtype, tuple(dims))
 
 
-@register_op("concatenate", infer=concatenate_infer, doc="np.concatenate(xs, axis, dtype)")
+def _lower_joined(name):
+    """jax.numpy's concatenate / stack, which take the arrays as one sequence."""
+
+    def lower(ctx, node, *xs, axis=0, dtype=None):
+        return getattr(ctx.jnp, name)(xs, axis=axis, dtype=dtype)
+
+    return lower
+
+
+@register_op(
+    "concatenate",
+    infer=concatenate_infer,
+    doc="np.concatenate(xs, axis, dtype)",
+    lower=_lower_joined("concatenate"),
+)
 def concatenate(*xs, axis=0, dtype=None):
     return np.concatenate(xs, axis=axis, dtype=dtype)
 
@@ -213,7 +227,9 @@ def stack_infer(*xs, axis=0, dtype=None):
     return TensorType(out_dtype, shape[:axis] + (len(xs),) + shape[axis:])
 
 
-@register_op("stack", infer=stack_infer, doc="np.stack(xs, axis, dtype)")
+@register_op(
+    "stack", infer=stack_infer, doc="np.stack(xs, axis, dtype)", lower=_lower_joined("stack")
+)
 def stack(*xs, axis=0, dtype=None):
     return np.stack(xs, axis=axis, dtype=dtype)
 
