@@ -1,21 +1,24 @@
-"""The builtins that behave differently on symbolic values (print, len, range, enumerate, zip,
-min, max, sum), and the staged iterables for loops."""
+"""The builtins and library functions that behave differently on symbolic values (print, len,
+range, enumerate, zip, min, max, sum, any, all, sorted, map, filter, functools.reduce, int,
+float, round, pow, math.*), and the staged iterables for loops."""
 
 from __future__ import annotations
 
 import builtins
+import functools
 import operator
 import warnings
 
 import numpy as np
 
-from autograph.operators import data_structures, py_reductions
+from autograph.operators import data_structures, py_functional, py_reductions
 from staging import errors
 from staging.core.recording import record
 from staging.core.source_map import where as _where
 from staging.core.tensor import is_symbolic
 from staging.effects.debugging import print as staged_print
 from staging.kinds.undefined import MaybeMissing
+from staging.numpy_api import python_calls
 
 # -- staged iterables ------------------------------------------------------
 
@@ -220,7 +223,104 @@ def _python_number(kind):
     return convert
 
 
+# -- library calls over staged iterables ------------------------------------------------------
+
+MAX_ITEMS = 10_000  # the most items Python code may take out of one staged iterable while tracing
+
+
+def static_items(x, what: str) -> list:
+    """The items of a staged iterable whose length is known while tracing, as a Python list (one
+    graph value each); where it is known only when the graph runs, a refusal naming the line."""
+    n = staged_length(x)
+    if is_symbolic(n):
+        raise errors.SymbolicValueError(
+            f"{_where()}{what} of {_described(x)}, whose length is known only when the staged "
+            f"graph runs: the number of Python values it gives would be too. Write the loop as a "
+            f"`for` statement (a staged loop), or use NumPy on the whole array"
+        )
+    if n > MAX_ITEMS:
+        raise errors.SymbolicValueError(
+            f"{_where()}{what} of {_described(x)} would take {n} Python values out of it while "
+            f"tracing (at most {MAX_ITEMS}); use a `for` statement (a staged loop) or NumPy"
+        )
+    return [staged_item(x, i) for i in range(int(n))]
+
+
+def _described(x) -> str:
+    if is_symbolic(x):
+        return f"a symbolic tensor <{x.type}>"
+    if isinstance(x, data_structures.StagedList):
+        return "a list built by a staged loop"
+    return f"{type(x).__name__.replace('Staged', '').lower()}() of symbolic values"
+
+
+def reduce_(function, iterable, *initial):
+    """functools.reduce: Python's left fold, the function called through converted code; over a
+    staged iterable of unknown length, a staged loop."""
+    if len(initial) > 1:
+        return functools.reduce(function, iterable, *initial)  # Python's TypeError
+    start = initial[0] if initial else py_functional.MISSING
+    if is_staged_iterable(iterable):
+        n = staged_length(iterable)
+        if is_symbolic(n):
+            item = functools.partial(staged_item, iterable)
+            return py_functional.staged_fold(function, n, item, start)
+        return py_functional.fold(function, static_items(iterable, "functools.reduce()"), start)
+    try:
+        items = iter(iterable)
+    except TypeError:
+        return functools.reduce(function, iterable, *initial)  # Python's TypeError
+    return py_functional.fold(function, items, start)
+
+
+def _listed(iterable, what):
+    return static_items(iterable, what) if is_staged_iterable(iterable) else iterable
+
+
+def map_(function, *iterables):
+    """map(): Python's lazy map over the items (a staged iterable's, listed), the function
+    called through converted code."""
+    if not iterables:
+        return map(function)  # Python's TypeError
+    return py_functional.mapped(function, [_listed(it, "map()") for it in iterables])
+
+
+def filter_(function, iterable):
+    return py_functional.filtered(function, _listed(iterable, "filter()"))
+
+
+def sorted_(iterable, /, *, key=None, reverse=False):
+    """sorted(): Python's stable sort; where the items or keys are symbolic, of the run-time
+    keys (one python_sort node) giving the list of the items in that order."""
+    items = list(_listed(iterable, "sorted()"))
+    keys = items if key is None else [py_functional.call_user(key, item) for item in items]
+    if not (py_reductions._has_symbolic(items) or py_reductions._has_symbolic(keys)):
+        order = sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
+        return [items[i] for i in order]
+    return py_functional.sort_items(items, keys, reverse)
+
+
+def _truth_of(wanted):
+    """any() (wanted True) / all() (wanted False): the first item whose truth is `wanted`
+    decides, as Python's; staged where the items are symbolic."""
+
+    def call(iterable):
+        if is_symbolic(iterable):
+            return py_functional.tensor_truth(iterable, wanted)
+        if isinstance(iterable, data_structures.StagedList):
+            return py_functional.tensor_truth(iterable.stack(), wanted)
+        if is_staged_iterable(iterable):
+            iterable = static_items(iterable, f"{'any' if wanted else 'all'}()")
+        if type(iterable) in (list, tuple):  # computed already: no item is left to skip
+            return py_functional.truth_of_all(iterable, wanted)
+        return py_functional.short_circuit(iter(iterable), wanted)
+
+    call.__name__ = "any_" if wanted else "all_"
+    return call
+
+
 OVERRIDES = {
+    **python_calls.OVERRIDES,  # math.*, round, pow: staged on symbolic numbers
     builtins.int: _python_number(int),
     builtins.float: _python_number(float),
     builtins.bool: _python_number(bool),
@@ -235,4 +335,19 @@ OVERRIDES = {
     builtins.sum: py_reductions.sum_,
     builtins.hasattr: hasattr_,
     builtins.getattr: getattr_,
+    builtins.map: map_,
+    builtins.filter: filter_,
+    builtins.sorted: sorted_,
+    builtins.any: _truth_of(True),
+    builtins.all: _truth_of(False),
+    functools.reduce: reduce_,
 }
+
+
+def is_overridden(func) -> bool:
+    """Whether converted code calls `func` through OVERRIDES (the converter routes such calls
+    through ag__.call)."""
+    try:
+        return func in OVERRIDES
+    except TypeError:  # an unhashable callable
+        return False

@@ -8,6 +8,7 @@ from . import (  # noqa: F401  (imported to register their ops)
     indexing,
     linalg,
     matrices,
+    python_calls,
     random,
     reductions,
     selection,

@@ -26,6 +26,7 @@ from staging.numpy_api import (
     creation,
     fft,
     linalg,
+    python_calls,
     reductions,
     selection,
     shapes,
@@ -384,6 +385,7 @@ def _install():  # noqa: C901
     }.items():
         setattr(Tensor, f"__{name}__", _unary(ufunc))
     Tensor.__abs__ = _abs
+    python_calls.install(Tensor)
     for name in (
         "sum",
         "prod",

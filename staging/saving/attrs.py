@@ -21,6 +21,7 @@ import numpy as np
 
 from runtime import ListType, TensorType
 from runtime.core_ops import ARG
+from runtime.ops.python_calls import CALLABLES
 from runtime.registry import get_op
 from staging.functions.argument_writes import _message as distinct_arrays_message
 from staging.saving.values import ERROR_CLASSES, MAX_DIMS, PYTHON_TYPES, FormatError
@@ -114,8 +115,10 @@ KINDS = {
     "p": NONE | NUMBER | choice("fro", "nuc"),
     "posinf": NONE | NUMBER,
     "returned": BOOL,
+    "reverse": BOOL,
     "rowvar": BOOL,
     "sequence": BOOL,
+    "width": INT,
     "trim": choice("f", "b", "fb", "bf", "F", "B", "FB", "BF"),
     "atol": NUMBER,
     "axes": NONE | INT | tuple_of(INT | tuple_of(INT, MAX_DIMS), MAX_DIMS),
@@ -214,6 +217,8 @@ OP_KINDS = {
         lambda v: type(v) in (bool, int, float, complex) or isinstance(v, (np.generic, np.ndarray)),
     ),
     ("dim", "axis"): INT,
+    ("python_call", "func"): choice(*CALLABLES),
+    ("python_call", "keywords"): tuple_of(STR, 8),
     ("angle", "deg"): BOOL,
     ("isin", "kind"): NONE | choice("sort", "table"),
     ("partition", "kind"): choice("introselect"),
