@@ -300,6 +300,21 @@ def sorted_(iterable, /, *, key=None, reverse=False):
     return py_functional.sort_items(items, keys, reverse)
 
 
+def _extreme_over(reduction, name):
+    """min() / max(): a staged iterable with key= (or a zip/enumerate/range of one) gives its
+    items; a tensor or staged list without key= is reduced by py_reductions."""
+
+    def call(*args, **kwargs):
+        if len(args) == 1 and is_staged_iterable(args[0]):
+            sequence = is_symbolic(args[0]) or isinstance(args[0], data_structures.StagedList)
+            if kwargs.get("key") is not None or not sequence:
+                args = (static_items(args[0], f"{name}()"),)
+        return reduction(*args, **kwargs)
+
+    call.__name__ = f"{name}_"
+    return call
+
+
 def _truth_of(wanted):
     """any() (wanted True) / all() (wanted False): the first item whose truth is `wanted`
     decides, as Python's; staged where the items are symbolic."""
@@ -330,8 +345,8 @@ OVERRIDES = {
     builtins.range: range_,
     builtins.enumerate: enumerate_,
     builtins.zip: zip_,
-    builtins.min: py_reductions.min_,
-    builtins.max: py_reductions.max_,
+    builtins.min: _extreme_over(py_reductions.min_, "min"),
+    builtins.max: _extreme_over(py_reductions.max_, "max"),
     builtins.sum: py_reductions.sum_,
     builtins.hasattr: hasattr_,
     builtins.getattr: getattr_,
