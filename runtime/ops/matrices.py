@@ -1,6 +1,6 @@
 """np.linalg: decompositions, solvers, determinants, norms, cross and tensor products; the
-other products (kron, inner, vdot, multi_dot) and the matrices built from a vector (diag,
-diagflat, vander).
+other products (kron, inner, vdot, multi_dot) and the matrices built from a vector
+(diagflat, vander).
 
 Each op is NumPy's function itself (batched over leading dims as NumPy batches it); the rules
 give NumPy's shapes and the errors NumPy raises for shapes (`LinAlgError` for a matrix that is
@@ -276,15 +276,6 @@ register_call("tensordot", np.tensordot, _tensordot, min_inputs=2)
 # -- building matrices and products beyond matmul ----------------------------------------------
 
 
-def _diag(v, k=0):
-    """np.diag of a vector: the square matrix with it on diagonal k."""
-    if len(v) != 1:
-        raise ValueError("Input must be 1- or 2-d.")
-    n = v[0]
-    size = None if n is None else n + abs(as_index(k, "k"))
-    return (size, size)
-
-
 def _diagflat(v, k=0):
     n = known_prod(v)
     size = None if n is None else n + abs(as_index(k, "k"))
@@ -371,7 +362,6 @@ def _multi_dot(*shapes):
     return tuple(out)
 
 
-register_call("diag", np.diag, _diag, doc="np.diag(v, k) of a vector: a square matrix")
 register_call("diagflat", np.diagflat, _diagflat)
 register_call("vander", np.vander, _vander)
 register_call("kron", np.kron, _kron, min_inputs=2)

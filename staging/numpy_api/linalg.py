@@ -1,5 +1,5 @@
 """Products and np.linalg: np.dot, np.outer, np.einsum, np.tensordot, np.cross, np.kron,
-np.inner, np.vdot, the matrices built from a vector (np.diag, np.diagflat, np.vander), and the
+np.inner, np.vdot, the matrices built from a vector (np.diagflat, np.vander), and the
 decompositions, solvers and norms of np.linalg (results in NumPy's named tuples)."""
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from staging.numpy_api._common import (
     _ndim,
     _no_out,
     _record,
-    _static_int,
     _unsupported,
     _where,
 )
@@ -122,18 +121,6 @@ def _value_dependent_dtype(name):
     return refuse
 
 
-def _diag(v, k=0):
-    """np.diag: of a vector, the matrix with it on diagonal k; of a matrix, its diagonal k (a
-    read-only view, as NumPy's)."""
-    v = _as_input(v)
-    k = _static_int(k, "k")
-    if _ndim(v) == 2:
-        return _np_diagonal(v, k)
-    if _ndim(v) != 1:
-        raise ValueError(f"{_where()}Input must be 1- or 2-d.")
-    return _record("diag", [v], {"k": k} if k else {})
-
-
 def _multi_dot(arrays, *, out=None):
     """np.linalg.multi_dot: of two arrays it is np.dot (as NumPy computes it); of more, one op
     multiplying in NumPy's cheapest order."""
@@ -194,7 +181,6 @@ FUNCTIONS = {
     _linalg.trace: _trace,
     _linalg.matmul: _matmul,
     _linalg.vecdot: _vecdot,
-    np.diag: _diag,
     np.diagflat: staged("diagflat", np.diagflat),
     np.vander: staged("vander", np.vander),
     np.kron: staged("kron", np.kron, ("a", "b")),
