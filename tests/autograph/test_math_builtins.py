@@ -374,3 +374,14 @@ def test_the_op_calls_the_very_function():
     assert get_op("python_call").kernel({"func": "math.sqrt"}) is math.sqrt
     assert get_op("python_call").kernel({"func": "round"}) is round
     assert get_op("python_sort").kernel({"width": 1})(3.0, np.nan, 1.0).tolist() == [0, 1, 2]
+
+
+def test_values_of_several_kinds_give_each_paths_result():
+    def f(x, c):
+        v = either(x, c)  # a float64 on one path, the Python float 0.5 on the other
+        return math.sqrt(v), round(v), round(v, 1), math.floor(v), max(v, 0.25)
+
+    for c in (np.float64(1.0), np.float64(-1.0)):
+        same_as_eager(f, np.float64(2.25), c)
+    cf = staging.function(f).get_concrete_function(np.float64(2.25), np.float64(1.0))
+    assert "float | f64[]" in str(cf.graph)
