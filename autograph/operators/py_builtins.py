@@ -317,6 +317,8 @@ def filter_(function, iterable):
 def sorted_(iterable, /, *, key=None, reverse=False):
     """sorted(): Python's stable sort; where the items or keys are symbolic, of the run-time
     keys (one python_sort node) giving the list of the items in that order."""
+    if isinstance(iterable, data_structures.StagedList) and is_symbolic(staged_length(iterable)):
+        return py_functional.sort_staged_list(iterable, key, reverse)
     items = list(_listed(iterable, "sorted()"))
     keys = items if key is None else [py_functional.call_user(key, item) for item in items]
     if not (py_reductions._has_symbolic(items) or py_reductions._has_symbolic(keys)):

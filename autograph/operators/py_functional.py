@@ -21,11 +21,13 @@ import builtins
 
 import numpy as np
 
+from autograph.operators import data_structures
 from runtime.types import TensorType
 from staging import control_flow, errors
 from staging.core.recording import check, record
 from staging.core.source_map import where
 from staging.core.tensor import has_staged_value, is_symbolic, staged_value
+from staging.state.tensor_array import TensorArray
 
 MISSING = object()
 
@@ -147,6 +149,42 @@ def sort_items(items, keys, reverse=False):
         attrs["reverse"] = True
     order = record("python_sort", flat, attrs)
     return [_gathered(items, order, j) for j in range(len(items))]
+
+
+def sort_staged_list(items, key=None, reverse=False):
+    """sorted() of a list built by a staged loop (its length known when the graph runs): the
+    keys (the items, or key(item) computed by a staged loop) sorted by Python at run time (one
+    python_sort node), then a new list of the items read in that order (a staged loop)."""
+    source = items.tensor_array
+    if source._staged and source._handle.type.element is None:
+        return data_structures.StagedList(TensorArray(dtype=None, size=0, dynamic_size=True))
+    n = source.size()
+    if key is None:
+        keys = source.stack()
+    else:
+        keys = _staged_map(lambda item: call_user(key, item), source, n).stack()
+    if keys.static_ndim != 1:
+        raise errors.SymbolicValueError(
+            f"{where()}sorted() of a list built by a staged loop by keys that are not numbers "
+            f"(of shape {keys.static_shape[1:]}): compare scalar keys"
+        )
+    attrs = {"width": 1, "stacked": True}
+    if reverse:
+        attrs["reverse"] = True
+    order = record("python_sort", [keys], attrs)
+    return data_structures.StagedList(_staged_map(lambda i: source.read(order[i]), None, n))
+
+
+def _staged_map(function, source, n):
+    """A new list of function(source.read(i)) (of function(i) without a source) for i < n: a
+    staged loop."""
+    _, target = control_flow.while_loop(
+        lambda i, t: i < n,
+        lambda i, t: (i + 1, t.append(function(i if source is None else source.read(i)))),
+        (np.int64(0), TensorArray(dtype=None, size=0, dynamic_size=True)),
+        names=("<sorted index>", "list"),
+    )
+    return target
 
 
 def _gathered(items, order, j):

@@ -158,13 +158,20 @@ def _extreme_of_array(name, items, better):
             f"{_where()}{name}() of a tensor of shape {items.static_shape} compares its rows with "
             f"`<`, whose truth value is ambiguous; use np.{name}(x, axis=0)"
         )
-    reduce = np.min if name == "min" else np.max
-    if items.static_dtype.kind not in "fc":
-        return reduce(items)
-    first = items[0]
+    kind = items.static_dtype.kind
+    if kind == "c":
+        raise TypeError(
+            f"{_where()}'<' not supported between instances of complex numbers: {name}() of a "
+            f"complex tensor compares its elements"
+        )
+    # Python keeps the first of equal extremes (-0.0 before 0.0), never replaces a NaN first
+    # element and never chooses a later NaN: the first index of the extreme, NaNs left out
+    find = np.argmin if name == "min" else np.argmax
+    if kind != "f":
+        return items[find(items)]
     fill = np.inf if name == "min" else -np.inf
-    rest = reduce(np.where(np.isnan(items), fill, items))
-    return np.where(np.isnan(first), first, rest)[()]  # (the element: a NumPy scalar)
+    index = np.where(np.isnan(items[0]), 0, find(np.where(np.isnan(items), fill, items)))
+    return items[index]
 
 
 def sum_(iterable, start=0):

@@ -118,14 +118,21 @@ register_op(
 )(lambda *args, func, keywords=(): _python_call_kernel(func, keywords)(*args))
 
 
-def _python_sort_kernel(*keys, width, reverse=False):
+def _python_sort_kernel(*keys, width, reverse=False, stacked=False):
+    if stacked:  # one array of keys (a list built by a staged loop, stacked)
+        keys = list(keys[0])
     n = len(keys) // width
     order = keys if width == 1 else [keys[i * width : (i + 1) * width] for i in range(n)]
     return np.array(sorted(range(n), key=order.__getitem__, reverse=reverse), dtype=np.intp)
 
 
-def _python_sort_infer(*keys, width, reverse=False):
-    """The permutation sorted() gives: one position per key (`width` scalar inputs each)."""
+def _python_sort_infer(*keys, width, reverse=False, stacked=False):
+    """The permutation sorted() gives: one position per key (`width` scalar inputs each, or the
+    elements of one 1-d array when `stacked`)."""
+    if stacked:
+        if len(keys) != 1 or width != 1 or is_literal(keys[0]) or keys[0].ndim != 1:
+            raise TypeError("python_sort: stacked keys are one 1-d array")
+        return TensorType(np.intp, keys[0].shape)
     if width < 1 or len(keys) % width:
         raise ValueError(f"python_sort: {len(keys)} key parts are not keys of {width}")
     for t in keys:
@@ -138,7 +145,8 @@ register_op(
     "python_sort",
     infer=_python_sort_infer,
     doc="sorted(range(n), key=..., reverse=...) of n run-time keys (each `width` scalar inputs, "
-    "compared as a tuple): Python's stable sort, NaN compared as Python compares it",
+    "compared as a tuple, or the elements of one array when `stacked`): Python's stable sort, "
+    "NaN compared as Python compares it",
     unlowerable="it is Python's sort of the run-time values (NaN compared as Python compares "
     "it); use np.argsort(..., stable=True), or keep the interpreter",
 )(_python_sort_kernel)

@@ -118,6 +118,7 @@ KINDS = {
     "reverse": BOOL,
     "rowvar": BOOL,
     "sequence": BOOL,
+    "stacked": BOOL,
     "width": INT,
     "trim": choice("f", "b", "fb", "bf", "F", "B", "FB", "BF"),
     "atol": NUMBER,

@@ -239,10 +239,19 @@ def test_min_max_of_tensors_and_staged_lists():
             values.append(float(v))
         return min(values), max(values)
 
-    for x in (np.array([0.5, -2.0, 3.0]), np.array([np.nan, 1.0]), np.array([2.0, np.nan])):
+    for x in (
+        np.array([0.5, -2.0, 3.0]),
+        np.array([np.nan, 1.0]),
+        np.array([2.0, np.nan, -np.inf]),
+        np.array([0.0, -0.0, 1.0]),  # the first of equal extremes, as Python keeps it
+        np.array([-0.0, 0.0]),
+        np.array([np.inf, np.nan, np.inf]),
+    ):
         same_as_eager(lambda x: (min(x), max(x), min(x, key=abs), max(x, key=lambda v: v * v)), x)
         same_as_eager(of_list, x)
     same_as_eager(lambda x: (min(x), max(x, default=1)), np.array([], np.int32))
+    same_as_eager(lambda x: (min(x), max(x)), np.array([3, 1, 1, 3], np.int8))
+    same_as_eager(lambda x: (min(x), max(x)), np.array([True, False]))
     same_as_eager(lambda x: max(x, default=5), np.array([], np.int32))
 
 
@@ -385,3 +394,27 @@ def test_values_of_several_kinds_give_each_paths_result():
         same_as_eager(f, np.float64(2.25), c)
     cf = staging.function(f).get_concrete_function(np.float64(2.25), np.float64(1.0))
     assert "float | f64[]" in str(cf.graph)
+
+
+def test_sorted_of_a_list_built_by_a_staged_loop():
+    def positives(x):
+        out = []
+        for v in x:
+            if v > 0:
+                out.append(v)
+        return sorted(out), sorted(out, reverse=True), sorted(out, key=lambda v: -v if v > 2 else v)
+
+    def as_floats(x):
+        out = []
+        for v in x:
+            out.append(float(v))
+        return sorted(out, reverse=True), min(out), any(out)
+
+    for x in (
+        np.array([3.0, -1.0, 2.0, np.nan, 5.0]),
+        np.array([-1.0]),
+        np.array([1.0, -0.0, 1.0, 0.0]),
+        np.zeros(0),
+    ):
+        same_as_eager(positives, x)
+        same_as_eager(as_floats, x)
