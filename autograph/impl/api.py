@@ -12,7 +12,7 @@ import numpy as np
 from autograph import operators
 from autograph.impl import conversion
 from autograph.impl.conversion import DO_NOT_CONVERT
-from autograph.operators import data_structures, py_builtins
+from autograph.operators import data_structures, py_builtins, py_functional
 from autograph.operators.variables import Undefined
 from staging import errors, numpy_api
 from staging.core import source_map
@@ -142,6 +142,8 @@ def _ag_namespace() -> types.ModuleType:
 
 
 AG = _ag_namespace()
+# what map(), sorted(key=), functools.reduce ... call a user function with in converted code
+py_functional.set_user_call(converted_call)
 
 
 # -- public API -------------------------------------------------------------------

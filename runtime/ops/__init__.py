@@ -8,8 +8,10 @@ from . import (  # noqa: F401  (imported to register their ops)
     indexing,
     linalg,
     matrices,
+    python_calls,
     random,
     reductions,
+    selection,
     shape_ops,
     statistics,
 )

@@ -1,8 +1,8 @@
 """The NumPy frontend of symbolic tensors: ufuncs, NumPy functions, methods and indexing become
 op records. Importing it installs Tensor's operators, indexing, methods and NumPy protocols.
 
-One module per family (reductions, shapes, creation, linalg, fft, arrays, statistics, indexing,
-methods, ufuncs); each
+One module per family (reductions, shapes, creation, linalg, fft, arrays, statistics, selection,
+indexing, methods, ufuncs); each
 family module ends with the table of the NumPy functions it stages.
 """
 
@@ -21,7 +21,17 @@ from staging.core.tensor import Tensor, has_staged_value, staged_value
 from staging.kinds import decisions as kinds
 from staging.kinds import forms as array0d
 from staging.kinds.undefined import MaybeMissing, MaybeUndefined
-from staging.numpy_api import arrays, creation, fft, linalg, reductions, shapes, statistics
+from staging.numpy_api import (
+    arrays,
+    creation,
+    fft,
+    linalg,
+    python_calls,
+    reductions,
+    selection,
+    shapes,
+    statistics,
+)
 from staging.numpy_api._common import _as_input, _unsupported, numpy_name
 from staging.numpy_api.indexing import getitem, setitem, tensor_setitem
 from staging.numpy_api.methods import call_method
@@ -45,6 +55,7 @@ _FUNCTIONS = {
     **arrays.FUNCTIONS,
     **fft.FUNCTIONS,
     **statistics.FUNCTIONS,
+    **selection.FUNCTIONS,
 }
 
 
@@ -374,6 +385,7 @@ def _install():  # noqa: C901
     }.items():
         setattr(Tensor, f"__{name}__", _unary(ufunc))
     Tensor.__abs__ = _abs
+    python_calls.install(Tensor)
     for name in (
         "sum",
         "prod",

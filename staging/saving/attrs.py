@@ -21,6 +21,7 @@ import numpy as np
 
 from runtime import ListType, TensorType
 from runtime.core_ops import ARG
+from runtime.ops.python_calls import CALLABLES
 from runtime.registry import get_op
 from staging.functions.argument_writes import _message as distinct_arrays_message
 from staging.saving.values import ERROR_CLASSES, MAX_DIMS, PYTHON_TYPES, FormatError
@@ -97,6 +98,29 @@ KINDS = {
     "N": INT | SYMBOLIC,
     "UPLO": choice("L", "U"),
     "append": NONE | NUMBERS,
+    "assume_unique": BOOL,
+    "base": NUMBERS,
+    "bias": BOOL,
+    "deg": INT,
+    "discont": NONE | NUMBER,
+    "dx": NUMBER,
+    "edge_order": INT,
+    "increasing": BOOL,
+    "invert": BOOL,
+    "minlength": INT,
+    "nan": NUMBER,
+    "neginf": NONE | NUMBER,
+    "new_shape": INT | tuple_of(INT, MAX_DIMS),
+    "obj": NUMBERS,
+    "p": NONE | NUMBER | choice("fro", "nuc"),
+    "posinf": NONE | NUMBER,
+    "returned": BOOL,
+    "reverse": BOOL,
+    "rowvar": BOOL,
+    "sequence": BOOL,
+    "stacked": BOOL,
+    "width": INT,
+    "trim": choice("f", "b", "fb", "bf", "F", "B", "FB", "BF"),
     "atol": NUMBER,
     "axes": NONE | INT | tuple_of(INT | tuple_of(INT, MAX_DIMS), MAX_DIMS),
     "axis": AXES,
@@ -194,6 +218,13 @@ OP_KINDS = {
         lambda v: type(v) in (bool, int, float, complex) or isinstance(v, (np.generic, np.ndarray)),
     ),
     ("dim", "axis"): INT,
+    ("python_call", "func"): choice(*CALLABLES),
+    ("python_call", "keywords"): tuple_of(STR, 8),
+    ("angle", "deg"): BOOL,
+    ("isin", "kind"): NONE | choice("sort", "table"),
+    ("partition", "kind"): choice("introselect"),
+    ("argpartition", "kind"): choice("introselect"),
+    ("unravel_index", "shape"): INT | tuple_of(INT, MAX_DIMS),
     ("distinct_arrays", "message"): STR,
 }
 # ops whose attributes another check looks at: `call` (the loader's, staging.saving.api)

@@ -168,7 +168,7 @@ def staged_code_in_broad_try(x):
 
 def symbolic_value_to_float(x):
     try:
-        v = math.sqrt(x)  # library code that needs a concrete number
+        v = math.frexp(x)[0]  # library code that needs a concrete number
     except TypeError:
         v = 0.0
     return v
@@ -193,7 +193,7 @@ def test_try_that_would_catch_what_only_the_graph_decides_is_refused():
 
 def test_a_refusal_is_never_swallowed_by_an_except_clause():
     staging = pytest.importorskip("staging")
-    assert symbolic_value_to_float(f64(4.0)) == 2.0
+    assert symbolic_value_to_float(f64(4.0)) == 0.5
     with pytest.raises(errors.SymbolicValueError) as e:
         staging.function(symbolic_value_to_float)(f64(2.0))
     assert f"{HERE}:{symbolic_value_to_float.__code__.co_firstlineno + 2}:" in str(e.value)
@@ -226,7 +226,7 @@ def suppress_staged(x):
 
 def suppress_refusal(x):
     with contextlib.suppress(TypeError):
-        return math.sqrt(x)
+        return math.frexp(x)[0]
     return -1.0
 
 
