@@ -31,19 +31,44 @@ class StagedRange:
     def __repr__(self):
         return f"range({self.start}, {self.stop}, {self.step})"
 
+    def __iter__(self):
+        """Python code iterating the range (a comprehension, a library call): the number of
+        items is only known when the graph runs, so there is nothing to give it now."""
+        raise errors.SymbolicValueError(
+            f"{_where()}iterating {self!r}, whose bounds are known only when the staged graph "
+            f"runs, in Python code that autograph does not convert (a comprehension, a generator "
+            f"expression, a library call): the number of items is unknown while tracing. Write "
+            f"the loop as a `for` statement (a staged loop), appending to a list if needed"
+        )
+
 
 class StagedEnumerate:
+    """enumerate() of a staged iterable: a staged loop in a converted `for`; elsewhere (a
+    comprehension, a library call) Python's enumerate of the items, where their number is known
+    while tracing (a tensor of known first dim)."""
+
     __slots__ = ("iterable", "start")
 
     def __init__(self, iterable, start=0):
         self.iterable, self.start = iterable, start
 
+    def __iter__(self):
+        if not is_symbolic(self.start):
+            return iter(enumerate(self.iterable, self.start))
+        start = _range_bound(self.start)  # (enumerate takes its start as a Python int)
+        return ((start + i, item) for i, item in enumerate(self.iterable))
+
 
 class StagedZip:
+    """zip() with a staged iterable: as StagedEnumerate."""
+
     __slots__ = ("iterables",)
 
     def __init__(self, iterables):
         self.iterables = iterables
+
+    def __iter__(self):
+        return iter(zip(*self.iterables))
 
 
 _STAGED_ITERABLES = (StagedRange, StagedEnumerate, StagedZip, data_structures.StagedList)

@@ -21,7 +21,16 @@ from staging.core.tensor import Tensor, has_staged_value, staged_value
 from staging.kinds import decisions as kinds
 from staging.kinds import forms as array0d
 from staging.kinds.undefined import MaybeMissing, MaybeUndefined
-from staging.numpy_api import arrays, creation, fft, linalg, reductions, shapes, statistics
+from staging.numpy_api import (
+    arrays,
+    creation,
+    fft,
+    linalg,
+    python_values,
+    reductions,
+    shapes,
+    statistics,
+)
 from staging.numpy_api._common import _as_input, _unsupported, numpy_name
 from staging.numpy_api.indexing import getitem, setitem, tensor_setitem
 from staging.numpy_api.methods import call_method
@@ -314,6 +323,9 @@ def _install():  # noqa: C901
     Tensor.__array_function__ = array_function
     Tensor.__getitem__ = getitem
     Tensor.__setitem__ = tensor_setitem
+    Tensor.__iter__ = python_values.iterate
+    Tensor.tolist = python_values.tolist
+    Tensor.item = python_values.item
     Tensor.shape = property(_shape)
     Tensor.size = property(_size)
     Tensor.T = property(lambda self: call_method("transpose", self, (), {}))
