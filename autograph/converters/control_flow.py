@@ -169,7 +169,7 @@ class _ControlFlow(transformer.Transformer):
         setter.body.insert(0, decl)
         return [getter, setter], {"get_state": get_name, "set_state": set_name}
 
-    def _call(self, template, node, params, outputs, state, cells, cell_fns, **subs):
+    def _call(self, template, node, params, outputs, state, cells, cell_fns, arrays=(), **subs):
         call = templates.replace_as_expression(template, node, **subs)
         call.args.append(templates.name_tuple(params))
         call.args.append(templates.str_tuple(outputs))
@@ -183,6 +183,8 @@ class _ControlFlow(transformer.Transformer):
             call.keywords.append(ast.keyword(arg="cells", value=templates.str_tuple(cells)))
             for key, name in cell_fns.items():
                 call.keywords.append(ast.keyword(arg=key, value=templates.name(name)))
+        if arrays:
+            call.keywords.append(ast.keyword(arg="arrays", value=templates.str_tuple(arrays)))
         opts = anno.getanno(node, anno.Basic.LOOP_OPTIONS, None)
         if opts:
             call.keywords.append(
@@ -205,6 +207,7 @@ class _ControlFlow(transformer.Transformer):
         true_name, false_name = self.ctx.namer.new_group(("if_true", "if_false"))
         state = self._state(node)
         unread = self._unread_after(node)
+        arrays = _written_in_place(node.body + node.orelse, state, self.ctx)
         node.body = self._block(node.body)
         node.orelse = self._block(node.orelse)
         outputs = self.ctx.ordered(state.outputs)
@@ -226,6 +229,7 @@ class _ControlFlow(transformer.Transformer):
             state,
             cells,
             cell_fns,
+            arrays,
             test=node.test,
             if_true=true_name,
             if_false=false_name,
@@ -295,6 +299,7 @@ class _ControlFlow(transformer.Transformer):
     def visit_While(self, node):
         (body_name,) = self.ctx.namer.new_group(("loop_body",))
         state = self._state(node)
+        arrays = _written_in_place(node.body, state, self.ctx)
         self.loop_depths[-1] += 1
         node.body = self._block(node.body)
         self.loop_depths[-1] -= 1
@@ -314,6 +319,7 @@ class _ControlFlow(transformer.Transformer):
                 state,
                 cells,
                 cell_fns,
+                arrays,
                 test=test,
                 loop_body=body_name,
             )
@@ -323,6 +329,7 @@ class _ControlFlow(transformer.Transformer):
     def visit_For(self, node):
         (body_name,) = self.ctx.namer.new_group(("loop_body",))
         state = self._state(node)
+        arrays = _written_in_place(node.body, state, self.ctx)
         self.loop_depths[-1] += 1
         node.body = self._block(node.body)
         self.loop_depths[-1] -= 1
@@ -357,12 +364,47 @@ class _ControlFlow(transformer.Transformer):
                 state,
                 cells,
                 cell_fns,
+                arrays,
                 iterable=node.iter,
                 extra_test=extra_test,
                 loop_body=body_name,
             )
         )
         return out
+
+
+def _written_in_place(stmts, state, ctx) -> list[str]:
+    """The names whose objects `stmts` (a branch or loop body, functions nested in it included)
+    write items of (`out[i] = v`, `out[i] += v`), other than the names the body functions take
+    as arguments: a NumPy array made while tracing held by one becomes a staged value when the
+    statement is staged (see autograph.operators.control_flow.if_stmt)."""
+    found = set()
+    for top in stmts:
+        for n in ast.walk(top):
+            if isinstance(n, ast.Assign):
+                targets = n.targets
+            elif isinstance(n, (ast.AnnAssign, ast.AugAssign, ast.For)):
+                targets = [n.target]
+            else:
+                continue
+            for target in targets:
+                found.update(_item_write_bases(target))
+    return ctx.ordered(found - state.inputs)
+
+
+def _item_write_bases(target) -> set:
+    """The names whose items the assignment target writes: `out` for `out[i]`, `out[i][j]` or
+    `(a, out[i])`."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*(_item_write_bases(e) for e in target.elts))
+    if isinstance(target, ast.Starred):
+        return _item_write_bases(target.value)
+    if not isinstance(target, ast.Subscript):
+        return set()
+    base = target.value
+    while isinstance(base, (ast.Subscript, ast.Attribute)):
+        base = base.value
+    return {base.id} if isinstance(base, ast.Name) else set()
 
 
 def _returned_values(stmts) -> tuple:  # noqa: C901

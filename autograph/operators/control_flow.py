@@ -31,11 +31,11 @@ from autograph.operators.variables import (
 )
 from staging import control_flow as staged
 from staging import errors
-from staging.core.recording import drop_effects_since, node_count
+from staging.core.recording import current_graph, drop_effects_since, node_count
 from staging.core.source_map import where as _where
 from staging.core.tensor import is_symbolic
 from staging.kinds.undefined import MaybeMissing
-from staging.state import aliasing
+from staging.state import aliasing, concrete_arrays
 
 
 def _outer_write_error(kind, outer_writes):
@@ -62,6 +62,7 @@ def if_stmt(  # noqa: PLR0913
     set_state=None,
     returns=(),
     unread=None,
+    arrays=(),
 ):
     """Runs one branch on a concrete condition, stages both with staging.cond on a symbolic one.
 
@@ -71,27 +72,34 @@ def if_stmt(  # noqa: PLR0913
     `returns`: the (flag, value) names of the function's lowered returns when a branch may
     return: the other names a returning branch leaves are never read afterwards. `unread()`: the
     objects of names nothing reads after the `if` (their writes need no merging when nothing
-    else refers to them).
+    else refers to them). `arrays`: the names the branches write items of (or update in place)
+    that they do not take as arguments: the NumPy arrays made while tracing among them, and in
+    `state`, become staged values when the `if` is staged (staging.state.concrete_arrays).
     """
     if is_symbolic(cond) or data_structures.is_staged_value(cond):
         if outer_writes:
             raise _outer_write_error("`if`", outer_writes)
+        state = concrete_arrays.promote_entering(
+            tuple(state), concrete_arrays.closure_cells((if_true, if_false), (*arrays, *cells))
+        )
         return _staged_if(
             cond,
             if_true,
             if_false,
-            tuple(state),
+            state,
             tuple(names),
             Cells(cells, get_state, set_state),
             tuple(returns),
             _objects(unread),
         )
-    if cond:
-        result = if_true(*state)
-    elif if_false is not None:
-        result = if_false(*state)
-    else:
+    branch = if_true if cond else if_false
+    if branch is None:
         return tuple(state[: len(names)])
+    if current_graph() is None:
+        result = branch(*state)
+    else:
+        with concrete_arrays.carrying(state):
+            result = branch(*state)
     return () if result is None else result
 
 
@@ -322,12 +330,21 @@ def _options(opts):
 
 
 def while_stmt(  # noqa: PLR0913
-    test, body, state, names, opts=None, outer_writes=(), cells=(), get_state=None, set_state=None
+    test,
+    body,
+    state,
+    names,
+    opts=None,
+    outer_writes=(),
+    cells=(),
+    get_state=None,
+    set_state=None,
+    arrays=(),
 ):
     """Loops natively while `test(*state)` is concrete; the first symbolic test stages the rest
-    of the loop as one staging.while_loop. `cells`: as for if_stmt."""
+    of the loop as one staging.while_loop. `cells`, `arrays`: as for if_stmt."""
     maximum_iterations, shape_invariants = _options(opts)
-    state = tuple(state)
+    state = initial = tuple(state)
     count = 0
     while True:
         if (
@@ -345,6 +362,10 @@ def while_stmt(  # noqa: PLR0913
             if outer_writes:
                 raise _outer_write_error("`while` loop", outer_writes)
             remaining = maximum_iterations - count if maximum_iterations is not None else None
+            if count == 0:  # (after native iterations, the arrays are refused where written)
+                state = concrete_arrays.promote_entering(
+                    state, concrete_arrays.closure_cells((test, body), (*arrays, *cells))
+                )
             return _staged_loop(
                 test,
                 body,
@@ -357,9 +378,18 @@ def while_stmt(  # noqa: PLR0913
             )
         if not t:
             return state
-        result = body(*state)
+        result = _run_natively(body, initial, state)
         state = () if result is None else result
         count += 1
+
+
+def _run_natively(body, initial, state, *item):
+    """body(*item, *state), an iteration of a loop run natively (see concrete_arrays.carrying)."""
+    args = (*item, *state) if item else state
+    if current_graph() is None:
+        return body(*args)
+    with concrete_arrays.carrying(initial, state, args):
+        return body(*args)
 
 
 def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants, kind, cells):  # noqa: C901
@@ -459,16 +489,20 @@ def for_stmt(  # noqa: C901, PLR0913
     cells=(),
     get_state=None,
     set_state=None,
+    arrays=(),
 ):
     """`for item in iterable` natively for Python iterables; one staging.while_loop over a
     symbolic tensor's first axis, a range with a symbolic bound, or enumerate/zip of those.
-    `cells`: as for if_stmt."""
+    `cells`, `arrays`: as for if_stmt."""
     maximum_iterations, shape_invariants = _options(opts)
-    state = tuple(state)
+    state = initial = tuple(state)
     cells = Cells(cells, get_state, set_state)
     if py_builtins.is_staged_iterable(iterable):
         if outer_writes:
             raise _outer_write_error("`for` loop", outer_writes)
+        state = concrete_arrays.promote_entering(
+            state, concrete_arrays.closure_cells((body, extra_test), (*arrays, *cells.names))
+        )
         return _staged_for(
             iterable, extra_test, body, state, names, maximum_iterations, shape_invariants, cells
         )
@@ -485,6 +519,7 @@ def for_stmt(  # noqa: C901, PLR0913
             shape_invariants,
             outer_writes,
             cells,
+            initial,
         )
     iterator = iter(iterable)
     count = 0
@@ -504,7 +539,7 @@ def for_stmt(  # noqa: C901, PLR0913
             item = next(iterator)
         except StopIteration:
             return state
-        result = body(item, *state)
+        result = _run_natively(body, initial, state, item)
         state = () if result is None else result
         count += 1
 
@@ -536,7 +571,16 @@ def _unrolled_rest(t, iterator, extra_test, body, state, names, limit, cells):
 
 
 def _range_for(  # noqa: PLR0913
-    rng, extra_test, body, state, names, maximum_iterations, shape_invariants, outer_writes, cells
+    rng,
+    extra_test,
+    body,
+    state,
+    names,
+    maximum_iterations,
+    shape_invariants,
+    outer_writes,
+    cells,
+    initial,
 ):
     """A loop over a concrete range whose break condition may turn symbolic: the remaining
     iterations are then staged."""
@@ -555,7 +599,7 @@ def _range_for(  # noqa: PLR0913
             )
         if not t:
             return state
-        result = body(item, *state)
+        result = _run_natively(body, initial, state, item)
         state = () if result is None else result
         count += 1
     return state

@@ -481,6 +481,23 @@ def diagonal(x, offset=0, axis1=0, axis2=1):
     return np.diagonal(x, offset, axis1, axis2)
 
 
+def diag_infer(v, k=0):
+    v = _require_tensor(v, "diag")
+    if len(v.shape) != 1:
+        raise ValueError("np.diag makes a matrix of a 1-d array (a 2-d one gives its diagonal)")
+    k = as_index(k, "k")
+    n = v.shape[0]
+    side = None if n is None else n + abs(k)
+    return TensorType(v.dtype, (side, side))
+
+
+@register_op(
+    "diag", infer=diag_infer, doc="np.diag(v, k) of a 1-d v: the matrix with v on diagonal k"
+)
+def diag(v, k=0):
+    return np.diag(v, k)
+
+
 def trace_infer(x, offset=0, axis1=0, axis2=1, dtype=None):
     x = _require_tensor(x, "trace")
     rest, _ = _diagonal_shape("trace", x.shape, offset, axis1, axis2)

@@ -76,6 +76,7 @@ NOTES = {
     "np.linalg.eigvals": "refused: the result is real or complex depending on the values",
     "np.linalg.vecdot": "`axis` static (the axis moved last, then the `vecdot` gufunc)",
     "np.linalg.diagonal": "a read-only view",
+    "np.diag": "static `k`; of a 2-d array a read-only view (np.diagonal)",
     "np.linalg.matrix_transpose": "a view",
     "np.matrix_transpose": "a view",
 }

@@ -284,6 +284,19 @@ def _diagonal(a, offset=0, axis1=0, axis2=1):
     return _view("diagonal", a, _diag_attrs(offset, axis1, axis2), kind=READONLY)
 
 
+def _diag(v, k=0):
+    """np.diag: a 1-d array (or list) makes a matrix; a 2-d array gives its diagonal (a
+    read-only view, as np.diagonal)."""
+    v = _as_input(v)
+    ndim = v.static_ndim if _is_tensor(v) else np.ndim(v)
+    if ndim == 2:
+        return _diagonal(v, k)
+    if ndim != 1:
+        raise ValueError(f"{_where()}Input must be 1- or 2-d.")
+    attrs = {"k": _static_int(k, "k")} if _static_int(k, "k") else {}
+    return _record("diag", [v], attrs)
+
+
 def _trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     _no_out(out, "np.trace")
     attrs = _diag_attrs(offset, axis1, axis2)
@@ -373,6 +386,7 @@ FUNCTIONS = {
     np.round: _round,
     np.repeat: _repeat,
     np.diagonal: _diagonal,
+    np.diag: _diag,
     np.trace: _trace,
     np.ndim: _ndim_func,
     np.shape: _shape_func,
