@@ -121,7 +121,8 @@ def _in_place(op, symbol: str):
             if y is _PROBE:
                 return references
             if concrete_arrays.needs_promotion(x, y):
-                concrete_arrays.check_unaliased(x, references, f"`x {symbol} v`")
+                if not concrete_arrays.is_temporary(references):  # (else setitem writes it back)
+                    concrete_arrays.check_unaliased(x, references, f"`x {symbol} v`")
                 x = concrete_arrays.promote(x)
         return op(x, y)
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from staging import errors
 from staging.core.recording import current_graph, record
-from staging.core.source_map import user_names, where
+from staging.core.source_map import user_frame, user_names, where
 from staging.core.tensor import Tensor, is_symbolic
 from staging.state import journal
 
@@ -142,18 +142,20 @@ def calibrate(operator, probe) -> None:
     _BASE[0] = one_name()
 
 
+def is_temporary(references: int) -> bool:
+    """Whether an operator's first argument, of which it saw `references`, is bound to no name
+    (the element or view `x[i]` that `x[i] += v` updates and writes back)."""
+    return references < _BASE[0]
+
+
 def check_unaliased(array, references: int, what: str, base: int | None = None) -> None:
     """Raises errors.MutationError when `array`, of which an operator saw `references` (its
     sys.getrefcount on its first parameter), is referred to by anything else than the name the
     write rebinds and the state of the constructs passing it along. `what` names the write;
     `base`: the references expected without carriers, when not the calibrated count."""
-    carried = _expected_by_carriers(array)
     expected = _BASE[0] if base is None else base
-    if carried >= 0 and references - expected - carried <= 0:
-        return
-    if carried >= 0 and references - expected - carried - _snapshot_references(array) <= 0:
-        return
-    raise aliased_error(array, what)
+    if not _unaliased(array, references - expected):
+        raise aliased_error(array, what)
 
 
 def _snapshot_references(array) -> int:
@@ -192,6 +194,8 @@ def aliased_error(array, what: str, extra: str = "") -> errors.MutationError:
         holders.append("the names " + ", ".join(f"'{n}'" for n in names))
     if views:
         holders.append("the views " + ", ".join(f"'{n}'" for n in views))
+    if array.base is not None:
+        holders.append("the array it is a view of")
     known = f" ({' and '.join(holders)})" if holders else ""
     return errors.MutationError(
         f"{where()}{what} writes a value known only when the staged graph runs into a NumPy "
@@ -205,8 +209,6 @@ def aliased_error(array, what: str, extra: str = "") -> errors.MutationError:
 
 def _view_names(array) -> list[str]:
     """Names of the innermost user frame bound to views of `array` (for messages)."""
-    from staging.core.source_map import user_frame
-
     frame = user_frame(2)
     if frame is None:
         return []
@@ -262,7 +264,22 @@ def promote_entering(state: tuple, cells) -> tuple:
 
 def _unaliased(array, others: int) -> bool:
     carried = _expected_by_carriers(array)
-    return carried >= 0 and others - carried <= 0
+    if carried < 0:
+        return False
+    if others - carried > 0 and others - carried - _snapshot_references(array) > 0:
+        return False
+    return _base_unaliased(array)
+
+
+def _base_unaliased(array) -> bool:
+    """A view of another array (`row = out[0]`, `x = np.arange(6).reshape(2, 3)`) shares its
+    data: a write into it is one into its base, which must have no other reference than the
+    view's (else the write, made on the staged value, would be lost for the others)."""
+    base = array.base
+    if base is None:
+        return True
+    others = sys.getrefcount(base) - 3  # the view's, `base` and getrefcount's argument
+    return others <= 0 or others - _snapshot_references(base) <= 0
 
 
 def closure_cells(functions, names) -> list:
