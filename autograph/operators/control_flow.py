@@ -36,6 +36,7 @@ from staging.core.source_map import where as _where
 from staging.core.tensor import is_symbolic
 from staging.kinds.undefined import MaybeMissing
 from staging.state import aliasing, concrete_arrays
+from staging.state.tensor_array import TupleList
 
 
 def _outer_write_error(kind, outer_writes):
@@ -139,6 +140,7 @@ def _staged_if(cond, if_true, if_false, state, names, cells, returns=(), unread=
                         raise _UndefinedInput(marker, label) from error
                     raise
                 result = _read_missing((() if result is None else tuple(result)) + cells.get())
+                _check_lists_of_tuples(result, state[:n] + initial_cells)
                 if label == "then" and fill:
                     result = tuple(
                         (PlaceholderUnset(fill[i]()) if i in flagged else fill[i]())
@@ -174,6 +176,11 @@ def _staged_if(cond, if_true, if_false, state, names, cells, returns=(), unread=
             fill.update(retry.fill)
             dead.update(getattr(retry, "dead", {}))
             flagged = tuple(sorted(set(flagged) | set(getattr(retry, "flagged", ()))))
+            continue
+        except ListsOfTuples as retry:
+            cells.set(original_cells)
+            values = retry.apply(state[:n] + initial_cells)
+            state, initial_cells = values[:n] + state[n:], values[n:]
             continue
         except _UndefinedInput as undefined_input:
             cells.set(original_cells)
@@ -242,6 +249,39 @@ def _read_missing(values):
     staging.kinds.undefined.MaybeMissing) carried into a staged `if` or loop: read there, so a path that
     read it while it was unset fails (eagerly it failed at the read, earlier on that path)."""
     return tuple(v.read() if type(v) is MaybeMissing else v for v in values)
+
+
+class ListsOfTuples(Exception):
+    """A branch or loop body appended a tuple to a list that was empty before it: the `if` or
+    loop is traced again with that list a list of tuples (a staged list per position,
+    staging.state.tensor_array.TupleList), {position: the list the body made}."""
+
+    def __init__(self, found):
+        super().__init__()
+        self.found = found
+
+    def apply(self, values: tuple) -> tuple:
+        return tuple(
+            data_structures.StagedList(self.found[i].empty_like()) if i in self.found else v
+            for i, v in enumerate(values)
+        )
+
+
+def _check_lists_of_tuples(result, before) -> None:
+    """Raises ListsOfTuples where `result` holds a list of tuples that was an empty list in
+    `before` (the values at the same positions before the branch or body)."""
+    found = {}
+    for i, (new, old) in enumerate(zip(result, before)):
+        new = new.tensor_array if isinstance(new, data_structures.StagedList) else new
+        if not isinstance(new, TupleList):
+            continue
+        if (type(old) is list and not old) or (
+            isinstance(old, data_structures.StagedList)
+            and data_structures.is_empty_list(old.tensor_array)
+        ):
+            found[i] = new
+    if found:
+        raise ListsOfTuples(found)
 
 
 class _UndefinedInput(Exception):
@@ -392,6 +432,31 @@ def _run_natively(body, initial, state, *item):
         return body(*args)
 
 
+def _check_assigned_before(all_names, values, where, kind) -> None:
+    for name, value in zip(all_names, values):
+        if is_maybe_undefined(value):
+            raise errors.UndefinedNameError(
+                f"{where}'{name}' is assigned on only some paths before this staged {kind} and "
+                f"the loop reads or assigns it; a staged loop cannot carry such a name: assign it "
+                f"on every path before the loop"
+            )
+
+
+def _check_assigned_after(all_names, values, where, kind) -> None:
+    for name, value in zip(all_names, values):
+        if (is_undefined(value) and not is_undefined_return(value)) or is_maybe_undefined(value):
+            raise errors.UndefinedNameError(
+                f"{where}'{name}' may be left unassigned by an iteration of this staged {kind}"
+            )
+
+
+def _loop_options(all_names, created, shape_invariants) -> dict:
+    options = {"names": display_names(all_names) + (("<loop ran>",) if created else ())}
+    if shape_invariants:
+        options["shape_invariants"] = shape_invariants
+    return options
+
+
 def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants, kind, cells):  # noqa: C901
     """One staging.while_loop. Loop variables are `state` and then the cells; a name first
     assigned in the body gets a placeholder of the type the first trace of the body gives it
@@ -404,13 +469,7 @@ def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants,
     undefined, created = undefined_positions(full)
     fills = {}
 
-    for name, value in zip(all_names, full):
-        if is_maybe_undefined(value):
-            raise errors.UndefinedNameError(
-                f"{where}'{name}' is assigned on only some paths before this staged {kind} and "
-                f"the loop reads or assigns it; a staged loop cannot carry such a name: assign it "
-                f"on every path before the loop"
-            )
+    _check_assigned_before(all_names, full, where, kind)
 
     def split(values):
         ran = values[count] if created else None
@@ -431,6 +490,7 @@ def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants,
     def body_fn(*loop_vars):
         result = body(*split(loop_vars))
         result = (() if result is None else tuple(result)) + cells.get()
+        _check_lists_of_tuples(result, full)
         new = {
             i: placeholder(display_names(all_names)[i], result[i], where, kind)
             for i in undefined
@@ -438,20 +498,12 @@ def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants,
         }
         if new:
             raise Refill(new)
-        for name, value in zip(all_names, result):
-            if (is_undefined(value) and not is_undefined_return(value)) or is_maybe_undefined(
-                value
-            ):
-                raise errors.UndefinedNameError(
-                    f"{where}'{name}' may be left unassigned by an iteration of this staged {kind}"
-                )
+        _check_assigned_after(all_names, result, where, kind)
         ran = (np.bool_(True),) if created else ()
         return tuple(data_structures.to_staged(v) for v in result) + ran
 
-    kwargs = {"names": display_names(all_names) + (("<loop ran>",) if created else ())}
-    if shape_invariants:
-        kwargs["shape_invariants"] = shape_invariants
-    for _attempt in range(len(undefined) + 1):
+    kwargs = _loop_options(all_names, created, shape_invariants)
+    for _attempt in range(len(undefined) + len(full) + 1):
         initial = tuple(fills.get(i, v) for i, v in enumerate(full))
         loop_vars = tuple(data_structures.to_staged(v) for v in initial)
         loop_vars += (np.bool_(False),) if created else ()
@@ -459,6 +511,9 @@ def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants,
             results = staged.while_loop(cond_fn, body_fn, loop_vars, maximum_iterations, **kwargs)
         except Refill as retry:
             fills.update(retry.fill)
+            continue
+        except ListsOfTuples as retry:
+            full = retry.apply(full)
             continue
         except BaseException as error:
             cells.set(full[n:])
