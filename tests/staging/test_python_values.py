@@ -110,6 +110,19 @@ def test_zip_and_enumerate_outside_a_for_statement():
     check(f, (np.array([1.0, 2.0]), np.array([0.5, 0.25])), (np.zeros(0), np.zeros(0)))
 
 
+def test_a_tensor_zipped_with_a_numpy_array_made_while_tracing():
+    def centroid(points, weights=None):
+        if weights is None:
+            weights = np.ones(len(points))
+        cx = cy = 0.0
+        for (x, y), w in zip(points, weights):  # a staged loop over both
+            cx += w * x
+            cy += w * y
+        return cx, cy
+
+    check(centroid, (np.array([[0.0, 0.0], [2.0, 0.0], [1.0, 3.0]]),), (np.zeros((0, 2)),))
+
+
 def test_a_converted_for_statement_stays_a_staged_loop():
     def f(xs):
         total = 0.0
