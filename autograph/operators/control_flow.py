@@ -402,10 +402,9 @@ def while_stmt(  # noqa: PLR0913
             if outer_writes:
                 raise _outer_write_error("`while` loop", outer_writes)
             remaining = maximum_iterations - count if maximum_iterations is not None else None
-            if count == 0:  # (after native iterations, the arrays are refused where written)
-                state = concrete_arrays.promote_entering(
-                    state, concrete_arrays.closure_cells((test, body), (*arrays, *cells))
-                )
+            state = concrete_arrays.promote_entering(
+                state, concrete_arrays.closure_cells((test, body), (*arrays, *cells))
+            )
             return _staged_loop(
                 test,
                 body,
@@ -575,6 +574,7 @@ def for_stmt(  # noqa: C901, PLR0913
             outer_writes,
             cells,
             initial,
+            arrays,
         )
     iterator = iter(iterable)
     count = 0
@@ -636,6 +636,7 @@ def _range_for(  # noqa: PLR0913
     outer_writes,
     cells,
     initial,
+    arrays,
 ):
     """A loop over a concrete range whose break condition may turn symbolic: the remaining
     iterations are then staged."""
@@ -649,6 +650,9 @@ def _range_for(  # noqa: PLR0913
                 raise _outer_write_error("`for` loop", outer_writes)
             rest = py_builtins.StagedRange(rng.start + position * rng.step, rng.stop, rng.step)
             remaining = maximum_iterations - count if maximum_iterations is not None else None
+            state = concrete_arrays.promote_entering(
+                state, concrete_arrays.closure_cells((body, extra_test), (*arrays, *cells.names))
+            )
             return _staged_for(
                 rest, extra_test, body, state, names, remaining, shape_invariants, cells
             )

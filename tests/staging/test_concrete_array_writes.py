@@ -99,6 +99,28 @@ def test_filled_in_a_staged_while_loop_and_staged_ifs():
     check(f, *VECTORS)
 
 
+def test_loops_that_become_staged_after_native_iterations():
+    def first_positives(x):
+        out = np.zeros(3)
+        for i in range(3):  # a symbolic `break` stages the rest of the range
+            if x[i] > 5:
+                break
+            out[i] = x[i]
+        return out
+
+    def while_positive(x):
+        out = np.full(3, -1.0)
+        i = 0
+        while i < 3 and (i < 1 or x[i] > 0):  # concrete, then symbolic
+            out[i] = x[i] * 2
+            i += 1
+        return out
+
+    calls = [(np.array([1.0, 7.0, 2.0]),), (np.array([1.0, 2.0, 3.0]),), (np.array([9.0, -1, 0]),)]
+    check(first_positives, *calls)
+    check(while_positive, *calls)
+
+
 def test_written_in_one_branch_of_a_staged_if():
     def f(x):
         out = np.zeros(2)
