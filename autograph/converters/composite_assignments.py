@@ -10,6 +10,8 @@ Writes to composite names then go through one place (operators/composites.py).
     x[i] += v           ->  x = ag__.setitem(x, i, ag__.iadd(ag__.getitem(x, i), v))
     n += 1              ->  n = ag__.iadd(n, 1)
     self.w[i] = v       ->  ag__.setitem_into(self.w, i, v)
+    row = out[i]        ->  out, row = ag__.take_view(out, i)   (items of `out` or `row`
+                                                             are written somewhere)
 
 A subscript write through a name of the function rebinds the name to what `ag__.setitem` gives
 back: the object itself, or the staged value a NumPy array made while tracing becomes when it
@@ -17,7 +19,9 @@ receives one (staging.state.concrete_arrays); so does an augmented assignment to
 Python's own rebinds anyway). In a branch or loop body function (or a function the user nested)
 that does not bind the name itself, the name is declared `nonlocal`, so the rebinding reaches
 the variable of the function that binds it. Names the converted function does not bind (globals,
-variables of enclosing functions) are not rebound: `ag__.setitem_into` writes into them.
+variables of enclosing functions) are not rebound: `ag__.setitem_into` writes into them. A view
+taken by indexing a name whose items the function writes (or writes through such views) makes
+a NumPy array made while tracing a staged value there, so that the view follows later writes.
 
 Python evaluates the value first, then the object and the key: when both the value and the
 target hold calls, the value is bound to a temporary first. An augmented assignment reads,
@@ -30,7 +34,7 @@ from __future__ import annotations
 import ast
 
 from autograph.pyct import templates, transformer
-from autograph.pyct.static_analysis import activity
+from autograph.pyct.static_analysis import activity, item_writes
 
 _AUG = {
     ast.Add: "iadd",
@@ -129,8 +133,11 @@ class _Composite(transformer.Transformer):
     def __init__(self, ctx):
         self.ctx = ctx
         self.scopes: list[_Scope] = []  # the functions around the statement being converted
+        self.written: set = set()  # the names the function writes items of, or through views
 
     def visit_FunctionDef(self, node):
+        if not self.scopes:
+            self.written = item_writes.written_through(node.body)
         scope = _Scope(node)
         self.scopes.append(scope)
         try:
@@ -212,6 +219,19 @@ class _Composite(transformer.Transformer):
         return stmt
 
     def visit_Assign(self, node):
+        view = item_writes.view_assignment(node)
+        if view and view[1] in self.written and self._rebinds(view[1]):
+            # `row = out[i]` where items of `out` (or of `row`) are written:
+            # `out, row = ag__.take_view(out, i)`
+            (stmt,) = templates.replace(
+                "base, target = ag__.take_view(base, key)",
+                node,
+                base=view[1],
+                target=view[0],
+                key=_key(node.value.slice, node),
+            )
+            stmt.lineno = node.lineno
+            return stmt
         if not any(_has_composite(t) for t in node.targets):
             return node
         if len(node.targets) == 1 and _composite(node.targets[0]):

@@ -32,7 +32,13 @@ from __future__ import annotations
 import ast
 
 from autograph.pyct import anno, templates, transformer
-from autograph.pyct.static_analysis import activity, definitions, liveness, statement_state
+from autograph.pyct.static_analysis import (
+    activity,
+    definitions,
+    item_writes,
+    liveness,
+    statement_state,
+)
 
 
 class _ControlFlow(transformer.Transformer):
@@ -46,6 +52,7 @@ class _ControlFlow(transformer.Transformer):
         self.values_name = None
         self.loop_depths = []  # per function: how many loops enclose the statement converted now
         self.local_names = []  # per function: the names it assigns (its own locals)
+        self.written = []  # per function: the names it writes items of or through (item_writes)
 
     # Scopes
 
@@ -66,7 +73,9 @@ class _ControlFlow(transformer.Transformer):
         )
         self.loop_depths.append(0)
         self.local_names.append(_own_stores(node))
+        self.written.append(item_writes.written_through(node.body))
         node.body = self._block(node.body)
+        self.written.pop()
         self.local_names.pop()
         self.loop_depths.pop()
         self.scopes.pop()
@@ -207,7 +216,7 @@ class _ControlFlow(transformer.Transformer):
         true_name, false_name = self.ctx.namer.new_group(("if_true", "if_false"))
         state = self._state(node)
         unread = self._unread_after(node)
-        arrays = _written_in_place(node.body + node.orelse, state, self.ctx)
+        arrays = _written_in_place(node.body + node.orelse, state, self.ctx, self.written[-1])
         node.body = self._block(node.body)
         node.orelse = self._block(node.orelse)
         outputs = self.ctx.ordered(state.outputs)
@@ -299,7 +308,7 @@ class _ControlFlow(transformer.Transformer):
     def visit_While(self, node):
         (body_name,) = self.ctx.namer.new_group(("loop_body",))
         state = self._state(node)
-        arrays = _written_in_place(node.body, state, self.ctx)
+        arrays = _written_in_place(node.body, state, self.ctx, self.written[-1])
         self.loop_depths[-1] += 1
         node.body = self._block(node.body)
         self.loop_depths[-1] -= 1
@@ -329,7 +338,7 @@ class _ControlFlow(transformer.Transformer):
     def visit_For(self, node):
         (body_name,) = self.ctx.namer.new_group(("loop_body",))
         state = self._state(node)
-        arrays = _written_in_place(node.body, state, self.ctx)
+        arrays = _written_in_place(node.body, state, self.ctx, self.written[-1])
         self.loop_depths[-1] += 1
         node.body = self._block(node.body)
         self.loop_depths[-1] -= 1
@@ -373,38 +382,14 @@ class _ControlFlow(transformer.Transformer):
         return out
 
 
-def _written_in_place(stmts, state, ctx) -> list[str]:
+def _written_in_place(stmts, state, ctx, written) -> list[str]:
     """The names whose objects `stmts` (a branch or loop body, functions nested in it included)
-    write items of (`out[i] = v`, `out[i] += v`), other than the names the body functions take
-    as arguments: a NumPy array made while tracing held by one becomes a staged value when the
-    statement is staged (see autograph.operators.control_flow.if_stmt)."""
-    found = set()
-    for top in stmts:
-        for n in ast.walk(top):
-            if isinstance(n, ast.Assign):
-                targets = n.targets
-            elif isinstance(n, (ast.AnnAssign, ast.AugAssign, ast.For)):
-                targets = [n.target]
-            else:
-                continue
-            for target in targets:
-                found.update(_item_write_bases(target))
+    write items of (`out[i] = v`, `out[i] += v`), or take views from for such writes (`row =
+    out[i]`; `written`: the function's names written through), other than the names the body
+    functions take as arguments: a NumPy array made while tracing held by one becomes a staged
+    value when the statement is staged (see autograph.operators.control_flow.if_stmt)."""
+    found = item_writes.written_items(stmts) | item_writes.viewed_bases(stmts, written)
     return ctx.ordered(found - state.inputs)
-
-
-def _item_write_bases(target) -> set:
-    """The names whose items the assignment target writes: `out` for `out[i]`, `out[i][j]` or
-    `(a, out[i])`."""
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return set().union(*(_item_write_bases(e) for e in target.elts))
-    if isinstance(target, ast.Starred):
-        return _item_write_bases(target.value)
-    if not isinstance(target, ast.Subscript):
-        return set()
-    base = target.value
-    while isinstance(base, (ast.Subscript, ast.Attribute)):
-        base = base.value
-    return {base.id} if isinstance(base, ast.Name) else set()
 
 
 def _returned_values(stmts) -> tuple:  # noqa: C901

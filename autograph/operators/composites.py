@@ -27,6 +27,7 @@ __all__ = [
     "setitem",
     "setitem_into",
     "getitem",
+    "take_view",
     "setattr",
     "key",
     "iadd",
@@ -101,6 +102,25 @@ def getitem(obj, index):
     ):
         return concrete_arrays.promote(obj)[index]
     return obj[index]
+
+
+def take_view(obj, index):
+    """`view = obj[index]` where items of `view` are written later (converted code: `obj, view =
+    ag__.take_view(obj, index)`): (what `obj` holds afterwards, `obj[index]`). A NumPy array made
+    while tracing of which this takes a view becomes a staged value first, so that the view is
+    one of the staged array and later writes through either reach the other, as eagerly."""
+    if type(obj) is not np.ndarray or current_graph() is None:
+        return obj, obj[index]
+    references = sys.getrefcount(obj)
+    if concrete_arrays.holds_symbolic(index):
+        concrete_arrays.check_unaliased(obj, references, "`view = x[i]` with a symbolic `i`")
+    else:
+        view = obj[index]
+        if not isinstance(view, np.ndarray) or not concrete_arrays.unaliased(obj, references):
+            return obj, view  # an element; or an array others refer to (writes are refused)
+        del view
+    tensor = concrete_arrays.promote(obj)
+    return tensor, tensor[index]
 
 
 def setattr(obj, name, value):  # noqa: A001 - the operator of `obj.name = value`

@@ -10,8 +10,10 @@ the array to the Tensor (`out = ag__.setitem(out, i, v)`; autograph's composite-
 control-flow converters, and autograph.operators.control_flow for the arrays a staged `if` or
 loop writes).
 
-Eagerly every other reference to the array (another name, a view such as `row = out[0]`, a
-list or an object holding it) sees the write; the Tensor cannot be put in their place. So a
+Eagerly every other reference to the array (another name, a view such as `cols = out.T`, a
+list or an object holding it) sees the write; the Tensor cannot be put in their place. (A view
+taken by indexing a name the function writes items of, `row = out[i]`, makes the array staged
+there: autograph.operators.composites.take_view.) So a
 promotion first checks that nothing else refers to the array: its reference count, minus the
 references a promotion expects (the name it is bound to, and the state tuples of the
 constructs that pass it along, see `carrying`), must be zero. Otherwise the write is refused
@@ -148,6 +150,12 @@ def is_temporary(references: int) -> bool:
     return references < _BASE[0]
 
 
+def unaliased(array, references: int) -> bool:
+    """Whether an operator's first argument `array`, of which it saw `references` (on its first
+    line, see calibrate), is referred to by nothing but its name."""
+    return _unaliased(array, references - _BASE[0])
+
+
 def check_unaliased(array, references: int, what: str, base: int | None = None) -> None:
     """Raises errors.MutationError when `array`, of which an operator saw `references` (its
     sys.getrefcount on its first parameter), is referred to by anything else than the name the
@@ -200,7 +208,7 @@ def aliased_error(array, what: str, extra: str = "") -> errors.MutationError:
     return errors.MutationError(
         f"{where()}{what} writes a value known only when the staged graph runs into a NumPy "
         f"array made while tracing{extra}; the array becomes a staged value here, but something "
-        f"else also refers to it{known}: another name, a view of it (`row = out[0]`), a list, "
+        f"else also refers to it{known}: another name, a view of it (`cols = out.T`), a list, "
         f"an object or a function it was passed to. Eagerly they all see the write, which cannot "
         f"be made on them. Make the staged writes before other references to the array are "
         f"taken (or take them again after the writes), and write through the name that made it"

@@ -238,27 +238,69 @@ def test_another_name_for_the_array_is_refused():
     assert "the names 'other', 'out'" in message
 
 
-def test_a_view_taken_before_the_write_is_refused():
+def test_a_view_taken_before_the_write_sees_it():
     def f(x):
         out = np.zeros((2, 2))
-        row = out[0]
+        row = out[0]  # `out` is written later: it becomes a staged value here
         out[0, 1] = x[0]
-        return row
+        return row[1], row, out
 
-    message = refused(f, np.ones(2))
-    assert message.startswith(line_of(f, 3)) and "the views 'row'" in message
+    check(f, (np.array([5.0, 6.0]),), (np.array([np.nan, 0.0]),))
 
 
-def test_writing_through_a_view_is_refused():
+def test_filled_through_views_of_rows():
     def f(x):
         out = np.zeros((2, 3))
         for i in range(2):
             row = out[i]
             row[0] = x[i]
+            row[2] = 1.0
         return out
 
+    def g(x, n):
+        out = np.zeros((3, 2))
+        for i in range(n):
+            row = out[i % 3]
+            row[1] = row[1] + x[i % 3]
+        return out
+
+    check(f, (np.array([1.0, 2.0]),), (np.array([-0.0, np.inf]),))
+    check(g, (np.arange(3.0), np.int64(4)), (np.arange(3.0), np.int64(0)))
+
+
+def test_an_element_read_keeps_the_array_concrete():
+    def f(x):
+        counts = np.zeros(3, dtype=int)
+        counts[1] = 4
+        n = counts[1]  # a NumPy scalar, not a view: `counts` stays a NumPy array
+        names = ["a", "b", "c", "d", "e"]
+        return names[n], x
+
+    check(f, (np.ones(1),))
+
+
+def test_a_view_made_otherwise_is_refused():
+    def f(x):
+        out = np.zeros((2, 2))
+        cols = out.T  # a view the converter does not see being taken
+        out[0, 1] = x[0]
+        return cols
+
     message = refused(f, np.ones(2))
-    assert message.startswith(line_of(f, 4)) and "the array it is a view of" in message
+    assert message.startswith(line_of(f, 3)) and "the views 'cols'" in message
+
+
+def test_writing_through_a_view_of_an_aliased_array_is_refused():
+    def f(x):
+        out = np.zeros((2, 3))
+        keep = [out]
+        for i in range(2):
+            row = out[i]
+            row[0] = x[i]
+        return keep
+
+    message = refused(f, np.ones(2))
+    assert message.startswith(line_of(f, 5)) and "the array it is a view of" in message
 
 
 def test_views_taken_after_the_write_see_later_writes():
