@@ -60,7 +60,10 @@ class carrying:
 
     def __init__(self, initial: tuple, *others: tuple):
         self.initial = initial
-        self.others = [t for t in others if t is not initial]  # this iteration's, the call's
+        self.others = []  # this iteration's tuple, the call's arguments: each tuple once
+        for values in others:
+            if values is not initial and all(values is not t for t in self.others):
+                self.others.append(values)
 
     def __enter__(self):
         _carriers().append(self)

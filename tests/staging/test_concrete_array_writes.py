@@ -348,6 +348,31 @@ def test_a_staged_loop_writing_an_aliased_array_is_refused():
     assert message.startswith(line_of(f, 3)) and "loop variable 'w'" in message
 
 
+def test_an_alias_of_a_loop_variable_of_a_native_loop_is_refused():
+    def f(x):
+        w = np.zeros(2)
+        i = 0
+        keep = w
+        while i < 2:
+            w += x
+            i += 1
+        return keep
+
+    def g(x):  # the alias is taken after the first write made `w` staged: it follows
+        w = np.zeros(2)
+        keep = None
+        i = 0
+        while i < 3:
+            if i == 1:
+                keep = w
+            w += x
+            i += 1
+        return keep
+
+    assert refused(f, np.ones(2)).startswith(line_of(f, 5))
+    check(g, (np.ones(2),), (np.array([np.nan, -1.0]),))
+
+
 def test_a_staged_if_writing_an_aliased_array_is_refused():
     def f(x):
         w = np.zeros(2)
