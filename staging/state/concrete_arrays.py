@@ -250,14 +250,13 @@ def promote_entering(state: tuple, cells) -> tuple:
     if current_graph() is None:
         return state
     promoted = {}
-    for i in range(len(state)):  # (no enumerate: its item tuple would hold the array)
-        value = state[i]
-        if is_concrete_array(value):
-            # the variable, the state tuple, `value` and getrefcount's argument
-            others = sys.getrefcount(value) - 4
+    for i in range(len(state)):
+        if is_concrete_array(state[i]):
+            others = _references_in(state, i) - _IN_STATE[0]  # (before `value` holds it)
+            value = state[i]
             if _unaliased(value, others):
                 promoted[id(value)] = promote(value)
-        value = None
+            value = None
     if promoted:
         state = tuple(promoted.get(id(v), v) for v in state)
     for cell in cells:
@@ -266,11 +265,42 @@ def promote_entering(state: tuple, cells) -> tuple:
         except ValueError:  # (an empty cell: a name not bound yet)
             continue
         if is_concrete_array(value) and id(value) not in promoted:
-            # the cell, `value` and getrefcount's argument
-            others = sys.getrefcount(value) - 3
+            others = _references_in_cell(cell) - _IN_CELL[0] - 1  # (- `value`, measured first)
             if _unaliased(value, others):
                 cell.cell_contents = promote(value)
+        value = None
     return state
+
+
+def _references_in(values: tuple, i: int) -> int:
+    """The references to `values[i]` (measured as calibrated: see _calibrate_entering)."""
+    value = values[i]
+    return sys.getrefcount(value)
+
+
+def _references_in_cell(cell) -> int:
+    value = cell.cell_contents
+    return sys.getrefcount(value)
+
+
+# The references promote_entering expects: an array bound to one variable and held by the state
+# tuple; an array held by a cell alone (each as the two functions above count them).
+_IN_STATE = [None]
+_IN_CELL = [None]
+
+
+def _calibrate_entering() -> None:
+    array = np.empty(0)
+    _IN_STATE[0] = _references_in((array,), 0)
+
+    def cell_of_fresh_array():
+        fresh = np.empty(0)
+        return (lambda: fresh).__closure__[0]
+
+    _IN_CELL[0] = _references_in_cell(cell_of_fresh_array())
+
+
+_calibrate_entering()
 
 
 def _unaliased(array, others: int) -> bool:
