@@ -32,7 +32,13 @@ from __future__ import annotations
 import ast
 
 from autograph.pyct import anno, templates, transformer
-from autograph.pyct.static_analysis import activity, definitions, liveness, statement_state
+from autograph.pyct.static_analysis import (
+    activity,
+    definitions,
+    item_writes,
+    liveness,
+    statement_state,
+)
 
 
 class _ControlFlow(transformer.Transformer):
@@ -46,6 +52,7 @@ class _ControlFlow(transformer.Transformer):
         self.values_name = None
         self.loop_depths = []  # per function: how many loops enclose the statement converted now
         self.local_names = []  # per function: the names it assigns (its own locals)
+        self.written = []  # per function: the names it writes items of or through (item_writes)
 
     # Scopes
 
@@ -66,7 +73,9 @@ class _ControlFlow(transformer.Transformer):
         )
         self.loop_depths.append(0)
         self.local_names.append(_own_stores(node))
+        self.written.append(item_writes.written_through(node.body))
         node.body = self._block(node.body)
+        self.written.pop()
         self.local_names.pop()
         self.loop_depths.pop()
         self.scopes.pop()
@@ -169,7 +178,7 @@ class _ControlFlow(transformer.Transformer):
         setter.body.insert(0, decl)
         return [getter, setter], {"get_state": get_name, "set_state": set_name}
 
-    def _call(self, template, node, params, outputs, state, cells, cell_fns, **subs):
+    def _call(self, template, node, params, outputs, state, cells, cell_fns, arrays=(), **subs):
         call = templates.replace_as_expression(template, node, **subs)
         call.args.append(templates.name_tuple(params))
         call.args.append(templates.str_tuple(outputs))
@@ -183,6 +192,8 @@ class _ControlFlow(transformer.Transformer):
             call.keywords.append(ast.keyword(arg="cells", value=templates.str_tuple(cells)))
             for key, name in cell_fns.items():
                 call.keywords.append(ast.keyword(arg=key, value=templates.name(name)))
+        if arrays:
+            call.keywords.append(ast.keyword(arg="arrays", value=templates.str_tuple(arrays)))
         opts = anno.getanno(node, anno.Basic.LOOP_OPTIONS, None)
         if opts:
             call.keywords.append(
@@ -205,6 +216,7 @@ class _ControlFlow(transformer.Transformer):
         true_name, false_name = self.ctx.namer.new_group(("if_true", "if_false"))
         state = self._state(node)
         unread = self._unread_after(node)
+        arrays = _written_in_place(node.body + node.orelse, state, self.ctx, self.written[-1])
         node.body = self._block(node.body)
         node.orelse = self._block(node.orelse)
         outputs = self.ctx.ordered(state.outputs)
@@ -226,6 +238,7 @@ class _ControlFlow(transformer.Transformer):
             state,
             cells,
             cell_fns,
+            arrays,
             test=node.test,
             if_true=true_name,
             if_false=false_name,
@@ -295,6 +308,7 @@ class _ControlFlow(transformer.Transformer):
     def visit_While(self, node):
         (body_name,) = self.ctx.namer.new_group(("loop_body",))
         state = self._state(node)
+        arrays = _written_in_place(node.body, state, self.ctx, self.written[-1])
         self.loop_depths[-1] += 1
         node.body = self._block(node.body)
         self.loop_depths[-1] -= 1
@@ -314,6 +328,7 @@ class _ControlFlow(transformer.Transformer):
                 state,
                 cells,
                 cell_fns,
+                arrays,
                 test=test,
                 loop_body=body_name,
             )
@@ -323,6 +338,7 @@ class _ControlFlow(transformer.Transformer):
     def visit_For(self, node):
         (body_name,) = self.ctx.namer.new_group(("loop_body",))
         state = self._state(node)
+        arrays = _written_in_place(node.body, state, self.ctx, self.written[-1])
         self.loop_depths[-1] += 1
         node.body = self._block(node.body)
         self.loop_depths[-1] -= 1
@@ -357,12 +373,23 @@ class _ControlFlow(transformer.Transformer):
                 state,
                 cells,
                 cell_fns,
+                arrays,
                 iterable=node.iter,
                 extra_test=extra_test,
                 loop_body=body_name,
             )
         )
         return out
+
+
+def _written_in_place(stmts, state, ctx, written) -> list[str]:
+    """The names whose objects `stmts` (a branch or loop body, functions nested in it included)
+    write items of (`out[i] = v`, `out[i] += v`), or take views from for such writes (`row =
+    out[i]`; `written`: the function's names written through), other than the names the body
+    functions take as arguments: a NumPy array made while tracing held by one becomes a staged
+    value when the statement is staged (see autograph.operators.control_flow.if_stmt)."""
+    found = item_writes.written_items(stmts) | item_writes.viewed_bases(stmts, written)
+    return ctx.ordered(found - state.inputs)
 
 
 def _returned_values(stmts) -> tuple:  # noqa: C901

@@ -40,6 +40,7 @@ _RUN_TIME_ERRORS = (
     AssertionError,
     TypeError,
     UnboundLocalError,
+    np.linalg.LinAlgError,  # (a ValueError that `except LinAlgError` catches, from linalg ops)
 )
 
 

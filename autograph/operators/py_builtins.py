@@ -19,6 +19,7 @@ from staging.core.tensor import is_symbolic
 from staging.effects.debugging import print as staged_print
 from staging.kinds.undefined import MaybeMissing
 from staging.numpy_api import python_calls
+from staging.state import concrete_arrays
 
 # -- staged iterables ------------------------------------------------------
 
@@ -122,6 +123,8 @@ def staged_item(x, i):
         return tuple(staged_item(it, i) for it in x.iterables)
     if isinstance(x, data_structures.StagedList):
         return x.tensor_array.read(i)
+    if concrete_arrays.is_concrete_array(x) and is_symbolic(i):
+        return concrete_arrays.promote(x)[i]  # a NumPy array zipped with a tensor
     return x[i]
 
 

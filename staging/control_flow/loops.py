@@ -347,7 +347,7 @@ def _record_loop(outer, trace: LoopTrace, types: LoopTypes, counter, loop_vars, 
     trace.close()  # a tensor of the loop body used after the loop is a leak
     for out, i in zip(outs, dyn_index):
         if i < types.n_vars:
-            aliasing.carry_out(variables[i].init, trace.placeholders[i], out)
+            aliasing.carry_out(variables[i].init, trace.placeholders[i], out, variables[i].name)
     it = iter(outs)
     leaves = []
     for i, var in enumerate(variables):

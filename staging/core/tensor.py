@@ -72,7 +72,17 @@ class Tensor:
         return repr(self)
 
     def __hash__(self):
-        return id(self)
+        """A NumPy scalar or a Python number hashes by its value, which is only known when the
+        graph runs: a symbolic one is no dict key or set member (an identity hash would make
+        equal values distinct keys). An array with dims is unhashable, as eagerly."""
+        t = self._value.type
+        if all(getattr(k, "shape", ()) != () for k in getattr(t, "alternatives", (t,))):
+            raise TypeError("unhashable type: 'numpy.ndarray'")
+        raise self._symbolic_error(
+            "hash() (as a dict key, a set member, in Counter(), ...)",
+            " (its hash is its value's); keep such values in arrays and count or look them up "
+            "with NumPy (np.unique, np.bincount, a mask), or pass concrete keys",
+        )
 
     # -- things Python needs concrete values for -------------------------
     def _symbolic_error(self, what: str, detail: str = "") -> errors.StagingError:

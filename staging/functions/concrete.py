@@ -27,6 +27,7 @@ from staging.functions.trace_key import (
 )
 from staging.kinds import forms as array0d
 from staging.kinds.undefined import MaybeMissing, MaybeUndefined
+from staging.state.tensor_array import holds_tuple_lists, zip_tuple_lists
 from staging.state.variables import Variable
 
 
@@ -117,6 +118,8 @@ class ConcreteFunction:
             leaves = [next(it) if kind == "dyn" else obj for kind, obj in leaves_static]
             return nest.pack_as(template, leaves)
 
+        if holds_tuple_lists(template):
+            return lambda outs: zip_tuple_lists(pack(outs))
         return pack
 
     def fast_runner(self, positions):
@@ -336,7 +339,10 @@ def _lists_to_python(result):
     if isinstance(result, (list, tuple)) and any(
         isinstance(r, TensorArray) for r in nest.flatten(result)
     ):
-        return nest.pack_as(
-            result, [r.to_list() if isinstance(r, TensorArray) else r for r in nest.flatten(result)]
+        return zip_tuple_lists(
+            nest.pack_as(
+                result,
+                [r.to_list() if isinstance(r, TensorArray) else r for r in nest.flatten(result)],
+            )
         )
     return result

@@ -27,6 +27,7 @@ from staging.numpy_api import (
     fft,
     linalg,
     python_calls,
+    python_values,
     reductions,
     selection,
     shapes,
@@ -325,6 +326,9 @@ def _install():  # noqa: C901
     Tensor.__array_function__ = array_function
     Tensor.__getitem__ = getitem
     Tensor.__setitem__ = tensor_setitem
+    Tensor.__iter__ = python_values.iterate
+    Tensor.tolist = python_values.tolist
+    Tensor.item = python_values.item
     Tensor.shape = property(_shape)
     Tensor.size = property(_size)
     Tensor.T = property(lambda self: call_method("transpose", self, (), {}))

@@ -191,6 +191,22 @@ def test_try_that_would_catch_what_only_the_graph_decides_is_refused():
     )
 
 
+def cholesky_or_nan(a):
+    try:
+        factor = np.linalg.cholesky(a)
+    except np.linalg.LinAlgError:  # what the staged op raises when the graph runs
+        return float("nan")
+    return np.diag(factor)
+
+
+def test_try_catching_linalg_errors_of_staged_ops_is_refused():
+    staging = pytest.importorskip("staging")
+    with pytest.raises(errors.UnsupportedConstructError) as e:
+        staging.function(cholesky_or_nan)(np.eye(2))
+    line = cholesky_or_nan.__code__.co_firstlineno + 1
+    assert str(e.value).startswith(f"{HERE}:{line}: this `try` catches errors")
+
+
 def test_a_refusal_is_never_swallowed_by_an_except_clause():
     staging = pytest.importorskip("staging")
     assert symbolic_value_to_float(f64(4.0)) == 0.5

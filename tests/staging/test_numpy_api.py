@@ -336,11 +336,9 @@ def test_methods_sort_and_fill_work_in_place():
     assert not x.any()
 
 
-def test_item_needs_a_value():
-    with pytest.raises(errors.SymbolicValueError):
-        staging.function(lambda x: x.sum().item(), autograph=False)(A)
-    with pytest.raises(errors.SymbolicValueError):
-        numpy_api.call_method("tolist", object(), (), {})
+def test_item_gives_a_python_number():
+    item = staging.function(lambda x: x.sum().item(), autograph=False)
+    assert item(A) == A.sum().item() and type(item(A)) is type(A.sum().item())
 
 
 def test_shape_errors_at_trace_time():
