@@ -3,7 +3,7 @@
 Calls whose target is known at conversion time to be a builtin, NumPy or
 staging function are left alone (they need no conversion), except the few
 builtins that behave differently on symbolic values (print, len, range,
-enumerate, zip, min, max, sum) and NumPy functions that need routing for symbolic arguments.
+enumerate, zip, min, max, sum, str, repr, format ...) and NumPy functions that need routing for symbolic arguments.
 """
 
 from __future__ import annotations
@@ -32,6 +32,10 @@ _INTERCEPTED_BUILTINS = frozenset(
         "complex",
         "hasattr",
         "getattr",
+        "str",
+        "repr",
+        "ascii",
+        "format",
     }
 )
 _NATIVE_PACKAGES = (

@@ -12,7 +12,7 @@ import numpy as np
 from autograph import operators
 from autograph.impl import conversion
 from autograph.impl.conversion import DO_NOT_CONVERT
-from autograph.operators import data_structures, py_builtins
+from autograph.operators import data_structures, py_builtins, strings
 from autograph.operators.variables import Undefined
 from staging import errors, numpy_api
 from staging.core import source_map
@@ -44,6 +44,10 @@ def converted_call(func, *args, **kwargs):  # noqa: C901, PLR0912
     override = py_builtins.OVERRIDES.get(func) if not isinstance(func, (list, dict)) else None
     if override is not None:
         return override(*args, **kwargs)
+    if strings.is_str_method(func) and current_graph() is not None:
+        staged = strings.str_method(func, args, kwargs)
+        if staged is not None:
+            return staged
     if type(func) is functools.partial:  # convert the function, keep the bound arguments
         return converted_call(func.func, *func.args, *args, **{**func.keywords, **kwargs})
     if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType):

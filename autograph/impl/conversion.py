@@ -25,6 +25,7 @@ from autograph.converters import (
     lists,
     logical_expressions,
     return_statements,
+    strings,
     try_and_with,
 )
 from autograph.converters.context import ConversionContext
@@ -52,6 +53,7 @@ PIPELINE = (
     control_flow,
     composite_assignments,
     conditional_expressions,
+    strings,
     call_trees,
 )
 

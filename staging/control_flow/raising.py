@@ -22,7 +22,7 @@ import re
 
 import numpy as np
 
-from runtime.types import kinds
+from runtime.types import is_str, kinds
 from staging import errors
 from staging.control_flow.joins import is_undefined, name_of
 from staging.core import nest
@@ -170,6 +170,8 @@ def _stand_in(g, leaf):
 
 def _zero(t):
     t = kinds(t)[0]  # (any of its kinds: the value is never seen)
+    if is_str(t):
+        return ""
     if t.weak:
         return t.python_type(0)
     shape = tuple(0 if d is None else d for d in t.shape)
