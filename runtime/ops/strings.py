@@ -220,3 +220,20 @@ register_op(
     unlowerable=_NO_XLA,
     doc="str.<name>(s, *args): a method of a staged string",
 )(lambda s, *inputs, name, args=(): _method_kernel(name, args)(s, *inputs))
+
+
+def _in_infer(s, *, options):
+    if not is_str(s):
+        raise TypeError(f"str_in: a str input, not a {s}")
+    return TensorType.python_scalar(bool)
+
+
+register_op(
+    "str_in",
+    infer=_in_infer,
+    make_kernel=lambda options: frozenset(options).__contains__,
+    weak_results=True,
+    raises="never",
+    unlowerable=_NO_XLA,
+    doc="s in options: whether a staged string is one of a tuple of Python strs",
+)(lambda s, *, options: s in options)

@@ -452,6 +452,31 @@ def join(separator, items):
     return text(pieces, printoptions=())
 
 
+def contains(container, item):
+    """`item in container` where one of them is a staged string: a Python bool known at run
+    time. In a staged string, a str is a substring; in a tuple, list, set, frozenset or dict of
+    Python values, a staged string is one of them (`==`, as Python's `in` compares)."""
+    if is_staged_str(container):
+        if is_text(item):
+            return call_method(container, "__contains__", (item,))
+        error = TypeError(
+            f"'in <string>' requires string as left operand, not {type(stand_in(item)).__name__}"
+        )
+        _note_line(error)
+        raise error
+    if type(container) is str:
+        return call_method(record("const", [], {"value": container}), "__contains__", (item,))
+    if type(container) in (tuple, list, set, frozenset, dict) and not any(
+        isinstance(v, Tensor) or has_staged_value(v) for v in container
+    ):
+        options = tuple(v for v in container if type(v) is str)  # (no other value equals a str)
+        return record("str_in", [item], {"options": options})
+    raise errors.UnsupportedOpError(
+        f"{where()}`in` of a staged string and a {type(container).__name__} is not staged; test "
+        f"it against a str, or a tuple, list or set of Python strs"
+    )
+
+
 def truth(s):
     """The truth value of a staged string (non-empty), a NumPy bool known at run time."""
     return record("truth", [call_method(s, "__len__", ())])
@@ -471,6 +496,7 @@ __all__ = [
     "call_method",
     "compare",
     "concat",
+    "contains",
     "is_staged_str",
     "is_str",
     "is_text",

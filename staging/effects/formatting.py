@@ -48,13 +48,17 @@ def format_now(value, conversion: str, spec) -> str:
     return format(value, spec)
 
 
+def _empty(spec) -> bool:
+    return type(spec) is str and not spec
+
+
 def piece(value, conversion: str = "", spec=""):
     """One formatted value of a text (`{value!conversion:spec}`) as a piece: a Python str when
     its text is known now, else a StagedStr or a Formatted value."""
     if has_staged_value(value) and current_graph() is not None:
         value = staged_value(value)  # (a Variable: its value at this point of the program)
     if isinstance(value, Tensor):
-        if is_staged_str(value) and conversion in ("", "s") and spec == "":
+        if is_staged_str(value) and conversion in ("", "s") and _empty(spec):
             return value
         return Formatted(value, conversion, spec)
     if type(value) in (tuple, list, dict) and holds_staged(value):
@@ -76,11 +80,11 @@ def _container_piece(value, conversion: str, spec):
         raise errors.UnsupportedOpError(
             f"{where()}ascii() of a {type(value).__name__} holding symbolic values is not staged"
         )
-    if not conversion and spec != "":  # object.__format__: a spec is an error
+    if not conversion and not _empty(spec):  # object.__format__: a spec is an error
         error = TypeError(f"unsupported format string passed to {type(value).__name__}.__format__")
         raise error
     written = join(container_pieces(value))
-    if spec == "":
+    if _empty(spec):
         return written
     return Formatted(written, "", spec) if is_staged_str(written) else format(written, spec)
 
@@ -241,11 +245,12 @@ def _fields(template: str, args, kwargs, numbering: _Numbering, depth: int) -> l
         if field is None:
             continue
         value = _field_value(field, args, kwargs, numbering)
-        if spec and "{" in spec:
+        spec = spec or ""
+        if "{" in spec:
             spec = join(_fields(spec, args, kwargs, numbering, depth - 1))
         if conversion and conversion not in _CONVERT:
             raise ValueError(f"Unknown conversion specifier {conversion}")
-        pieces.append(piece(value, conversion or "", spec or ""))
+        pieces.append(piece(value, conversion or "", spec))
     return pieces
 
 
