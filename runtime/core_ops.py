@@ -10,7 +10,7 @@ import numpy as np
 
 from .graph import ListType, Node, Value
 from .registry import register_op
-from .types import PYTHON_SCALAR_DTYPES, STR, TensorType, TypeJoinError, is_str, join_types
+from .types import PYTHON_SCALAR_DTYPES, TensorType, TypeJoinError, is_str, join_types
 
 
 class _ArgSlot:
@@ -35,7 +35,7 @@ def _fill(parts, args):
 
 
 def _const_infer(*, value):
-    return STR if type(value) is str else TensorType.of(value)
+    return TensorType.of(value)
 
 
 def _constant_value(node):
@@ -50,7 +50,7 @@ register_op(
     constant=_constant_value,
     raises="never",
     lower=lambda ctx, node, *, value: value,
-    doc="a constant: a NumPy value, a Python number (of a weak type) or a Python str",
+    doc="a constant: a NumPy value, or a Python number (of a weak type)",
 )(lambda *, value: value)
 
 

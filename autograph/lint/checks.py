@@ -61,9 +61,7 @@ NONDETERMINISTIC = frozenset(
     }
 )
 ARRAY_CONSTRUCTORS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
-RUN_TIME_CONTEXTS = frozenset(
-    {"numpy.printoptions", "warnings.catch_warnings", "contextlib.suppress"}
-)
+RUN_TIME_CONTEXTS = frozenset({"warnings.catch_warnings", "contextlib.suppress"})
 MUTABLE_FACTORIES = frozenset(
     {
         "list",

@@ -23,8 +23,8 @@ from autograph.operators.contexts import mark_staged_region
 from runtime.types import TensorType, kinds
 from staging import errors
 from staging.control_flow import cond
-from staging.core.recording import record
 from staging.core import strings
+from staging.core.recording import record
 from staging.core.source_map import where as _where
 from staging.core.strings import is_staged_str
 from staging.core.tensor import is_symbolic

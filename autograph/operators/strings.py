@@ -10,7 +10,7 @@ import builtins
 from autograph.operators import data_structures
 from runtime import ListType
 from staging.core import strings
-from staging.core.recording import current_graph, record
+from staging.core.recording import current_graph
 from staging.core.tensor import Tensor
 from staging.effects import formatting
 from staging.kinds.undefined import MaybeUndefined, read_all
@@ -88,15 +88,13 @@ def str_method(method, args, kwargs):
     if name == "join" and len(args) == 1 and not kwargs:
         return _join(text, args[0])
     if formatting.holds_staged(args) or formatting.holds_staged(kwargs):
-        return strings.call_method(record("const", [], {"value": text}), name, args, kwargs)
+        return strings.call_method(strings.constant(text), name, args, kwargs)
     return None
 
 
 def _join(separator, items):
     if isinstance(items, Tensor) and isinstance(items.type, ListType):  # a staged list
-        return strings.call_method(
-            record("const", [], {"value": separator}), "join", (items,), None
-        )
+        return strings.call_method(strings.constant(separator), "join", (items,), None)
     if type(items) in (list, tuple) and formatting.holds_staged(items):
         return strings.join(separator, items)
     return None

@@ -44,6 +44,30 @@ def fill(template, values):
     return template
 
 
+# -- constants -------------------------------------------------------------------------------
+
+
+def _text_of(node):
+    return node.attrs["text"]
+
+
+def _str_const_infer(*, text):
+    if type(text) is not str:
+        raise TypeError(f"str_const: text must be a str, not {type(text).__name__}")
+    return STR
+
+
+register_op(
+    "str_const",
+    infer=_str_const_infer,
+    make_kernel=lambda text: lambda: text,
+    constant=_text_of,
+    raises="never",
+    unlowerable=_NO_XLA,
+    doc="a constant Python str (where a staged string meets a Python one)",
+)(lambda *, text: text)
+
+
 # -- f-strings, str(), repr(), format() ------------------------------------------------------
 
 
@@ -126,7 +150,11 @@ register_op(
     keep_unused=lambda node: True,  # `"%d" % "a"` raises, as eagerly
     unlowerable=_NO_XLA,
     doc="template % values: printf-style formatting of inputs",
-)(lambda *args, template, values, printoptions=(): _percent_kernel(template, values, printoptions)(*args))
+)(
+    lambda *args, template, values, printoptions=(): _percent_kernel(
+        template, values, printoptions
+    )(*args)
+)
 
 
 # -- methods of str --------------------------------------------------------------------------

@@ -82,8 +82,8 @@ def value_in(graph: FuncGraph, leaf) -> Value:
             leaf = leaf._staged_value()
         if isinstance(leaf, Tensor):
             return graph.value_of(leaf)
-        if isinstance(leaf, str):
-            leaf = str(leaf)  # (a str subclass's value: the text)
+        if isinstance(leaf, str):  # (a str subclass: its text)
+            return record("str_const", [], {"text": str(leaf)})._value
         return record("const", [], {"value": leaf})._value
 
 

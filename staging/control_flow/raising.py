@@ -165,13 +165,13 @@ def _stand_in(g, leaf):
     if not isinstance(leaf, Tensor):
         return leaf
     with building(g):
+        if is_str(leaf.type):
+            return record("str_const", [], {"text": ""})
         return record("const", [], {"value": _zero(leaf.type)})
 
 
 def _zero(t):
     t = kinds(t)[0]  # (any of its kinds: the value is never seen)
-    if is_str(t):
-        return ""
     if t.weak:
         return t.python_type(0)
     shape = tuple(0 if d is None else d for d in t.shape)

@@ -452,6 +452,11 @@ def join(separator, items):
     return text(pieces, printoptions=())
 
 
+def constant(text: str):
+    """A staged string of the Python str `text` (where it meets staged ones)."""
+    return record("str_const", [], {"text": str(text)})
+
+
 def contains(container, item):
     """`item in container` where one of them is a staged string: a Python bool known at run
     time. In a staged string, a str is a substring; in a tuple, list, set, frozenset or dict of
@@ -465,7 +470,7 @@ def contains(container, item):
         _note_line(error)
         raise error
     if type(container) is str:
-        return call_method(record("const", [], {"value": container}), "__contains__", (item,))
+        return call_method(constant(container), "__contains__", (item,))
     if type(container) in (tuple, list, set, frozenset, dict) and not any(
         isinstance(v, Tensor) or has_staged_value(v) for v in container
     ):
@@ -496,6 +501,7 @@ __all__ = [
     "call_method",
     "compare",
     "concat",
+    "constant",
     "contains",
     "is_staged_str",
     "is_str",

@@ -259,9 +259,7 @@ def _field_value(field: str, args, kwargs, numbering: _Numbering):
     first = numbering.index(first)
     if type(first) is int:
         if first >= len(args):
-            raise IndexError(
-                f"Replacement index {first} out of range for positional args tuple"
-            )
+            raise IndexError(f"Replacement index {first} out of range for positional args tuple")
         value = args[first]
     else:
         value = kwargs[first]

@@ -89,7 +89,10 @@ PERCENT_VALUES = (
     | tuple_of(SLOT | _LITERAL)
     | Kind(
         "a dict of slots and literals",
-        lambda v: type(v) is dict and all(type(k) is str and (SLOT | _LITERAL).test(x) for k, x in v.items()),
+        lambda v: (
+            type(v) is dict
+            and all(type(k) is str and (SLOT | _LITERAL).test(x) for k, x in v.items())
+        ),
     )
 )
 # an f-string's pieces: literal strs and (conversion, spec) pairs, the spec a str or a slot
@@ -97,19 +100,23 @@ PIECES = tuple_of(
     STR
     | Kind(
         "a (conversion, spec) pair",
-        lambda v: type(v) is tuple
-        and len(v) == 2
-        and v[0] in ("", "s", "r", "a")
-        and (type(v[1]) is str or v[1] is ARG),
+        lambda v: (
+            type(v) is tuple
+            and len(v) == 2
+            and v[0] in ("", "s", "r", "a")
+            and (type(v[1]) is str or v[1] is ARG)
+        ),
     )
 )
 PRINTOPTIONS = tuple_of(
     Kind(
         "a (NumPy print option, value) pair",
-        lambda v: type(v) is tuple
-        and len(v) == 2
-        and v[0] in np.get_printoptions()
-        and (v[1] is None or type(v[1]) in (bool, int, float, str)),
+        lambda v: (
+            type(v) is tuple
+            and len(v) == 2
+            and v[0] in np.get_printoptions()
+            and (v[1] is None or type(v[1]) in (bool, int, float, str))
+        ),
     )
 )
 
@@ -187,6 +194,7 @@ KINDS = {
     "file": choice("stdout", "stderr"),
     "flush": BOOL,
     "template": STR,
+    "text": STR,
     "values": PERCENT_VALUES,
     "options": tuple_of(STR),
     "period": NONE | NUMBER,
@@ -230,9 +238,8 @@ OP_KINDS = {
     ("assign_variable", "var"): Kind("a Variable of the file", lambda v: isinstance(v, Variable)),
     ("read_variable", "var"): Kind("a Variable of the file", lambda v: isinstance(v, Variable)),
     ("const", "value"): Kind(
-        "a number, an array or a str",
-        lambda v: type(v) in (bool, int, float, complex, str)
-        or isinstance(v, (np.generic, np.ndarray)),
+        "a number or an array",
+        lambda v: type(v) in (bool, int, float, complex) or isinstance(v, (np.generic, np.ndarray)),
     ),
     ("dim", "axis"): INT,
     ("str_method", "name"): choice(*sorted(STR_METHODS_ALL)),
