@@ -667,7 +667,9 @@ register_op(
 
 
 def _python_number_infer(x, *, kind):
-    """kind(x) of a scalar: a Python number (as int(), float(), bool(), complex() give)."""
+    """kind(x) of a scalar or a str: a Python number (as int(), float(), bool(), complex() give)."""
+    if is_str(x):  # int("12"), float("1.5"): parsed when the graph runs
+        return TensorType.python_scalar(kind)
     if type(x) not in (bool, int, float, complex) and not (
         isinstance(x, TensorType) and x.shape == ()
     ):

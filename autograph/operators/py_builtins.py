@@ -222,6 +222,8 @@ def _python_number(kind):
     def convert(*args, **kwargs):
         if len(args) == 1 and not kwargs and is_symbolic(args[0]):
             x = args[0]
+            if is_staged_str(x):  # int("12"): parsed when the graph runs, as eagerly
+                return record("python_number", [x], {"kind": kind})
             if x.ndim != 0:
                 raise errors.SymbolicValueError(
                     f"{_where()}{kind.__name__}() of a symbolic array of shape {x.static_shape}: only a "

@@ -116,13 +116,13 @@ class StagedStr(Tensor):
         return concat(self, other)
 
     def __mul__(self, count):
-        return repeat(self, count, "*")
+        return repeat(self, count, text_first=True)
 
     def __rmul__(self, count):
-        return repeat(self, count, "*")
+        return repeat(self, count, text_first=False)
 
     def __imul__(self, count):
-        return repeat(self, count, "*=")
+        return repeat(self, count, text_first=True)
 
     def __mod__(self, values):
         raise errors.UnsupportedOpError(
@@ -355,11 +355,25 @@ def _is_count(n) -> bool:
     return isinstance(n, (int, np.integer)) and not isinstance(n, StagedStr)
 
 
-def repeat(s, count, symbol: str):
-    """`s * count`."""
-    if not _is_count(count):
-        return _unsupported(s, count, symbol, operator.mul)
-    return call_method(s, "__mul__", (count,))
+def repeat(s, count, text_first: bool):
+    """`s * count` (`text_first`) or `count * s`, for a str `s` (Python or staged) and a count
+    (Python or symbolic). A Python int (or bool) repeats either way, as a NumPy integer scalar
+    does on the right of the str; NumPy's `*` with the count on the left is refused (a 0-d array
+    raises there, a NumPy scalar does not)."""
+    if isinstance(count, Tensor) and not is_staged_str(count):
+        numpy_integer = all(
+            type(k) is TensorType and not k.weak and k.shape == () and k.dtype.kind in "biu"
+            for k in kinds(count.type)
+        )
+        if not (_is_count(count) or (text_first and numpy_integer)):
+            raise errors.UnsupportedOpError(
+                f"{where()}`*` of a str and {_describe(count)} is not staged (a str repeats by a "
+                f"Python int; convert the count with int())"
+            )
+    elif not _is_count(count):
+        a, b = (s, count) if text_first else (count, s)
+        return _unsupported(a, b, "*", operator.mul)
+    return call_method(s if is_staged_str(s) else constant(s), "__mul__", (count,))
 
 
 def compare(s, other, name: str):
@@ -382,7 +396,7 @@ def compare(s, other, name: str):
 def _argument(value, method: str):
     """An argument of a str method as a node's attr (a Python value) or input (ARG)."""
     if isinstance(value, Tensor):
-        if is_staged_str(value) or _is_count(value):
+        if is_staged_str(value) or _is_count(value) or method == "__mul__":
             return ARG, value
         if method == "join" and isinstance(value.type, ListType):  # a staged list
             return ARG, value
