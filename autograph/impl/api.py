@@ -17,6 +17,7 @@ from autograph.operators.variables import Undefined
 from staging import errors, numpy_api
 from staging.core import source_map
 from staging.core.recording import current_graph
+from staging.core.strings import StagedStr
 from staging.core.tensor import Tensor
 from staging.core.tracebacks import filtered
 from staging.effects import random_ops
@@ -120,6 +121,9 @@ def _needs_staging(args, kwargs) -> bool:
 
 def _numpy_call(func, args, kwargs):
     args, kwargs = read_all(args), read_all(kwargs)  # a name set on some paths: its run-time check
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, StagedStr):
+            a.__array_function__(func, (), args, kwargs)  # (refused, naming the line)
     if (
         func in (np.stack, np.asarray, np.array)
         and args
