@@ -184,7 +184,7 @@ def bad_spec(x):
 
 
 def too_few(x):
-    return "%d %d" % (x,)
+    return "%d %d" % (x,)  # noqa: F507 - raises, as eagerly
 
 
 def bad_conversion_of_text(x):
