@@ -261,7 +261,6 @@ register_op(
     infer=_in_infer,
     make_kernel=lambda options: frozenset(options).__contains__,
     weak_results=True,
-    raises="never",
     unlowerable=_NO_XLA,
     doc="s in options: whether a staged string is one of a tuple of Python strs",
 )(lambda s, *, options: s in options)
