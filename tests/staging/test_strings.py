@@ -609,3 +609,65 @@ def test_saved_functions_keep_their_strings(tmp_path, capsys):
     assert loaded(*args) == saved_strings(*args)
     captured = capsys.readouterr()
     assert captured.err == "x=0.333 n=np.int64(5) | 5 items\n" * 2
+
+
+# -- staged strings among other staged values ------------------------------------------------
+
+
+def test_a_staged_string_passed_to_another_staged_function(capsys):
+    exclaim = staging.function(lambda s: s + "!")
+
+    def outer(x):
+        return exclaim(f"{x:.1f}")
+
+    assert_same(outer, (np.float64(1.25),), (np.float64(-3.0),), capsys=capsys)
+    signature = staging.function(outer).get_concrete_function(np.float64(1.0))
+    assert "str" in signature.pretty_printed_signature()
+
+
+def test_a_variable_is_formatted_with_its_value_at_that_point(capsys):
+    v = staging.Variable(np.float64(3.0))
+
+    def f(x):
+        before = f"v={v}"
+        v.assign_add(x)
+        return before, str(v)
+
+    staged = staging.function(f)
+    assert staged(np.float64(1.0)) == ("v=3.0", "4.0")
+    assert staged(np.float64(1.0)) == ("v=4.0", "5.0")
+
+
+def maybe_set(x):
+    if x > 0:
+        y = x * 2
+    return f"y={y}"
+
+
+def test_a_name_set_on_some_paths_is_checked_where_it_is_formatted(capsys):
+    f = staging.function(maybe_set)
+    assert f(np.float64(1.0)) == maybe_set(np.float64(1.0)) == "y=2.0"
+    with pytest.raises(UnboundLocalError):
+        f(np.float64(-1.0))
+
+
+def printed_list(x):
+    items = []
+    for v in x:
+        items.append(v * 2)
+    print(items, len(items))
+    return f"{items}"
+
+
+def test_a_staged_list_is_printed_and_formatted_as_the_list_it_is(capsys):
+    assert_same(printed_list, (np.array([1.0, 2.5]),), (np.zeros(0),), capsys=capsys)
+
+
+def test_a_staged_separator_is_refused_naming_the_line():
+    def f(x):
+        print(x, sep=f"{x}")
+        return x
+
+    with pytest.raises(errors.UnsupportedOpError) as e:
+        staging.function(f)(np.float64(1.0))
+    assert line_of(f, 1) in str(e.value) and "sep=" in str(e.value)
