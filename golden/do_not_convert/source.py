@@ -6,6 +6,7 @@ import staging
 
 import autograph
 
+
 @autograph.do_not_convert
 def double(v):
     return v * 2.0

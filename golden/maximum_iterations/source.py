@@ -6,6 +6,7 @@ import staging
 
 import autograph
 
+
 def f(n):
     i = 0
     while i < n:
