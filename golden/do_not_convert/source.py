@@ -6,7 +6,6 @@ import staging
 
 import autograph
 
-
 @autograph.do_not_convert
 def double(v):
     return v * 2.0

@@ -12,7 +12,4 @@ def f(values, target):
     return 0
 
 
-SPECS = {
-    "values": staging.TensorSpec([None], np.float64),
-    "target": staging.TensorSpec([], np.float64),
-}
+SPECS = {"values": staging.TensorSpec([None], np.float64), "target": staging.TensorSpec([], np.float64)}

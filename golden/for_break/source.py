@@ -14,7 +14,4 @@ def f(values, limit):
     return total
 
 
-SPECS = {
-    "values": staging.TensorSpec([None], np.float64),
-    "limit": staging.TensorSpec([], np.float64),
-}
+SPECS = {"values": staging.TensorSpec([None], np.float64), "limit": staging.TensorSpec([], np.float64)}

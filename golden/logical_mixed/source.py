@@ -10,8 +10,4 @@ def f(x, y, strict):
     return ok
 
 
-SPECS = {
-    "x": staging.TensorSpec([], np.float64),
-    "y": staging.TensorSpec([], np.float64),
-    "strict": False,
-}
+SPECS = {"x": staging.TensorSpec([], np.float64), "y": staging.TensorSpec([], np.float64), "strict": False}

@@ -6,7 +6,6 @@ import staging
 
 import autograph
 
-
 def f(n):
     i = 0
     while i < n:

@@ -18,8 +18,5 @@ def f(rng, x, n):
     return x + noise + random.random(), time.perf_counter()
 
 
-SPECS = {
-    "rng": np.random.default_rng(0),
-    "x": staging.TensorSpec([None], np.float64),
-    "n": staging.TensorSpec([], np.int64),
-}
+SPECS = {"rng": np.random.default_rng(0), "x": staging.TensorSpec([None], np.float64),
+         "n": staging.TensorSpec([], np.int64)}

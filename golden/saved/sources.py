@@ -44,10 +44,6 @@ def collect(x):
 # name -> (function, positional specs, inputs to run the loaded function on)
 SAVED = {
     "collatz_steps": (collatz_steps, [staging.TensorSpec([], np.int64)], [np.int64(27)]),
-    "stateful": (
-        stateful,
-        [staging.TensorSpec([2, 2], np.float64)],
-        [np.array([[1.0, 2.0], [3.0, 4.0]])],
-    ),
+    "stateful": (stateful, [staging.TensorSpec([2, 2], np.float64)], [np.array([[1.0, 2.0], [3.0, 4.0]])]),
     "collect": (collect, [staging.TensorSpec([None], np.float64)], [np.array([1.5, -2.0, 3.0])]),
 }
