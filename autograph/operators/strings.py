@@ -95,6 +95,10 @@ def str_method(method, args, kwargs):
 def _join(separator, items):
     if isinstance(items, Tensor) and isinstance(items.type, ListType):  # a staged list
         return strings.call_method(strings.constant(separator), "join", (items,), None)
+    if not isinstance(items, (str, list, tuple, dict, Tensor)) and hasattr(items, "__iter__"):
+        items = list(items)  # (a generator: str.join reads it into a list too)
+        if not formatting.holds_staged(items):
+            return separator.join(items)
     if type(items) in (list, tuple) and formatting.holds_staged(items):
         return strings.join(separator, items)
     return None

@@ -447,6 +447,8 @@ def _bound_method(s, name: str):
 def join(separator, items):
     """`separator.join(items)` for a Python tuple or list of strings, some staged (a staged
     separator, or staged items)."""
+    if not isinstance(items, (list, tuple, dict, Tensor)) and hasattr(items, "__iter__"):
+        items = list(items)  # (a generator: str.join reads it into a list too)
     if type(items) not in (list, tuple):
         raise errors.UnsupportedOpError(
             f"{where()}str.join() of a staged string over a {type(items).__name__} is not staged; "

@@ -234,6 +234,14 @@ def operations(x):
     )
 
 
+def joined_generators(x):
+    return ",".join(f"{v:.1f}" for v in (x, x + 1)), f"{x}".join(str(k) for k in range(3))
+
+
+def test_join_reads_a_generator(capsys):
+    assert_same(joined_generators, (np.float64(1.5),), capsys=capsys)
+
+
 def methods(x):
     t = f"  {x}  "
     return (
@@ -671,3 +679,43 @@ def test_a_staged_separator_is_refused_naming_the_line():
     with pytest.raises(errors.UnsupportedOpError) as e:
         staging.function(f)(np.float64(1.0))
     assert line_of(f, 1) in str(e.value) and "sep=" in str(e.value)
+
+
+def _point(x):
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Point:
+        x: object
+
+    return Point(x)
+
+
+REFUSALS = {
+    "a method with keywords": lambda x: f"{x}".center(9, fillchar="*"),
+    "join over an array": lambda x: f"{x}".join(x),
+    "repeat by a NumPy count on the left": lambda x: x.astype(np.int64) * f"{x}",
+    "a dataclass holding a staged value": lambda x: f"{_point(x)}",
+    "% of a list holding a staged value": lambda x: "%s" % ([x],),
+    "a field looking into a staged value": lambda x: "{0.real}".format(x),
+    "% with a staged template": lambda x: f"{x}%d" % 3,
+    "in a tuple holding a staged value": lambda x: f"{x}" in (f"{x}", "a"),
+    "ascii of a list holding a staged value": lambda x: ascii([x]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSALS))
+def test_what_is_not_staged_is_refused_naming_the_line(name):
+    fn = REFUSALS[name]
+    with pytest.raises(errors.StagingError) as e:
+        staging.function(fn)(np.float64(1.5))
+    assert f"{HERE}:{fn.__code__.co_firstlineno}:" in str(e.value), str(e.value)
+
+
+def test_an_attribute_str_lacks_is_eagers_error_with_the_line_in_a_note():
+    def f(x):
+        return f"{x}".sum()
+
+    with pytest.raises(AttributeError, match="'str' object has no attribute 'sum'") as e:
+        staging.function(f)(np.float64(1.0))
+    assert any(line_of(f, 1) in note for note in getattr(e.value, "__notes__", []))
