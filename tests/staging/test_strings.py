@@ -719,3 +719,13 @@ def test_an_attribute_str_lacks_is_eagers_error_with_the_line_in_a_note():
     with pytest.raises(AttributeError, match="'str' object has no attribute 'sum'") as e:
         staging.function(f)(np.float64(1.0))
     assert any(line_of(f, 1) in note for note in getattr(e.value, "__notes__", []))
+
+
+def asserted(x):
+    assert x > 0, f"x={x:.2f} must be positive"
+    return x
+
+
+def test_a_staged_string_is_the_message_of_a_staged_assert(capsys):
+    """(A staged string is a node input like any value: what raises at run time can carry it.)"""
+    assert_same(asserted, (np.float64(1.5),), (np.float64(-1.5),), capsys=capsys)
