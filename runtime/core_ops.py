@@ -702,6 +702,8 @@ def _truth(x):
 
 
 def _truth_infer(x):
+    if is_str(x):  # (`x != 0` is no str's truth: a staged string's is its length's)
+        raise TypeError("truth: a str input; record the truth of its length")
     if x.shape != ():
         raise ValueError(
             f"the truth value of an array of shape {x.shape} is ambiguous; "
