@@ -40,7 +40,14 @@ class StagedStr(Tensor):
     def __repr__(self):
         return f"<staging.Str in trace of {self._graph.function_name!r}>"
 
-    __str__ = __repr__  # (what an error raised while tracing shows of it)
+    def __str__(self):
+        if called_by_own_code() or not self._in_open_trace():
+            return repr(self)  # (an error raised while tracing shows it in its message)
+        raise self._symbolic_error(
+            "str() in code that is not converted (a library function, `%` with a template that "
+            "is not a literal)",
+            " (converted code uses it as it is: print it, return it, join or compare it)",
+        )
 
     def __format__(self, spec):
         if called_by_own_code():

@@ -68,7 +68,22 @@ class Tensor:
     def __repr__(self):
         return f"<staging.Tensor {self._value.type} in trace of {self._graph.function_name!r}>"
 
-    __str__ = __repr__
+    def __str__(self):
+        if called_by_own_code() or not self._in_open_trace():
+            return repr(self)  # (an error raised while tracing shows it in its message)
+        raise self._symbolic_error(
+            "str() in code that is not converted (a library function, `%` with a template that "
+            "is not a literal)",
+            " (converted code formats symbolic values when the graph runs: f-strings, str(), "
+            "repr(), format() and `%` with a literal template)",
+        )
+
+    def _in_open_trace(self) -> bool:
+        """Whether the trace this value belongs to is still being made."""
+        graph = self._graph
+        while graph.outer is not None:
+            graph = graph.outer
+        return not graph.closed
 
     def __format__(self, spec):
         if called_by_own_code():

@@ -712,6 +712,18 @@ def test_what_is_not_staged_is_refused_naming_the_line(name):
     assert f"{HERE}:{fn.__code__.co_firstlineno}:" in str(e.value), str(e.value)
 
 
+TEMPLATE = "v=%s"
+
+
+def test_percent_with_a_template_that_is_not_a_literal_is_refused_naming_the_line():
+    def f(x):
+        return TEMPLATE % x
+
+    with pytest.raises(errors.SymbolicValueError) as e:
+        staging.function(f)(np.float64(1.0))
+    assert line_of(f, 1) in str(e.value) and "str()" in str(e.value)
+
+
 def test_an_attribute_str_lacks_is_eagers_error_with_the_line_in_a_note():
     def f(x):
         return f"{x}".sum()
