@@ -18,7 +18,7 @@ import numpy as np
 
 from runtime._compat import add_note
 from runtime.core_ops import ARG
-from runtime.ops.strings import BOOL_METHODS, INT_METHODS, METHODS, STR_METHODS
+from runtime.ops.strings import METHODS
 from runtime.types import STR, ListType, StrType, TensorType, is_str, kinds
 from staging import errors
 from staging.core.recording import current_graph, record
@@ -508,13 +508,6 @@ def contains(container, item):
 def truth(s):
     """The truth value of a staged string (non-empty), a NumPy bool known at run time."""
     return record("truth", [call_method(s, "__len__", ())])
-
-
-def result_kind(name: str):
-    """str, bool or int: what str.<name> gives."""
-    if name in STR_METHODS:
-        return str
-    return bool if name in BOOL_METHODS else int if name in INT_METHODS else None
 
 
 __all__ = [
