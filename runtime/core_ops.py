@@ -11,7 +11,7 @@ import numpy as np
 
 from .graph import ListType, Node, Value
 from .registry import register_op
-from .types import PYTHON_SCALAR_DTYPES, TensorType, TypeJoinError, join_types
+from .types import PYTHON_SCALAR_DTYPES, TensorType, TypeJoinError, is_str, join_types
 
 
 class _ArgSlot:
@@ -63,32 +63,59 @@ def constant_node(value, type_, location=None):
 # -- print / assert ----------------------------------------------------------
 
 
-def _print_kernel(parts, sep, end):
-    """print(*parts, sep=sep, end=end) with the values of the ARG parts filled in: the text print
-    would write, written to sys.stdout (as it is when the graph runs) in one call."""
+def with_printoptions(printoptions, run):
+    """`run` under NumPy print options `printoptions` ((name, value) pairs), when there are any."""
+    if not printoptions:
+        return run
+    options = dict(printoptions)
+
+    def run_with_options(*args):
+        with np.printoptions(**options):
+            return run(*args)
+
+    return run_with_options
+
+
+def _output(file):
+    """A function giving the file a print writes to, when it runs: sys.stdout or sys.stderr as
+    they are then ("stdout", "stderr"), or a file object the node holds."""
+    if file == "stdout":
+        return lambda: sys.stdout
+    if file == "stderr":
+        return lambda: sys.stderr
+    return lambda: file
+
+
+def _print_kernel(parts, sep, end, file="stdout", flush=False, printoptions=()):
+    """print(*parts, sep=sep, end=end, file=file, flush=flush) with the values of the ARG parts
+    filled in: the text print would write, written in one call (nothing when the file is None:
+    no console), under the NumPy print options `printoptions` ((name, value) pairs) if any."""
     sep = " " if sep is None else sep
     end = "\n" if end is None else end
+    output = _output(file)
     if type(sep) is not str or type(end) is not str:  # print's own error, when it runs
-        return lambda *args: print(*_fill(parts, args), sep=sep, end=end, file=sys.stdout)
+        return lambda *args: print(
+            *_fill(parts, args), sep=sep, end=end, file=output(), flush=flush
+        )
+
+    def write(text):
+        out = output()
+        if out is not None:
+            out.write(text)
+            if flush:
+                out.flush()
+
     if not any(p is ARG for p in parts):  # the whole text is known now
         text = sep.join([str(p) for p in parts]) + end
-
-        def run():
-            out = sys.stdout
-            if out is not None:  # (no console: print writes nothing)
-                out.write(text)
-
-        return run
+        return lambda: write(text)
 
     def run(*args):
-        out = sys.stdout
-        if out is not None:
-            out.write(sep.join([str(p) for p in _fill(parts, args)]) + end)
+        write(sep.join([str(p) for p in _fill(parts, args)]) + end)
 
-    return run
+    return with_printoptions(printoptions, run)
 
 
-def _lower_print(ctx, node, *inputs, parts, sep, end):
+def _lower_print(ctx, node, *inputs, **attrs):
     """An ordered host callback printing exactly the interpreter's text."""
     ctx.host_call(node, node.opdef.kernel(node.attrs), inputs)
     return ()
@@ -96,12 +123,17 @@ def _lower_print(ctx, node, *inputs, parts, sep, end):
 
 register_op(
     "print",
-    infer=lambda *ts, parts, sep, end: (),
+    infer=lambda *ts, parts, sep, end, file="stdout", flush=False, printoptions=(): (),
     num_outputs=0,
     stateful=True,
     make_kernel=_print_kernel,
     lower=_lower_print,
-)(lambda *args, parts, sep, end: _print_kernel(parts, sep, end)(*args))
+    doc="print(*parts, sep=, end=, file=, flush=): ARG parts are the inputs, formatted by str()",
+)(
+    lambda *args, parts, sep, end, file="stdout", flush=False, printoptions=(): _print_kernel(
+        parts, sep, end, file, flush, printoptions
+    )(*args)
+)
 
 
 def _assert_kernel(parts, error=AssertionError):
@@ -459,8 +491,8 @@ def _list_write(lst, index, value, *, dynamic_size):
 
 
 def _list_write_infer(lst, index, value, *, dynamic_size):
-    if not isinstance(value, TensorType):  # a Python number, stored as it is: a Python number
-        value = TensorType.of(value)
+    if not isinstance(value, TensorType) and not is_str(value):  # a Python number, stored as it
+        value = TensorType.of(value)  # is: a Python number
     if lst.element is None:
         return ListType(value)
     try:
@@ -691,7 +723,9 @@ register_op(
 
 
 def _python_number_infer(x, *, kind):
-    """kind(x) of a scalar: a Python number (as int(), float(), bool(), complex() give)."""
+    """kind(x) of a scalar or a str: a Python number (as int(), float(), bool(), complex() give)."""
+    if is_str(x):  # int("12"), float("1.5"): parsed when the graph runs
+        return TensorType.python_scalar(kind)
     if type(x) not in (bool, int, float, complex) and not (
         isinstance(x, TensorType) and x.shape == ()
     ):
@@ -724,6 +758,8 @@ def _truth(x):
 
 
 def _truth_infer(x):
+    if is_str(x):  # (`x != 0` is no str's truth: a staged string's is its length's)
+        raise TypeError("truth: a str input; record the truth of its length")
     if x.shape != ():
         raise ValueError(
             f"the truth value of an array of shape {x.shape} is ambiguous; "

@@ -14,8 +14,9 @@ With them staged code inside keeps Python's meaning or is refused while tracing.
 
 A context manager is entered and left while tracing (as in TensorFlow); `ag__.context`
 makes an np.errstate a scope of the graph (the operations staged inside run under it), and
-refuses NumPy's other run-time contexts (np.printoptions, ...) around staged operations,
-which they would not affect. `ag__.catches` refuses a `try` whose clauses would catch an error that
+refuses the other run-time contexts (warnings.catch_warnings, ...) around staged operations,
+which they would not affect (np.printoptions is applied by the prints and strings staged
+inside). `ag__.catches` refuses a `try` whose clauses would catch an error that
 staged code inside it can raise only when the graph runs, and `ag__.caught()` keeps a
 clause from swallowing such a refusal, or any error saying the function cannot be staged
 (see operators/contexts.py).

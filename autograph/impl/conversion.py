@@ -25,6 +25,7 @@ from autograph.converters import (
     lists,
     logical_expressions,
     return_statements,
+    strings,
     try_and_with,
 )
 from autograph.converters.context import ConversionContext
@@ -52,6 +53,7 @@ PIPELINE = (
     control_flow,
     composite_assignments,
     conditional_expressions,
+    strings,
     call_trees,
 )
 
@@ -392,7 +394,6 @@ _PLAIN_INSTRUCTIONS = (
     "EXTENDED_ARG",
     "PUSH_NULL",
     "MAKE_CELL",
-    "FORMAT_VALUE",
     "LIST_EXTEND",
     "DELETE_FAST",
 )
@@ -412,9 +413,20 @@ def nothing_to_convert(code) -> bool:
     if not opcodes <= _PLAIN_OPCODES:
         return False
     # `a == b` / `a != b` become ag__.eq / ag__.not_eq (the operand order decides the result
-    # type where a Python complex meets a NumPy float64), unless an operand is a literal.
-    return _COMPARE_OP not in opcodes or not any(
+    # type where a Python complex meets a NumPy float64), unless an operand is a literal; `"%d"
+    # % n` becomes ag__.percent (f-strings, FORMAT_VALUE, are never plain).
+    if _COMPARE_OP not in opcodes and not _percent_template(code):
+        return True
+    return not any(
         ins.opname == "COMPARE_OP" and "=" in str(ins.argval) and ins.argval not in ("<=", ">=")
+        for ins in dis.get_instructions(code)
+    ) and not _percent_template(code)
+
+
+def _percent_template(code) -> bool:
+    """Whether `code` may apply `%` to a literal str (printf-style formatting)."""
+    return any(type(c) is str and "%" in c for c in code.co_consts) and any(
+        ins.opname.startswith("BINARY_") and ins.argrepr in ("%", "%=")
         for ins in dis.get_instructions(code)
     )
 

@@ -10,6 +10,7 @@ from autograph.operators.control_flow import for_stmt, if_exp, if_stmt, return_v
 from autograph.operators.data_structures import StagedList, list_append, list_pop
 from autograph.operators.exceptions import assert_stmt
 from autograph.operators.logical import and_, eq, in_, not_, not_eq, not_in, or_
+from autograph.operators.strings import fstring, percent
 from autograph.operators.variables import Undefined, UndefinedReturnValue, ld
 
 __all__ = [
@@ -32,6 +33,8 @@ __all__ = [
     "StagedList",
     "return_value",
     "ld",
+    "fstring",
+    "percent",
     "context",
     "catches",
     "caught",

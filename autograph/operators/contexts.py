@@ -5,9 +5,10 @@ They refuse wherever staged code inside would make that differ from Python.
 A context manager is entered and left while tracing, as in TensorFlow. NumPy's run-time
 contexts act on the operations run inside them, and staged operations run later, when the
 graph runs: `with np.errstate(...)` is also a scope of the graph, whose operations staged
-inside run under it (runtime.graph.Node.scope); a `with` of the others (np.printoptions,
-warnings.catch_warnings, contextlib.suppress, np.errstate with `call=`) around staged
-operations is refused (nothing staged inside: fine).
+inside run under it (runtime.graph.Node.scope); `with np.printoptions(...)` acts on text, and
+the prints and strings staged inside apply the options it sets (staging.core.strings); a `with`
+of the others (warnings.catch_warnings, contextlib.suppress, np.errstate with `call=`) around
+staged operations is refused (nothing staged inside: fine).
 
 A `try` catches what is raised while tracing. An error raised while tracing a staged
 branch or loop (whether it is raised depends on a symbolic value), or one that staged
@@ -78,9 +79,7 @@ def _runtime_context(cm) -> str | None:
         return "warnings.catch_warnings"
     if isinstance(cm, contextlib.suppress):
         return "contextlib.suppress"
-    if getattr(cm, "func", None) is getattr(np.printoptions, "__wrapped__", None):
-        return "np.printoptions"
-    return None
+    return None  # (np.printoptions acts on formatting, which staged prints and strings apply)
 
 
 def _mark(graph):

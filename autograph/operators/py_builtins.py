@@ -11,13 +11,14 @@ import warnings
 
 import numpy as np
 
-from autograph.operators import data_structures, py_functional, py_reductions
+from autograph.operators import data_structures, py_functional, py_reductions, strings
 from staging import errors
-from staging.core.recording import record
+from staging.core.recording import current_graph, record
 from staging.core.source_map import where as _where
+from staging.core.strings import call_method, is_staged_str
 from staging.core.tensor import is_symbolic
 from staging.effects.debugging import print as staged_print
-from staging.kinds.undefined import MaybeMissing
+from staging.kinds.undefined import MaybeMissing, MaybeUndefined, read_all
 from staging.numpy_api import python_calls
 from staging.state import concrete_arrays
 
@@ -106,6 +107,8 @@ def staged_length(x, clamp=True):  # noqa: C901
         return result
     if isinstance(x, data_structures.StagedList):
         return x.tensor_array.length()
+    if is_staged_str(x):
+        return call_method(x, "__len__", ())
     if is_symbolic(x):
         if x.ndim == 0:
             raise errors.SymbolicValueError(f"{_where()}cannot iterate over a scalar tensor")
@@ -194,6 +197,8 @@ def zip_(*iterables, **kwargs):
 
 
 def len_(obj):
+    if is_staged_str(obj):
+        return call_method(obj, "__len__", ())
     if isinstance(obj, data_structures.StagedList):
         size = obj.tensor_array.length()
         return size if is_symbolic(size) else int(size)
@@ -203,12 +208,21 @@ def len_(obj):
 
 
 def print_(*args, **kwargs):
-    args = tuple(a.read() if isinstance(a, MaybeMissing) else a for a in args)
-    if any(is_symbolic(a) or isinstance(a, data_structures.StagedList) for a in args):
-        if set(kwargs) - {"sep", "end"}:
-            raise TypeError(f"{_where()}staged print() supports only sep= and end=")
-        return staged_print(*args, **kwargs)
-    return print(*args, **kwargs)
+    """print(): inside a trace a staged print, printing on every call (Python values' text fixed
+    now, staged values' when the graph runs); otherwise Python's."""
+    if current_graph() is None:
+        return print(*args, **kwargs)
+    args = tuple(_printed(a) for a in args)
+    return staged_print(*args, **read_all(kwargs))
+
+
+def _printed(a):
+    """An argument of print as it prints: a name or attribute set on some paths read (checked),
+    a staged list as the list it is when the graph runs."""
+    a = a.read() if isinstance(a, MaybeUndefined) else a
+    if isinstance(a, data_structures.StagedList):
+        return a.tensor_array._handle
+    return a
 
 
 def hasattr_(obj, name):
@@ -239,6 +253,8 @@ def _python_number(kind):
     def convert(*args, **kwargs):
         if len(args) == 1 and not kwargs and is_symbolic(args[0]):
             x = args[0]
+            if is_staged_str(x):  # int("12"): parsed when the graph runs, as eagerly
+                return record("python_number", [x], {"kind": kind})
             if x.ndim != 0:
                 raise errors.SymbolicValueError(
                     f"{_where()}{kind.__name__}() of a symbolic array of shape {x.static_shape}: only a "
@@ -386,6 +402,7 @@ OVERRIDES = {
     builtins.any: _truth_of(True),
     builtins.all: _truth_of(False),
     functools.reduce: reduce_,
+    **strings.OVERRIDES,
 }
 
 

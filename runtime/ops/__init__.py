@@ -14,6 +14,7 @@ from . import (  # noqa: F401  (imported to register their ops)
     selection,
     shape_ops,
     statistics,
+    strings,
 )
 from .elementwise import OPERATOR_EXPRS, UFUNCS  # noqa: F401
 from .reductions import REDUCTIONS  # noqa: F401

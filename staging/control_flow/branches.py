@@ -158,14 +158,14 @@ class _Merge:
                 a is b
                 and not is_tensor_array(a)
                 and (not isinstance(a, Tensor) or a._graph not in (tg, eg))
-            ):
+            ) or (type(a) is str and type(b) is str and a == b):
                 merged.append(("static", a))
                 continue
             if not (is_convertible(a) and is_convertible(b)):
                 raise errors.BranchMismatchError(
                     f"{where()}'{name}' is {branch_errors.describe_leaf(a)} in the true branch and "
                     f"{branch_errors.describe_leaf(b)} in the false branch of a staged `if`; both "
-                    f"branches must give it a tensor or number"
+                    f"branches must give it a tensor, a number or a str"
                 )
             joined = join_types(leaf_type(a), leaf_type(b), f"'{name}'")
             merged.append(("dynamic", tensor_array.either_list(a, b)))

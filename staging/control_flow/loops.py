@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from runtime import TensorType
-from runtime.types import kinds
+from runtime.types import STR, kinds
 from staging import errors
 from staging.control_flow import raising as branch_errors
 from staging.control_flow import written as branch_writes
@@ -31,6 +31,7 @@ from staging.control_flow.joins import (
 from staging.core import nest
 from staging.core.recording import FuncGraph, building, current_graph, record
 from staging.core.source_map import where
+from staging.core.strings import is_staged_str
 from staging.core.tensor import Tensor, has_staged_value
 from staging.kinds import forms as array0d
 from staging.kinds.undefined import MaybeMissing, loop_placeholder
@@ -53,8 +54,9 @@ class LoopVariable:
 
 
 def _loop_variable(name: str, init) -> LoopVariable:
-    """A graph value when it is a tensor or a number (not a Variable: it is read where used)."""
-    if is_convertible(init) and not has_staged_value(init):
+    """A graph value when it is a tensor or a number (not a Variable: it is read where used). A
+    Python str stays one unless the body changes it (LoopTypes._settle_variable)."""
+    if is_convertible(init) and not has_staged_value(init) and not isinstance(init, str):
         return LoopVariable(name, init, True, leaf_type(init))
     return LoopVariable(name, init, False)
 
@@ -126,6 +128,9 @@ class LoopTypes:
             var.dynamic, var.type = True, leaf_type(out)
             var.init = loop_placeholder(var.type)
             return True
+        if not var.dynamic and _text_changed(var.init, out):
+            var.dynamic, var.type = True, STR  # a str the body changes: a staged string
+            return True
         if not var.dynamic:
             if i >= self.n_vars and out is not var.init:
                 raise errors.LoopVariableError(
@@ -162,6 +167,15 @@ class LoopTypes:
                 f"shape invariant {var.type} does not accept"
             )
         return new
+
+
+def _text_changed(init, out) -> bool:
+    """A loop variable that is a Python str before the loop and other text after an iteration."""
+    return (
+        isinstance(init, str)
+        and (isinstance(out, str) or is_staged_str(out))
+        and not (isinstance(out, str) and out == init)
+    )
 
 
 def _ranks(t) -> set:
@@ -394,6 +408,8 @@ def _check_static_variable(var: LoopVariable, out) -> None:
     init = var.init
     if is_undefined(init) and (is_convertible(out) or is_undefined(out)):
         return  # given a type by the first body trace, see LoopTypes
+    if _text_changed(init, out) or (isinstance(init, str) and out == init):
+        return  # a str the body changes: a staged string (LoopTypes._settle_variable)
     if is_convertible(out) and init is None:
         raise errors.LoopVariableError(
             f"{where()}loop variable '{var.name}' is {branch_errors.describe_leaf(init)} before the "

@@ -22,7 +22,7 @@ import re
 
 import numpy as np
 
-from runtime.types import kinds
+from runtime.types import is_str, kinds
 from staging import errors
 from staging.control_flow.joins import is_undefined, name_of
 from staging.core import nest
@@ -165,6 +165,8 @@ def _stand_in(g, leaf):
     if not isinstance(leaf, Tensor):
         return leaf
     with building(g):
+        if is_str(leaf.type):
+            return record("str_const", [], {"text": ""})
         return record("const", [], {"value": _zero(leaf.type)})
 
 

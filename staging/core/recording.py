@@ -18,7 +18,7 @@ from staging import errors
 from staging.core import source_map
 from staging.core.generators import SymbolicGenerator
 from staging.core.source_map import where
-from staging.core.tensor import Tensor, has_staged_value, leaked_error
+from staging.core.tensor import Tensor, has_staged_value, leaked_error, symbolic
 
 _state = threading.local()
 
@@ -45,6 +45,8 @@ class FuncGraph:
         # Facts about the whole trace (this graph and the graphs nested in it), shared by them:
         # once an in-place write happened, "check_use" (staging.state.aliasing) vets every use.
         self.trace_state: dict = outer.trace_state if outer is not None else {}
+        # the NumPy print options when the trace began (staging.core.strings.printoptions_delta)
+        self.printoptions = outer.printoptions if outer is not None else np.get_printoptions()
 
     @property
     def name(self):
@@ -55,7 +57,7 @@ class FuncGraph:
         return (
             SymbolicGenerator(self, value)
             if isinstance(type_, GeneratorType)
-            else Tensor(self, value)
+            else symbolic(self, value)
         )
 
     def value_of(self, tensor) -> Value:
@@ -291,8 +293,8 @@ def record(
     if len(nodes) == LONG_GRAPH:
         _pause_gc_for_long_trace()
     if single and len(node.outputs) == 1:
-        return Tensor(fg, node.outputs[0])
-    outs = tuple(Tensor(fg, v) for v in node.outputs)
+        return symbolic(fg, node.outputs[0])
+    outs = tuple(symbolic(fg, v) for v in node.outputs)
     return outs[0] if single else outs
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from runtime import CompiledGraph, ListType, TensorType, Value
 from runtime.registry import register_op
-from runtime.types import UnionType
+from runtime.types import StrType, UnionType
 from staging import errors
 from staging.core import nest
 from staging.core.recording import FuncGraph, current_graph, record
@@ -173,7 +173,9 @@ class ConcreteFunction:
     @property
     def inputs(self):
         return [
-            TensorSpec.of_type(t) if type(t) is UnionType else TensorSpec(t.shape, t.dtype)
+            TensorSpec.of_type(t)
+            if type(t) in (UnionType, StrType)
+            else TensorSpec(t.shape, t.dtype)
             for t in self._arg_types
         ]
 

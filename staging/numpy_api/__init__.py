@@ -15,6 +15,7 @@ from runtime.ops import UFUNCS
 from runtime.ops.elementwise import PYTHON_OPERATORS, complex_scalars, python_operands
 from runtime.registry import kind_combinations
 from staging import errors
+from staging.core import strings
 from staging.core.recording import record
 from staging.core.source_map import where
 from staging.core.tensor import Tensor, has_staged_value, staged_value
@@ -153,6 +154,8 @@ def _scalar_product(method, reflected):
     scalars is not np.multiply's loop; see runtime.ops.elementwise); on anything else `method`."""
 
     def product(self, other):
+        if isinstance(other, str):  # `"-" * n`: str's repetition
+            return strings.repeat(other, self, text_first=reflected)
         if kinds.is_union(self.type) or kinds.is_union(getattr(other, "type", None)):
             # (a kind that depends on the path: Python's operator itself, on every path)
             left, right = _read_values((other, self) if reflected else (self, other))

@@ -30,6 +30,14 @@ def stacked_element(element):
     return joined
 
 
+def _element(value):
+    """A value written into a staged list: a Python str is a staged string there (the list's
+    elements are one graph value's kinds: a list of strings)."""
+    if isinstance(value, str):
+        return record("str_const", [], {"text": str(value)})
+    return value
+
+
 class TensorArray:
     """A list of tensors of one dtype and rank that loops can append to.
 
@@ -106,6 +114,7 @@ class TensorArray:
     def write(self, index, value) -> "TensorArray":
         written, value = value, self._cast(value)
         if self._staged:
+            value = _element(value)
             if not isinstance(value, Tensor):
                 value = np.asarray(value)
                 value = value[()] if value.ndim == 0 else value
@@ -130,7 +139,7 @@ class TensorArray:
 
     def append(self, value) -> "TensorArray":
         if self._staged:
-            written, value = value, self._cast(value)
+            written, value = value, _element(self._cast(value))
             self._check_element(value)
             aliasing.note_stored(value, "appended to")
             handle = record(
