@@ -32,7 +32,13 @@ from __future__ import annotations
 import ast
 
 from autograph.pyct import anno, templates, transformer
-from autograph.pyct.static_analysis import activity, definitions, liveness, statement_state
+from autograph.pyct.static_analysis import (
+    activity,
+    definitions,
+    liveness,
+    statement_state,
+    try_state,
+)
 
 
 class _ControlFlow(transformer.Transformer):
@@ -230,6 +236,12 @@ class _ControlFlow(transformer.Transformer):
             if_true=true_name,
             if_false=false_name,
         )
+        self._path_keywords(call, outputs, unread)
+        out.append(call)
+        return out
+
+    def _path_keywords(self, call, outputs, unread) -> None:
+        """`returns` and `unread` of an if_stmt / try_stmt call (see if_stmt)."""
         returns = self.scopes[-1][3]
         if (
             returns
@@ -247,32 +259,23 @@ class _ControlFlow(transformer.Transformer):
                 ast.keyword(
                     arg="unread",
                     value=ast.Lambda(
-                        args=ast.arguments(
-                            posonlyargs=[],
-                            args=[],
-                            vararg=None,
-                            kwonlyargs=[],
-                            kw_defaults=[],
-                            kwarg=None,
-                            defaults=[],
-                        ),
+                        args=_lambda_args([]),
                         body=ast.Tuple(elts=[templates.name(n) for n in unread], ctx=ast.Load()),
                     ),
                 )
             )
-        out.append(call)
-        return out
 
-    def _unread_after(self, node) -> list[str]:
+    def _unread_after(self, node, parts=None) -> list[str]:
         """The local names whose objects the branches of `node` write items or attributes of and
         that nothing reads after it (not live after it, not captured by a nested function): a
-        staged `if` need not merge such writes when nothing else refers to the objects."""
+        staged `if` need not merge such writes when nothing else refers to the objects.
+        `parts`: the statements of its paths (an `if`'s two branches by default)."""
         live_out = anno.getanno(node, anno.Static.LIVE_OUT, None)
         if live_out is None or not self.local_names:
             return []
         cells, declared = self.scopes[-1][0], self.scopes[-1][1]
         bases = set()
-        for part in node.body + node.orelse:
+        for part in node.body + node.orelse if parts is None else parts:
             for a in ast.walk(part):
                 if (
                     isinstance(a, (ast.Attribute, ast.Subscript))
@@ -291,6 +294,66 @@ class _ControlFlow(transformer.Transformer):
             and n not in declared
             and n not in self.globals_declared
         )
+
+    def visit_Try(self, node):
+        if not definitions.is_converted_try(node):  # (a try/finally, a try/except*: as written)
+            for field in ("body", "orelse", "finalbody"):
+                setattr(node, field, self._block(getattr(node, field)))
+            for h in node.handlers:
+                h.body = self._block(h.body)
+            return node
+        state = self._state(node)
+        clauses = [s for h in node.handlers for s in h.body]
+        unread = self._unread_after(node, node.body + clauses)
+        outputs = self.ctx.ordered(state.outputs)
+        params = outputs + self.ctx.ordered(state.inputs - state.outputs)
+        unsettled, writes_early = try_state.analyze(node, outputs, params)
+        errors = [h.name or self.ctx.namer.new("error_") for h in node.handlers]
+        for h, error in zip(node.handlers, errors):
+            h.body = [_ReRaise(error).visit(s) for s in h.body]
+        node.body = self._block(node.body)
+        for h in node.handlers:
+            h.body = self._block(h.body)
+        cells = self.ctx.ordered(state.merged_cells)
+        out = self._undefined(node, params + self.ctx.ordered(state.cells))
+        (body_name,) = self.ctx.namer.new_group(("try_body",))
+        out.append(self._function(body_name, params, node.body, outputs, state, node))
+        handlers = []
+        for h, error in zip(node.handlers, errors):
+            name = self.ctx.namer.new("except_")
+            out.append(self._function(name, [error, *params], h.body, outputs, state, h))
+            types = h.type or templates.name("BaseException", lineno=h.lineno)
+            handlers.append(
+                ast.Tuple(
+                    elts=[ast.Lambda(args=_lambda_args([]), body=types), templates.name(name)],
+                    ctx=ast.Load(),
+                )
+            )
+        cell_defs, cell_fns = self._cell_functions(node, cells)
+        out.extend(cell_defs)
+        call = self._call(
+            "ag__.try_stmt(try_body, handlers)",
+            node,
+            params,
+            outputs,
+            state,
+            cells,
+            cell_fns,
+            try_body=body_name,
+            handlers=ast.Tuple(elts=handlers, ctx=ast.Load()),
+        )
+        if unsettled:
+            names = [n for n in params if n in unsettled]
+            call.value.keywords.append(
+                ast.keyword(arg="unsettled", value=templates.str_tuple(names))
+            )
+        if writes_early:
+            call.value.keywords.append(
+                ast.keyword(arg="writes_early", value=ast.Constant(value=True, kind=None))
+            )
+        self._path_keywords(call, outputs, unread)
+        out.append(call)
+        return out
 
     def visit_While(self, node):
         (body_name,) = self.ctx.namer.new_group(("loop_body",))
@@ -512,6 +575,30 @@ def _is_setattr(n) -> bool:
         and isinstance(n.args[1], ast.Constant)
         and isinstance(n.args[1].value, str)
     )
+
+
+class _ReRaise(ast.NodeTransformer):
+    """A bare `raise` in an `except` clause that becomes a function re-raises the exception the
+    clause caught, `raise ag__.raise_value(error)` (not inside nested functions, nor inside the
+    clauses of a `try` nested in it, which re-raise their own)."""
+
+    def __init__(self, error: str):
+        self.error = error
+
+    def visit_Raise(self, node):
+        if node.exc is None:
+            node.exc = templates.replace_as_expression(
+                "ag__.raise_value(error)", node, error=self.error
+            )
+        return node
+
+    def visit_ExceptHandler(self, node):
+        return node
+
+    def _scope(self, node):
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = _scope
 
 
 class _CheckedLoads(ast.NodeTransformer):

@@ -24,7 +24,9 @@ import warnings
 import numpy as np
 
 from runtime._compat import add_note
+from runtime.analysis import run_time_errors
 from staging import errors
+from staging.control_flow import raising
 from staging.core.recording import current_graph
 from staging.core.source_map import where as _where
 
@@ -54,6 +56,15 @@ def mark_staged_region(error, where, kind) -> None:
     except (AttributeError, TypeError):  # pragma: no cover - an exception without a __dict__
         return
     if isinstance(error, Exception) and not isinstance(error, errors.StagingError):
+        if kind == "`try`":
+            add_note(
+                error,
+                f"{where.rstrip(': ')}: raised while tracing this staged `try`: its `except` "
+                f"clauses may catch an error raised when the graph runs, so they are traced "
+                f"whatever the body turns out to do, even code that would not run for these "
+                f"inputs",
+            )
+            return
         construct = (
             "both branches of an `if`"
             if kind in ("`if`", "`a if c else b`")
@@ -244,6 +255,56 @@ class _Catches:
             for sub in node.subgraphs.values():
                 stack.extend(sub.nodes)
         return any(self._catches(cls) for cls in _RUN_TIME_ERRORS)
+
+
+class _FinallyGuard:
+    """`finally:` of a `try` in converted code (autograph.converters.try_and_with): made before
+    the `try`, entered around the `finally` block. Python runs the block also when the `try`
+    raises, before the error propagates; a graph cannot run it on an error raised when it runs.
+    So a block that stages effects (a print, a Variable write, a `raise`) after staged code that
+    may raise when the graph runs is refused; a block of computations is run as written (on the
+    error path nothing would see its values)."""
+
+    __slots__ = ("graph", "start", "finally_start", "where")
+
+    def __init__(self, where):
+        self.graph = current_graph()
+        self.start = len(self.graph.graph.nodes) if self.graph is not None else 0
+        self.where = where
+        self.finally_start = 0
+
+    def __enter__(self):
+        if self.graph is not None:
+            self.finally_start = len(self.graph.graph.nodes)
+        return None
+
+    def __exit__(self, exc_type, exc, tb):
+        if self.graph is None or current_graph() is not self.graph:
+            return False
+        nodes = self.graph.graph.nodes
+        effects = [n for n in nodes[self.finally_start :] if n.stateful]
+        if not effects:
+            return False
+        guarded = nodes[self.start : self.finally_start]
+        if isinstance(exc, raising.PathRaises) or graph_errors_of(guarded):
+            raise errors.UnsupportedConstructError(
+                f"{self.where}this `finally:` block has staged effects (a print, a Variable write, "
+                f"a `raise` ...), and the code of its `try` may raise when the graph runs: Python "
+                f"runs the block before such an error propagates, the graph cannot. Move the "
+                f"effects after the `try` statement, or into an `except` clause and after the "
+                f"`try` body"
+            )
+        return False
+
+
+def graph_errors_of(nodes) -> tuple:
+    memo: dict = {}
+    return tuple(e for n in nodes for e in run_time_errors(n, memo))
+
+
+def finally_guard():
+    """The guard of a `finally:` block in converted code (see _FinallyGuard)."""
+    return _FinallyGuard(_where())
 
 
 def _is_refusal(error) -> bool:
