@@ -106,12 +106,18 @@ register_op(
 
 
 def _assert_kernel(parts, error=AssertionError):
-    """Raises `error` (AssertionError, or an error type of the staging layer's own checks) with
-    the parts as its message when the condition is false."""
+    """Raises `error` (AssertionError, or an error type of the staging layer's own checks) when
+    the condition is false: with no message, as `assert c` does; with the one part itself
+    (`assert c, m` raises AssertionError(m), a string or the run-time value), or the parts
+    joined by spaces."""
 
     def run(condition, *args):
         if not condition:
-            raise error(" ".join(str(p) for p in _fill(parts, args)) if parts else "")
+            if not parts:
+                raise error()
+            if len(parts) == 1:
+                raise error(_fill(parts, args)[0])
+            raise error(" ".join(str(p) for p in _fill(parts, args)))
 
     return run
 

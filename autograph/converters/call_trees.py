@@ -3,7 +3,8 @@
 Calls whose target is known at conversion time to be a builtin, NumPy or
 staging function are left alone (they need no conversion), except the few
 builtins that behave differently on symbolic values (print, len, range,
-enumerate, zip, min, max, sum) and NumPy functions that need routing for symbolic arguments.
+enumerate, zip, min, max, sum, isinstance and type of a caught exception ...) and NumPy functions
+that need routing for symbolic arguments.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ _INTERCEPTED_BUILTINS = frozenset(
         "complex",
         "hasattr",
         "getattr",
+        "isinstance",
+        "type",
     }
 )
 _NATIVE_PACKAGES = (

@@ -307,7 +307,7 @@ class _ControlFlow(transformer.Transformer):
         unread = self._unread_after(node, node.body + clauses)
         outputs = self.ctx.ordered(state.outputs)
         params = outputs + self.ctx.ordered(state.inputs - state.outputs)
-        unsettled, writes_early = try_state.analyze(node, outputs, params)
+        unsettled, writes_early = try_state.analyze(node, outputs, params, self.local_names[-1])
         errors = [h.name or self.ctx.namer.new("error_") for h in node.handlers]
         for h, error in zip(node.handlers, errors):
             h.body = [_ReRaise(error).visit(s) for s in h.body]

@@ -1,5 +1,5 @@
 """The builtins that behave differently on symbolic values (print, len, range, enumerate, zip,
-min, max, sum), and the staged iterables for loops."""
+min, max, sum, isinstance and type of a caught exception), and the staged iterables for loops."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import numpy as np
 
 from autograph.operators import data_structures, py_reductions
 from staging import errors
+from staging.core.exceptions import is_caught_exception
 from staging.core.recording import record
 from staging.core.source_map import where as _where
 from staging.core.tensor import is_symbolic
@@ -220,6 +221,25 @@ def _python_number(kind):
     return convert
 
 
+def isinstance_(obj, classinfo):
+    """isinstance(); of an exception a staged `try` caught when the graph runs, staged (a Python
+    bool known when the graph runs) unless its classes answer it now."""
+    if not is_caught_exception(obj):
+        return builtins.isinstance(obj, classinfo)
+    flat = classinfo if builtins.isinstance(classinfo, tuple) else (classinfo,)
+    if all(issubclass(c, flat) for c in obj.classes):
+        return True
+    return record("exception_matches", [obj], {"classes": flat})
+
+
+def type_(*args):
+    """type(); of an exception a staged `try` caught when the graph runs, refused (its class is
+    known only then)."""
+    if len(args) == 1 and is_caught_exception(args[0]):
+        raise args[0]._unknown("type()")
+    return builtins.type(*args)
+
+
 OVERRIDES = {
     builtins.int: _python_number(int),
     builtins.float: _python_number(float),
@@ -235,4 +255,6 @@ OVERRIDES = {
     builtins.sum: py_reductions.sum_,
     builtins.hasattr: hasattr_,
     builtins.getattr: getattr_,
+    builtins.isinstance: isinstance_,
+    builtins.type: type_,
 }

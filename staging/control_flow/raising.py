@@ -34,7 +34,7 @@ from staging.control_flow.joins import align_captures, is_undefined, name_of
 from staging.core import nest
 from staging.core.exceptions import is_caught_exception
 from staging.core.recording import building, current_graph, record, user_location
-from staging.core.source_map import raised_location, where
+from staging.core.source_map import raised_at, raised_location, where
 from staging.core.tensor import Tensor, has_staged_value
 
 # -- the user's `raise` --------------------------------------------------------------------
@@ -202,10 +202,25 @@ def refusal_behind(error) -> BaseException | None:
 
 
 def not_deferred(error) -> BaseException:
-    """What to raise while tracing for an error that is not deferrable: the refusal behind it,
-    or the error itself."""
+    """What to raise while tracing for an error that is not deferrable: the refusal behind it;
+    for an error holding a symbolic value (a Python lookup or test of it failed while tracing,
+    which eagerly may succeed), a refusal naming the line; or the error itself."""
+    if isinstance(error, errors.StagingError):
+        return error
     behind = refusal_behind(error)
-    return behind if behind is not None and not isinstance(error, errors.StagingError) else error
+    if behind is not None:
+        return behind
+    if type(error).__module__ == "builtins" and any(
+        _symbolic(leaf) for leaf in _leaves(error.args)
+    ):
+        held = next(leaf for leaf in _leaves(error.args) if _symbolic(leaf))
+        return errors.SymbolicValueError(
+            f"{raised_at(error) or where()}{type(error).__name__} of a symbolic tensor "
+            f"{held._describe()}: Python code (a dict or set lookup, a test of membership) "
+            f"used it as a key, which needs its value, only known when the staged graph runs; "
+            f"index an array with it instead, or keep the lookup outside the staged function"
+        )
+    return error
 
 
 def record_raise(error) -> None:
@@ -222,21 +237,22 @@ def record_raise(error) -> None:
     error = getattr(error, "__autograph_unlocated__", error)  # (NumPy's message, not ours)
     inputs = []
     args = _template(error.args, inputs)
-    record(
-        "raise",
-        inputs,
-        {"error": type(error), "mode": "copy", "args": args, "state": _state_of(error)},
-    )
+    attrs = {"error": type(error), "mode": "copy", "args": args}
+    _add_state(attrs, error)
+    record("raise", inputs, attrs)
     _locate(location)
 
 
-def _state_of(error) -> tuple:
-    """The attributes of an exception object (its own, not the notes or this module's)."""
-    return tuple(
+def _add_state(attrs: dict, error) -> None:
+    """attrs["state"]: the attributes of an exception object (its own, not the notes or this
+    module's), when it has some."""
+    state = tuple(
         (name, value)
         for name, value in getattr(error, "__dict__", {}).items()
         if not name.startswith("__")
     )
+    if state:
+        attrs["state"] = state
 
 
 def _record_recipe(recipe: Recipe) -> None:
@@ -245,19 +261,12 @@ def _record_recipe(recipe: Recipe) -> None:
         attrs = {"mode": "value"}
         inputs.append(recipe.args[0])
     elif recipe.copy is not None:
-        attrs = {
-            "error": recipe.cls,
-            "mode": "copy",
-            "args": _template(recipe.args, inputs),
-            "state": _state_of(recipe.copy),
-        }
+        attrs = {"error": recipe.cls, "mode": "copy", "args": _template(recipe.args, inputs)}
+        _add_state(attrs, recipe.copy)
     else:
-        attrs = {
-            "error": recipe.cls,
-            "mode": "call",
-            "args": _template(recipe.args, inputs),
-            "kwargs": tuple((k, _template(v, inputs)) for k, v in recipe.kwargs.items()),
-        }
+        attrs = {"error": recipe.cls, "mode": "call", "args": _template(recipe.args, inputs)}
+        if recipe.kwargs:
+            attrs["kwargs"] = tuple((k, _template(v, inputs)) for k, v in recipe.kwargs.items())
     if recipe.cause is not NO_CAUSE:
         attrs["cause"] = _template(recipe.cause, inputs)
     record("raise", inputs, attrs)

@@ -16,9 +16,6 @@ import ast
 
 from autograph.pyct.static_analysis import activity
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-
-
 def _simple_value(value) -> bool:
     if isinstance(value, (ast.Constant, ast.Name)):
         return True
@@ -58,17 +55,21 @@ def late_start(body) -> int:
     return i if i >= 0 and _binds_last(body[i]) else i + 1
 
 
-def _writes(stmts) -> bool:
-    """Whether the statements write an item or attribute, or call a method (which may write)."""
+def _writes(stmts, local_names) -> bool:
+    """Whether the statements write an item or attribute, or call a method of a local object
+    (which may write it: `x.sort()`)."""
     for s in stmts:
         for n in ast.walk(s):
-            if isinstance(n, _SCOPES):
-                continue
             if isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(
                 n.ctx, (ast.Store, ast.Del)
             ):
                 return True
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            if (
+                isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and isinstance(n.func.value, ast.Name)
+                and n.func.value.id in local_names
+            ):
                 return True
     return False
 
@@ -84,9 +85,10 @@ def _needed(handler_body, outputs, names) -> set:
     return (first | (set(outputs) - assigned)) & set(names)
 
 
-def analyze(node, outputs, names) -> tuple:
+def analyze(node, outputs, names, local_names=frozenset()) -> tuple:
     """(unsettled names a clause needs, writes_early) of a converted Try (see the module
-    docstring); `outputs`, `names`: its state's outputs and all its names."""
+    docstring); `outputs`, `names`: its state's outputs and all its names; `local_names`: the
+    names the function binds (its objects, whose methods may write them)."""
     late = late_start(node.body)
     early = node.body[:late]
     needed = set()
@@ -96,4 +98,4 @@ def analyze(node, outputs, names) -> tuple:
     for s in node.body[late:]:  # a late statement that is not simple binds inside itself
         if not _binds_last(s) and not _cannot_raise(s):
             unsettled |= activity.modified(s) & needed
-    return unsettled, _writes(early)
+    return unsettled, _writes(early, local_names)
