@@ -51,6 +51,7 @@ class _ControlFlow(transformer.Transformer):
         #                  the return converter's (flag, value) names or None)
         self.values_name = None
         self.loop_depths = []  # per function: how many loops enclose the statement converted now
+        self.loops = []  # per function: the loops enclosing the statement converted now
         self.local_names = []  # per function: the names it assigns (its own locals)
 
     # Scopes
@@ -71,9 +72,11 @@ class _ControlFlow(transformer.Transformer):
             )
         )
         self.loop_depths.append(0)
+        self.loops.append([])
         self.local_names.append(_own_stores(node))
         node.body = self._block(node.body)
         self.local_names.pop()
+        self.loops.pop()
         self.loop_depths.pop()
         self.scopes.pop()
         for r, assigned in reads:
@@ -307,7 +310,9 @@ class _ControlFlow(transformer.Transformer):
         unread = self._unread_after(node, node.body + clauses)
         outputs = self.ctx.ordered(state.outputs)
         params = outputs + self.ctx.ordered(state.inputs - state.outputs)
-        unsettled, writes_early = try_state.analyze(node, outputs, params, self.local_names[-1])
+        unsettled, writes_early = try_state.analyze(
+            node, outputs, params, self.local_names[-1], self._jump_live()
+        )
         errors = [h.name or self.ctx.namer.new("error_") for h in node.handlers]
         for h, error in zip(node.handlers, errors):
             h.body = [_ReRaise(error).visit(s) for s in h.body]
@@ -355,11 +360,27 @@ class _ControlFlow(transformer.Transformer):
         out.append(call)
         return out
 
+    def _jump_live(self) -> dict:
+        """What is live where a lowered jump goes: the head of the innermost enclosing loop
+        (`continue`), after it (`break`); nothing but the return value after a `return`."""
+        live = {"return": frozenset()}
+        if self.loops[-1]:
+            loop = self.loops[-1][-1]
+            head = anno.getanno(loop, anno.Static.LIVE_IN, None)
+            if head is not None:  # (see statement_state: what the user's code reads there)
+                live["continue"] = head - anno.getanno(
+                    loop, anno.Static.SOURCE_DEAD_AT_HEAD, frozenset()
+                )
+            live["break"] = anno.getanno(loop, anno.Static.LIVE_OUT, None)
+        return {k: v for k, v in live.items() if v is not None}
+
     def visit_While(self, node):
         (body_name,) = self.ctx.namer.new_group(("loop_body",))
         state = self._state(node)
         self.loop_depths[-1] += 1
+        self.loops[-1].append(node)
         node.body = self._block(node.body)
+        self.loops[-1].pop()
         self.loop_depths[-1] -= 1
         loop_vars = self.ctx.ordered(state.outputs)
         cells = self.ctx.ordered(state.merged_cells)
@@ -387,7 +408,9 @@ class _ControlFlow(transformer.Transformer):
         (body_name,) = self.ctx.namer.new_group(("loop_body",))
         state = self._state(node)
         self.loop_depths[-1] += 1
+        self.loops[-1].append(node)
         node.body = self._block(node.body)
+        self.loops[-1].pop()
         self.loop_depths[-1] -= 1
         loop_vars = self.ctx.ordered(state.outputs)
         cells = self.ctx.ordered(state.merged_cells)

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import ast
 
-from autograph.pyct import templates, transformer
+from autograph.pyct import anno, templates, transformer
 
 
 def _handler_types(handlers):
@@ -94,6 +94,7 @@ class _TryWith(transformer.Transformer):
         out.extend(templates.replace("flag = False", node, flag=flag))
         node.body = node.body + templates.replace("flag = True", node.body[-1], flag=flag)
         after = templates.replace("if flag:\n    body", node.orelse[0], flag=flag, body=node.orelse)
+        anno.setanno(after[0], anno.Basic.TRY_ELSE, node)
         node.orelse = []
         return [node, *after]
 

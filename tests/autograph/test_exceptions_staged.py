@@ -545,7 +545,9 @@ def effects_in_finally(a, b):
 )
 def test_what_cannot_be_staged_exactly_is_refused_naming_the_line(f, line, message):
     b = np.array([1.0, 2.0])
-    with pytest.raises(errors.UnsupportedConstructError if "try" in message else errors.StagingError) as info:
+    with pytest.raises(
+        errors.UnsupportedConstructError if "try" in message else errors.StagingError
+    ) as info:
         staging.function(f)(np.eye(2), b)
     assert str(info.value).startswith(f"{HERE}:{line_of(f, line)}: {message}")
 

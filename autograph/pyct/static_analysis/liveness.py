@@ -99,7 +99,8 @@ class _Liveness:
 
     def visit_Try(self, s, live):
         anno.setanno(s, anno.Static.LIVE_OUT, frozenset(live))
-        final_in = self.block(s.finalbody, live)
+        # (an error may leave the body anywhere: what its `finally:` block reads is live there)
+        final_in = self.block(s.finalbody, live) if s.finalbody else set()
         after = live | final_in
         handlers_in = set()
         for h in s.handlers:

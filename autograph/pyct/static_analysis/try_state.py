@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import ast
 
+from autograph.pyct import anno
 from autograph.pyct.static_analysis import activity
+
 
 def _simple_value(value) -> bool:
     if isinstance(value, (ast.Constant, ast.Name)):
@@ -74,26 +76,32 @@ def _writes(stmts, local_names) -> bool:
     return False
 
 
-def _needed(handler_body, outputs, names) -> set:
+def _needed(handler_body, outputs, names, jump_live) -> set:
     """The names of `names` a clause reads before it assigns them, or gives back unassigned
-    (`outputs` it does not surely assign)."""
-    assigned, first = set(), set()
+    (`outputs` it does not surely assign) to code that reads them: after a clause that jumps
+    (a lowered `continue`, `break` or `return`: anno LOWERED_JUMP), only what is live where it
+    jumps to (`jump_live`: kind -> names)."""
+    assigned, first, live = set(), set(), set(outputs)
     for s in handler_body:
         first |= activity.read(s) - assigned
         if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and _binds_last(s):
             assigned |= activity.modified(s)
-    return (first | (set(outputs) - assigned)) & set(names)
+        jump = anno.getanno(s, anno.Basic.LOWERED_JUMP, None)
+        if jump is not None and jump in jump_live:
+            live &= jump_live[jump]
+    return (first | (live - assigned)) & set(names)
 
 
-def analyze(node, outputs, names, local_names=frozenset()) -> tuple:
+def analyze(node, outputs, names, local_names=frozenset(), jump_live=None) -> tuple:
     """(unsettled names a clause needs, writes_early) of a converted Try (see the module
     docstring); `outputs`, `names`: its state's outputs and all its names; `local_names`: the
-    names the function binds (its objects, whose methods may write them)."""
+    names the function binds (its objects, whose methods may write them); `jump_live`: what is
+    live where a lowered jump of a clause goes (see _needed)."""
     late = late_start(node.body)
     early = node.body[:late]
     needed = set()
     for h in node.handlers:
-        needed |= _needed(h.body, outputs, names)
+        needed |= _needed(h.body, outputs, names, jump_live or {})
     unsettled = activity.modified(early) & needed
     for s in node.body[late:]:  # a late statement that is not simple binds inside itself
         if not _binds_last(s) and not _cannot_raise(s):
