@@ -313,9 +313,23 @@ class _ControlFlow(transformer.Transformer):
         unsettled, writes_early = try_state.analyze(
             node, outputs, params, self.local_names[-1], self._jump_live()
         )
-        errors = [h.name or self.ctx.namer.new("error_") for h in node.handlers]
+        errors = [
+            h.name if h.name and h.name not in params else self.ctx.namer.new("error_")
+            for h in node.handlers
+        ]
         for h, error in zip(node.handlers, errors):
             h.body = [_ReRaise(error).visit(s) for s in h.body]
+            if h.name and h.name != error:  # `except E as x:` of a name the state holds
+                h.body = (
+                    templates.replace("x = error", h, x=h.name, error=error)
+                    + h.body
+                    + templates.replace(  # (Python deletes it at the clause's end)
+                        "x = ag__.Undefined(label)",
+                        h,
+                        x=h.name,
+                        label=ast.Constant(value=h.name, kind=None),
+                    )
+                )
         node.body = self._block(node.body)
         for h in node.handlers:
             h.body = self._block(h.body)

@@ -492,6 +492,225 @@ def test_a_try_that_stages_nothing_runs_as_python():
     assert autograph.convert(native_state)(2.0, {}, "a") == 2.0
 
 
+def nested_try(x):
+    try:
+        try:
+            if x > 1:
+                raise InvalidRate("inner")
+            y = x * 2
+        except InvalidRate:
+            if x > 5:
+                raise ValidationError("x", x)
+            y = x * 3
+    except ValidationError:
+        y = x * 4
+    return y
+
+
+def try_in_a_branch(x, a):
+    if x > 0:
+        try:
+            r = np.linalg.inv(a)[0, 0]
+        except np.linalg.LinAlgError:
+            r = x
+    else:
+        r = -x
+    return r
+
+
+_inverse = staging.function(lambda v: np.linalg.inv(v))
+
+
+def calls_a_staged_function(a):
+    try:
+        r = _inverse(a)
+    except np.linalg.LinAlgError:
+        r = a
+    return r
+
+
+def body_and_clause_raise(x):
+    try:
+        if x > 0:
+            raise InvalidRate("a")
+        raise SolverError("b")
+    except InvalidRate:
+        raise ValidationError("c", x) from None
+
+
+def test_nested_tries_and_tries_in_branches_and_calls():
+    same(nested_try, *(np.float64(v) for v in (0.0, 2.0, 6.0)))
+    cases = [(np.float64(v), m) for v in (1.0, -1.0) for m in (np.eye(2), np.zeros((2, 2)))]
+    same(try_in_a_branch, *cases)
+    same(calls_a_staged_function, np.eye(2), np.zeros((2, 2)))
+    same(body_and_clause_raise, np.float64(1.0), np.float64(-1.0))
+
+
+def only_the_body_assigns(a):
+    ok = False
+    try:
+        chol = np.linalg.cholesky(a)
+        ok = True
+    except np.linalg.LinAlgError:
+        pass
+    if ok:
+        return chol[0, 0]
+    return -1.0
+
+
+def appends_in_both(a):
+    out = []
+    for i in range(2):
+        try:
+            out.append(np.linalg.inv(a * i)[0, 0])
+        except np.linalg.LinAlgError:
+            out.append(-1.0)
+    return out
+
+
+def read_by_a_closure(a):
+    scale = 1.0
+
+    def scaled(v):
+        return v * scale
+
+    try:
+        scale = np.linalg.det(np.linalg.inv(a))
+    except np.linalg.LinAlgError:
+        scale = 0.0
+    return scaled(2.0)
+
+
+def test_names_set_on_one_path_lists_and_closures():
+    same(only_the_body_assigns, np.eye(2), -np.eye(2))
+    same(appends_in_both, np.eye(2))
+    same(read_by_a_closure, np.eye(2), np.zeros((2, 2)))
+
+
+def raise_in_a_loop_in_a_try(x):
+    try:
+        s = 0.0
+        for v in x:
+            if v < 0:
+                raise InvalidRate("negative")
+            s = s + v
+    except InvalidRate:
+        s = -1.0
+    return s
+
+
+def break_in_a_clause(a, n):
+    k = 0
+    for i in range(n):
+        try:
+            a = np.linalg.inv(a - i)
+        except np.linalg.LinAlgError:
+            break
+        k += 1
+    return k
+
+
+def continue_in_a_clause(xs):
+    total = 0.0
+    for i in range(xs.shape[0]):
+        try:
+            v = 1.0 / xs[i]
+            if v > 2:  # `v` assigned before this line: never read after a `continue`
+                raise InvalidRate("big")
+        except InvalidRate:
+            continue
+        total = total + v
+    return total
+
+
+def return_in_a_loop(a, n):
+    for i in range(n):
+        try:
+            return np.linalg.inv(a - i)[0, 0]
+        except np.linalg.LinAlgError:
+            pass
+    return -1.0
+
+
+def returns_in_else(a):
+    try:
+        x = np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        return -1.0
+    else:
+        return x[0, 0]
+
+
+def test_jumps_and_loops():
+    same(raise_in_a_loop_in_a_try, np.array([1.0, 2.0]), np.array([1.0, -2.0]), np.zeros(0))
+    same(break_in_a_clause, *((np.eye(2) * 3, np.int64(n)) for n in (0, 2, 5)))
+    same(continue_in_a_clause, np.array([1.0, 0.25, 4.0]), np.zeros(0))
+    same(return_in_a_loop, *((np.eye(2), np.int64(n)) for n in (0, 1, 3)))
+    same(returns_in_else, np.eye(2), np.zeros((2, 2)))
+
+
+def bare_except(a):
+    try:
+        x = np.linalg.inv(a)[0, 0]
+    except:  # noqa: E722 - as users write it
+        x = 0.0
+    return x
+
+
+def reraise_in_a_branch(x, a):
+    try:
+        r = np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        if x > 0:
+            raise
+        r = a
+    return r
+
+
+class NeedsAFloat(ValueError):
+    def __init__(self, value):
+        super().__init__(f"{float(value):.2f} is out of range")  # reads the value
+
+
+def made_from_a_value(x):
+    if x > 1:
+        raise NeedsAFloat(x)
+    return x
+
+
+def test_bare_except_reraise_and_a_class_that_reads_its_argument():
+    same(bare_except, np.eye(2), np.zeros((2, 2)))
+    cases = [(np.float64(v), m) for v in (1.0, -1.0) for m in (np.eye(2), np.zeros((2, 2)))]
+    same(reraise_in_a_branch, *cases)
+    same(made_from_a_value, np.float64(0.5), np.float64(2.25))
+
+
+def test_native_try_sees_the_state_where_the_body_raised():
+    def f(d):
+        n = 0
+        try:
+            n = 1
+            v = d["k"]
+            n = 2
+        except KeyError as e:
+            return n, e.args
+        return n, v
+
+    converted = autograph.convert(f)
+    assert converted({}) == f({}) == (1, ("k",))
+    assert converted({"k": 5}) == f({"k": 5}) == (2, 5)
+
+
+def test_a_raise_in_a_branch_under_the_jax_backend():
+    pytest.importorskip("jax")
+    f = staging.function(npv, jit_compile=True)
+    cash = np.array([-100.0, 60.0])
+    assert f(np.float64(0.5), cash) == npv(np.float64(0.5), cash)
+    with pytest.raises(InvalidRate) as info:
+        f(np.float64(-2.0), cash)
+    assert str(info.value) == "rate must exceed -100%"
+
+
 # -- refusals -----------------------------------------------------------------------------------
 
 
