@@ -107,9 +107,9 @@ def try_stmt(  # noqa: PLR0913
     reading them is refused), `writes_early` says that the body may write items, attributes or
     arrays before such a line. `cells`, `returns`, `unread`: as for if_stmt."""
     state = tuple(state)
-    cells_ = Cells(cells, get_state, set_state)
     if current_graph() is None:
-        return _native_try(body, handlers, state, names, cells_)
+        return _native_try(body, handlers, state)
+    cells_ = Cells(cells, get_state, set_state)
     statement = _StagedTry(body, handlers, state, names, cells_, _where())
     statement.unsettled, statement.writes_early = tuple(unsettled), writes_early
     statement.outer_writes = tuple(outer_writes)
@@ -120,14 +120,13 @@ def try_stmt(  # noqa: PLR0913
         return statement.run(True, tuple(returns), unread)
 
 
-def _classes(types) -> tuple:
-    flat = types if isinstance(types, tuple) else (types,)
-    for t in flat:
-        if not (isinstance(t, type) and issubclass(t, BaseException)):
-            raise TypeError(
-                "catching classes that do not inherit from BaseException is not allowed"
-            )
-    return flat
+def _first_clause(error, handlers):
+    """The clause of `handlers` that catches `error`: the first whose classes (evaluated in
+    order, as Python evaluates them) it is an instance of; None when none does."""
+    for types, clause in handlers:
+        if isinstance(error, handlers_.clause_classes(types())):
+            return clause
+    return None
 
 
 def _is_refusal(error) -> bool:
@@ -151,20 +150,16 @@ def _at_raise(error, body, state) -> tuple:
     return tuple(local.get(name, Undefined(name)) for name in code.co_varnames[: len(state)])
 
 
-def _native_try(body, handlers, state, names, cells):
-    """Python's `try`: the first clause whose classes `error` is an instance of runs, with the
-    state as the body left it."""
+def _native_try(body, handlers, state):
+    """Python's `try`: the first clause that catches the error runs, with the state as the body
+    left it."""
     try:
         result = body(*state)
     except BaseException as error:
-        if _is_refusal(error):
+        clause = None if _is_refusal(error) else _first_clause(error, handlers)
+        if clause is None:
             raise
-        for types, clause in handlers:
-            if isinstance(error, _classes(types())):
-                result = clause(error, *_at_raise(error, body, state))
-                break
-        else:
-            raise
+        result = clause(error, *_at_raise(error, body, state))
     return () if result is None else result
 
 
@@ -217,16 +212,15 @@ class _StagedTry:
         """The clauses: Python's `try` (`native`: the body staged nothing and raised while
         traced), or the staged clauses, dispatched on the caught exception's class."""
         error = self.caught.get("native")
-        if error is not None:
-            for types, clause in self.handlers:
-                if isinstance(error, _classes(types())):
-                    left = _at_raise(error, self.body, self.state)
-                    try:
-                        raise error
-                    except BaseException:  # (the clause runs handling it, as in Python)
-                        return clause(error, *left)
+        if error is None:
+            return self.caught["clause"](self.caught["e"], *state)
+        clause = _first_clause(error, self.handlers)
+        if clause is None:
             raise error
-        return self.caught["clause"](self.caught["e"], *state)
+        try:
+            raise error
+        except BaseException:  # (the clause runs handling it, as in Python)
+            return clause(error, *self.left)
 
     def join(self, then, other, *, unread, names):
         def native(error):

@@ -54,7 +54,7 @@ def _redo(trace: BranchTrace) -> None:
         location.write(value)
 
 
-def _classes(types) -> tuple:
+def clause_classes(types) -> tuple:
     """The classes of an `except` clause (a class or a tuple of them), as Python checks them."""
     flat = types if isinstance(types, tuple) else (types,)
     for t in flat:
@@ -92,7 +92,7 @@ def try_except(body, handlers, *, native, check_body=None, names=None, unread=()
     possible = graph_errors(body_trace.graph.graph)
     reachable = []
     for types, handler in handlers:
-        classes = _classes(types())
+        classes = clause_classes(types())
         if any(may_catch(e, c) for e in possible for c in classes):
             reachable.append((classes, handler))
     if not reachable:
