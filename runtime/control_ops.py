@@ -1,5 +1,6 @@
-"""The structured ops `cond` and `while_loop`, with the hooks that describe their subgraphs, and
-the structure of `call` (a call of another staged graph, registered by the staging layer)."""
+"""The structured ops `cond`, `while_loop`, `try_except` and `try_finally`, with the hooks that
+describe their subgraphs, and the structure of `call` (a call of another staged graph,
+registered by the staging layer)."""
 
 from __future__ import annotations
 
@@ -638,6 +639,64 @@ register_op(
     lower=_lower_try,
     doc="`body(*operands)`; `handler(*operands)` if it raises one of `catch`",
 )(_run_by_emit("try_except"))
+
+
+# -- try_finally ----------------------------------------------------------------------------
+# A `finally:` block with staged effects after staged code that may raise: inputs are the values
+# from before the `try` that the subgraphs read; subgraph `body` (the staged code of the `try`)
+# takes them and gives the outputs; subgraph `cleanup` (the `finally:` block, on the error
+# path) takes them and gives nothing, then the error propagates. (On the path without an error
+# the block's own nodes follow the node.)
+
+
+def _finally_sources(node: Node, index: int) -> list:
+    return [("body", node.subgraphs["body"].outputs[index])]
+
+
+def _finally_check(node: Node) -> str | None:
+    operand_types = [_type_of(v) for v in node.inputs]
+    body, cleanup = node.subgraphs["body"], node.subgraphs["cleanup"]
+    return (
+        _check_inputs("body", body, operand_types)
+        or _check_inputs("cleanup", cleanup, operand_types)
+        or _check_results("subgraph 'body'", body.outputs, node.outputs)
+        or (None if not cleanup.outputs else "subgraph 'cleanup' gives values")
+    )
+
+
+def _finally_emit(em, node: Node, indent: int) -> None:
+    outs = [em.fresh(v) for v in node.outputs]
+    em.emit(indent, "try:", node)
+    for label in ("body", "cleanup"):
+        sub = node.subgraphs[label]
+        if label == "cleanup":
+            em.emit(indent, "except BaseException:", node)
+        for value, operand in zip(sub.inputs, node.inputs):
+            em.name_as(value, em.ref(operand))
+        written = em.position()
+        em.body(sub, indent + 1, top_level=False)
+        if label == "body":
+            em.assign(indent + 1, outs, [em.ref(v) for v in sub.outputs], node)
+            em.pass_if_empty(written, indent + 1)
+        else:
+            em.emit(indent + 1, "raise", node)
+
+
+register_op(
+    "try_finally",
+    infer=_given_by_subgraphs("try_finally"),
+    num_outputs=None,
+    subgraphs=("body", "cleanup"),
+    bind_subgraph=_cond_bind_all,
+    output_sources=_finally_sources,
+    emit=_finally_emit,
+    check=_finally_check,
+    unlowerable=(
+        "XLA has no exceptions: a `finally:` block with effects after code that may raise runs "
+        "on the interpreter (jit_compile=False)"
+    ),
+    doc="`body(*operands)`; `cleanup(*operands)` then the error again if it raises",
+)(_run_by_emit("try_finally"))
 
 
 register_op(

@@ -11,7 +11,7 @@ would not affect (see operators/contexts.py).
 A `try` with `except` clauses keeps only them: its `else:` block runs after it, when the body
 ran to its end (a flag the body sets last), and a `finally:` block is that of a `try` around
 it, guarded (`ag__.finally_guard`: a `finally` whose staged effects Python would run on an
-error raised when the graph runs, before it propagates, is refused):
+error raised when the graph runs, before it propagates, runs them on that error too):
 
     try:                                   no_error = False
         x = solve(a, b)                    guard_ = ag__.finally_guard()

@@ -11,7 +11,8 @@ warnings.catch_warnings, contextlib.suppress, np.errstate with `call=`) around s
 operations is refused (nothing staged inside: fine).
 
 A `finally:` block runs while tracing, after its `try`; one whose staged effects Python would
-run before an error raised when the graph runs propagates is refused (finally_guard). A `try`
+run before an error raised when the graph runs propagates runs them on that error too
+(finally_guard). A `try`
 with `except*` clauses catches what is raised while tracing: an error raised while tracing a
 staged branch or loop (whether it is raised depends on a symbolic value), or one that staged
 operations inside it could raise when the graph runs, would not be caught as in Python: when one
@@ -29,7 +30,7 @@ import numpy as np
 from runtime._compat import add_note
 from runtime.analysis import may_catch, run_time_errors
 from staging import errors
-from staging.control_flow import raising
+from staging.control_flow import handlers, raising
 from staging.core.recording import current_graph
 from staging.core.source_map import where as _where
 
@@ -210,11 +211,11 @@ class _Catches:
 
 class _FinallyGuard:
     """`finally:` of a `try` in converted code (autograph.converters.try_and_with): made before
-    the `try`, entered around the `finally` block. Python runs the block also when the `try`
-    raises, before the error propagates; a graph cannot run it on an error raised when it runs.
-    So a block that stages effects (a print, a Variable write, a `raise`) after staged code that
-    may raise when the graph runs is refused; a block of computations is run as written (on the
-    error path nothing would see its values)."""
+    the `try`, entered around the `finally` block, which runs while tracing after the `try`.
+    Python runs the block also when the `try` raises, before the error propagates: a block that
+    stages effects (a print, a Variable write, a `raise`) after staged code that may raise when
+    the graph runs also runs on that error (staging.control_flow.handlers.finally_on_errors); a
+    block of computations is run as written (on the error path nothing would see its values)."""
 
     __slots__ = ("graph", "start", "finally_start", "where")
 
@@ -238,13 +239,7 @@ class _FinallyGuard:
             return False
         guarded = nodes[self.start : self.finally_start]
         if isinstance(exc, raising.PathRaises) or graph_errors_of(guarded):
-            raise errors.UnsupportedConstructError(
-                f"{self.where}this `finally:` block has staged effects (a print, a Variable write, "
-                f"a `raise` ...), and the code of its `try` may raise when the graph runs: Python "
-                f"runs the block before such an error propagates, the graph cannot. Move the "
-                f"effects after the `try` statement, or into an `except` clause and after the "
-                f"`try` body"
-            )
+            handlers.finally_on_errors(self.graph, self.start, self.finally_start, self.where)
         return False
 
 

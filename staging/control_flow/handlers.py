@@ -13,7 +13,8 @@ When the body stages nothing, the `try` runs as Python runs it, while tracing (`
 
 from __future__ import annotations
 
-from runtime.analysis import graph_errors, may_catch, run_time_errors
+from runtime import Graph, Node, Value
+from runtime.analysis import graph_errors, may_catch, node_uses, run_time_errors
 from staging import errors
 from staging.control_flow import raising
 from staging.control_flow.branches import BranchTrace, Merge, check_same_structure
@@ -183,3 +184,83 @@ def refuse_unsettled(name: str, try_where: str) -> errors.UnsupportedConstructEr
         f"clause sees it as it was before the `try`. Assign {name!r} in the body's last line "
         f"(or after the `try`, in an `else:` block), or assign it in the `except` clause too"
     )
+
+
+# -- finally ------------------------------------------------------------------------------------
+
+
+def finally_on_errors(fg: FuncGraph, start: int, finally_start: int, where: str) -> None:
+    """A `finally:` block traced as its nodes after those of its `try` (fg's nodes from `start`
+    to `finally_start`, then the block's): Python runs the block also when the `try` raises,
+    before the error propagates. The `try`'s nodes become the body of a try_finally node whose
+    cleanup is a copy of the block's nodes, run on an error raised when the graph runs; the
+    block's own nodes stay after it, for the path without one. The values the `try` computed
+    keep their identity (the node gives them). Refused when the block reads one of them: on the
+    error path it may not exist (Python's block would see the names as the `try` left them)."""
+    nodes = fg.graph.nodes
+    region, block = nodes[start:finally_start], nodes[finally_start:]
+    made = {id(v) for n in region for v in n.outputs}
+    if any(isinstance(v, Value) and id(v) in made for n in block for v in node_uses(n)):
+        raise errors.UnsupportedConstructError(
+            f"{where}this `finally:` block has staged effects (a print, a Variable write, a "
+            f"`raise` ...) and reads values its `try` computed, and the `try` may raise when "
+            f"the graph runs: Python runs the block before such an error propagates, where "
+            f"those values may not exist yet. Move the effects after the `try` statement, or "
+            f"read only values computed before the `try`"
+        )
+    made_after = {id(v) for n in block for v in n.outputs}
+    outer: dict[int, Value] = {}  # the values from before the `try` the subgraphs read
+    for n in (*region, *block):
+        for v in node_uses(n):
+            if isinstance(v, Value) and id(v) not in made and id(v) not in made_after:
+                outer.setdefault(id(v), v)
+    operands = list(outer.values())
+    body = _closed_graph("body", operands)
+    fresh = {id(v): inner for v, inner in zip(operands, body.inputs)}
+    given = []  # the Values the region's nodes gave: the new node gives them
+    for n in region:
+        n.inputs = [fresh.get(id(v), v) if isinstance(v, Value) else v for v in n.inputs]
+        given.extend(n.outputs)
+        n.outputs = [Value(v.type, n, i) for i, v in enumerate(n.outputs)]
+        fresh.update((id(a), b) for a, b in zip(given[len(given) - len(n.outputs) :], n.outputs))
+        body.outputs.extend(n.outputs)
+        body.nodes.append(n)
+    cleanup = _closed_graph("cleanup", operands)
+    copies = dict(zip(operands, cleanup.inputs))
+    cleanup.nodes = [_copy_node(n, copies) for n in block]
+    node = Node("try_finally", operands, {}, [], region[0].location if region else None)
+    node.subgraphs = {"body": body, "cleanup": cleanup}
+    for i, v in enumerate(given):
+        v.producer, v.index = node, i
+    node.outputs = given
+    fg.graph.nodes = [*nodes[:start], node, *block]
+
+
+def _closed_graph(name: str, operands) -> Graph:
+    g = Graph(name)
+    for v in operands:
+        g.add_input(v.type, "capture")
+    return g
+
+
+def _copy_node(node: Node, mapping: dict) -> Node:
+    """A copy of `node` reading mapping[v] for each Value v it reads that mapping has (its
+    subgraphs copied too); its outputs are added to `mapping`."""
+    subgraphs = {label: _copy_graph(g) for label, g in node.subgraphs.items()}
+    inputs = [mapping.get(v, v) if isinstance(v, Value) else v for v in node.inputs]
+    copy = Node(node.op, inputs, node.attrs, [v.type for v in node.outputs], node.location)
+    copy.subgraphs = subgraphs or copy.subgraphs
+    if node.scope is not None:
+        copy.set_scope(node.scope)
+    if node._stateful:  # (kept in place for a `try` around it)
+        copy.keep_in_place()
+    mapping.update(zip(node.outputs, copy.outputs))
+    return copy
+
+
+def _copy_graph(g: Graph) -> Graph:
+    copy = Graph(g.name)
+    mapping = {v: copy.add_input(v.type, name) for v, name in zip(g.inputs, g.input_names)}
+    copy.nodes = [_copy_node(n, mapping) for n in g.nodes]
+    copy.outputs = [mapping.get(v, v) if isinstance(v, Value) else v for v in g.outputs]
+    return copy

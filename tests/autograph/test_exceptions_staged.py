@@ -711,6 +711,38 @@ def test_a_raise_in_a_branch_under_the_jax_backend():
     assert str(info.value) == "rate must exceed -100%"
 
 
+_counter = staging.Variable(0.0)
+
+
+def finally_with_effects(a, b):
+    try:
+        x = np.linalg.solve(a, b)
+    finally:
+        print("solved", a[0, 0])
+        _counter.assign_add(1.0)
+    return x
+
+
+def finally_after_a_raise(x):
+    try:
+        if x > 0:
+            raise InvalidRate("positive")
+        y = x * 2.0
+    finally:
+        print("cleanup", x)
+    return y
+
+
+def test_a_finally_block_with_effects_runs_on_the_error_path_too(capsys):
+    b = np.array([1.0, 2.0])
+    start = _counter.numpy()
+    staged = same(finally_with_effects, (np.eye(2), b), (np.ones((2, 2)), b), capsys=capsys)
+    assert _counter.numpy() == start + 6  # eager and staged (trace, cached) on both inputs
+    same(finally_after_a_raise, np.float64(1.0), np.float64(-1.0), capsys=capsys)
+    graph = str(staged.get_concrete_function(np.eye(2), b).graph)
+    assert "try_finally" in graph and "cleanup(" in graph
+
+
 # -- refusals -----------------------------------------------------------------------------------
 
 
@@ -744,7 +776,7 @@ def effects_in_finally(a, b):
     try:
         x = np.linalg.solve(a, b)
     finally:
-        print("solved", a)
+        print("solved", x)  # on the error path `x` may not exist
     return x
 
 
@@ -759,7 +791,12 @@ def effects_in_finally(a, b):
         ),
         (reads_what_it_caught, "x = e.args", "`.args` of the LinAlgError this `except` clause"),
         (formats_what_it_caught, "len(str(e))", "str() of the LinAlgError this `except` clause"),
-        (effects_in_finally, "try:", "this `finally:` block has staged effects"),
+        (
+            effects_in_finally,
+            "try:",
+            "this `finally:` block has staged effects (a print, a Variable write, a `raise` ...) "
+            "and reads values its `try` computed",
+        ),
     ],
 )
 def test_what_cannot_be_staged_exactly_is_refused_naming_the_line(f, line, message):
