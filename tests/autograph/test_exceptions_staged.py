@@ -19,6 +19,7 @@ import staging
 from staging import errors
 
 HERE = __file__
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # (eager's and staged's)
 
 
 # -- helpers ----------------------------------------------------------------------------------
