@@ -127,6 +127,7 @@ register_op(
     num_outputs=0,
     stateful=True,
     make_kernel=_print_kernel,
+    run_time_errors=lambda node: (),
     lower=_lower_print,
     doc="print(*parts, sep=, end=, file=, flush=): ARG parts are the inputs, formatted by str()",
 )(
@@ -137,12 +138,18 @@ register_op(
 
 
 def _assert_kernel(parts, error=AssertionError):
-    """Raises `error` (AssertionError, or an error type of the staging layer's own checks) with
-    the parts as its message when the condition is false."""
+    """Raises `error` (AssertionError, or an error type of the staging layer's own checks) when
+    the condition is false: with no message, as `assert c` does; with the one part itself
+    (`assert c, m` raises AssertionError(m), a string or the run-time value), or the parts
+    joined by spaces."""
 
     def run(condition, *args):
         if not condition:
-            raise error(" ".join(str(p) for p in _fill(parts, args)) if parts else "")
+            if not parts:
+                raise error()
+            if len(parts) == 1:
+                raise error(_fill(parts, args)[0])
+            raise error(" ".join(str(p) for p in _fill(parts, args)))
 
     return run
 
@@ -170,9 +177,129 @@ register_op(
     num_outputs=0,
     stateful=True,
     make_kernel=_assert_kernel,
+    run_time_errors=lambda node: (("exactly", node.attrs.get("error", AssertionError)),),
     lower=_lower_assert,
     lower_calls_back=True,
 )(lambda c, *args, parts, error=AssertionError: _assert_kernel(parts, error)(c, *args))
+
+
+# -- raise ---------------------------------------------------------------------------------
+
+
+class _NoCause:
+    """The `cause` of a raise without `from` (`from None` is a cause: it hides the context)."""
+
+    def __repr__(self):
+        return "<no cause>"
+
+    def __graph_repr__(self):
+        return "-"
+
+
+NO_CAUSE = _NoCause()
+
+
+def _fill_nested(template, args):
+    """`template` (tuples, lists and dicts of constants) with each ARG slot the next of `args`."""
+    if template is ARG:
+        return next(args)
+    kind = type(template)
+    if kind is tuple or kind is list:
+        return kind(_fill_nested(t, args) for t in template)
+    if kind is dict:
+        return {k: _fill_nested(t, args) for k, t in template.items()}
+    return template
+
+
+def _recreated(cls, args, state):
+    """An exception of class `cls` with `args` and attributes `state`, made without calling its
+    __init__ (which may take other arguments than the `args` it leaves): a copy of an exception
+    raised while tracing."""
+    try:
+        exc = cls.__new__(cls, *args)
+        exc.args = tuple(args)
+    except Exception:  # noqa: BLE001 - a __new__ that wants other arguments
+        exc = BaseException.__new__(cls)
+        exc.args = tuple(args)
+    for name, value in state:
+        try:
+            setattr(exc, name, value)
+        except (AttributeError, TypeError):  # pragma: no cover - a read-only attribute
+            pass
+    return exc
+
+
+def _raise_kernel(error=None, mode="call", args=(), kwargs=(), state=(), cause=NO_CAUSE):
+    """Raises an exception when the graph runs: mode "call" makes it as the user's `raise
+    error(*args, **kwargs)` does, by calling the class with the run-time values; "copy" remakes
+    an exception raised while tracing (same class, args and attributes, without __init__);
+    "value" raises the exception value it takes first (one a staged `try` caught). The ARG
+    slots of the templates take the inputs in order; then `cause`, the `from` part."""
+
+    def run(*inputs):
+        values = iter(inputs)
+        if mode == "value":
+            exc = next(values)
+        else:
+            positional = _fill_nested(args, values)
+            named = {name: _fill_nested(t, values) for name, t in kwargs}
+            exc = (
+                error(*positional, **named)
+                if mode == "call"
+                else _recreated(error, positional, state)
+            )
+        if cause is NO_CAUSE:
+            raise exc
+        raise exc from _fill_nested(cause, values)
+
+    return run
+
+
+def _raise_errors(node):
+    """What a `raise` node raises: the user's class itself, or any of the classes the exception
+    value it re-raises may be."""
+    if node.attrs.get("mode") == "value":
+        first = node.inputs[0]
+        return tuple(("any", cls) for cls in getattr(first.type, "classes", (BaseException,)))
+    return (("exactly", node.attrs["error"]),)
+
+
+def _lower_raise(ctx, node, *inputs, **attrs):
+    """A host callback raising the interpreter's exception (run only on the path that reaches
+    the node)."""
+    ctx.host_call(node, node.opdef.kernel(node.attrs), inputs)
+    return ()
+
+
+register_op(
+    "raise",
+    infer=lambda *ts, **attrs: (),
+    num_outputs=0,
+    stateful=True,
+    make_kernel=_raise_kernel,
+    run_time_errors=_raise_errors,
+    lower=_lower_raise,
+    lower_calls_back=True,
+    doc="raises the user's exception: error(*args, **kwargs), a copy, or a caught one",
+)(lambda *inputs, **attrs: _raise_kernel(**attrs)(*inputs))
+
+
+def _matches_kernel(classes):
+    def run(exc):
+        return isinstance(exc, classes)
+
+    return run
+
+
+register_op(
+    "exception_matches",
+    infer=lambda exc, classes: TensorType.python_scalar(bool),
+    weak_results=True,
+    make_kernel=_matches_kernel,
+    run_time_errors=lambda node: (),
+    unlowerable="XLA has no exceptions: a staged `try` that catches one runs on the interpreter",
+    doc="isinstance(exc, classes) of an exception a staged `try` caught",
+)(lambda exc, classes: isinstance(exc, classes))
 
 
 # -- writes into the caller's arrays -------------------------------------------
@@ -221,6 +348,7 @@ register_op(
     num_outputs=0,
     stateful=True,
     make_kernel=_distinct_arrays_kernel,
+    run_time_errors=lambda node: (("exactly", node.attrs["error"]),),
     unlowerable=_WRITES_ARGUMENT,
     doc="raises when an array written in place shares memory with another input",
 )(
@@ -284,6 +412,7 @@ register_op(
     stateful=True,
     num_outputs=None,
     make_kernel=_py_function_kernel,
+    run_time_errors=lambda node: (("any", Exception),),  # the Python function may raise anything
     lower=_lower_py_function,
     lower_calls_back=True,
 )(lambda *args, func, out_types: _py_function_kernel(func, out_types)(*args))

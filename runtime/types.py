@@ -7,6 +7,7 @@ that is the Python 0 until the first iteration): at run time the value is what t
 it, and every op's result type is its rule applied to each kind (runtime.registry.infer_kinds).
 `join_types` is the one rule for where two paths meet. `ListType` is a list value's type;
 `StrType` a Python str known when the graph runs (text formatted from staged values).
+`ExceptionType` the type of an exception a staged `try` caught.
 """
 
 from __future__ import annotations
@@ -273,6 +274,48 @@ STR = object.__new__(StrType)
 def is_str(t) -> bool:
     """True for the type of a staged Python str."""
     return type(t) is StrType
+
+
+class ExceptionType:
+    """The type of a graph value that is an exception a staged `try` caught when the graph ran
+    (the value `e` of `except (A, B) as e:`): an instance of one of `classes` or of a subclass.
+
+    `shape` and `dtype` say what an array type would (a 0-d object), so that code asking every
+    value for them works; nothing computes on it but raising it, chaining it, printing it and
+    testing its class (`exception_matches`).
+    """
+
+    __slots__ = ("classes",)
+    shape = ()
+    dtype = np.dtype(object)
+    weak = False
+
+    def __init__(self, classes):
+        object.__setattr__(self, "classes", tuple(classes))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("ExceptionType is immutable")
+
+    def __eq__(self, other):
+        return isinstance(other, ExceptionType) and self.classes == other.classes
+
+    def __hash__(self):
+        return hash(("exception", self.classes))
+
+    def __repr__(self):
+        return f"ExceptionType({', '.join(c.__qualname__ for c in self.classes)})"
+
+    def __str__(self):
+        return "exception[" + " | ".join(c.__name__ for c in self.classes) + "]"
+
+    def strong(self):
+        return self
+
+    def is_supertype_of(self, other) -> bool:
+        return self == other
+
+    def accepts_shape(self, shape) -> bool:
+        return shape == ()
 
 
 # -- kinds: a value whose type depends on the path taken ------------------------------------

@@ -3,7 +3,8 @@
 Calls whose target is known at conversion time to be a builtin, NumPy or
 staging function are left alone (they need no conversion), except the builtins and library
 functions that behave differently on symbolic values (print, len, range, enumerate, zip, min,
-max, sum, round, math.*, str, repr, format: autograph.operators.py_builtins.OVERRIDES) and NumPy functions that
+max, sum, round, math.*, str, repr, format, isinstance and type of a caught exception:
+autograph.operators.py_builtins.OVERRIDES) and NumPy functions that
 need routing for symbolic arguments.
 """
 
@@ -38,6 +39,8 @@ _INTERCEPTED_BUILTINS = frozenset(
         "repr",
         "ascii",
         "format",
+        "isinstance",
+        "type",
     }
 )
 _NATIVE_PACKAGES = (

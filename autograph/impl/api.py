@@ -12,7 +12,7 @@ import numpy as np
 from autograph import operators
 from autograph.impl import conversion
 from autograph.impl.conversion import DO_NOT_CONVERT
-from autograph.operators import data_structures, py_builtins, py_functional, strings
+from autograph.operators import data_structures, exceptions, py_builtins, py_functional, strings
 from autograph.operators.variables import Undefined
 from staging import errors, numpy_api
 from staging.core import source_map
@@ -146,6 +146,7 @@ def _ag_namespace() -> types.ModuleType:
     for name in operators.__all__:
         setattr(namespace, name, getattr(operators, name))
     namespace.call = converted_call
+    exceptions.install_call(converted_call)  # (`raise f(x)` of a function making the exception)
     return namespace
 
 

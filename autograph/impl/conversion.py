@@ -24,6 +24,7 @@ from autograph.converters import (
     directives,
     lists,
     logical_expressions,
+    raises,
     return_statements,
     strings,
     try_and_with,
@@ -37,18 +38,20 @@ from staging.core.conversion_hints import (
     DO_NOT_CONVERT,  # the attribute autograph.do_not_convert sets
 )
 
-# The conversion pipeline, in order. Jumps are lowered before control flow is
-# converted; and/or/not in between (the lowered jumps add tests, and whether only an
+# The conversion pipeline, in order. A `try` loses its `else:` and `finally:` blocks before the
+# jumps are lowered (a jump in its body skips the `else:` block). Jumps are lowered before
+# control flow is converted; and/or/not in between (the lowered jumps add tests, and whether only an
 # expression's truth value matters is seen on the if/while/assert it is the test of);
 # calls are wrapped last so generated ag__ calls are left alone.
 PIPELINE = (
     directives,
     lists,
+    try_and_with,
     return_statements,
     continue_statements,
     break_statements,
     logical_expressions,
-    try_and_with,
+    raises,
     asserts,
     control_flow,
     composite_assignments,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 
 import numpy as np
@@ -111,17 +112,35 @@ def _objects(unread) -> tuple:
         return ()
 
 
-def _staged_if(cond, if_true, if_false, state, names, cells, returns=(), unread=()):  # noqa: C901, PLR0915
+def _staged_if(  # noqa: C901, PLR0915, PLR0913
+    cond,
+    if_true,
+    if_false,
+    state,
+    names,
+    cells,
+    returns=(),
+    unread=(),
+    join=None,
+    kind="`if`",
+    lists=True,
+):
+    """The staged `if` of if_stmt. `join(then, other, unread=, names=)` traces the two paths and
+    joins their results (staging.cond on `cond` by default; a staged `try` joins its body and
+    its `except` clauses, `kind` "`try`"). `lists`: the lists in the state become staged lists
+    (each path appends to its own copy)."""
     where = _where()
+    join = join or functools.partial(staged.cond, cond)
     n = len(names)
     all_names = names + cells.names
     original_cells = cells.get()
     # A list in the state is one a branch appends to or pops from: a staged list, so that
     # the branches change copies, at run time, and never the list the caller holds (the same
     # for a list in a cell variable, one a nested function reads).
-    state = tuple(data_structures.staged_list(v) if type(v) is list else v for v in state)
+    if lists:
+        state = tuple(data_structures.staged_list(v) if type(v) is list else v for v in state)
     initial_cells = tuple(
-        data_structures.staged_list(v) if type(v) is list else v for v in original_cells
+        data_structures.staged_list(v) if lists and type(v) is list else v for v in original_cells
     )
     fill = {}  # position -> placeholder for a return value or a name the true branch leaves unset
     flagged = ()  # positions of names assigned on only some paths: they carry a `defined` flag
@@ -164,8 +183,7 @@ def _staged_if(cond, if_true, if_false, state, names, cells, returns=(), unread=
             return run
 
         try:
-            results = staged.cond(
-                cond,
+            results = join(
                 branch("then", if_true),
                 branch("else", if_false),
                 unread=unread,
@@ -190,7 +208,7 @@ def _staged_if(cond, if_true, if_false, state, names, cells, returns=(), unread=
             continue
         except BaseException as error:
             cells.set(original_cells)
-            mark_staged_region(error, where, "`if`")
+            mark_staged_region(error, where, kind)
             raise
         results = tuple(data_structures.from_staged(v) for v in results)
         if flagged:

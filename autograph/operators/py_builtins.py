@@ -1,6 +1,7 @@
 """The builtins and library functions that behave differently on symbolic values (print, len,
 range, enumerate, zip, min, max, sum, any, all, sorted, map, filter, functools.reduce, int,
-float, round, pow, math.*), and the staged iterables for loops."""
+float, round, pow, math.*, str/repr/format, isinstance and type of a caught exception), and the
+staged iterables for loops."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import numpy as np
 
 from autograph.operators import data_structures, py_functional, py_reductions, strings
 from staging import errors
+from staging.core.exceptions import is_caught_exception
 from staging.core.recording import current_graph, record
 from staging.core.source_map import where as _where
 from staging.core.strings import call_method, is_staged_str
@@ -380,6 +382,25 @@ def _truth_of(wanted):
     return call
 
 
+def isinstance_(obj, classinfo):
+    """isinstance(); of an exception a staged `try` caught when the graph runs, staged (a Python
+    bool known when the graph runs) unless its classes answer it now."""
+    if not is_caught_exception(obj):
+        return builtins.isinstance(obj, classinfo)
+    flat = classinfo if builtins.isinstance(classinfo, tuple) else (classinfo,)
+    if all(issubclass(c, flat) for c in obj.classes):
+        return True
+    return record("exception_matches", [obj], {"classes": flat})
+
+
+def type_(*args):
+    """type(); of an exception a staged `try` caught when the graph runs, refused (its class is
+    known only then)."""
+    if len(args) == 1 and is_caught_exception(args[0]):
+        raise args[0]._unknown("type()")
+    return builtins.type(*args)
+
+
 OVERRIDES = {
     **python_calls.OVERRIDES,  # math.*, round, pow: staged on symbolic numbers
     builtins.int: _python_number(int),
@@ -403,6 +424,8 @@ OVERRIDES = {
     builtins.all: _truth_of(False),
     functools.reduce: reduce_,
     **strings.OVERRIDES,
+    builtins.isinstance: isinstance_,
+    builtins.type: type_,
 }
 
 

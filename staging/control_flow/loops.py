@@ -260,7 +260,7 @@ class LoopTrace:
                 out = body(*vars_)
             except Exception as exc:
                 if not branch_errors.deferrable(exc):
-                    raise
+                    raise branch_errors.not_deferred(exc)  # noqa: B904 - (itself, or its cause)
                 journal.undo()
                 raise branch_errors.BodyRaises(exc) from exc
             if len(loop_vars) == 1 and not isinstance(out, (tuple, list)):
@@ -315,6 +315,15 @@ def while_loop(
             trace.trace_body(body, loop_vars)
         except branch_errors.BodyRaises as failure:
             if attempt or types.places or shape_invariants:
+                if isinstance(
+                    failure.error, (branch_errors.PathRaises, branch_errors.PendingRaise)
+                ):
+                    raise errors.UnsupportedConstructError(
+                        f"{where()}the body of this staged loop raises on every path once its "
+                        f"variables have the types later iterations give them, but not on its "
+                        f"first iteration's; this cannot be staged as Python runs it: raise the "
+                        f"error outside the loop"
+                    ) from None
                 raise failure.error from None
             # The body raises on the first iteration whatever the values are: as eagerly, the
             # loop raises when it runs at least once and gives its initial values otherwise.
