@@ -36,6 +36,11 @@ class MissingAttributeError(StagingError, AttributeError):
     not set it (an AttributeError, as the same read raises in Python)."""
 
 
+class UnstagedAttributeError(StagingError, AttributeError):
+    """An ndarray attribute or method that symbolic tensors do not stage (`x.tobytes()`): the
+    value exists only when the graph runs. Also an AttributeError, so `hasattr` says False."""
+
+
 class SymbolicValueError(StagingError, TypeError):
     """A symbolic tensor was used where Python needs a concrete value
     (`bool(t)`, `int(t)`, `len(t)` of unknown length, iterating it outside

@@ -190,18 +190,9 @@ def to_value(graph: FuncGraph, item, op_name: str = "") -> Value | object:
 
 
 def _with_location(exc: BaseException, prefix: str) -> BaseException:
-    """`exc` with `prefix` (the user's file:line and the op) before its message: a new exception
-    of the same type when its type is built from a message alone (holding `exc`, which a staged
-    path that raises it raises when the graph runs: staging.control_flow.raising), else `exc`
-    itself with the prefix as a note (its own constructor arguments and attributes untouched)."""
-    if len(exc.args) <= 1 and type(exc).__str__ is BaseException.__str__ and not vars(exc):
-        try:
-            located = type(exc)(f"{prefix}{exc}")
-        except Exception:  # noqa: BLE001 - a constructor that wants other arguments
-            located = None
-        if located is not None and type(located) is type(exc) and str(located) == f"{prefix}{exc}":
-            located.__autograph_unlocated__ = exc  # (a staged path that raises it: the original)
-            return located
+    """`exc` (an op's rule refusing its inputs: the error eager NumPy raises there) with the
+    user's file:line and the op (`prefix`) as a note: its message, arguments and attributes are
+    eager's own."""
     add_note(exc, prefix.rstrip(": ") + ": raised while staging this op")
     return exc
 

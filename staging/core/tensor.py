@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
+
 from runtime import TensorType
+from runtime._compat import add_note
 from staging import errors
 from staging.core.conversion_hints import hint
 from staging.core.source_map import where
@@ -132,6 +135,25 @@ class Tensor:
 
     def __complex__(self):
         raise self._symbolic_error("complex()")
+
+    def __getattr__(self, name):
+        """An ndarray attribute symbolic tensors do not stage: refused naming the line (the
+        attributes they stage are installed by staging.numpy_api)."""
+        python_type = getattr(self._value.type, "python_type", None)  # (a staged str: `str`)
+        if python_type is str:
+            error = AttributeError(f"'str' object has no attribute {name!r}")  # (eager's)
+            add_note(error, f"{where().rstrip(': ')}: raised while tracing")
+            raise error
+        descriptor = getattr(type(self), name, None)
+        if isinstance(descriptor, property):  # one that raised AttributeError (`.dtype` of a
+            return descriptor.__get__(self, type(self))  # Python number): its error again
+        if name.startswith("_") or not hasattr(np.ndarray, name):
+            raise AttributeError(f"'Tensor' object has no attribute {name!r}")
+        raise errors.UnstagedAttributeError(
+            f"{where()}`.{name}` of a symbolic tensor {self._describe()} is not staged: its value "
+            f"exists only when the graph runs. Use NumPy functions on it (docs/ops.md), or "
+            f"staging.py_function"
+        )
 
     def __len__(self):
         shape = self.static_shape  # (of every kind the value may be: staging.kinds.decisions)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from runtime._compat import add_note
 from runtime.types import TensorType, UnionType, is_union, kinds  # noqa: F401  (re-exported)
 from staging import errors
 from staging.core.source_map import user_names, where
@@ -63,8 +64,10 @@ def one_answer(tensor, what: str, answer):
             found.append((kind, answer(kind)))
         except AttributeError as exc:
             missing.append((kind, exc))
-    if not found:
-        raise errors.MissingAttributeError(f"{where()}{missing[0][1]}")
+    if not found:  # (eager's own error: the line in a note)
+        error = errors.MissingAttributeError(str(missing[0][1]))
+        add_note(error, f"{where().rstrip(': ')}: raised while tracing")
+        raise error
     if not missing and all(_same(found[0][1], value) for _, value in found[1:]):
         return found[0][1]
     raise errors.BranchMismatchError(

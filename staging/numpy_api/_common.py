@@ -6,6 +6,8 @@ import operator
 
 import numpy as np
 
+from runtime import TensorType
+from runtime.types import kinds as kinds_of
 from staging import errors
 from staging.core.recording import record
 from staging.core.source_map import where as _where
@@ -81,14 +83,35 @@ def _flat_leaves(obj, out: list) -> list:
     return out
 
 
-def _stand_in(leaf):
-    """A concrete value NumPy's array construction treats like `leaf` when choosing a dtype."""
+def _stand_ins(leaf) -> list:
+    """Concrete values NumPy's array construction treats like `leaf` when choosing a dtype: one
+    per kind the leaf may have at run time (staging.kinds)."""
     if _is_tensor(leaf):
-        t = leaf.type
-        return t.python_type(0) if getattr(t, "weak", False) else np.zeros((), t.dtype)
+        return [t.python_type(0) if t.weak else np.zeros((), t.dtype) for t in kinds_of(leaf.type)]
     if isinstance(leaf, np.ndarray):
-        return np.zeros((), leaf.dtype)
-    return leaf
+        return [np.zeros((), leaf.dtype)]
+    return [leaf]
+
+
+def _array_dtype(leaves, dtype):
+    """The dtype np.array gives `leaves`: the same for every combination of their kinds, or a
+    refusal naming the line (the array's dtype would depend on the path taken)."""
+    combinations = [[]]
+    for leaf in leaves:
+        choices = _stand_ins(leaf)
+        if len(choices) > 1 and len(combinations) * len(choices) > 64:
+            raise errors.BranchMismatchError(
+                f"{_where()}np.array of values of several kinds by path: too many combinations"
+            )
+        combinations = [c + [s] for c in combinations for s in choices]
+    found = {np.array(c, dtype=dtype).dtype for c in combinations}
+    if len(found) != 1:
+        names = " or ".join(sorted(d.name for d in found))
+        raise errors.BranchMismatchError(
+            f"{_where()}np.array of these values is {names} depending on the path taken (some "
+            f"are of several kinds by path); give them one type on every path"
+        )
+    return found.pop()
 
 
 def _read_leaves(obj):
@@ -105,8 +128,10 @@ def array_from_nested(obj, dtype=None):
     obj = _read_leaves(obj)
     leaves = _flat_leaves(obj, [])
     try:
-        found = np.array([_stand_in(v) for v in leaves], dtype=dtype).dtype
+        found = _array_dtype(leaves, dtype)
     except (TypeError, ValueError, OverflowError) as exc:
+        if isinstance(exc, errors.StagingError):
+            raise
         raise type(exc)(f"{_where()}{exc}") from None
     if found.hasobject:
         raise errors.UnsupportedOpError(
@@ -115,7 +140,9 @@ def array_from_nested(obj, dtype=None):
 
     def build(item):
         if _is_tensor(item):
-            return item if item.dtype == found else _record("astype", [item], {"dtype": found})
+            t = item.type
+            one_kind = type(t) is TensorType and not t.weak and t.dtype == found
+            return item if one_kind else _record("astype", [item], {"dtype": found})
         if isinstance(item, (list, tuple)) and _contains_tensor(item):
             return _record("stack", [build(v) for v in item])
         return np.array(item, dtype=found)

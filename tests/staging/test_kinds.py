@@ -570,8 +570,8 @@ def test_an_attribute_no_kind_has_raises_as_eagerly():
     with pytest.raises(errors.MissingAttributeError) as info:
         staging.function(f)(np.int64(2))
     assert isinstance(info.value, AttributeError)
-    assert str(info.value).startswith(f"{__file__}:{line_of(f, 'return s.dtype')}: ")
-    assert "'int' object has no attribute 'dtype'" in str(info.value)
+    assert str(info.value) == "'int' object has no attribute 'dtype'"  # eager's message
+    assert f"{__file__}:{line_of(f, 'return s.dtype')}" in "\n".join(info.value.__notes__)
 
 
 def test_a_dtype_all_kinds_share_is_read():
