@@ -11,7 +11,7 @@ import numpy as np
 
 from .graph import ListType, Node, Value
 from .registry import register_op
-from .types import PYTHON_SCALAR_DTYPES, TensorType, TypeJoinError, join_types
+from .types import PYTHON_SCALAR_DTYPES, TensorType, TypeJoinError, UnionType, join_types
 
 
 class _ArgSlot:
@@ -459,7 +459,9 @@ def _list_write(lst, index, value, *, dynamic_size):
 
 
 def _list_write_infer(lst, index, value, *, dynamic_size):
-    if not isinstance(value, TensorType):  # a Python number, stored as it is: a Python number
+    """The list's element type joined with the value's (a value of several kinds, `float |
+    f64[]`, joins as its kinds: each element is what its path made it)."""
+    if not isinstance(value, (TensorType, UnionType)):  # a Python number, stored as it is
         value = TensorType.of(value)
     if lst.element is None:
         return ListType(value)
