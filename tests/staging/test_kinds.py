@@ -626,10 +626,25 @@ def test_a_dtype_all_kinds_share_is_read():
     assert_same_as_eager(f, (np.float64(1.0), np.float32(2.0)))
 
 
-def test_jit_compile_refuses_a_value_of_several_kinds_naming_the_line():
+def test_jit_compile_refuses_a_value_of_kinds_of_different_dtypes_naming_the_line():
+    """A Python int on one path and a uint8 scalar on the other: no one XLA value (docs/jax.md)."""
     pytest.importorskip("jax")
-    with pytest.raises(Exception, match="depending on the path taken") as info:
-        staging.function(returned_python_float, jit_compile=True)(np.float64(2.0))
-    assert f"{line_of(returned_python_float, 'x = c * 2.0')}" in str(info.value) or (
-        f"{line_of(returned_python_float, 'if c > 0')}" in str(info.value)
-    )
+    from runtime.jax_lowering import LoweringError
+
+    with pytest.raises(LoweringError, match="depending on the path taken") as info:
+        staging.function(exp_of_joined, jit_compile=True)(np.float64(2.0), np.uint8(2))
+    message = str(info.value)
+    assert message.startswith(f"{__file__}:{line_of(exp_of_joined, 's = y if c > 0 else 3')}: ")
+    assert "int | u8[]" in message and "kinds of different dtypes or shapes" in message
+
+
+@pytest.mark.parametrize(
+    "c, expected", [(np.float64(-1.0), 0.0), (np.float64(2.0), np.float64(4.0))]
+)
+def test_jit_compile_returns_a_python_float_or_a_numpy_float_as_the_path_made_it(c, expected):
+    """`float | f64[]` compiles (its array and a kind tag): eager's exact types on each path."""
+    pytest.importorskip("jax")
+    f = staging.function(returned_python_float, jit_compile=True)
+    for _ in range(2):
+        assert_identical(f(c), expected)
+        assert_identical(f(c), returned_python_float(c))
