@@ -308,7 +308,7 @@ UNIFORM = [
     ],
 )
 def test_values_of_kinds_of_one_dtype_compile_with_eagers_types(func, args):
-    test_kinds.assert_same_as_eager(func, args)  # the interpreter: exactly
+    test_kinds.assert_same_as_eager(func, args, jit_compile=False)  # the interpreter: exactly
     assert_compiled_as_eager(func, args)
 
 
@@ -316,7 +316,7 @@ def test_values_of_kinds_of_one_dtype_compile_with_eagers_types(func, args):
 def test_a_failed_assert_says_what_the_interpreter_says(n):
     """Its message is formatted from the kind the path made (`0`, a Python int, or `33`)."""
     found = []
-    for jit_compile in (None, True):
+    for jit_compile in (False, True):
         with pytest.raises(AssertionError) as info:
             staging.function(with_an_assert, jit_compile=jit_compile)(n, np.arange(10, 13))
         found.append((str(info.value), info.value.__notes__))
@@ -325,7 +325,7 @@ def test_a_failed_assert_says_what_the_interpreter_says(n):
 
 
 def test_a_path_the_rule_refuses_raises_the_interpreters_error_at_its_line():
-    interpreted = staging.function(negate_flag)
+    interpreted = staging.function(negate_flag, jit_compile=False)
     compiled = staging.function(negate_flag, jit_compile=True)
     found = []
     for f in (interpreted, compiled, compiled):  # (each call raises its own error, one note)
@@ -384,7 +384,9 @@ def test_a_list_of_elements_of_several_kinds_written_in_a_staged_branch_is_refus
             out.append(y)  # a Python float and a float64 scalar in one list
         return out
 
-    test_kinds.assert_same_as_eager(branch_list, (np.float64(1), np.float64(2)))  # interpreter
+    test_kinds.assert_same_as_eager(
+        branch_list, (np.float64(1), np.float64(2)), jit_compile=False
+    )  # interpreter
     with pytest.raises(LoweringError) as info:
         staging.function(branch_list, jit_compile=True)(np.float64(1), np.float64(2))
     message = str(info.value)
