@@ -394,6 +394,24 @@ def test_a_list_of_elements_of_several_kinds_written_in_a_staged_branch_is_refus
     assert "elements are of several kinds depending on the path (list[float | f64[]])" in message
 
 
+def test_a_list_of_elements_of_different_dtypes_in_a_staged_branch_is_refused():
+    """A Python float and a uint64 scalar: no buffer holds both (the earlier backend wrote the
+    uint64 into a float64 buffer and returned np.float64(3.0) where eager gives np.uint64(3))."""
+
+    def mixed_list(y, x):
+        items = [0.5]
+        if y > 0:
+            items.append(x)
+        return items
+
+    assert mixed_list(np.int64(1), np.uint64(3)) == [0.5, np.uint64(3)]
+    with pytest.raises(LoweringError) as info:
+        staging.function(mixed_list, jit_compile=True)(np.int64(1), np.uint64(3))
+    message = str(info.value)
+    assert message.startswith(f"{__file__}:{line_of(mixed_list, 'if y > 0')}: ")
+    assert "its result's elements are float | u64[] depending on the path taken" in message
+
+
 def test_a_list_of_elements_of_several_kinds_grown_in_a_staged_loop_is_refused():
     """Its type says so (list[float | f64[]], each element what its path made it), and a list
     grown in a staged loop is one buffer of one dtype."""
