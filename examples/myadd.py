@@ -1,4 +1,5 @@
-"""Python print runs while tracing only; staging.print is part of the graph and runs on every call."""
+"""print and staging.print are part of the graph: they print on every call (in TensorFlow a Python
+print runs only while tracing)."""
 
 import numpy as np
 

@@ -9,7 +9,7 @@ from . import (  # noqa: F401  (register the ops: control flow, core, NumPy)
 from .executor import CompiledGraph, execute
 from .graph import Graph, ListType, Node, Value, format_graph
 from .registry import OpDef, UnknownOpError, all_ops, get_op, has_op, register_op
-from .types import TensorType, broadcast_shapes
+from .types import StrType, TensorType, broadcast_shapes
 from .verify import InvalidGraphError, verify
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "ListType",
     "Node",
     "OpDef",
+    "StrType",
     "TensorType",
     "UnknownOpError",
     "Value",

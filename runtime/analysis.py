@@ -191,3 +191,73 @@ __all__ = [
     "outputs_sharing_state",
     "replace_uses",
 ]
+
+
+# -- errors when the graph runs ---------------------------------------------------------------
+
+# What a NumPy function may raise when the graph runs (OpDef.run_time_errors): these, or one of
+# NumPy's subclasses of them (np.linalg.LinAlgError is a ValueError, AxisError an IndexError).
+NUMPY_ERRORS = tuple(
+    ("numpy", cls)
+    for cls in (ValueError, TypeError, IndexError, OverflowError, FloatingPointError, MemoryError)
+)
+
+
+# What an operator that cannot fail on its values (`+ - *`: OpDef.raises "never") may still raise:
+# an overflow under np.errstate(over="raise"), a Python int that does not fit the array's dtype.
+_ARITHMETIC_ERRORS = (("numpy", FloatingPointError), ("numpy", OverflowError))
+
+
+def run_time_errors(node: Node, memo: dict | None = None) -> tuple:
+    """What `node` may raise when the graph runs, as (kind, class) pairs (OpDef.run_time_errors):
+    the op's own hook, or for a structured op what its subgraphs' nodes may raise."""
+    memo = {} if memo is None else memo
+    known = memo.get(id(node))
+    if known is not None:
+        return known
+    op = get_op(node.op)
+    if op.run_time_errors is not None:
+        found = tuple(op.run_time_errors(node))
+    elif node.subgraphs:
+        found = tuple(
+            dict.fromkeys(
+                e
+                for g in node.subgraphs.values()
+                for n in g.nodes
+                for e in run_time_errors(n, memo)
+            )
+        )
+    elif op.constant is not None or op.comparison or op.logical:
+        found = ()  # (NumPy's comparisons and logical operations raise no floating point error)
+    else:
+        found = NUMPY_ERRORS if op.raises != "never" else _ARITHMETIC_ERRORS
+        if op.python_errors and any(
+            isinstance(v, Value) and any(getattr(k, "weak", False) for k in kinds(v.type))
+            for v in node.inputs
+        ):
+            found = found + tuple(("exactly", cls) for cls in op.python_errors)
+    memo[id(node)] = found
+    return found
+
+
+def graph_errors(graph: Graph, memo: dict | None = None) -> tuple:
+    """What the nodes of `graph` may raise when it runs (see run_time_errors)."""
+    memo = {} if memo is None else memo
+    return tuple(dict.fromkeys(e for n in graph.nodes for e in run_time_errors(n, memo)))
+
+
+def may_catch(error, handler) -> bool:
+    """Whether an `except handler` clause (a class) may catch `error`, a (kind, class) pair."""
+    kind, cls = error
+    if issubclass(cls, handler):
+        return True
+    if not issubclass(handler, cls):
+        return False
+    if kind == "any":
+        return True
+    return kind == "numpy" and (handler.__module__ or "").split(".")[0] == "numpy"
+
+
+def surely_caught(error, handlers) -> bool:
+    """Whether one of the classes `handlers` catches every exception `error` stands for."""
+    return any(issubclass(error[1], h) for h in handlers)

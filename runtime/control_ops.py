@@ -1,12 +1,15 @@
-"""The structured ops `cond` and `while_loop`, with the hooks that describe their subgraphs, and
-the structure of `call` (a call of another staged graph, registered by the staging layer)."""
+"""The structured ops `cond`, `while_loop`, `try_except` and `try_finally`, with the hooks that
+describe their subgraphs, and the structure of `call` (a call of another staged graph,
+registered by the staging layer)."""
 
 from __future__ import annotations
 
 import operator
+import sys
 from dataclasses import dataclass
 
 from . import fusion, scalar_loops
+from .analysis import graph_errors, surely_caught
 from .for_loops import (
     ArrayWalk,
     array_walk,
@@ -17,7 +20,7 @@ from .for_loops import (
 )
 from .graph import Graph, Node, Value
 from .registry import expect_op, get_op, register_op
-from .types import TensorType, accepts, join_types, kinds
+from .types import ExceptionType, TensorType, accepts, join_types, kinds
 
 
 def _given_by_subgraphs(name: str):
@@ -77,6 +80,10 @@ _PREDICATE_TYPES = (
 
 def _cond_bind(node: Node, label: str) -> list:
     return node.inputs[1:]
+
+
+def _cond_bind_all(node: Node, label: str) -> list:
+    return list(node.inputs)
 
 
 def _cond_sources(node: Node, index: int) -> list:
@@ -560,6 +567,173 @@ register_op(
 )(_run_by_emit("while_loop"))
 
 
+# -- try_except -----------------------------------------------------------------------------
+# A staged `try` whose `except` clauses catch errors the graph raises when it runs. inputs: the
+# operands; subgraph `body` takes them and gives the outputs; subgraph `handler` (absent when no
+# clause can catch what the body raises: the body then runs as it is) takes them too and gives
+# the outputs when the body raised one of attr `catch` (the classes of the clauses). Inside the
+# handler, `caught_exception` is the exception being handled.
+
+
+def _try_sources(node: Node, index: int) -> list:
+    return [(label, sub.outputs[index]) for label, sub in node.subgraphs.items()]
+
+
+def _try_check(node: Node) -> str | None:
+    if "body" not in node.subgraphs:
+        return "a try_except needs a subgraph 'body'"
+    operand_types = [_type_of(v) for v in node.inputs]
+    for label, sub in node.subgraphs.items():
+        problem = _check_inputs(label, sub, operand_types) or _check_results(
+            f"subgraph {label!r}", sub.outputs, node.outputs
+        )
+        if problem:
+            return problem
+    catch = node.attrs.get("catch", ())
+    if ("handler" in node.subgraphs) != bool(catch):
+        return "a try_except has a handler exactly when it catches some classes"
+    return None
+
+
+def _try_emit(em, node: Node, indent: int) -> None:
+    outs = [em.fresh(v) for v in node.outputs]
+    handler = node.subgraphs.get("handler")
+    inner = indent + 1 if handler is not None else indent
+    if handler is not None:
+        em.emit(indent, "try:", node)
+    for label in ("body", "handler"):
+        sub = node.subgraphs.get(label)
+        if sub is None:
+            continue
+        if label == "handler":
+            em.emit(indent, f"except {em.bind(tuple(node.attrs['catch']), 'catch')}:", node)
+        for value, operand in zip(sub.inputs, node.inputs):
+            em.name_as(value, em.ref(operand))
+        written = em.position()
+        em.body(sub, inner, top_level=False)
+        em.assign(inner, outs, [em.ref(v) for v in sub.outputs], node)
+        if handler is not None:
+            em.pass_if_empty(written, inner)
+
+
+def _try_errors(node: Node) -> tuple:
+    """What escapes the `try`: what the body raises that its clauses may not catch, and what
+    the handler raises."""
+    catch = tuple(node.attrs.get("catch", ()))
+    memo: dict = {}
+    escaping = [
+        e for e in graph_errors(node.subgraphs["body"], memo) if not surely_caught(e, catch)
+    ]
+    if "handler" in node.subgraphs:
+        escaping += graph_errors(node.subgraphs["handler"], memo)
+    return tuple(dict.fromkeys(escaping))
+
+
+def _lower_try(ctx, node, *operands, **attrs):
+    """The body, when no clause catches what it raises; XLA has no exceptions to catch."""
+    if "handler" not in node.subgraphs:
+        body = node.subgraphs["body"]
+        return tuple(
+            ctx.retag(x, ctx.item_type(item), v.type)
+            for x, item, v in zip(ctx.run(body, operands), body.outputs, node.outputs)
+        )
+    raise ctx.cannot_lower(
+        node,
+        "it is a `try` whose `except` clauses catch errors raised when the graph runs, and XLA "
+        "has no exceptions",
+        "Check the condition before the operation (an `if`) instead of catching its error, or "
+        "keep the interpreter (jit_compile=False)",
+    )
+
+
+register_op(
+    "try_except",
+    infer=_given_by_subgraphs("try_except"),
+    num_outputs=None,
+    subgraphs=("body", "handler"),
+    bind_subgraph=_cond_bind_all,
+    output_sources=_try_sources,
+    emit=_try_emit,
+    check=_try_check,
+    run_time_errors=_try_errors,
+    inline_subgraph=lambda node: None if "handler" in node.subgraphs else "body",
+    lower=_lower_try,
+    doc="`body(*operands)`; `handler(*operands)` if it raises one of `catch`",
+)(_run_by_emit("try_except"))
+
+
+# -- try_finally ----------------------------------------------------------------------------
+# A `finally:` block with staged effects after staged code that may raise: inputs are the values
+# from before the `try` that the subgraphs read; subgraph `body` (the staged code of the `try`)
+# takes them and gives the outputs; subgraph `cleanup` (the `finally:` block, on the error
+# path) takes them and gives nothing, then the error propagates. (On the path without an error
+# the block's own nodes follow the node.)
+
+
+def _finally_sources(node: Node, index: int) -> list:
+    return [("body", node.subgraphs["body"].outputs[index])]
+
+
+def _finally_check(node: Node) -> str | None:
+    operand_types = [_type_of(v) for v in node.inputs]
+    body, cleanup = node.subgraphs["body"], node.subgraphs["cleanup"]
+    return (
+        _check_inputs("body", body, operand_types)
+        or _check_inputs("cleanup", cleanup, operand_types)
+        or _check_results("subgraph 'body'", body.outputs, node.outputs)
+        or (None if not cleanup.outputs else "subgraph 'cleanup' gives values")
+    )
+
+
+def _finally_emit(em, node: Node, indent: int) -> None:
+    outs = [em.fresh(v) for v in node.outputs]
+    em.emit(indent, "try:", node)
+    for label in ("body", "cleanup"):
+        sub = node.subgraphs[label]
+        if label == "cleanup":
+            em.emit(indent, "except BaseException:", node)
+        for value, operand in zip(sub.inputs, node.inputs):
+            em.name_as(value, em.ref(operand))
+        written = em.position()
+        em.body(sub, indent + 1, top_level=False)
+        if label == "body":
+            em.assign(indent + 1, outs, [em.ref(v) for v in sub.outputs], node)
+            em.pass_if_empty(written, indent + 1)
+        else:
+            em.emit(indent + 1, "raise", node)
+
+
+register_op(
+    "try_finally",
+    infer=_given_by_subgraphs("try_finally"),
+    num_outputs=None,
+    subgraphs=("body", "cleanup"),
+    bind_subgraph=_cond_bind_all,
+    output_sources=_finally_sources,
+    emit=_finally_emit,
+    check=_finally_check,
+    unlowerable=(
+        "XLA has no exceptions: a `finally:` block with effects after code that may raise runs "
+        "on the interpreter (jit_compile=False)"
+    ),
+    doc="`body(*operands)`; `cleanup(*operands)` then the error again if it raises",
+)(_run_by_emit("try_finally"))
+
+
+register_op(
+    "caught_exception",
+    infer=lambda *, classes: ExceptionType(classes),
+    make_kernel=lambda classes: _handled_exception,
+    run_time_errors=lambda node: (),
+    unlowerable="XLA has no exceptions: a staged `try` that catches one runs on the interpreter",
+    doc="the exception an `except` clause of a staged `try` is handling",
+)(lambda *, classes: _handled_exception())
+
+
+def _handled_exception():
+    return sys.exc_info()[1]
+
+
 # -- call ---------------------------------------------------------------------------------
 # A call of another staged function: attr `fn` is that function (an object with `graph`, the
 # graph it runs, `output_types` and `_execute`); the node's inputs are its graph's inputs. The
@@ -586,4 +760,8 @@ def _lower_call(ctx, node, *inputs, fn):
     )
 
 
-expect_op("call", called_graph=_called_graph, lower=_lower_call)
+def _call_errors(node: Node) -> tuple:
+    return graph_errors(node.attrs["fn"].graph)
+
+
+expect_op("call", called_graph=_called_graph, lower=_lower_call, run_time_errors=_call_errors)

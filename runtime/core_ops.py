@@ -16,6 +16,7 @@ from .types import (
     TensorType,
     TypeJoinError,
     UnionType,
+    is_str,
     join_types,
     kinds,
 )
@@ -70,32 +71,59 @@ def constant_node(value, type_, location=None):
 # -- print / assert ----------------------------------------------------------
 
 
-def _print_kernel(parts, sep, end):
-    """print(*parts, sep=sep, end=end) with the values of the ARG parts filled in: the text print
-    would write, written to sys.stdout (as it is when the graph runs) in one call."""
+def with_printoptions(printoptions, run):
+    """`run` under NumPy print options `printoptions` ((name, value) pairs), when there are any."""
+    if not printoptions:
+        return run
+    options = dict(printoptions)
+
+    def run_with_options(*args):
+        with np.printoptions(**options):
+            return run(*args)
+
+    return run_with_options
+
+
+def _output(file):
+    """A function giving the file a print writes to, when it runs: sys.stdout or sys.stderr as
+    they are then ("stdout", "stderr"), or a file object the node holds."""
+    if file == "stdout":
+        return lambda: sys.stdout
+    if file == "stderr":
+        return lambda: sys.stderr
+    return lambda: file
+
+
+def _print_kernel(parts, sep, end, file="stdout", flush=False, printoptions=()):
+    """print(*parts, sep=sep, end=end, file=file, flush=flush) with the values of the ARG parts
+    filled in: the text print would write, written in one call (nothing when the file is None:
+    no console), under the NumPy print options `printoptions` ((name, value) pairs) if any."""
     sep = " " if sep is None else sep
     end = "\n" if end is None else end
+    output = _output(file)
     if type(sep) is not str or type(end) is not str:  # print's own error, when it runs
-        return lambda *args: print(*_fill(parts, args), sep=sep, end=end, file=sys.stdout)
+        return lambda *args: print(
+            *_fill(parts, args), sep=sep, end=end, file=output(), flush=flush
+        )
+
+    def write(text):
+        out = output()
+        if out is not None:
+            out.write(text)
+            if flush:
+                out.flush()
+
     if not any(p is ARG for p in parts):  # the whole text is known now
         text = sep.join([str(p) for p in parts]) + end
-
-        def run():
-            out = sys.stdout
-            if out is not None:  # (no console: print writes nothing)
-                out.write(text)
-
-        return run
+        return lambda: write(text)
 
     def run(*args):
-        out = sys.stdout
-        if out is not None:
-            out.write(sep.join([str(p) for p in _fill(parts, args)]) + end)
+        write(sep.join([str(p) for p in _fill(parts, args)]) + end)
 
-    return run
+    return with_printoptions(printoptions, run)
 
 
-def _lower_print(ctx, node, *inputs, parts, sep, end):
+def _lower_print(ctx, node, *inputs, **attrs):
     """An ordered host callback printing exactly the interpreter's text."""
     ctx.host_call(node, node.opdef.kernel(node.attrs), inputs)
     return ()
@@ -103,21 +131,33 @@ def _lower_print(ctx, node, *inputs, parts, sep, end):
 
 register_op(
     "print",
-    infer=lambda *ts, parts, sep, end: (),
+    infer=lambda *ts, parts, sep, end, file="stdout", flush=False, printoptions=(): (),
     num_outputs=0,
     stateful=True,
     make_kernel=_print_kernel,
+    run_time_errors=lambda node: (),
     lower=_lower_print,
-)(lambda *args, parts, sep, end: _print_kernel(parts, sep, end)(*args))
+    doc="print(*parts, sep=, end=, file=, flush=): ARG parts are the inputs, formatted by str()",
+)(
+    lambda *args, parts, sep, end, file="stdout", flush=False, printoptions=(): _print_kernel(
+        parts, sep, end, file, flush, printoptions
+    )(*args)
+)
 
 
 def _assert_kernel(parts, error=AssertionError):
-    """Raises `error` (AssertionError, or an error type of the staging layer's own checks) with
-    the parts as its message when the condition is false."""
+    """Raises `error` (AssertionError, or an error type of the staging layer's own checks) when
+    the condition is false: with no message, as `assert c` does; with the one part itself
+    (`assert c, m` raises AssertionError(m), a string or the run-time value), or the parts
+    joined by spaces."""
 
     def run(condition, *args):
         if not condition:
-            raise error(" ".join(str(p) for p in _fill(parts, args)) if parts else "")
+            if not parts:
+                raise error()
+            if len(parts) == 1:
+                raise error(_fill(parts, args)[0])
+            raise error(" ".join(str(p) for p in _fill(parts, args)))
 
     return run
 
@@ -145,9 +185,129 @@ register_op(
     num_outputs=0,
     stateful=True,
     make_kernel=_assert_kernel,
+    run_time_errors=lambda node: (("exactly", node.attrs.get("error", AssertionError)),),
     lower=_lower_assert,
     lower_calls_back=True,
 )(lambda c, *args, parts, error=AssertionError: _assert_kernel(parts, error)(c, *args))
+
+
+# -- raise ---------------------------------------------------------------------------------
+
+
+class _NoCause:
+    """The `cause` of a raise without `from` (`from None` is a cause: it hides the context)."""
+
+    def __repr__(self):
+        return "<no cause>"
+
+    def __graph_repr__(self):
+        return "-"
+
+
+NO_CAUSE = _NoCause()
+
+
+def _fill_nested(template, args):
+    """`template` (tuples, lists and dicts of constants) with each ARG slot the next of `args`."""
+    if template is ARG:
+        return next(args)
+    kind = type(template)
+    if kind is tuple or kind is list:
+        return kind(_fill_nested(t, args) for t in template)
+    if kind is dict:
+        return {k: _fill_nested(t, args) for k, t in template.items()}
+    return template
+
+
+def _recreated(cls, args, state):
+    """An exception of class `cls` with `args` and attributes `state`, made without calling its
+    __init__ (which may take other arguments than the `args` it leaves): a copy of an exception
+    raised while tracing."""
+    try:
+        exc = cls.__new__(cls, *args)
+        exc.args = tuple(args)
+    except Exception:  # noqa: BLE001 - a __new__ that wants other arguments
+        exc = BaseException.__new__(cls)
+        exc.args = tuple(args)
+    for name, value in state:
+        try:
+            setattr(exc, name, value)
+        except (AttributeError, TypeError):  # pragma: no cover - a read-only attribute
+            pass
+    return exc
+
+
+def _raise_kernel(error=None, mode="call", args=(), kwargs=(), state=(), cause=NO_CAUSE):
+    """Raises an exception when the graph runs: mode "call" makes it as the user's `raise
+    error(*args, **kwargs)` does, by calling the class with the run-time values; "copy" remakes
+    an exception raised while tracing (same class, args and attributes, without __init__);
+    "value" raises the exception value it takes first (one a staged `try` caught). The ARG
+    slots of the templates take the inputs in order; then `cause`, the `from` part."""
+
+    def run(*inputs):
+        values = iter(inputs)
+        if mode == "value":
+            exc = next(values)
+        else:
+            positional = _fill_nested(args, values)
+            named = {name: _fill_nested(t, values) for name, t in kwargs}
+            exc = (
+                error(*positional, **named)
+                if mode == "call"
+                else _recreated(error, positional, state)
+            )
+        if cause is NO_CAUSE:
+            raise exc
+        raise exc from _fill_nested(cause, values)
+
+    return run
+
+
+def _raise_errors(node):
+    """What a `raise` node raises: the user's class itself, or any of the classes the exception
+    value it re-raises may be."""
+    if node.attrs.get("mode") == "value":
+        first = node.inputs[0]
+        return tuple(("any", cls) for cls in getattr(first.type, "classes", (BaseException,)))
+    return (("exactly", node.attrs["error"]),)
+
+
+def _lower_raise(ctx, node, *inputs, **attrs):
+    """A host callback raising the interpreter's exception (run only on the path that reaches
+    the node)."""
+    ctx.host_call(node, node.opdef.kernel(node.attrs), inputs)
+    return ()
+
+
+register_op(
+    "raise",
+    infer=lambda *ts, **attrs: (),
+    num_outputs=0,
+    stateful=True,
+    make_kernel=_raise_kernel,
+    run_time_errors=_raise_errors,
+    lower=_lower_raise,
+    lower_calls_back=True,
+    doc="raises the user's exception: error(*args, **kwargs), a copy, or a caught one",
+)(lambda *inputs, **attrs: _raise_kernel(**attrs)(*inputs))
+
+
+def _matches_kernel(classes):
+    def run(exc):
+        return isinstance(exc, classes)
+
+    return run
+
+
+register_op(
+    "exception_matches",
+    infer=lambda exc, classes: TensorType.python_scalar(bool),
+    weak_results=True,
+    make_kernel=_matches_kernel,
+    run_time_errors=lambda node: (),
+    unlowerable="XLA has no exceptions: a staged `try` that catches one runs on the interpreter",
+    doc="isinstance(exc, classes) of an exception a staged `try` caught",
+)(lambda exc, classes: isinstance(exc, classes))
 
 
 # -- writes into the caller's arrays -------------------------------------------
@@ -196,6 +356,7 @@ register_op(
     num_outputs=0,
     stateful=True,
     make_kernel=_distinct_arrays_kernel,
+    run_time_errors=lambda node: (("exactly", node.attrs["error"]),),
     unlowerable=_WRITES_ARGUMENT,
     doc="raises when an array written in place shares memory with another input",
 )(
@@ -259,6 +420,7 @@ register_op(
     stateful=True,
     num_outputs=None,
     make_kernel=_py_function_kernel,
+    run_time_errors=lambda node: (("any", Exception),),  # the Python function may raise anything
     lower=_lower_py_function,
     lower_calls_back=True,
 )(lambda *args, func, out_types: _py_function_kernel(func, out_types)(*args))
@@ -468,8 +630,8 @@ def _list_write(lst, index, value, *, dynamic_size):
 def _list_write_infer(lst, index, value, *, dynamic_size):
     """The list's element type joined with the value's (a value of several kinds, `float |
     f64[]`, joins as its kinds: each element is what its path made it)."""
-    if not isinstance(value, (TensorType, UnionType)):  # a Python number, stored as it is
-        value = TensorType.of(value)
+    if not isinstance(value, (TensorType, UnionType)) and not is_str(value):
+        value = TensorType.of(value)  # a Python number, stored as it is: a Python number
     if lst.element is None:
         return ListType(value)
     try:
@@ -710,7 +872,9 @@ register_op(
 
 
 def _python_number_infer(x, *, kind):
-    """kind(x) of a scalar: a Python number (as int(), float(), bool(), complex() give)."""
+    """kind(x) of a scalar or a str: a Python number (as int(), float(), bool(), complex() give)."""
+    if is_str(x):  # int("12"), float("1.5"): parsed when the graph runs
+        return TensorType.python_scalar(kind)
     if type(x) not in (bool, int, float, complex) and not (
         isinstance(x, TensorType) and x.shape == ()
     ):
@@ -743,6 +907,8 @@ def _truth(x):
 
 
 def _truth_infer(x):
+    if is_str(x):  # (`x != 0` is no str's truth: a staged string's is its length's)
+        raise TypeError("truth: a str input; record the truth of its length")
     if x.shape != ():
         raise ValueError(
             f"the truth value of an array of shape {x.shape} is ambiguous; "

@@ -75,6 +75,12 @@ class Node:
         self.scope = scope
         self._stateful = True
 
+    def keep_in_place(self) -> None:
+        """The node may raise an error that a staged `try` around it catches: stateful for the
+        passes, which then keep it where it is, even when nothing reads its result (the error is
+        what the `try` reads)."""
+        self._stateful = True
+
     @property
     def opdef(self):
         return get_op(self.op)

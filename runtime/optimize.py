@@ -31,6 +31,7 @@ def optimize(graph: Graph, options: dict | None = None) -> Graph:
 
 
 def _optimize(graph: Graph, options: dict) -> None:
+    inline_subgraphs(graph)  # (always: such a node is a form of tracing, not of the graph)
     if options["constant_folding"]:
         fold_constants(graph)
     if options["arithmetic_simplification"]:
@@ -42,6 +43,48 @@ def _optimize(graph: Graph, options: dict) -> None:
         eliminate_dead_code(graph)
     if options.get("verify_graphs"):
         verify(graph)
+
+
+def inline_subgraphs(graph: Graph) -> None:
+    """Puts in place of each node whose op runs one of its subgraphs once, as it is
+    (OpDef.inline_subgraph: a staged `try` none of whose clauses can catch what its body
+    raises), that subgraph's nodes, in this graph and its subgraphs."""
+    mapping: dict[Value, object] = {}
+
+    def visit(g: Graph):
+        nodes = []
+        for node in g.nodes:
+            for sub in node.subgraphs.values():
+                visit(sub)
+            inline = get_op(node.op).inline_subgraph
+            label = inline(node) if inline is not None else None
+            if label is None:
+                nodes.append(node)
+            else:
+                nodes.extend(_inlined(node, label, mapping))
+        g.nodes = nodes
+
+    visit(graph)
+    if mapping:
+        for v, x in list(mapping.items()):  # (chains: an inlined node's output read by another)
+            while isinstance(x, Value) and x in mapping:
+                x = mapping[x]
+            mapping[v] = x
+        replace_uses(graph, mapping)
+
+
+def _inlined(node: Node, label: str, mapping: dict) -> list[Node]:
+    """The nodes of subgraph `label` of `node`, reading what the node binds to its inputs;
+    `mapping` gets each output of the node -> the value the subgraph gives for it."""
+    sub = node.subgraphs[label]
+    bound = dict(zip(map(id, sub.inputs), get_op(node.op).bind_subgraph(node, label)))
+    for inner in sub.nodes:
+        inner.inputs = [bound.get(id(v), v) if isinstance(v, Value) else v for v in inner.inputs]
+        if node.scope is not None and inner.scope is None:
+            inner.set_scope(node.scope)
+    for out, value in zip(node.outputs, sub.outputs):
+        mapping[out] = bound.get(id(value), value) if isinstance(value, Value) else value
+    return list(sub.nodes)
 
 
 def _is_pure(node: Node) -> bool:

@@ -123,7 +123,23 @@ class OpDef:
     swap_branches(node): for a branch op, makes the node run for a predicate `p` what it ran for
     `not p` (cond: exchanges then and else).
     called_graph(node) -> Graph: for a call of another staged graph, the graph the node runs.
+    inline_subgraph(node) -> label | None: the subgraph a node runs once, as it is, and nothing
+    else (a staged `try` none of whose clauses can catch what its body raises, which tracing
+    records to keep the body's values apart): the optimizer puts that subgraph's nodes in the
+    node's place before any other pass (runtime.optimize.inline_subgraphs).
     A structured node is stateful when a node of its subgraphs is (Node.stateful).
+
+    **Errors when the graph runs** (what a staged `try` around the node may catch):
+    run_time_errors(node) -> ((kind, cls), ...): the exceptions the node may raise when the graph
+    runs, each ("exactly", cls) (an instance of cls itself: a `raise` of the user's class),
+    ("numpy", cls) (cls, or one of NumPy's subclasses of it: LinAlgError is a ValueError) or
+    ("any", cls) (cls or any subclass: a py_function may raise anything). None (the default):
+    a constant, a comparison and a logical op raise nothing; an op that `raises` "never" a
+    FloatingPointError (under np.errstate(over="raise")) or an OverflowError; another op what
+    NumPy functions raise (runtime.analysis.NUMPY_ERRORS: ValueError, TypeError, IndexError,
+    OverflowError, FloatingPointError, MemoryError, and NumPy's subclasses of them); each plus
+    its python_errors when an input may be a Python number. A structured op without the hook
+    raises what its subgraphs' nodes raise.
 
     **Graph values.**
     constant(node) -> the value of a node of the op, a constant (no inputs): passes fold with
@@ -193,9 +209,12 @@ class OpDef:
     predicate: int | None = None
     swap_branches: Callable | None = None
     called_graph: Callable | None = None
+    inline_subgraph: Callable | None = None
     constant: Callable | None = None
     dimension: Callable | None = None
     index_inputs: int | None = None
+    # errors when the graph runs
+    run_time_errors: Callable | None = None
     # backends and gradients
     lower: Callable | None = None
     unlowerable: str | None = None

@@ -5,7 +5,9 @@ unknown, or (weak) a Python number. A `UnionType` is a value whose kind depends 
 the run takes (a Python int on one branch, an int8 scalar on the other; a loop accumulator
 that is the Python 0 until the first iteration): at run time the value is what that path made
 it, and every op's result type is its rule applied to each kind (runtime.registry.infer_kinds).
-`join_types` is the one rule for where two paths meet. `ListType` is a list value's type.
+`join_types` is the one rule for where two paths meet. `ListType` is a list value's type;
+`StrType` a Python str known when the graph runs (text formatted from staged values).
+`ExceptionType` the type of an exception a staged `try` caught.
 """
 
 from __future__ import annotations
@@ -217,6 +219,103 @@ class ListType:
         if self.element is None or other.element is None:
             return True
         return accepts(self.element, other.element)
+
+
+class StrType:
+    """The type of a Python str known only when the graph runs: text formatted from staged
+    values (an f-string, `str(x)`, `"%d" % n`), joined, or chosen by a staged `if`. One kind
+    of its own: it joins with itself and with nothing else (a str on one path and a number on
+    the other cannot be one graph value). `shape` and `dtype` say what an array type would (a
+    0-d object) so that code asking every value for them works; only the string ops compute
+    on it (runtime.ops.strings)."""
+
+    __slots__ = ()
+    shape = ()
+    dtype = np.dtype(object)
+    weak = False
+    python_type = str
+    ndim = 0
+    is_fully_defined = True
+
+    def __new__(cls):
+        return STR  # one object: the type has no parameters
+
+    def __setattr__(self, name, value):
+        raise AttributeError("StrType is immutable")
+
+    def __eq__(self, other):
+        return type(other) is StrType
+
+    def __hash__(self):
+        return hash("str")
+
+    def __repr__(self):
+        return "StrType()"
+
+    def __str__(self):
+        return "str"
+
+    def strong(self):
+        return self
+
+    def is_supertype_of(self, other) -> bool:
+        return type(other) is StrType
+
+    def most_specific_common_supertype(self, other):
+        return self if type(other) is StrType else None
+
+    def accepts_shape(self, shape) -> bool:
+        return shape == ()
+
+
+STR = object.__new__(StrType)
+
+
+def is_str(t) -> bool:
+    """True for the type of a staged Python str."""
+    return type(t) is StrType
+
+
+class ExceptionType:
+    """The type of a graph value that is an exception a staged `try` caught when the graph ran
+    (the value `e` of `except (A, B) as e:`): an instance of one of `classes` or of a subclass.
+
+    `shape` and `dtype` say what an array type would (a 0-d object), so that code asking every
+    value for them works; nothing computes on it but raising it, chaining it, printing it and
+    testing its class (`exception_matches`).
+    """
+
+    __slots__ = ("classes",)
+    shape = ()
+    dtype = np.dtype(object)
+    weak = False
+
+    def __init__(self, classes):
+        object.__setattr__(self, "classes", tuple(classes))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("ExceptionType is immutable")
+
+    def __eq__(self, other):
+        return isinstance(other, ExceptionType) and self.classes == other.classes
+
+    def __hash__(self):
+        return hash(("exception", self.classes))
+
+    def __repr__(self):
+        return f"ExceptionType({', '.join(c.__qualname__ for c in self.classes)})"
+
+    def __str__(self):
+        return "exception[" + " | ".join(c.__name__ for c in self.classes) + "]"
+
+    def strong(self):
+        return self
+
+    def is_supertype_of(self, other) -> bool:
+        return self == other
+
+    def accepts_shape(self, shape) -> bool:
+        return shape == ()
 
 
 # -- kinds: a value whose type depends on the path taken ------------------------------------

@@ -73,8 +73,9 @@ class BranchMismatchError(StagingError, TypeError):
 
 
 class BranchesRaiseError(StagingError):
-    """Both branches of a staged `if` raise while traced, with different exception types: which
-    one Python raises depends on the condition's value when the function runs."""
+    """Kept so that code naming it still imports: nothing is raised as BranchesRaiseError any
+    more. When both branches of a staged `if` raise while traced, the graph raises, when it
+    runs, the error of the branch taken (staging.control_flow.raising)."""
 
 
 class ExecutionError(StagingError):

@@ -26,6 +26,8 @@ REFUSED = {
     "list_append_staged_loop": "a list appended in a staged loop has no static bound",
     "tensor_array_write_stack": "a TensorArray written in a staged loop",
     "loop_variable_changes_shape": "a loop variable whose shape changes between iterations",
+    "fstring_in_loop": "a staged string (a Python str is not an array)",
+    "staged_try": "a `try` whose `except` clause catches an error raised when the graph runs",
 }
 
 

@@ -25,8 +25,13 @@ class _Breaks(transformer.Transformer):
             return [node] + orelse
         flag = self.ctx.namer.new("break_")
 
+        def _jump(flag_name, stmt=None):
+            jump = jumps.assign(flag_name, True, stmt)
+            anno.setanno(jump, anno.Basic.LOWERED_JUMP, "break")
+            return jump
+
         def make_jump(stmt, flagged):
-            return [jumps.assign(flag, True, stmt)]
+            return [_jump(flag, stmt)]
 
         try:
             body, _ = jumps.Lowering(_is_break, make_jump, flag).block(node.body)

@@ -1,9 +1,11 @@
 """Calls become `ag__.call(f, *args)` so user functions are converted recursively at run time.
 
 Calls whose target is known at conversion time to be a builtin, NumPy or
-staging function are left alone (they need no conversion), except the few
-builtins that behave differently on symbolic values (print, len, range,
-enumerate, zip, min, max, sum) and NumPy functions that need routing for symbolic arguments.
+staging function are left alone (they need no conversion), except the builtins and library
+functions that behave differently on symbolic values (print, len, range, enumerate, zip, min,
+max, sum, round, math.*, str, repr, format, isinstance and type of a caught exception:
+autograph.operators.py_builtins.OVERRIDES) and NumPy functions that
+need routing for symbolic arguments.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import ast
 import builtins
 import types
 
+from autograph.operators import py_builtins
 from autograph.pyct import templates, transformer
 from staging import numpy_api
 from staging.effects import random_ops
@@ -32,6 +35,12 @@ _INTERCEPTED_BUILTINS = frozenset(
         "complex",
         "hasattr",
         "getattr",
+        "str",
+        "repr",
+        "ascii",
+        "format",
+        "isinstance",
+        "type",
     }
 )
 _NATIVE_PACKAGES = (
@@ -95,7 +104,7 @@ class _CallTrees(transformer.Transformer):
         if isinstance(func, ast.Name) and func.id == "super":
             return False
         obj = self._resolve(func)
-        if obj is _MISSING:
+        if obj is _MISSING or py_builtins.is_overridden(obj):
             return True
         if (
             obj.__class__ is types.BuiltinFunctionType

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import copy
 
-from autograph.pyct import jumps, transformer
+from autograph.pyct import anno, jumps, transformer
 
 
 def _is_continue(stmt):
@@ -44,8 +44,13 @@ class _Continues(transformer.Transformer):
             return node
         flag = None
 
+        def _jump(flag_name, stmt=None):
+            jump = jumps.assign(flag_name, True, stmt)
+            anno.setanno(jump, anno.Basic.LOWERED_JUMP, "continue")
+            return jump
+
         def make_jump(stmt, flagged):
-            return [jumps.assign(flag, True, stmt)] if flagged else []
+            return [_jump(flag, stmt)] if flagged else []
 
         try:
             body, _ = jumps.Lowering(_is_continue, make_jump, None, loops=_inner_loop).block(

@@ -32,7 +32,14 @@ from __future__ import annotations
 import ast
 
 from autograph.pyct import anno, templates, transformer
-from autograph.pyct.static_analysis import activity, definitions, liveness, statement_state
+from autograph.pyct.static_analysis import (
+    activity,
+    definitions,
+    item_writes,
+    liveness,
+    statement_state,
+    try_state,
+)
 
 
 class _ControlFlow(transformer.Transformer):
@@ -45,7 +52,9 @@ class _ControlFlow(transformer.Transformer):
         #                  the return converter's (flag, value) names or None)
         self.values_name = None
         self.loop_depths = []  # per function: how many loops enclose the statement converted now
+        self.loops = []  # per function: the loops enclosing the statement converted now
         self.local_names = []  # per function: the names it assigns (its own locals)
+        self.written = []  # per function: the names it writes items of or through (item_writes)
 
     # Scopes
 
@@ -65,9 +74,13 @@ class _ControlFlow(transformer.Transformer):
             )
         )
         self.loop_depths.append(0)
+        self.loops.append([])
         self.local_names.append(_own_stores(node))
+        self.written.append(item_writes.written_through(node.body))
         node.body = self._block(node.body)
+        self.written.pop()
         self.local_names.pop()
+        self.loops.pop()
         self.loop_depths.pop()
         self.scopes.pop()
         for r, assigned in reads:
@@ -169,7 +182,7 @@ class _ControlFlow(transformer.Transformer):
         setter.body.insert(0, decl)
         return [getter, setter], {"get_state": get_name, "set_state": set_name}
 
-    def _call(self, template, node, params, outputs, state, cells, cell_fns, **subs):
+    def _call(self, template, node, params, outputs, state, cells, cell_fns, arrays=(), **subs):
         call = templates.replace_as_expression(template, node, **subs)
         call.args.append(templates.name_tuple(params))
         call.args.append(templates.str_tuple(outputs))
@@ -183,6 +196,8 @@ class _ControlFlow(transformer.Transformer):
             call.keywords.append(ast.keyword(arg="cells", value=templates.str_tuple(cells)))
             for key, name in cell_fns.items():
                 call.keywords.append(ast.keyword(arg=key, value=templates.name(name)))
+        if arrays:
+            call.keywords.append(ast.keyword(arg="arrays", value=templates.str_tuple(arrays)))
         opts = anno.getanno(node, anno.Basic.LOOP_OPTIONS, None)
         if opts:
             call.keywords.append(
@@ -205,6 +220,7 @@ class _ControlFlow(transformer.Transformer):
         true_name, false_name = self.ctx.namer.new_group(("if_true", "if_false"))
         state = self._state(node)
         unread = self._unread_after(node)
+        arrays = _written_in_place(node.body + node.orelse, state, self.ctx, self.written[-1])
         node.body = self._block(node.body)
         node.orelse = self._block(node.orelse)
         outputs = self.ctx.ordered(state.outputs)
@@ -226,10 +242,17 @@ class _ControlFlow(transformer.Transformer):
             state,
             cells,
             cell_fns,
+            arrays,
             test=node.test,
             if_true=true_name,
             if_false=false_name,
         )
+        self._path_keywords(call, outputs, unread)
+        out.append(call)
+        return out
+
+    def _path_keywords(self, call, outputs, unread) -> None:
+        """`returns` and `unread` of an if_stmt / try_stmt call (see if_stmt)."""
         returns = self.scopes[-1][3]
         if (
             returns
@@ -247,32 +270,23 @@ class _ControlFlow(transformer.Transformer):
                 ast.keyword(
                     arg="unread",
                     value=ast.Lambda(
-                        args=ast.arguments(
-                            posonlyargs=[],
-                            args=[],
-                            vararg=None,
-                            kwonlyargs=[],
-                            kw_defaults=[],
-                            kwarg=None,
-                            defaults=[],
-                        ),
+                        args=_lambda_args([]),
                         body=ast.Tuple(elts=[templates.name(n) for n in unread], ctx=ast.Load()),
                     ),
                 )
             )
-        out.append(call)
-        return out
 
-    def _unread_after(self, node) -> list[str]:
+    def _unread_after(self, node, parts=None) -> list[str]:
         """The local names whose objects the branches of `node` write items or attributes of and
         that nothing reads after it (not live after it, not captured by a nested function): a
-        staged `if` need not merge such writes when nothing else refers to the objects."""
+        staged `if` need not merge such writes when nothing else refers to the objects.
+        `parts`: the statements of its paths (an `if`'s two branches by default)."""
         live_out = anno.getanno(node, anno.Static.LIVE_OUT, None)
         if live_out is None or not self.local_names:
             return []
         cells, declared = self.scopes[-1][0], self.scopes[-1][1]
         bases = set()
-        for part in node.body + node.orelse:
+        for part in node.body + node.orelse if parts is None else parts:
             for a in ast.walk(part):
                 if (
                     isinstance(a, (ast.Attribute, ast.Subscript))
@@ -292,11 +306,104 @@ class _ControlFlow(transformer.Transformer):
             and n not in self.globals_declared
         )
 
+    def visit_Try(self, node):
+        if not definitions.is_converted_try(node):  # (a try/finally, a try/except*: as written)
+            for field in ("body", "orelse", "finalbody"):
+                setattr(node, field, self._block(getattr(node, field)))
+            for h in node.handlers:
+                h.body = self._block(h.body)
+            return node
+        state = self._state(node)
+        clauses = [s for h in node.handlers for s in h.body]
+        unread = self._unread_after(node, node.body + clauses)
+        outputs = self.ctx.ordered(state.outputs)
+        params = outputs + self.ctx.ordered(state.inputs - state.outputs)
+        unsettled, writes_early = try_state.analyze(
+            node, outputs, params, self.local_names[-1], self._jump_live()
+        )
+        errors = [
+            h.name if h.name and h.name not in params else self.ctx.namer.new("error_")
+            for h in node.handlers
+        ]
+        for h, error in zip(node.handlers, errors):
+            h.body = [_ReRaise(error).visit(s) for s in h.body]
+            if h.name and h.name != error:  # `except E as x:` of a name the state holds
+                h.body = (
+                    templates.replace("x = error", h, x=h.name, error=error)
+                    + h.body
+                    + templates.replace(  # (Python deletes it at the clause's end)
+                        "x = ag__.Undefined(label)",
+                        h,
+                        x=h.name,
+                        label=ast.Constant(value=h.name, kind=None),
+                    )
+                )
+        node.body = self._block(node.body)
+        for h in node.handlers:
+            h.body = self._block(h.body)
+        cells = self.ctx.ordered(state.merged_cells)
+        out = self._undefined(node, params + self.ctx.ordered(state.cells))
+        (body_name,) = self.ctx.namer.new_group(("try_body",))
+        out.append(self._function(body_name, params, node.body, outputs, state, node))
+        handlers = []
+        for h, error in zip(node.handlers, errors):
+            name = self.ctx.namer.new("except_")
+            out.append(self._function(name, [error, *params], h.body, outputs, state, h))
+            types = h.type or templates.name("BaseException", lineno=h.lineno)
+            handlers.append(
+                ast.Tuple(
+                    elts=[ast.Lambda(args=_lambda_args([]), body=types), templates.name(name)],
+                    ctx=ast.Load(),
+                )
+            )
+        cell_defs, cell_fns = self._cell_functions(node, cells)
+        out.extend(cell_defs)
+        call = self._call(
+            "ag__.try_stmt(try_body, handlers)",
+            node,
+            params,
+            outputs,
+            state,
+            cells,
+            cell_fns,
+            try_body=body_name,
+            handlers=ast.Tuple(elts=handlers, ctx=ast.Load()),
+        )
+        if unsettled:
+            names = [n for n in params if n in unsettled]
+            call.value.keywords.append(
+                ast.keyword(arg="unsettled", value=templates.str_tuple(names))
+            )
+        if writes_early:
+            call.value.keywords.append(
+                ast.keyword(arg="writes_early", value=ast.Constant(value=True, kind=None))
+            )
+        self._path_keywords(call, outputs, unread)
+        out.append(call)
+        return out
+
+    def _jump_live(self) -> dict:
+        """What is live where a lowered jump goes: the head of the innermost enclosing loop
+        (`continue`), after it (`break`); nothing but the return value after a `return`."""
+        live = {"return": frozenset()}
+        if self.loops[-1]:
+            loop = self.loops[-1][-1]
+            head = anno.getanno(loop, anno.Static.LIVE_IN, None)
+            if head is not None:  # (see statement_state: what the user's code reads there)
+                live["continue"] = head - anno.getanno(
+                    loop, anno.Static.SOURCE_DEAD_AT_HEAD, frozenset()
+                )
+            live["break"] = anno.getanno(loop, anno.Static.LIVE_OUT, None)
+        return {k: v for k, v in live.items() if v is not None}
+
     def visit_While(self, node):
         (body_name,) = self.ctx.namer.new_group(("loop_body",))
         state = self._state(node)
+        arrays = _written_in_place(node.body, state, self.ctx, self.written[-1])
         self.loop_depths[-1] += 1
+        self.loops[-1].append(node)
         node.body = self._block(node.body)
+        self.loops[-1].pop()
         self.loop_depths[-1] -= 1
         loop_vars = self.ctx.ordered(state.outputs)
         cells = self.ctx.ordered(state.merged_cells)
@@ -314,6 +421,7 @@ class _ControlFlow(transformer.Transformer):
                 state,
                 cells,
                 cell_fns,
+                arrays,
                 test=test,
                 loop_body=body_name,
             )
@@ -323,8 +431,11 @@ class _ControlFlow(transformer.Transformer):
     def visit_For(self, node):
         (body_name,) = self.ctx.namer.new_group(("loop_body",))
         state = self._state(node)
+        arrays = _written_in_place(node.body, state, self.ctx, self.written[-1])
         self.loop_depths[-1] += 1
+        self.loops[-1].append(node)
         node.body = self._block(node.body)
+        self.loops[-1].pop()
         self.loop_depths[-1] -= 1
         loop_vars = self.ctx.ordered(state.outputs)
         cells = self.ctx.ordered(state.merged_cells)
@@ -357,12 +468,23 @@ class _ControlFlow(transformer.Transformer):
                 state,
                 cells,
                 cell_fns,
+                arrays,
                 iterable=node.iter,
                 extra_test=extra_test,
                 loop_body=body_name,
             )
         )
         return out
+
+
+def _written_in_place(stmts, state, ctx, written) -> list[str]:
+    """The names whose objects `stmts` (a branch or loop body, functions nested in it included)
+    write items of (`out[i] = v`, `out[i] += v`), or take views from for such writes (`row =
+    out[i]`; `written`: the function's names written through), other than the names the body
+    functions take as arguments: a NumPy array made while tracing held by one becomes a staged
+    value when the statement is staged (see autograph.operators.control_flow.if_stmt)."""
+    found = item_writes.written_items(stmts) | item_writes.viewed_bases(stmts, written)
+    return ctx.ordered(found - state.inputs)
 
 
 def _returned_values(stmts) -> tuple:  # noqa: C901
@@ -512,6 +634,30 @@ def _is_setattr(n) -> bool:
         and isinstance(n.args[1], ast.Constant)
         and isinstance(n.args[1].value, str)
     )
+
+
+class _ReRaise(ast.NodeTransformer):
+    """A bare `raise` in an `except` clause that becomes a function re-raises the exception the
+    clause caught, `raise ag__.raise_value(error)` (not inside nested functions, nor inside the
+    clauses of a `try` nested in it, which re-raise their own)."""
+
+    def __init__(self, error: str):
+        self.error = error
+
+    def visit_Raise(self, node):
+        if node.exc is None:
+            node.exc = templates.replace_as_expression(
+                "ag__.raise_value(error)", node, error=self.error
+            )
+        return node
+
+    def visit_ExceptHandler(self, node):
+        return node
+
+    def _scope(self, node):
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = _scope
 
 
 class _CheckedLoads(ast.NodeTransformer):

@@ -1,6 +1,6 @@
-"""`lst.append(x)` / `lst.pop()` inside if/while/for bodies become `ag__.list_append` / `list_pop`.
+"""`lst.append(x)` / `lst.pop()` inside if/while/for/try bodies become `ag__.list_append` / `list_pop`.
 
-A staged branch or loop then carries the list as state (a TensorArray underneath), and
+A staged branch, loop or `try` then carries the list as state (a TensorArray underneath), and
 appends and pops happen when the graph runs, not once while tracing.
 
 A `pop()` used inside an expression is hoisted into a statement before it,
@@ -169,7 +169,7 @@ class _Lists(transformer.Transformer):
         self.depth -= 1
         return pre + [node] if pre else node
 
-    visit_If = visit_While = visit_For = _compound
+    visit_If = visit_While = visit_For = visit_Try = _compound
     visit_ClassDef = transformer.Transformer.methods_only
 
     def visit_FunctionDef(self, node):

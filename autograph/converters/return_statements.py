@@ -40,6 +40,7 @@ class _FunctionLowering:
         anno.setanno(out[0], anno.Basic.LOWERED_RETURN, True)
         if flagged:
             out.append(jumps.assign(self.flag, True, stmt))
+            anno.setanno(out[-1], anno.Basic.LOWERED_JUMP, "return")
         if self.loop_depth:
             brk = ast.Break()
             brk.lineno = stmt.lineno
@@ -121,6 +122,10 @@ def _always_returns(stmts) -> bool:
             return True
         if isinstance(s, ast.If) and _always_returns(s.body) and _always_returns(s.orelse):
             return True
+        if isinstance(s, ast.Try) and _try_always_returns(s):
+            return True
+        if isinstance(s, ast.If) and _else_always_returns(s):
+            return True
         if isinstance(s, (ast.With, ast.AsyncWith)) and _always_returns(s.body):
             return True
         if (
@@ -130,6 +135,26 @@ def _always_returns(stmts) -> bool:
         ):
             return True  # its `else` runs whenever the loop ends, or it ends only by return/raise
     return False
+
+
+def _try_always_returns(s) -> bool:
+    """A `try` (its `else:` block moved after it) that ends in a return or raise on every path:
+    its `finally:` block does, or its body and each of its clauses do."""
+    if _always_returns(s.finalbody):
+        return True
+    return _always_returns(s.body + s.orelse) and all(_always_returns(h.body) for h in s.handlers)
+
+
+def _else_always_returns(s) -> bool:
+    """The `if no_error:` of a `try`'s `else:` block (anno TRY_ELSE) when the block and every
+    clause of the `try` end in a return or raise: the `try` body either raised into a clause,
+    returned itself, or ran to its end and the block runs."""
+    handled = anno.getanno(s, anno.Basic.TRY_ELSE, None)
+    return (
+        handled is not None
+        and _always_returns(s.body)
+        and all(_always_returns(h.body) for h in handled.handlers)
+    )
 
 
 def _breaks(stmts) -> bool:

@@ -12,11 +12,12 @@ import numpy as np
 from autograph import operators
 from autograph.impl import conversion
 from autograph.impl.conversion import DO_NOT_CONVERT
-from autograph.operators import data_structures, py_builtins
+from autograph.operators import data_structures, exceptions, py_builtins, py_functional, strings
 from autograph.operators.variables import Undefined
 from staging import errors, numpy_api
 from staging.core import source_map
 from staging.core.recording import current_graph
+from staging.core.strings import StagedStr
 from staging.core.tensor import Tensor
 from staging.core.tracebacks import filtered
 from staging.effects import random_ops
@@ -44,6 +45,10 @@ def converted_call(func, *args, **kwargs):  # noqa: C901, PLR0912
     override = py_builtins.OVERRIDES.get(func) if not isinstance(func, (list, dict)) else None
     if override is not None:
         return override(*args, **kwargs)
+    if strings.is_str_method(func) and current_graph() is not None:
+        staged = strings.str_method(func, args, kwargs)
+        if staged is not None:
+            return staged
     if type(func) is functools.partial:  # convert the function, keep the bound arguments
         return converted_call(func.func, *func.args, *args, **{**func.keywords, **kwargs})
     if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType):
@@ -116,6 +121,9 @@ def _needs_staging(args, kwargs) -> bool:
 
 def _numpy_call(func, args, kwargs):
     args, kwargs = read_all(args), read_all(kwargs)  # a name set on some paths: its run-time check
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, StagedStr):
+            a.__array_function__(func, (), args, kwargs)  # (refused, naming the line)
     if (
         func in (np.stack, np.asarray, np.array)
         and args
@@ -138,10 +146,13 @@ def _ag_namespace() -> types.ModuleType:
     for name in operators.__all__:
         setattr(namespace, name, getattr(operators, name))
     namespace.call = converted_call
+    exceptions.install_call(converted_call)  # (`raise f(x)` of a function making the exception)
     return namespace
 
 
 AG = _ag_namespace()
+# what map(), sorted(key=), functools.reduce ... call a user function with in converted code
+py_functional.set_user_call(converted_call)
 
 
 # -- public API -------------------------------------------------------------------

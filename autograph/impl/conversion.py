@@ -24,7 +24,9 @@ from autograph.converters import (
     directives,
     lists,
     logical_expressions,
+    raises,
     return_statements,
+    strings,
     try_and_with,
 )
 from autograph.converters.context import ConversionContext
@@ -36,22 +38,25 @@ from staging.core.conversion_hints import (
     DO_NOT_CONVERT,  # the attribute autograph.do_not_convert sets
 )
 
-# The conversion pipeline, in order. Jumps are lowered before control flow is
-# converted; and/or/not in between (the lowered jumps add tests, and whether only an
+# The conversion pipeline, in order. A `try` loses its `else:` and `finally:` blocks before the
+# jumps are lowered (a jump in its body skips the `else:` block). Jumps are lowered before
+# control flow is converted; and/or/not in between (the lowered jumps add tests, and whether only an
 # expression's truth value matters is seen on the if/while/assert it is the test of);
 # calls are wrapped last so generated ag__ calls are left alone.
 PIPELINE = (
     directives,
     lists,
+    try_and_with,
     return_statements,
     continue_statements,
     break_statements,
     logical_expressions,
-    try_and_with,
+    raises,
     asserts,
     control_flow,
     composite_assignments,
     conditional_expressions,
+    strings,
     call_trees,
 )
 
@@ -392,7 +397,6 @@ _PLAIN_INSTRUCTIONS = (
     "EXTENDED_ARG",
     "PUSH_NULL",
     "MAKE_CELL",
-    "FORMAT_VALUE",
     "LIST_EXTEND",
     "DELETE_FAST",
 )
@@ -412,9 +416,20 @@ def nothing_to_convert(code) -> bool:
     if not opcodes <= _PLAIN_OPCODES:
         return False
     # `a == b` / `a != b` become ag__.eq / ag__.not_eq (the operand order decides the result
-    # type where a Python complex meets a NumPy float64), unless an operand is a literal.
-    return _COMPARE_OP not in opcodes or not any(
+    # type where a Python complex meets a NumPy float64), unless an operand is a literal; `"%d"
+    # % n` becomes ag__.percent (f-strings, FORMAT_VALUE, are never plain).
+    if _COMPARE_OP not in opcodes and not _percent_template(code):
+        return True
+    return not any(
         ins.opname == "COMPARE_OP" and "=" in str(ins.argval) and ins.argval not in ("<=", ">=")
+        for ins in dis.get_instructions(code)
+    ) and not _percent_template(code)
+
+
+def _percent_template(code) -> bool:
+    """Whether `code` may apply `%` to a literal str (printf-style formatting)."""
+    return any(type(c) is str and "%" in c for c in code.co_consts) and any(
+        ins.opname.startswith("BINARY_") and ins.argrepr in ("%", "%=")
         for ins in dis.get_instructions(code)
     )
 

@@ -26,7 +26,8 @@ RULES: dict[str, Rule] = {
         Rule(
             "AG002",
             "trace-time-print",
-            "Python print of Python values, or a logging call, inside a staged function",
+            "Python print in a function staged with autograph=False, or a logging call, inside a "
+            "staged function",
             fixable=True,
         ),
         Rule(
@@ -90,10 +91,6 @@ MESSAGES: dict[str, str] = {
     "AG001-object": (
         "outer object '{name}' is mutated by {how} in staged function '{func}': "
         "the mutation runs only while tracing, not on every call; " + _DO_STATE
-    ),
-    "AG002-print": (
-        "print() of Python values in staged function '{func}' runs only while "
-        "tracing, not on every call; use staging.print(...) to print on every call"
     ),
     "AG002-print-noautograph": (
         "print() in staged function '{func}' (autograph=False) runs only while tracing, not on "

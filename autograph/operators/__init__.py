@@ -1,15 +1,16 @@
 """What converted code calls as `ag__.*`: overloaded control flow, logic, lists, assertions,
-contexts and writes to composite names.
+exceptions, contexts and writes to composite names.
 
 autograph.impl.api assembles the `ag__` namespace from these and its `call`."""
 
 from autograph.operators import composites
 from autograph.operators.composites import *  # noqa: F401,F403 - setitem, setattr, key, iadd ...
-from autograph.operators.contexts import catches, caught, context
+from autograph.operators.contexts import catches, caught, context, finally_guard
 from autograph.operators.control_flow import for_stmt, if_exp, if_stmt, return_value, while_stmt
 from autograph.operators.data_structures import StagedList, list_append, list_pop
-from autograph.operators.exceptions import assert_stmt
+from autograph.operators.exceptions import assert_stmt, new_error, raise_value, try_stmt
 from autograph.operators.logical import and_, eq, in_, not_, not_eq, not_in, or_
+from autograph.operators.strings import fstring, percent
 from autograph.operators.variables import Undefined, UndefinedReturnValue, ld
 
 __all__ = [
@@ -25,6 +26,8 @@ __all__ = [
     "eq",
     "not_eq",
     "assert_stmt",
+    "new_error",
+    "raise_value",
     "list_append",
     "list_pop",
     "Undefined",
@@ -32,8 +35,12 @@ __all__ = [
     "StagedList",
     "return_value",
     "ld",
+    "fstring",
+    "percent",
     "context",
     "catches",
     "caught",
+    "finally_guard",
+    "try_stmt",
     *composites.__all__,
 ]

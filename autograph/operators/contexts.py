@@ -1,18 +1,23 @@
-"""context, catches, caught: `with` and `try` in converted code, entered and caught while tracing.
+"""context, finally_guard, catches, caught: `with`, `finally:` and `try`/`except*` blocks.
 
-They refuse wherever staged code inside would make that differ from Python.
+They are entered and caught while tracing, and refuse wherever staged code inside would make
+that differ from Python. (A `try` with `except` clauses is staged: operators.exceptions.)
 
 A context manager is entered and left while tracing, as in TensorFlow. NumPy's run-time
 contexts act on the operations run inside them, and staged operations run later, when the
 graph runs: `with np.errstate(...)` is also a scope of the graph, whose operations staged
-inside run under it (runtime.graph.Node.scope); a `with` of the others (np.printoptions,
-warnings.catch_warnings, contextlib.suppress, np.errstate with `call=`) around staged
-operations is refused (nothing staged inside: fine).
+inside run under it (runtime.graph.Node.scope); `with np.printoptions(...)` acts on text, and
+the prints and strings staged inside apply the options it sets (staging.core.strings); a `with`
+of the others (warnings.catch_warnings, contextlib.suppress, np.errstate with `call=`) around
+staged operations is refused (nothing staged inside: fine).
 
-A `try` catches what is raised while tracing. An error raised while tracing a staged
-branch or loop (whether it is raised depends on a symbolic value), or one that staged
-operations inside the `try` could raise when the graph runs, would not be caught as in
-Python: when one of the `except` clauses would catch it, the `try` is refused.
+A `finally:` block runs while tracing, after its `try`; one whose staged effects Python would
+run before an error raised when the graph runs propagates runs them on that error too
+(finally_guard). A `try`
+with `except*` clauses catches what is raised while tracing: an error raised while tracing a
+staged branch or loop (whether it is raised depends on a symbolic value), or one that staged
+operations inside it could raise when the graph runs, would not be caught as in Python: when one
+of its clauses would catch it, the `try` is refused.
 """
 
 from __future__ import annotations
@@ -24,23 +29,13 @@ import warnings
 import numpy as np
 
 from runtime._compat import add_note
+from runtime.analysis import may_catch, run_time_errors
 from staging import errors
+from staging.control_flow import handlers, raising
 from staging.core.recording import current_graph
 from staging.core.source_map import where as _where
 
 _REGION = "__autograph_staged_region__"  # set on an error raised while tracing a staged branch/loop
-
-# What staged operations can raise when the graph runs (besides anything a py_function raises).
-_RUN_TIME_ERRORS = (
-    FloatingPointError,
-    OverflowError,
-    ZeroDivisionError,
-    IndexError,
-    ValueError,
-    AssertionError,
-    TypeError,
-    UnboundLocalError,
-)
 
 
 def mark_staged_region(error, where, kind) -> None:
@@ -54,6 +49,15 @@ def mark_staged_region(error, where, kind) -> None:
     except (AttributeError, TypeError):  # pragma: no cover - an exception without a __dict__
         return
     if isinstance(error, Exception) and not isinstance(error, errors.StagingError):
+        if kind == "`try`":
+            add_note(
+                error,
+                f"{where.rstrip(': ')}: raised while tracing this staged `try`: its `except` "
+                f"clauses may catch an error raised when the graph runs, so they are traced "
+                f"whatever the body turns out to do, even code that would not run for these "
+                f"inputs",
+            )
+            return
         construct = (
             "both branches of an `if`"
             if kind in ("`if`", "`a if c else b`")
@@ -77,9 +81,7 @@ def _runtime_context(cm) -> str | None:
         return "warnings.catch_warnings"
     if isinstance(cm, contextlib.suppress):
         return "contextlib.suppress"
-    if getattr(cm, "func", None) is getattr(np.printoptions, "__wrapped__", None):
-        return "np.printoptions"
-    return None
+    return None  # (np.printoptions acts on formatting, which staged prints and strings apply)
 
 
 def _mark(graph):
@@ -192,58 +194,62 @@ class _Catches:
                 ) from exc
             return False
         recorded = _recorded(self.mark)
-        deferred = self._deferred_error(recorded)
-        if deferred is not None:
-            error, location = deferred
+        if any(may_catch(e, t) for e in graph_errors_of(recorded) for t in self._classes()):
             raise errors.UnsupportedConstructError(
-                f"{self.where}this `try` would catch the {error.__name__} raised while tracing the "
-                f"staged `if` at {location}; whether it is raised depends on a symbolic value, known "
-                f"only when the graph runs, so it cannot be caught as Python would. Raise it outside "
-                f"the staged `if`, or check the condition with an assert (staged) instead"
-            )
-        if recorded and self._catches_run_time_error(recorded):
-            raise errors.UnsupportedConstructError(
-                f"{self.where}this `try` catches errors that the staged operations inside it "
-                f"could raise only when the graph runs (after the `try` has finished); they "
-                f"cannot be caught as Python would. Move the staged code out of the `try`, or "
-                f"catch only errors raised while tracing (the `except` clauses catch "
+                f"{self.where}this `try` with `except*` clauses catches errors that the staged "
+                f"operations inside it could raise only when the graph runs (after the `try` "
+                f"has finished): only a `try` with `except` clauses is staged. Write `except` "
+                f"(the clauses catch "
                 f"{', '.join(getattr(t, '__name__', repr(t)) for t in self.types)})"
             )
         return False
 
-    def _deferred_error(self, nodes):
-        """(error type, location) of an error a staged branch raised while it was traced, which
-        it raises when the graph runs (staging.control_flow: an `assert` of a constant False
-        inside a branch), if this `try` catches it."""
-        stack = [sub for node in nodes for sub in node.subgraphs.values()]
-        while stack:
-            graph = stack.pop()
-            for node in graph.nodes:
-                stack.extend(node.subgraphs.values())
-                error = node.attrs.get("error") if node.op == "assert" else None
-                if (
-                    error is not None
-                    and node.inputs
-                    and node.inputs[0] is False
-                    and self._catches(error)
-                ):
-                    where = (
-                        f"{node.location[0]}:{node.location[1]}"
-                        if node.location
-                        else "an earlier line"
-                    )
-                    return error, where
+    def _classes(self):
+        return [t for t in self.types if isinstance(t, type) and issubclass(t, BaseException)]
+
+
+class _FinallyGuard:
+    """`finally:` of a `try` in converted code (autograph.converters.try_and_with): made before
+    the `try`, entered around the `finally` block, which runs while tracing after the `try`.
+    Python runs the block also when the `try` raises, before the error propagates: a block that
+    stages effects (a print, a Variable write, a `raise`) after staged code that may raise when
+    the graph runs also runs on that error (staging.control_flow.handlers.finally_on_errors); a
+    block of computations is run as written (on the error path nothing would see its values)."""
+
+    __slots__ = ("graph", "start", "finally_start", "where")
+
+    def __init__(self, where):
+        self.graph = current_graph()
+        self.start = len(self.graph.graph.nodes) if self.graph is not None else 0
+        self.where = where
+        self.finally_start = 0
+
+    def __enter__(self):
+        if self.graph is not None:
+            self.finally_start = len(self.graph.graph.nodes)
         return None
 
-    def _catches_run_time_error(self, nodes) -> bool:
-        stack = list(nodes)
-        while stack:
-            node = stack.pop()
-            if node.op == "py_function":
-                return True  # it may raise anything
-            for sub in node.subgraphs.values():
-                stack.extend(sub.nodes)
-        return any(self._catches(cls) for cls in _RUN_TIME_ERRORS)
+    def __exit__(self, exc_type, exc, tb):
+        if self.graph is None or current_graph() is not self.graph:
+            return False
+        nodes = self.graph.graph.nodes
+        effects = [n for n in nodes[self.finally_start :] if n.stateful]
+        if not effects:
+            return False
+        guarded = nodes[self.start : self.finally_start]
+        if isinstance(exc, raising.PathRaises) or graph_errors_of(guarded):
+            handlers.finally_on_errors(self.graph, self.start, self.finally_start, self.where)
+        return False
+
+
+def graph_errors_of(nodes) -> tuple:
+    memo: dict = {}
+    return tuple(e for n in nodes for e in run_time_errors(n, memo))
+
+
+def finally_guard():
+    """The guard of a `finally:` block in converted code (see _FinallyGuard)."""
+    return _FinallyGuard(_where())
 
 
 def _is_refusal(error) -> bool:

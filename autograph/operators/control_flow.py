@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 
 import numpy as np
@@ -31,11 +32,12 @@ from autograph.operators.variables import (
 )
 from staging import control_flow as staged
 from staging import errors
-from staging.core.recording import drop_effects_since, node_count
+from staging.core.recording import current_graph, drop_effects_since, node_count
 from staging.core.source_map import where as _where
 from staging.core.tensor import is_symbolic
 from staging.kinds.undefined import MaybeMissing
-from staging.state import aliasing
+from staging.state import aliasing, concrete_arrays
+from staging.state.tensor_array import TupleList
 
 
 def _outer_write_error(kind, outer_writes):
@@ -62,6 +64,7 @@ def if_stmt(  # noqa: PLR0913
     set_state=None,
     returns=(),
     unread=None,
+    arrays=(),
 ):
     """Runs one branch on a concrete condition, stages both with staging.cond on a symbolic one.
 
@@ -71,27 +74,34 @@ def if_stmt(  # noqa: PLR0913
     `returns`: the (flag, value) names of the function's lowered returns when a branch may
     return: the other names a returning branch leaves are never read afterwards. `unread()`: the
     objects of names nothing reads after the `if` (their writes need no merging when nothing
-    else refers to them).
+    else refers to them). `arrays`: the names the branches write items of (or update in place)
+    that they do not take as arguments: the NumPy arrays made while tracing among them, and in
+    `state`, become staged values when the `if` is staged (staging.state.concrete_arrays).
     """
     if is_symbolic(cond) or data_structures.is_staged_value(cond):
         if outer_writes:
             raise _outer_write_error("`if`", outer_writes)
+        state = concrete_arrays.promote_entering(
+            tuple(state), concrete_arrays.closure_cells((if_true, if_false), (*arrays, *cells))
+        )
         return _staged_if(
             cond,
             if_true,
             if_false,
-            tuple(state),
+            state,
             tuple(names),
             Cells(cells, get_state, set_state),
             tuple(returns),
             _objects(unread),
         )
-    if cond:
-        result = if_true(*state)
-    elif if_false is not None:
-        result = if_false(*state)
-    else:
+    branch = if_true if cond else if_false
+    if branch is None:
         return tuple(state[: len(names)])
+    if current_graph() is None:
+        result = branch(*state)
+    else:
+        with concrete_arrays.carrying(state):
+            result = branch(*state)
     return () if result is None else result
 
 
@@ -102,17 +112,35 @@ def _objects(unread) -> tuple:
         return ()
 
 
-def _staged_if(cond, if_true, if_false, state, names, cells, returns=(), unread=()):  # noqa: C901, PLR0915
+def _staged_if(  # noqa: C901, PLR0915, PLR0913
+    cond,
+    if_true,
+    if_false,
+    state,
+    names,
+    cells,
+    returns=(),
+    unread=(),
+    join=None,
+    kind="`if`",
+    lists=True,
+):
+    """The staged `if` of if_stmt. `join(then, other, unread=, names=)` traces the two paths and
+    joins their results (staging.cond on `cond` by default; a staged `try` joins its body and
+    its `except` clauses, `kind` "`try`"). `lists`: the lists in the state become staged lists
+    (each path appends to its own copy)."""
     where = _where()
+    join = join or functools.partial(staged.cond, cond)
     n = len(names)
     all_names = names + cells.names
     original_cells = cells.get()
     # A list in the state is one a branch appends to or pops from: a staged list, so that
     # the branches change copies, at run time, and never the list the caller holds (the same
     # for a list in a cell variable, one a nested function reads).
-    state = tuple(data_structures.staged_list(v) if type(v) is list else v for v in state)
+    if lists:
+        state = tuple(data_structures.staged_list(v) if type(v) is list else v for v in state)
     initial_cells = tuple(
-        data_structures.staged_list(v) if type(v) is list else v for v in original_cells
+        data_structures.staged_list(v) if lists and type(v) is list else v for v in original_cells
     )
     fill = {}  # position -> placeholder for a return value or a name the true branch leaves unset
     flagged = ()  # positions of names assigned on only some paths: they carry a `defined` flag
@@ -131,6 +159,7 @@ def _staged_if(cond, if_true, if_false, state, names, cells, returns=(), unread=
                         raise _UndefinedInput(marker, label) from error
                     raise
                 result = _read_missing((() if result is None else tuple(result)) + cells.get())
+                _check_lists_of_tuples(result, state[:n] + initial_cells)
                 if label == "then" and fill:
                     result = tuple(
                         (PlaceholderUnset(fill[i]()) if i in flagged else fill[i]())
@@ -154,8 +183,7 @@ def _staged_if(cond, if_true, if_false, state, names, cells, returns=(), unread=
             return run
 
         try:
-            results = staged.cond(
-                cond,
+            results = join(
                 branch("then", if_true),
                 branch("else", if_false),
                 unread=unread,
@@ -167,6 +195,11 @@ def _staged_if(cond, if_true, if_false, state, names, cells, returns=(), unread=
             dead.update(getattr(retry, "dead", {}))
             flagged = tuple(sorted(set(flagged) | set(getattr(retry, "flagged", ()))))
             continue
+        except ListsOfTuples as retry:
+            cells.set(original_cells)
+            values = retry.apply(state[:n] + initial_cells)
+            state, initial_cells = values[:n] + state[n:], values[n:]
+            continue
         except _UndefinedInput as undefined_input:
             cells.set(original_cells)
             state = _checked_input(
@@ -175,7 +208,7 @@ def _staged_if(cond, if_true, if_false, state, names, cells, returns=(), unread=
             continue
         except BaseException as error:
             cells.set(original_cells)
-            mark_staged_region(error, where, "`if`")
+            mark_staged_region(error, where, kind)
             raise
         results = tuple(data_structures.from_staged(v) for v in results)
         if flagged:
@@ -234,6 +267,39 @@ def _read_missing(values):
     staging.kinds.undefined.MaybeMissing) carried into a staged `if` or loop: read there, so a path that
     read it while it was unset fails (eagerly it failed at the read, earlier on that path)."""
     return tuple(v.read() if type(v) is MaybeMissing else v for v in values)
+
+
+class ListsOfTuples(Exception):
+    """A branch or loop body appended a tuple to a list that was empty before it: the `if` or
+    loop is traced again with that list a list of tuples (a staged list per position,
+    staging.state.tensor_array.TupleList), {position: the list the body made}."""
+
+    def __init__(self, found):
+        super().__init__()
+        self.found = found
+
+    def apply(self, values: tuple) -> tuple:
+        return tuple(
+            data_structures.StagedList(self.found[i].empty_like()) if i in self.found else v
+            for i, v in enumerate(values)
+        )
+
+
+def _check_lists_of_tuples(result, before) -> None:
+    """Raises ListsOfTuples where `result` holds a list of tuples that was an empty list in
+    `before` (the values at the same positions before the branch or body)."""
+    found = {}
+    for i, (new, old) in enumerate(zip(result, before)):
+        new = new.tensor_array if isinstance(new, data_structures.StagedList) else new
+        if not isinstance(new, TupleList):
+            continue
+        if (type(old) is list and not old) or (
+            isinstance(old, data_structures.StagedList)
+            and data_structures.is_empty_list(old.tensor_array)
+        ):
+            found[i] = new
+    if found:
+        raise ListsOfTuples(found)
 
 
 class _UndefinedInput(Exception):
@@ -322,12 +388,21 @@ def _options(opts):
 
 
 def while_stmt(  # noqa: PLR0913
-    test, body, state, names, opts=None, outer_writes=(), cells=(), get_state=None, set_state=None
+    test,
+    body,
+    state,
+    names,
+    opts=None,
+    outer_writes=(),
+    cells=(),
+    get_state=None,
+    set_state=None,
+    arrays=(),
 ):
     """Loops natively while `test(*state)` is concrete; the first symbolic test stages the rest
-    of the loop as one staging.while_loop. `cells`: as for if_stmt."""
+    of the loop as one staging.while_loop. `cells`, `arrays`: as for if_stmt."""
     maximum_iterations, shape_invariants = _options(opts)
-    state = tuple(state)
+    state = initial = tuple(state)
     count = 0
     while True:
         if (
@@ -345,6 +420,9 @@ def while_stmt(  # noqa: PLR0913
             if outer_writes:
                 raise _outer_write_error("`while` loop", outer_writes)
             remaining = maximum_iterations - count if maximum_iterations is not None else None
+            state = concrete_arrays.promote_entering(
+                state, concrete_arrays.closure_cells((test, body), (*arrays, *cells))
+            )
             return _staged_loop(
                 test,
                 body,
@@ -357,9 +435,43 @@ def while_stmt(  # noqa: PLR0913
             )
         if not t:
             return state
-        result = body(*state)
+        result = _run_natively(body, initial, state)
         state = () if result is None else result
         count += 1
+
+
+def _run_natively(body, initial, state, *item):
+    """body(*item, *state), an iteration of a loop run natively (see concrete_arrays.carrying)."""
+    args = (*item, *state) if item else state
+    if current_graph() is None:
+        return body(*args)
+    with concrete_arrays.carrying(initial, state, args):
+        return body(*args)
+
+
+def _check_assigned_before(all_names, values, where, kind) -> None:
+    for name, value in zip(all_names, values):
+        if is_maybe_undefined(value):
+            raise errors.UndefinedNameError(
+                f"{where}'{name}' is assigned on only some paths before this staged {kind} and "
+                f"the loop reads or assigns it; a staged loop cannot carry such a name: assign it "
+                f"on every path before the loop"
+            )
+
+
+def _check_assigned_after(all_names, values, where, kind) -> None:
+    for name, value in zip(all_names, values):
+        if (is_undefined(value) and not is_undefined_return(value)) or is_maybe_undefined(value):
+            raise errors.UndefinedNameError(
+                f"{where}'{name}' may be left unassigned by an iteration of this staged {kind}"
+            )
+
+
+def _loop_options(all_names, created, shape_invariants) -> dict:
+    options = {"names": display_names(all_names) + (("<loop ran>",) if created else ())}
+    if shape_invariants:
+        options["shape_invariants"] = shape_invariants
+    return options
 
 
 def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants, kind, cells):  # noqa: C901
@@ -374,13 +486,7 @@ def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants,
     undefined, created = undefined_positions(full)
     fills = {}
 
-    for name, value in zip(all_names, full):
-        if is_maybe_undefined(value):
-            raise errors.UndefinedNameError(
-                f"{where}'{name}' is assigned on only some paths before this staged {kind} and "
-                f"the loop reads or assigns it; a staged loop cannot carry such a name: assign it "
-                f"on every path before the loop"
-            )
+    _check_assigned_before(all_names, full, where, kind)
 
     def split(values):
         ran = values[count] if created else None
@@ -401,6 +507,7 @@ def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants,
     def body_fn(*loop_vars):
         result = body(*split(loop_vars))
         result = (() if result is None else tuple(result)) + cells.get()
+        _check_lists_of_tuples(result, full)
         new = {
             i: placeholder(display_names(all_names)[i], result[i], where, kind)
             for i in undefined
@@ -408,20 +515,12 @@ def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants,
         }
         if new:
             raise Refill(new)
-        for name, value in zip(all_names, result):
-            if (is_undefined(value) and not is_undefined_return(value)) or is_maybe_undefined(
-                value
-            ):
-                raise errors.UndefinedNameError(
-                    f"{where}'{name}' may be left unassigned by an iteration of this staged {kind}"
-                )
+        _check_assigned_after(all_names, result, where, kind)
         ran = (np.bool_(True),) if created else ()
         return tuple(data_structures.to_staged(v) for v in result) + ran
 
-    kwargs = {"names": display_names(all_names) + (("<loop ran>",) if created else ())}
-    if shape_invariants:
-        kwargs["shape_invariants"] = shape_invariants
-    for _attempt in range(len(undefined) + 1):
+    kwargs = _loop_options(all_names, created, shape_invariants)
+    for _attempt in range(len(undefined) + len(full) + 1):
         initial = tuple(fills.get(i, v) for i, v in enumerate(full))
         loop_vars = tuple(data_structures.to_staged(v) for v in initial)
         loop_vars += (np.bool_(False),) if created else ()
@@ -429,6 +528,9 @@ def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants,
             results = staged.while_loop(cond_fn, body_fn, loop_vars, maximum_iterations, **kwargs)
         except Refill as retry:
             fills.update(retry.fill)
+            continue
+        except ListsOfTuples as retry:
+            full = retry.apply(full)
             continue
         except BaseException as error:
             cells.set(full[n:])
@@ -459,16 +561,20 @@ def for_stmt(  # noqa: C901, PLR0913
     cells=(),
     get_state=None,
     set_state=None,
+    arrays=(),
 ):
     """`for item in iterable` natively for Python iterables; one staging.while_loop over a
     symbolic tensor's first axis, a range with a symbolic bound, or enumerate/zip of those.
-    `cells`: as for if_stmt."""
+    `cells`, `arrays`: as for if_stmt."""
     maximum_iterations, shape_invariants = _options(opts)
-    state = tuple(state)
+    state = initial = tuple(state)
     cells = Cells(cells, get_state, set_state)
     if py_builtins.is_staged_iterable(iterable):
         if outer_writes:
             raise _outer_write_error("`for` loop", outer_writes)
+        state = concrete_arrays.promote_entering(
+            state, concrete_arrays.closure_cells((body, extra_test), (*arrays, *cells.names))
+        )
         return _staged_for(
             iterable, extra_test, body, state, names, maximum_iterations, shape_invariants, cells
         )
@@ -485,6 +591,8 @@ def for_stmt(  # noqa: C901, PLR0913
             shape_invariants,
             outer_writes,
             cells,
+            initial,
+            arrays,
         )
     iterator = iter(iterable)
     count = 0
@@ -504,7 +612,7 @@ def for_stmt(  # noqa: C901, PLR0913
             item = next(iterator)
         except StopIteration:
             return state
-        result = body(item, *state)
+        result = _run_natively(body, initial, state, item)
         state = () if result is None else result
         count += 1
 
@@ -536,7 +644,17 @@ def _unrolled_rest(t, iterator, extra_test, body, state, names, limit, cells):
 
 
 def _range_for(  # noqa: PLR0913
-    rng, extra_test, body, state, names, maximum_iterations, shape_invariants, outer_writes, cells
+    rng,
+    extra_test,
+    body,
+    state,
+    names,
+    maximum_iterations,
+    shape_invariants,
+    outer_writes,
+    cells,
+    initial,
+    arrays,
 ):
     """A loop over a concrete range whose break condition may turn symbolic: the remaining
     iterations are then staged."""
@@ -550,12 +668,15 @@ def _range_for(  # noqa: PLR0913
                 raise _outer_write_error("`for` loop", outer_writes)
             rest = py_builtins.StagedRange(rng.start + position * rng.step, rng.stop, rng.step)
             remaining = maximum_iterations - count if maximum_iterations is not None else None
+            state = concrete_arrays.promote_entering(
+                state, concrete_arrays.closure_cells((body, extra_test), (*arrays, *cells.names))
+            )
             return _staged_for(
                 rest, extra_test, body, state, names, remaining, shape_invariants, cells
             )
         if not t:
             return state
-        result = body(item, *state)
+        result = _run_natively(body, initial, state, item)
         state = () if result is None else result
         count += 1
     return state

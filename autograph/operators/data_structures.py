@@ -9,11 +9,35 @@ from staging import errors
 from staging.control_flow import while_loop
 from staging.core.source_map import where
 from staging.core.tensor import is_symbolic
-from staging.state.tensor_array import TensorArray
+from staging.state.tensor_array import TensorArray, TupleList, empty_tuple_list
 
 
 def _is_tensor_array(x) -> bool:
     return getattr(type(x), "_is_tensor_array", False) is True
+
+
+def _is_list_value(x) -> bool:
+    """A staged list: a TensorArray, or a TupleList (a list of tuples, one list per position)."""
+    return _is_tensor_array(x) or isinstance(x, TupleList)
+
+
+def is_empty_list(x) -> bool:
+    """A staged list nothing was ever written to (its element type is unknown yet)."""
+    return _is_tensor_array(x) and x._staged and x._handle.type.element is None
+
+
+def appended(lst, element):
+    """`lst` (a TensorArray or a TupleList) with `element` appended. The first tuple appended
+    to a list nothing was written to makes it a list of tuples (staging.state.tensor_array's
+    TupleList: a staged if or loop traces again with it, see autograph.operators.control_flow)."""
+    if type(element) is tuple and _is_tensor_array(lst):
+        if is_empty_list(lst) or (not lst._staged and not lst._items):
+            return empty_tuple_list(element).append(element)
+        raise errors.UnsupportedOpError(
+            f"{where()}a tuple appended to a staged list that holds other values: a staged list "
+            f"holds values of one kind (all tuples of one length, or all numbers or arrays)"
+        )
+    return lst.append(element)
 
 
 class StagedList:
@@ -49,7 +73,7 @@ class StagedList:
         return (self.tensor_array.read(i) for i in range(len(self)))
 
     def append(self, value):
-        self.tensor_array = self.tensor_array.append(value)
+        self.tensor_array = appended(self.tensor_array, value)
 
     def pop(self):
         self.tensor_array, value = self.tensor_array.pop()
@@ -178,37 +202,42 @@ def is_staged_value(x) -> bool:
 
 
 def to_staged(value):
-    """Loop/branch state as staging expects it: lists become TensorArrays (staged lists also
-    where a tuple or dict holds them, as in `return lst, n`)."""
+    """Loop/branch state as staging expects it: lists become TensorArrays, or TupleLists for
+    lists of tuples (staged lists also where a tuple or dict holds them, as in `return lst,
+    n`)."""
     if isinstance(value, StagedList):
         return value.tensor_array
     if type(value) is list:
+        if value and type(value[0]) is tuple:
+            return TupleList.of(value)
         ta = TensorArray(dtype=None, size=0, dynamic_size=True)
         for item in value:
-            ta = ta.append(item)
+            ta = appended(ta, item)
         return ta
+    if isinstance(value, TupleList):
+        return value
     return _map_nested(value, _staged_list_to_array)
 
 
 def from_staged(value):
-    """State as user code sees it: TensorArrays become StagedLists."""
-    if _is_tensor_array(value):
+    """State as user code sees it: TensorArrays (and TupleLists) become StagedLists."""
+    if _is_list_value(value):
         return StagedList(value)
     return _map_nested(value, _array_to_staged_list)
 
 
 def _staged_list_to_array(value):
-    return (
-        value.tensor_array
-        if isinstance(value, StagedList)
-        else _map_nested(value, _staged_list_to_array)
-    )
+    if isinstance(value, StagedList):
+        return value.tensor_array
+    if isinstance(value, TupleList):
+        return value
+    return _map_nested(value, _staged_list_to_array)
 
 
 def _array_to_staged_list(value):
-    return (
-        StagedList(value) if _is_tensor_array(value) else _map_nested(value, _array_to_staged_list)
-    )
+    if _is_list_value(value):
+        return StagedList(value)
+    return _map_nested(value, _array_to_staged_list)
 
 
 def _map_nested(value, leaf_fn):
@@ -231,9 +260,9 @@ def _map_nested(value, leaf_fn):
 def list_append(target, element):
     """`target.append(element)`; returns the list to use from then on."""
     if isinstance(target, StagedList):
-        return StagedList(target.tensor_array.append(element))
-    if _is_tensor_array(target):
-        return target.append(element)
+        return StagedList(appended(target.tensor_array, element))
+    if _is_list_value(target):
+        return appended(target, element)
     target.append(element)
     return target
 
@@ -243,7 +272,7 @@ def list_pop(target):
     if isinstance(target, StagedList):
         ta, value = target.tensor_array.pop()
         return StagedList(ta), value
-    if _is_tensor_array(target):
+    if _is_list_value(target):
         return target.pop()
     return target, target.pop()
 

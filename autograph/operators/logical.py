@@ -20,11 +20,13 @@ from __future__ import annotations
 import numpy as np
 
 from autograph.operators.contexts import mark_staged_region
-from runtime.types import TensorType, kinds
+from runtime.types import TensorType, UnionType, kinds
 from staging import errors
 from staging.control_flow import cond
+from staging.core import strings
 from staging.core.recording import record
 from staging.core.source_map import where as _where
+from staging.core.strings import is_staged_str
 from staging.core.tensor import is_symbolic
 from staging.numpy_api import complex_operand
 
@@ -49,6 +51,8 @@ def not_(a):
     """`not a`; a logical_not node when a is symbolic. For a Python number known at run time
     (a weak value) `not a` is `a == 0`, which stays a Python bool, as eagerly; for a value that
     is one on some paths, the Python bool of `a == 0` on every path."""
+    if is_staged_str(a):  # an empty string is false
+        return strings.call_method(a, "__len__", ()) == 0
     if is_symbolic(a):
         t = a.type
         if type(t) is TensorType and not t.weak:
@@ -67,6 +71,8 @@ def eq(a, b):
         a = complex_operand(a, b)  # (NumPy's complex128 where b is a 0-d array)
         if type(a) is complex:
             return record("python_number", [np.equal(b, a)], {"kind": bool})
+    if _python_complex_meets_several_kinds(a, b):
+        return record("equal", [a, b])  # (in this order: Python's operator, kind by kind)
     return a == b
 
 
@@ -76,23 +82,32 @@ def not_eq(a, b):
         a = complex_operand(a, b)
         if type(a) is complex:
             return record("python_number", [np.not_equal(b, a)], {"kind": bool})
+    if _python_complex_meets_several_kinds(a, b):
+        return record("not_equal", [a, b])
     return a != b
 
 
 def _python_complex_meets_float64(a, b) -> bool:
-    return (
-        type(a) is complex
-        and is_symbolic(b)
-        and not b.type.weak
-        and b.type.shape == ()
-        and b.type.dtype == np.float64
-    )
+    return type(a) is complex and is_symbolic(b) and b.type == _FLOAT64_SCALAR
+
+
+_FLOAT64_SCALAR = TensorType(np.float64, ())
+
+
+def _python_complex_meets_several_kinds(a, b) -> bool:
+    """A Python complex `a` against a value of several kinds by path (one may be a float64
+    scalar, which complex's own operator takes): the op keeps the operand order, and each kind
+    gives what Python's operator gives it (the reflected `b == a` would be NumPy's on every
+    path)."""
+    return type(a) is complex and is_symbolic(b) and type(b.type) is UnionType
 
 
 def in_(item, container):
     """`item in container`. For a symbolic array `container`, NumPy's `ndarray.__contains__`,
     `(container == item).any()`, staged; the result is a Python bool, as Python makes the result
     of `__contains__` one. Otherwise Python's `in`."""
+    if is_staged_str(container) or is_staged_str(item):
+        return strings.contains(container, item)
     if is_symbolic(container):
         return record("python_number", [np.any(container == item)], {"kind": bool})
     return item in container
@@ -100,7 +115,7 @@ def in_(item, container):
 
 def not_in(item, container):
     """`item not in container`: the negation of in_."""
-    if is_symbolic(container):
+    if is_symbolic(container) or is_staged_str(item):
         return not_(in_(item, container))
     return item not in container
 
@@ -147,6 +162,8 @@ def _mixed_error(op, a, mismatch):
 
 def _as_bool(x):
     """The truth value of an operand, as a boolean (tensor or NumPy bool)."""
+    if is_staged_str(x):
+        return strings.truth(x)
     if is_symbolic(x):
         # (the op itself: `x.astype` is the user's method, which a Python number lacks)
         if all(k.dtype == np.bool_ and not k.weak for k in kinds(x.type)):

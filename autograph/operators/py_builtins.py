@@ -1,21 +1,28 @@
-"""The builtins that behave differently on symbolic values (print, len, range, enumerate, zip,
-min, max, sum), and the staged iterables for loops."""
+"""The builtins and library functions that behave differently on symbolic values (print, len,
+range, enumerate, zip, min, max, sum, any, all, sorted, map, filter, functools.reduce, int,
+float, round, pow, math.*, str/repr/format, isinstance and type of a caught exception), and the
+staged iterables for loops."""
 
 from __future__ import annotations
 
 import builtins
+import functools
 import operator
 import warnings
 
 import numpy as np
 
-from autograph.operators import data_structures, py_reductions
+from autograph.operators import data_structures, py_functional, py_reductions, strings
 from staging import errors
-from staging.core.recording import record
+from staging.core.exceptions import is_caught_exception
+from staging.core.recording import current_graph, record
 from staging.core.source_map import where as _where
+from staging.core.strings import call_method, is_staged_str
 from staging.core.tensor import is_symbolic
 from staging.effects.debugging import print as staged_print
-from staging.kinds.undefined import MaybeMissing
+from staging.kinds.undefined import MaybeMissing, MaybeUndefined, read_all
+from staging.numpy_api import python_calls
+from staging.state import concrete_arrays
 
 # -- staged iterables ------------------------------------------------------
 
@@ -31,19 +38,44 @@ class StagedRange:
     def __repr__(self):
         return f"range({self.start}, {self.stop}, {self.step})"
 
+    def __iter__(self):
+        """Python code iterating the range (a comprehension, a library call): the number of
+        items is only known when the graph runs, so there is nothing to give it now."""
+        raise errors.SymbolicValueError(
+            f"{_where()}iterating {self!r}, whose bounds are known only when the staged graph "
+            f"runs, in Python code that autograph does not convert (a comprehension, a generator "
+            f"expression, a library call): the number of items is unknown while tracing. Write "
+            f"the loop as a `for` statement (a staged loop), appending to a list if needed"
+        )
+
 
 class StagedEnumerate:
+    """enumerate() of a staged iterable: a staged loop in a converted `for`; elsewhere (a
+    comprehension, a library call) Python's enumerate of the items, where their number is known
+    while tracing (a tensor of known first dim)."""
+
     __slots__ = ("iterable", "start")
 
     def __init__(self, iterable, start=0):
         self.iterable, self.start = iterable, start
 
+    def __iter__(self):
+        if not is_symbolic(self.start):
+            return iter(enumerate(self.iterable, self.start))
+        start = _range_bound(self.start)  # (enumerate takes its start as a Python int)
+        return ((start + i, item) for i, item in enumerate(self.iterable))
+
 
 class StagedZip:
+    """zip() with a staged iterable: as StagedEnumerate."""
+
     __slots__ = ("iterables",)
 
     def __init__(self, iterables):
         self.iterables = iterables
+
+    def __iter__(self):
+        return iter(zip(*self.iterables))
 
 
 _STAGED_ITERABLES = (StagedRange, StagedEnumerate, StagedZip, data_structures.StagedList)
@@ -77,6 +109,8 @@ def staged_length(x, clamp=True):  # noqa: C901
         return result
     if isinstance(x, data_structures.StagedList):
         return x.tensor_array.length()
+    if is_staged_str(x):
+        return call_method(x, "__len__", ())
     if is_symbolic(x):
         if x.ndim == 0:
             raise errors.SymbolicValueError(f"{_where()}cannot iterate over a scalar tensor")
@@ -94,6 +128,8 @@ def staged_item(x, i):
         return tuple(staged_item(it, i) for it in x.iterables)
     if isinstance(x, data_structures.StagedList):
         return x.tensor_array.read(i)
+    if concrete_arrays.is_concrete_array(x) and is_symbolic(i):
+        return concrete_arrays.promote(x)[i]  # a NumPy array zipped with a tensor
     return x[i]
 
 
@@ -163,6 +199,8 @@ def zip_(*iterables, **kwargs):
 
 
 def len_(obj):
+    if is_staged_str(obj):
+        return call_method(obj, "__len__", ())
     if isinstance(obj, data_structures.StagedList):
         size = obj.tensor_array.length()
         return size if is_symbolic(size) else int(size)
@@ -172,12 +210,21 @@ def len_(obj):
 
 
 def print_(*args, **kwargs):
-    args = tuple(a.read() if isinstance(a, MaybeMissing) else a for a in args)
-    if any(is_symbolic(a) or isinstance(a, data_structures.StagedList) for a in args):
-        if set(kwargs) - {"sep", "end"}:
-            raise TypeError(f"{_where()}staged print() supports only sep= and end=")
-        return staged_print(*args, **kwargs)
-    return print(*args, **kwargs)
+    """print(): inside a trace a staged print, printing on every call (Python values' text fixed
+    now, staged values' when the graph runs); otherwise Python's."""
+    if current_graph() is None:
+        return print(*args, **kwargs)
+    args = tuple(_printed(a) for a in args)
+    return staged_print(*args, **read_all(kwargs))
+
+
+def _printed(a):
+    """An argument of print as it prints: a name or attribute set on some paths read (checked),
+    a staged list as the list it is when the graph runs."""
+    a = a.read() if isinstance(a, MaybeUndefined) else a
+    if isinstance(a, data_structures.StagedList):
+        return a.tensor_array._handle
+    return a
 
 
 def hasattr_(obj, name):
@@ -208,6 +255,8 @@ def _python_number(kind):
     def convert(*args, **kwargs):
         if len(args) == 1 and not kwargs and is_symbolic(args[0]):
             x = args[0]
+            if is_staged_str(x):  # int("12"): parsed when the graph runs, as eagerly
+                return record("python_number", [x], {"kind": kind})
             if x.ndim != 0:
                 raise errors.SymbolicValueError(
                     f"{_where()}{kind.__name__}() of a symbolic array of shape {x.static_shape}: only a "
@@ -220,7 +269,140 @@ def _python_number(kind):
     return convert
 
 
+# -- library calls over staged iterables ------------------------------------------------------
+
+MAX_ITEMS = 10_000  # the most items Python code may take out of one staged iterable while tracing
+
+
+def static_items(x, what: str) -> list:
+    """The items of a staged iterable whose length is known while tracing, as a Python list (one
+    graph value each); where it is known only when the graph runs, a refusal naming the line."""
+    n = staged_length(x)
+    if is_symbolic(n):
+        raise errors.SymbolicValueError(
+            f"{_where()}{what} of {_described(x)}, whose length is known only when the staged "
+            f"graph runs: the number of Python values it gives would be too. Write the loop as a "
+            f"`for` statement (a staged loop), or use NumPy on the whole array"
+        )
+    if n > MAX_ITEMS:
+        raise errors.SymbolicValueError(
+            f"{_where()}{what} of {_described(x)} would take {n} Python values out of it while "
+            f"tracing (at most {MAX_ITEMS}); use a `for` statement (a staged loop) or NumPy"
+        )
+    return [staged_item(x, i) for i in range(int(n))]
+
+
+def _described(x) -> str:
+    if is_symbolic(x):
+        return f"a symbolic tensor <{x.type}>"
+    if isinstance(x, data_structures.StagedList):
+        return "a list built by a staged loop"
+    return f"{type(x).__name__.replace('Staged', '').lower()}() of symbolic values"
+
+
+def reduce_(function, iterable, *initial):
+    """functools.reduce: Python's left fold, the function called through converted code; over a
+    staged iterable of unknown length, a staged loop."""
+    if len(initial) > 1:
+        return functools.reduce(function, iterable, *initial)  # Python's TypeError
+    start = initial[0] if initial else py_functional.MISSING
+    if is_staged_iterable(iterable):
+        n = staged_length(iterable)
+        if is_symbolic(n):
+            item = functools.partial(staged_item, iterable)
+            return py_functional.staged_fold(function, n, item, start)
+        return py_functional.fold(function, static_items(iterable, "functools.reduce()"), start)
+    try:
+        items = iter(iterable)
+    except TypeError:
+        return functools.reduce(function, iterable, *initial)  # Python's TypeError
+    return py_functional.fold(function, items, start)
+
+
+def _listed(iterable, what):
+    return static_items(iterable, what) if is_staged_iterable(iterable) else iterable
+
+
+def map_(function, *iterables):
+    """map(): Python's lazy map over the items (a staged iterable's, listed), the function
+    called through converted code."""
+    if not iterables:
+        return map(function)  # Python's TypeError
+    return py_functional.mapped(function, [_listed(it, "map()") for it in iterables])
+
+
+def filter_(function, iterable):
+    return py_functional.filtered(function, _listed(iterable, "filter()"))
+
+
+def sorted_(iterable, /, *, key=None, reverse=False):
+    """sorted(): Python's stable sort; where the items or keys are symbolic, of the run-time
+    keys (one python_sort node) giving the list of the items in that order."""
+    if isinstance(iterable, data_structures.StagedList) and is_symbolic(staged_length(iterable)):
+        return py_functional.sort_staged_list(iterable, key, reverse)
+    items = list(_listed(iterable, "sorted()"))
+    keys = items if key is None else [py_functional.call_user(key, item) for item in items]
+    if not (py_reductions._has_symbolic(items) or py_reductions._has_symbolic(keys)):
+        order = sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
+        return [items[i] for i in order]
+    return py_functional.sort_items(items, keys, reverse)
+
+
+def _extreme_over(reduction, name):
+    """min() / max(): a staged iterable with key= (or a zip/enumerate/range of one) gives its
+    items; a tensor or staged list without key= is reduced by py_reductions."""
+
+    def call(*args, **kwargs):
+        if len(args) == 1 and is_staged_iterable(args[0]):
+            sequence = is_symbolic(args[0]) or isinstance(args[0], data_structures.StagedList)
+            if kwargs.get("key") is not None or not sequence:
+                args = (static_items(args[0], f"{name}()"),)
+        return reduction(*args, **kwargs)
+
+    call.__name__ = f"{name}_"
+    return call
+
+
+def _truth_of(wanted):
+    """any() (wanted True) / all() (wanted False): the first item whose truth is `wanted`
+    decides, as Python's; staged where the items are symbolic."""
+
+    def call(iterable):
+        if is_symbolic(iterable):
+            return py_functional.tensor_truth(iterable, wanted)
+        if isinstance(iterable, data_structures.StagedList):
+            return py_functional.tensor_truth(iterable.stack(), wanted)
+        if is_staged_iterable(iterable):
+            iterable = static_items(iterable, f"{'any' if wanted else 'all'}()")
+        if type(iterable) in (list, tuple):  # computed already: no item is left to skip
+            return py_functional.truth_of_all(iterable, wanted)
+        return py_functional.short_circuit(iter(iterable), wanted)
+
+    call.__name__ = "any_" if wanted else "all_"
+    return call
+
+
+def isinstance_(obj, classinfo):
+    """isinstance(); of an exception a staged `try` caught when the graph runs, staged (a Python
+    bool known when the graph runs) unless its classes answer it now."""
+    if not is_caught_exception(obj):
+        return builtins.isinstance(obj, classinfo)
+    flat = classinfo if builtins.isinstance(classinfo, tuple) else (classinfo,)
+    if all(issubclass(c, flat) for c in obj.classes):
+        return True
+    return record("exception_matches", [obj], {"classes": flat})
+
+
+def type_(*args):
+    """type(); of an exception a staged `try` caught when the graph runs, refused (its class is
+    known only then)."""
+    if len(args) == 1 and is_caught_exception(args[0]):
+        raise args[0]._unknown("type()")
+    return builtins.type(*args)
+
+
 OVERRIDES = {
+    **python_calls.OVERRIDES,  # math.*, round, pow: staged on symbolic numbers
     builtins.int: _python_number(int),
     builtins.float: _python_number(float),
     builtins.bool: _python_number(bool),
@@ -230,9 +412,27 @@ OVERRIDES = {
     builtins.range: range_,
     builtins.enumerate: enumerate_,
     builtins.zip: zip_,
-    builtins.min: py_reductions.min_,
-    builtins.max: py_reductions.max_,
+    builtins.min: _extreme_over(py_reductions.min_, "min"),
+    builtins.max: _extreme_over(py_reductions.max_, "max"),
     builtins.sum: py_reductions.sum_,
     builtins.hasattr: hasattr_,
     builtins.getattr: getattr_,
+    builtins.map: map_,
+    builtins.filter: filter_,
+    builtins.sorted: sorted_,
+    builtins.any: _truth_of(True),
+    builtins.all: _truth_of(False),
+    functools.reduce: reduce_,
+    **strings.OVERRIDES,
+    builtins.isinstance: isinstance_,
+    builtins.type: type_,
 }
+
+
+def is_overridden(func) -> bool:
+    """Whether converted code calls `func` through OVERRIDES (the converter routes such calls
+    through ag__.call)."""
+    try:
+        return func in OVERRIDES
+    except TypeError:  # an unhashable callable
+        return False

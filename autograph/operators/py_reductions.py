@@ -1,132 +1,177 @@
 """min, max and sum on symbolic values, with Python's semantics.
 
-min/max return the first extreme operand (compared with `<` / `>`), sum is a left fold
-from `start`.
+min/max return the first extreme operand (compared with `<` / `>`, by key= when given) as it
+is; sum is a left fold from `start`.
 """
 
 from __future__ import annotations
 
 import builtins
+import operator
 
 import numpy as np
 
-from autograph.operators import data_structures
+from autograph.operators import data_structures, py_functional
+from runtime.types import kinds
 from staging import control_flow, errors
+from staging.core.recording import record
 from staging.core.source_map import where as _where
 from staging.core.tensor import is_symbolic
 
-_PY_NUMBERS = (bool, int, float, complex)
-_KINDS = {bool: "b", int: "iu", float: "f", complex: "c"}
+_MISSING = py_functional.MISSING
 
 
 def _has_symbolic(items) -> bool:
-    return any(is_symbolic(v) or isinstance(v, data_structures.StagedList) for v in items)
+    return any(
+        is_symbolic(v)
+        or isinstance(v, data_structures.StagedList)
+        or (type(v) is tuple and _has_symbolic(v))
+        for v in items
+    )
 
 
 def min_(*args, **kwargs):
     """`min(...)`: with symbolic operands, the first operand not greater than the others."""
-    return _extreme(builtins.min, "min", np.less, args, kwargs)
+    return _extreme(builtins.min, "min", operator.lt, args, kwargs)
 
 
 def max_(*args, **kwargs):
     """`max(...)`: with symbolic operands, the first operand not less than the others."""
-    return _extreme(builtins.max, "max", np.greater, args, kwargs)
+    return _extreme(builtins.max, "max", operator.gt, args, kwargs)
 
 
 def _extreme(python, name, better, args, kwargs):
-    if len(args) == 1:
-        (items,) = args
-        if is_symbolic(items) or isinstance(items, data_structures.StagedList):
-            _no_kwargs(name, kwargs)
-            return _extreme_of_tensor(name, items, better)
-        if not (type(items) in (list, tuple) and _has_symbolic(items)):
-            return python(*args, **kwargs)
-        items = list(items)
-        if not items:
-            return python(*args, **kwargs)
-    else:
-        items = list(args)
-        if not _has_symbolic(items):
-            return python(*args, **kwargs)
-    _no_kwargs(name, kwargs)
-    dtype = _common_dtype(name, items)
-    best = _operand(items[0], dtype)
-    for item in items[1:]:
-        item = _operand(item, dtype)
-        # Python keeps the current best unless the new item is strictly better.
-        best = np.where(better(item, best), item, best)
+    """Python's min/max: the first item whose key no later one beats (`better`), as it is (a
+    staged `if` per comparison keeps each item's own type: a Python float and a float64 scalar
+    stay what they are). A tensor or a staged list without key= is reduced (np.min/np.max)."""
+    if set(kwargs) - {"key", "default"} or (len(args) > 1 and "default" in kwargs) or not args:
+        return python(*args, **kwargs)  # Python's TypeError
+    key, default = kwargs.get("key"), kwargs.get("default", _MISSING)
+    if len(args) == 1 and _is_sequence(args[0]) and key is None:
+        return _extreme_of_tensor(name, args[0], better, default)
+    items = list(args[0]) if len(args) == 1 else list(args)
+    if not items:
+        return python(items, **kwargs)  # the default, or Python's ValueError
+    keys = items if key is None else [py_functional.call_user(key, item) for item in items]
+    if not (_has_symbolic(items) or _has_symbolic(keys)):
+        best = 0
+        for i in range(1, len(items)):
+            if better(keys[i], keys[best]):
+                best = i
+        return items[best]
+    return _chosen(name, items, keys, better)
+
+
+def _is_sequence(x) -> bool:
+    return is_symbolic(x) or isinstance(x, data_structures.StagedList)
+
+
+def _chosen(name, items, keys, better):
+    for k in keys:
+        for part in k if type(k) is tuple else (k,):
+            _scalar_operand(name, part)
+    best, best_key = items[0], keys[0]
+    for item, k in zip(items[1:], keys[1:]):
+        wins = _compare(better, k, best_key)
+        if is_symbolic(wins):
+            best, best_key = control_flow.cond(
+                wins, lambda item=item, k=k: (item, k), lambda b=best, bk=best_key: (b, bk)
+            )
+        elif wins:
+            best, best_key = item, k
     return best
 
 
-def _no_kwargs(name, kwargs):
-    if kwargs:
+def _compare(better, a, b):
+    """`better(a, b)`; for tuples Python's lexicographic order: the first entries that differ
+    decide, else the shorter tuple is less (staged where entries are symbolic)."""
+    if not (type(a) is tuple and type(b) is tuple and _has_symbolic((a, b))):
+        return better(a, b)
+    result = better(len(a), len(b))
+    for x, y in reversed(list(zip(a, b))):
+        same = x == y
+        if is_symbolic(same) or is_symbolic(result):
+            result = np.where(same, result, better(x, y))
+        else:
+            result = result if same else better(x, y)
+    return result
+
+
+def _scalar_operand(name, x):
+    """Python compares arrays elementwise: their truth value is ambiguous."""
+    if isinstance(x, data_structures.StagedList):
+        x = x.stack()
+    shape = x.static_shape if is_symbolic(x) else np.shape(x) if isinstance(x, np.ndarray) else ()
+    if shape != ():
         raise errors.SymbolicValueError(
-            f"{_where()}{name}(..., {', '.join(f'{k}=' for k in kwargs)}) of symbolic values is not "
-            f"supported; compare the values yourself (np.where) or call {name}() on concrete ones"
+            f"{_where()}{name}() of arrays compares them with `<`, whose truth value is "
+            f"ambiguous for an array of shape {tuple(shape)}; use np.minimum / np.maximum or "
+            f"np.min / np.max"
         )
 
 
-def _dtype_of(x):
-    if isinstance(x, data_structures.StagedList):
-        x = x.stack()
-    if is_symbolic(x) or isinstance(x, (np.ndarray, np.generic)):
-        if (x.static_shape if is_symbolic(x) else x.shape) != ():
+def _extreme_of_tensor(name, items, better, default=_MISSING):
+    """min/max over the first axis of a tensor (or a staged list): Python compares element by
+    element and keeps the first extreme one; a NaN first element is never replaced and later
+    NaNs are never chosen. The items of a staged list that are Python numbers give a Python
+    number, as Python's min/max returns the item itself."""
+    python_kind = None
+    if isinstance(items, data_structures.StagedList):
+        python_kind = _python_kind(name, items)
+        items = items.stack()
+    if default is not _MISSING:
+        n = items.static_shape[0] if items.static_ndim else None
+        if n is None:
             raise errors.SymbolicValueError(
-                f"{_where()}min()/max() of arrays compares them with `<`, whose truth value is "
-                f"ambiguous for an array of shape {tuple(x.shape)}; use np.minimum / np.maximum or "
-                f"np.min / np.max"
+                f"{_where()}{name}(..., default=...) of a tensor whose length is known only when "
+                f"the graph runs: whether the default is the result would depend on it; check "
+                f"len() first"
             )
-        return np.dtype(x.dtype)
+        if n == 0:
+            return default
+    found = _extreme_of_array(name, items, better)
+    if python_kind is not None:
+        return record("python_number", [found], {"kind": python_kind})
+    return found
+
+
+def _python_kind(name, items):
+    """The Python type of a staged list's items when they are Python numbers (else None)."""
+    ta = items.tensor_array
+    element = ta._handle.type.element if ta._staged else None
+    found = kinds(element) if element is not None else ()
+    if found and all(k.weak for k in found):
+        if len({k.python_type for k in found}) == 1:
+            return found[0].python_type
+    if any(k.weak for k in found):
+        raise errors.SymbolicValueError(
+            f"{_where()}{name}() of a list holding Python numbers and NumPy values "
+            f"({' | '.join(map(str, found))}): the result's type would depend on which is chosen; "
+            f"give the items one type"
+        )
     return None
 
 
-def _common_dtype(name, items):
-    """The one dtype of the operands, when the result's dtype does not depend on which operand
-    is chosen; else a clear error (Python returns the chosen operand as it is)."""
-    strong = {d for d in map(_dtype_of, items) if d is not None}
-    weak = [type(v) for v in items if type(v) in _PY_NUMBERS]
-    other = [v for v in items if type(v) not in _PY_NUMBERS and _dtype_of(v) is None]
-    if other:
+def _extreme_of_array(name, items, better):
+    if items.static_ndim != 1:
         raise errors.SymbolicValueError(
-            f"{_where()}{name}() of a symbolic value and a {type(other[0]).__name__}: only numbers "
-            f"and tensors can be compared in a staged function"
-        )
-    if len(strong) == 1:
-        (dtype,) = strong
-        if all(dtype.kind in _KINDS[t] for t in weak):
-            return dtype
-    kinds = sorted({str(d) for d in strong} | {t.__name__ for t in weak})
-    raise errors.SymbolicValueError(
-        f"{_where()}{name}() of operands of different types ({', '.join(kinds)}): Python returns "
-        f"the chosen operand as it is, so the result's type would depend on the values, which are "
-        f"only known when the graph runs; cast the operands to one dtype first"
-    )
-
-
-def _operand(x, dtype):
-    if is_symbolic(x):
-        return x
-    return np.asarray(x, dtype=dtype)[()]
-
-
-def _extreme_of_tensor(name, items, better):
-    """min/max over the first axis of a tensor (or a staged list): Python compares element by
-    element and keeps the first extreme one; a NaN first element is never replaced and later
-    NaNs are never chosen."""
-    if isinstance(items, data_structures.StagedList):
-        items = items.stack()
-    if items.ndim != 1:
-        raise errors.SymbolicValueError(
-            f"{_where()}{name}() of a tensor of shape {tuple(items.shape)} compares its rows with "
+            f"{_where()}{name}() of a tensor of shape {items.static_shape} compares its rows with "
             f"`<`, whose truth value is ambiguous; use np.{name}(x, axis=0)"
         )
-    reduce = np.min if name == "min" else np.max
-    if items.dtype.kind not in "fc":
-        return reduce(items)
-    first = items[0]
+    kind = items.static_dtype.kind
+    if kind == "c":
+        raise TypeError(
+            f"{_where()}'<' not supported between instances of complex numbers: {name}() of a "
+            f"complex tensor compares its elements"
+        )
+    # Python keeps the first of equal extremes (-0.0 before 0.0), never replaces a NaN first
+    # element and never chooses a later NaN: the first index of the extreme, NaNs left out
+    find = np.argmin if name == "min" else np.argmax
+    if kind != "f":
+        return items[find(items)]
     fill = np.inf if name == "min" else -np.inf
-    rest = reduce(np.where(np.isnan(items), fill, items))
-    return np.where(np.isnan(first), first, rest)
+    index = np.where(np.isnan(items[0]), 0, find(np.where(np.isnan(items), fill, items)))
+    return items[index]
 
 
 def sum_(iterable, start=0):

@@ -99,7 +99,7 @@ def placeholder(name, value, where, kind):
         what = "a list" if data_structures.is_staged_value(value) else f"a {type(value).__name__}"
         raise errors.UndefinedNameError(
             f"{where}'{name}' is first assigned inside this staged {kind}, to {what}; a staged "
-            f"loop can create only tensors and numbers (or tuples, lists and dicts of them); "
+            f"loop can create only tensors, numbers and strs (or tuples, lists and dicts of them); "
             f"assign it before the loop"
         )
     return make()

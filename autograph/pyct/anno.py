@@ -18,6 +18,14 @@ class Basic(_Key):
         "Assign/Return: made by the return converter (the assignment of a user "
         "`return`'s value, or the function's one final `return`)"
     )
+    LOWERED_JUMP = (
+        "Assign: `flag = True` of a lowered `continue`, `break` or `return` (the value is "
+        "that word)"
+    )
+    TRY_ELSE = (
+        "If: the `if no_error:` running a `try`'s `else:` block after it (the try_and_with "
+        "converter); the value is that Try"
+    )
     RETURN_FLAG = (
         "FunctionDef: (flag, value) names of the return converter's `do_return` and "
         "`retval_`, when returns inside its statements were lowered to them"
@@ -27,14 +35,14 @@ class Basic(_Key):
 class Static(_Key):
     """Annotations of the static analyses (pyct/static_analysis), each a frozenset of names."""
 
-    LIVE_IN = "If/While/For: names live on entry (for loops: at the loop head)"
-    LIVE_OUT = "If/While/For: names live after the statement"
+    LIVE_IN = "If/While/For/Try: names live on entry (for loops: at the loop head)"
+    LIVE_OUT = "If/While/For/Try: names live after the statement"
     SOURCE_DEAD_AT_HEAD = (
         "While/For: names its body assigns that the user's code, before "
         "break/continue/return were lowered, does not read at the loop head"
     )
     DEFINED_IN = (
-        "If/While/For: names that may be bound at this point in the Python function "
+        "If/While/For/Try: names that may be bound at this point in the Python function "
         "holding it in converted code (the function itself or a branch/loop body)"
     )
     CELLS = (

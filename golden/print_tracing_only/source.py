@@ -1,4 +1,5 @@
-"""Seed example (myadd): a Python print runs only while tracing; staging.print is staged."""
+"""Seed example (myadd): print and staging.print are both staged (they print on every call; in
+TensorFlow a Python print runs only while tracing)."""
 
 import numpy as np
 

@@ -8,10 +8,13 @@ from . import (  # noqa: F401  (imported to register their ops)
     indexing,
     linalg,
     matrices,
+    python_calls,
     random,
     reductions,
+    selection,
     shape_ops,
     statistics,
+    strings,
 )
 from .elementwise import OPERATOR_EXPRS, UFUNCS  # noqa: F401
 from .reductions import REDUCTIONS  # noqa: F401

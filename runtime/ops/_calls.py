@@ -62,54 +62,97 @@ def probe_dtypes(func, args, attrs, num_outputs) -> list[np.dtype]:
     return [np.asarray(r).dtype for r in _outputs(result, num_outputs)]
 
 
+def _splitter(func, arrays, named):
+    """How a node's inputs and attrs become func's arguments: (inputs, attrs) -> (args, kwargs,
+    the attrs that are func's other parameters)."""
+    if named:
+        first = next(iter(signature(func).parameters))
+
+        def split(inputs, attrs):
+            # the first parameter by position (it may be positional-only), the others by name
+            rest = {k: v for k, v in attrs.items() if k != "names"}
+            names = attrs["names"]
+            given = dict(zip(names, inputs))
+            args = (given.pop(first),) if names and names[0] == first else ()
+            return args, {**given, **rest}, rest
+
+        return split
+    npos = _positional_count(func, arrays)
+    names = tuple(arrays or ())
+
+    def split(inputs, attrs):
+        keywords = {names[i]: x for i, x in enumerate(inputs) if i >= npos}
+        return tuple(inputs[:npos]), {**keywords, **attrs}, attrs
+
+    return split
+
+
+def _typed(name, dtypes, shapes, num_outputs):
+    """The output type(s) of dtypes and shapes."""
+    if num_outputs == 1:
+        return TensorType(dtypes[0], shapes)
+    if len(dtypes) != len(shapes):
+        raise TypeError(f"{name}: {len(dtypes)} outputs, but the shape rule gives {len(shapes)}")
+    return tuple(TensorType(d, s) for d, s in zip(dtypes, shapes))
+
+
 def register_call(  # noqa: PLR0913
     name,
     func,
     shape,
     *,
     arrays=None,
+    named=False,
     num_outputs=1,
     probe=None,
     doc=None,
     may_alias_input=False,
     min_inputs=1,
+    python_result=None,
+    dtypes=None,
     **fields,
 ):
     """Registers op `name` computing `func(*inputs, **attrs)`.
 
     arrays: the names of func's array parameters, in order; inputs fill them from the first
-    (None: every input is positional). shape(*shapes, **attrs) gives the output shape, or a
-    tuple of them when num_outputs != 1. probe(*types, **attrs) gives the stand-in arguments
-    func runs on for the dtypes (default: `stand_in` of each input). `fields`: other OpDef
-    fields.
+    (None: every input is positional). named: inputs are passed by name instead, the names of
+    those given in the node's attr `names` (an optional array may then be absent before a
+    later one: np.cov(m, aweights=w)). shape(*shapes, **attrs) gives the output shape, or a
+    tuple of them when num_outputs != 1 (named: shape({name: shape}, **attrs)).
+    probe(*types, **attrs) gives the stand-in arguments func runs on for the dtypes (default:
+    `stand_in` of each input). python_result: the Python type (bool, int, float) of func's
+    single result when NumPy returns a Python number (np.array_equal, np.allclose): its type is
+    then that weak type. dtypes(*types, **attrs), when given, gives the output dtypes instead of
+    the probe (the result is the input's dtype, whatever the values: np.delete, np.partition).
+    `fields`: other OpDef fields.
     """
-    npos = _positional_count(func, arrays)
-    names = tuple(arrays or ())
+    split = _splitter(func, arrays, named)
     probe = probe or default_probe
 
     def call(inputs, attrs):
-        keywords = {names[i]: x for i, x in enumerate(inputs) if i >= npos}
-        result = func(*inputs[:npos], **keywords, **attrs)
+        args, kwargs, _ = split(inputs, attrs)
+        result = func(*args, **kwargs)
         return result if num_outputs == 1 else _outputs(result, num_outputs)
+
+    def shapes_of(types, attrs):
+        shapes = [shape_of(t) for t in types]
+        if named:
+            _, _, rest = split(types, attrs)
+            return shape(dict(zip(attrs["names"], shapes)), **rest)
+        return shape(*shapes, **attrs)
 
     def infer(*types, **attrs):
         if len(types) < min_inputs:
             raise TypeError(f"{name} takes at least {min_inputs} input(s), got {len(types)}")
         for t in types:
             check_type(t, f"{name} input")
-        shapes = shape(*[shape_of(t) for t in types], **attrs)
-        args = probe(*types, **attrs)
-        keywords = {names[i]: x for i, x in enumerate(args) if i >= npos}
-        dtypes = probe_dtypes(
-            lambda *a, **k: func(*a, **keywords, **k), args[:npos], attrs, num_outputs
-        )
-        if num_outputs == 1:
-            return TensorType(dtypes[0], shapes)
-        if len(dtypes) != len(shapes):
-            raise TypeError(
-                f"{name}: {len(dtypes)} outputs, but the shape rule gives {len(shapes)}"
-            )
-        return tuple(TensorType(d, s) for d, s in zip(dtypes, shapes))
+        shapes = shapes_of(types, attrs)
+        if python_result is not None:
+            return TensorType.python_scalar(python_result)
+        if dtypes is not None:
+            return _typed(name, dtypes(*types, **attrs), shapes, num_outputs)
+        args, kwargs, _ = split(probe(*types, **attrs), attrs)
+        return _typed(name, probe_dtypes(func, args, kwargs, num_outputs), shapes, num_outputs)
 
     def make_kernel(**attrs):
         return lambda *inputs: call(inputs, attrs)
@@ -123,8 +166,32 @@ def register_call(  # noqa: PLR0913
         num_outputs=num_outputs,
         may_alias_input=may_alias_input,
         doc=doc or qualified,
+        weak_results=python_result is not None,
         **fields,
     )(lambda *xs, **attrs: call(xs, attrs))
+
+
+def lower_by_name(jnp_name, arrays=None, outputs=1):
+    """A JAX lowering calling `jax.numpy.<jnp_name>` as the kernel calls the NumPy function:
+    `arrays` None: the inputs by name (a `named` op), else the first input by position and the
+    later ones by their names in `arrays`. outputs None: the result as a tuple."""
+
+    def lower(ctx, node, *inputs, **attrs):
+        target = ctx.jnp
+        for part in jnp_name.split("."):
+            target = getattr(target, part)
+        if arrays is None:
+            rest = {k: v for k, v in attrs.items() if k != "names"}
+            result = target(**dict(zip(attrs["names"], inputs)), **rest)
+        else:
+            keywords = {arrays[i]: x for i, x in enumerate(inputs) if i >= 1}
+            result = target(inputs[0], **keywords, **attrs)
+        if outputs is None:
+            return tuple(result) if isinstance(result, (tuple, list)) else (result,)
+        return result
+
+    lower.__name__ = f"lower_{jnp_name}"
+    return lower
 
 
 def _numpy_name(func) -> str:

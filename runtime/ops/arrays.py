@@ -1,7 +1,7 @@
 """Array-API manipulation and search functions beyond the core ones: tril/triu, tile, pad,
-take_along_axis, searchsorted, count_nonzero, cumulative_sum/prod, diff, linspace, empty_like,
-repeat with an array of repeats, and the functions whose result size depends on the data
-(unique_*: those dims are unknown, None)."""
+resize, take_along_axis, searchsorted, count_nonzero, cumulative_sum/prod, diff,
+linspace/logspace/geomspace, empty_like, repeat with an array of repeats, and the functions
+whose result size depends on the data (unique_*: those dims are unknown, None)."""
 
 from __future__ import annotations
 
@@ -247,3 +247,34 @@ register_call(
 register_call(
     "imag", np.imag, same_shape, may_alias_input=True, doc="np.imag(x) (a view for a complex x)"
 )
+
+
+def _logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    shape = _linspace(start, stop, num, endpoint, False, dtype, axis)
+    if np.ndim(base) == 0:
+        return shape
+    if None in start or None in stop:
+        raise ValueError("np.logspace with an array `base` needs the sizes of `start` and `stop`")
+    zeros = [np.zeros(s) for s in (start, stop)]
+    return np.logspace(*zeros, num, endpoint, base, axis=axis).shape
+
+
+def _resize(a, new_shape):
+    dims = new_shape if isinstance(new_shape, tuple) else (new_shape,)
+    dims = tuple(as_index(d, "new_shape") for d in dims)
+    if any(d < 0 for d in dims):
+        raise ValueError("all elements of `new_shape` must be non-negative")
+    return dims
+
+
+register_call("logspace", np.logspace, _logspace, arrays=("start", "stop"), min_inputs=2)
+register_call(
+    "geomspace",
+    np.geomspace,
+    lambda start, stop, num=50, endpoint=True, dtype=None, axis=0: _linspace(
+        start, stop, num, endpoint, False, dtype, axis
+    ),
+    arrays=("start", "stop"),
+    min_inputs=2,
+)
+register_call("resize", np.resize, _resize)

@@ -1,4 +1,6 @@
-"""np.linalg: decompositions, solvers, determinants, norms, cross and tensor products.
+"""np.linalg: decompositions, solvers, determinants, norms, cross and tensor products; the
+other products (kron, inner, vdot, multi_dot) and the matrices built from a vector
+(diagflat, vander).
 
 Each op is NumPy's function itself (batched over leading dims as NumPy batches it); the rules
 give NumPy's shapes and the errors NumPy raises for shapes (`LinAlgError` for a matrix that is
@@ -12,7 +14,7 @@ import warnings
 import numpy as np
 
 from ._calls import register_call, stand_in
-from ._rules import as_index, fmt_shape, normalize_axes, normalize_axis
+from ._rules import as_index, fmt_shape, known_prod, normalize_axes, normalize_axis
 from .elementwise import broadcast
 
 LinAlgError = np.linalg.LinAlgError
@@ -269,3 +271,117 @@ register_call("linalg.cross", linalg.cross, _linalg_cross, probe=_cross3_probe, 
 register_call("linalg.outer", linalg.outer, _linalg_outer, min_inputs=2)
 register_call("cross", np.cross, _cross, probe=_cross_probe, min_inputs=2)
 register_call("tensordot", np.tensordot, _tensordot, min_inputs=2)
+
+
+# -- building matrices and products beyond matmul ----------------------------------------------
+
+
+def _diagflat(v, k=0):
+    n = known_prod(v)
+    size = None if n is None else n + abs(as_index(k, "k"))
+    return (size, size)
+
+
+def _vander(x, N=None, increasing=False):  # noqa: N803 - NumPy's name
+    if len(x) != 1:
+        raise ValueError("x must be a one-dimensional array or sequence.")
+    return (x[0], x[0] if N is None else as_index(N, "N"))
+
+
+def _kron(a, b):
+    n = max(len(a), len(b))
+    a = (1,) * (n - len(a)) + tuple(a)
+    b = (1,) * (n - len(b)) + tuple(b)
+    return tuple(None if p is None or q is None else p * q for p, q in zip(a, b))
+
+
+def _inner(a, b):
+    if not a or not b:
+        return broadcast(a, b)
+    if a[-1] is not None and b[-1] is not None and a[-1] != b[-1]:
+        raise ValueError(
+            f"shapes {fmt_shape(a)} and {fmt_shape(b)} not aligned: {a[-1]} (dim {len(a) - 1}) "
+            f"!= {b[-1]} (dim {len(b) - 1})"
+        )
+    return tuple(a[:-1]) + tuple(b[:-1])
+
+
+def _vdot(a, b):
+    n, m = known_prod(a), known_prod(b)
+    if n is not None and m is not None and n != m:
+        np.vdot(np.zeros(n, np.bool_), np.zeros(m, np.bool_))  # NumPy's own error
+    return ()
+
+
+def _lstsq(a, b, rcond=None):
+    if len(a) != 2:
+        raise LinAlgError(f"{len(a)}-dimensional array given. Array must be two-dimensional")
+    if len(b) not in (1, 2):
+        raise LinAlgError(f"{len(b)}-dimensional array given. Array must be one or two-dimensional")
+    m, n = a
+    if m is not None and b[0] is not None and m != b[0]:
+        raise LinAlgError("Incompatible dimensions")
+    x = (n,) + tuple(b[1:])
+    # the residuals are empty unless the rank is full and m > n: their length depends on values
+    return x, (None,), (), (_min_dim(m, n),)
+
+
+def _cond(x, p=None):
+    _stacked(x)
+    if p is not None and p not in (2, -2):
+        _square(x)
+    return tuple(x[:-2])
+
+
+def _multi_dot_kernel(*arrays):
+    return np.linalg.multi_dot(arrays)
+
+
+def _multi_dot(*shapes):
+    """np.linalg.multi_dot of three or more arrays (of two it is np.dot: the frontend records
+    `dot`)."""
+    if len(shapes) < 3:
+        raise ValueError("multi_dot of fewer than three arrays is np.dot")
+    first, last = shapes[0], shapes[-1]
+    chain = [(1, *first) if len(first) == 1 else first, *shapes[1:-1]]
+    chain.append((*last, 1) if len(last) == 1 else last)
+    for s in chain:
+        if len(s) != 2:
+            raise LinAlgError(f"{len(s)}-dimensional array given. Array must be two-dimensional")
+    for left, right in zip(chain, chain[1:]):
+        if left[1] is not None and right[0] is not None and left[1] != right[0]:
+            raise ValueError(
+                f"shapes {fmt_shape(left)} and {fmt_shape(right)} not aligned: {left[1]} (dim 1) "
+                f"!= {right[0]} (dim 0)"
+            )
+    out = []
+    if len(first) == 2:
+        out.append(first[0])
+    if len(last) == 2:
+        out.append(last[1])
+    return tuple(out)
+
+
+register_call("diagflat", np.diagflat, _diagflat)
+register_call("vander", np.vander, _vander)
+register_call("kron", np.kron, _kron, min_inputs=2)
+register_call("inner", np.inner, _inner, min_inputs=2)
+register_call("vdot", np.vdot, _vdot, min_inputs=2)
+register_call(
+    "linalg.lstsq",
+    linalg.lstsq,
+    _lstsq,
+    num_outputs=4,
+    min_inputs=2,
+    unlowerable="the length of its residuals depends on the rank NumPy finds, which "
+    "jax.numpy.linalg.lstsq does not follow; keep the interpreter",
+)
+register_call("linalg.cond", linalg.cond, _cond)
+register_call(
+    "linalg.multi_dot",
+    _multi_dot_kernel,
+    _multi_dot,
+    min_inputs=3,
+    doc="np.linalg.multi_dot(arrays) of three or more arrays, multiplied in NumPy's cheapest order",
+    lower=lambda ctx, node, *arrays: ctx.jnp.linalg.multi_dot(arrays),
+)

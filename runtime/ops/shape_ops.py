@@ -191,7 +191,21 @@ def concatenate_infer(*xs, axis=0, dtype=None):
     return TensorType(out_dtype, tuple(dims))
 
 
-@register_op("concatenate", infer=concatenate_infer, doc="np.concatenate(xs, axis, dtype)")
+def _lower_joined(name):
+    """jax.numpy's concatenate / stack, which take the arrays as one sequence."""
+
+    def lower(ctx, node, *xs, axis=0, dtype=None):
+        return getattr(ctx.jnp, name)(xs, axis=axis, dtype=dtype)
+
+    return lower
+
+
+@register_op(
+    "concatenate",
+    infer=concatenate_infer,
+    doc="np.concatenate(xs, axis, dtype)",
+    lower=_lower_joined("concatenate"),
+)
 def concatenate(*xs, axis=0, dtype=None):
     return np.concatenate(xs, axis=axis, dtype=dtype)
 
@@ -213,7 +227,9 @@ def stack_infer(*xs, axis=0, dtype=None):
     return TensorType(out_dtype, shape[:axis] + (len(xs),) + shape[axis:])
 
 
-@register_op("stack", infer=stack_infer, doc="np.stack(xs, axis, dtype)")
+@register_op(
+    "stack", infer=stack_infer, doc="np.stack(xs, axis, dtype)", lower=_lower_joined("stack")
+)
 def stack(*xs, axis=0, dtype=None):
     return np.stack(xs, axis=axis, dtype=dtype)
 
@@ -479,6 +495,23 @@ def diagonal_infer(x, offset=0, axis1=0, axis2=1):
 @register_op("diagonal", infer=diagonal_infer, doc="np.diagonal(x, offset, axis1, axis2)")
 def diagonal(x, offset=0, axis1=0, axis2=1):
     return np.diagonal(x, offset, axis1, axis2)
+
+
+def diag_infer(v, k=0):
+    v = _require_tensor(v, "diag")
+    if len(v.shape) != 1:
+        raise ValueError("np.diag makes a matrix of a 1-d array (a 2-d one gives its diagonal)")
+    k = as_index(k, "k")
+    n = v.shape[0]
+    side = None if n is None else n + abs(k)
+    return TensorType(v.dtype, (side, side))
+
+
+@register_op(
+    "diag", infer=diag_infer, doc="np.diag(v, k) of a 1-d v: the matrix with v on diagonal k"
+)
+def diag(v, k=0):
+    return np.diag(v, k)
 
 
 def trace_infer(x, offset=0, axis1=0, axis2=1, dtype=None):

@@ -1,5 +1,5 @@
 """Staged branches: `cond` traces both branches into subgraphs (`BranchTrace`) and records one
-`cond` node whose outputs join what each branch gives (`_Merge`): nothing is converted, a value
+`cond` node whose outputs join what each branch gives (`Merge`): nothing is converted, a value
 is what the branch taken made it (runtime.types.join_types). Items and attributes written in a
 branch (staging.state.journal) join like variables.
 """
@@ -57,7 +57,7 @@ def _trace_branch(outer: FuncGraph, label: str, fn) -> BranchTrace:
             trace.result = fn()
         except Exception as error:  # noqa: BLE001 - deferred to run time, or raised again
             if not branch_errors.deferrable(error):
-                raise
+                raise branch_errors.not_deferred(error)  # noqa: B904 - (itself, or its cause)
             trace.raised = error
     if trace.raised is None:  # its containers as the branch left them (the undo restores them)
         trace.result = nest.pack_as(trace.result, nest.flatten(trace.result))
@@ -85,28 +85,47 @@ def cond(pred, true_fn, false_fn, *, names=None, unread=()):
     pred_value = truth_value(outer, pred, "condition of a staged `if`")
     then, other = _trace_branch(outer, "then", true_fn), _trace_branch(outer, "else", false_fn)
     branch_errors.defer([then, other])
-    _check_same_structure(then.result, other.result, names)
-    return _Merge(outer, then, other, names, unread).record(pred_value)
-
-
-def _check_same_structure(t_out, e_out, names) -> None:
-    if nest.structure_signature(t_out) == nest.structure_signature(e_out):
-        return
-    path, a, b = branch_errors.first_difference(t_out, e_out, names, "output")
-    raise errors.BranchMismatchError(
-        f"{where()}the branches of a staged `if` give {path} different structures: "
-        f"{branch_errors.describe_structure(a)} in the true branch and "
-        f"{branch_errors.describe_structure(b)} in the false branch"
+    if then.raised is not None and other.raised is not None:  # the `if` raises on every path
+        branch_errors.record_raising(
+            "cond",
+            [pred_value],
+            [then, other],
+            {"then": then.graph.graph, "else": other.graph.graph},
+        )
+    check_same_structure(then.result, other.result, names)
+    return Merge(outer, then, other, names, unread).record_op(
+        "cond", [pred_value], {"then": then.graph.graph, "else": other.graph.graph}, {}
     )
 
 
-class _Merge:
-    """The values of a staged `if`'s two branches, joined into the outputs of one `cond` node:
-    its results, then the places its branches wrote, then the flags of places set on one path
-    only (staging.control_flow.written)."""
+def check_same_structure(
+    t_out, e_out, names, first="the true branch", second="the false branch"
+) -> None:
+    if nest.structure_signature(t_out) == nest.structure_signature(e_out):
+        return
+    path, a, b = branch_errors.first_difference(t_out, e_out, names, "output")
+    construct = (
+        "the branches of a staged `if`" if first == "the true branch" else f"{first} and {second}"
+    )
+    raise errors.BranchMismatchError(
+        f"{where()}{construct} give {path} different structures: "
+        f"{branch_errors.describe_structure(a)} in {first} and "
+        f"{branch_errors.describe_structure(b)} in {second}"
+    )
 
-    def __init__(self, outer, then: BranchTrace, other: BranchTrace, names, unread):
+
+class Merge:
+    """The values of two paths (a staged `if`'s branches, a staged `try`'s body and handler),
+    joined into the outputs of one node: its results, then the places its paths wrote, then the
+    flags of places set on one path only (staging.control_flow.written)."""
+
+    # how errors name the two paths and the construct
+    labels = ("the true branch", "the false branch", "a staged `if`")
+
+    def __init__(self, outer, then: BranchTrace, other: BranchTrace, names, unread, labels=None):
         self.outer, self.then, self.other, self.names = outer, then, other, names
+        if labels is not None:
+            self.labels = labels
         single = not isinstance(then.result, (tuple, list))
         self.single = single
         self.t_items = [then.result] if single else list(then.result)
@@ -158,21 +177,24 @@ class _Merge:
                 a is b
                 and not is_tensor_array(a)
                 and (not isinstance(a, Tensor) or a._graph not in (tg, eg))
-            ):
+            ) or (type(a) is str and type(b) is str and a == b):
                 merged.append(("static", a))
                 continue
             if not (is_convertible(a) and is_convertible(b)):
+                first, second, construct = self.labels
                 raise errors.BranchMismatchError(
-                    f"{where()}'{name}' is {branch_errors.describe_leaf(a)} in the true branch and "
-                    f"{branch_errors.describe_leaf(b)} in the false branch of a staged `if`; both "
-                    f"branches must give it a tensor or number"
+                    f"{where()}'{name}' is {branch_errors.describe_leaf(a)} in {first} and "
+                    f"{branch_errors.describe_leaf(b)} in {second} of {construct}; both "
+                    f"paths must give it a tensor, a number or a str"
                 )
             joined = join_types(leaf_type(a), leaf_type(b), f"'{name}'")
             merged.append(("dynamic", tensor_array.either_list(a, b)))
             out_types.append(joined)
         return merged, out_types
 
-    def record(self, pred_value):
+    def record_op(self, op, inputs, subgraphs, attrs):
+        """Records the node `op` taking `inputs` then the operands its subgraphs capture (the
+        then path's graph is `subgraphs`' first, the other's its second, or the same)."""
         merged, out_types = self._join_leaves()
         tg, eg = self.then.graph, self.other.graph
         dynamic = [
@@ -181,15 +203,10 @@ class _Merge:
             if kind == "dynamic"
         ]
         tg.graph.outputs = [value_in(tg, a) for _, a, _ in dynamic]
-        eg.graph.outputs = [value_in(eg, b) for _, _, b in dynamic]
-        operands = align_captures([tg, eg], 0)
-        outs = record(
-            "cond",
-            [pred_value, *operands],
-            {},
-            output_types=out_types,
-            subgraphs={"then": tg.graph, "else": eg.graph},
-        )
+        if eg is not tg:
+            eg.graph.outputs = [value_in(eg, b) for _, _, b in dynamic]
+        operands = align_captures([tg, eg] if eg is not tg else [tg], 0)
+        outs = record(op, [*inputs, *operands], attrs, output_types=out_types, subgraphs=subgraphs)
         tg.closed = eg.closed = True  # a tensor of a branch used later is a leak
         return self._rebuild(merged, outs)
 

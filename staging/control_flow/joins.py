@@ -24,8 +24,10 @@ def is_undefined(x) -> bool:
 
 
 def is_convertible(x) -> bool:
+    """A value that can be a graph value where paths meet: a tensor, an array, a number, a list
+    value, a str (a staged string where paths give different text)."""
     return (
-        isinstance(x, (Tensor, np.ndarray, np.generic) + _PY_NUMBERS)
+        isinstance(x, (Tensor, np.ndarray, np.generic, str) + _PY_NUMBERS)
         or is_tensor_array(x)
         or has_staged_value(x)
     )
@@ -53,6 +55,8 @@ def leaf_type(x):
     kind = python_kind(x)
     if kind is not None:
         return TensorType.python_scalar(kind)
+    if isinstance(x, str):
+        return types.STR
     arr = np.asarray(x)
     return TensorType(arr.dtype, arr.shape)
 
@@ -78,6 +82,8 @@ def value_in(graph: FuncGraph, leaf) -> Value:
             leaf = leaf._staged_value()
         if isinstance(leaf, Tensor):
             return graph.value_of(leaf)
+        if isinstance(leaf, str):  # (a str subclass: its text)
+            return record("str_const", [], {"text": str(leaf)})._value
         return record("const", [], {"value": leaf})._value
 
 
@@ -139,11 +145,13 @@ def truth_value(graph: FuncGraph, c, what: str) -> Value:
             else:
                 return record("const", [], {"value": np.bool_(bool(c))})._value
         for kind in types.kinds(c.type):
-            if kind.shape != ():
+            if kind.shape != () and not types.is_str(kind):
                 raise errors.SymbolicValueError(
                     f"{where()}the {what} is a tensor of shape {c.type}, not a scalar: its truth "
                     f"value is ambiguous; reduce it with .any() or .all()"
                 )
-        if c.type not in _PREDICATES:
+        if types.is_str(c.type):  # a staged string: true when not empty
+            c = record("truth", [record("str_method", [c], {"name": "__len__", "args": ()})])
+        elif c.type not in _PREDICATES:
             c = record("truth", [c])
         return graph.value_of(c)

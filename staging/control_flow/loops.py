@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from runtime import TensorType
-from runtime.types import kinds
+from runtime.types import STR, kinds
 from staging import errors
 from staging.control_flow import raising as branch_errors
 from staging.control_flow import written as branch_writes
@@ -31,6 +31,7 @@ from staging.control_flow.joins import (
 from staging.core import nest
 from staging.core.recording import FuncGraph, building, current_graph, record
 from staging.core.source_map import where
+from staging.core.strings import is_staged_str
 from staging.core.tensor import Tensor, has_staged_value
 from staging.kinds import forms as array0d
 from staging.kinds.undefined import MaybeMissing, loop_placeholder
@@ -53,8 +54,9 @@ class LoopVariable:
 
 
 def _loop_variable(name: str, init) -> LoopVariable:
-    """A graph value when it is a tensor or a number (not a Variable: it is read where used)."""
-    if is_convertible(init) and not has_staged_value(init):
+    """A graph value when it is a tensor or a number (not a Variable: it is read where used). A
+    Python str stays one unless the body changes it (LoopTypes._settle_variable)."""
+    if is_convertible(init) and not has_staged_value(init) and not isinstance(init, str):
         return LoopVariable(name, init, True, leaf_type(init))
     return LoopVariable(name, init, False)
 
@@ -126,6 +128,9 @@ class LoopTypes:
             var.dynamic, var.type = True, leaf_type(out)
             var.init = loop_placeholder(var.type)
             return True
+        if not var.dynamic and _text_changed(var.init, out):
+            var.dynamic, var.type = True, STR  # a str the body changes: a staged string
+            return True
         if not var.dynamic:
             if i >= self.n_vars and out is not var.init:
                 raise errors.LoopVariableError(
@@ -162,6 +167,15 @@ class LoopTypes:
                 f"shape invariant {var.type} does not accept"
             )
         return new
+
+
+def _text_changed(init, out) -> bool:
+    """A loop variable that is a Python str before the loop and other text after an iteration."""
+    return (
+        isinstance(init, str)
+        and (isinstance(out, str) or is_staged_str(out))
+        and not (isinstance(out, str) and out == init)
+    )
 
 
 def _ranks(t) -> set:
@@ -246,7 +260,7 @@ class LoopTrace:
                 out = body(*vars_)
             except Exception as exc:
                 if not branch_errors.deferrable(exc):
-                    raise
+                    raise branch_errors.not_deferred(exc)  # noqa: B904 - (itself, or its cause)
                 journal.undo()
                 raise branch_errors.BodyRaises(exc) from exc
             if len(loop_vars) == 1 and not isinstance(out, (tuple, list)):
@@ -301,6 +315,15 @@ def while_loop(
             trace.trace_body(body, loop_vars)
         except branch_errors.BodyRaises as failure:
             if attempt or types.places or shape_invariants:
+                if isinstance(
+                    failure.error, (branch_errors.PathRaises, branch_errors.PendingRaise)
+                ):
+                    raise errors.UnsupportedConstructError(
+                        f"{where()}the body of this staged loop raises on every path once its "
+                        f"variables have the types later iterations give them, but not on its "
+                        f"first iteration's; this cannot be staged as Python runs it: raise the "
+                        f"error outside the loop"
+                    ) from None
                 raise failure.error from None
             # The body raises on the first iteration whatever the values are: as eagerly, the
             # loop raises when it runs at least once and gives its initial values otherwise.
@@ -347,7 +370,7 @@ def _record_loop(outer, trace: LoopTrace, types: LoopTypes, counter, loop_vars, 
     trace.close()  # a tensor of the loop body used after the loop is a leak
     for out, i in zip(outs, dyn_index):
         if i < types.n_vars:
-            aliasing.carry_out(variables[i].init, trace.placeholders[i], out)
+            aliasing.carry_out(variables[i].init, trace.placeholders[i], out, variables[i].name)
     it = iter(outs)
     leaves = []
     for i, var in enumerate(variables):
@@ -394,6 +417,8 @@ def _check_static_variable(var: LoopVariable, out) -> None:
     init = var.init
     if is_undefined(init) and (is_convertible(out) or is_undefined(out)):
         return  # given a type by the first body trace, see LoopTypes
+    if _text_changed(init, out) or (isinstance(init, str) and out == init):
+        return  # a str the body changes: a staged string (LoopTypes._settle_variable)
     if is_convertible(out) and init is None:
         raise errors.LoopVariableError(
             f"{where()}loop variable '{var.name}' is {branch_errors.describe_leaf(init)} before the "

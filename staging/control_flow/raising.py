@@ -1,16 +1,21 @@
-"""Errors raised while a staged branch is traced: raised when the graph runs and takes that
-branch, as Python raises them only when the branch runs.
+"""Errors raised in staged control flow: raised when the graph runs and takes that path, as
+Python raises them only when the path runs.
 
 `staging.control_flow.cond` traces both branches whatever the condition will be. User code in a
-branch may raise while it is traced (a missing dict key, an index past the end, an operation
-the types do not support, a division by a Python zero): eagerly that happens only on the calls
-that take the branch. Such a branch becomes one that raises the same exception type when the
-graph runs (a staged `assert` of False), giving in place of its values the other branch's
-(never seen).
+branch may raise while it is traced (the user's own `raise`, a missing dict key, an index past
+the end, a division by a Python zero): eagerly that happens only on the calls that take the
+branch. Such a branch becomes one that ends with a `raise` node, which raises the exception
+when the graph runs and takes the branch, and gives in place of its values the other branch's
+(never seen). The exception is eager's: the user's `raise Cls(a, b)` is recorded with its class
+and arguments (`new_error`) and made when the graph runs by calling the class with the values
+of that run; an exception raised by other code while tracing is remade with the same class,
+args and attributes. The user's line goes in a note (runtime.executor), not in the message.
 
-A loop body whose first iteration raises while traced gives a loop that raises when the graph
-runs and the loop runs at least once (loop_that_raises). A loop that provably never ends is
-kept, as Python would never finish it (never_ends).
+A path whose every run raises (both branches of an `if` raise) is traced once, its raise
+recorded, and then ends the trace of what encloses it with PathRaises: that construct raises
+on the path too. A loop body whose first iteration raises while traced gives a loop that
+raises when the graph runs and the loop runs at least once (loop_that_raises). A loop that
+provably never ends is kept, as Python would never finish it (never_ends).
 
 describe_leaf, describe_structure and first_difference word the trace-time errors of branches
 and loop bodies whose values do not match.
@@ -18,111 +23,345 @@ and loop bodies whose values do not match.
 
 from __future__ import annotations
 
-import re
+from dataclasses import dataclass
 
 import numpy as np
 
-from runtime.types import kinds
+from runtime.core_ops import ARG, NO_CAUSE
+from runtime.types import is_str, kinds
 from staging import errors
-from staging.control_flow.joins import is_undefined, name_of
+from staging.control_flow.joins import align_captures, is_undefined, name_of
 from staging.core import nest
-from staging.core.recording import building, record
-from staging.core.source_map import raised_at, where
-from staging.core.tensor import Tensor
+from staging.core.exceptions import is_caught_exception
+from staging.core.recording import building, current_graph, record, user_location
+from staging.core.source_map import raised_at, raised_location, where
+from staging.core.tensor import Tensor, has_staged_value
 
-_LOCATED = re.compile(r"\S+:\d+: ")  # a message that starts with a file:line
+# -- the user's `raise` --------------------------------------------------------------------
+
+_RECIPE = "__autograph_raise__"  # set on an exception made by new_error: its Recipe
+
+
+@dataclass
+class Recipe:
+    """A `raise cls(*args, **kwargs) [from cause]` of the user's code, to be made when the graph
+    runs: `args`, `kwargs` and `cause` may hold symbolic values (node inputs); cause is NO_CAUSE
+    without `from`. `location`: the user's line."""
+
+    cls: type | None  # None: raise again the caught exception that args[0] is
+    args: tuple
+    kwargs: dict
+    cause: object
+    location: tuple | None
+    copy: object = None  # an exception object raised as it is: remade as a copy of it
+
+    def symbolic(self) -> bool:
+        return any(_symbolic(leaf) for leaf in _leaves((self.args, self.kwargs, self.cause)))
+
+
+class PendingRaise(Exception):
+    """Raised while tracing in place of the user's exception when its class cannot be made from
+    symbolic arguments (its __init__ reads their values): it is made when the graph runs."""
+
+    def __init__(self, recipe: Recipe):
+        super().__init__(getattr(recipe.cls, "__name__", "the caught exception"))
+        setattr(self, _RECIPE, recipe)
+
+
+class PathRaises(Exception):
+    """The path traced so far raises on every run when the graph runs (its raise is recorded
+    already): what follows on it is never reached. Ends the trace of the enclosing branch, loop
+    body or function, which then raises on that path."""
+
+
+def _symbolic(x) -> bool:
+    return isinstance(x, Tensor) or has_staged_value(x)
+
+
+def _leaves(x, depth=0):
+    kind = type(x)
+    if depth < 8 and (kind is tuple or kind is list):
+        for item in x:
+            yield from _leaves(item, depth + 1)
+    elif depth < 8 and kind is dict:
+        for item in x.values():
+            yield from _leaves(item, depth + 1)
+    else:
+        yield x
+
+
+def _cause_of(cause):
+    """The `from` part as Python takes it: None, an exception, or an exception class (made)."""
+    if cause is None or cause is NO_CAUSE or isinstance(cause, BaseException):
+        return cause
+    if isinstance(cause, type) and issubclass(cause, BaseException):
+        return cause()
+    if is_caught_exception(cause):
+        return cause
+    raise TypeError("exception causes must derive from BaseException")
+
+
+def new_error(cls, args=(), kwargs=None, cause=NO_CAUSE):
+    """The exception of the user's `raise cls(*args, **kwargs) [from cause]`, with its Recipe:
+    inside a trace a path that raises it records it (`record_raise`) to be made when the graph
+    runs, from the values of that run. Raised while tracing, it is made now; when its class
+    cannot be made from symbolic arguments, a PendingRaise stands for it."""
+    kwargs = dict(kwargs or {})
+    cause = _cause_of(cause)
+    if current_graph() is None:
+        return _made(cls(*args, **kwargs), cause)
+    recipe = Recipe(cls, tuple(args), kwargs, cause, user_location())
+    if not recipe.symbolic():
+        error = _made(cls(*args, **kwargs), cause)  # (its own errors are raised as eagerly)
+    else:
+        try:
+            error = _made(cls(*args, **kwargs), cause)
+        except Exception:  # noqa: BLE001 - its __init__ reads the values: made at run time
+            return PendingRaise(recipe)
+    try:
+        setattr(error, _RECIPE, recipe)
+    except (AttributeError, TypeError):  # pragma: no cover - an exception without a __dict__
+        return PendingRaise(recipe)
+    return error
+
+
+def _made(error, cause):
+    if cause is not NO_CAUSE and not is_caught_exception(cause):
+        error.__cause__ = cause  # (what `raise error from cause` sets)
+        error.__suppress_context__ = True
+    return error
+
+
+def with_cause(error, cause=NO_CAUSE):
+    """`error` as `raise error from cause` raises it (outside a trace)."""
+    return _made(error, _cause_of(cause))
+
+
+def as_raised(error, cause=NO_CAUSE):
+    """`raise error [from cause]` of an exception object while tracing: itself, carrying a
+    Recipe that remakes it (class, args holding symbolic values, attributes) when a staged path
+    raises it."""
+    cause = _cause_of(cause)
+    recipe = Recipe(type(error), tuple(error.args), {}, cause, user_location(), copy=error)
+    error = _made(error, cause)
+    try:
+        setattr(error, _RECIPE, recipe)
+    except (AttributeError, TypeError):  # pragma: no cover - an exception without a __dict__
+        return PendingRaise(recipe)
+    return error
+
+
+def recipe_of(error) -> Recipe | None:
+    return getattr(error, _RECIPE, None)
+
+
+def reraise(exc, cause=NO_CAUSE) -> BaseException:
+    """`raise exc [from cause]` of an exception a staged `try` caught when the graph runs: a
+    PendingRaise that records raising it again."""
+    return PendingRaise(Recipe(None, (exc,), {}, _cause_of(cause), user_location()))
+
+
+# -- recording a path that raises -----------------------------------------------------------
+
+_OWN_PACKAGES = frozenset(("autograph", "staging", "runtime"))
 
 
 def deferrable(error) -> bool:
-    """An exception that the user's code raised while a staged branch was traced, and that
-    Python raises only if that branch runs (KeyError, IndexError, TypeError, ZeroDivisionError
-    ...): a built-in exception, not a refusal of staging and not one that stops the program."""
+    """An exception that the user's code raised while a staged path was traced, and that Python
+    raises only if that path runs: any Exception but a refusal of staging's own (or one that
+    a refusal caused: a NumPy error about a symbolic value it was given), a recursion limit, a
+    generator's StopIteration, or a built-in error holding a symbolic value (a lookup of a
+    symbolic key in a Python dict, which eagerly may succeed)."""
+    if isinstance(error, (PathRaises, PendingRaise)) or recipe_of(error) is not None:
+        return True
     if isinstance(error, (errors.StagingError, RecursionError, StopIteration, StopAsyncIteration)):
         return False
-    if isinstance(
-        error.__cause__, StopIteration
-    ):  # (a generator's StopIteration: a bug, not the user's)
+    if (type(error).__module__ or "").split(".")[0] in _OWN_PACKAGES:  # (a retry, a signal)
         return False
-    return raised_type(error) is not None
+    if isinstance(error.__cause__, StopIteration):  # (a generator's StopIteration: a bug)
+        return False
+    if refusal_behind(error) is not None:
+        return False
+    return not any(_symbolic(leaf) for leaf in _leaves(error.args))
 
 
-def raised_type(error):
-    """The exception type the graph raises in place of `error`: its own type for a built-in
-    exception; for one of NumPy's (UFuncTypeError, AxisError: subclasses of built-in types,
-    with constructors that need more than a message) its first built-in base class, which an
-    `except` clause written for the eager error also catches. None for other errors."""
-    cls = type(error)
-    module = cls.__module__ or ""
-    if module == "builtins":
-        try:
-            cls("")
-        except Exception:  # noqa: BLE001 - a constructor that needs more than a message
-            return None
-        return cls
-    if module.split(".")[0] != "numpy":
-        return None
-    for base in cls.__mro__[1:]:
-        if base.__module__ == "builtins" and base not in (Exception, BaseException):
-            return base
+def refusal_behind(error) -> BaseException | None:
+    """The refusal of staging's own that `error` was raised in handling (NumPy turning the
+    SymbolicValueError of a symbolic value it was given into "setting an array element with
+    a sequence"), or None."""
+    seen = set()
+    link = error.__cause__ or error.__context__
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        if isinstance(link, errors.StagingError) and not isinstance(
+            link, errors.UndefinedNameError
+        ):
+            return link
+        link = link.__cause__ or link.__context__
     return None
 
 
+def not_deferred(error) -> BaseException:
+    """What to raise while tracing for an error that is not deferrable: the refusal behind it;
+    for an error holding a symbolic value (a Python lookup or test of it failed while tracing,
+    which eagerly may succeed), a refusal naming the line; or the error itself."""
+    if isinstance(error, errors.StagingError):
+        return error
+    behind = refusal_behind(error)
+    if behind is not None:
+        return behind
+    if type(error).__module__ == "builtins" and any(
+        _symbolic(leaf) for leaf in _leaves(error.args)
+    ):
+        held = next(leaf for leaf in _leaves(error.args) if _symbolic(leaf))
+        return errors.SymbolicValueError(
+            f"{raised_at(error) or where()}{type(error).__name__} of a symbolic tensor "
+            f"{held._describe()}: Python code (a dict or set lookup, a test of membership) "
+            f"used it as a key, which needs its value, only known when the staged graph runs; "
+            f"index an array with it instead, or keep the lookup outside the staged function"
+        )
+    return error
+
+
+def record_raise(error) -> None:
+    """Records in the current graph a `raise` node raising `error` when the graph runs: the
+    user's `raise` made from the values of that run, or a copy of an exception raised while
+    tracing (same class, args and attributes). A PathRaises is recorded already."""
+    if isinstance(error, PathRaises):
+        return
+    recipe = recipe_of(error)
+    if recipe is not None:
+        _record_recipe(recipe)
+        return
+    location = raised_location(error)
+    error = getattr(error, "__autograph_unlocated__", error)  # (NumPy's message, not ours)
+    inputs = []
+    args = _template(error.args, inputs)
+    attrs = {"error": type(error), "mode": "copy", "args": args}
+    _add_state(attrs, error)
+    record("raise", inputs, attrs)
+    _locate(location)
+
+
+def _add_state(attrs: dict, error) -> None:
+    """attrs["state"]: the attributes of an exception object (its own, not the notes or this
+    module's), when it has some."""
+    state = tuple(
+        (name, value)
+        for name, value in getattr(error, "__dict__", {}).items()
+        if not name.startswith("__")
+    )
+    if state:
+        attrs["state"] = state
+
+
+def _record_recipe(recipe: Recipe) -> None:
+    inputs = []
+    if recipe.cls is None:  # raising again an exception a staged `try` caught
+        attrs = {"mode": "value"}
+        inputs.append(recipe.args[0])
+    elif recipe.copy is not None:
+        attrs = {"error": recipe.cls, "mode": "copy", "args": _template(recipe.args, inputs)}
+        _add_state(attrs, recipe.copy)
+    else:
+        attrs = {"error": recipe.cls, "mode": "call", "args": _template(recipe.args, inputs)}
+        if recipe.kwargs:
+            attrs["kwargs"] = tuple((k, _template(v, inputs)) for k, v in recipe.kwargs.items())
+    if recipe.cause is not NO_CAUSE:
+        attrs["cause"] = _template(recipe.cause, inputs)
+    record("raise", inputs, attrs)
+    _locate(recipe.location)
+
+
+def _template(x, inputs: list, depth=0):
+    """`x` with each symbolic value an ARG slot (its value appended to `inputs`)."""
+    kind = type(x)
+    if depth < 8 and (kind is tuple or kind is list):
+        return kind(_template(item, inputs, depth + 1) for item in x)
+    if depth < 8 and kind is dict:
+        return {k: _template(v, inputs, depth + 1) for k, v in x.items()}
+    if _symbolic(x):
+        inputs.append(x)
+        return ARG
+    if any(_symbolic(leaf) for leaf in nest.flatten(x)):
+        raise errors.UnsupportedConstructError(
+            f"{where()}this `raise` passes the exception a {type(x).__name__} holding symbolic "
+            f"values; pass them as arguments of their own, or in a tuple, list or dict"
+        )
+    return x
+
+
+def _locate(location) -> None:
+    """The `raise` node just recorded names the user's line that raised (its failure note)."""
+    if location is not None:
+        current_graph().graph.nodes[-1].location = location
+
+
 def defer(branches) -> None:
-    """A branch whose tracing raised (see `deferrable`) raises the same exception type when the
-    graph runs and takes that branch, as Python does; it gives the other branch's values (zeros
-    of their types, never seen). When both raise, the error is raised now: the first, when both
-    are of one type; when they differ, which one Python raises depends on the condition, and the
-    `if` is refused (BranchesRaiseError) naming both. `branches`: staging.control_flow's
-    BranchTraces."""
+    """A branch whose tracing raised (see `deferrable`) ends with a `raise` node: it raises the
+    exception when the graph runs and takes that branch, as Python does; it gives the other
+    branch's values (zeros of their types, never seen). When both raise, the `if` raises on
+    every path: it is recorded with no results and the trace of what encloses it ends
+    (PathRaises). `branches`: staging.control_flow's BranchTraces."""
     failed = [b for b in branches if b.raised is not None]
     if not failed:
         return
-    if len(failed) == 2:
-        first, second = failed[0].raised, failed[1].raised
-        if raised_type(first) is raised_type(second):
-            raise first
-        raise errors.BranchesRaiseError(
-            f"{where()}both branches of this staged `if` raise while traced, and which error Python "
-            f"raises depends on the condition's value: the true branch {_quoted(first)}; the false "
-            f"branch {_quoted(second)}"
-        ) from first
+    for branch in failed:
+        with building(branch.graph):
+            record_raise(branch.raised)
+        branch.graph.trace_state["deferred"] = True  # (see call_deferring)
+    if len(failed) == len(branches):
+        return
     raising, other = failed[0], next(b for b in branches if b.raised is None)
-    message = _located(raising.raised, where())
-    g = raising.graph
-    g.trace_state["deferred"] = True  # (see call_deferring)
-    with building(g):
-        record("assert", [False], {"parts": (message,), "error": raised_type(raising.raised)})
-    raising.result = nest.pack_as(
-        other.result, [_stand_in(g, leaf) for leaf in nest.flatten(other.result)]
-    )
+    raising.result = stand_ins(raising.graph, other.result)
+
+
+def record_raising(op, inputs, branches, subgraphs, attrs=None) -> None:
+    """Records `op` (a `cond`, a `try_except`) whose every path raises, with no results, and
+    ends the trace of what encloses it: PathRaises."""
+    for b in branches:
+        b.graph.graph.outputs = []
+    operands = align_captures(list({id(b.graph): b.graph for b in branches}.values()), 0)
+    record(op, [*inputs, *operands], attrs or {}, output_types=[], subgraphs=subgraphs)
+    for b in branches:
+        b.graph.closed = True
+    raise PathRaises()
+
+
+def stand_ins(graph, result):
+    """What a path that raises on every run gives in place of the other path's `result`: the
+    same objects, and zeros of the types of its tensors (never seen)."""
+    return nest.pack_as(result, [_stand_in(graph, leaf) for leaf in nest.flatten(result)])
 
 
 def call_deferring(fg, func, args, kwargs):
-    """`func(*args, **kwargs)`, the staged function's trace into `fg`. When it raises a built-in
-    exception after the trace made a branch that raises when the graph runs (`defer`) or a run-time
-    check (an `assert`, _has_checks), the line
-    that raised runs only on the paths that did not take such a branch (the values after it are
-    the other branch's): the graph raises the error there, when it runs, after those branches
-    had their chance to raise theirs, as Python would. The trace then gives None."""
+    """`func(*args, **kwargs)`, the staged function's trace into `fg`. When it raises after the
+    trace made a path that raises when the graph runs (`defer`) or a run-time check (an
+    `assert`, _has_checks), or when it is the user's `raise` of symbolic values, the line that
+    raised runs only on the paths that did not raise before: the graph raises the error there,
+    when it runs, after those had their chance to raise theirs, as Python would. The trace then
+    gives None. A PathRaises (every path raises, recorded already) gives None too."""
     try:
         return func(*args, **kwargs)
     except Exception as error:  # noqa: BLE001 - raised again unless deferred
         # (a name or return value unset on the paths without such a branch fails there too)
+        if isinstance(error, PathRaises):
+            return None
+        recipe = recipe_of(error)
         undefined = isinstance(error, errors.UndefinedNameError)
+        checks = fg.trace_state.get("deferred") or _has_checks(fg.graph)
         if not (
-            (fg.trace_state.get("deferred") or _has_checks(fg.graph))
-            and (undefined or deferrable(error))
+            (recipe is not None and recipe.symbolic())
+            or (checks and (undefined or deferrable(error)))
         ):
+            if recipe is not None:  # raised on every call, as eagerly: the user's exception
+                delattr(error, _RECIPE)
             raise
         with building(fg):
-            record(
-                "assert",
-                [False],
-                {
-                    "parts": (_located(error, where()),),
-                    "error": type(error) if undefined else raised_type(error),
-                },
-            )
+            if undefined:
+                record("assert", [False], {"parts": (str(error),), "error": type(error)})
+            else:
+                record_raise(error)
         return None
 
 
@@ -133,11 +372,12 @@ _PYTHON_RAISING = frozenset(
 
 
 def _has_checks(graph) -> bool:
-    """Whether the graph may raise when it runs before the line being traced (an `assert`: a
-    value that may make an earlier line raise eagerly; a division of what may be Python
-    numbers): an error raised later while tracing is raised after those, as Python would."""
+    """Whether the graph may raise when it runs before the line being traced (an `assert` or a
+    `raise`: a value that may make an earlier line raise eagerly; a division of what may be
+    Python numbers): an error raised later while tracing is raised after those, as Python
+    would."""
     return any(
-        n.op == "assert"
+        n.op in ("assert", "raise")
         or n.op in _PYTHON_RAISING
         and any(_may_be_python_number(v) for v in n.inputs)
         or any(_has_checks(g) for g in n.subgraphs.values())
@@ -149,22 +389,14 @@ def _may_be_python_number(v) -> bool:
     return any(getattr(k, "weak", False) for k in kinds(getattr(v, "type", None)))
 
 
-def _located(error, fallback: str = "") -> str:
-    """The error's message, starting with the user's file:line that raised it (or `fallback`)."""
-    text = str(error)
-    return text if _LOCATED.match(text) else f"{raised_at(error) or fallback}{text}"
-
-
-def _quoted(error) -> str:
-    return f"raises {type(error).__name__} ({_located(error)})"
-
-
 def _stand_in(g, leaf):
     """The value a branch that raises gives in place of `leaf`: the same object, or for a tensor
     a zero of its type in graph `g` (never seen: the branch raises first)."""
     if not isinstance(leaf, Tensor):
         return leaf
     with building(g):
+        if is_str(leaf.type):
+            return record("str_const", [], {"text": ""})
         return record("const", [], {"value": _zero(leaf.type)})
 
 

@@ -116,7 +116,7 @@ def _hint(frame) -> str:
         f"autograph did not convert {name!r}: it is called by {by}, not directly by converted "
         f"code, and only the staged function and the functions converted code calls are "
         f"converted. Call it directly from the staged function (e.g. a `for` loop instead of "
-        f"map()), or write the control flow explicitly with " + STAGE_EXPLICITLY
+        f"itertools.starmap()), or write the control flow explicitly with " + STAGE_EXPLICITLY
     )
 
 
@@ -128,7 +128,9 @@ def _called_by(caller) -> str:
     # iterator), do not call an unconverted user function directly: a builtin in between did
     # (builtins have no Python frames).
     if source_map.is_generated(filename) or filename.startswith(_AUTOGRAPH_DIR):
-        return "a builtin or library function (such as map(), filter() or sorted())"
+        return (
+            "a builtin or library function (such as itertools.starmap() or itertools.accumulate())"
+        )
     if source_map.is_own_file(filename):
         return f"staging's {caller.f_code.co_name}() (which calls it as written)"
     module = caller.f_globals.get("__name__", filename)

@@ -18,7 +18,7 @@ from staging import errors
 from staging.core import source_map
 from staging.core.generators import SymbolicGenerator
 from staging.core.source_map import where
-from staging.core.tensor import Tensor, has_staged_value, leaked_error
+from staging.core.tensor import Tensor, has_staged_value, leaked_error, symbolic
 
 _state = threading.local()
 
@@ -45,6 +45,8 @@ class FuncGraph:
         # Facts about the whole trace (this graph and the graphs nested in it), shared by them:
         # once an in-place write happened, "check_use" (staging.state.aliasing) vets every use.
         self.trace_state: dict = outer.trace_state if outer is not None else {}
+        # the NumPy print options when the trace began (staging.core.strings.printoptions_delta)
+        self.printoptions = outer.printoptions if outer is not None else np.get_printoptions()
 
     @property
     def name(self):
@@ -55,7 +57,7 @@ class FuncGraph:
         return (
             SymbolicGenerator(self, value)
             if isinstance(type_, GeneratorType)
-            else Tensor(self, value)
+            else symbolic(self, value)
         )
 
     def value_of(self, tensor) -> Value:
@@ -189,14 +191,16 @@ def to_value(graph: FuncGraph, item, op_name: str = "") -> Value | object:
 
 def _with_location(exc: BaseException, prefix: str) -> BaseException:
     """`exc` with `prefix` (the user's file:line and the op) before its message: a new exception
-    of the same type when its type is built from a message alone, else `exc` itself with the
-    prefix as a note (its own constructor arguments and attributes untouched)."""
+    of the same type when its type is built from a message alone (holding `exc`, which a staged
+    path that raises it raises when the graph runs: staging.control_flow.raising), else `exc`
+    itself with the prefix as a note (its own constructor arguments and attributes untouched)."""
     if len(exc.args) <= 1 and type(exc).__str__ is BaseException.__str__ and not vars(exc):
         try:
             located = type(exc)(f"{prefix}{exc}")
         except Exception:  # noqa: BLE001 - a constructor that wants other arguments
             located = None
         if located is not None and type(located) is type(exc) and str(located) == f"{prefix}{exc}":
+            located.__autograph_unlocated__ = exc  # (a staged path that raises it: the original)
             return located
     add_note(exc, prefix.rstrip(": ") + ": raised while staging this op")
     return exc
@@ -291,8 +295,8 @@ def record(
     if len(nodes) == LONG_GRAPH:
         _pause_gc_for_long_trace()
     if single and len(node.outputs) == 1:
-        return Tensor(fg, node.outputs[0])
-    outs = tuple(Tensor(fg, v) for v in node.outputs)
+        return symbolic(fg, node.outputs[0])
+    outs = tuple(symbolic(fg, v) for v in node.outputs)
     return outs[0] if single else outs
 
 

@@ -202,15 +202,21 @@ def where() -> str:
 def raised_at(error: BaseException) -> str:
     """'file:line: ' of the innermost user frame in `error`'s traceback (the user's line that
     raised it), or '' when it has none."""
-    found = ""
+    found = raised_location(error)
+    return f"{found[0]}:{found[1]}: " if found else ""
+
+
+def raised_location(error: BaseException) -> tuple[str, int] | None:
+    """(file, line) of the innermost user frame in `error`'s traceback, or None."""
+    found = None
     tb = error.__traceback__
     while tb is not None:
         filename = tb.tb_frame.f_code.co_filename
         table = _LINE_MAPS.get(filename)
         if table is not None:
-            found = f"{table[0]}:{min(tb.tb_lineno, table[1])}: "
+            found = (table[0], min(tb.tb_lineno, table[1]))
         elif _is_user_file(filename):
-            found = f"{filename}:{tb.tb_lineno}: "
+            found = (filename, tb.tb_lineno)
         tb = tb.tb_next
     return found
 

@@ -7,6 +7,8 @@ and NumPy protocols (as a NumPy layer installs methods on its tracer type).
 
 from __future__ import annotations
 
+import sys
+
 from runtime import TensorType
 from staging import errors
 from staging.core.conversion_hints import hint
@@ -66,13 +68,44 @@ class Tensor:
     def __repr__(self):
         return f"<staging.Tensor {self._value.type} in trace of {self._graph.function_name!r}>"
 
-    __str__ = __repr__
+    def __str__(self):
+        if called_by_own_code() or not self._in_open_trace():
+            return repr(self)  # (an error raised while tracing shows it in its message)
+        raise self._symbolic_error(
+            "str() in code that is not converted (a library function, `%` with a template that "
+            "is not a literal)",
+            " (converted code formats symbolic values when the graph runs: f-strings, str(), "
+            "repr(), format() and `%` with a literal template)",
+        )
+
+    def _in_open_trace(self) -> bool:
+        """Whether the trace this value belongs to is still being made."""
+        graph = self._graph
+        while graph.outer is not None:
+            graph = graph.outer
+        return not graph.closed
 
     def __format__(self, spec):
-        return repr(self)
+        if called_by_own_code():
+            return repr(self)
+        raise self._symbolic_error(
+            "formatting (format(), str.format, an f-string in code that is not converted)",
+            " (converted code formats symbolic values when the graph runs: f-strings, str(), "
+            "repr(), format() and `%` with a literal template)",
+        )
 
     def __hash__(self):
-        return id(self)
+        """A NumPy scalar or a Python number hashes by its value, which is only known when the
+        graph runs: a symbolic one is no dict key or set member (an identity hash would make
+        equal values distinct keys). An array with dims is unhashable, as eagerly."""
+        t = self._value.type
+        if all(getattr(k, "shape", ()) != () for k in getattr(t, "alternatives", (t,))):
+            raise TypeError("unhashable type: 'numpy.ndarray'")
+        raise self._symbolic_error(
+            "hash() (as a dict key, a set member, in Counter(), ...)",
+            " (its hash is its value's); keep such values in arrays and count or look them up "
+            "with NumPy (np.unique, np.bincount, a mask), or pass concrete keys",
+        )
 
     # -- things Python needs concrete values for -------------------------
     def _symbolic_error(self, what: str, detail: str = "") -> errors.StagingError:
@@ -135,6 +168,23 @@ class Tensor:
 
     def numpy(self):
         raise self._symbolic_error(".numpy()")
+
+
+def called_by_own_code() -> bool:
+    """Whether the code formatting a tensor (the caller of `__format__`, which calls this) is a
+    module of this project, whose messages show a tensor's placeholder text."""
+    module = sys._getframe(2).f_globals.get("__name__", "")
+    return module.split(".", 1)[0] in ("staging", "autograph", "runtime")
+
+
+# The Tensor subclass standing for the values of a graph type that is not an array's (a
+# staged string: staging.core.strings), filled in by the module defining it.
+SYMBOLIC_CLASSES: dict = {}
+
+
+def symbolic(graph, value) -> Tensor:
+    """The symbolic object for graph value `value` of `graph` (a FuncGraph)."""
+    return SYMBOLIC_CLASSES.get(type(value.type), Tensor)(graph, value)
 
 
 def is_symbolic(x) -> bool:

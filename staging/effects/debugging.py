@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import sys
 
 import numpy as np
 
@@ -11,35 +12,81 @@ from runtime.core_ops import ARG
 from staging import errors
 from staging.core.recording import current_graph, record
 from staging.core.source_map import where
+from staging.core.strings import is_staged_str, printoptions_delta
 from staging.core.tensor import Tensor, has_staged_value, leaked_error, staged_value
+from staging.effects import formatting
 
 
-def print(*args, sep=" ", end="\n"):  # noqa: A001 - mirrors the builtin on purpose
-    """Python's print, staged: inside a trace it prints on every call of the graph,
-    formatted exactly as Python prints the NumPy values; eagerly it just prints."""
+def print(*args, sep=" ", end="\n", file=None, flush=False):  # noqa: A001 - the builtin's twin
+    """Python's print, staged: inside a trace it prints on every call of the graph, the text
+    Python prints (NumPy values formatted under the print options in force when it runs); to
+    sys.stdout or sys.stderr as they are then, or to another file object the graph holds.
+    Eagerly it just prints."""
     if current_graph() is None:
         for a in args:
             if isinstance(a, Tensor):  # a symbolic tensor kept from a finished trace
                 raise leaked_error(a)
-        builtins.print(*args, sep=sep, end=end)
+        builtins.print(*args, sep=sep, end=end, file=file, flush=flush)
         return None
+    sep, end = _separator(sep, "sep", " "), _separator(end, "end", "\n")
     inputs, parts = [], []
     for a in args:
-        if isinstance(a, Tensor) or has_staged_value(a):
-            inputs.append(staged_value(a))
-            parts.append(ARG)
-        elif isinstance(a, (np.ndarray, np.generic)):
-            inputs.append(a)
-            parts.append(ARG)
+        part = _print_part(a)
+        if type(part) is str:
+            parts.append(part)
         else:
-            parts.append(a if isinstance(a, str) else _printable(a))
-    record("print", inputs, {"parts": tuple(parts), "sep": sep, "end": end})
+            inputs.append(part)
+            parts.append(ARG)
+    attrs = {"parts": tuple(parts), "sep": sep, "end": end}
+    stream = _stream(file)
+    if stream != "stdout":
+        attrs["file"] = stream
+    if flush:
+        attrs["flush"] = True
+    options = printoptions_delta()
+    if options and inputs:
+        attrs["printoptions"] = options
+    record("print", inputs, attrs)
     return None
 
 
-def _printable(obj):
-    """Python objects are printed as they print now (their text is fixed at trace time)."""
-    return builtins.str(obj)
+def _separator(value, name: str, default: str):
+    if value is None:
+        return default
+    if type(value) is str:
+        return value
+    if isinstance(value, str):
+        return builtins.str(value)
+    if is_staged_str(value):
+        raise errors.UnsupportedOpError(
+            f"{where()}print() with a staged string as {name}= is not staged; give {name}= a "
+            f"literal"
+        )
+    raise TypeError(f"{name} must be None or a string, not {type(value).__name__}")
+
+
+def _stream(file):
+    """Where a staged print writes: "stdout" or "stderr" (the sys attribute as it is when the
+    graph runs, as print looks it up when it runs), or the file object itself."""
+    if file is None or file is sys.stdout:
+        return "stdout"
+    if file is sys.stderr:
+        return "stderr"
+    if isinstance(file, Tensor) or not callable(getattr(file, "write", None)):
+        raise AttributeError(f"'{type(file).__name__}' object has no attribute 'write'")
+    return file
+
+
+def _print_part(a):
+    """An argument of a staged print: its text now (a Python str) or a value whose str() is
+    printed when the graph runs (a symbolic or NumPy value, or a staged string)."""
+    if has_staged_value(a):
+        a = staged_value(a)
+    if isinstance(a, Tensor) or isinstance(a, (np.ndarray, np.generic)):
+        return a
+    if formatting.holds_staged(a):
+        return formatting.to_str(a)
+    return builtins.str(a)
 
 
 def assert_true(condition, message=None):

@@ -9,7 +9,7 @@ import numpy as np
 
 from runtime import CompiledGraph, ListType, TensorType, Value
 from runtime.registry import register_op
-from runtime.types import UnionType
+from runtime.types import StrType, UnionType
 from staging import errors
 from staging.core import nest
 from staging.core.recording import FuncGraph, current_graph, record
@@ -27,6 +27,7 @@ from staging.functions.trace_key import (
 )
 from staging.kinds import forms as array0d
 from staging.kinds.undefined import MaybeMissing, MaybeUndefined
+from staging.state.tensor_array import holds_tuple_lists, zip_tuple_lists
 from staging.state.variables import Variable
 
 
@@ -117,6 +118,8 @@ class ConcreteFunction:
             leaves = [next(it) if kind == "dyn" else obj for kind, obj in leaves_static]
             return nest.pack_as(template, leaves)
 
+        if holds_tuple_lists(template):
+            return lambda outs: zip_tuple_lists(pack(outs))
         return pack
 
     def fast_runner(self, positions):
@@ -170,7 +173,9 @@ class ConcreteFunction:
     @property
     def inputs(self):
         return [
-            TensorSpec.of_type(t) if type(t) is UnionType else TensorSpec(t.shape, t.dtype)
+            TensorSpec.of_type(t)
+            if type(t) in (UnionType, StrType)
+            else TensorSpec(t.shape, t.dtype)
             for t in self._arg_types
         ]
 
@@ -336,7 +341,10 @@ def _lists_to_python(result):
     if isinstance(result, (list, tuple)) and any(
         isinstance(r, TensorArray) for r in nest.flatten(result)
     ):
-        return nest.pack_as(
-            result, [r.to_list() if isinstance(r, TensorArray) else r for r in nest.flatten(result)]
+        return zip_tuple_lists(
+            nest.pack_as(
+                result,
+                [r.to_list() if isinstance(r, TensorArray) else r for r in nest.flatten(result)],
+            )
         )
     return result

@@ -20,7 +20,7 @@ import numpy as np
 
 from runtime.optimize import optimize
 from runtime.options import get_options as get_optimizer_options
-from runtime.types import UnionType
+from runtime.types import StrType, UnionType
 from staging import errors
 from staging.control_flow import raising as branch_errors
 from staging.core.recording import FuncGraph, building, current_graph
@@ -536,7 +536,9 @@ class Function:
         self._all_traces[0] += 1
         arg_specs = iter(
             [
-                TensorSpec.of_type(t) if type(t) is UnionType else TensorSpec(t.shape, t.dtype)
+                TensorSpec.of_type(t)
+                if type(t) in (UnionType, StrType)
+                else TensorSpec(t.shape, t.dtype)
                 for t in types
             ]
         )

@@ -12,7 +12,7 @@ import operator
 import numpy as np
 
 from runtime import ListType
-from runtime.types import kinds
+from runtime.types import is_str, kinds
 from staging import errors
 from staging.core.recording import check
 from staging.core.source_map import where as _where
@@ -143,6 +143,8 @@ def loop_placeholder(t):
             f"carried out of it; create it before the loop"
         )
     t = kinds(t)[0]  # (any of its kinds: the placeholder is never read)
+    if is_str(t):
+        return ""
     if t.weak:
         return t.python_type(0)
     zero = np.zeros(tuple(0 if d is None else d for d in t.shape), dtype=t.dtype)
@@ -202,6 +204,8 @@ def zero_leaf(x):
         return lambda: None
     if is_symbolic(x):
         t = kinds(x.type)[0]  # (any of its kinds: a placeholder is never read)
+        if is_str(t):
+            return lambda: ""
         if t.weak:  # a Python number known at run time: a Python zero
             return lambda: t.python_type(0)
         shape = tuple(0 if d is None else d for d in t.shape)
@@ -212,4 +216,6 @@ def zero_leaf(x):
         return lambda: zero[()] if zero.ndim == 0 else zero.copy()
     if type(x) in (bool, int, float, complex):
         return lambda: type(x)(0)
+    if isinstance(x, str):
+        return lambda: ""
     return None

@@ -1,8 +1,8 @@
 """The NumPy frontend of symbolic tensors: ufuncs, NumPy functions, methods and indexing become
 op records. Importing it installs Tensor's operators, indexing, methods and NumPy protocols.
 
-One module per family (reductions, shapes, creation, linalg, fft, arrays, statistics, indexing,
-methods, ufuncs); each
+One module per family (reductions, shapes, creation, linalg, fft, arrays, statistics, selection,
+indexing, methods, ufuncs); each
 family module ends with the table of the NumPy functions it stages.
 """
 
@@ -15,13 +15,25 @@ from runtime.ops import UFUNCS
 from runtime.ops.elementwise import PYTHON_OPERATORS, complex_scalars, python_operands
 from runtime.registry import kind_combinations
 from staging import errors
+from staging.core import strings
 from staging.core.recording import record
 from staging.core.source_map import where
 from staging.core.tensor import Tensor, has_staged_value, staged_value
 from staging.kinds import decisions as kinds
 from staging.kinds import forms as array0d
 from staging.kinds.undefined import MaybeMissing, MaybeUndefined
-from staging.numpy_api import arrays, creation, fft, linalg, reductions, shapes, statistics
+from staging.numpy_api import (
+    arrays,
+    creation,
+    fft,
+    linalg,
+    python_calls,
+    python_values,
+    reductions,
+    selection,
+    shapes,
+    statistics,
+)
 from staging.numpy_api._common import _as_input, _unsupported, numpy_name
 from staging.numpy_api.indexing import getitem, setitem, tensor_setitem
 from staging.numpy_api.methods import call_method
@@ -45,6 +57,7 @@ _FUNCTIONS = {
     **arrays.FUNCTIONS,
     **fft.FUNCTIONS,
     **statistics.FUNCTIONS,
+    **selection.FUNCTIONS,
 }
 
 
@@ -141,6 +154,8 @@ def _scalar_product(method, reflected):
     scalars is not np.multiply's loop; see runtime.ops.elementwise); on anything else `method`."""
 
     def product(self, other):
+        if isinstance(other, str):  # `"-" * n`: str's repetition
+            return strings.repeat(other, self, text_first=reflected)
         if kinds.is_union(self.type) or kinds.is_union(getattr(other, "type", None)):
             # (a kind that depends on the path: Python's operator itself, on every path)
             left, right = _read_values((other, self) if reflected else (self, other))
@@ -314,6 +329,9 @@ def _install():  # noqa: C901
     Tensor.__array_function__ = array_function
     Tensor.__getitem__ = getitem
     Tensor.__setitem__ = tensor_setitem
+    Tensor.__iter__ = python_values.iterate
+    Tensor.tolist = python_values.tolist
+    Tensor.item = python_values.item
     Tensor.shape = property(_shape)
     Tensor.size = property(_size)
     Tensor.T = property(lambda self: call_method("transpose", self, (), {}))
@@ -374,6 +392,7 @@ def _install():  # noqa: C901
     }.items():
         setattr(Tensor, f"__{name}__", _unary(ufunc))
     Tensor.__abs__ = _abs
+    python_calls.install(Tensor)
     for name in (
         "sum",
         "prod",

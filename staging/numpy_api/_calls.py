@@ -29,10 +29,14 @@ def static_value(value, what: str, func_name: str):
     return value
 
 
-def bind(func, args, kwargs, arrays=None, *, name=None, dtype_params=("dtype",), refuse=()):  # noqa: C901, PLR0912
+def bind(  # noqa: C901, PLR0912
+    func, args, kwargs, arrays=None, *, name=None, dtype_params=("dtype",), refuse=(), named=False
+):
     """(inputs, attrs) for `func(*args, **kwargs)`: the parameters named in `arrays` that were
     given (a prefix of them; default: the first parameter) are inputs; the other parameters given a value other than their
-    default are attrs. `out=` is refused, and so are the parameters in `refuse` when given."""
+    default are attrs. `out=` is refused, and so are the parameters in `refuse` when given.
+    named: any of `arrays` may be absent; attr `names` lists those given (an op registered
+    with `named=True`)."""
     name = name or numpy_name(func)
     signature = compat_signature(func)
     if arrays is None:
@@ -43,6 +47,7 @@ def bind(func, args, kwargs, arrays=None, *, name=None, dtype_params=("dtype",),
         raise TypeError(f"{_where()}{name}(): {exc}") from None
     inputs, attrs = [], {}
     absent = None
+    names = []
     for pname, param in signature.parameters.items():
         given = pname in bound.arguments
         value = bound.arguments.get(pname, param.default)
@@ -57,11 +62,12 @@ def bind(func, args, kwargs, arrays=None, *, name=None, dtype_params=("dtype",),
             if value is None or value is _EMPTY or value is np._NoValue:
                 absent = absent or pname
                 continue
-            if absent is not None:
+            if absent is not None and not named:
                 raise _unsupported(
                     f"{name}(..., {pname}=...) without `{absent}`", f"pass `{absent}` too"
                 )
             inputs.append(_as_input(value))
+            names.append(pname)
             continue
         if pname == "out":
             _no_out(value, name)
@@ -75,6 +81,8 @@ def bind(func, args, kwargs, arrays=None, *, name=None, dtype_params=("dtype",),
         if pname in dtype_params and value is not None:
             value = np.dtype(value)
         attrs[pname] = static_value(value, pname, name)
+    if named:
+        attrs["names"] = tuple(names)
     return inputs, attrs
 
 
@@ -89,12 +97,12 @@ def _is_default(value, default) -> bool:
         return False
 
 
-def staged(op, func, arrays=None, *, refuse=(), single=True, result=None):
+def staged(op, func, arrays=None, *, refuse=(), single=True, result=None, named=False):
     """A frontend handler recording `op` for calls of `func`; `result(outputs, attrs)` may wrap
     the op's outputs (NumPy's named tuples)."""
 
     def handler(*args, **kwargs):
-        inputs, attrs = bind(func, args, kwargs, arrays, refuse=refuse)
+        inputs, attrs = bind(func, args, kwargs, arrays, refuse=refuse, named=named)
         out = _record(op, inputs, attrs)
         return result(out, attrs) if result is not None else out
 

@@ -77,6 +77,18 @@ def _linspace(
     return _record("linspace", inputs, attrs)
 
 
+def _spaced(op, func):
+    """np.logspace / np.geomspace: `start` and `stop` may be symbolic (as for np.linspace)."""
+
+    def handler(start, stop, *args, **kwargs):
+        inputs, attrs = bind(func, (start, stop, *args), kwargs, ("start", "stop"))
+        return _record(op, inputs, attrs)
+
+    handler.__name__ = op
+    handler.staged_op = op
+    return handler
+
+
 def _diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
     """np.diff; `prepend`/`append` (static or symbolic) are joined to `a` as NumPy joins them
     (a scalar broadcast to length 1 along `axis`, then one concatenate), then one `diff`."""
@@ -212,6 +224,15 @@ def _can_cast(from_, to, casting="safe"):
     return np.can_cast(_static_dtype(from_), to, casting)
 
 
+def _iscomplexobj(x):
+    """np.iscomplexobj: answered from the dtype (a Python bool, as NumPy gives)."""
+    return np.iscomplexobj(np.zeros((), _static_dtype(x)) if _is_tensor(x) else x)
+
+
+def _isrealobj(x):
+    return not _iscomplexobj(x)
+
+
 _pad_op = staged("pad", np.pad)
 
 
@@ -256,6 +277,11 @@ FUNCTIONS = {
     np.imag: imag,
     np.result_type: _result_type,
     np.can_cast: _can_cast,
+    np.iscomplexobj: _iscomplexobj,
+    np.isrealobj: _isrealobj,
+    np.logspace: _spaced("logspace", np.logspace),
+    np.geomspace: _spaced("geomspace", np.geomspace),
+    np.resize: staged("resize", np.resize),
     np.unique_values: staged("unique_values", np.unique_values),
     np.unique_counts: staged("unique_counts", np.unique_counts, result=_named("unique_counts")),
     np.unique_inverse: staged("unique_inverse", np.unique_inverse, result=_named("unique_inverse")),

@@ -69,7 +69,7 @@ def _full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
 def _scalar_attr(value, what, inputs, allow_float=False):
     """A static number stays an attr (NumPy scalars become Python numbers); a tensor becomes '?'."""
     if _is_tensor(value):
-        if value.ndim != 0:
+        if value.static_ndim != 0:
             raise ValueError(f"{_where()}{what} must be a scalar, got {value.type}")
         inputs.append(value)
         return "?"
@@ -197,5 +197,6 @@ FUNCTIONS = {
     np.ones: _sized("ones", np.ones),
     np.full: _full,
     np.eye: _eye,
+    np.identity: lambda n, dtype=None, *, like=None: _eye(n, dtype=dtype),
     np.arange: _arange,
 }

@@ -1,4 +1,5 @@
-"""Products and np.linalg: np.dot, np.outer, np.einsum, np.tensordot, np.cross, and the
+"""Products and np.linalg: np.dot, np.outer, np.einsum, np.tensordot, np.cross, np.kron,
+np.inner, np.vdot, the matrices built from a vector (np.diagflat, np.vander), and the
 decompositions, solvers and norms of np.linalg (results in NumPy's named tuples)."""
 
 from __future__ import annotations
@@ -120,6 +121,28 @@ def _value_dependent_dtype(name):
     return refuse
 
 
+def _multi_dot(arrays, *, out=None):
+    """np.linalg.multi_dot: of two arrays it is np.dot (as NumPy computes it); of more, one op
+    multiplying in NumPy's cheapest order."""
+    _no_out(out, "np.linalg.multi_dot")
+    arrays = [_as_input(a) for a in arrays]
+    if len(arrays) < 2:
+        raise ValueError(f"{_where()}Expecting at least two arrays.")
+    if len(arrays) == 2:
+        return _record("dot", arrays)
+    return _record("linalg.multi_dot", arrays)
+
+
+_multi_dot.staged_op = "linalg.multi_dot"
+
+
+def _lstsq(a, b, rcond=None):
+    inputs, attrs = bind(_linalg.lstsq, (a, b, rcond), {}, ("a", "b"))
+    return tuple(_record("linalg.lstsq", inputs, attrs))
+
+
+_lstsq.staged_op = "linalg.lstsq"
+
 _PLAIN = (
     "cholesky",
     "det",
@@ -131,6 +154,7 @@ _PLAIN = (
     "vector_norm",
     "norm",
     "svdvals",
+    "cond",
 )
 
 FUNCTIONS = {
@@ -157,6 +181,13 @@ FUNCTIONS = {
     _linalg.trace: _trace,
     _linalg.matmul: _matmul,
     _linalg.vecdot: _vecdot,
+    np.diagflat: staged("diagflat", np.diagflat),
+    np.vander: staged("vander", np.vander),
+    np.kron: staged("kron", np.kron, ("a", "b")),
+    np.inner: staged("inner", np.inner, ("a", "b")),
+    np.vdot: staged("vdot", np.vdot, ("a", "b")),
+    _linalg.multi_dot: _multi_dot,
+    _linalg.lstsq: _lstsq,
     _linalg.eig: _value_dependent_dtype("eig"),
     _linalg.eigvals: _value_dependent_dtype("eigvals"),
 }

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from staging import errors
 from staging.core.tensor import Tensor
 from staging.kinds import decisions as kinds
 from staging.kinds import forms as array0d
+from staging.numpy_api import python_values
 from staging.numpy_api._common import _check_order, _is_tensor, _record, _unsupported, _where
 from staging.numpy_api.indexing import setitem
 from staging.numpy_api.linalg import _dot
@@ -109,16 +109,6 @@ def _m_conj(x):
     return _record("conjugate", [x])
 
 
-def _m_symbolic(name):
-    def method(x, *args, **kwargs):
-        raise errors.SymbolicValueError(
-            f"{_where()}.{name}() of a symbolic tensor needs its value, which is only known when the staged "
-            f"graph runs; return the tensor from the staged function, or use staging.py_function"
-        )
-
-    return method
-
-
 _METHODS = {
     "sum": _sum,
     "prod": _prod,
@@ -154,8 +144,8 @@ _METHODS = {
     "clip": _m_clip,
     "conj": _m_conj,
     "conjugate": _m_conj,
-    "item": _m_symbolic("item"),
-    "tolist": _m_symbolic("tolist"),
+    "item": python_values.item,
+    "tolist": python_values.tolist,
 }
 
 

@@ -284,6 +284,19 @@ def _diagonal(a, offset=0, axis1=0, axis2=1):
     return _view("diagonal", a, _diag_attrs(offset, axis1, axis2), kind=READONLY)
 
 
+def _diag(v, k=0):
+    """np.diag: a 1-d array (or list) makes a matrix; a 2-d array gives its diagonal (a
+    read-only view, as np.diagonal)."""
+    v = _as_input(v)
+    ndim = v.static_ndim if _is_tensor(v) else np.ndim(v)
+    if ndim == 2:
+        return _diagonal(v, k)
+    if ndim != 1:
+        raise ValueError(f"{_where()}Input must be 1- or 2-d.")
+    attrs = {"k": _static_int(k, "k")} if _static_int(k, "k") else {}
+    return _record("diag", [v], attrs)
+
+
 def _trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     _no_out(out, "np.trace")
     attrs = _diag_attrs(offset, axis1, axis2)
@@ -373,6 +386,7 @@ FUNCTIONS = {
     np.round: _round,
     np.repeat: _repeat,
     np.diagonal: _diagonal,
+    np.diag: _diag,
     np.trace: _trace,
     np.ndim: _ndim_func,
     np.shape: _shape_func,
@@ -384,3 +398,151 @@ FUNCTIONS = {
     np.moveaxis: _moveaxis,
     np.flip: _flip,
 }
+
+
+# -- at least n dims, stacking columns, flips and rotations, splits ----------------------------
+
+
+def _expanded(x, axes):
+    """x with unit dims at `axes`: a view (NumPy's indexing with np.newaxis)."""
+    return _view("expand_dims", x, {"axis": axes if len(axes) > 1 else axes[0]})
+
+
+_ATLEAST = {  # ndim wanted -> {ndim of x: the axes NumPy adds}
+    1: {0: (0,)},
+    2: {0: (0, 1), 1: (0,)},
+    3: {0: (0, 1, 2), 1: (0, 2), 2: (2,)},
+}
+
+
+def _atleast_nd(ndim):
+    def atleast(*arys):
+        results = []
+        for x in arys:
+            x = _as_input(x)
+            axes = _ATLEAST[ndim].get(_ndim(x))
+            results.append(x if axes is None else _expanded(x, axes))
+        return results[0] if len(results) == 1 else tuple(results)
+
+    atleast.__name__ = f"atleast_{ndim}d"
+    return atleast
+
+
+def _column_stack(tup):
+    columns = []
+    for x in tup:
+        x = _as_input(x)
+        n = _ndim(x)
+        columns.append(x if n >= 2 else _expanded(x, (0, 1) if n == 0 else (1,)))
+    return _concatenate(columns, axis=1)
+
+
+def _dstack(tup):
+    return _concatenate([_atleast_nd(3)(x) for x in tup], axis=2)
+
+
+def _fliplr(m):
+    m = _as_input(m)
+    if _ndim(m) < 2:
+        raise ValueError(f"{_where()}Input must be >= 2-d.")
+    return getitem(m, (slice(None), slice(None, None, -1)))
+
+
+def _flipud(m):
+    m = _as_input(m)
+    if _ndim(m) < 1:
+        raise ValueError(f"{_where()}Input must be >= 1-d.")
+    return getitem(m, (slice(None, None, -1), Ellipsis))
+
+
+def _rot90(m, k=1, axes=(0, 1)):
+    """np.rot90, as NumPy computes it: flips and a transpose (views)."""
+    axes = tuple(_static_int(a, "axes") for a in axes)
+    if len(axes) != 2:
+        raise ValueError(f"{_where()}len(axes) must be 2.")
+    m = _as_input(m)
+    n = _ndim(m)
+    if axes[0] == axes[1] or abs(axes[0] - axes[1]) == n:
+        raise ValueError(f"{_where()}Axes must be different.")
+    if any(not -n <= a < n for a in axes):
+        raise ValueError(f"{_where()}Axes={axes} out of range for array of ndim={n}.")
+    k = _static_int(k, "k") % 4
+    if k == 0:
+        return getitem(m, slice(None))
+    if k == 2:
+        return _flip(_flip(m, axes[0]), axes[1])
+    order = list(range(n))
+    order[axes[0]], order[axes[1]] = order[axes[1]], order[axes[0]]
+    if k == 1:
+        return _transpose(_flip(m, axes[1]), order)
+    return _flip(_transpose(m, order), axes[1])
+
+
+def _split_points(n, indices_or_sections, equal):
+    """NumPy's division points of an axis of length n (None: unknown) for array_split / split."""
+    if isinstance(indices_or_sections, (list, tuple, np.ndarray)):
+        points = [_static_int(i, "indices") for i in indices_or_sections]
+        return [0, *points, None]
+    sections = _static_int(indices_or_sections, "sections")
+    if n is None:
+        raise _unsupported(
+            "np.split into sections of an axis whose length is unknown while tracing",
+            "the sizes of the parts must be known; give the axis a static size, or split at "
+            "indices",
+        )
+    if equal and sections == 0:
+        raise ZeroDivisionError(f"{_where()}integer modulo by zero")
+    if equal and n % sections:
+        raise ValueError(f"{_where()}array split does not result in an equal division")
+    if sections <= 0:
+        raise ValueError(f"{_where()}number sections must be larger than 0.")
+    each, extras = divmod(n, sections)
+    sizes = [0] + extras * [each + 1] + (sections - extras) * [each]
+    return [int(p) for p in np.cumsum(sizes)]
+
+
+def _array_split(ary, indices_or_sections, axis=0, equal=False):
+    ary = _as_input(ary)
+    axis = _static_int(axis, "axis")
+    n = _ndim(ary)
+    if not -n <= axis < n:
+        raise np.exceptions.AxisError(axis, n)
+    axis %= n
+    length = ary.static_shape[axis] if _is_tensor(ary) else np.shape(ary)[axis]
+    points = _split_points(length, indices_or_sections, equal)
+    lead = (slice(None),) * axis
+    return [getitem(ary, (*lead, slice(st, end))) for st, end in zip(points, points[1:])]
+
+
+def _split(ary, indices_or_sections, axis=0):
+    return _array_split(ary, indices_or_sections, axis, equal=True)
+
+
+def _directional_split(name, axis_of, least):
+    def split(ary, indices_or_sections):
+        ary = _as_input(ary)
+        if _ndim(ary) < least:
+            raise ValueError(f"{_where()}{name} only works on arrays of {least} or more dimensions")
+        return _split(ary, indices_or_sections, axis_of(_ndim(ary)))
+
+    split.__name__ = name
+    return split
+
+
+FUNCTIONS.update(
+    {
+        np.atleast_1d: _atleast_nd(1),
+        np.atleast_2d: _atleast_nd(2),
+        np.atleast_3d: _atleast_nd(3),
+        np.column_stack: _column_stack,
+        np.dstack: _dstack,
+        np.fliplr: _fliplr,
+        np.flipud: _flipud,
+        np.rot90: _rot90,
+        np.split: _split,
+        np.array_split: _array_split,
+        np.hsplit: _directional_split("hsplit", lambda n: 1 if n > 1 else 0, 1),
+        np.vsplit: _directional_split("vsplit", lambda n: 0, 2),
+        np.dsplit: _directional_split("dsplit", lambda n: 2, 3),
+    }
+)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from runtime import TensorType
 from runtime.ops import UFUNCS
 from staging.kinds import forms as array0d
 from staging.numpy_api._common import _as_input, _is_tensor, _record, _unsupported, _where
@@ -43,7 +44,8 @@ def ufunc_into(ufunc, target, inputs, what):
     """`ufunc(*inputs, out=target)` for a symbolic target: the result, cast to target's dtype with
     NumPy's same-kind rule, is written into target in place (staging.state.aliasing). Returns target."""
     if (
-        target.type == target.type.strong()  # (one NumPy kind)
+        type(target.type) is TensorType  # (one kind, a NumPy 0-d value)
+        and not target.type.weak
         and target.type.shape == ()
         and target._alias is None
         and what.startswith("np.")

@@ -21,6 +21,8 @@ import numpy as np
 
 from runtime import ListType, TensorType
 from runtime.core_ops import ARG
+from runtime.ops.python_calls import CALLABLES
+from runtime.ops.strings import METHODS as STR_METHODS_ALL
 from runtime.registry import get_op
 from staging.functions.argument_writes import _message as distinct_arrays_message
 from staging.saving.values import ERROR_CLASSES, MAX_DIMS, PYTHON_TYPES, FormatError
@@ -79,6 +81,45 @@ def _numbers(v, depth: int = 0) -> bool:
 
 
 NUMBERS = Kind("numbers (a number, an array, or a tuple of them)", _numbers)
+SLOT = Kind("an argument slot", lambda v: v is ARG)
+_LITERAL = NONE | BOOL | INT | STR | Kind("a float", lambda v: type(v) is float)
+# printf-style values: a slot or a literal, or a tuple of them, or a dict of them by str keys
+PERCENT_VALUES = (
+    SLOT
+    | _LITERAL
+    | tuple_of(SLOT | _LITERAL)
+    | Kind(
+        "a dict of slots and literals",
+        lambda v: (
+            type(v) is dict
+            and all(type(k) is str and (SLOT | _LITERAL).test(x) for k, x in v.items())
+        ),
+    )
+)
+# an f-string's pieces: literal strs and (conversion, spec) pairs, the spec a str or a slot
+PIECES = tuple_of(
+    STR
+    | Kind(
+        "a (conversion, spec) pair",
+        lambda v: (
+            type(v) is tuple
+            and len(v) == 2
+            and v[0] in ("", "s", "r", "a")
+            and (type(v[1]) is str or v[1] is ARG)
+        ),
+    )
+)
+PRINTOPTIONS = tuple_of(
+    Kind(
+        "a (NumPy print option, value) pair",
+        lambda v: (
+            type(v) is tuple
+            and len(v) == 2
+            and v[0] in np.get_printoptions()
+            and (v[1] is None or type(v[1]) in (bool, int, float, str))
+        ),
+    )
+)
 
 _SLICE_PART = r"\s*(-?[0-9]{1,20}|\?)?\s*"
 _SLICE = re.compile(f"{_SLICE_PART}:{_SLICE_PART}(:{_SLICE_PART})?")
@@ -97,6 +138,29 @@ KINDS = {
     "N": INT | SYMBOLIC,
     "UPLO": choice("L", "U"),
     "append": NONE | NUMBERS,
+    "assume_unique": BOOL,
+    "base": NUMBERS,
+    "bias": BOOL,
+    "deg": INT,
+    "discont": NONE | NUMBER,
+    "dx": NUMBER,
+    "edge_order": INT,
+    "increasing": BOOL,
+    "invert": BOOL,
+    "minlength": INT,
+    "nan": NUMBER,
+    "neginf": NONE | NUMBER,
+    "new_shape": INT | tuple_of(INT, MAX_DIMS),
+    "obj": NUMBERS,
+    "p": NONE | NUMBER | choice("fro", "nuc"),
+    "posinf": NONE | NUMBER,
+    "returned": BOOL,
+    "reverse": BOOL,
+    "rowvar": BOOL,
+    "sequence": BOOL,
+    "stacked": BOOL,
+    "width": INT,
+    "trim": choice("f", "b", "fb", "bf", "F", "B", "FB", "BF"),
     "atol": NUMBER,
     "axes": NONE | INT | tuple_of(INT | tuple_of(INT, MAX_DIMS), MAX_DIMS),
     "axis": AXES,
@@ -148,7 +212,15 @@ KINDS = {
     "order": choice("C", "F", "A", "K"),
     "overwrite_input": BOOL,
     "pad_width": INT | tuple_of(INT | tuple_of(INT, 2), MAX_DIMS),
-    "parts": tuple_of(STR | Kind("an argument slot", lambda v: v is ARG)),
+    "parts": tuple_of(STR | SLOT),
+    "pieces": PIECES,
+    "printoptions": PRINTOPTIONS,
+    "file": choice("stdout", "stderr"),
+    "flush": BOOL,
+    "template": STR,
+    "text": STR,
+    "values": PERCENT_VALUES,
+    "options": tuple_of(STR),
     "period": NONE | NUMBER,
     "prepend": NONE | NUMBERS,
     "range": NONE | tuple_of(NUMBER, 2),
@@ -194,6 +266,15 @@ OP_KINDS = {
         lambda v: type(v) in (bool, int, float, complex) or isinstance(v, (np.generic, np.ndarray)),
     ),
     ("dim", "axis"): INT,
+    ("python_call", "func"): choice(*CALLABLES),
+    ("python_call", "keywords"): tuple_of(STR, 8),
+    ("angle", "deg"): BOOL,
+    ("isin", "kind"): NONE | choice("sort", "table"),
+    ("partition", "kind"): choice("introselect"),
+    ("argpartition", "kind"): choice("introselect"),
+    ("unravel_index", "shape"): INT | tuple_of(INT, MAX_DIMS),
+    ("str_method", "name"): choice(*sorted(STR_METHODS_ALL)),
+    ("str_method", "args"): tuple_of(SLOT | _LITERAL, 8),
     ("distinct_arrays", "message"): STR,
 }
 # ops whose attributes another check looks at: `call` (the loader's, staging.saving.api)

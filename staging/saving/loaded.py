@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 
 from runtime import CompiledGraph, Value
-from runtime.types import TensorType, UnionType
+from runtime.types import StrType, TensorType, UnionType
 from staging.core import nest
 from staging.core.recording import current_graph, record
 from staging.functions.concrete import jax_backend, signature_text
@@ -67,7 +67,7 @@ class LoadedConcreteFunction:
         self.output_types = function.output_types
         specs = iter(
             [
-                TensorSpec.of_type(t) if isinstance(t, (TensorType, UnionType)) else t
+                TensorSpec.of_type(t) if isinstance(t, (TensorType, UnionType, StrType)) else t
                 for t in function.output_types
             ]
         )
@@ -142,7 +142,9 @@ class LoadedConcreteFunction:
     @property
     def inputs(self):
         return [
-            TensorSpec.of_type(t) if type(t) is UnionType else TensorSpec(t.shape, t.dtype)
+            TensorSpec.of_type(t)
+            if type(t) in (UnionType, StrType)
+            else TensorSpec(t.shape, t.dtype)
             for t in self._arg_types
         ]
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from runtime import ListType, TensorType
 from runtime.core_ops import ARG
-from runtime.types import MAX_KINDS, UnionType, union_of
+from runtime.types import MAX_KINDS, STR, StrType, UnionType, is_str, union_of
 from staging import errors
 from staging.functions.trace_key import TensorSpec, WeakIdKey
 from staging.state.variables import Variable
@@ -158,7 +158,7 @@ class Encoder:
                 "entry": f"arrays/{len(self.arrays) - 1}.npy",
                 "scalar": isinstance(v, np.generic),
             }
-        if isinstance(v, (TensorType, ListType, UnionType)):
+        if isinstance(v, (TensorType, ListType, UnionType, StrType)):
             return {"t": "type", "type": encode_type(v)}
         if v is ARG:
             return {"t": "arg_slot"}
@@ -194,6 +194,8 @@ def encode_type(t) -> dict:
         return {"list": None if t.element is None else encode_type(t.element)}
     if isinstance(t, UnionType):  # a value of several kinds, by path
         return {"union": [encode_type(k) for k in t.alternatives]}
+    if is_str(t):  # a Python str known when the graph runs
+        return {"str": True}
     if isinstance(t, TensorType):
         out = {"dtype": dtype_name(t.dtype), "shape": list(t.shape)}
         if t.weak:
@@ -298,6 +300,10 @@ def decode_type(obj, depth: int = 0):
         return ListType(None if obj["list"] is None else decode_type(obj["list"], depth + 1))
     if "union" in obj:
         return _decode_union(obj, depth)
+    if "str" in obj:
+        expect_dict(obj, "a str type", {"str"})
+        expect(obj["str"] is True, "a str type is {'str': true}")
+        return STR
     expect_dict(obj, "a tensor type", {"dtype", "shape"}, {"weak"})
     weak = obj.get("weak", False)
     expect(type(weak) is bool, "the weak flag of a type must be a bool")

@@ -33,6 +33,7 @@ from staging import errors
 from staging.core.recording import current_graph, record
 from staging.core.source_map import user_names, where
 from staging.core.tensor import Tensor, leaked_error
+from staging.state import concrete_arrays
 from staging.state import journal as mutation
 from staging.state.stale_values import argument_of, mark_overwritten
 from staging.state.stale_values import describe as _describe
@@ -247,17 +248,21 @@ def _unapply(step, base: Tensor, new_view: Tensor) -> Tensor:
     )  # pragma: no cover - only VIEW steps get here
 
 
-def carry_out(init, placeholder, out: Tensor) -> None:
+def carry_out(init, placeholder, out: Tensor, name: str = "") -> None:
     """After a staged loop whose body wrote loop variable `placeholder` in place: eagerly the loop
     wrote into its initial array `init` itself, so every name holding that array (`u = v` before
     the loop), and the views of it, see the loop's result `out`. A write that may not be made
     (into an argument, a maybe-view, a list's element, ...) is left to the loop's own checks
     (staging.state.stale_values), which refuse it naming the loop."""
-    if not (
-        isinstance(init, Tensor)
-        and isinstance(placeholder, Tensor)
-        and placeholder._written == "carried"
-    ):
+    if not (isinstance(placeholder, Tensor) and placeholder._written == "carried"):
+        return
+    if concrete_arrays.is_concrete_array(init):
+        # (an array nothing else refers to became a staged value where the loop began:
+        # staging.state.concrete_arrays.promote_entering)
+        raise concrete_arrays.aliased_error(
+            init, "the staged loop's in-place write", f" (loop variable {name!r})"
+        )
+    if not isinstance(init, Tensor):
         return
     try:
         check_writable(init, "the loop's in-place write")

@@ -30,6 +30,14 @@ def stacked_element(element):
     return joined
 
 
+def _element(value):
+    """A value written into a staged list: a Python str is a staged string there (the list's
+    elements are one graph value's kinds: a list of strings)."""
+    if isinstance(value, str):
+        return record("str_const", [], {"text": str(value)})
+    return value
+
+
 class TensorArray:
     """A list of tensors of one dtype and rank that loops can append to.
 
@@ -106,6 +114,7 @@ class TensorArray:
     def write(self, index, value) -> "TensorArray":
         written, value = value, self._cast(value)
         if self._staged:
+            value = _element(value)
             if not isinstance(value, Tensor):
                 value = np.asarray(value)
                 value = value[()] if value.ndim == 0 else value
@@ -130,7 +139,7 @@ class TensorArray:
 
     def append(self, value) -> "TensorArray":
         if self._staged:
-            written, value = value, self._cast(value)
+            written, value = value, _element(self._cast(value))
             self._check_element(value)
             aliasing.note_stored(value, "appended to")
             handle = record(
@@ -284,3 +293,198 @@ def either_list(a, b):
     if is_tensor_array(a):
         return a
     return b if is_tensor_array(b) else None
+
+
+# -- lists of tuples -------------------------------------------------------------------------------
+
+
+class TupleList(tuple):
+    """A staged list of tuples of one length (`stack.append((i, x[i]))`): one TensorArray per
+    position holding graph values (numbers, arrays, tensors), and at the other positions the
+    Python object every tuple has there (a string, None; the same in every tuple). The same
+    functional API as TensorArray. It is a namedtuple-like tuple of those fields, so a staged
+    `if` or loop carries each field as it carries a list or a Python object; a staged function
+    returning one gives a Python list of tuples (`zip_tuple_lists`)."""
+
+    __slots__ = ()
+    _fields: tuple = ()
+
+    def __new__(cls, *fields):  # (as a namedtuple's: nest rebuilds it with type(s)(*items))
+        return tuple.__new__(cls, fields)
+
+    @property
+    def _lists(self) -> list:
+        return [f for f in self if is_tensor_array(f)]
+
+    def _check(self, value):
+        if type(value) is not tuple or len(value) != len(self):
+            raise errors.UnsupportedOpError(
+                f"{where()}this staged list holds tuples of {len(self)} items; a staged list "
+                f"cannot also hold {_describe_item(value)}"
+            )
+        for item, field in zip(value, self):
+            if not is_tensor_array(field) and not _same_static(item, field):
+                raise errors.UnsupportedOpError(
+                    f"{where()}the tuples of this staged list hold {field!r} at a position where "
+                    f"this one holds {_describe_static(item)}; a position that does not hold numbers "
+                    f"or arrays must hold the same Python object in every tuple"
+                )
+
+    @classmethod
+    def of(cls, items: list) -> TupleList:
+        """A staged list holding `items`, tuples of one length."""
+        lst = empty_tuple_list(items[0])
+        for item in items:
+            lst = lst.append(item)
+        return lst
+
+    def append(self, value) -> TupleList:
+        self._check(value)
+        return self._rebuilt(
+            f.append(item) if is_tensor_array(f) else f for f, item in zip(self, value)
+        )
+
+    def write(self, index, value) -> TupleList:
+        self._check(value)
+        return self._rebuilt(
+            f.write(index, item) if is_tensor_array(f) else f for f, item in zip(self, value)
+        )
+
+    def read(self, index) -> tuple:
+        return tuple(f.read(index) if is_tensor_array(f) else f for f in self)
+
+    def pop(self):
+        fields, items = [], []
+        for f in self:
+            if is_tensor_array(f):
+                f, item = f.pop()
+            else:
+                item = f
+            fields.append(f)
+            items.append(item)
+        return self._rebuilt(fields), tuple(items)
+
+    def length(self):
+        return self._lists[0].length()
+
+    def size(self):
+        return self._lists[0].size()
+
+    @property
+    def _staged(self) -> bool:
+        return self._lists[0]._staged
+
+    def stack(self, *args, **kwargs):
+        raise errors.UnsupportedOpError(
+            f"{where()}converting a staged list of tuples to an array is not supported (an empty "
+            f"list would not give NumPy's shape); build one list per position instead"
+        )
+
+    numpy_stack = numpy_array = stack
+
+    def to_list(self) -> list:
+        """The elements as a Python list of tuples (eager only)."""
+        return zip_fields([f.to_list() if is_tensor_array(f) else f for f in self])
+
+    def _rebuilt(self, fields) -> TupleList:
+        return tuple_list(list(fields))
+
+    def empty_like(self) -> TupleList:
+        """An empty list of tuples like this list's (in the graph being built)."""
+        return tuple_list(
+            [
+                TensorArray(dtype=None, size=0, dynamic_size=True) if is_tensor_array(f) else f
+                for f in self
+            ]
+        )
+
+    def __repr__(self):
+        return f"<staging.TupleList of {len(self)} items: {tuple.__repr__(self)}>"
+
+
+_TUPLE_LIST_TYPES: dict = {}
+
+
+def tuple_list(fields: list) -> TupleList:
+    """A TupleList of `fields` (TensorArrays and the static objects)."""
+    cls = _TUPLE_LIST_TYPES.get(len(fields))
+    if cls is None:
+        cls = _TUPLE_LIST_TYPES[len(fields)] = type(
+            f"TupleList{len(fields)}",
+            (TupleList,),
+            {"__slots__": (), "_fields": tuple(f"item{i}" for i in range(len(fields)))},
+        )
+    return cls(*fields)
+
+
+def empty_tuple_list(template: tuple) -> TupleList:
+    """An empty TupleList whose tuples are like `template`: a list at each position holding
+    graph values, `template`'s object at the others. Refused when no position holds values."""
+    for item in template:
+        if not _is_value(item) and not isinstance(item, _STATIC):
+            raise errors.UnsupportedOpError(
+                f"{where()}a staged list of tuples holds numbers, arrays, strings and None in its "
+                f"tuples, not {_describe_item(item)}"
+            )
+    fields = [
+        TensorArray(dtype=None, size=0, dynamic_size=True) if _is_value(item) else item
+        for item in template
+    ]
+    if not any(is_tensor_array(f) for f in fields):
+        raise errors.UnsupportedOpError(
+            f"{where()}a staged list cannot hold {_describe_item(template)}: none of its items is "
+            f"a number or an array"
+        )
+    return tuple_list(fields)
+
+
+def zip_tuple_lists(result):
+    """`result` (a staged function's packed outputs) with each TupleList, whose list fields
+    hold the Python lists the graph gave, made the Python list of tuples it stands for."""
+    if isinstance(result, TupleList):
+        return zip_fields(list(result))
+    if type(result) in (list, tuple):
+        return type(result)(zip_tuple_lists(r) for r in result)
+    if type(result) is dict:
+        return {k: zip_tuple_lists(v) for k, v in result.items()}
+    return result
+
+
+def holds_tuple_lists(structure) -> bool:
+    if isinstance(structure, TupleList):
+        return True
+    if type(structure) in (list, tuple):
+        return any(holds_tuple_lists(r) for r in structure)
+    if type(structure) is dict:
+        return any(holds_tuple_lists(r) for r in structure.values())
+    return False
+
+
+def zip_fields(values: list) -> list:
+    """The Python list of tuples a TupleList stands for, from the values of its fields: a
+    Python list for each position holding graph values (what the graph gave), the object for
+    the others (never a list: staging.state.tensor_array._STATIC)."""
+    n = len(next(v for v in values if type(v) is list))
+    columns = [v if type(v) is list else [v] * n for v in values]
+    return [tuple(row) for row in zip(*columns)]
+
+
+_STATIC = (str, bytes, type(None))
+
+
+def _is_value(x) -> bool:
+    return isinstance(x, (Tensor, np.ndarray, np.generic, bool, int, float, complex))
+
+
+def _same_static(a, b) -> bool:
+    return a is b or (type(a) is type(b) and isinstance(a, _STATIC) and a == b)
+
+
+def _describe_static(value) -> str:
+    return repr(value) if isinstance(value, _STATIC) else f"a {type(value).__name__}"
+
+
+def _describe_item(value) -> str:
+    if type(value) is tuple:
+        return f"a tuple of {len(value)} items"
+    return f"a {type(value).__name__}"

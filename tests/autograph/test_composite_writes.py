@@ -29,13 +29,13 @@ def test_writes_match_python():
 def test_converted_form():
     code = autograph.to_code(dict_and_array_writes)
     for line in (
-        "ag__.setitem(d, 'a', x)",
-        "ag__.setitem(d, 'b', ag__.iadd(d['b'], 1))",
-        "ag__.setitem(arr, ag__.key[1:3], 5.0)",
-        "ag__.setitem(arr, ag__.key[:, 0], ag__.iadd(arr[:, 0], 1.0))",
-        "item, item_1 = (1, 2)\n    a = item\n    ag__.setitem(d, 'c', item_1)",
-        "e = 7\n    ag__.setitem(d, 'z', 7)",
-        "ag__.setitem(d, 'i', itr)",
+        "d = ag__.setitem(d, 'a', x)",
+        "d = ag__.setitem(d, 'b', ag__.iadd(ag__.getitem(d, 'b'), 1))",
+        "arr = ag__.setitem(arr, ag__.key[1:3], 5.0)",
+        "arr = ag__.setitem(arr, ag__.key[:, 0], ag__.iadd(ag__.getitem(arr, ag__.key[:, 0]), 1.0))",
+        "item, item_1 = (1, 2)\n    a = item\n    d = ag__.setitem(d, 'c', item_1)",
+        "e = 7\n    d = ag__.setitem(d, 'z', 7)",
+        "nonlocal d\n        d = ag__.setitem(d, 'i', itr)",
     ):
         assert line in code, line
 

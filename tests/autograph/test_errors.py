@@ -26,9 +26,11 @@ def test_generator_refused():
     assert f"{HERE}:14" in str(e.value) and "yield" in str(e.value)
 
 
-def test_try_around_staged_control_flow_refused():
-    # Allowed, and run as Python on concrete values; staged, the `except` clause would catch
-    # errors the staged `if` can raise only when the graph runs: refused while tracing.
+def test_try_around_staged_control_flow_is_staged_when_a_clause_may_catch():
+    # Its `except` clause cannot catch what the staged `if` raises (a comparison and a
+    # constant raise nothing): the `try` runs as its body. With a clause that may catch what
+    # the body raises when the graph runs, a body that assigns `x` before a line that may
+    # raise is refused: the clause would see `x` as it was before the `try`.
     staging = pytest.importorskip("staging")
 
     def f(x):
@@ -39,11 +41,22 @@ def test_try_around_staged_control_flow_refused():
             pass
         return x
 
+    def g(x):
+        try:
+            x = x * 2
+            x = np.log(x)
+        except FloatingPointError:
+            pass
+        return x
+
     assert autograph.convert(f)(5) == 1
+    assert staging.function(f)(np.int64(5)) == 1 and staging.function(f)(np.int64(-5)) == -5
     with pytest.raises(errors.UnsupportedConstructError) as e:
-        staging.function(f)(np.int64(5))
+        staging.function(g)(np.float64(5.0))
     assert str(e.value).startswith(
-        f"{HERE}:{f.__code__.co_firstlineno + 1}: this `try` catches errors"
+        f"{HERE}:{g.__code__.co_firstlineno + 1}: this `try` is staged (its `except` clause may "
+        f"catch an error raised when the graph runs), and its body assigns 'x' before a later "
+        f"line that may raise"
     )
 
 

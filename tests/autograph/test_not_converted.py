@@ -4,6 +4,7 @@ naming the user's file, line and function; functools.partial-wrapped helpers are
 from __future__ import annotations
 
 import functools
+import itertools
 
 import numpy as np
 import pytest
@@ -104,7 +105,7 @@ def test_staged_without_autograph():
 def test_called_by_a_builtin():
     @staging.function
     def maps(x):
-        return list(map(positive, [x, -x]))
+        return list(itertools.starmap(positive, [(x,), (-x,)]))
 
     message = error_of(maps, np.float64(1.0))
     assert message.startswith(line_of(positive, 1))
@@ -112,7 +113,16 @@ def test_called_by_a_builtin():
         "autograph did not convert 'positive': it is called by a builtin or library function"
         in message
     )
-    assert "map()" in message
+    assert "itertools.starmap()" in message
+
+
+def test_map_sorted_and_reduce_convert_the_function_they_call():
+    @staging.function
+    def maps(x):
+        return list(map(positive, [x, -x])), sorted([x, -x], key=positive)
+
+    for v in (np.float64(1.0), np.float64(-2.0)):
+        assert maps(v) == maps.python_function(v)
 
 
 def test_called_by_staging_cond_directly():
@@ -161,10 +171,12 @@ def test_iterating_message_reads_as_sentences():
         a, b = x
         return a
 
-    message = error_of(staging.function(unpack), np.ones(2))
+    message = error_of(
+        staging.function(unpack).get_concrete_function, staging.TensorSpec([None], np.float64)
+    )
     assert message.startswith(line_of(unpack, 1))
     assert (
-        "iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <f64[2]>"
+        "iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <f64[?]>"
         in message
     )
     assert "elsewhere index it with x[i])." in message

@@ -120,6 +120,23 @@ def test_staged_loop_that_ran_zero_times_raises_unbound_local_error(f, arg, line
 def test_loop_creating_a_python_object_is_refused():
     staging = pytest.importorskip("staging")
 
+    def creates_object(n):
+        i = 0
+        while i < n:
+            label = object()
+            i += 1
+        return label
+
+    with pytest.raises(errors.UndefinedNameError) as e:
+        staging.function(creates_object)(np.int64(2))
+    assert f"{HERE}:{creates_object.__code__.co_firstlineno + 2}: 'label' is first assigned" in str(
+        e.value
+    )
+
+
+def test_loop_creating_a_string_gives_it_where_the_loop_ran():
+    staging = pytest.importorskip("staging")
+
     def creates_string(n):
         i = 0
         while i < n:
@@ -127,11 +144,10 @@ def test_loop_creating_a_python_object_is_refused():
             i += 1
         return label
 
-    with pytest.raises(errors.UndefinedNameError) as e:
-        staging.function(creates_string)(np.int64(2))
-    assert f"{HERE}:{creates_string.__code__.co_firstlineno + 2}: 'label' is first assigned" in str(
-        e.value
-    )
+    f = staging.function(creates_string)
+    assert f(np.int64(2)) == creates_string(2) == "x"
+    with pytest.raises(UnboundLocalError):
+        f(np.int64(0))
 
 
 def returns_possibly_unassigned(c):

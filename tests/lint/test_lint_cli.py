@@ -10,7 +10,7 @@ import sys
 
 from autograph.lint import main
 
-STAGED = "import staging\n\n@staging.function\ndef f(x):\n    print('t')\n    return x\n"
+STAGED = "import staging\n\n@staging.function(autograph=False)\ndef f(x):\n    print('t')\n    return x\n"
 CLEAN = "import staging\n\n@staging.function\ndef f(x):\n    staging.print(x)\n    return x\n"
 
 
@@ -30,9 +30,8 @@ def test_findings_exit_one_one_per_line(tmp_path):
     status, out, err = run([tmp_path])
     assert status == 1 and err == ""
     assert out == (
-        f"{tmp_path}/bad.py:5:5: AG002 print() of Python values in staged function "
-        "'f' runs only while tracing, not on every call; use staging.print(...) to "
-        "print on every call\n"
+        f"{tmp_path}/bad.py:5:5: AG002 print() in staged function 'f' (autograph=False) runs "
+        "only while tracing, not on every call; use staging.print(...) to print on every call\n"
     )
 
 
@@ -86,7 +85,7 @@ def test_help_lists_the_rules():
 def test_select_and_ignore_options(tmp_path):
     path = tmp_path / "m.py"
     path.write_text(
-        "import staging, time\n\n@staging.function\ndef f(x, a=[]):\n"
+        "import staging, time\n\n@staging.function(autograph=False)\ndef f(x, a=[]):\n"
         "    print('t')\n    return x + time.ctime()\n"
     )
     assert [line.split(" ")[1] for line in run([path])[1].splitlines()] == [
@@ -114,7 +113,7 @@ def test_json_format(tmp_path):
         (f"{tmp_path}/a.py", 2, 12, "AG000", False),
         (f"{tmp_path}/b.py", 5, 5, "AG002", True),
     ]
-    assert data[1]["message"].startswith("print() of Python values")
+    assert data[1]["message"].startswith("print() in staged function 'f' (autograph=False)")
     assert "cannot parse" in err
 
 

@@ -1,4 +1,5 @@
-"""Which functions count as staged: aliases, decorator forms, wrappers, methods, nesting."""
+"""Which functions count as staged: aliases, decorator forms, wrappers, methods, nesting (a
+logging call, AG002, shows that a function is staged)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from autograph.lint import check_source, lint_paths
 
 BODY = """
 def f(x):
-    print("tracing")
+    log.info("tracing")
     return x
 """
 
@@ -71,19 +72,19 @@ def test_wrapper_calls(tmp_path):
         import staging
 
         def f(x):
-            print("f")
+            log.info("f")
             return x
 
         def g(x):
-            print("g")
+            log.info("g")
             return x
 
         def h(x):
-            print("h")
+            log.info("h")
             return x
 
         def untouched(x):
-            print("not staged")
+            log.info("not staged")
             return x
 
         fast_f = staging.function(f)
@@ -121,15 +122,15 @@ def test_method_wrapped_in_init(tmp_path):
                 self.other = staging.function(Model._other)
 
             def _step(self, x):
-                print("step")
+                log.info("step")
                 return x
 
             def _other(self, x):
-                print("other")
+                log.info("other")
                 return x
 
             def plain(self, x):
-                print("plain")
+                log.info("plain")
                 return x
     """,
     ) == [(9, "AG002"), (13, "AG002")]
@@ -169,7 +170,7 @@ def test_staged_function_nested_in_plain_function(tmp_path):
         def build(scale):
             @staging.function
             def inner(x):
-                print("inner")
+                log.info("inner")
                 return x * scale
             return inner
     """,
@@ -186,9 +187,9 @@ def test_staged_function_nested_in_staged_function_is_reported_once(tmp_path):
         def outer(x):
             @staging.function
             def inner(y):
-                print("inner")
+                log.info("inner")
                 return y
-            print("outer")
+            log.info("outer")
             return inner(x)
     """,
     ) == [(7, "AG002"), (9, "AG002")]
@@ -196,10 +197,10 @@ def test_staged_function_nested_in_staged_function_is_reported_once(tmp_path):
 
 def test_findings_are_sorted_and_formatted(tmp_path):
     (tmp_path / "b.py").write_text(
-        "import staging\n\n@staging.function\ndef f(x):\n    print('b')\n    return x\n"
+        "import staging\n\n@staging.function\ndef f(x):\n    log.info('b')\n    return x\n"
     )
     (tmp_path / "a.py").write_text(
-        "import staging\n\n@staging.function\ndef f(x, a=[]):\n    print('a')\n    return x\n"
+        "import staging\n\n@staging.function\ndef f(x, a=[]):\n    log.info('a')\n    return x\n"
     )
     result = lint_paths([tmp_path])
     assert [str(f).split(" ")[0] for f in result] == [
@@ -214,7 +215,7 @@ def test_select_and_ignore(tmp_path):
     path = tmp_path / "m.py"
     path.write_text(
         "import staging, time\n\n@staging.function\ndef f(x, a=[]):\n"
-        "    print('a', time.ctime())\n    print('b')\n    return x\n"
+        "    print('a', time.ctime())\n    log.info('b')\n    return x\n"
     )
     assert [f.code for f in lint_paths([path])] == ["AG008", "AG003", "AG002"]
     assert [f.code for f in lint_paths([path], select="AG002")] == ["AG002"]

@@ -22,7 +22,7 @@ def test_print_fix_uses_the_staging_alias():
     assert fix("""
         import staging as st
 
-        @st.function
+        @st.function(autograph=False)
         def f(x):
             print("tracing", end="")   # keep me
             print(  'spaced' ,sep='-' )
@@ -30,7 +30,7 @@ def test_print_fix_uses_the_staging_alias():
     """) == dedent("""
         import staging as st
 
-        @st.function
+        @st.function(autograph=False)
         def f(x):
             st.print("tracing", end="")   # keep me
             st.print(  'spaced' ,sep='-' )
@@ -70,7 +70,7 @@ def test_print_with_file_argument_is_reported_but_not_rewritten():
         import sys
         import staging
 
-        @staging.function
+        @staging.function(autograph=False)
         def f(x):
             print("tracing", file=sys.stderr)
             return x
@@ -152,7 +152,7 @@ def test_noqa_finding_is_not_fixed():
     source = dedent("""
         import staging
 
-        @staging.function
+        @staging.function(autograph=False)
         def f(x):
             print("kept")  # noqa: AG002
             print("fixed")
@@ -179,19 +179,19 @@ def test_fix_is_idempotent():
 def test_cli_fix_writes_and_reports(tmp_path):
     path = tmp_path / "m.py"
     path.write_text(
-        "import staging\n\n@staging.function\ndef f(x, a=[]):\n"
+        "import staging\n\n@staging.function(autograph=False)\ndef f(x, a=[]):\n"
         "    print('t')\n    print('u', file=None)\n    return x\n"
     )
     out = io.StringIO()
     assert main(["--fix", str(path)], stdout=out, stderr=io.StringIO()) == 1
     assert path.read_text() == (
-        "import staging\n\n@staging.function\ndef f(x, a=None):\n"
+        "import staging\n\n@staging.function(autograph=False)\ndef f(x, a=None):\n"
         "    if a is None:\n        a = []\n"
         "    staging.print('t')\n    print('u', file=None)\n"
         "    return x\n"
     )
     assert out.getvalue().splitlines() == [
-        f"{path}:8:5: AG002 print() of Python values in staged function 'f' runs only while "
+        f"{path}:8:5: AG002 print() in staged function 'f' (autograph=False) runs only while "
         "tracing, not on every call; use staging.print(...) to print on every call",
         f"fixed {path}:4:12: AG008 a=[] -> a=None, 'if a is None: a = []' in the body",
         f"fixed {path}:5:5: AG002 print(...) -> staging.print(...)",
@@ -200,24 +200,26 @@ def test_cli_fix_writes_and_reports(tmp_path):
 
 def test_cli_fix_exits_zero_when_everything_was_fixed(tmp_path):
     path = tmp_path / "m.py"
-    path.write_text("import staging\n\n@staging.function\ndef f(x):\n    print('t')\n")
+    path.write_text(
+        "import staging\n\n@staging.function(autograph=False)\ndef f(x):\n    print('t')\n"
+    )
     assert main(["--fix", str(path)], stdout=io.StringIO(), stderr=io.StringIO()) == 0
     assert (
-        path.read_text() == "import staging\n\n@staging.function\ndef f(x):\n"
+        path.read_text() == "import staging\n\n@staging.function(autograph=False)\ndef f(x):\n"
         "    staging.print('t')\n"
     )
 
 
 def test_cli_diff_does_not_write(tmp_path):
     path = tmp_path / "m.py"
-    source = "import staging\n\n@staging.function\ndef f(x):\n    print('t')\n    return x\n"
+    source = "import staging\n\n@staging.function(autograph=False)\ndef f(x):\n    print('t')\n    return x\n"
     path.write_text(source)
     out = io.StringIO()
     assert main(["--diff", str(path)], stdout=out, stderr=io.StringIO()) == 1
     assert path.read_text() == source
     name = str(path).lstrip("/")
     assert out.getvalue() == (
-        f"--- a/{name}\n+++ b/{name}\n@@ -2,5 +2,5 @@\n \n @staging.function\n def f(x):\n"
+        f"--- a/{name}\n+++ b/{name}\n@@ -2,5 +2,5 @@\n \n @staging.function(autograph=False)\n def f(x):\n"
         "-    print('t')\n+    staging.print('t')\n     return x\n"
     )
 
@@ -225,7 +227,7 @@ def test_cli_diff_does_not_write(tmp_path):
 def test_cli_fix_keeps_crlf_line_endings_and_encoding(tmp_path):
     path = tmp_path / "m.py"
     source = (
-        "# -*- coding: latin-1 -*-\r\nimport staging\r\n\r\n@staging.function\r\n"
+        "# -*- coding: latin-1 -*-\r\nimport staging\r\n\r\n@staging.function(autograph=False)\r\n"
         "def f(x):\r\n    print('caf\xe9')\r\n    return x\r\n"
     )
     path.write_bytes(source.encode("latin-1"))

@@ -35,7 +35,7 @@ def test_fixes_are_not_inserted_after_a_one_line_suite_import():
 
         def g(): import math
 
-        @staging.function
+        @staging.function(autograph=False)
         def f(x):
             print("tracing")
             return x

@@ -50,7 +50,7 @@ def clean_{i}(x, y=None):
 TOP = (
     """
 
-@staging.function
+@staging.function(autograph=False)
 def top(x, acc=[]):  # mark-top-default
     print("mark-top")
     return x
@@ -81,7 +81,7 @@ class Model:
     def __init__(self):
         self.calls = 0
 
-    @staging.function
+    @staging.function(autograph=False)
     def step(self, x):
         self.calls += 1  # mark-self
         def inner(z):
@@ -110,7 +110,7 @@ if True:
 TABS = (
     """
 
-@staging.function
+@staging.function(autograph=False)
 def tabbed(x):
 \ts = "é✓"; print("mark-tab")
 \treturn x * FACTOR  # mark-factor
@@ -269,15 +269,15 @@ def test_cli_text_json_diff_and_fix_output_unchanged(tmp_path, monkeypatch):
 # Unusual layouts: the last line without a line break, a form feed libcst drops, a byte
 # order mark, old Mac line breaks, findings in most statements (one pass is cheaper).
 LAYOUTS = {
-    "no trailing newline": "import staging\n@staging.function\ndef f(x, a={}):\n"
+    "no trailing newline": "import staging\n@staging.function(autograph=False)\ndef f(x, a={}):\n"
     "    print(1)\n    return x",
-    "form feed before a statement": "import staging\nx = 1\n\n\x0c@staging.function\n"
+    "form feed before a statement": "import staging\nx = 1\n\n\x0c@staging.function(autograph=False)\n"
     "def f(x):\n    print(1)\n    return x\n",
-    "byte order mark, first statement": "\ufeff@staging.function\ndef f(x):\n    print(1)\n"
+    "byte order mark, first statement": "\ufeff@staging.function(autograph=False)\ndef f(x):\n    print(1)\n"
     "    return x\nimport staging\n",
-    "carriage returns": "import staging\r\r@staging.function\rdef f(x):\r    print(1)\r"
+    "carriage returns": "import staging\r\r@staging.function(autograph=False)\rdef f(x):\r    print(1)\r"
     "    return x\r",
-    "findings everywhere": "import staging\n@staging.function\ndef f(x):\n    print(1)\n"
+    "findings everywhere": "import staging\n@staging.function(autograph=False)\ndef f(x):\n    print(1)\n"
     "    return x\n",
 }
 

@@ -44,7 +44,7 @@ def test_expect_markers_are_matched_exactly(tmp_path):
     path = tmp_path / "ex.py"
     path.write_text(
         "import staging\n\n@staging.function\ndef f(x):\n"
-        "    print('t')  # lint-expect: AG002\n    return x\n"
+        "    log.info('t')  # lint-expect: AG002\n    return x\n"
     )
     found = {(f.path, f.line, f.code) for f in lint_paths([tmp_path])}
     assert found == expected_findings([str(path)]) == {(str(path), 5, "AG002")}

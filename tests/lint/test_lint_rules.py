@@ -158,7 +158,7 @@ def test_ag001_in_nested_helper_of_staged_function(tmp_path):
 # --- AG002: trace-time print and logging --------------------------------------------------
 
 
-def test_ag002_print_of_python_values(tmp_path):
+def test_ag002_print_of_python_values_with_autograph_false(tmp_path):
     result = findings(
         tmp_path,
         """
@@ -166,7 +166,7 @@ def test_ag002_print_of_python_values(tmp_path):
 
         STEP = 3
 
-        @staging.function
+        @staging.function(autograph=False)
         def f(x):
             print("tracing")
             print()
@@ -181,9 +181,31 @@ def test_ag002_print_of_python_values(tmp_path):
         (9, 5, "AG002"),
         (10, 5, "AG002"),
     ]
-    assert result[0].message.startswith("print() of Python values in staged function 'f'")
+    assert result[0].message.startswith("print() in staged function 'f' (autograph=False)")
     assert "staging.print" in result[0].message
     assert all(f.fixable for f in result)
+
+
+def test_ag002_any_print_in_converted_code_is_staged(tmp_path):
+    """Converted code stages every print, of Python values too: it prints on every call."""
+    assert (
+        codes(
+            tmp_path,
+            """
+        import staging
+
+        STEP = 3
+
+        @staging.function
+        def f(x):
+            print("tracing")
+            print()
+            print(f"step {STEP}")
+            return x
+    """,
+        )
+        == []
+    )
 
 
 def test_ag002_print_of_arguments_is_staged(tmp_path):
@@ -850,7 +872,7 @@ def test_ag010_negatives(tmp_path):
 def test_noqa(tmp_path, comment, expected):
     source = (
         "import time\nimport staging\n\n\n@staging.function\ndef f(x):\n"
-        f"    x = x + time.ctime(); print('t')  {comment}\n    return x\n"
+        f"    x = x + time.ctime(); log.info('t')  {comment}\n    return x\n"
     )
     assert codes(tmp_path, source) == expected
 
@@ -863,7 +885,7 @@ def test_noqa_inside_a_string_does_not_count(tmp_path):
 
         @staging.function
         def f(x):
-            print("# noqa")
+            log.info("# noqa")
             return x
     """,
     ) == [(5, "AG002")]

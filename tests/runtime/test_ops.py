@@ -561,6 +561,13 @@ def test_round_repeat_diagonal_trace():
     check("trace", [i8], {"axis1": 0, "axis2": 2}, expected=np.trace(i8, axis1=0, axis2=2))
     with pytest.raises(ValueError, match="at least two dimensions"):
         get_op("diagonal").infer(TensorType(np.float64, (3,)))
+    v = sample(np.int16, (3,))
+    for kw in ({}, {"k": 2}, {"k": -1}):
+        check("diag", [v], kw, expected=np.diag(v, **kw))
+    check("diag", [np.zeros(0)], {}, expected=np.diag(np.zeros(0)))
+    assert get_op("diag").infer(TensorType(np.float64, (None,)), k=1).shape == (None, None)
+    with pytest.raises(ValueError, match="1-d"):
+        get_op("diag").infer(TensorType(np.float64, (2, 2)))
 
 
 # --- indexing --------------------------------------------------------------------------------

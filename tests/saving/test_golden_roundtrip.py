@@ -23,6 +23,7 @@ CASES = discover_cases(ROOT / "golden")
 REFUSED = {
     "py_function": "calls a Python function (staging.py_function)",
     "random_draws": "random generators cannot be saved",
+    "staged_try": "its attribute 'catch' is the Python object numpy.linalg.LinAlgError",
 }
 
 CHILD = r"""

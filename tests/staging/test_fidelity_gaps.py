@@ -280,8 +280,9 @@ def test_an_error_in_a_loop_body_is_raised_only_when_the_loop_runs(n, capsys):
         staged = error
     assert capsys.readouterr().out == eager_out
     if isinstance(eager, Exception):
-        assert type(staged) is TypeError and "invert" in str(staged)
-        assert f"test_fidelity_gaps.py:{body_raises.__code__.co_firstlineno + 4}:" in str(staged)
+        assert type(staged) is type(eager) and str(staged) == str(eager)  # NumPy's own message
+        line = body_raises.__code__.co_firstlineno + 4
+        assert f"test_fidelity_gaps.py:{line}: raised while running" in _notes(staged)
     else:
         assert staged == eager and type(staged) is type(eager)
 
@@ -396,18 +397,24 @@ def numpy_error_in_a_branch(x, y):
     return v
 
 
+def _notes(error) -> str:
+    return "\n".join(getattr(error, "__notes__", []))
+
+
 def test_a_numpy_error_in_a_branch_is_raised_only_when_the_branch_runs():
     f = staging.function(numpy_error_in_a_branch)
     assert_same(f(True, np.float64(-1.0)), numpy_error_in_a_branch(True, np.float64(-1.0)))
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError) as eager:
         numpy_error_in_a_branch(True, np.float64(1.0))
-    with pytest.raises(TypeError) as info:
-        f(True, np.float64(1.0))
-    assert "sign" in str(info.value)
-    # the line that raised (np.sign), not the `if`
-    assert f"test_fidelity_gaps.py:{numpy_error_in_a_branch.__code__.co_firstlineno + 2}:" in str(
-        info.value
-    )
+    for _ in range(2):  # the trace, then a cache hit
+        with pytest.raises(TypeError) as info:
+            f(True, np.float64(1.0))
+        # NumPy's own UFuncTypeError, with its message and arguments
+        assert type(info.value) is type(eager.value) and str(info.value) == str(eager.value)
+        assert info.value.args == eager.value.args
+        # the line that raised (np.sign), not the `if`, in a note
+        line = numpy_error_in_a_branch.__code__.co_firstlineno + 2
+        assert f"test_fidelity_gaps.py:{line}: raised while running" in _notes(info.value)
 
 
 def both_branches_raise(x, k):
@@ -426,20 +433,19 @@ def same_error_in_both_branches(x, k):
     return v
 
 
-def test_branches_raising_different_errors_are_refused_naming_both_lines():
-    first = both_branches_raise.__code__.co_firstlineno
-    with pytest.raises(TypeError):  # 1j > 0 is True (NumPy orders complex numbers lexically)
-        both_branches_raise(np.array([1j, 2j]), 3)
-    with pytest.raises(ZeroDivisionError):
-        both_branches_raise(np.array([-1j]), 3)
-    with pytest.raises(staging.errors.BranchesRaiseError) as info:
-        staging.function(both_branches_raise)(np.array([1j, 2j]), 3)
-    message = str(info.value)
-    assert message.startswith(f"{__file__}:{first + 1}: both branches of this staged `if` raise")
-    assert f"TypeError ({__file__}:{first + 2}: floor_divide:" in message
-    assert (
-        f"ZeroDivisionError ({__file__}:{first + 4}: integer division or modulo by zero)" in message
-    )
+@pytest.mark.parametrize(
+    "x, error", [(np.array([1j, 2j]), TypeError), (np.array([-1j]), ZeroDivisionError)]
+)
+def test_branches_raising_different_errors_raise_the_taken_branchs(x, error):
+    # both branches raise while traced: the `if` raises on every path, the error of the branch
+    # the call takes (was refused, BranchesRaiseError)
+    with pytest.raises(error) as eager:
+        both_branches_raise(x, 3)
+    f = staging.function(both_branches_raise)
+    for _ in range(2):
+        with pytest.raises(error) as staged:
+            f(x, 3)
+        assert type(staged.value) is type(eager.value) and str(staged.value) == str(eager.value)
 
 
 def test_branches_raising_one_error_type_raise_it():
@@ -553,8 +559,9 @@ def test_an_error_traced_after_a_branch_that_raises_is_raised_where_python_raise
         raises_in_a_branch_then_later(*args)
     with pytest.raises(type(eager.value)) as staged:
         staging.function(raises_in_a_branch_then_later)(*args)
+    assert str(staged.value) == str(eager.value)
     line = "w = {" if y > 0 else "return (v <= 2)"
-    assert f"{__file__}:{_line_of(raises_in_a_branch_then_later, line)}: " in str(staged.value)
+    assert f"{__file__}:{_line_of(raises_in_a_branch_then_later, line)}: " in _notes(staged.value)
 
 
 def _line_of(func, text):

@@ -347,6 +347,11 @@ def len_and_loop_over_two_dtypes(x, n, y):
     return len(v), count
 
 
+def complex_compared_with_an_element_of_two_kinds(x, y):
+    items = [y if y else x]  # a float64 or a uint16 scalar
+    return 1.0j != items[0], 1.0j == items[0]  # Python's bool for the float64, NumPy's otherwise
+
+
 PROGRAMS = [
     (exp_of_joined, [(np.float64(1.0), np.uint8(2)), (np.float64(-1.0), np.uint8(2))]),
     (add_after_if, [(np.float64(1.0), np.int64(4)), (np.float64(-1.0), np.int64(4))]),
@@ -445,6 +450,10 @@ PROGRAMS = [
     (multiply_complex_or_int, [(np.float64(-1.0),), (np.float64(3.0),)]),
     (loop_body_makes_a_python_number, [(np.int64(2), np.uint64(3)), (np.int64(0), np.uint64(3))]),
     (unused_shift_of_a_box_attribute, [(np.bool_(False),), (np.bool_(True),)]),
+    (
+        complex_compared_with_an_element_of_two_kinds,
+        [(np.uint16(2), np.float64(2.5)), (np.uint16(2), np.float64(0.0))],
+    ),
     (
         len_and_loop_over_two_dtypes,
         [(np.array([1, 5, 0], dtype=np.uint64), 3, y) for y in (np.True_, np.False_)],

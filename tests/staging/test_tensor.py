@@ -167,11 +167,11 @@ def test_numpy_functions_record_nodes():
 def test_unsupported_numpy_function_points_to_py_function():
     @staging.function(autograph=False)
     def f(x):
-        return np.corrcoef(x)
+        return np.histogram2d(x, x)
 
     with pytest.raises(staging.errors.UnsupportedOpError) as info:
         f(np.ones(4))
-    assert "py_function" in str(info.value) and "corrcoef" in str(info.value)
+    assert "py_function" in str(info.value) and "histogram2d" in str(info.value)
     assert f"test_tensor.py:{line_below(f.python_function, 2)}" in str(info.value)
 
 
@@ -226,8 +226,6 @@ def test_bool_of_symbolic_tensor():
         (lambda t: range(t), "Python int"),
         (lambda t: [1, 2][t], "Python int"),
         (np.asarray, "NumPy array"),
-        (lambda t: t.item(), ".item()"),
-        (lambda t: t.tolist(), ".tolist()"),
     ],
 )
 def test_conversions_of_symbolic_tensor(convert, what):
@@ -265,7 +263,7 @@ def test_iterating_a_symbolic_tensor():
             total = total + row
         return total
 
-    err, first = _error_of(body, TensorSpec([3], np.float64))
+    err, first = _error_of(body, TensorSpec([None], np.float64))
     assert "iterating" in str(err) and "x[i]" in str(err) and "staging.while_loop" in str(err)
     assert f"test_tensor.py:{first + 2}" in str(err)
 

@@ -1,6 +1,6 @@
 """Which names may be bound before each if/while/for (the rest are undefined there).
 
-Annotates If, While and For nodes with anno.Static.DEFINED_IN: the names that may be bound
+Annotates If, While, For and (converted) Try nodes with anno.Static.DEFINED_IN: the names that may be bound
 at that point in the Python function that holds the statement in converted code. A branch
 or loop body becomes its own function (see statement_state): inside it, the names it takes
 as arguments are bound, the names it binds itself start unbound on every call (even if the
@@ -31,6 +31,25 @@ class _Definitions:
         inner = (set(defined) - state.locals_of(body)) | state.inputs | set(extra)
         self.block(body, inner)
 
+    def _try(self, s, defined):
+        """A converted `try` is an `if` whose branches are its body and `except` clauses (each
+        binding its exception name); another runs its blocks as Python does."""
+        if is_converted_try(s):
+            anno.setanno(s, anno.Static.DEFINED_IN, frozenset(defined))
+            state = statement_state.of(s, self.cells, self.declared)
+            self._body(s.body, defined, state)
+            for h in s.handlers:
+                self._body(h.body, defined, state, (h.name,) if h.name else ())
+            defined |= state.outputs | state.cells
+            return
+        self.block(s.body, defined)
+        for h in s.handlers:
+            if h.name is not None:
+                defined.add(h.name)
+            self.block(h.body, defined)
+        self.block(s.orelse, defined)
+        self.block(s.finalbody, defined)
+
     def stmt(self, s, defined):
         if isinstance(s, ast.If):
             anno.setanno(s, anno.Static.DEFINED_IN, frozenset(defined))
@@ -58,15 +77,15 @@ class _Definitions:
                 after |= inner
             defined |= after
         elif isinstance(s, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-            self.block(s.body, defined)
-            for h in s.handlers:
-                if h.name is not None:
-                    defined.add(h.name)
-                self.block(h.body, defined)
-            self.block(s.orelse, defined)
-            self.block(s.finalbody, defined)
+            self._try(s, defined)
         else:
             defined |= activity.modified(s)
+
+
+def is_converted_try(s) -> bool:
+    """A `try` the control-flow converter makes into functions: `except` clauses, no `else` or
+    `finally` (autograph.converters.try_and_with moves those out), not a `try`/`except*`."""
+    return type(s) is ast.Try and bool(s.handlers) and not s.orelse and not s.finalbody
 
 
 def analyze(fn_node, outer_names=()) -> None:

@@ -1,6 +1,6 @@
 """Liveness: which names may be read after each if/while/for before being written again.
 
-Annotates If, While and For nodes with anno.Static.LIVE_OUT (live after the statement)
+Annotates If, While, For and Try nodes with anno.Static.LIVE_OUT (live after the statement)
 and anno.Static.LIVE_IN (live on entry; for loops, live at the loop head).
 Runs on structured code after break/continue/return have been lowered.
 
@@ -98,13 +98,17 @@ class _Liveness:
         return entry | activity.read(s.subject)
 
     def visit_Try(self, s, live):
-        final_in = self.block(s.finalbody, live)
+        anno.setanno(s, anno.Static.LIVE_OUT, frozenset(live))
+        # (an error may leave the body anywhere: what its `finally:` block reads is live there)
+        final_in = self.block(s.finalbody, live) if s.finalbody else set()
         after = live | final_in
         handlers_in = set()
         for h in s.handlers:
-            handlers_in |= self.block(h.body, after) | activity.read(h.type or [])
+            handlers_in |= (self.block(h.body, after) - {h.name}) | activity.read(h.type or [])
         else_in = self.block(s.orelse, after)
-        return self.block(s.body, else_in | handlers_in) | handlers_in | final_in
+        live_in = self.block(s.body, else_in | handlers_in) | handlers_in | final_in
+        anno.setanno(s, anno.Static.LIVE_IN, frozenset(live_in))
+        return live_in
 
     visit_TryStar = visit_Try
 

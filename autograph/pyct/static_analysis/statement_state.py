@@ -1,6 +1,6 @@
-"""The state of a converted if/while/for: the names its branch or loop body functions use.
+"""The state of a converted if/while/for/try: the names its body functions use.
 
-Which names they take, give back, reach through the enclosing function's cells, or write
+The functions are an `if`'s branches, a loop's body, a `try`'s body and `except` clauses. Which names they take, give back, reach through the enclosing function's cells, or write
 as global/nonlocal.
 
 Read by the control-flow converter, which writes the body functions, and by the definitions
@@ -44,10 +44,13 @@ class State:
 
 
 def of(node, cells, declared) -> State:
-    """The state of an If/While/For node; `cells`: the function's cell variables, `declared`:
-    its global/nonlocal names."""
+    """The state of an If/While/For/Try node; `cells`: the function's cell variables,
+    `declared`: its global/nonlocal names. A Try is one the control-flow converter makes into
+    functions: a body and `except` clauses, which take and give the state as an If's branches."""
     if isinstance(node, ast.If):
         modified = activity.modified(node.body + node.orelse)
+    elif isinstance(node, ast.Try):  # (its body and clauses: converted ones have no else/finally)
+        modified = activity.modified(node.body + [s for h in node.handlers for s in h.body])
     else:
         modified = activity.modified(node.body)
         if isinstance(node, ast.For):
@@ -58,7 +61,7 @@ def of(node, cells, declared) -> State:
     outer = modified & declared
     cell_names = (modified & cells) - declared
     ordinary = modified - declared - cell_names
-    if isinstance(node, ast.If):
+    if isinstance(node, (ast.If, ast.Try)):
         outputs = ordinary & live_out
         inputs = outputs | (ordinary & live_in)
         merged = cell_names & (live_out | defined)

@@ -1,0 +1,121 @@
+"""Strings in converted code: f-strings, `%` with a literal template, str(), repr(), format(),
+ascii() and the methods of a Python str given symbolic values (`"{}".format(x)`,
+`", ".join(names)`) give staged strings inside a trace (staging.effects.formatting), Python
+strs otherwise."""
+
+from __future__ import annotations
+
+import builtins
+
+from autograph.operators import data_structures
+from runtime import ListType
+from staging.core import strings
+from staging.core.recording import current_graph
+from staging.core.tensor import Tensor
+from staging.effects import formatting
+from staging.kinds.undefined import MaybeUndefined, read_all
+
+
+def _read(value):
+    return value.read() if isinstance(value, MaybeUndefined) else value
+
+
+def fstring(*parts):
+    """An f-string: `parts` are literal strs and (value, conversion, spec) tuples."""
+    if current_graph() is None:
+        return "".join(
+            p if type(p) is str else formatting.format_now(p[0], p[1], p[2]) for p in parts
+        )
+    pieces = []
+    for p in parts:
+        if type(p) is str:
+            pieces.append(p)
+        else:
+            value, conversion, spec = p
+            pieces.append(formatting.piece(_listed(_read(value)), conversion, spec))
+    return formatting.join(pieces)
+
+
+def percent(template, values):
+    """`template % values` for a literal template."""
+    if current_graph() is None:
+        return template % values
+    return formatting.percent(template, _listed(read_all(values)))
+
+
+def _listed(value):
+    """A staged list is formatted as the list it is when the graph runs."""
+    if isinstance(value, data_structures.StagedList):
+        return value.tensor_array._handle
+    return value
+
+
+def str_(*args, **kwargs):
+    """str(): of a symbolic value (or a container of them), a staged string."""
+    if len(args) == 1 and not kwargs and current_graph() is not None:
+        return formatting.to_str(_listed(_read(args[0])))
+    return builtins.str(*args, **kwargs)
+
+
+def repr_(value):
+    if current_graph() is not None:
+        return formatting.to_repr(_listed(_read(value)))
+    return builtins.repr(value)
+
+
+def ascii_(value):
+    if current_graph() is not None:
+        return formatting.to_ascii(_listed(_read(value)))
+    return builtins.ascii(value)
+
+
+def format_(value, spec=""):
+    if current_graph() is not None:
+        return formatting.to_format(_listed(_read(value)), _read(spec))
+    return builtins.format(value, spec)
+
+
+def str_method(method, args, kwargs):
+    """`text.<method>(*args, **kwargs)` for a Python str `text` (a bound method of it) inside a
+    trace: staged when an argument holds a staged value; None when it is not (call it as it is)."""
+    args = tuple(_listed(a) for a in read_all(args))
+    kwargs = read_all(kwargs)
+    name, text = method.__name__, method.__self__
+    if name == "format":
+        if formatting.holds_staged(args) or formatting.holds_staged(kwargs):
+            return formatting.str_format(text, args, kwargs)
+        return None
+    if name == "join" and len(args) == 1 and not kwargs:
+        return _join(text, args[0])
+    if formatting.holds_staged(args) or formatting.holds_staged(kwargs):
+        return strings.call_method(strings.constant(text), name, args, kwargs)
+    return None
+
+
+def _join(separator, items):
+    if isinstance(items, Tensor) and isinstance(items.type, ListType):  # a staged list
+        return strings.call_method(strings.constant(separator), "join", (items,), None)
+    if not isinstance(items, (str, list, tuple, dict, Tensor)) and hasattr(items, "__iter__"):
+        items = list(items)  # (a generator: str.join reads it into a list too)
+        if not formatting.holds_staged(items):
+            return separator.join(items)
+    if type(items) in (list, tuple) and formatting.holds_staged(items):
+        return strings.join(separator, items)
+    return None
+
+
+def is_str_method(func) -> bool:
+    """A method of a Python str (`"{}".format`, `", ".join`)."""
+    return type(func) is _BUILTIN_METHOD and type(func.__self__) is str
+
+
+_BUILTIN_METHOD = type("".join)
+
+OVERRIDES = {
+    builtins.str: str_,
+    builtins.repr: repr_,
+    builtins.ascii: ascii_,
+    builtins.format: format_,
+}
+
+__all__ = ["fstring", "percent"]
