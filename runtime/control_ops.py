@@ -20,7 +20,7 @@ from .for_loops import (
 )
 from .graph import Graph, Node, Value
 from .registry import expect_op, get_op, register_op
-from .types import ExceptionType, TensorType, accepts, join_types
+from .types import ExceptionType, TensorType, accepts, join_types, kinds
 
 
 def _given_by_subgraphs(name: str):
@@ -130,21 +130,35 @@ _SHAPE_FIX = (
 )
 
 
+def _as_outputs(ctx, node, items, values) -> list:
+    """`values` (of the graph items `items`: a branch's results, a loop's initial values or its
+    body's results) as arrays of the node's output types, tagged with their kinds where an
+    output is of several (ctx.retag)."""
+    return [
+        ctx.conform(ctx.retag(x, ctx.item_type(item), v.type), v.type, strong=True)
+        for x, item, v in zip(values, items, node.outputs)
+    ]
+
+
 def _lower_cond(ctx, node, pred, *operands):
-    """jax.lax.cond; only the branch taken when the predicate is known while lowering."""
+    """jax.lax.cond; only the branch taken when the predicate is known while lowering. Each
+    branch tags its results with the kinds it makes them."""
+    pred = ctx.untag(pred)  # (a Python bool or a NumPy bool by path: the same truth)
     if ctx.is_static(pred):
-        return tuple(ctx.run(node.subgraphs["then" if pred else "else"], operands))
+        sub = node.subgraphs["then" if pred else "else"]
+        outs = ctx.run(sub, operands)
+        return tuple(
+            ctx.retag(x, ctx.item_type(item), v.type)
+            for x, item, v in zip(outs, sub.outputs, node.outputs)
+        )
     operands = ctx.branch_lists(node, operands)
     before = ctx.state_values()
 
     def branch(label):
         def run():
             ctx.set_state(before)
-            outs = ctx.run(node.subgraphs[label], operands)
-            return (
-                [ctx.conform(o, v.type, strong=True) for o, v in zip(outs, node.outputs)],
-                ctx.state_values(),
-            )
+            sub = node.subgraphs[label]
+            return _as_outputs(ctx, node, sub.outputs, ctx.run(sub, operands)), ctx.state_values()
 
         return run
 
@@ -154,7 +168,9 @@ def _lower_cond(ctx, node, pred, *operands):
             ctx.jnp.asarray(pred, dtype=bool), branch("then"), branch("else")
         )
     except TypeError:  # the branches' results differ in shape (only then traced once more)
-        then_shapes, else_shapes = (jax.eval_shape(branch(label))[0] for label in ("then", "else"))
+        then_shapes, else_shapes = (
+            [ctx.untag(o) for o in jax.eval_shape(branch(label))[0]] for label in ("then", "else")
+        )
         for i, (a, b) in enumerate(zip(then_shapes, else_shapes)):
             if a.shape != b.shape:
                 raise ctx.cannot_lower(
@@ -493,13 +509,10 @@ def _trip_bound(node: Node) -> int | None:
 
 
 def _lower_while_loop(ctx, node, *inputs, num_loop_vars):
-    """jax.lax.while_loop; lists grown in it become preallocated buffers (its bound known)."""
+    """jax.lax.while_loop; lists grown in it become preallocated buffers (its bound known). A
+    loop variable of several kinds carries its tag."""
     for i, (start, end) in enumerate(zip(node.inputs[:num_loop_vars], node.outputs)):
-        if (
-            isinstance(start, Value)
-            and isinstance(start.type, TensorType)
-            and start.type.shape != end.type.shape
-        ):
+        if isinstance(start, Value) and _shapes(start.type) != _shapes(end.type):
             raise ctx.cannot_lower(
                 node,
                 f"its loop variable {i} starts as {start.type} and changes shape between "
@@ -515,23 +528,27 @@ def _lower_while_loop(ctx, node, *inputs, num_loop_vars):
         _trip_bound(node),
     )
 
-    def strong(values):
-        return [ctx.conform(o, v.type, strong=True) for o, v in zip(values, node.outputs)]
-
     def cond(carry):
         values, state = carry
         ctx.set_state(state)
-        return ctx.jnp.asarray(ctx.run(cond_graph, list(values) + captures)[0], dtype=bool)
+        test = ctx.untag(ctx.run(cond_graph, list(values) + captures)[0])
+        return ctx.jnp.asarray(test, dtype=bool)
 
     def body(carry):
         values, state = carry
         ctx.set_state(state)
         outs = ctx.run(body_graph, list(values) + captures)
-        return strong(outs), ctx.state_values()
+        return _as_outputs(ctx, node, body_graph.outputs, outs), ctx.state_values()
 
-    values, state = ctx.jax.lax.while_loop(cond, body, (strong(inits), ctx.state_values()))
+    start = _as_outputs(ctx, node, node.inputs[:num_loop_vars], inits)
+    values, state = ctx.jax.lax.while_loop(cond, body, (start, ctx.state_values()))
     ctx.set_state(state)
     return tuple(values)
+
+
+def _shapes(t) -> set:
+    """The shapes a value of type `t` may have (a list's: none to compare)."""
+    return {k.shape for k in kinds(t) if isinstance(k, TensorType)}
 
 
 register_op(
@@ -615,7 +632,11 @@ def _try_errors(node: Node) -> tuple:
 def _lower_try(ctx, node, *operands, **attrs):
     """The body, when no clause catches what it raises; XLA has no exceptions to catch."""
     if "handler" not in node.subgraphs:
-        return tuple(ctx.run(node.subgraphs["body"], operands))
+        body = node.subgraphs["body"]
+        return tuple(
+            ctx.retag(x, ctx.item_type(item), v.type)
+            for x, item, v in zip(ctx.run(body, operands), body.outputs, node.outputs)
+        )
     raise ctx.cannot_lower(
         node,
         "it is a `try` whose `except` clauses catch errors raised when the graph runs, and XLA "
@@ -725,8 +746,18 @@ def _called_graph(node: Node) -> Graph:
 
 
 def _lower_call(ctx, node, *inputs, fn):
-    """Inline: the called graph's nodes are lowered in place."""
-    return tuple(ctx.run(fn.graph, inputs))
+    """Inline: the called graph's nodes are lowered in place; values of several kinds enter
+    with their tags in the called graph's input types and leave with theirs in the node's."""
+    graph = fn.graph
+    inputs = [
+        ctx.retag(x, ctx.item_type(item), v.type)
+        for x, item, v in zip(inputs, node.inputs, graph.inputs)
+    ]
+    outs = ctx.run(graph, inputs)
+    return tuple(
+        ctx.retag(x, ctx.item_type(item), v.type)
+        for x, item, v in zip(outs, graph.outputs, node.outputs)
+    )
 
 
 def _call_errors(node: Node) -> tuple:

@@ -11,7 +11,15 @@ import numpy as np
 
 from .graph import ListType, Node, Value
 from .registry import register_op
-from .types import PYTHON_SCALAR_DTYPES, TensorType, TypeJoinError, is_str, join_types
+from .types import (
+    PYTHON_SCALAR_DTYPES,
+    TensorType,
+    TypeJoinError,
+    UnionType,
+    is_str,
+    join_types,
+    kinds,
+)
 
 
 class _ArgSlot:
@@ -589,7 +597,7 @@ def _static_index(ctx, node, index) -> int:
 
 
 def _lower_list_new(ctx, node, *size, element):
-    n = ctx.known_int(node, 0, size[0]) if size else 0
+    n = ctx.known_int(node, 0, ctx.untag(size[0])) if size else 0
     if n is None:
         raise ctx.cannot_lower(
             node, "the list's size is known only when the graph runs", ctx.lists.UNBOUNDED_FIX
@@ -620,8 +628,10 @@ def _list_write(lst, index, value, *, dynamic_size):
 
 
 def _list_write_infer(lst, index, value, *, dynamic_size):
-    if not isinstance(value, TensorType) and not is_str(value):  # a Python number, stored as it
-        value = TensorType.of(value)  # is: a Python number
+    """The list's element type joined with the value's (a value of several kinds, `float |
+    f64[]`, joins as its kinds: each element is what its path made it)."""
+    if not isinstance(value, (TensorType, UnionType)) and not is_str(value):
+        value = TensorType.of(value)  # a Python number, stored as it is: a Python number
     if lst.element is None:
         return ListType(value)
     try:
@@ -649,6 +659,8 @@ def _list_write_emit(em, node, indent: int) -> None:
 
 
 def _lower_list_write(ctx, node, lst, index, value, *, dynamic_size):
+    index = ctx.untag(index)  # (a list's elements keep their kinds: tagged where they have several)
+    value = ctx.retag(value, ctx.item_type(node.inputs[2]), node.outputs[0].type.element)
     if not isinstance(lst, ctx.lists.Buffer):
         return _list_write(lst, _static_index(ctx, node, index), value, dynamic_size=dynamic_size)
     jax, jnp = ctx.jax, ctx.jnp
@@ -656,11 +668,12 @@ def _lower_list_write(ctx, node, lst, index, value, *, dynamic_size):
     bad = (index >= lst.capacity) | (index < 0)
     if not dynamic_size:
         bad = bad | (index >= lst.length)
+    capacity = lst.capacity
     ctx.fail_if(
         node,
         bad,
-        IndexError(
-            f"TensorArray index out of range: the list holds at most {lst.capacity} elements "
+        lambda: IndexError(
+            f"TensorArray index out of range: the list holds at most {capacity} elements "
             f"in this loop (its maximum_iterations)"
         ),
     )
@@ -689,20 +702,26 @@ def _list_read(lst, index):
 
 def _lower_list_read(ctx, node, lst, index):
     jnp = ctx.jnp
+    index = ctx.untag(index)
     if isinstance(lst, ctx.lists.Buffer):
         index = jnp.asarray(index, dtype=np.int64)
         ctx.fail_if(
             node,
             (index >= lst.length) | (index < 0),
-            IndexError("TensorArray index out of range, or element read before it was written"),
+            lambda: IndexError(
+                "TensorArray index out of range, or element read before it was written"
+            ),
         )
         return ctx.jax.lax.dynamic_index_in_dim(lst.data, index, keepdims=False)
     value = lst[_static_index(ctx, node, index)]
+    out = node.outputs[0].type
     if value is None:  # the interpreter's error, when (and if) the graph runs this read
-        ctx.fail_if(node, True, ValueError("TensorArray element was read before it was written"))
-        out = node.outputs[0].type
-        return jnp.zeros(out.shape, out.dtype)
-    return value
+        ctx.fail_if(
+            node, True, lambda: ValueError("TensorArray element was read before it was written")
+        )
+        zero = kinds(out)[0]
+        return ctx.retag(jnp.zeros(zero.shape, zero.dtype), zero, out)
+    return ctx.retag(value, node.inputs[0].type.element, out)
 
 
 register_op(
@@ -727,9 +746,10 @@ def _list_pop(lst):
 
 def _lower_list_pop(ctx, node, lst):
     if not isinstance(lst, ctx.lists.Buffer):
-        return _list_pop(lst)
+        lst, last = _list_pop(lst)
+        return lst, ctx.retag(last, node.inputs[0].type.element, node.outputs[1].type)
     jnp = ctx.jnp
-    ctx.fail_if(node, lst.length <= 0, IndexError("pop from empty list"))
+    ctx.fail_if(node, lst.length <= 0, lambda: IndexError("pop from empty list"))
     last = jnp.maximum(lst.length - 1, 0)
     return ctx.lists.Buffer(lst.data, last, lst.element), ctx.jax.lax.dynamic_index_in_dim(
         lst.data, last, keepdims=False
@@ -800,7 +820,7 @@ def _lower_list_stack(ctx, node, lst, *, dtype, element_shape, empty="zeros"):
         return jnp.asarray(_list_stack_kernel(dtype, element_shape, empty)([]))
     if any(v is None for v in lst):
         raise ValueError("TensorArray.stack(): some elements were never written")
-    return jnp.stack([jnp.asarray(v) for v in lst]).astype(dtype)
+    return jnp.stack([jnp.asarray(ctx.untag(v)) for v in lst]).astype(dtype)
 
 
 register_op(

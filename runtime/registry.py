@@ -7,7 +7,7 @@ import functools
 from dataclasses import dataclass
 from typing import Callable
 
-from .types import TensorType, UnionType, union_of
+from .types import ListType, TensorType, UnionType, join_types, union_of
 
 
 @dataclass(frozen=True)
@@ -363,13 +363,18 @@ def infer_kinds(op: OpDef, input_types, attrs, groups=None, infer=None):
             failures.append((combination, exc))
     if not results:
         raise failures[0][1]
-    outputs = tuple(
-        union_of(outs[i] for outs in results)
-        if type(results[0][i]) is TensorType or type(results[0][i]) is UnionType
-        else results[0][i]
-        for i in range(len(results[0]))
-    )
+    outputs = tuple(_joined([outs[i] for outs in results]) for i in range(len(results[0])))
     return outputs, failures
+
+
+def _joined(types: list):
+    """One output's types on each combination of kinds, joined: a value's kinds, or a list's
+    element kinds (a list written with a `float | f64[]` value holds `float | f64[]` elements)."""
+    if type(types[0]) is TensorType or type(types[0]) is UnionType:
+        return union_of(types)
+    if type(types[0]) is ListType:
+        return functools.reduce(join_types, types)
+    return types[0]
 
 
 _DEFAULTS = {

@@ -16,7 +16,17 @@ from ..types import TensorType, UnionType
 from . import lists
 from .catalog import lowering_for
 from .errors import LoweringError, cannot_lower
-from .values import conform, ir_type, is_static, to_host
+from .kinds import lower_by_kinds, splits
+from .values import (
+    conform,
+    ir_type,
+    is_static,
+    item_type,
+    one_dtype_and_shape,
+    retag,
+    to_host,
+    untag,
+)
 
 
 class Lowerer:
@@ -24,7 +34,14 @@ class Lowerer:
 
     For the lowerings: `jax`, `jnp` (the modules), `lists` (runtime.jax_lowering.lists: Buffer,
     Stacked ...), `cannot_lower(node, why, fix)`, `is_static(x)`, `conform(value, type)`,
-    `run(graph, args)`, `state` (id(Variable) -> its value), and the methods below."""
+    `run(graph, args)`, `state` (id(Variable) -> its value), and the methods below.
+
+    A value of several kinds (a UnionType sharing one dtype and shape, `float | f64[]`) is a
+    `values.Tagged`: its array and a kind tag. A node with tagged inputs is lowered once per
+    combination of their kinds (kinds.py), so its lowering sees single-kind values, except
+    nodes that carry tags themselves (subgraphs, a called graph, lists): theirs use `untag(x)`
+    (the array), `retag(x, from_type, to_type)` (a value as one of another type, tagged with
+    its kind there) and `item_type(item)` (a node input's or graph output's type)."""
 
     jax = jax
     jnp = jnp
@@ -32,6 +49,9 @@ class Lowerer:
     cannot_lower = staticmethod(cannot_lower)
     is_static = staticmethod(is_static)
     conform = staticmethod(conform)
+    untag = staticmethod(untag)
+    retag = staticmethod(retag)
+    item_type = staticmethod(item_type)
 
     def __init__(self, runner, variables: list):
         self.runner = runner
@@ -48,46 +68,38 @@ class Lowerer:
         env = {id(v): a for v, a in zip(graph.inputs, args)}
         for node in graph.nodes:
             inputs = [env[id(v)] if isinstance(v, Value) else v for v in node.inputs]
-            op = get_op(node.op)
-            if op.called_graph is None and any(isinstance(x, lists.Stacked) for x in inputs):
-                raise cannot_lower(  # (a call may take one: a returned one reaches the host)
-                    node,
-                    "it uses the stack of a list grown in a staged loop, whose length is "
-                    "known only when the graph runs",
-                    "Return the stacked list and use it outside the staged function, or "
-                    "preallocate a NumPy array (np.zeros(n)) and write x[i] = v",
-                )
-            if any(type(v.type) is UnionType for v in node.outputs):
-                raise cannot_lower(
-                    node,
-                    f"its result is {' or '.join(str(v.type) for v in node.outputs)} depending on "
-                    f"the path taken (a Python number on some paths, a NumPy value on others), "
-                    f"which XLA cannot represent",
-                    "Give the value one type on every path (convert it where it is set), or keep "
-                    "the interpreter (jit_compile=False)",
-                )
-            lower = lowering_for(op)
-            if lower is None:
-                raise cannot_lower(node, op.unlowerable or "the JAX backend has no lowering for it")
-            try:
-                outs = lower(self, node, *inputs, **node.attrs)
-            except LoweringError:
-                raise
-            except Exception as error:
-                same = self._interpreter_error(node, inputs, error)
-                if same is not None:
-                    raise same from None
-                raise cannot_lower(
-                    node,
-                    f"{type(error).__name__}: {error}",
-                    "Static sizes and indices known when tracing make it lowerable; "
-                    "or keep the interpreter (jit_compile=False)",
-                ) from error
-            if op.num_outputs == 1:
-                outs = (outs,)
+            _refuse(node, inputs)
+            if splits(node, inputs):  # tagged inputs: once per combination of their kinds
+                outs = lower_by_kinds(self, node, inputs)
+            else:
+                outs = self.lower_node(node, inputs)
             for v, out in zip(node.outputs, outs):
                 env[id(v)] = conform(out, v.type)
         return [env[id(v)] if isinstance(v, Value) else v for v in graph.outputs]
+
+    def lower_node(self, node, inputs) -> tuple:
+        """The outputs of `node` on JAX values `inputs`, by its lowering (OpDef.lower); an error
+        it raises becomes the interpreter's (the same for every value) or a LoweringError naming
+        it."""
+        op = get_op(node.op)
+        lower = lowering_for(op)
+        if lower is None:
+            raise cannot_lower(node, op.unlowerable or "the JAX backend has no lowering for it")
+        try:
+            outs = lower(self, node, *inputs, **node.attrs)
+        except LoweringError:
+            raise
+        except Exception as error:
+            same = self._interpreter_error(node, inputs, error)
+            if same is not None:
+                raise same from None
+            raise cannot_lower(
+                node,
+                f"{type(error).__name__}: {error}",
+                "Static sizes and indices known when tracing make it lowerable; "
+                "or keep the interpreter (jit_compile=False)",
+            ) from error
+        return (outs,) if op.num_outputs == 1 else outs
 
     def _interpreter_error(self, node, inputs, error):
         """The error the interpreter raises for `node` on inputs of these (static) shapes, when
@@ -99,6 +111,7 @@ class Lowerer:
         values = []
         for item, x in zip(node.inputs, inputs):
             type_ = item.type if isinstance(item, Value) else None
+            x = untag(x)
             if is_static(x):
                 values.append(x)
             elif isinstance(type_, TensorType) and type_.weak:
@@ -172,11 +185,13 @@ class Lowerer:
         shapes = tuple(jax.ShapeDtypeStruct(t.shape, t.dtype) for t in results)
         return tuple(jax.experimental.io_callback(call, shapes, *dynamic, ordered=True))
 
-    def fail_if(self, node, bad, error: BaseException) -> None:
-        """The call raises `error` (with the user's line) when `bad` holds when the graph runs."""
+    def fail_if(self, node, bad, make_error) -> None:
+        """The call raises `make_error()` (with the user's line) when `bad` holds when the graph
+        runs: a new exception on each failing call (one raised again would gather a note per
+        call)."""
 
         def fail():
-            raise error
+            raise make_error()
 
         run = self._recording(node, fail)
         jax.lax.cond(
@@ -209,6 +224,11 @@ class Lowerer:
         ]
         if not outs or not any(isinstance(x, list) for x in operands):
             return list(operands)
+        for out in outs:
+            if type(out.element) is UnionType:  # (a buffer holds one dtype, no tags)
+                raise cannot_lower(
+                    node, f"{lists.elements(out)} is written in a staged branch", lists.ELEMENT_FIX
+                )
         writes = max(_list_writes(g) for g in node.subgraphs.values())
         bound = node.opdef.bind_subgraph(node, node.opdef.subgraphs[0])
         converted = []
@@ -220,9 +240,8 @@ class Lowerer:
                 if element is None:
                     raise cannot_lower(
                         node,
-                        f"a list whose elements' shape is not known ({item.type}) is written "
-                        f"in a staged branch",
-                        "Write elements of one fully known shape",
+                        f"{lists.elements(item.type)} is written in a staged branch",
+                        lists.ELEMENT_FIX,
                     )
                 x = lists.to_buffer(x, element, writes)
             converted.append(x)
@@ -247,14 +266,38 @@ class Lowerer:
                 element = lists.element_type(item.type)
                 if element is None:
                     raise cannot_lower(
-                        node,
-                        f"a list whose elements' shape is not known ({item.type}) is read in "
-                        f"the loop",
-                        "Write elements of one fully known shape",
+                        node, f"{lists.elements(item.type)} is read in the loop", lists.ELEMENT_FIX
                     )
                 value = lists.to_buffer(value, element, 0)
             out_captures.append(value)
         return out_inits, out_captures
+
+
+def _refuse(node, inputs) -> None:
+    """Nodes the backend cannot lower whatever their lowering: a use of a stacked list of
+    run-time length, and results of kinds that are not one dtype and shape (`int | i8[]`)."""
+    if get_op(node.op).called_graph is None and any(isinstance(x, lists.Stacked) for x in inputs):
+        raise cannot_lower(  # (a call may take one: a returned one reaches the host)
+            node,
+            "it uses the stack of a list grown in a staged loop, whose length is "
+            "known only when the graph runs",
+            "Return the stacked list and use it outside the staged function, or "
+            "preallocate a NumPy array (np.zeros(n)) and write x[i] = v",
+        )
+    for i, v in enumerate(node.outputs):
+        t = v.type.element if isinstance(v.type, ListType) else v.type
+        if type(t) is UnionType and not one_dtype_and_shape(t):
+            what = "its result" if len(node.outputs) == 1 else f"its result {i}"
+            if t is not v.type:
+                what += "'s elements"
+            raise cannot_lower(
+                node,
+                f"{what} {'is' if t is v.type else 'are'} {t} depending on the path taken, kinds "
+                f"of different dtypes or shapes, and one XLA value has one dtype and shape "
+                f"(values of several kinds lower when they share one: `float | f64[]`)",
+                "Give the value one dtype on every path (convert it where it is set: "
+                "np.float64(...), float(...)), or keep the interpreter (jit_compile=False)",
+            )
 
 
 def _list_writes(graph: Graph) -> int:
@@ -275,9 +318,7 @@ def _loop_variable_buffer(node, i: int, value, out, writes: int, bound):
     element = lists.element_type(out.type)
     if element is None:
         raise cannot_lower(
-            node,
-            f"its loop variable {i} is a list whose elements' shape is not known ({out.type})",
-            "Write elements of one fully known shape",
+            node, f"its loop variable {i} is {lists.elements(out.type)}", lists.ELEMENT_FIX
         )
     if bound is None and writes:
         raise cannot_lower(

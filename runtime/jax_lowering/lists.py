@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..graph import ListType
-from ..types import TensorType
+from ..types import TensorType, UnionType
 
 UNBOUNDED_FIX = (
     "Give the loop a bound: autograph.set_loop_options(maximum_iterations=n) in the loop (or "
@@ -62,11 +62,26 @@ class Stacked:
 
 
 def element_type(list_type):
-    """The fully known element type of a list value, or None."""
+    """The fully known element type of a list value, or None (also for elements of several
+    kinds: a buffer holds one dtype, and no tags)."""
     element = list_type.element if isinstance(list_type, ListType) else None
-    if element is None or any(d is None for d in element.shape):
+    if type(element) is not TensorType or any(d is None for d in element.shape):
         return None
     return element
+
+
+ELEMENT_FIX = (
+    "A list written in staged control flow is compiled as one array: write elements of one type "
+    "and one fully known shape (convert them where they are made: np.float64(...), float(...))"
+)
+
+
+def elements(list_type) -> str:
+    """What keeps a list of this type from being a Buffer, for messages: `a list whose ...`."""
+    element = list_type.element if isinstance(list_type, ListType) else None
+    if type(element) is UnionType:
+        return f"a list whose elements are of several kinds depending on the path ({list_type})"
+    return f"a list whose elements' shape is not known ({list_type})"
 
 
 def to_buffer(items, element: TensorType, extra: int) -> Buffer:

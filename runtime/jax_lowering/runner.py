@@ -9,12 +9,13 @@ import numpy as np
 
 from ..graph import Graph, ListType, Value
 from ..registry import get_op
-from ..types import TensorType
+from ..types import TensorType, UnionType
 from .catalog import lowering_for
 from .context import Lowerer
 from .errors import LoweringError, cannot_lower
+from .kinds import raises_on_some_path
 from .lists import Stacked
-from .values import called_graphs, conform, to_host
+from .values import Tagged, called_graphs, conform, to_host
 
 
 class JaxGraph:
@@ -44,8 +45,11 @@ class JaxGraph:
         ops = [get_op(n.op) for n in nodes]
         written = {id(n.attrs["var"]) for n, op in zip(nodes, ops) if op.writes_variable}
         self.assigned = [i for i, v in enumerate(self.variables) if id(v) in written]
-        # ops whose lowering may raise through a host callback (lists: run-time index checks)
-        self.has_callbacks = any(op.lower_calls_back for op in ops)
+        # ops whose lowering may raise through a host callback (lists: run-time index checks),
+        # and nodes that raise on some combinations of their inputs' kinds (kinds.py)
+        self.has_callbacks = any(op.lower_calls_back for op in ops) or any(
+            raises_on_some_path(n) for n in nodes
+        )
         self.output_types = [
             v.type if isinstance(v, Value) else TensorType.of(v) for v in graph.outputs
         ]
@@ -178,12 +182,15 @@ class JaxGraph:
 
 
 def _on_device(value):
+    if type(value) is Tagged:  # a value of several kinds: its jax.Array, whatever the kind
+        return value.value
     return value.data[: int(value.length)] if isinstance(value, Stacked) else value
 
 
 def _device_converter(type_):
     """How one output of this type reaches the caller with keep_on_device=True (a stacked list
-    has an unknown length: its type is a ListType or has a None dimension)."""
+    has an unknown length: its type is a ListType or has a None dimension; a UnionType's value
+    is tagged)."""
     if isinstance(type_, TensorType) and None not in type_.shape:
         return _same
     return _on_device
@@ -195,11 +202,32 @@ def _same(value):
 
 def _host_converter(type_):
     """How one output of this type reaches the caller (values.to_host, specialised once)."""
+    if type(type_) is UnionType:
+        return _tagged_to_host(type_)
     if isinstance(type_, TensorType) and not type_.weak and type_.shape == ():
         return _scalar_to_host
     if isinstance(type_, TensorType) and not type_.weak and None not in type_.shape:
         return np.array  # a copy: the caller owns its result
     return lambda o: to_host(o, type_)
+
+
+def _tagged_to_host(type_):
+    """A value of several kinds as the kind its tag names: a Python number, a NumPy scalar."""
+    converters = [
+        _python_number(k.python_type) if k.weak else _host_converter(k) for k in type_.alternatives
+    ]
+
+    def convert(value):
+        return converters[int(np.asarray(value.tag))](value.value)
+
+    return convert
+
+
+def _python_number(python_type):
+    def convert(value):
+        return python_type(np.asarray(value).item())
+
+    return convert
 
 
 def _scalar_to_host(value):

@@ -98,7 +98,7 @@ def assert_true(condition, message=None):
         if not condition:
             raise AssertionError(message) if message is not None else AssertionError()
         return None
-    if condition.type.shape != ():
+    if condition.static_shape != ():  # (the shape its kinds share: `bool | bool[]` is 0-d)
         raise errors.SymbolicValueError(
             f"{where()}assert on a tensor of shape {condition.type}: its truth value is ambiguous; "
             f"assert on .all() or .any() of it"

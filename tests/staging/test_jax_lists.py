@@ -88,5 +88,11 @@ def test_write_beyond_the_bound_raises_at_run_time():
 
     f = staging.function(spread, jit_compile=True)
     assert f(np.int64(1)) == 1
-    with pytest.raises(IndexError, match="maximum_iterations"):
-        f(np.int64(3))
+    raised = []
+    for _ in range(2):  # each failing call raises a new exception, with one note (its line)
+        with pytest.raises(IndexError, match="maximum_iterations") as info:
+            f(np.int64(3))
+        raised.append(info.value)
+    assert raised[0] is not raised[1]
+    assert [len(e.__notes__) for e in raised] == [1, 1]
+    assert f"{__file__}:" in raised[1].__notes__[0]

@@ -530,6 +530,59 @@ def test_a_nested_call_traces_once_per_kind_signature():
     assert "int | i8[]" in signature
 
 
+def assert_on_a_sum(n, x):
+    total = 0  # the Python 0 when the loop runs no iteration, an int64 scalar after
+    for i in range(n):
+        total += x[i]
+    assert total < 10, total  # a Python bool or a NumPy bool: a 0-d condition on every path
+    return total
+
+
+@pytest.mark.parametrize("n", [np.int64(0), np.int64(2), np.int64(3)])
+def test_an_assert_on_a_condition_of_several_kinds_is_staged(n):
+    x = np.arange(4, 8)
+    assert_same_as_eager(assert_on_a_sum, (n, x))
+    if n == 3:  # 4 + 5 + 6: eager's message, and a note naming the assert's line
+        with pytest.raises(AssertionError) as info:
+            staging.function(assert_on_a_sum)(n, x)
+        assert str(info.value) == "15"
+        assert (
+            f"{__file__}:{line_of(assert_on_a_sum, 'assert total < 10')}: "
+            in (info.value.__notes__[0])
+        )
+
+
+def appended_in_a_staged_loop(n, x):
+    out = []
+    for i in range(n):
+        v = 0.0
+        if x[i] > 1:
+            v = x[i] * 2.0  # a float64 scalar; the Python 0.0 on the other path
+        out.append(v)
+    return out
+
+
+@pytest.mark.parametrize("n", [np.int64(0), np.int64(1), np.int64(3)])
+def test_a_list_appended_in_a_staged_loop_holds_elements_of_each_kind(n):
+    x = np.arange(4.0)
+    assert_same_as_eager(appended_in_a_staged_loop, (n, x))
+    graph = staging.function(appended_in_a_staged_loop).get_concrete_function(n, x).graph
+    assert str(graph.outputs[0].type) == "list[float | f64[]]"
+
+
+def test_a_list_write_joins_the_kinds_of_its_value_into_the_element_type():
+    from runtime.registry import get_op, infer_kinds
+    from runtime.types import ListType, TensorType, join_types
+
+    joined = join_types(TensorType.python_scalar(float), TensorType(np.float64, ()))
+    write = get_op("list_write")
+    index = TensorType.python_scalar(int)
+    for start in (ListType(None), ListType(TensorType.python_scalar(float))):
+        attrs = {"dynamic_size": True}
+        assert write.infer(start, index, joined, **attrs) == ListType(joined)  # the rule itself
+        assert infer_kinds(write, [start, index, joined], attrs)[0] == (ListType(joined),)
+
+
 # -- what is still refused: decisions taken while tracing --------------------------------
 
 
@@ -582,10 +635,25 @@ def test_a_dtype_all_kinds_share_is_read():
     assert_same_as_eager(f, (np.float64(1.0), np.float32(2.0)))
 
 
-def test_jit_compile_refuses_a_value_of_several_kinds_naming_the_line():
+def test_jit_compile_refuses_a_value_of_kinds_of_different_dtypes_naming_the_line():
+    """A Python int on one path and a uint8 scalar on the other: no one XLA value (docs/jax.md)."""
     pytest.importorskip("jax")
-    with pytest.raises(Exception, match="depending on the path taken") as info:
-        staging.function(returned_python_float, jit_compile=True)(np.float64(2.0))
-    assert f"{line_of(returned_python_float, 'x = c * 2.0')}" in str(info.value) or (
-        f"{line_of(returned_python_float, 'if c > 0')}" in str(info.value)
-    )
+    from runtime.jax_lowering import LoweringError
+
+    with pytest.raises(LoweringError, match="depending on the path taken") as info:
+        staging.function(exp_of_joined, jit_compile=True)(np.float64(2.0), np.uint8(2))
+    message = str(info.value)
+    assert message.startswith(f"{__file__}:{line_of(exp_of_joined, 's = y if c > 0 else 3')}: ")
+    assert "int | u8[]" in message and "kinds of different dtypes or shapes" in message
+
+
+@pytest.mark.parametrize(
+    "c, expected", [(np.float64(-1.0), 0.0), (np.float64(2.0), np.float64(4.0))]
+)
+def test_jit_compile_returns_a_python_float_or_a_numpy_float_as_the_path_made_it(c, expected):
+    """`float | f64[]` compiles (its array and a kind tag): eager's exact types on each path."""
+    pytest.importorskip("jax")
+    f = staging.function(returned_python_float, jit_compile=True)
+    for _ in range(2):
+        assert_identical(f(c), expected)
+        assert_identical(f(c), returned_python_float(c))
