@@ -38,7 +38,8 @@ IMPORT_NOTE = (
 
 # Anything numpy.dtype() accepts that makes a numeric or boolean tensor.
 _SPEC = re.compile(r"^\s*(?:(?P<name>[A-Za-z_]\w*)\s*=\s*)?(?P<body>.*?)\s*$", re.DOTALL)
-_TENSOR = re.compile(r"^(?P<dtype>[A-Za-z_]\w*)\s*\[(?P<dims>[^\]]*)\]$")
+_TENSOR = re.compile(r"^(?P<dtype>[A-Za-z_]\w*)\s*(?:\[(?P<dims>[^\]]*)\])?$")
+_LITERAL_NAMES = frozenset(("True", "False", "None"))
 _DTYPE_ALIASES = {
     "f16": "float16",
     "f32": "float32",
@@ -69,8 +70,8 @@ class CLIError(Exception):
 def parse_spec(text: str) -> tuple[str | None, Any]:
     """Parses one --spec: `[name=]dtype[dims]` -> (name, TensorSpec), or `[name=]literal`.
 
-    dims are comma separated ints, with `None` or `?` for an unknown dim; `int64[]` is a
-    scalar. A Python literal (`n=3`, `flag=True`) is passed as that Python value.
+    dims are comma separated ints, with `None` or `?` for an unknown dim; `int64[]` (or
+    `int64` with no brackets) is a scalar. A Python literal (`n=3`, `flag=True`) is passed as that Python value.
     """
     import staging
 
@@ -79,7 +80,7 @@ def parse_spec(text: str) -> tuple[str | None, Any]:
     if not body:
         raise CLIError(f"bad --spec {text!r}: expected NAME=DTYPE[DIMS], e.g. 'x=float64[None,3]'")
     tensor = _TENSOR.match(body)
-    if tensor is None:
+    if tensor is None or body in _LITERAL_NAMES:
         import ast
 
         try:
@@ -100,7 +101,7 @@ def parse_spec(text: str) -> tuple[str | None, Any]:
             f"(use float64, float32, int64, int32, bool, complex128, ...)"
         )
     dims: list[int | None] = []
-    dims_text = tensor.group("dims").strip()
+    dims_text = (tensor.group("dims") or "").strip()
     if dims_text:
         for dim in dims_text.split(","):
             dim = dim.strip()

@@ -138,6 +138,8 @@ def test_graph_positional_specs_and_methods(user_file):
         ("n=int64[]", "n", (), np.int64),
         ("b=bool[2]", "b", (2,), np.bool_),
         ("int32[4]", None, (4,), np.int32),
+        ("x=float64", "x", (), np.float64),
+        ("f32", None, (), np.float32),
     ],
 )
 def test_parse_spec(text, name, shape, dtype):
@@ -150,6 +152,7 @@ def test_parse_spec(text, name, shape, dtype):
 def test_parse_spec_python_literal():
     assert cli.parse_spec("k=3") == ("k", 3)
     assert cli.parse_spec("flag=True") == ("flag", True)
+    assert cli.parse_spec("nothing=None") == ("nothing", None)
 
 
 # ---------------------------------------------------------------------------
@@ -187,6 +190,7 @@ def test_not_a_function(user_file):
         ("n=int64[-1]", "dimension '-1'"),
         ("n=int64[a]", "dimension 'a'"),
         ("n=object[]", "unknown dtype 'object'"),
+        ("n=float65", "unknown dtype 'float65'"),
         ("n=", "bad --spec"),
     ],
 )
