@@ -186,6 +186,7 @@ def _lower_cond(ctx, node, pred, *operands):
 
 register_op(
     "cond",
+    takes_none=True,
     infer=_given_by_subgraphs("cond"),
     num_outputs=None,
     subgraphs=("then", "else"),
@@ -553,6 +554,7 @@ def _shapes(t) -> set:
 
 register_op(
     "while_loop",
+    takes_none=True,
     infer=_given_by_subgraphs("while_loop"),
     num_outputs=None,
     subgraphs=("cond", "body"),
@@ -648,6 +650,7 @@ def _lower_try(ctx, node, *operands, **attrs):
 
 register_op(
     "try_except",
+    takes_none=True,
     infer=_given_by_subgraphs("try_except"),
     num_outputs=None,
     subgraphs=("body", "handler"),
@@ -705,6 +708,7 @@ def _finally_emit(em, node: Node, indent: int) -> None:
 
 register_op(
     "try_finally",
+    takes_none=True,
     infer=_given_by_subgraphs("try_finally"),
     num_outputs=None,
     subgraphs=("body", "cleanup"),

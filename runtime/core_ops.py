@@ -12,6 +12,7 @@ import numpy as np
 from .graph import ListType, Node, Value
 from .registry import register_op
 from .types import (
+    NONE,
     PYTHON_SCALAR_DTYPES,
     TensorType,
     TypeJoinError,
@@ -19,6 +20,8 @@ from .types import (
     is_str,
     join_types,
     kinds,
+    may_be_none,
+    union_of,
 )
 
 
@@ -44,6 +47,8 @@ def _fill(parts, args):
 
 
 def _const_infer(*, value):
+    if value is None:  # (one kind of a value that is None on some paths)
+        return NONE
     return TensorType.of(value)
 
 
@@ -59,7 +64,7 @@ register_op(
     constant=_constant_value,
     raises="never",
     lower=lambda ctx, node, *, value: value,
-    doc="a constant: a NumPy value, or a Python number (of a weak type)",
+    doc="a constant: a NumPy value, a Python number (of a weak type) or None",
 )(lambda *, value: value)
 
 
@@ -131,6 +136,7 @@ def _lower_print(ctx, node, *inputs, **attrs):
 
 register_op(
     "print",
+    takes_none=True,
     infer=lambda *ts, parts, sep, end, file="stdout", flush=False, printoptions=(): (),
     num_outputs=0,
     stateful=True,
@@ -181,6 +187,7 @@ def _lower_assert(ctx, node, condition, *inputs, **attrs):
 
 register_op(
     "assert",
+    takes_none=True,
     infer=lambda *ts, parts, error=AssertionError: (),
     num_outputs=0,
     stateful=True,
@@ -281,6 +288,7 @@ def _lower_raise(ctx, node, *inputs, **attrs):
 
 register_op(
     "raise",
+    takes_none=True,
     infer=lambda *ts, **attrs: (),
     num_outputs=0,
     stateful=True,
@@ -416,6 +424,7 @@ def _lower_py_function(ctx, node, *inputs, func, out_types):
 
 register_op(
     "py_function",
+    takes_none=True,
     infer=_py_function_infer,
     stateful=True,
     num_outputs=None,
@@ -684,6 +693,7 @@ def _lower_list_write(ctx, node, lst, index, value, *, dynamic_size):
 
 register_op(
     "list_write",
+    takes_none=True,
     infer=_list_write_infer,
     stateful=True,
     emit=_list_write_emit,
@@ -726,6 +736,7 @@ def _lower_list_read(ctx, node, lst, index):
 
 register_op(
     "list_read",
+    takes_none=True,
     infer=lambda lst, i: lst.element,
     stateful=True,
     weak_results=True,
@@ -758,6 +769,7 @@ def _lower_list_pop(ctx, node, lst):
 
 register_op(
     "list_pop",
+    takes_none=True,
     infer=_list_pop_infer,
     num_outputs=2,
     stateful=True,
@@ -907,6 +919,8 @@ def _truth(x):
 
 
 def _truth_infer(x):
+    if x is NONE:
+        return TensorType(np.bool_, ())
     if is_str(x):  # (`x != 0` is no str's truth: a staged string's is its length's)
         raise TypeError("truth: a str input; record the truth of its length")
     if x.shape != ():
@@ -917,9 +931,69 @@ def _truth_infer(x):
     return TensorType(np.bool_, ())
 
 
+# -- None on some paths (runtime.types.NONE) -----------------------------------
+
+
+def _python_bool(x):
+    return TensorType.python_scalar(bool)
+
+
+register_op(
+    "is_none",
+    infer=_python_bool,
+    expr="({0} is None)",
+    weak_results=True,
+    takes_none=True,
+    raises="never",
+    excludes_none=lambda node: (node.inputs[0], False),
+    unlowerable="a value that is None on some paths has no JAX form",
+    doc="`x is None` of a value that is None on some paths: a Python bool",
+)(lambda x: x is None)
+
+register_op(
+    "is_not_none",
+    infer=_python_bool,
+    expr="({0} is not None)",
+    weak_results=True,
+    takes_none=True,
+    raises="never",
+    excludes_none=lambda node: (node.inputs[0], True),
+    unlowerable="a value that is None on some paths has no JAX form",
+    doc="`x is not None` of a value that is None on some paths: a Python bool",
+)(lambda x: x is not None)
+
+
+def _not_none_infer(x):
+    left = [k for k in kinds(x) if k is not NONE]
+    if not left:
+        raise TypeError("not_none: the value is None on every path")
+    return union_of(left)
+
+
+register_op(
+    "not_none",
+    infer=_not_none_infer,
+    expr="{0}",
+    weak_results=True,
+    takes_none=True,
+    raises="never",
+    may_alias_input=True,
+    lower=lambda ctx, node, x: x,
+    doc="a value that is None on some paths, where a staged `if` has found it is not (its type "
+    "without the None kind)",
+)(lambda x: x)
+
+
+def _truth_expr(x):
+    """`x != 0` is a number's truth, not None's (`None != 0` is True): None takes the kernel."""
+    return None if may_be_none(x) else "({0} != 0)"
+
+
 register_op(
     "truth",
     infer=_truth_infer,
-    expr="({0} != 0)",
+    make_expr=_truth_expr,
+    takes_none=True,
+    excludes_none=lambda node: (node.inputs[0], True),  # (None is false)
     lower=lambda ctx, node, x: ctx.jnp.asarray(x) != 0,
 )(_truth)

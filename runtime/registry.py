@@ -7,7 +7,9 @@ import functools
 from dataclasses import dataclass
 from typing import Callable
 
-from .types import ListType, TensorType, UnionType, join_types, union_of
+import numpy as np
+
+from .types import ListType, NoneKind, TensorType, UnionType, join_types, union_of
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,13 @@ class OpDef:
     weak_results: the rule may give weak types (Python numbers known at run time, see
     TensorType): the op computes on Python numbers as Python does. Results of other ops are
     NumPy values, so their weak types are made strong.
+    takes_none: the rule and the kernel take an input of kind NONE (a value that is None on
+    some paths: `==`, truth, `is None`, text, and ops that pass values on, such as cond). For
+    another op, an input that is None is a path on which the op raises when the graph runs, as
+    its kernel does eagerly (`None + 1.0`): infer_types raises the kernel's own error for it.
+    excludes_none(node) -> (value, outcome): where the node's result is `outcome` (its truth),
+    its input `value` is not None (`x is not None`, the truth of `x`): the branch of a staged
+    `if` on it that runs on that outcome sees `value` without its None kind (the `not_none` op).
     doc: one line for docs/ops.md.
 
     **State and aliasing.**
@@ -180,6 +189,8 @@ class OpDef:
     unread_inputs: Callable | None = None
     plan_emit: Callable | None = None
     weak_results: bool = False
+    takes_none: bool = False
+    excludes_none: Callable | None = None
     # state
     writes_variable: bool = False
     writes_list: bool = False
@@ -308,11 +319,42 @@ def all_ops() -> dict[str, OpDef]:
 
 def infer_types(op: OpDef, input_types, attrs) -> tuple[TensorType, ...]:
     """Runs the op's rule and always returns a tuple of output types."""
+    if not op.takes_none and any(type(t) is NoneKind for t in input_types):
+        raise _none_operand_error(op, input_types, attrs)
     out = op.infer(*input_types, **attrs)
     outs = (out,) if op.num_outputs == 1 else tuple(out)
     if not op.weak_results:
         outs = tuple(t.strong() if isinstance(t, TensorType) else t for t in outs)
     return outs
+
+
+def _stand_in(t):
+    """A value of type `t` for running a kernel to see what it raises."""
+    if type(t) is NoneKind:
+        return None
+    if not isinstance(t, TensorType):
+        return t  # a Python literal input
+    if t.weak:
+        return t.python_type(1)
+    return np.ones(tuple(1 if d is None else d for d in t.shape), t.dtype)[()]
+
+
+class UnstagedNoneError(Exception):
+    """An op that does not take None (OpDef.takes_none) and whose kernel does not raise on it
+    either: what it would make of None is no graph value, so a trace is refused."""
+
+
+def _none_operand_error(op: OpDef, input_types, attrs) -> Exception:
+    """The error op's kernel raises when an input is None (`None + 1.0`: TypeError, with
+    Python's or NumPy's own message), found by running it on stand-ins of its inputs. Raises
+    UnstagedNoneError for a kernel that computes something from None instead (np.where), or
+    that has effects (a stateful op is not run here)."""
+    if not op.stateful:
+        try:
+            op.kernel(attrs)(*(_stand_in(t) for t in input_types))
+        except Exception as exc:  # noqa: BLE001  (whatever the kernel raises is eager's error)
+            return exc
+    raise UnstagedNoneError(op.name)
 
 
 MAX_COMBINATIONS = 64  # kind combinations one op's inputs may have (each is a run of its rule)
@@ -370,7 +412,7 @@ def infer_kinds(op: OpDef, input_types, attrs, groups=None, infer=None):
 def _joined(types: list):
     """One output's types on each combination of kinds, joined: a value's kinds, or a list's
     element kinds (a list written with a `float | f64[]` value holds `float | f64[]` elements)."""
-    if type(types[0]) is TensorType or type(types[0]) is UnionType:
+    if type(types[0]) in (TensorType, UnionType, NoneKind):
         return union_of(types)
     if type(types[0]) is ListType:
         return functools.reduce(join_types, types)

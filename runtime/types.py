@@ -7,7 +7,8 @@ that is the Python 0 until the first iteration): at run time the value is what t
 it, and every op's result type is its rule applied to each kind (runtime.registry.infer_kinds).
 `join_types` is the one rule for where two paths meet. `ListType` is a list value's type;
 `StrType` a Python str known when the graph runs (text formatted from staged values).
-`ExceptionType` the type of an exception a staged `try` caught.
+`NONE` is the kind of a value that is None on some paths (`best = None` before a loop that
+may set it). `ExceptionType` the type of an exception a staged `try` caught.
 """
 
 from __future__ import annotations
@@ -156,7 +157,8 @@ class TensorType:
     def is_supertype_of(self, other: "TensorType") -> bool:
         """True when every value of `other` is also a value of `self` (`[None]` >= `[3]`)."""
         if (
-            self.dtype != other.dtype
+            type(other) is not TensorType
+            or self.dtype != other.dtype
             or len(self.shape) != len(other.shape)
             or self.weak != other.weak
         ):
@@ -173,7 +175,8 @@ class TensorType:
         if self == other:
             return self
         if (
-            self.dtype != other.dtype
+            type(other) is not TensorType
+            or self.dtype != other.dtype
             or len(self.shape) != len(other.shape)
             or self.weak != other.weak
         ):
@@ -223,11 +226,11 @@ class ListType:
 
 class StrType:
     """The type of a Python str known only when the graph runs: text formatted from staged
-    values (an f-string, `str(x)`, `"%d" % n`), joined, or chosen by a staged `if`. One kind
-    of its own: it joins with itself and with nothing else (a str on one path and a number on
-    the other cannot be one graph value). `shape` and `dtype` say what an array type would (a
-    0-d object) so that code asking every value for them works; only the string ops compute
-    on it (runtime.ops.strings)."""
+    values (an f-string, `str(x)`, `"%d" % n`), joined, or chosen by a staged `if`. A kind of
+    its own: a value that is a str on some paths and a number or None on others is a union
+    holding it. `shape` and `dtype` say what an array type would (a 0-d object) so that code
+    asking every value for them works; only the string ops compute on it (runtime.ops.strings).
+    """
 
     __slots__ = ()
     shape = ()
@@ -274,6 +277,68 @@ STR = object.__new__(StrType)
 def is_str(t) -> bool:
     """True for the type of a staged Python str."""
     return type(t) is StrType
+
+
+class NoneKind:
+    """The kind of a value that is None on some paths when the graph runs: a name that is None
+    before a staged loop sets it (`best = None`), a branch that gives None where the other gives
+    a number. Only in a union (`None | f64[]`): a value that is None on every path is the
+    Python None itself, never a graph value. Ops compute on it only where eager Python does
+    without raising (`x is None`, `==`, truth, str; runtime.registry.OpDef.takes_none); any
+    other op raises on the path where it is None when the graph runs, as eagerly. `shape` and
+    `dtype` say what an array type would (a 0-d object) so that code asking every kind for
+    them works."""
+
+    __slots__ = ()
+    shape = ()
+    dtype = np.dtype(object)
+    weak = False
+    python_type = type(None)
+    ndim = 0
+    is_fully_defined = True
+
+    def __new__(cls):
+        return NONE  # one object: the type has no parameters
+
+    def __setattr__(self, name, value):
+        raise AttributeError("NoneKind is immutable")
+
+    def __eq__(self, other):
+        return type(other) is NoneKind
+
+    def __hash__(self):
+        return hash("None")
+
+    def __repr__(self):
+        return "NoneKind()"
+
+    def __str__(self):
+        return "None"
+
+    def strong(self):
+        return self
+
+    def is_supertype_of(self, other) -> bool:
+        return type(other) is NoneKind
+
+    def most_specific_common_supertype(self, other):
+        return self if type(other) is NoneKind else None
+
+    def accepts_shape(self, shape) -> bool:
+        return shape == ()
+
+
+NONE = object.__new__(NoneKind)
+
+
+def is_none_kind(t) -> bool:
+    """True for the kind of a value that is None (one alternative of a union)."""
+    return type(t) is NoneKind
+
+
+def may_be_none(t) -> bool:
+    """True when a value of type `t` is None on some path."""
+    return any(type(k) is NoneKind for k in kinds(t))
 
 
 class ExceptionType:
@@ -329,8 +394,9 @@ class TypeJoinError(TypeError):
 
 class UnionType:
     """The type of a value that is one of several kinds when the graph runs, depending on the
-    path taken: `alternatives` are TensorTypes (two or more, in a canonical order; no two of
-    the same dtype, Python-ness and rank, which join by relaxing dims). Build with `union_of`
+    path taken: `alternatives` are TensorTypes, and NONE or STR (a value that is None or a str
+    on some paths); two or more, in a canonical order; no two of the same dtype, Python-ness and
+    rank, which join by relaxing dims. Build with `union_of`
     or `join_types`, which give a plain TensorType when one kind is left.
 
     A union has no single dtype or shape: code that needs one asks `kinds(t)` and decides per
@@ -341,7 +407,7 @@ class UnionType:
 
     def __init__(self, alternatives):
         alternatives = tuple(alternatives)
-        if len(alternatives) < 2 or not all(type(a) is TensorType for a in alternatives):
+        if len(alternatives) < 2 or not all(type(a) in _KIND_TYPES for a in alternatives):
             raise TypeError("a UnionType holds two or more TensorTypes; use union_of()")
         object.__setattr__(self, "alternatives", alternatives)
         object.__setattr__(self, "_hash", hash(("union", alternatives)))
@@ -388,15 +454,24 @@ def may_be_python_number(t) -> bool:
     return any(type(k) is TensorType and k.weak for k in kinds(t))
 
 
-def _kind_order(t: TensorType):
-    """Python numbers first (bool, int, float, complex), then NumPy values by dtype and rank."""
+def _kind_order(t):
+    """None first, then Python numbers (bool, int, float, complex), then NumPy values by dtype
+    and rank."""
+    if type(t) is NoneKind:
+        return (-1, 0, 0, "")
+    if type(t) is StrType:
+        return (-1, 1, 0, "")
     if t.weak:
         return (0, _PYTHON_ORDER[t.python_type], 0, "")
     return (1, t.dtype.num, len(t.shape), t.dtype.str)
 
 
-def _merge(a: TensorType, b: TensorType):
+def _merge(a, b):
     """One kind standing for both when they differ in known dims only, else None."""
+    if type(a) is not type(b):
+        return None
+    if type(a) is NoneKind or type(a) is StrType:
+        return a
     if a.dtype != b.dtype or a.weak != b.weak or len(a.shape) != len(b.shape):
         return None
     if a == b:
@@ -408,10 +483,10 @@ def union_of(types):
     """The type of a value that may be of any of `types` (TensorTypes or unions of them): a
     TensorType when they are one kind, else a UnionType. Raises TypeJoinError for more than
     MAX_KINDS kinds, or for a type that is not a TensorType (lists join with join_types)."""
-    found: list[TensorType] = []
+    found: list = []
     for t in types:
         for kind in kinds(t):
-            if type(kind) is not TensorType:
+            if type(kind) not in _KIND_TYPES:
                 raise TypeJoinError(f"{kind} cannot be one kind of a value among others")
             for i, known in enumerate(found):
                 merged = _merge(known, kind)
@@ -444,9 +519,12 @@ def join_types(a, b):
         if a.element is None or b.element is None:
             return ListType(a.element if a.element is not None else b.element)
         return ListType(join_types(a.element, b.element))
-    if not all(type(k) is TensorType for k in (*kinds(a), *kinds(b))):
+    if not all(type(k) in _KIND_TYPES for k in (*kinds(a), *kinds(b))):
         raise TypeJoinError(f"{a} in one case and {b} in the other")
     return union_of((a, b))
+
+
+_KIND_TYPES = (TensorType, NoneKind, StrType)  # what a union's alternatives may be
 
 
 def broadcast_shapes(*shapes):

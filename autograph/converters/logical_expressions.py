@@ -180,14 +180,26 @@ def _equality(node):
 def _membership(node):
     """`a in b` / `a not in b` (one operator) become `ag__.in_(a, b)` / `ag__.not_in(a, b)`:
     Python's `in` on concrete values, NumPy's `(b == a).any()` staged when `b` is a symbolic
-    array (Python turns the result of `__contains__` into a bool, which a staged one cannot be)."""
+    array (Python turns the result of `__contains__` into a bool, which a staged one cannot be).
+    `a is None` / `a is not None` become `ag__.is_none(a)` / `ag__.is_not_none(a)`: staged
+    for a value that is None on some paths."""
     if isinstance(node.ops[0], ast.In):
         template = "ag__.in_(a, b)"
     elif isinstance(node.ops[0], ast.NotIn):
         template = "ag__.not_in(a, b)"
+    elif isinstance(node.ops[0], (ast.Is, ast.IsNot)) and _is_none(node.comparators[0]):
+        template = "ag__.is_none(a)" if isinstance(node.ops[0], ast.Is) else "ag__.is_not_none(a)"
+        return templates.replace_as_expression(template, node, a=node.left)
+    elif isinstance(node.ops[0], (ast.Is, ast.IsNot)) and _is_none(node.left):
+        template = "ag__.is_none(a)" if isinstance(node.ops[0], ast.Is) else "ag__.is_not_none(a)"
+        return templates.replace_as_expression(template, node, a=node.comparators[0])
     else:
         return node
     return templates.replace_as_expression(template, node, a=node.left, b=node.comparators[0])
+
+
+def _is_none(node) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def transform(node, ctx):

@@ -9,7 +9,17 @@ from autograph.operators.contexts import catches, caught, context, finally_guard
 from autograph.operators.control_flow import for_stmt, if_exp, if_stmt, return_value, while_stmt
 from autograph.operators.data_structures import StagedList, list_append, list_pop
 from autograph.operators.exceptions import assert_stmt, new_error, raise_value, try_stmt
-from autograph.operators.logical import and_, eq, in_, not_, not_eq, not_in, or_
+from autograph.operators.logical import (
+    and_,
+    eq,
+    in_,
+    is_none,
+    is_not_none,
+    not_,
+    not_eq,
+    not_in,
+    or_,
+)
 from autograph.operators.strings import fstring, percent
 from autograph.operators.variables import Undefined, UndefinedReturnValue, ld
 
@@ -23,6 +33,8 @@ __all__ = [
     "not_",
     "in_",
     "not_in",
+    "is_none",
+    "is_not_none",
     "eq",
     "not_eq",
     "assert_stmt",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import sys
 
 import numpy as np
 
@@ -364,13 +363,8 @@ def return_value(value, do_return):
     `value` if a `return` ran (`do_return`), else None (the function fell off its end)."""
     if value is None or (type(value) is tuple and all(v is None for v in value)):
         return value if do_return is True else None
-    if is_symbolic(do_return):
-        name = sys._getframe(1).f_code.co_name
-        raise errors.BranchMismatchError(
-            f"{_where()}{name!r} returns a value on one path and None on another (it can "
-            f"end without a `return`), depending on a symbolic value; a staged function returns "
-            f"one kind of value: end it with a `return` of a value of the same type"
-        )
+    if is_symbolic(do_return):  # (None where it ends without a `return`, as eagerly)
+        return staged.cond(do_return, lambda: value, lambda: None)
     if not do_return or is_undefined_return(value):
         return None
     return value

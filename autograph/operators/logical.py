@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograph.operators.contexts import mark_staged_region
-from runtime.types import TensorType, UnionType, kinds
+from runtime.types import TensorType, UnionType, kinds, may_be_none
 from staging import errors
 from staging.control_flow import cond
 from staging.core import strings
@@ -57,6 +57,8 @@ def not_(a):
         t = a.type
         if type(t) is TensorType and not t.weak:
             return np.logical_not(a)
+        if may_be_none(t):  # (`None == 0` is False, but None is false)
+            return record("python_number", [np.logical_not(record("truth", [a]))], {"kind": bool})
         equal = a == 0
         return equal if type(t) is TensorType else record("python_number", [equal], {"kind": bool})
     return not a
@@ -100,6 +102,21 @@ def _python_complex_meets_several_kinds(a, b) -> bool:
     gives what Python's operator gives it (the reflected `b == a` would be NumPy's on every
     path)."""
     return type(a) is complex and is_symbolic(b) and type(b.type) is UnionType
+
+
+def is_none(x):
+    """`x is None`: staged (a Python bool when the graph runs) for a value that is None on some
+    paths; False for any other staged value; Python's `is` otherwise."""
+    if is_symbolic(x):
+        return record("is_none", [x]) if may_be_none(x.type) else False
+    return x is None
+
+
+def is_not_none(x):
+    """`x is not None`; see is_none."""
+    if is_symbolic(x):
+        return record("is_not_none", [x]) if may_be_none(x.type) else True
+    return x is not None
 
 
 def in_(item, container):

@@ -192,12 +192,6 @@ def _holds_tensors(value) -> bool:
 def check_defined(a, b, names, where, flagged):
     new_flags, refill = [], {}
     for i, (name, x, y) in enumerate(zip(names, a, b)):
-        if is_return_value(name) and ((x is None) != (y is None)):
-            raise errors.BranchMismatchError(
-                f"{where}this function returns a value on one path and None on another, "
-                f"depending on the symbolic condition of this `if`; a staged function returns "
-                f"one kind of value: return a value of the same type on every path"
-            )
         maybe = is_maybe_undefined(x) or is_maybe_undefined(y)
         if is_undefined(x) != is_undefined(y) or maybe:
             if is_return_value(name):

@@ -12,7 +12,7 @@ from .._compat import add_note
 from ..executor import failure_note
 from ..graph import Graph, ListType, Value
 from ..registry import get_op
-from ..types import TensorType, UnionType
+from ..types import TensorType, UnionType, may_be_none
 from . import lists
 from .catalog import lowering_for
 from .errors import LoweringError, cannot_lower
@@ -286,10 +286,18 @@ def _refuse(node, inputs) -> None:
         )
     for i, v in enumerate(node.outputs):
         t = v.type.element if isinstance(v.type, ListType) else v.type
+        what = "its result" if len(node.outputs) == 1 else f"its result {i}"
+        if t is not v.type:
+            what += "'s elements"
+        if may_be_none(t):
+            raise cannot_lower(
+                node,
+                f"{what} {'is' if t is v.type else 'are'} None on some paths ({t}), which XLA "
+                f"has no value for",
+                "Give the value a number or an array on every path (start from np.nan or -1 "
+                "rather than None), or keep the interpreter (jit_compile=False)",
+            )
         if type(t) is UnionType and not one_dtype_and_shape(t):
-            what = "its result" if len(node.outputs) == 1 else f"its result {i}"
-            if t is not v.type:
-                what += "'s elements"
             raise cannot_lower(
                 node,
                 f"{what} {'is' if t is v.type else 'are'} {t} depending on the path taken, kinds "

@@ -10,12 +10,14 @@ import numpy as np
 
 from ..registry import register_op
 from ..types import (
+    NONE,
     PYTHON_SCALAR_DTYPES,
     TensorType,
     UnionType,
     broadcast_shapes,
     kinds,
     may_be_python_number,
+    union_of,
 )
 from ._rules import (
     check_type,
@@ -219,6 +221,8 @@ def make_ufunc_infer(ufunc: np.ufunc, python_arithmetic: bool = True):
     def infer(*types):
         if len(types) != ufunc.nin:
             raise TypeError(f"{ufunc.__name__} takes {ufunc.nin} input(s), got {len(types)}")
+        if NONE in types:  # (only ops that take None get here: == and !=)
+            return _equality_with_none(*types)
         for t in types:
             check_type(t, f"{ufunc.__name__} input")
         if (
@@ -239,6 +243,22 @@ def make_ufunc_infer(ufunc: np.ufunc, python_arithmetic: bool = True):
 
     infer.__name__ = f"infer_{ufunc.__name__}"
     return infer
+
+
+_PYTHON_BOOL = TensorType.python_scalar(bool)
+
+
+def _equality_with_none(a, b):
+    """The type of `a == b` (or `!=`) where an operand is None: Python's operators give a
+    Python bool against None, a Python number, a str or a NumPy scalar, NumPy's an np.bool_
+    against a 0-d array and a bool array against an array (`np.zeros(3) == None`). A 0-d
+    operand may be either a NumPy scalar or a 0-d array, so its result is either bool."""
+    other = b if a is NONE else a
+    if other is NONE or is_literal(other) or not isinstance(other, TensorType) or other.weak:
+        return _PYTHON_BOOL
+    if other.shape == ():
+        return union_of((_PYTHON_BOOL, TensorType(np.bool_, ())))
+    return TensorType(np.bool_, other.shape)
 
 
 _DTYPE_CACHE: dict = {}
@@ -339,6 +359,7 @@ _declare(
 )
 _declare("power pow", python_errors=(ZeroDivisionError,), python_error_if=lambda right: right < 0)
 _declare(_COMPARISONS, comparison=True, unboxed="compare")
+_declare("equal not_equal", takes_none=True)  # (None == x is Python's False, not an error)
 for _name in ("not", "and", "or", "xor"):
     _declare(f"logical_{_name}", logical=_name)
 _declare("add subtract multiply", unboxed="arithmetic")

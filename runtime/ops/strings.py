@@ -117,6 +117,7 @@ def _format_infer(*inputs, pieces, printoptions=()):
 
 register_op(
     "str_format",
+    takes_none=True,
     infer=_format_infer,
     make_kernel=_format_kernel,
     keep_unused=lambda node: any(  # a spec that does not fit the value raises, as eagerly
@@ -145,6 +146,7 @@ def _percent_infer(*inputs, template, values, printoptions=()):
 
 register_op(
     "str_percent",
+    takes_none=True,
     infer=_percent_infer,
     make_kernel=_percent_kernel,
     keep_unused=lambda node: True,  # `"%d" % "a"` raises, as eagerly
@@ -241,6 +243,7 @@ def _method_infer(s, *inputs, name, args=()):
 
 register_op(
     "str_method",
+    takes_none=True,
     infer=_method_infer,
     make_kernel=_method_kernel,
     weak_results=True,  # a bool or an int result is a Python bool or int, as str's methods give
@@ -258,6 +261,7 @@ def _in_infer(s, *, options):
 
 register_op(
     "str_in",
+    takes_none=True,
     infer=_in_infer,
     make_kernel=lambda options: frozenset(options).__contains__,
     weak_results=True,

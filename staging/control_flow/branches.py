@@ -10,6 +10,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from runtime import Value
+from runtime.registry import get_op
+from runtime.types import may_be_none
 from staging import errors
 from staging.control_flow import raising as branch_errors
 from staging.control_flow import written as branch_writes
@@ -48,9 +51,12 @@ class BranchTrace:
     raised: Exception | None = None
 
 
-def _trace_branch(outer: FuncGraph, label: str, fn) -> BranchTrace:
+def _trace_branch(outer: FuncGraph, label: str, fn, not_none=None) -> BranchTrace:
+    """`not_none`: a Value of `outer` this branch runs only when it is not None."""
     g = FuncGraph(label, outer=outer)
     g.function_name = outer.function_name
+    if not_none is not None:
+        g.exclude_none(not_none)
     trace = BranchTrace(label, g)
     with building(g), mutation.recording(g) as journal:
         try:
@@ -68,6 +74,19 @@ def _trace_branch(outer: FuncGraph, label: str, fn) -> BranchTrace:
     return trace
 
 
+def excluded_none(pred_value) -> dict:
+    """{outcome: value}: the value a predicate's outcome proves is not None (OpDef.excludes_none:
+    `x is not None` true, `x is None` false, `x` true), or {}."""
+    node = pred_value.producer
+    if node is None:
+        return {}
+    rule = get_op(node.op).excludes_none
+    if rule is None:
+        return {}
+    value, outcome = rule(node)
+    return {outcome: value} if isinstance(value, Value) and may_be_none(value.type) else {}
+
+
 def cond(pred, true_fn, false_fn, *, names=None, unread=()):
     """`true_fn()` if pred else `false_fn()`; staged as one `cond` node when `pred` is symbolic.
 
@@ -83,7 +102,9 @@ def cond(pred, true_fn, false_fn, *, names=None, unread=()):
     if outer is None:
         outer = pred._graph  # raises the leaked-tensor error below
     pred_value = truth_value(outer, pred, "condition of a staged `if`")
-    then, other = _trace_branch(outer, "then", true_fn), _trace_branch(outer, "else", false_fn)
+    not_none = excluded_none(pred_value)
+    then = _trace_branch(outer, "then", true_fn, not_none.get(True))
+    other = _trace_branch(outer, "else", false_fn, not_none.get(False))
     branch_errors.defer([then, other])
     if then.raised is not None and other.raised is not None:  # the `if` raises on every path
         branch_errors.record_raising(
@@ -185,7 +206,7 @@ class Merge:
                 raise errors.BranchMismatchError(
                     f"{where()}'{name}' is {branch_errors.describe_leaf(a)} in {first} and "
                     f"{branch_errors.describe_leaf(b)} in {second} of {construct}; both "
-                    f"paths must give it a tensor, a number or a str"
+                    f"paths must give it a tensor, a number, a str or None"
                 )
             joined = join_types(leaf_type(a), leaf_type(b), f"'{name}'")
             merged.append(("dynamic", tensor_array.either_list(a, b)))

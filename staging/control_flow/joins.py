@@ -25,9 +25,11 @@ def is_undefined(x) -> bool:
 
 def is_convertible(x) -> bool:
     """A value that can be a graph value where paths meet: a tensor, an array, a number, a list
-    value, a str (a staged string where paths give different text)."""
+    value, a str (a staged string where paths give different text), None (one kind of a value
+    that is None on some paths)."""
     return (
-        isinstance(x, (Tensor, np.ndarray, np.generic, str) + _PY_NUMBERS)
+        x is None
+        or isinstance(x, (Tensor, np.ndarray, np.generic, str) + _PY_NUMBERS)
         or is_tensor_array(x)
         or has_staged_value(x)
     )
@@ -57,6 +59,8 @@ def leaf_type(x):
         return TensorType.python_scalar(kind)
     if isinstance(x, str):
         return types.STR
+    if x is None:
+        return types.NONE
     arr = np.asarray(x)
     return TensorType(arr.dtype, arr.shape)
 

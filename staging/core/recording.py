@@ -12,8 +12,15 @@ from runtime import Graph, Node, TensorType, Value
 from runtime._compat import add_note
 from runtime.chunks import LONG_GRAPH, pause_gc, resume_gc
 from runtime.ops.random import GeneratorType
-from runtime.registry import TooManyKindsError, UnknownOpError, get_op, infer_kinds, infer_types
-from runtime.types import TypeJoinError, UnionType
+from runtime.registry import (
+    TooManyKindsError,
+    UnknownOpError,
+    UnstagedNoneError,
+    get_op,
+    infer_kinds,
+    infer_types,
+)
+from runtime.types import NONE, STR, TypeJoinError, UnionType, kinds, may_be_none, union_of
 from staging import errors
 from staging.core import source_map
 from staging.core.generators import SymbolicGenerator
@@ -47,6 +54,12 @@ class FuncGraph:
         self.trace_state: dict = outer.trace_state if outer is not None else {}
         # the NumPy print options when the trace began (staging.core.strings.printoptions_delta)
         self.printoptions = outer.printoptions if outer is not None else np.get_printoptions()
+        # Values known not to be None in this graph and the graphs nested in it (a branch of
+        # `if x is not None`), by id of their root (see root): a capture of one is seen without
+        # its None kind, through a `not_none` node
+        self.not_none: dict[int, Value] = {}
+        self._narrowed: dict[int, Value] = {}  # id(outer value) -> its not_none capture
+        self._outer_of: dict[int, Value] = {}  # id(capture or not_none) -> the outer value
 
     @property
     def name(self):
@@ -78,7 +91,48 @@ class FuncGraph:
                 f"an argument instead of closing over it"
             )
         outer_value = self.outer.value_of(tensor)
-        return self.capture_value(outer_value)
+        inner = self.capture_value(outer_value)
+        if self.not_none and may_be_none(inner.type) and self.knows_not_none(tensor):
+            return self._without_none(outer_value, inner)
+        return inner
+
+    def _without_none(self, outer_value: Value, inner: Value) -> Value:
+        """The capture `inner` of a value this graph knows is not None, seen without its None
+        kind (one `not_none` node per value)."""
+        narrowed = self._narrowed.get(id(outer_value))
+        if narrowed is None:
+            with building(self):
+                narrowed = record("not_none", [symbolic(self, inner)])._value
+            self._narrowed[id(outer_value)] = narrowed
+            self._outer_of[id(narrowed)] = outer_value
+        return narrowed
+
+    def root(self, value: Value) -> Value:
+        """The value `value` (of this graph) stands for in the outermost graph: what a capture
+        or a not_none node of it was made from, and so on outwards."""
+        graph = self
+        while graph is not None:
+            outer_value = graph._outer_of.get(id(value))
+            if outer_value is None:
+                return value
+            value, graph = outer_value, graph.outer
+        return value
+
+    def knows_not_none(self, tensor) -> bool:
+        """Whether `tensor`'s value is known not to be None here (this graph or an enclosing one
+        is a branch that runs only when it is not)."""
+        key = id(tensor._graph.root(tensor._value))
+        graph = self
+        while graph is not None:
+            if key in graph.not_none:
+                return True
+            graph = graph.outer
+        return False
+
+    def exclude_none(self, value: Value) -> None:
+        """Makes `value` (of the enclosing graph) known not to be None in this graph."""
+        root = self.outer.root(value)
+        self.not_none[id(root)] = root
 
     def capture_value(self, outer_value: Value) -> Value:
         hit = self.captures.get(id(outer_value))
@@ -86,6 +140,7 @@ class FuncGraph:
             return hit[1]
         inner = self.graph.add_input(outer_value.type, "capture")
         self.captures[id(outer_value)] = (outer_value, inner)
+        self._outer_of[id(inner)] = outer_value
         return inner
 
     def _encloses(self, other: "FuncGraph") -> bool:
@@ -95,6 +150,16 @@ class FuncGraph:
                 return True
             g = g.outer
         return False
+
+
+def seen_type(tensor):
+    """`tensor`'s type as the code being traced sees it: without the None kind in a branch that
+    runs only when it is not None (`if x is not None: x.shape`)."""
+    t = tensor.type
+    graph = current_graph()
+    if graph is None or not may_be_none(t) or not graph.knows_not_none(tensor):
+        return t
+    return union_of(k for k in kinds(t) if k is not NONE)
 
 
 def _stack() -> list:
@@ -303,6 +368,12 @@ def _op_named(op_name: str):
 _RULE_ERRORS = (ValueError, TypeError, IndexError, ArithmeticError, LookupError)
 
 
+def _str_on_some_paths(t) -> bool:
+    """A union holding the str kind, or a str a branch found it to be (`if s is not None:`),
+    which the Tensor its code holds computes on as an array."""
+    return t is STR or (type(t) is UnionType and STR in t.alternatives)
+
+
 def _output_types(fg: FuncGraph, op, values, attrs) -> tuple:
     """The op's output types for inputs `values` (Values and Python literals). For inputs that
     are of several kinds (a Python number on some paths), each combination of kinds is a run
@@ -319,6 +390,11 @@ def _output_types(fg: FuncGraph, op, values, attrs) -> tuple:
         return output_types
     except TooManyKindsError as exc:
         raise errors.BranchMismatchError(f"{where()}{op.name}: {exc}") from None
+    except UnstagedNoneError:
+        raise errors.BranchMismatchError(
+            f"{where()}{op.name}: an input is None on some path, and what this op makes of None "
+            f"is not staged; give the value a number or an array on every path"
+        ) from None
     except TypeJoinError as exc:
         raise errors.BranchMismatchError(
             f"{where()}{op.name}: its result would be of kinds that one value cannot have: {exc}"
@@ -326,6 +402,11 @@ def _output_types(fg: FuncGraph, op, values, attrs) -> tuple:
     except _RULE_ERRORS as exc:
         if isinstance(exc, errors.StagingError):
             raise
+        if any(_str_on_some_paths(t) for t in in_types):
+            raise errors.BranchMismatchError(
+                f"{where()}{op.name}: an input is a str on some paths and not on others, which "
+                f"this op does not take as staged; give the value one type on every path"
+            ) from None
         located = _with_location(exc, f"{where()}{op.name}: ")
         if located is exc:
             raise

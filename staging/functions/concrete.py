@@ -248,6 +248,7 @@ def _call_kernel(fn):
 
 register_op(
     "call",
+    takes_none=True,
     infer=_call_infer,
     num_outputs=None,
     stateful=True,

@@ -16,8 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from runtime._compat import add_note
-from runtime.types import TensorType, UnionType, is_union, kinds  # noqa: F401  (re-exported)
+from runtime.types import NONE, TensorType, UnionType, is_union, kinds  # noqa: F401  (re-exported)
 from staging import errors
+from staging.core.recording import seen_type
 from staging.core.source_map import user_names, where
 from staging.core.tensor import Tensor
 
@@ -57,7 +58,7 @@ def one_answer(tensor, what: str, answer):
     `answer` raises AttributeError lacks the attribute: with every kind lacking it, that error
     is raised (as eagerly, on every path); with some, or with answers that differ, the trace
     cannot take one decision, and the read is refused."""
-    t = tensor.type
+    t = seen_type(tensor)
     found, missing = [], []
     for kind in kinds(t):
         try:
@@ -87,6 +88,8 @@ def number_attribute(kind, name: str):
     (`(3).dtype`); returns None when the number has it."""
     if is_python_number(kind) and not hasattr(kind.python_type(0), name):
         raise AttributeError(f"{kind.python_type.__name__!r} object has no attribute {name!r}")
+    if kind is NONE and not hasattr(None, name):
+        raise AttributeError(f"'NoneType' object has no attribute {name!r}")
 
 
 def attribute_of_kind(name: str, of_kind):

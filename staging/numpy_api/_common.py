@@ -7,6 +7,7 @@ import operator
 import numpy as np
 
 from runtime import TensorType
+from runtime.types import NONE
 from runtime.types import kinds as kinds_of
 from staging import errors
 from staging.core.recording import record
@@ -69,8 +70,8 @@ def _as_input(x):
         return np.asarray(x)
     if isinstance(x, _PY_SCALARS):  # subclasses of Python numbers (not NumPy scalars)
         return np.asarray(x)
-    if x is None:
-        raise TypeError(f"{_where()}None cannot be used as an array operand")
+    if x is None:  # (an op that does not take None raises eager's error: `x + None`)
+        return record("const", [], {"value": None})
     return np.asarray(x)
 
 
@@ -87,10 +88,16 @@ def _stand_ins(leaf) -> list:
     """Concrete values NumPy's array construction treats like `leaf` when choosing a dtype: one
     per kind the leaf may have at run time (staging.kinds)."""
     if _is_tensor(leaf):
-        return [t.python_type(0) if t.weak else np.zeros((), t.dtype) for t in kinds_of(leaf.type)]
+        return [_stand_in(t) for t in kinds_of(leaf.type)]
     if isinstance(leaf, np.ndarray):
         return [np.zeros((), leaf.dtype)]
     return [leaf]
+
+
+def _stand_in(kind):
+    if kind is NONE:
+        return None
+    return kind.python_type(0) if kind.weak else np.zeros((), kind.dtype)
 
 
 def _array_dtype(leaves, dtype):

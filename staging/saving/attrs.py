@@ -262,8 +262,12 @@ OP_KINDS = {
     ("assign_variable", "var"): Kind("a Variable of the file", lambda v: isinstance(v, Variable)),
     ("read_variable", "var"): Kind("a Variable of the file", lambda v: isinstance(v, Variable)),
     ("const", "value"): Kind(
-        "a number or an array",
-        lambda v: type(v) in (bool, int, float, complex) or isinstance(v, (np.generic, np.ndarray)),
+        "a number, an array or None",
+        lambda v: (
+            v is None
+            or type(v) in (bool, int, float, complex)
+            or isinstance(v, (np.generic, np.ndarray))
+        ),
     ),
     ("dim", "axis"): INT,
     ("python_call", "func"): choice(*CALLABLES),

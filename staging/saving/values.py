@@ -33,7 +33,7 @@ import numpy as np
 
 from runtime import ListType, TensorType
 from runtime.core_ops import ARG
-from runtime.types import MAX_KINDS, STR, StrType, UnionType, is_str, union_of
+from runtime.types import MAX_KINDS, NONE, STR, StrType, UnionType, is_str, union_of
 from staging import errors
 from staging.functions.trace_key import TensorSpec, WeakIdKey
 from staging.state.variables import Variable
@@ -196,6 +196,8 @@ def encode_type(t) -> dict:
         return {"union": [encode_type(k) for k in t.alternatives]}
     if is_str(t):  # a Python str known when the graph runs
         return {"str": True}
+    if t is NONE:  # None, one kind of a value that is None on some paths
+        return {"none": True}
     if isinstance(t, TensorType):
         out = {"dtype": dtype_name(t.dtype), "shape": list(t.shape)}
         if t.weak:
@@ -304,6 +306,10 @@ def decode_type(obj, depth: int = 0):
         expect_dict(obj, "a str type", {"str"})
         expect(obj["str"] is True, "a str type is {'str': true}")
         return STR
+    if "none" in obj:
+        expect_dict(obj, "the None kind", {"none"})
+        expect(obj["none"] is True, "the None kind is {'none': true}")
+        return NONE
     expect_dict(obj, "a tensor type", {"dtype", "shape"}, {"weak"})
     weak = obj.get("weak", False)
     expect(type(weak) is bool, "the weak flag of a type must be a bool")
@@ -321,7 +327,10 @@ def _decode_union(obj, depth: int):
         f"a union type lists 2 to {MAX_KINDS} kinds",
     )
     kinds = [decode_type(a, depth + 1) for a in alternatives]
-    expect(all(type(k) is TensorType for k in kinds), "the kinds of a union type are tensor types")
+    expect(
+        all(type(k) is TensorType or k is NONE or k is STR for k in kinds),
+        "the kinds of a union type are tensor types, None and str",
+    )
     joined = union_of(kinds)
     expect(
         type(joined) is UnionType and joined.alternatives == tuple(kinds),

@@ -354,7 +354,7 @@ def test_a_string_first_assigned_in_a_staged_loop(capsys):
         _STAGED[assigned_in_loop](np.int64(0))
 
 
-def test_a_str_and_a_number_on_two_paths_are_refused_naming_the_line():
+def test_a_str_on_one_path_and_a_number_on_another_is_what_its_path_made_it():
     def mixed(x):
         if x > 0:
             y = "pos"
@@ -362,10 +362,39 @@ def test_a_str_and_a_number_on_two_paths_are_refused_naming_the_line():
             y = 1
         return y
 
+    staged = staging.function(mixed)
+    assert staged(np.float64(1.0)) == "pos" and staged(np.float64(-1.0)) == 1
+    assert type(staged(np.float64(-1.0))) is int
+    assert "str | int" in str(staged.get_concrete_function(np.float64(1.0)).graph)
+
+
+def test_an_op_on_a_str_on_some_paths_raises_eagers_error_on_that_path():
+    def mixed(x):
+        if x > 0:
+            y = "pos"
+        else:
+            y = 1
+        return y * 2.5
+
+    staged = staging.function(mixed)
+    assert staged(np.float64(-1.0)) == 2.5
+    with pytest.raises(TypeError, match="can't multiply sequence by non-int") as e:
+        staged(np.float64(1.0))
+    assert line_of(mixed, 5) in "".join(getattr(e.value, "__notes__", []))
+
+
+def test_an_op_no_path_of_a_str_union_can_run_is_refused_naming_the_line():
+    def mixed(x):
+        if x > 0:
+            y = "pos"
+        else:
+            y = 1
+        return y == "pos"
+
     with pytest.raises(errors.BranchMismatchError) as e:
         staging.function(mixed)(np.float64(1.0))
-    assert line_of(mixed, 1) in str(e.value)
-    assert "str in one case and int in the other" in str(e.value)
+    assert line_of(mixed, 5) in str(e.value)
+    assert "a str on some paths" in str(e.value)
 
 
 def test_a_staged_string_is_a_python_str_for_the_caller(capsys):
