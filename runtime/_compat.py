@@ -13,9 +13,8 @@ from __future__ import annotations
 import inspect
 import sys
 
-HAS_ADD_NOTE = sys.version_info >= (3, 11)
-
-if not HAS_ADD_NOTE:  # pragma: no cover - Python 3.10
+# (version tests are spelled out in full below, so that a type checker reads them)
+if sys.version_info < (3, 11):  # pragma: no cover - Python 3.10
     try:  # installs traceback printing that shows __notes__ (as Python 3.11 does)
         import exceptiongroup  # noqa: F401
     except ImportError:
@@ -26,14 +25,14 @@ def add_note(exc: BaseException, text: str) -> None:
     """Add the note `text` to `exc` (shown below its message when a traceback is printed)."""
     if not isinstance(text, str):
         raise TypeError(f"note must be a str, not {type(text).__name__}")
-    if HAS_ADD_NOTE:
+    if sys.version_info >= (3, 11):
         exc.add_note(text)
         return
     notes = getattr(exc, "__notes__", None)  # pragma: no cover - Python 3.10
     if not isinstance(notes, list):
         notes = []
         try:
-            exc.__notes__ = notes
+            setattr(exc, "__notes__", notes)  # (no such attribute before Python 3.11)
         except (AttributeError, TypeError):  # an exception type that refuses new attributes
             return
     notes.append(text)

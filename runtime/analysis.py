@@ -3,6 +3,8 @@ may be viewed, use replacement, and outputs that may share program state."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from .graph import Graph, Node, Value
 from .registry import get_op
 from .types import kinds
@@ -101,7 +103,7 @@ def maybe_viewed(graph: Graph) -> set[int]:
     return out
 
 
-def replace_uses(graph: Graph, mapping: dict[Value, Value]) -> None:
+def replace_uses(graph: Graph, mapping: Mapping[Value, object]) -> None:
     """Every use of a Value `v` in `mapping` (node inputs, graph outputs, in `graph` and its
     subgraphs) becomes a use of mapping[v]."""
     if not mapping:
@@ -141,6 +143,7 @@ def _shares_state(value, outer: dict, seen: set) -> bool:
             for label, source in op.output_sources(node, value.index):
                 inner = outer
                 if label is not None:
+                    assert op.bind_subgraph is not None  # (an op with subgraphs binds them)
                     inner = dict(outer)
                     inner.update(
                         (id(a), b)

@@ -28,10 +28,11 @@ from __future__ import annotations
 import contextlib
 import gc
 import threading
+from typing import Callable
 
 from ._compat import renamed_code
 from .analysis import last_uses
-from .graph import Node
+from .graph import Graph, Node
 from .user_lines import compile_at_user_lines
 
 LONG_GRAPH = 4096  # top-level nodes beyond which a graph is emitted in chunks
@@ -81,6 +82,16 @@ class ChunkedEmission:
     the functions it defines), the chunks, then `run`."""
 
     units: list | None = None
+    # what the emitter mixing this in has (runtime.executor._Emitter)
+    graph: Graph
+    names: dict[int, str]
+    count: int
+    lines: list[str]
+    line_nodes: dict[int, Node]
+    helpers: list
+    _depth: dict[int, int]
+    emit: Callable[..., None]
+    body: Callable[..., None]
 
     def chunked(self, params: list[str]) -> list[str]:
         """The lines of `run` for a long graph: each chunk function takes the list of the values
@@ -114,6 +125,7 @@ class ChunkedEmission:
 
     def _start_chunk(self):
         """Starts the function of the next chunk: it unpacks the values live here."""
+        assert self.units is not None  # (a long graph's)
         self.lines, self.line_nodes = [], {}
         name = f"_chunk{len(self.units)}"
         self.emit(0, f"def {name}(_live):")
@@ -150,6 +162,7 @@ class ChunkedEmission:
             lines.extend(helper)
             names.append(helper[0][4 : helper[0].index("(")])
         self.helpers = []
+        assert self.units is not None  # (a long graph's)
         self.units.append(("\n".join(lines) + "\n", line_nodes, names))
         first = next(iter(line_nodes.values()), None)
         self._calls.append((self._chunk_name, first))

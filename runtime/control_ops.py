@@ -753,11 +753,11 @@ def _lower_call(ctx, node, *inputs, fn):
     """Inline: the called graph's nodes are lowered in place; values of several kinds enter
     with their tags in the called graph's input types and leave with theirs in the node's."""
     graph = fn.graph
-    inputs = [
+    retagged = [
         ctx.retag(x, ctx.item_type(item), v.type)
         for x, item, v in zip(inputs, node.inputs, graph.inputs)
     ]
-    outs = ctx.run(graph, inputs)
+    outs = ctx.run(graph, retagged)
     return tuple(
         ctx.retag(x, ctx.item_type(item), v.type)
         for x, item, v in zip(outs, graph.outputs, node.outputs)

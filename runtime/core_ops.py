@@ -531,9 +531,10 @@ def _keeps_type(var, mode: str, value) -> bool:
         return False
     t = value.type if isinstance(value, Value) else value
     if isinstance(t, TensorType):
-        if t.weak or any(d is None for d in t.shape):
+        dims = [d for d in t.shape if d is not None]
+        if t.weak or len(dims) != len(t.shape):
             return False
-        operand = np.zeros(t.shape, t.dtype)
+        operand = np.zeros(dims, t.dtype)
     elif type(t) in (int, float):
         operand = t
     else:

@@ -221,6 +221,7 @@ class _Emitter(chunks.ChunkedEmission):
         elif emit is not None:
             emit(self, node, indent)
         elif not self.in_place(node, indent, dying, chunked):
+            following: Node | Graph | None
             if position + 1 < len(nodes):
                 following = None if runs.get(position + 1) else nodes[position + 1]
             else:  # the last node: what reads its result next is the op writing the outputs
@@ -229,6 +230,7 @@ class _Emitter(chunks.ChunkedEmission):
 
     def scoped(self, node: Node, indent: int, emit) -> None:
         """A node of the user's `with np.errstate(...)`: its code runs in a `with` of that state."""
+        assert node.scope is not None
         self.emit(
             indent,
             f"with {self.bind(np.errstate, 'errstate')}({', '.join(f'{k}={v!r}' for k, v in node.scope)}):",
@@ -449,6 +451,7 @@ class _Emitter(chunks.ChunkedEmission):
             expr = scalar_loops.expression(self, node, kind, dtype, bool(depth), following)
             expr = expr.replace("{", "{{").replace("}", "}}")
         if depth:
+            assert expr is not None  # (only an expression is inlined)
             self._depth[id(node.outputs[0])] = depth
             self.names[id(node.outputs[0])] = "(" + expr.format(*args) + ")"
             return
@@ -475,7 +478,7 @@ class _Emitter(chunks.ChunkedEmission):
         else:
             self.emit(indent, f"{', '.join(outs)}, = {call}", node)
 
-    def inlined(self, node: Node, op, following: Node) -> bool:
+    def inlined(self, node: Node, op, following: Node | Graph) -> bool:
         """Whether `node` (of OpDef `op`), an operator on scalars, is written into the line of the
         node after it (`if (v2 % 2) == 0:`) instead of a line and a variable of its own: its one
         result is read once, by that node (a plain node, or a branch op as its predicate), so it
@@ -574,7 +577,7 @@ class _Emitter(chunks.ChunkedEmission):
             self.body(self.graph, 2, top_level=True)
         rets = []
         # constants that are arrays (0-d ones too: NumPy scalars are immutable, 0-d arrays not)
-        const_outputs = set()
+        const_outputs: set[int] = set()
         for n in self.graph.nodes:
             constant = get_op(n.op).constant
             if constant is not None and isinstance(constant(n), np.ndarray):

@@ -23,8 +23,8 @@ from .registry import get_op
 @dataclass
 class ArrayWalk:
     counter: int  # the loop variable that is the index
-    array: object  # the Value walked (loop-invariant), as the body reads it
-    bound: object  # n: an int literal or a loop-invariant Value, as the cond reads it
+    array: Value  # the Value walked (loop-invariant), as the body reads it
+    bound: int | Value  # n: an int literal or a loop-invariant Value, as the cond reads it
     element: Node  # the body's getitem node (its output is the loop target)
     stepper: Node  # the body's `counter + 1`
     whole: bool = False  # `for x in xs`: n is len(xs)
@@ -107,7 +107,7 @@ def array_walk(node: Node) -> ArrayWalk | None:
     return ArrayWalk(j, array, bound, element, stepper, whole)
 
 
-def _index_test(node: Node) -> tuple[int, object] | None:
+def _index_test(node: Node) -> tuple[int, int | Value] | None:
     """(j, n) when the loop's whole condition is `i < n` of loop variable j, starting at 0, and
     a bound n fixed in the loop (an int literal or a value)."""
     nvars = node.attrs["num_loop_vars"]

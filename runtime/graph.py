@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from types import MappingProxyType
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 
@@ -25,7 +27,8 @@ class Value:
         return f"<Value {self.type}>"
 
 
-_EMPTY = MappingProxyType({})  # the attrs and subgraphs of the many nodes that have none
+# the attrs and subgraphs of the many nodes that have none
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
 # Equal TensorTypes (immutable) are shared by the nodes' outputs: one object per type in use,
 # not one per value, in a long graph. Bounded: emptied when full.
 _TYPES: dict = {}
@@ -60,15 +63,15 @@ class Node:
     def __init__(self, op: str, inputs, attrs, output_types, location=None, subgraphs=None):
         self.op = op
         self.inputs = list(inputs)
-        self.attrs = dict(attrs) if attrs else _EMPTY  # (read-only when empty: shared)
+        self.attrs: Mapping[str, Any] = dict(attrs) if attrs else _EMPTY  # (read-only: shared)
         if type(output_types) is list and len(output_types) == 1:  # (most nodes)
             self.outputs = [Value(_shared(output_types[0]), self, 0)]
         else:
             self.outputs = [Value(_shared(t), self, i) for i, t in enumerate(output_types)]
-        self.subgraphs = dict(subgraphs) if subgraphs else _EMPTY
-        self.location = location
-        self._stateful = None
-        self.scope = None
+        self.subgraphs: Mapping[str, Graph] = dict(subgraphs) if subgraphs else _EMPTY
+        self.location: tuple[str, int] | None = location
+        self._stateful: bool | None = None
+        self.scope: tuple | None = None
 
     def set_scope(self, scope: tuple) -> None:
         """Runs the node under np.errstate(**dict(scope)) (see the class docstring)."""
@@ -106,6 +109,11 @@ class Graph:
     Graphs whose inputs are bound by the node (see OpDef.bind_subgraph).
     runtime.dot adds `to_dot()` and the notebook displays (`_repr_svg_`, `_repr_html_`).
     """
+
+    # (methods runtime.dot sets on the class)
+    to_dot: ClassVar[Callable[[Graph], str]]
+    _repr_svg_: ClassVar[Callable[[Graph], str | None]]
+    _repr_html_: ClassVar[Callable[[Graph], str]]
 
     def __init__(self, name: str = "graph"):
         self.name = name

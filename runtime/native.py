@@ -47,6 +47,7 @@ import sys
 import tempfile
 import threading
 import time
+from typing import Callable, Literal
 
 import numpy as np
 
@@ -59,7 +60,12 @@ _C_TYPES = {
     np.dtype(np.float64): ("double", "", ctypes.c_double),
 }
 # the flags the kernel returns, by np.errstate category
-_FLAGS = (("divide", 1), ("over", 2), ("under", 4), ("invalid", 8))
+_FLAGS: tuple[tuple[Literal["divide", "over", "under", "invalid"], int], ...] = (
+    ("divide", 1),
+    ("over", 2),
+    ("under", 4),
+    ("invalid", 8),
+)
 _CFLAGS = [
     "-O3",
     "-march=native",
@@ -130,7 +136,7 @@ def _source(run) -> tuple[str, list] | None:  # noqa: C901, PLR0912, PLR0915
             template = None
         if template is None or y.type.dtype != dtype or node.scope:
             return None
-        operands = []
+        operands: list[str | int] = []  # (a text, or the id of a value made by a step before)
         for v in node.inputs:
             if isinstance(v, Value):
                 if v.type.dtype != dtype or getattr(v.type, "python_type", None) is not None:
@@ -150,9 +156,10 @@ def _source(run) -> tuple[str, list] | None:  # noqa: C901, PLR0912, PLR0915
                 if key not in numbers:
                     exact = as_dtype(v, dtype)
                     numbers[key] = None if exact is None else _literal(exact, suffix)
-                if numbers[key] is None:
+                literal = numbers[key]
+                if literal is None:
                     return None
-                operands.append(numbers[key])
+                operands.append(literal)
             else:
                 return None
         steps.append((template, operands, y))
@@ -271,7 +278,8 @@ class Kernel:
         checked_from: int,
     ):
         self.build, self.argtypes = build, argtypes
-        self.function = None  # the library's `kernel` once loaded (a pointer of our own)
+        # the library's `kernel` once loaded (a pointer of our own)
+        self.function: Callable[..., int] | None = None
         self.n_arrays, self.n_scalars = n_arrays, n_scalars
         self.scalar_type = argtypes[2 + n_arrays] if n_scalars else None
         self.threads, self.split_min = threads, split_min
@@ -299,10 +307,12 @@ class Kernel:
             if type(a) is not np.ndarray or not a.flags.c_contiguous:
                 return False  # (NumPy's loops read any layout)
         args = [a.ctypes.data for a in operands[: self.n_arrays]]
-        args += [
-            self.scalar_type(float(s))
-            for s in operands[self.n_arrays : self.n_arrays + self.n_scalars]
-        ]
+        scalar_type = self.scalar_type
+        if scalar_type is not None:  # (there are scalars)
+            args += [
+                scalar_type(float(s))
+                for s in operands[self.n_arrays : self.n_arrays + self.n_scalars]
+            ]
         args += [a.ctypes.data for a in operands[self.n_arrays + self.n_scalars :]]
         if self.threads > 1 and n >= 2 * self.split_min:
             parts = min(self.threads, n // self.split_min)

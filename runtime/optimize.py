@@ -77,7 +77,9 @@ def _inlined(node: Node, label: str, mapping: dict) -> list[Node]:
     """The nodes of subgraph `label` of `node`, reading what the node binds to its inputs;
     `mapping` gets each output of the node -> the value the subgraph gives for it."""
     sub = node.subgraphs[label]
-    bound = dict(zip(map(id, sub.inputs), get_op(node.op).bind_subgraph(node, label)))
+    bind = get_op(node.op).bind_subgraph
+    assert bind is not None  # (an op with subgraphs binds them)
+    bound = dict(zip(map(id, sub.inputs), bind(node, label)))
     for inner in sub.nodes:
         inner.inputs = [bound.get(id(v), v) if isinstance(v, Value) else v for v in inner.inputs]
         if node.scope is not None and inner.scope is None:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
+
+import numpy as np
 
 import numpy as np
 
@@ -209,7 +212,7 @@ class OpDef:
     int_as_float: bool = False
     keep_unused: Callable | None = None
     # elementwise arithmetic
-    out_ufunc: object = None
+    out_ufunc: np.ufunc | None = None
     exact: bool = False
     correctly_rounded: bool = False
     c_expr: str | None = None
@@ -240,7 +243,7 @@ class OpDef:
         if self.unboxed is not None and self.python_expr is None:
             raise ValueError(f"op {self.name!r}: an unboxed form needs python_expr")
 
-    def kernel(self, attrs: dict) -> Callable:
+    def kernel(self, attrs: Mapping[str, Any]) -> Callable:
         if self.make_kernel is not None:
             return self.make_kernel(**attrs)
         if not attrs:

@@ -73,7 +73,9 @@ def _kind(t) -> str | None:
 
 
 def _dtype(t) -> np.dtype:
-    return _scalar(t).dtype
+    scalar = _scalar(t)
+    assert scalar is not None, t  # (asked only of values the plan unboxes)
+    return scalar.dtype
 
 
 @dataclass
@@ -101,7 +103,7 @@ def enter(em, node: Node, unboxed: Plan | None, indent: int) -> tuple[dict, list
         is_float = _dtype((node.outputs[k] if k < nvars else node.inputs[k]).type).kind == "f"
         producer = getattr(node.inputs[k], "producer", None)
         constant = get_op(producer.op).constant if producer is not None else None
-        if constant is not None and not producer.inputs:
+        if constant is not None and producer is not None and not producer.inputs:
             # a constant: its Python number made once, when the code is generated
             value = constant(producer)
             name = em.bind(float(value) if is_float else FirstInt(int(value)), "c")
@@ -142,14 +144,15 @@ def _pass_through(value, resolve) -> set:
     """The inputs of a loop body (as `resolve` names them) that its value `value` may be
     unchanged: an input itself, or a staged `if`'s (a branch op's) output that a branch passes
     one through to."""
-    node = getattr(value, "producer", 0)
+    if not isinstance(value, Value):  # a literal
+        return set()
+    node = value.producer
     if node is None:
         return resolve(value)
-    if node == 0:
-        return set()
     op = get_op(node.op)
     if op.predicate is None:
         return set()
+    assert op.output_sources is not None and op.bind_subgraph is not None  # (a branch op's)
     found = set()
     for label, source in op.output_sources(node, value.index):
         if label is None:  # an input of the node itself
@@ -431,18 +434,20 @@ def expression(em, node: Node, kind: str, dtype: np.dtype, inline: bool, followi
     A float operation inlined into one that lets non-finite values through is not checked:
     the reading operation's check covers it, and its fallback redoes both on NumPy scalars."""
     op = get_op(node.op)
+    template = op.python_expr
+    assert template is not None  # (an op with an unboxed form has one: OpDef.__post_init__)
     box = em.bind(np.dtype(dtype).type, "k")
     refs = [em.ref(v) for v in node.inputs]
     if op.unboxed == "compare":
-        return op.python_expr.format(*refs)
+        return template.format(*refs)
     if kind == "i":
         return _integer_expression(em, op, refs, box, np.iinfo(dtype))
     forms = [_numpy_form(em, v, box) for v in node.inputs]
     out = node.outputs[0]
     python = numpy = None
     if op.unboxed in ("unary", "identity", "arithmetic"):
-        python = op.python_expr.format(*refs)
-        numpy = _grouped(op.python_expr, forms)
+        python = template.format(*refs)
+        numpy = _grouped(template, forms)
     if python is not None and inline and _float_consumer(em, node, following):
         em.numpy_forms[id(out)] = numpy
         return python
@@ -453,7 +458,7 @@ def expression(em, node: Node, kind: str, dtype: np.dtype, inline: bool, followi
         return f"{t} if ({t} := {python}) - {t} == 0.0 else ({t} := float({numpy}))"
     if op.unboxed == "small_power":
         return _power(em, t, refs, forms)
-    return _division(op.python_expr, t, refs, forms)
+    return _division(template, t, refs, forms)
 
 
 def _power(em, t: str, refs: list[str], forms: list[str]) -> str:

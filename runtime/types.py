@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
+# A shape whose dims may be unknown (None) until run time.
+Shape = tuple[int | None, ...]
+
 _SHORT_NAMES = {
     "bool": "bool",
     "int8": "i8",
@@ -45,14 +48,14 @@ def dtype_from_name(name: str) -> np.dtype:
     return np.dtype(_LONG_NAMES.get(name, name))
 
 
-def normalize_shape(shape) -> tuple:
+def normalize_shape(shape) -> Shape:
     if shape is None:
         raise TypeError(
             "a shape of unknown rank is not supported; give every dim (None for unknown)"
         )
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
-    dims = []
+    dims: list[int | None] = []
     for d in shape:
         if d is None:
             dims.append(None)
@@ -86,6 +89,10 @@ class TensorType:
     """
 
     __slots__ = ("dtype", "shape", "weak", "_hash")
+    dtype: np.dtype
+    shape: Shape
+    weak: bool
+    _hash: int
 
     def __init__(self, dtype, shape=(), weak: bool = False):
         object.__setattr__(self, "dtype", np.dtype(dtype))
@@ -351,6 +358,7 @@ class ExceptionType:
     """
 
     __slots__ = ("classes",)
+    classes: tuple[type[BaseException], ...]
     shape = ()
     dtype = np.dtype(object)
     weak = False
@@ -404,6 +412,8 @@ class UnionType:
     """
 
     __slots__ = ("alternatives", "_hash")
+    alternatives: tuple[TensorType, ...]
+    _hash: int
 
     def __init__(self, alternatives):
         alternatives = tuple(alternatives)

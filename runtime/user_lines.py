@@ -50,9 +50,11 @@ def compile_at_user_lines(source: str, line_nodes: dict, fallback: str):
     tree = ast.parse(source)
     for n in ast.walk(tree):
         generated = getattr(n, "lineno", None)
-        if generated is not None:
-            n.lineno = n.end_lineno = user_line[generated]
-            n.col_offset = n.end_col_offset = 0
+        if generated is not None:  # (a node with a position: its class declares none)
+            line = user_line[generated]
+            positions = {"lineno": line, "end_lineno": line, "col_offset": 0, "end_col_offset": 0}
+            for name, value in positions.items():
+                setattr(n, name, value)
     code = compile(tree, main, "exec")
     plain = compile(source, fallback, "exec")
     if not _remember_generated_lines(code, plain):
@@ -83,9 +85,9 @@ def _relocated(code, user_line: list, main: str):
 def _runs(code, count: int) -> list:
     """[code units, generated line or None] of `code`: its co_lines() ranges, consecutive ones of
     one line merged, lines outside 1..count as None."""
-    runs = []
+    runs: list[list] = []  # [units, line]
     append = runs.append
-    last = None
+    last: list | None = None
     runs_line = -1
     for start, end, line in code.co_lines():
         if line is not None and not 0 < line <= count:
@@ -119,7 +121,7 @@ def _line_table(runs: list, user_line: list, first: int) -> bytes:
     [how many units, generated line or None for no location], each unit at (user_line[line],
     GENERATED_BASE + line) with columns 0. Each entry covers up to 8 code units: a header
     byte, then (long form) the line delta, the line span and the columns."""
-    out = []
+    out: list[bytes] = []
     append = out.append
     previous = first
     for units, generated in runs:

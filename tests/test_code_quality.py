@@ -3,6 +3,7 @@ and complexity limits, configured in pyproject.toml) and mypy over runtime/."""
 
 from __future__ import annotations
 
+import os
 import pathlib
 import shutil
 import subprocess
@@ -32,6 +33,13 @@ def test_ruff_lint_passes():
 
 def test_ruff_format_leaves_every_file_as_it_is():
     done = _run([*_tool("ruff"), "format", "--check", "--no-cache", *CHECKED])
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_mypy_passes_over_runtime():
+    """The type checker over runtime/ as pyproject.toml's [tool.mypy] configures it (no cache is
+    written into the repository)."""
+    done = _run([*_tool("mypy"), "--config-file", "pyproject.toml", "--cache-dir", os.devnull])
     assert done.returncode == 0, done.stdout + done.stderr
 
 

@@ -12,7 +12,7 @@ def jnp_function(name: str):
     """jax.numpy's function of the same (dotted) name, or None."""
     import jax.numpy as jnp
 
-    target = jnp
+    target: object = jnp
     for part in name.split("."):
         target = getattr(target, part, None)
         if target is None:

@@ -4,6 +4,8 @@ what they share: host callbacks in program order, run-time checks, list buffers,
 
 from __future__ import annotations
 
+from typing import Any
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -155,7 +157,9 @@ class Lowerer:
         takes the form the interpreter gives it. An exception it raises is raised by the call
         (OpDef.lower_calls_back). `results`: the TensorTypes it returns (fully known shapes),
         given as JAX values; None: it returns nothing."""
-        dynamic, types, slots = [], [], []
+        dynamic: list = []  # the inputs known only when the computation runs
+        types: list = []
+        slots: list[tuple[str, Any]] = []  # ("static", value) or ("dynamic", position)
         for item, value in zip(node.inputs, inputs):
             if is_static(value):
                 slots.append(("static", value))

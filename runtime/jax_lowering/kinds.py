@@ -194,7 +194,7 @@ def _one_case(ctx, node, cases, which, values) -> list:
 
         return run
 
-    shapes = ()
+    shapes: tuple = ()  # (jax.ShapeDtypeStruct of each output)
     if any(c.error for c in cases):  # the failing paths' stand-ins: an ok path's shapes
         shapes = jax.eval_shape(branch(next(c for c in cases if c.error is None)))[0]
     outs, state = jax.lax.switch(which, [branch(c) for c in cases])

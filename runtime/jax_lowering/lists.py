@@ -43,7 +43,8 @@ class Buffer:
 
     @classmethod
     def tree_unflatten(cls, element, children):
-        return cls(*children, element)
+        data, length = children
+        return cls(data, length, element)
 
 
 @jax.tree_util.register_pytree_node_class

@@ -61,7 +61,8 @@ class JaxGraph:
             for t in self.output_types
         ]
         if self._simple:  # `run` is what ConcreteFunction calls: the cheapest call for this graph
-            self.run = self._fast_run()
+            # (an instance's own `run`, in place of the method: the cheapest call there is)
+            self.run = self._fast_run()  # type: ignore[method-assign]
 
     def _check(self) -> None:
         """Before the first call: every op has a lowering, every input is an array."""

@@ -68,7 +68,7 @@ def _splitter(func, arrays, named):
     if named:
         first = next(iter(signature(func).parameters))
 
-        def split(inputs, attrs):
+        def split_named(inputs, attrs):
             # the first parameter by position (it may be positional-only), the others by name
             rest = {k: v for k, v in attrs.items() if k != "names"}
             names = attrs["names"]
@@ -76,7 +76,7 @@ def _splitter(func, arrays, named):
             args = (given.pop(first),) if names and names[0] == first else ()
             return args, {**given, **rest}, rest
 
-        return split
+        return split_named
     npos = _positional_count(func, arrays)
     names = tuple(arrays or ())
 

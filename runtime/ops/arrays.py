@@ -255,8 +255,7 @@ def _logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0)
         return shape
     if None in start or None in stop:
         raise ValueError("np.logspace with an array `base` needs the sizes of `start` and `stop`")
-    zeros = [np.zeros(s) for s in (start, stop)]
-    return np.logspace(*zeros, num, endpoint, base, axis=axis).shape
+    return np.logspace(np.zeros(start), np.zeros(stop), num, endpoint, base, axis=axis).shape
 
 
 def _resize(a, new_shape):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import operator
 import re
 import warnings
+from collections.abc import Sequence
+from typing import Any, Callable
 
 import numpy as np
 
@@ -100,6 +102,7 @@ def _parse_signature(signature: str):
 
 def gufunc_shapes(ufunc: np.ufunc, shapes) -> list[tuple]:
     """Output shapes of a generalized ufunc (matmul, vecdot, ...) on inputs of `shapes`."""
+    assert ufunc.signature is not None  # (a generalized ufunc's)
     in_cores, out_cores = _parse_signature(ufunc.signature)
     sizes: dict[str, int | None] = {}
     missing: set[str] = set()
@@ -141,7 +144,7 @@ def gufunc_shapes(ufunc: np.ufunc, shapes) -> list[tuple]:
 # Python's operator for each ufunc a Python operator dispatches to. On Python numbers only
 # (literals and weak types: numbers known at run time) such an op is Python's own arithmetic:
 # it runs as the operator and gives a Python number, as the same expression does eagerly.
-PYTHON_OPERATORS = {
+PYTHON_OPERATORS: dict[str, Callable[..., Any]] = {
     "add": operator.add,
     "subtract": operator.sub,
     "multiply": operator.mul,
@@ -265,7 +268,7 @@ _DTYPE_CACHE: dict = {}
 _DTYPE_CACHE_LIMIT = 4096
 
 
-def _dtypes(ufunc: np.ufunc, types) -> list[np.dtype]:
+def _dtypes(ufunc: np.ufunc, types) -> Sequence[np.dtype]:
     """Output dtypes, memoised per (ufunc, input types, Python scalar inputs by type and value)."""
     key = (ufunc, *[t if type(t) is TensorType else (type(t), t) for t in types])
     try:
@@ -766,10 +769,32 @@ def _ufunc_out_infer(target, *types, ufunc):
 _PY_NUMBERS = (bool, int, float, complex)
 
 
+# Python's operators that NumPy computes even with a Python number on the left: `x @ y` is
+# np.matmul(x, y), which raises for a number x (it has no dims); no Python arithmetic.
+_NUMPY_ONLY_OPERATORS = {"matmul": operator.matmul}
+
+
+def _number_target_kernel(ufunc: str) -> Callable[..., Any]:
+    """ufunc_out where its target is a Python number on this path: `x op= y` makes a new number,
+    Python's `x op y`. With no Python arithmetic for the ufunc, what eager code raises: `x @= y`
+    what `x @ y` raises, `np.<ufunc>(..., out=x)` NumPy's TypeError for a number as `out=`."""
+    python_operator = PYTHON_OPERATORS.get(ufunc)
+    if python_operator is not None:
+        return python_operator
+    numpy_operator = _NUMPY_ONLY_OPERATORS.get(ufunc)
+
+    def refuse(*inputs):
+        if numpy_operator is not None:
+            numpy_operator(*inputs)  # (`x @= y` raises here, as eagerly)
+        raise TypeError("return arrays must be of ArrayType")
+
+    return refuse
+
+
 def _ufunc_out_kernel(ufunc):
     func = UFUNCS[ufunc]
 
-    python_operator = PYTHON_OPERATORS.get(ufunc)
+    python_operator = _number_target_kernel(ufunc)
 
     def run(target, *inputs):
         if type(target) in _PY_NUMBERS:  # (a Python number on this path: immutable)

@@ -13,6 +13,7 @@ Inputs after `x` (getitem) or after `x, value` (setitem) supply the "?" parts in
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 
@@ -32,7 +33,7 @@ def parse_slice(text: str) -> tuple:
     parts = text.split(":")
     if len(parts) not in (2, 3):
         raise ValueError(f"bad slice text {text!r} in getitem index")
-    out = []
+    out: list[int | str | None] = []
     for p in parts:
         p = p.strip()
         if p == "":
@@ -59,7 +60,7 @@ def format_slice(start, stop, step) -> str:
 def _items(index, inputs):
     """Pairs each index entry with its kind and any input types it consumes."""
     it = iter(inputs)
-    items = []
+    items: list[tuple[str, object]] = []
     ellipses = 0
     try:
         for entry in index:
@@ -152,8 +153,8 @@ def index_result(x, inputs, index):  # noqa: C901, PLR0912, PLR0915
         kinds = kinds + ["slice"] * (x.ndim - consumed)
 
     has_arrays = any(k in ("array", "mask") for k in kinds)
-    pieces = []  # (is_advanced, dims)
-    adv_shapes = []
+    pieces: list[tuple[bool, tuple]] = []  # (is_advanced, dims)
+    adv_shapes: list[tuple] = []
     axis = 0
     for kind, (_, value) in zip(kinds, items):
         if kind == "newaxis":
@@ -209,7 +210,7 @@ def index_result(x, inputs, index):  # noqa: C901, PLR0912, PLR0915
 
 def _key_builder(index):
     """(build, n_inputs): build(inputs) makes the NumPy key for one index structure."""
-    builders = []
+    builders: list[Callable[..., object]] = []  # (iterator over the inputs) -> key entry
     n_inputs = 0
     for entry in tuple(index):
         if entry is None:

@@ -120,7 +120,7 @@ register_op(
 
 def _python_sort_kernel(*keys, width, reverse=False, stacked=False):
     if stacked:  # one array of keys (a list built by a staged loop, stacked)
-        keys = list(keys[0])
+        keys = tuple(keys[0])
     n = len(keys) // width
     order = keys if width == 1 else [keys[i * width : (i + 1) * width] for i in range(n)]
     return np.array(sorted(range(n), key=order.__getitem__, reverse=reverse), dtype=np.intp)

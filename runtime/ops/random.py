@@ -56,6 +56,8 @@ class GeneratorType:
     """
 
     __slots__ = ("cls", "dtype")
+    cls: type
+    dtype: np.dtype
     shape = ()
     weak = False
 
@@ -163,8 +165,8 @@ class RunTimeCall:
             if func is not None:
                 call = functools.partial(func, *args, **dict(kwargs))
                 return lambda: (call(),)
-            call = operator.methodcaller(method, *args, **dict(kwargs))
-            return lambda generator: (call(generator),)
+            call_method = operator.methodcaller(method, *args, **dict(kwargs))
+            return lambda generator: (call_method(generator),)
 
         def run(*inputs):
             values = iter(inputs)

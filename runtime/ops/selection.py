@@ -129,8 +129,8 @@ def _trim_zeros(filt, trim="fb", axis=None):
         raise ValueError("trim_zeros requires an array of at least one dimension")
     if axis is None:
         return (None,) * len(filt)
-    axes = (axis,) if not isinstance(axis, tuple) else axis
-    axes = {normalize_axis(a, len(filt)) for a in axes}
+    given = (axis,) if not isinstance(axis, tuple) else axis
+    axes = {normalize_axis(a, len(filt)) for a in given}
     return tuple(None if i in axes else d for i, d in enumerate(filt))
 
 

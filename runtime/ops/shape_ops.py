@@ -161,11 +161,11 @@ def squeeze(x, axis=None):
 def concatenate_infer(*xs, axis=0, dtype=None):
     if not xs:
         raise ValueError("need at least one array to concatenate")
-    xs = [_require_tensor(x, "concatenate") for x in xs]
+    xs = tuple(_require_tensor(x, "concatenate") for x in xs)
     out_dtype = result_dtype(np.concatenate, [dummy(x) for x in xs], axis=None, dtype=dtype)
     if axis is None:
-        sizes = [known_prod(x.shape) for x in xs]
-        return TensorType(out_dtype, (None if None in sizes else sum(sizes),))
+        sizes = [n for n in (known_prod(x.shape) for x in xs) if n is not None]
+        return TensorType(out_dtype, (sum(sizes) if len(sizes) == len(xs) else None,))
     ndim = xs[0].ndim
     if ndim == 0:
         raise ValueError("zero-dimensional arrays cannot be concatenated")
@@ -213,7 +213,7 @@ def concatenate(*xs, axis=0, dtype=None):
 def stack_infer(*xs, axis=0, dtype=None):
     if not xs:
         raise ValueError("need at least one array to stack")
-    xs = [_require_tensor(x, "stack") for x in xs]
+    xs = tuple(_require_tensor(x, "stack") for x in xs)
     shape = xs[0].shape
     for x in xs[1:]:
         if x.ndim != len(shape):
@@ -351,8 +351,8 @@ def take_infer(a, indices, axis=None):
     if idx_dtype.kind not in "iub":
         raise TypeError(f"take: indices must be integers, got {idx_dtype}")
     if axis is None:
-        size = known_prod(a.shape)
-        if size == 0 and (None not in idx_shape and known_prod(idx_shape) > 0):
+        size, taken = known_prod(a.shape), known_prod(idx_shape)
+        if size == 0 and taken is not None and taken > 0:
             raise IndexError("cannot do a non-empty take from an empty axes.")
         return TensorType(a.dtype, idx_shape)
     if a.ndim == 0:

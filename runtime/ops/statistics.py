@@ -5,6 +5,8 @@ isposinf/isneginf, iscomplex/isreal, sort_complex, unwrap)."""
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import numpy as np
 
 from ._calls import lower_by_name, register_call, same_shape, stand_in
@@ -108,6 +110,7 @@ def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return ()
 
 
+_func: Callable[..., Any]  # (NumPy functions of several signatures)
 for _func in (
     np.median,
     np.nanmedian,

@@ -10,6 +10,8 @@ np.printoptions(...)` block in the staged function): they apply while it formats
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from ..core_ops import ARG, with_printoptions
 from ..registry import register_op
 from ..types import STR, TensorType, is_str
@@ -75,14 +77,15 @@ def _format_kernel(pieces, printoptions=()):
     """The text of an f-string: `pieces` are literal strs and (conversion, spec) pairs, one per
     formatted value (the next input; a spec that is ARG is the input after it): the value
     converted (`!s`, `!r`, `!a`, or "" for none), then `format(value, spec)`, as Python does."""
-    steps = []
+    # texts, and (convert, spec): a spec is a str, or ARG (the input after the value)
+    steps: list[str | tuple[Callable[[object], str] | None, Any]] = []
     for piece in pieces:
         if type(piece) is str:
             steps.append(piece)
         else:
             conversion, spec = piece
             steps.append((_CONVERSIONS[conversion], spec))
-    if len(steps) == 1 and type(steps[0]) is tuple and steps[0][1] is not ARG:
+    if len(steps) == 1 and isinstance(steps[0], tuple) and steps[0][1] is not ARG:
         convert, spec = steps[0]  # str(x), repr(x), format(x, spec): one call
         if convert is None:
             return with_printoptions(printoptions, lambda value: format(value, spec))
@@ -92,7 +95,7 @@ def _format_kernel(pieces, printoptions=()):
         it = iter(args)
         out = []
         for step in steps:
-            if type(step) is str:
+            if isinstance(step, str):  # (an exact str: pieces are)
                 out.append(step)
                 continue
             convert, spec = step
