@@ -186,6 +186,12 @@ def _infer(*input_types, call):
     return call.out_types
 
 
+_UNSAVEABLE = {
+    "random": "it draws random numbers through Python objects (np.random, a Generator, Python's "
+    "random) that cannot be saved: pass the random values in as arguments",
+    "clock": "it reads a clock through a Python function that cannot be saved: pass the time in "
+    "as an argument",
+}
 for _name, _doc in (
     ("random", "a draw (or seed, or shuffle) from a random generator, when the graph runs"),
     ("random_generator", "a random generator (or bit generator) made when the graph runs"),
@@ -204,5 +210,6 @@ for _name, _doc in (
             "order on every call; pass the values in as arguments, or call it through "
             "staging.py_function"
         ),
+        unsaveable=_UNSAVEABLE.get(_name),
         doc=_doc,
     )(lambda *inputs, call: call.kernel()(*inputs))
