@@ -36,13 +36,14 @@ def _given_by_subgraphs(name: str, attrs: tuple = (), optional: tuple = ()):
         )
 
     keyword = inspect.Parameter.KEYWORD_ONLY
-    infer.__signature__ = inspect.Signature(
+    signature = inspect.Signature(
         [
             inspect.Parameter("input_types", inspect.Parameter.VAR_POSITIONAL),
             *(inspect.Parameter(a, keyword) for a in attrs),
             *(inspect.Parameter(a, keyword, default=None) for a in optional),
         ]
     )
+    setattr(infer, "__signature__", signature)  # (what inspect.signature reports)
     return infer
 
 
