@@ -14,11 +14,13 @@ from .types import ListType, TensorType, UnionType, join_types, union_of
 
 @dataclass(frozen=True)
 class OpDef:
-    """One op: everything the passes, the code generators and the backends know about it.
+    """One op: everything the passes, the code generators, the backends and the front end know
+    about it.
 
     Every fact about an op is a field here, filled where the op is registered (runtime/ops/,
-    runtime/core_ops.py, runtime/control_ops.py); a pass or a generator reads
-    `get_op(node.op).<field>` and never tests an op's name.
+    runtime/core_ops.py, runtime/control_ops.py; staging's `call` in its own module); a pass, a
+    generator or an analysis of staging reads `get_op(node.op).<field>` and never tests an op's
+    name (tests/test_op_names.py).
 
     **Computing.**
     impl(*inputs, **attrs) computes the op on NumPy values. `inputs` are NumPy arrays /
