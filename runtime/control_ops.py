@@ -4,6 +4,7 @@ registered by the staging layer)."""
 
 from __future__ import annotations
 
+import inspect
 import operator
 import sys
 from dataclasses import dataclass
@@ -23,13 +24,26 @@ from .registry import expect_op, get_op, register_op
 from .types import ExceptionType, TensorType, accepts, join_types, kinds
 
 
-def _given_by_subgraphs(name: str):
-    def infer(*input_types, **attrs):
+def _given_by_subgraphs(name: str, attrs: tuple = (), optional: tuple = ()):
+    """The type rule of a structured op: it has none (its output types follow from its subgraphs).
+    Its keyword parameters are still the node's attributes, as every rule's are: `attrs` (each
+    node has them) and `optional` ones, what a node read from a file may hold."""
+
+    def infer(*input_types, **given):
         raise TypeError(
             f"{name} has no type rule: its output types follow from its subgraphs and "
             f"are given when the node is recorded"
         )
 
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    signature = inspect.Signature(
+        [
+            inspect.Parameter("input_types", inspect.Parameter.VAR_POSITIONAL),
+            *(inspect.Parameter(a, keyword) for a in attrs),
+            *(inspect.Parameter(a, keyword, default=None) for a in optional),
+        ]
+    )
+    setattr(infer, "__signature__", signature)  # (what inspect.signature reports)
     return infer
 
 
@@ -555,7 +569,7 @@ def _shapes(t) -> set:
 register_op(
     "while_loop",
     takes_none=True,
-    infer=_given_by_subgraphs("while_loop"),
+    infer=_given_by_subgraphs("while_loop", attrs=("num_loop_vars",)),
     num_outputs=None,
     subgraphs=("cond", "body"),
     bind_subgraph=_while_bind,
@@ -651,7 +665,7 @@ def _lower_try(ctx, node, *operands, **attrs):
 register_op(
     "try_except",
     takes_none=True,
-    infer=_given_by_subgraphs("try_except"),
+    infer=_given_by_subgraphs("try_except", optional=("catch",)),
     num_outputs=None,
     subgraphs=("body", "handler"),
     bind_subgraph=_cond_bind_all,

@@ -10,7 +10,7 @@ import threading
 import numpy as np
 
 from .graph import ListType, Node, Value
-from .registry import register_op
+from .registry import INT, STR, AttrKind, one_of, register_op
 from .types import (
     NONE,
     PYTHON_SCALAR_DTYPES,
@@ -36,6 +36,19 @@ class _ArgSlot:
 
 
 ARG = _ArgSlot()
+ARG_SLOT = AttrKind("an argument slot", lambda v: v is ARG)  # (an attribute's kind)
+
+
+def _slots_fit(condition: int):
+    """check_attrs of an op whose `parts` hold a slot per input after the first `condition`."""
+
+    def check(attrs, n_inputs):
+        slots = sum(1 for p in attrs["parts"] if p is ARG)
+        if slots != n_inputs - condition:
+            return f"its message has {slots} argument slots for {n_inputs - condition} inputs"
+        return None
+
+    return check
 
 
 def _fill(parts, args):
@@ -63,6 +76,19 @@ register_op(
     weak_results=True,
     constant=_constant_value,
     raises="never",
+    attr_kinds=(
+        (
+            "value",
+            AttrKind(
+                "a number, an array or None",
+                lambda v: (
+                    v is None
+                    or type(v) in (bool, int, float, complex)
+                    or isinstance(v, (np.generic, np.ndarray))
+                ),
+            ),
+        ),
+    ),
     lower=lambda ctx, node, *, value: value,
     doc="a constant: a NumPy value, a Python number (of a weak type) or None",
 )(lambda *, value: value)
@@ -142,6 +168,7 @@ register_op(
     stateful=True,
     make_kernel=_print_kernel,
     run_time_errors=lambda node: (),
+    check_attrs=_slots_fit(0),
     lower=_lower_print,
     doc="print(*parts, sep=, end=, file=, flush=): ARG parts are the inputs, formatted by str()",
 )(
@@ -193,6 +220,8 @@ register_op(
     stateful=True,
     make_kernel=_assert_kernel,
     run_time_errors=lambda node: (("exactly", node.attrs.get("error", AssertionError)),),
+    user_error=True,
+    check_attrs=_slots_fit(1),
     lower=_lower_assert,
     lower_calls_back=True,
 )(lambda c, *args, parts, error=AssertionError: _assert_kernel(parts, error)(c, *args))
@@ -294,6 +323,7 @@ register_op(
     stateful=True,
     make_kernel=_raise_kernel,
     run_time_errors=_raise_errors,
+    user_error=True,
     lower=_lower_raise,
     lower_calls_back=True,
     doc="raises the user's exception: error(*args, **kwargs), a copy, or a caught one",
@@ -337,6 +367,7 @@ register_op(
     infer=lambda target, value: target,
     stateful=True,
     may_alias_input=True,
+    writes_input=True,
     unlowerable=_WRITES_ARGUMENT,
     doc="target[...] = value into an argument array; returns target",
 )(_write_argument)
@@ -358,6 +389,42 @@ def _distinct_arrays_kernel(written, names, message, error):
     return run
 
 
+def distinct_arrays_message(function: str, where_defined: str) -> str:
+    """The distinct_arrays message of the staged function `function` defined at `where_defined`,
+    with `{!r}` for the two argument names (its own text escaped: `str.format` fills only those)."""
+    plain = f"{where_defined}: the staged function {function!r}".replace("{", "{{").replace(
+        "}", "}}"
+    )
+    return (
+        plain + " writes in place into argument {!r}, and argument {!r} shares memory with it (the "
+        "same array, or a view of it): eagerly the write would show through both, while the "
+        "graph reads the second as it was passed. Pass a copy of one of them"
+    )
+
+
+# the fixed part of the message, after the function's place and name
+_DISTINCT_TAIL = distinct_arrays_message("NAME", "WHERE").split("'NAME'", 1)[1]
+
+
+def _is_distinct_arrays_message(message: str) -> bool:
+    """`message` is what distinct_arrays_message makes: escaped text ({{ and }} only), then the
+    template with its two `{!r}` fields. (A message from a file is never a format of its own.)"""
+    if not message.endswith(_DISTINCT_TAIL):
+        return False
+    head = message[: -len(_DISTINCT_TAIL)].replace("{{", "").replace("}}", "")
+    return "{" not in head and "}" not in head
+
+
+def _distinct_arrays_check(attrs, n_inputs) -> str | None:
+    if not 0 <= attrs["written"] <= n_inputs:
+        return f"it checks {attrs['written']} written arrays of {n_inputs} inputs"
+    if len(attrs["names"]) != n_inputs:
+        return f"it names {len(attrs['names'])} arguments for {n_inputs} inputs"
+    if not _is_distinct_arrays_message(attrs["message"]):
+        return "its message is not the message staging writes (a file's text is never a format)"
+    return None
+
+
 register_op(
     "distinct_arrays",
     infer=lambda *ts, written, names, message, error: (),
@@ -365,6 +432,8 @@ register_op(
     stateful=True,
     make_kernel=_distinct_arrays_kernel,
     run_time_errors=lambda node: (("exactly", node.attrs["error"]),),
+    attr_kinds=(("message", STR),),
+    check_attrs=_distinct_arrays_check,
     unlowerable=_WRITES_ARGUMENT,
     doc="raises when an array written in place shares memory with another input",
 )(
@@ -430,6 +499,8 @@ register_op(
     num_outputs=None,
     make_kernel=_py_function_kernel,
     run_time_errors=lambda node: (("any", Exception),),  # the Python function may raise anything
+    unsaveable="it calls a Python function (staging.py_function), which cannot be saved: keep it "
+    "out of the saved function or replace it with staged NumPy code",
     lower=_lower_py_function,
     lower_calls_back=True,
 )(lambda *args, func, out_types: _py_function_kernel(func, out_types)(*args))
@@ -442,6 +513,8 @@ register_op(
 # writes are inline (`var._value`) and one call's updates are never interleaved with another's.
 
 VARIABLE_LOCK = threading.RLock()
+# (an attribute's kind: loaded from a file, a Variable is one of the file's)
+_VARIABLE = AttrKind("a Variable of the file", lambda v: getattr(v, "_lock", None) is VARIABLE_LOCK)
 
 
 def _read_variable_emit(em, node, indent: int) -> None:
@@ -459,6 +532,7 @@ register_op(
     may_alias_state=True,
     make_kernel=lambda var: lambda: var._value,
     emit=_read_variable_emit,
+    attr_kinds=(("var", _VARIABLE),),
     lower=lambda ctx, node, *, var: ctx.state[id(var)],  # (Variables: threaded state)
 )(lambda *, var: var._value)
 
@@ -574,6 +648,7 @@ register_op(
     make_kernel=_assign_kernel,
     writes_variable=True,
     emit=_assign_emit,
+    attr_kinds=(("mode", one_of("set", "add", "sub")), ("var", _VARIABLE)),
     lower=_lower_assign_variable,
 )(lambda value, *, var, mode: _assign_kernel(var, mode)(value))
 
@@ -876,6 +951,7 @@ register_op(
     make_kernel=lambda axis: lambda x: np.shape(x)[axis],
     make_expr=_dim_expr,
     dimension=lambda node: (node.inputs[0], node.attrs["axis"]),
+    attr_kinds=(("axis", INT),),
     lower=lambda ctx, node, x, *, axis: ctx.jnp.shape(x)[axis],
     doc="x.shape[axis]: a Python int",
 )(lambda x, *, axis: np.shape(x)[axis])
@@ -911,6 +987,15 @@ register_op(
     lower=_lower_python_number,
     weak_results=True,
     make_kernel=lambda kind: kind,
+    attr_kinds=(
+        (
+            "kind",
+            AttrKind(
+                "bool, int, float or complex",
+                lambda v: any(v is t for t in (bool, int, float, complex)),
+            ),
+        ),
+    ),
     doc="kind(x) of a scalar: a Python bool, int, float or complex",
 )(lambda x, *, kind: kind(x))
 

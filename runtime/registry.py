@@ -10,18 +10,18 @@ from typing import Any, Callable
 
 import numpy as np
 
-import numpy as np
-
 from .types import ListType, NoneKind, TensorType, UnionType, join_types, union_of
 
 
 @dataclass(frozen=True)
 class OpDef:
-    """One op: everything the passes, the code generators and the backends know about it.
+    """One op: everything the passes, the code generators, the backends and the front end know
+    about it.
 
     Every fact about an op is a field here, filled where the op is registered (runtime/ops/,
-    runtime/core_ops.py, runtime/control_ops.py); a pass or a generator reads
-    `get_op(node.op).<field>` and never tests an op's name.
+    runtime/core_ops.py, runtime/control_ops.py; staging's `call` in its own module); a pass, a
+    generator or an analysis of staging reads `get_op(node.op).<field>` and never tests an op's
+    name (tests/test_op_names.py).
 
     **Computing.**
     impl(*inputs, **attrs) computes the op on NumPy values. `inputs` are NumPy arrays /
@@ -53,6 +53,20 @@ class OpDef:
     Variables in and out writes its new value back).
     writes_list: the node writes an element of the list (TensorArray) it takes first; a backend
     that preallocates lists counts such nodes.
+    writes_input: the node writes its first input in place, an array of the caller
+    (write_argument, at the end of the graph): a graph with one changes its caller's arrays
+    (staging.functions.argument_writes).
+    views_input(node) -> bool: whether eager NumPy's result of the node is a view of its first
+    input, or may be one (reshape: a view or a copy by the memory layout), so that a write into
+    that array shows through it (getitem: for a basic index only). Staging follows a value back
+    through such nodes to the arrays an in-place write makes stale (staging.state.stale_values).
+    None: never. (may_alias_input says what the executor's result may share; this, what eager
+    code's result does.)
+    view_update(base, view, extra, attrs, base_shape, view_shape) -> (op, inputs, attrs): for an
+    op whose result is a writable view of its first input (basic indexing, transpose,
+    expand_dims, squeeze), the node that gives that input's new contents once the view holds
+    `view`: `base` is the input, `extra` the node's other inputs, `attrs` its attrs, the shapes
+    the static shapes of both (staging.state.aliasing writes through views with it).
 
     **Inline code.**
     expr, when given, is a Python expression template over the inputs (`"{0} + {1}"`) that the
@@ -152,6 +166,22 @@ class OpDef:
     OverflowError, FloatingPointError, MemoryError, and NumPy's subclasses of them); each plus
     its python_errors when an input may be a Python number. A structured op without the hook
     raises what its subgraphs' nodes raise.
+    user_error: the node is there to raise the user program's error (an `assert`, the user's
+    `raise`), as eager code does at its line: an error found later while tracing is raised after
+    it, when the graph runs (staging.control_flow.raising).
+
+    **Saving** (staging.saving writes a graph to a file and reads it back, checking every node).
+    unsaveable: why a graph holding a node of the op cannot be saved (its attributes hold Python
+    code or objects a file cannot carry) and what to write instead; a file naming the op is
+    refused when loaded.
+    attr_kinds: ((name, AttrKind), ...): what the node's attribute `name` may hold where the op
+    means something else by the name than the attribute vocabulary does
+    (staging.saving.attrs.KINDS: `kind` is a sort's kind there, a Python type to python_number).
+    An op's attribute names are its rule's keyword parameters (`infer`; any name of the
+    vocabulary for a rule that takes **attrs).
+    check_attrs(attrs, n_inputs) -> str | None: what is wrong with a node's attributes beyond
+    each one's kind, for a node with `n_inputs` inputs (a print's argument slots against its
+    inputs), or None; checked when a graph is saved and when it is loaded.
 
     **Graph values.**
     constant(node) -> the value of a node of the op, a constant (no inputs): passes fold with
@@ -160,6 +190,11 @@ class OpDef:
     (`x.shape[axis]`), which.
     index_inputs: the inputs from this position on are indices (getitem: 1, setitem: 2): a
     Python int there selects what an integer scalar selects.
+    zero_d_result: what a 0-d result of the op is when the graph runs: "scalar" (a NumPy scalar,
+    as NumPy's ufuncs give), "array" (a 0-d ndarray: ufunc_out, which writes into a copy of its
+    target); None: found by running the kernel on stand-ins of the inputs (staging.kinds.forms,
+    which asks where Python's in-place writes differ between the two). A constant's is its
+    value's.
 
     **Backends and gradients.**
     lower(ctx, node, *inputs, **attrs): the JAX lowering (runtime.jax_lowering). `inputs` are JAX
@@ -197,6 +232,9 @@ class OpDef:
     # state
     writes_variable: bool = False
     writes_list: bool = False
+    writes_input: bool = False
+    views_input: Callable | None = None
+    view_update: Callable | None = None
     # inline code and Python's operator
     raises: str = "maybe"
     python_operator: Callable | None = None
@@ -227,8 +265,14 @@ class OpDef:
     constant: Callable | None = None
     dimension: Callable | None = None
     index_inputs: int | None = None
+    zero_d_result: str | None = None
     # errors when the graph runs
     run_time_errors: Callable | None = None
+    user_error: bool = False
+    # saving
+    unsaveable: str | None = None
+    attr_kinds: tuple[tuple[str, AttrKind], ...] = ()
+    check_attrs: Callable | None = None
     # backends and gradients
     lower: Callable | None = None
     unlowerable: str | None = None
@@ -242,6 +286,11 @@ class OpDef:
             raise ValueError(f"op {self.name!r}: unboxed={self.unboxed!r}, not one of {_UNBOXED}")
         if self.unboxed is not None and self.python_expr is None:
             raise ValueError(f"op {self.name!r}: an unboxed form needs python_expr")
+        if self.zero_d_result not in _ZERO_D_RESULTS:
+            raise ValueError(
+                f"op {self.name!r}: zero_d_result={self.zero_d_result!r}, not one of "
+                f"{_ZERO_D_RESULTS}"
+            )
 
     def kernel(self, attrs: Mapping[str, Any]) -> Callable:
         if self.make_kernel is not None:
@@ -252,6 +301,7 @@ class OpDef:
 
 
 _RAISES = ("never", "on_python_numbers", "maybe")
+_ZERO_D_RESULTS = (None, "scalar", "array")
 _UNBOXED = (
     None,
     "arithmetic",
@@ -425,3 +475,44 @@ def _joined(types: list):
 _DEFAULTS = {
     f.name: f.default for f in dataclasses.fields(OpDef) if f.default is not dataclasses.MISSING
 }
+
+
+# -- attribute kinds (OpDef.attr_kinds; the vocabulary of staging.saving.attrs builds on them) --
+
+
+class AttrKind:
+    """What an attribute of a node may hold: `test(value)`, and how a message names it. `a | b`
+    holds what either holds."""
+
+    def __init__(self, description: str, test: Callable[[object], bool]):
+        self.description, self.test = description, test
+
+    def __or__(self, other: AttrKind) -> AttrKind:
+        return AttrKind(
+            f"{self.description} or {other.description}", lambda v: self.test(v) or other.test(v)
+        )
+
+
+def _is_int(v) -> bool:
+    return (type(v) is int or isinstance(v, np.integer)) and not isinstance(v, np.bool_)
+
+
+def one_of(*names: str) -> AttrKind:
+    """One of the strings `names`."""
+    return AttrKind(" or ".join(map(repr, names)), lambda v: type(v) is str and v in names)
+
+
+def tuple_of(kind: AttrKind, limit: int = 1 << 16) -> AttrKind:
+    """A tuple of at most `limit` values of `kind`."""
+    return AttrKind(
+        f"a tuple of ({kind.description})",
+        lambda v: type(v) is tuple and len(v) <= limit and all(kind.test(x) for x in v),
+    )
+
+
+NONE = AttrKind("None", lambda v: v is None)
+BOOL = AttrKind("a bool", lambda v: type(v) is bool)
+INT = AttrKind("an int", _is_int)
+STR = AttrKind("a string", lambda v: type(v) is str)
+FLOAT = AttrKind("a float", lambda v: type(v) is float)
+LITERAL = NONE | BOOL | INT | STR | FLOAT  # a Python literal

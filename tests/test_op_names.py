@@ -1,17 +1,24 @@
-"""Passes and code generators ask an op's OpDef, never its name.
+"""Passes, code generators and the front end ask an op's OpDef, never its name.
 
-An AST scan of the packages in SCANNED fails on a string literal naming a registered op that is
+An AST scan of the packages in SCANNED (the runtime, and the front end: staging and autograph)
+fails on a string literal naming a registered op that is
 
 - compared with an op name (`node.op == "add"`, `node.op in ("add", "mul")`, `op != "cond"`,
-  `op_name in _TABLE` where _TABLE is a module-level table holding such literals),
+  `op_name in _TABLE` where _TABLE is a module-level table holding such literals, also a union
+  of tables: `frozenset(NAMES) | {"pow"}`),
 - used to look a table up by an op name (`_TABLE[node.op]`, `_TABLE.get(node.op)`),
-- passed to `get_op`, `has_op`, `Node` (building a node of that op) or `lowers` (a table of
-  lowerings keyed by op name),
+- passed to `get_op`, `has_op` or `lowers` (a table of lowerings keyed by op name), or, in the
+  runtime, to `Node` (building a node of that op: a pass builds the nodes it needs through the
+  registering module, `constant_node`),
 
 outside the modules that register ops (runtime/ops/, runtime/core_ops.py,
 runtime/control_ops.py, runtime/registry.py) and, anywhere, outside the module that registers
-that op itself (`register_op("call", ...)`). A fact about an op is a field of its OpDef
-(runtime/registry.py) instead.
+that op itself: a module of another layer that registers an op (staging/functions/concrete.py:
+`register_op("call", ...)`) may name that op, and only it. A fact about an op is a field of its
+OpDef (runtime/registry.py) instead.
+
+The front end emits ops by name: `record("add", ...)`, `Node("try_finally", ...)` build a node
+of the op they mean, as a registration names it, and are not tests of which op a node is.
 
 To scan another package, add it to SCANNED and list what it still has in ALLOWED, as
 (path, op name, why), here too:
@@ -31,7 +38,8 @@ import staging  # noqa: F401  (registers the ops of the staging layer: call)
 from runtime.registry import all_ops
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-SCANNED = ("runtime",)
+SCANNED = ("runtime", "staging", "autograph")
+FRONT_END = ("staging", "autograph")  # (packages that emit ops by name: Node(...) builds one)
 REGISTERING = (
     "runtime/ops/",
     "runtime/core_ops.py",
@@ -42,6 +50,7 @@ ALLOWED: list[tuple[str, str, str]] = []  # (path, op name, why): keep the docst
 
 _OP_NAME_VARIABLES = frozenset(("op", "op_name", "opname"))
 _LOOKUPS = frozenset(("get_op", "has_op", "Node", "lowers"))
+_FRONT_END_LOOKUPS = _LOOKUPS - {"Node"}
 _REGISTRATIONS = frozenset(("register_op", "register_call", "add_op", "expect_op"))
 
 
@@ -63,6 +72,8 @@ def _strings(node: ast.AST) -> list[ast.Constant]:
         return [s for e in node.elts for s in _strings(e)]
     if isinstance(node, ast.Dict):
         return [s for k in node.keys if k is not None for s in _strings(k)]
+    if isinstance(node, ast.BinOp):  # (a union of tables: `frozenset(NAMES) | {"pow"}`)
+        return _strings(node.left) + _strings(node.right)
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
@@ -79,8 +90,8 @@ def _callee(call: ast.Call) -> str:
 
 
 class _Scan(ast.NodeVisitor):
-    def __init__(self, path: str, tree: ast.Module, ops: set[str]):
-        self.path, self.found = path, []
+    def __init__(self, path: str, tree: ast.Module, ops: set[str], lookups=_LOOKUPS):
+        self.path, self.found, self.lookups = path, [], lookups
         own = {
             s.value
             for n in ast.walk(tree)
@@ -126,7 +137,7 @@ class _Scan(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         callee = _callee(node)
-        if callee in _LOOKUPS and node.args:
+        if callee in self.lookups and node.args:
             self.flag(_strings(node.args[0]), f"passed to {callee}()")
         if (
             callee == "get"
@@ -141,13 +152,14 @@ class _Scan(ast.NodeVisitor):
 def op_name_tests(package: str) -> list[tuple[str, int, str, str]]:
     """(path, line, op name, how) of every op-name test in `package` (see the module doc)."""
     ops = set(all_ops())
+    lookups = _FRONT_END_LOOKUPS if package in FRONT_END else _LOOKUPS
     found = []
     for path in sorted((ROOT / package).rglob("*.py")):
         relative = path.relative_to(ROOT).as_posix()
         if relative.startswith(REGISTERING):
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        scan = _Scan(relative, tree, ops)
+        scan = _Scan(relative, tree, ops, lookups)
         scan.visit(tree)
         found += scan.found
     first = {}
@@ -177,6 +189,7 @@ def test_the_scan_finds_what_it_looks_for(tmp_path, monkeypatch):
     source = """
 _TABLE = frozenset(("add", "subtract"))
 _FORMS = {"multiply": "*"}
+_UNION = frozenset(NAMES) | {"negative"}
 def f(node, op):
     a = node.op == "const"
     b = node.op in ("cond", "while_loop")
@@ -184,6 +197,10 @@ def f(node, op):
     d = _FORMS[node.op] + _FORMS.get(op)
     e = get_op("print")
     g = node.subgraphs["cond"]  # (a subgraph's label, not an op)
+    h = Node("assert", [], {}, [])
+    i = node.op in _UNION
+    register_op("sqrt", infer=None)(None)
+    j = node.op == "sqrt"  # (the module registers it)
     return mode == "all"  # (an option's value)
 """
     (tmp_path / "pkg").mkdir()
@@ -197,5 +214,21 @@ def f(node, op):
         ("add", "compared with an op name"),
         ("subtract", "compared with an op name"),
         ("multiply", "a table looked up by op name"),
+        ("negative", "compared with an op name"),
         ("print", "passed to get_op()"),
+        ("assert", "passed to Node()"),
     }
+
+
+def test_the_front_end_builds_nodes_by_name_but_tests_none(tmp_path, monkeypatch):
+    source = """
+def emit(node, graph):
+    graph.nodes.append(Node("try_finally", [], {}, []))  # (emitting the op it means)
+    record("add", [1, 2])
+    return node.op == "getitem"
+"""
+    (tmp_path / "staging").mkdir()
+    (tmp_path / "staging" / "m.py").write_text(source)
+    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
+    found = {(name, how) for _, _, name, how in op_name_tests("staging")}
+    assert found == {("getitem", "compared with an op name")}

@@ -89,11 +89,11 @@ def _mark(graph):
 
 
 def _recorded(mark):
-    """The nodes recorded since `mark`, other than constants."""
+    """The nodes recorded since `mark`, other than constants (OpDef.constant)."""
     if mark is None:
         return []
     graph, count = mark
-    return [n for n in graph.graph.nodes[count:] if n.op != "const"]
+    return [n for n in graph.graph.nodes[count:] if n.opdef.constant is None]
 
 
 def _errstate_settings(cm) -> tuple | None:

@@ -590,6 +590,8 @@ for _name, _ufunc in UFUNCS.items():
     if _FACTS[_name].get("out_ufunc") is not None or _FACTS[_name].get("python_errors"):
         _declare(_name, keep_unused=_keep_unused)
 _declare("pow", keep_unused=_keep_unused)
+# a ufunc gives a NumPy scalar for a 0-d result (0-d arrays in, too); so do Python's operators
+_declare(" ".join(UFUNCS) + " pow mul abs", zero_d_result="scalar")
 
 
 _KERNEL_ON_SCALARS = (
@@ -706,6 +708,7 @@ register_op(
     weak_results=True,
     doc="abs(x) of a complex scalar (Python's builtin)",
     lower=lambda ctx, node, x: ctx.jnp.abs(ctx.jnp.asarray(x)).astype(node.outputs[0].type.dtype),
+    **_FACTS["abs"],
 )(abs)
 
 
@@ -823,6 +826,7 @@ register_op(
     infer=_ufunc_out_infer,
     make_kernel=_ufunc_out_kernel,
     lower=_lower_ufunc_out,
+    zero_d_result="array",  # (it writes into a copy of its target, an array)
     doc="np.<ufunc>(*inputs, out=<a copy of target>) (x += y); the result has target's type",
 )(lambda target, *inputs, ufunc: _ufunc_out_kernel(ufunc)(target, *inputs))
 

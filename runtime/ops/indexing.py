@@ -280,12 +280,52 @@ def make_getitem_expr(*input_types, index):
     )
 
 
+def _is_int_scalar(v) -> bool:
+    """An index input NumPy treats as an int: a symbolic integer scalar (a NumPy integer eagerly);
+    a constant is a concrete 0-d array, which NumPy treats as an integer array (a copy)."""
+    t = getattr(v, "type", None)
+    if t is None:  # a Python literal
+        return type(v) is int
+    return (
+        getattr(t, "ndim", 1) == 0
+        and t.dtype.kind in "iu"
+        and (v.producer is None or v.producer.opdef.constant is None)
+    )
+
+
+def _getitem_views_input(node) -> bool:
+    """Whether NumPy's x[index] is a view of x: a basic index (not an integer array or a mask,
+    which copy), that does not pick one element (an int per dim: a scalar)."""
+    index = node.attrs["index"]
+    extra = iter(node.inputs[1:])
+    all_ints = True
+    for entry in index:
+        if entry == "?":
+            if not _is_int_scalar(next(extra)):
+                return False  # an integer array or a mask: a copy
+        elif isinstance(entry, str):
+            all_ints = False
+            for _ in range(entry.count("?")):
+                next(extra)
+        elif entry is None:
+            all_ints = False
+    x = node.inputs[0]
+    return not (all_ints and len(index) == getattr(getattr(x, "type", None), "ndim", -1))
+
+
+def _getitem_view_update(base, view, extra, attrs, base_shape, view_shape):
+    """The base of a view x[index]: x with the view written in at the index."""
+    return "setitem", [base, view, *extra], {"index": attrs["index"]}
+
+
 @register_op(
     "getitem",
     infer=getitem_infer,
     make_kernel=make_getitem_kernel,
     make_expr=make_getitem_expr,
     may_alias_input=True,
+    views_input=_getitem_views_input,
+    view_update=_getitem_view_update,
     index_inputs=1,
     lower=lambda ctx, node, x, *inputs, index: ctx.jnp.asarray(x)[_key_builder(index)[0](inputs)],
     doc="x[index]; see runtime.ops.indexing for the index attr",

@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from ..registry import register_op
+from ..registry import STR, one_of, register_op, tuple_of
 from ..types import TensorType
 from ._rules import is_literal
 
@@ -110,6 +110,7 @@ register_op(
     make_kernel=_python_call_kernel,
     weak_results=True,
     keep_unused=lambda node: True,  # it may raise (math.sqrt(-1.0)) where eager code raises
+    attr_kinds=(("func", one_of(*CALLABLES)), ("keywords", tuple_of(STR, 8))),
     doc="func(*inputs) for one of Python's math functions or numeric builtins (attr `func`: "
     "'math.sqrt', 'round', ...), on the run-time values: eager's result, type and exceptions",
     unlowerable="it calls Python's function (math.sqrt, round, ...) on the run-time number, "

@@ -188,10 +188,19 @@ def _infer(*input_types, call):
     return call.out_types
 
 
-for _name, _doc in (
-    ("random", "a draw (or seed, or shuffle) from a random generator, when the graph runs"),
-    ("random_generator", "a random generator (or bit generator) made when the graph runs"),
-    ("clock", "a clock read when the graph runs (time.time, time.perf_counter, ...)"),
+_DRAWS = (
+    "it draws random numbers through Python objects (np.random, a Generator, Python's random) "
+    "that cannot be saved: pass the random values in as arguments"
+)
+for _name, _doc, _unsaveable in (
+    ("random", "a draw (or seed, or shuffle) from a random generator, when the graph runs", _DRAWS),
+    ("random_generator", "a random generator (or bit generator) made when the graph runs", _DRAWS),
+    (
+        "clock",
+        "a clock read when the graph runs (time.time, time.perf_counter, ...)",
+        "it reads a clock through a Python function that cannot be saved: pass the time in as "
+        "an argument",
+    ),
 ):
     register_op(
         _name,
@@ -206,5 +215,6 @@ for _name, _doc in (
             "order on every call; pass the values in as arguments, or call it through "
             "staging.py_function"
         ),
+        unsaveable=_unsaveable,
         doc=_doc,
     )(lambda *inputs, call: call.kernel()(*inputs))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..registry import INT, NONE, one_of, tuple_of
 from ._calls import register_call
 from ._rules import (
     DYNAMIC_SHAPE,
@@ -181,6 +182,7 @@ register_call(
     _isin,
     arrays=("element", "test_elements"),
     min_inputs=2,
+    attr_kinds=(("kind", NONE | one_of("sort", "table")),),
 )
 for _name in ("intersect1d", "union1d", "setdiff1d", "setxor1d"):
     register_call(
@@ -229,6 +231,7 @@ for _name, _dtypes in (
         dtypes=_dtypes,
         unlowerable="jax.numpy's partition orders the elements besides the kth differently "
         "from NumPy's; sort instead, or keep the interpreter",
+        attr_kinds=(("kind", one_of("introselect")),),
     )
 register_call(
     "lexsort",
@@ -247,6 +250,8 @@ register_call(
     num_outputs=None,
     probe=_empty_probe,
     doc="np.unravel_index(indices, shape, order): one index array per dim of `shape`",
+    # (a shape of at most the dims a saved type may have: staging.saving.values.MAX_DIMS)
+    attr_kinds=(("shape", INT | tuple_of(INT, 32)),),
     lower=lambda ctx, node, indices, **attrs: tuple(ctx.jnp.unravel_index(indices, **attrs)),
 )
 del _name, _dtypes

@@ -89,6 +89,7 @@ def reshape_infer(x, *sizes, shape):
     infer=reshape_infer,
     make_kernel=lambda shape: _dynamic_kernel(np.reshape, tuple(shape)),
     may_alias_input=True,
+    views_input=lambda node: True,  # (a view or a copy, by the memory layout)
     lower=lambda ctx, node, x, *sizes, shape: ctx.jnp.reshape(
         x, fill_dynamic(tuple(shape), [int(s) for s in sizes])
     ),
@@ -99,6 +100,42 @@ def reshape(x, *sizes, shape):
 
 
 # --- transpose / expand_dims / squeeze --------------------------------------------------------
+# NumPy's results are views of x: a write into x shows through them, and one into them reaches x
+# through the inverse op (OpDef.views_input, OpDef.view_update).
+
+
+def _a_view(node) -> bool:
+    return True
+
+
+def _sorted_axes(axis, ndim: int) -> tuple:
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    return tuple(sorted(int(a) % ndim for a in axes))
+
+
+def _transpose_update(base, view, extra, attrs, base_shape, view_shape):
+    """The base of a transposed view: the view transposed back."""
+    axes = attrs.get("axes")
+    if axes is None:
+        return "transpose", [view], {}
+    perm = [int(a) % len(base_shape) for a in axes]
+    return "transpose", [view], {"axes": tuple(int(i) for i in np.argsort(perm))}
+
+
+def _expand_dims_update(base, view, extra, attrs, base_shape, view_shape):
+    """The base of a view with new unit dims: the view without them."""
+    return "squeeze", [view], {"axis": _sorted_axes(attrs["axis"], len(view_shape))}
+
+
+def _squeeze_update(base, view, extra, attrs, base_shape, view_shape):
+    """The base of a squeezed view: the view with the removed unit dims back."""
+    axis = attrs.get("axis")
+    removed = (
+        _sorted_axes(axis, len(base_shape))
+        if axis is not None
+        else tuple(i for i, d in enumerate(base_shape) if d == 1)
+    )
+    return "expand_dims", [view], {"axis": removed}
 
 
 def transpose_infer(x, axes=None):
@@ -113,7 +150,14 @@ def transpose_infer(x, axes=None):
     return TensorType(x.dtype, tuple(x.shape[a] for a in norm))
 
 
-@register_op("transpose", infer=transpose_infer, may_alias_input=True, doc="np.transpose(x, axes)")
+@register_op(
+    "transpose",
+    infer=transpose_infer,
+    may_alias_input=True,
+    views_input=_a_view,
+    view_update=_transpose_update,
+    doc="np.transpose(x, axes)",
+)
 def transpose(x, axes=None):
     return np.transpose(x, axes)
 
@@ -128,7 +172,12 @@ def expand_dims_infer(x, axis):
 
 
 @register_op(
-    "expand_dims", infer=expand_dims_infer, may_alias_input=True, doc="np.expand_dims(x, axis)"
+    "expand_dims",
+    infer=expand_dims_infer,
+    may_alias_input=True,
+    views_input=_a_view,
+    view_update=_expand_dims_update,
+    doc="np.expand_dims(x, axis)",
 )
 def expand_dims(x, axis):
     return np.expand_dims(x, axis)
@@ -150,7 +199,14 @@ def squeeze_infer(x, axis=None):
     return TensorType(x.dtype, tuple(d for i, d in enumerate(x.shape) if i not in axes))
 
 
-@register_op("squeeze", infer=squeeze_infer, may_alias_input=True, doc="np.squeeze(x, axis)")
+@register_op(
+    "squeeze",
+    infer=squeeze_infer,
+    may_alias_input=True,
+    views_input=_a_view,
+    view_update=_squeeze_update,
+    doc="np.squeeze(x, axis)",
+)
 def squeeze(x, axis=None):
     return np.squeeze(x, axis)
 
@@ -265,6 +321,7 @@ def broadcast_to_infer(x, *sizes, shape):
     "broadcast_to",
     infer=broadcast_to_infer,
     make_kernel=lambda shape: _dynamic_kernel(np.broadcast_to, tuple(shape)),
+    views_input=lambda node: True,  # (a read-only view)
     lower=lambda ctx, node, x, *sizes, shape: ctx.jnp.broadcast_to(
         x, fill_dynamic(tuple(shape), [int(s) for s in sizes])
     ),
@@ -492,7 +549,12 @@ def diagonal_infer(x, offset=0, axis1=0, axis2=1):
     return TensorType(x.dtype, rest + (length,))
 
 
-@register_op("diagonal", infer=diagonal_infer, doc="np.diagonal(x, offset, axis1, axis2)")
+@register_op(
+    "diagonal",
+    infer=diagonal_infer,
+    views_input=lambda node: True,  # (a read-only view)
+    doc="np.diagonal(x, offset, axis1, axis2)",
+)
 def diagonal(x, offset=0, axis1=0, axis2=1):
     return np.diagonal(x, offset, axis1, axis2)
 

@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..registry import BOOL
 from ._calls import lower_by_name, register_call, same_shape, stand_in
 from ._rules import as_index, known_prod, normalize_axes, normalize_axis
 from .elementwise import broadcast
@@ -286,7 +287,7 @@ for _name in ("nan_to_num", "sinc", "i0", "isposinf", "isneginf", "iscomplex", "
     register_call(_name, getattr(np, _name), same_shape)
 # np.fix rounds toward zero (ceil below zero, floor above, -0.0 kept), as trunc does
 register_call("fix", np.fix, same_shape, lower=lambda ctx, node, x: ctx.jnp.trunc(x))
-register_call("angle", np.angle, same_shape)
+register_call("angle", np.angle, same_shape, attr_kinds=(("deg", BOOL),))
 register_call("sort_complex", np.sort_complex, same_shape)
 register_call(
     "unwrap",

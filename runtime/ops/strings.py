@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..core_ops import ARG, with_printoptions
-from ..registry import register_op
+from ..core_ops import ARG, ARG_SLOT, with_printoptions
+from ..registry import LITERAL, one_of, register_op, tuple_of
 from ..types import STR, TensorType, is_str
 
 _CONVERSIONS = {"": None, "s": str, "r": repr, "a": ascii}
@@ -251,6 +251,7 @@ register_op(
     make_kernel=_method_kernel,
     weak_results=True,  # a bool or an int result is a Python bool or int, as str's methods give
     keep_unused=lambda node: node.attrs["name"] in ("index", "rindex", "__getitem__", "join"),
+    attr_kinds=(("name", one_of(*sorted(METHODS))), ("args", tuple_of(ARG_SLOT | LITERAL, 8))),
     unlowerable=_NO_XLA,
     doc="str.<name>(s, *args): a method of a staged string",
 )(lambda s, *inputs, name, args=(): _method_kernel(name, args)(s, *inputs))

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from runtime.core_ops import ARG, NO_CAUSE
+from runtime.registry import get_op
 from runtime.types import is_str, kinds
 from staging import errors
 from staging.control_flow.joins import align_captures, is_undefined, name_of
@@ -365,23 +366,22 @@ def call_deferring(fg, func, args, kwargs):
         return None
 
 
-# ops that raise when the graph runs on Python numbers (ZeroDivisionError), as Python's do
-_PYTHON_RAISING = frozenset(
-    ("floor_divide", "remainder", "divide", "true_divide", "divmod", "pow", "power")
-)
-
-
 def _has_checks(graph) -> bool:
-    """Whether the graph may raise when it runs before the line being traced (an `assert` or a
-    `raise`: a value that may make an earlier line raise eagerly; a division of what may be
-    Python numbers): an error raised later while tracing is raised after those, as Python
-    would."""
-    return any(
-        n.op in ("assert", "raise")
-        or n.op in _PYTHON_RAISING
-        and any(_may_be_python_number(v) for v in n.inputs)
-        or any(_has_checks(g) for g in n.subgraphs.values())
-        for n in graph.nodes
+    """Whether the graph may raise when it runs before the line being traced (a node there to
+    raise the user's error, OpDef.user_error: an `assert` or a `raise`, a value that may make an
+    earlier line raise eagerly; an op Python raises on, OpDef.python_errors, of what may be
+    Python numbers: a division): an error raised later while tracing is raised after those, as
+    Python would."""
+    return any(_may_raise(n) for n in graph.nodes)
+
+
+def _may_raise(node) -> bool:
+    op = get_op(node.op)
+    return (
+        op.user_error
+        or bool(op.python_errors)
+        and any(_may_be_python_number(v) for v in node.inputs)
+        or any(_has_checks(g) for g in node.subgraphs.values())
     )
 
 
@@ -448,14 +448,15 @@ def loop_that_raises(cond_fn, body, loop_vars, maximum_iterations, is_list, name
 
 
 def constant_truth(value):
-    """True when `value` is a Python True or a Value made by a `const` node holding a true
-    scalar; False otherwise (unknown)."""
+    """True when `value` is a Python True or a Value made by a constant node (OpDef.constant)
+    holding a true scalar; False otherwise (unknown)."""
     if value is True:
         return True
     producer = getattr(value, "producer", None)
-    if producer is None or producer.op != "const":
+    op = get_op(producer.op) if producer is not None else None
+    if op is None or op.constant is None:
         return False
-    constant = producer.attrs.get("value")
+    constant = op.constant(producer)
     return np.ndim(constant) == 0 and bool(constant)
 
 

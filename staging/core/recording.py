@@ -344,7 +344,7 @@ def record(
         single = False
     found = source_map._find_user_frame(sys._getframe())  # (user_location(), inline)
     node = Node(op_name, values, attrs, output_types, found[1] if found else None, subgraphs)
-    if fg.scope is not None and op_name != "const":  # (a constant cannot raise)
+    if fg.scope is not None and node.opdef.constant is None:  # (a constant cannot raise)
         node.set_scope(fg.scope)
     nodes = fg.graph.nodes
     nodes.append(node)

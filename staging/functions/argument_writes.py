@@ -20,7 +20,9 @@ staged function that writes into its arguments from inside another trace.
 from __future__ import annotations
 
 from runtime import TensorType
+from runtime.core_ops import distinct_arrays_message
 from runtime.graph import Node
+from runtime.registry import get_op
 from staging import errors
 from staging.core.recording import record
 from staging.core.source_map import where_defined
@@ -66,7 +68,9 @@ def write_back(fg, placeholders: list, outputs: list, function, paths: list) -> 
         {
             "written": len(first),
             "names": tuple(names[index[id(v)]] for v in order),
-            "message": _message(fg.function_name, where_defined(function.python_function)),
+            "message": distinct_arrays_message(
+                fg.function_name, where_defined(function.python_function)
+            ),
             "error": errors.MutationError,
         },
         [],
@@ -76,18 +80,7 @@ def write_back(fg, placeholders: list, outputs: list, function, paths: list) -> 
     return outputs
 
 
-def _message(function: str, where_defined: str) -> str:
-    """The distinct_arrays message, with `{!r}` for the two argument names."""
-    plain = f"{where_defined}: the staged function {function!r}".replace("{", "{{").replace(
-        "}", "}}"
-    )
-    return (
-        plain + " writes in place into argument {!r}, and argument {!r} shares memory with it (the "
-        "same array, or a view of it): eagerly the write would show through both, while the "
-        "graph reads the second as it was passed. Pass a copy of one of them"
-    )
-
-
 def writes_arguments(graph) -> bool:
-    """Whether a traced graph writes into its arguments (write_back recorded a write)."""
-    return any(node.op == "write_argument" for node in graph.nodes)
+    """Whether a traced graph writes into its arguments (write_back recorded a write: a node
+    whose op writes its input, OpDef.writes_input)."""
+    return any(get_op(node.op).writes_input for node in graph.nodes)

@@ -8,7 +8,8 @@ value asks `kind_of`, which follows the value back to the ops that make it: thro
 `if`s and loops to the values their outputs may be, through captures to the enclosing trace,
 to the arguments (a 0-d array argument is part of the trace key, see staging.functions.trace_key). An
 op's kind is found by running its kernel once on stand-ins of its inputs' kinds (np.where and
-np.asarray give arrays, reductions scalars); the NumPy ufuncs, which give scalars, skip that.
+np.asarray give arrays, reductions scalars); the ops whose OpDef says what a 0-d result
+of theirs is (zero_d_result: the NumPy ufuncs give scalars) skip that.
 Nothing here runs unless a trace writes in place into a 0-d value.
 
 A staged loop's variable is what it was before the loop on the first iteration and what the
@@ -26,7 +27,6 @@ import numpy as np
 
 from runtime import TensorType
 from runtime.graph import Value
-from runtime.ops import UFUNCS
 from runtime.registry import get_op
 from runtime.types import UnionType
 from staging import errors
@@ -41,7 +41,6 @@ MIXED = "a 0-d array on some paths and a NumPy scalar on others"
 _KNOWN: "weakref.WeakKeyDictionary[Value, object]" = weakref.WeakKeyDictionary()
 # Arguments whose kind a trace asked for: the trace serves only calls of the same kinds.
 ASKED: "weakref.WeakSet[Value]" = weakref.WeakSet()
-_SCALAR_OPS = frozenset(UFUNCS) | {"pow", "abs", "mul"}
 _MAX_PROBE_SIZE = 4096  # elements of all stand-ins of one probe; beyond, the op reduces: a scalar
 _MAX_DEPTH = 64
 _active = threading.local()
@@ -133,13 +132,11 @@ def _kind_of_value(value, bound, fg, depth):  # noqa: C901, PLR0912
                 }
                 kind = join(kind, _kind(source, inner, fg, depth))
         return kind
-    if node.op in _SCALAR_OPS:
-        return SCALAR
-    if node.op == "const":
-        return ARRAY if isinstance(node.attrs["value"], np.ndarray) else SCALAR
-    if node.op == "ufunc_out":
-        return ARRAY
     op = get_op(node.op)
+    if op.constant is not None:
+        return ARRAY if isinstance(op.constant(node), np.ndarray) else SCALAR
+    if op.zero_d_result is not None:
+        return ARRAY if op.zero_d_result == "array" else SCALAR
     if op.stateful or op.subgraphs:
         return SCALAR
     try:

@@ -21,6 +21,7 @@ _UFUNC_DEFAULT_KWARGS = {
     "signature": None,
 }
 
+# ufunc name -> the reduction op its .reduce records
 _REDUCE_OPS = {
     "add": "sum",
     "multiply": "prod",
@@ -29,6 +30,8 @@ _REDUCE_OPS = {
     "logical_and": "all",
     "logical_or": "any",
 }
+# ufuncs whose .reduce(..., dtype=) is staged (their reduction takes a dtype, as np.sum does)
+_REDUCE_WITH_DTYPE = frozenset(("add", "multiply"))
 
 
 def _check_out(kwargs, name):
@@ -122,7 +125,7 @@ def apply_ufunc(ufunc, method, inputs, kwargs):  # noqa: C901, PLR0912
         for key, value in kwargs.items():
             if not (key == "where" and value is True):
                 raise _unsupported(f"np.{name}.reduce(..., {key}=...)")
-        if dtype is not None and op not in ("sum", "prod"):
+        if dtype is not None and name not in _REDUCE_WITH_DTYPE:
             raise _unsupported(f"np.{name}.reduce(..., dtype=...)")
         return _reduce(op, array, axis, keepdims, dtype=dtype)
     raise _unsupported(f"np.{name}.{method}", "only ufunc calls and .reduce are staged")

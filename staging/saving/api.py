@@ -19,6 +19,7 @@ import inspect
 import os
 
 from runtime.jax_lowering import jax_available
+from runtime.registry import get_op
 from runtime.verify import verify
 from staging.core import nest
 from staging.errors import LoadError, SaveError
@@ -387,23 +388,15 @@ def _check_signature(cf, function, kind, structure, what):
 
 
 def _check_calls(graph):
-    """A `call` node's inputs must be what the called graph takes (its op's rule does not look)."""
+    """A node calling another graph (OpDef.called_graph: a `call`, whose attribute is a function
+    of the file, staging.saving.attrs) must pass what that graph takes (its op's rule does not
+    look)."""
     for node in graph.walk():
-        if node.op == "call":
-            callee = node.attrs.get("fn")
-            expect(
-                isinstance(callee, LoadedGraphFunction) and set(node.attrs) == {"fn"},
-                "a call node must call a function of the file",
-            )
+        called_graph = get_op(node.op).called_graph
+        if called_graph is not None:
+            callee = called_graph(node)
             types = [v.type if hasattr(v, "type") else None for v in node.inputs]
             expect(
-                types == [v.type for v in callee.graph.inputs],
+                types == [v.type for v in callee.inputs],
                 f"a call of {callee.name} passes inputs of other types than it takes",
             )
-        elif node.op in ("cond", "while_loop"):
-            allowed = {"cond": set(), "while_loop": {"num_loop_vars"}}[node.op]
-            expect(
-                set(node.attrs) == allowed, f"a {node.op} node has attributes {sorted(node.attrs)}"
-            )
-        elif node.subgraphs:
-            raise FormatError(f"op {node.op!r} cannot be loaded")

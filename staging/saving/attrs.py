@@ -3,12 +3,14 @@
 An op's attributes are its type rule's keyword parameters (`OpDef.infer`): those it names, or,
 for an op that takes `**attrs` (NumPy library functions, whose keywords NumPy checks), any name of
 the vocabulary below. Each attribute's value must be of the kind its name says (an op may say
-otherwise for a name, OP_KINDS), so that a hostile or damaged file fails at load, never when the
-function is called: `dim` with a string axis, an `assert` whose error class is a string.
+otherwise for a name: OpDef.attr_kinds), and an op may check more (OpDef.check_attrs), so that a
+hostile or damaged file fails at load, never when the function is called: `dim` with a string
+axis, an `assert` whose error class is a string.
 
 Strings from a file are data. The one message an op formats (distinct_arrays, the error raised
-when arguments written in place share memory) must be the template staging.functions.argument_writes
-makes, with its own text escaped: `str.format` then fills only our two fields.
+when arguments written in place share memory) must be the template its registration
+(runtime.core_ops.distinct_arrays_message) makes, with its own text escaped: `str.format` then
+fills only our two fields (its check_attrs).
 """
 
 from __future__ import annotations
@@ -20,29 +22,11 @@ import re
 import numpy as np
 
 from runtime import ListType, TensorType
-from runtime.core_ops import ARG
-from runtime.ops.python_calls import CALLABLES
-from runtime.ops.strings import METHODS as STR_METHODS_ALL
-from runtime.registry import get_op
-from staging.functions.argument_writes import _message as distinct_arrays_message
-from staging.saving.values import ERROR_CLASSES, MAX_DIMS, PYTHON_TYPES, FormatError
-from staging.state.variables import Variable
-
-
-class Kind:
-    """A kind of attribute value: `test(value)` and how an error message names it."""
-
-    def __init__(self, description: str, test):
-        self.description, self.test = description, test
-
-    def __or__(self, other: Kind) -> Kind:
-        return Kind(
-            f"{self.description} or {other.description}", lambda v: self.test(v) or other.test(v)
-        )
-
-
-def _is_int(v) -> bool:
-    return (type(v) is int or isinstance(v, np.integer)) and not isinstance(v, np.bool_)
+from runtime.core_ops import ARG, ARG_SLOT
+from runtime.registry import BOOL, INT, LITERAL, NONE, STR, get_op, tuple_of
+from runtime.registry import AttrKind as Kind
+from runtime.registry import one_of as choice
+from staging.saving.values import ERROR_CLASSES, MAX_DIMS, FormatError, is_graph_function
 
 
 def _is_number(v) -> bool:
@@ -51,22 +35,7 @@ def _is_number(v) -> bool:
     return False
 
 
-def tuple_of(kind: Kind, limit: int = 1 << 16) -> Kind:
-    return Kind(
-        f"a tuple of ({kind.description})",
-        lambda v: type(v) is tuple and len(v) <= limit and all(kind.test(x) for x in v),
-    )
-
-
-def choice(*names: str) -> Kind:
-    return Kind(" or ".join(map(repr, names)), lambda v: type(v) is str and v in names)
-
-
-NONE = Kind("None", lambda v: v is None)
-BOOL = Kind("a bool", lambda v: type(v) is bool)
-INT = Kind("an int", _is_int)
 NUMBER = Kind("a real number", _is_number)
-STR = Kind("a string", lambda v: type(v) is str)
 SYMBOLIC = choice("?")  # (eye / arange: the value is the next input)
 DTYPE = Kind("a dtype", lambda v: isinstance(v, np.dtype))
 SHAPE = tuple_of(INT | NONE, MAX_DIMS)
@@ -81,18 +50,17 @@ def _numbers(v, depth: int = 0) -> bool:
 
 
 NUMBERS = Kind("numbers (a number, an array, or a tuple of them)", _numbers)
-SLOT = Kind("an argument slot", lambda v: v is ARG)
-_LITERAL = NONE | BOOL | INT | STR | Kind("a float", lambda v: type(v) is float)
+SLOT = ARG_SLOT
 # printf-style values: a slot or a literal, or a tuple of them, or a dict of them by str keys
 PERCENT_VALUES = (
     SLOT
-    | _LITERAL
-    | tuple_of(SLOT | _LITERAL)
+    | LITERAL
+    | tuple_of(SLOT | LITERAL)
     | Kind(
         "a dict of slots and literals",
         lambda v: (
             type(v) is dict
-            and all(type(k) is str and (SLOT | _LITERAL).test(x) for k, x in v.items())
+            and all(type(k) is str and (SLOT | LITERAL).test(x) for k, x in v.items())
         ),
     )
 )
@@ -127,7 +95,7 @@ INDEX_ENTRY = Kind(
     "None, an int, '...', '?' or a slice 'start:stop:step'",
     lambda v: (
         v is None
-        or _is_int(v)
+        or INT.test(v)
         or (type(v) is str and (v in ("...", "?") or bool(_SLICE.fullmatch(v))))
     ),
 )
@@ -217,6 +185,7 @@ KINDS = {
     "printoptions": PRINTOPTIONS,
     "file": choice("stdout", "stderr"),
     "flush": BOOL,
+    "fn": Kind("a staged function of the file", is_graph_function),  # (a call's)
     "template": STR,
     "text": STR,
     "values": PERCENT_VALUES,
@@ -253,36 +222,6 @@ KINDS = {
     "where": BOOL,
     "written": INT,
 }
-# (op, attribute name) -> its kind where the op means something else by the name
-OP_KINDS = {
-    ("python_number", "kind"): Kind(
-        "bool, int, float or complex", lambda v: any(v is t for t in PYTHON_TYPES.values())
-    ),
-    ("assign_variable", "mode"): choice("set", "add", "sub"),
-    ("assign_variable", "var"): Kind("a Variable of the file", lambda v: isinstance(v, Variable)),
-    ("read_variable", "var"): Kind("a Variable of the file", lambda v: isinstance(v, Variable)),
-    ("const", "value"): Kind(
-        "a number, an array or None",
-        lambda v: (
-            v is None
-            or type(v) in (bool, int, float, complex)
-            or isinstance(v, (np.generic, np.ndarray))
-        ),
-    ),
-    ("dim", "axis"): INT,
-    ("python_call", "func"): choice(*CALLABLES),
-    ("python_call", "keywords"): tuple_of(STR, 8),
-    ("angle", "deg"): BOOL,
-    ("isin", "kind"): NONE | choice("sort", "table"),
-    ("partition", "kind"): choice("introselect"),
-    ("argpartition", "kind"): choice("introselect"),
-    ("unravel_index", "shape"): INT | tuple_of(INT, MAX_DIMS),
-    ("str_method", "name"): choice(*sorted(STR_METHODS_ALL)),
-    ("str_method", "args"): tuple_of(SLOT | _LITERAL, 8),
-    ("distinct_arrays", "message"): STR,
-}
-# ops whose attributes another check looks at: `call` (the loader's, staging.saving.api)
-CHECKED_ELSEWHERE = frozenset(("call",))
 
 
 @functools.lru_cache(maxsize=None)
@@ -301,65 +240,25 @@ def attribute_names(op: str) -> tuple[frozenset | None, frozenset]:
 
 def problem(op: str, attrs: dict, n_inputs: int) -> str | None:
     """What is wrong with the attributes of a node of `op` with `n_inputs` inputs, or None."""
-    if op in CHECKED_ELSEWHERE:
-        return None
     names, required = attribute_names(op)
     missing = required - attrs.keys()
     if missing:
         return f"it lacks attribute(s) {', '.join(map(repr, sorted(missing)))}"
+    opdef = get_op(op)
+    own = dict(opdef.attr_kinds)  # (where the op means something else by a name)
     for name, value in attrs.items():
-        kind = OP_KINDS.get((op, name)) or KINDS.get(name)
+        kind = own.get(name) or KINDS.get(name)
         if (names is not None and name not in names) or kind is None:
             return f"op {op!r} has no attribute {name!r:.40}"
         if not kind.test(value):
             return f"attribute {name!r} must be {kind.description}, not {_shown(value)}"
-    check = _NODE_CHECKS.get(op)
-    return check(attrs, n_inputs) if check is not None else None
+    return opdef.check_attrs(attrs, n_inputs) if opdef.check_attrs is not None else None
 
 
 def _shown(value) -> str:
     if isinstance(value, type):
         return f"the class {value.__name__}"
     return f"{type(value).__name__} {value!r:.40}"
-
-
-# -- the checks that look at several attributes and the inputs ----------------------------------
-
-# the fixed part of the distinct_arrays message, after the function's place and name
-_TAIL = distinct_arrays_message("NAME", "WHERE").split("'NAME'", 1)[1]
-
-
-def _is_our_message(message: str) -> bool:
-    """`message` is what staging.functions.argument_writes makes: escaped text ({{ and }} only), then our
-    template with its two `{!r}` fields."""
-    if not message.endswith(_TAIL):
-        return False
-    head = message[: -len(_TAIL)].replace("{{", "").replace("}}", "")
-    return "{" not in head and "}" not in head
-
-
-def _distinct_arrays(attrs: dict, n_inputs: int) -> str | None:
-    if not 0 <= attrs["written"] <= n_inputs:
-        return f"it checks {attrs['written']} written arrays of {n_inputs} inputs"
-    if len(attrs["names"]) != n_inputs:
-        return f"it names {len(attrs['names'])} arguments for {n_inputs} inputs"
-    if not _is_our_message(attrs["message"]):
-        return "its message is not the message staging writes (a file's text is never a format)"
-    return None
-
-
-def _parts(attrs: dict, n_inputs: int, condition: int) -> str | None:
-    slots = sum(1 for p in attrs["parts"] if p is ARG)
-    if slots != n_inputs - condition:
-        return f"its message has {slots} argument slots for {n_inputs - condition} inputs"
-    return None
-
-
-_NODE_CHECKS = {
-    "distinct_arrays": _distinct_arrays,
-    "print": lambda attrs, n: _parts(attrs, n, 0),
-    "assert": lambda attrs, n: _parts(attrs, n, 1),
-}
 
 
 def check(op: str, attrs: dict, n_inputs: int, what: str) -> None:
@@ -369,4 +268,4 @@ def check(op: str, attrs: dict, n_inputs: int, what: str) -> None:
         raise FormatError(f"{what}: {found}")
 
 
-__all__ = ["KINDS", "OP_KINDS", "check", "problem"]
+__all__ = ["KINDS", "check", "problem"]

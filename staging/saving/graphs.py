@@ -17,7 +17,7 @@ import os
 
 from runtime import Graph, Node, Value
 from runtime.graph import node_text
-from runtime.registry import has_op
+from runtime.registry import get_op, has_op
 from staging.saving.attrs import check as check_attributes
 from staging.saving.attrs import problem as attribute_problem
 from staging.saving.values import (
@@ -36,16 +36,6 @@ from staging.saving.values import (
 
 MAX_NESTING = 256  # subgraphs inside subgraphs
 MAX_NODES = 1 << 20  # nodes in one file
-
-# Ops whose attributes hold Python code or objects (functions, generators, clocks) that a file
-# cannot carry: refused when saving, and never accepted when loading.
-UNSAVEABLE_OPS = {
-    "py_function": "it calls a Python function (staging.py_function), which cannot be saved: keep it "
-    "out of the saved function or replace it with staged NumPy code",
-    "random": "it draws random numbers through Python objects (np.random, a Generator, Python's random) "
-    "that cannot be saved: pass the random values in as arguments",
-    "clock": "it reads a clock through a Python function that cannot be saved: pass the time in as an argument",
-}
 
 
 class SaveRefusal(Exception):
@@ -100,8 +90,9 @@ class GraphEncoder:
             raise SaveRefusal(f"{where(node)}cannot save {exc}", node) from None
 
     def node(self, n: Node) -> dict:
-        if n.op in UNSAVEABLE_OPS:
-            raise SaveRefusal(f"{where(n)}cannot save `{node_text(n)}`: {UNSAVEABLE_OPS[n.op]}", n)
+        unsaveable = get_op(n.op).unsaveable  # (its attributes hold Python code or objects)
+        if unsaveable is not None:
+            raise SaveRefusal(f"{where(n)}cannot save `{node_text(n)}`: {unsaveable}", n)
         attrs = {}
         for key, value in sorted(n.attrs.items()):
             try:
@@ -186,10 +177,8 @@ class GraphDecoder:
         expect_dict(obj, what, {"op", "inputs", "attrs", "outputs", "subgraphs", "location"})
         op = expect_str(obj["op"], f"the op of {what}")
         expect(has_op(op), f"{what}: no op named {op!r:.60} is registered")
-        expect(
-            op not in UNSAVEABLE_OPS,
-            f"{what}: op {op!r} cannot be loaded ({UNSAVEABLE_OPS.get(op)})",
-        )
+        unsaveable = get_op(op).unsaveable
+        expect(unsaveable is None, f"{what}: op {op!r} cannot be loaded ({unsaveable})")
         what = f"{what} ({op})"
         inputs = [
             self._ref(r, f"input {i} of {what}")
@@ -232,4 +221,4 @@ class GraphDecoder:
         return node
 
 
-__all__ = ["FormatError", "GraphDecoder", "GraphEncoder", "SaveRefusal", "UNSAVEABLE_OPS"]
+__all__ = ["FormatError", "GraphDecoder", "GraphEncoder", "SaveRefusal"]

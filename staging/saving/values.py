@@ -172,13 +172,19 @@ class Encoder:
             return {"t": "tensor_spec", "type": encode_type(v.type), "name": v.name}
         if v is OUTPUT:
             return {"t": "output"}
-        if hasattr(v, "graph") and hasattr(v, "_execute") and hasattr(v, "output_types"):
+        if is_graph_function(v):
             return {"t": "function", "index": self.function_index(v)}
         if isinstance(v, WeakIdKey):  # an argument a trace keys by identity
             v = v.ref()
             if v is None:
                 raise Refusal("an object keyed by identity that is no longer alive")
         raise Refusal(describe(v))
+
+
+def is_graph_function(v) -> bool:
+    """A staged function a `call` node calls (a concrete function, traced or loaded): the file's
+    function table holds its graph."""
+    return hasattr(v, "graph") and hasattr(v, "_execute") and hasattr(v, "output_types")
 
 
 def describe(v) -> str:

@@ -27,8 +27,7 @@ from __future__ import annotations
 
 import weakref
 
-import numpy as np
-
+from runtime.registry import get_op
 from staging import errors
 from staging.core.recording import current_graph, record
 from staging.core.source_map import user_names, where
@@ -217,35 +216,17 @@ def _apply(step, base):
     return record(op, [base, *extra], attrs)
 
 
-def _normalized(axis, ndim: int) -> tuple:
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    return tuple(sorted(int(a) % ndim for a in axes))
-
-
 def _unapply(step, base: Tensor, new_view: Tensor) -> Tensor:
-    """The new value of `base` once its view made by `step` holds `new_view`."""
+    """The new value of `base` once its view made by `step` holds `new_view` (the op's
+    OpDef.view_update: only the ops of VIEW steps have one)."""
     op, extra, attrs = step
-    if op == "getitem":
-        return record("setitem", [base, new_view, *extra], {"index": attrs["index"]})
-    if op == "transpose":
-        axes = attrs.get("axes")
-        if axes is None:
-            return record("transpose", [new_view])
-        perm = [int(a) % base.ndim for a in axes]
-        return record("transpose", [new_view], {"axes": tuple(int(i) for i in np.argsort(perm))})
-    if op == "expand_dims":
-        return record("squeeze", [new_view], {"axis": _normalized(attrs["axis"], new_view.ndim)})
-    if op == "squeeze":
-        axis = attrs.get("axis")
-        removed = (
-            _normalized(axis, base.ndim)
-            if axis is not None
-            else tuple(i for i, d in enumerate(base.static_shape) if d == 1)
-        )
-        return record("expand_dims", [new_view], {"axis": removed})
-    raise AssertionError(
-        f"no inverse for a {op} view"
-    )  # pragma: no cover - only VIEW steps get here
+    update = get_op(op).view_update
+    if update is None:  # pragma: no cover - only VIEW steps get here
+        raise AssertionError(f"no inverse for a {op} view")
+    name, inputs, new_attrs = update(
+        base, new_view, extra, attrs, base.static_shape, new_view.static_shape
+    )
+    return record(name, inputs, new_attrs)
 
 
 def carry_out(init, placeholder, out: Tensor, name: str = "") -> None:
@@ -282,14 +263,9 @@ def read_through_loop_variable(read: tuple, start, item) -> bool:
     if fg is None or not isinstance(item, Tensor) or item.type.shape != ():
         return False
     nodes = fg.graph.nodes[read[0] : read[1]]
-    readers = [
-        n
-        for n in nodes
-        if n.op == "getitem"
-        and n.inputs
-        and n.inputs[0].__class__.__name__ == "Value"
-        and n.inputs[0].producer is None
-    ]
+    captures = {id(inner) for _, inner in fg.captures.values()}
+    # (the node that reads the element out of a captured array: the array is its first input)
+    readers = [n for n in nodes if n.inputs and id(n.inputs[0]) in captures]
     if len(readers) != 1:
         return False
     captured = readers[0].inputs[0]

@@ -20,10 +20,6 @@ from runtime.registry import get_op
 from staging import errors
 from staging.core.source_map import user_names, where
 
-_VIEW_OPS = frozenset(
-    ("transpose", "expand_dims", "squeeze", "reshape", "broadcast_to", "diagonal")
-)
-
 
 def describe(tensor, fallback: str = "this array") -> str:
     """'name' of `tensor` in the user's code, for messages."""
@@ -31,40 +27,10 @@ def describe(tensor, fallback: str = "this array") -> str:
     return f"'{names[0]}'" if names else fallback
 
 
-def _is_int_scalar(v) -> bool:
-    """An index input NumPy treats as an int: a symbolic integer scalar (a NumPy integer eagerly);
-    a constant is a concrete 0-d array, which NumPy treats as an integer array (a copy)."""
-    t = getattr(v, "type", None)
-    if t is None:  # a Python literal
-        return type(v) is int
-    return (
-        getattr(t, "ndim", 1) == 0
-        and t.dtype.kind in "iu"
-        and (v.producer is None or v.producer.op != "const")
-    )
-
-
 def _views_input(node) -> bool:
-    """Whether `node`'s output is (NumPy-wise) a view of its first input."""
-    if node.op in _VIEW_OPS:
-        return True
-    if node.op != "getitem":
-        return False
-    index = node.attrs["index"]
-    extra = iter(node.inputs[1:])
-    all_ints = True
-    for entry in index:
-        if entry == "?":
-            if not _is_int_scalar(next(extra)):
-                return False  # an integer array or a mask: a copy
-        elif isinstance(entry, str):
-            all_ints = False
-            for _ in range(entry.count("?")):
-                next(extra)
-        elif entry is None:
-            all_ints = False
-    x = node.inputs[0]
-    return not (all_ints and len(index) == getattr(getattr(x, "type", None), "ndim", -1))
+    """Whether `node`'s output is (NumPy-wise) a view of its first input (OpDef.views_input)."""
+    views = get_op(node.op).views_input
+    return views is not None and views(node)
 
 
 def sources(value, final=None):
@@ -101,7 +67,8 @@ def _walk(value, final, paths: bool):
                     stack.append((source, bound, via))
                 else:
                     sub = node.subgraphs[label]
-                    inside = via + ((id(node), label),) if paths and node.op == "cond" else via
+                    branch = paths and op.predicate is not None  # (a staged `if`'s branch)
+                    inside = via + ((id(node), label),) if branch else via
                     inner = {
                         id(a): (b, bound, inside)
                         for a, b in zip(sub.inputs, op.bind_subgraph(node, label))

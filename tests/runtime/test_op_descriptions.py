@@ -240,3 +240,106 @@ def test_constants_dimensions_and_indices():
         assert array is x
     for name in _named(lambda op: op.index_inputs is not None):
         assert OPS[name].index_inputs >= 1
+
+
+# -- views, results' forms and saved attributes --------------------------------------------------
+
+# a node of each op that views its input: (attrs, the input, the view's new contents' offset);
+# getitem's index is basic (a view), and one that picks an element is not
+_VIEWS = {
+    "transpose": ({"axes": (1, 0, 2)}, np.arange(24.0).reshape(2, 3, 4)),
+    "expand_dims": ({"axis": (0, 2)}, np.arange(6.0).reshape(2, 3)),
+    "squeeze": ({}, np.arange(6.0).reshape(2, 1, 3, 1)),
+    "reshape": ({"shape": (3, 2)}, np.arange(6.0).reshape(2, 3)),
+    "broadcast_to": ({"shape": (2, 2, 3)}, np.arange(6.0).reshape(2, 3)),
+    "diagonal": ({}, np.arange(9.0).reshape(3, 3)),
+    "getitem": ({"index": ("1:", None, "::2")}, np.arange(12.0).reshape(3, 4)),
+}
+
+
+def _view_node(name):
+    from runtime import Graph, Node, TensorType
+
+    attrs, base = _VIEWS[name]
+    g = Graph()
+    x = g.add_input(TensorType(base.dtype, base.shape))
+    view = OPS[name].kernel(attrs)(base)
+    return Node(name, [x], attrs, [TensorType(view.dtype, view.shape)]), base, view
+
+
+def test_ops_that_view_their_input_give_views():
+    assert sorted(_VIEWS) == _named(lambda op: op.views_input is not None)
+    for name in _VIEWS:
+        node, base, view = _view_node(name)
+        assert OPS[name].views_input(node), name
+        assert np.shares_memory(view, base), name
+
+
+def test_a_getitem_that_picks_an_element_or_copies_is_no_view():
+    from runtime import Graph, Node, TensorType
+
+    g = Graph()
+    x = g.add_input(TensorType(np.float64, (3, 4)))
+    element = Node("getitem", [x], {"index": (1, 2)}, [TensorType(np.float64, ())])
+    assert not OPS["getitem"].views_input(element)
+    mask = g.add_input(TensorType(np.bool_, (3,)))
+    masked = Node("getitem", [x, mask], {"index": ("?",)}, [TensorType(np.float64, (None, 4))])
+    assert not OPS["getitem"].views_input(masked)
+
+
+def test_a_write_into_a_view_is_what_its_update_gives_the_base():
+    for name in _named(lambda op: op.view_update is not None):
+        node, base, view = _view_node(name)
+        new_view = view * 10 + 1
+        eager = base.copy()
+        OPS[name].kernel(node.attrs)(eager)[...] = new_view  # (NumPy: through the view)
+        op, inputs, attrs = OPS[name].view_update(
+            base, new_view, (), node.attrs, base.shape, view.shape
+        )
+        got = OPS[op].kernel(attrs)(*inputs)
+        np.testing.assert_array_equal(got, eager, err_msg=name)
+
+
+def test_the_form_of_a_zero_d_result_is_the_kernels():
+    forms = {"scalar": np.generic, "array": np.ndarray}
+    checked = 0
+    for name in _named(lambda op: op.zero_d_result is not None):
+        op = OPS[name]
+        if name == "ufunc_out":
+            out = op.kernel({"ufunc": "add"})(np.array(1.0), np.array(2.0), np.array(3.0))
+        else:
+            arity = op.impl.nin if isinstance(op.impl, np.ufunc) else 1 if name == "abs" else 2
+            out = None
+            values = (np.array(0.5), np.array(3), np.array(0, "m8[s]"), np.array(True))
+            if getattr(op.impl, "signature", None):  # (a gufunc: 0-d from vectors, matmul)
+                values = (np.ones(3),)
+            for value in values:
+                try:  # (a loop of the ufunc's: bitwise ops take ints, isnat datetimes ...)
+                    out = _quiet(op.impl, *[value] * arity)
+                    break
+                except (TypeError, ValueError):  # (matvec: no 0-d result)
+                    continue
+            if out is None:
+                continue
+        for result in out if isinstance(out, tuple) else (out,):
+            assert isinstance(result, forms[op.zero_d_result]), name
+        checked += 1
+    assert checked > 50
+
+
+def test_facts_about_state_and_errors_fit_together():
+    for name in _named(lambda op: op.writes_input):
+        assert OPS[name].stateful and OPS[name].may_alias_input, name
+    for name in _named(lambda op: op.user_error):
+        assert OPS[name].stateful and OPS[name].run_time_errors is not None, name
+
+
+def test_an_ops_own_attribute_kinds_are_of_its_attributes():
+    import inspect
+
+    for name in _named(lambda op: op.attr_kinds):
+        params = inspect.signature(OPS[name].infer).parameters.values()
+        takes_any = any(p.kind is p.VAR_KEYWORD for p in params)
+        for attr, kind in OPS[name].attr_kinds:
+            assert takes_any or attr in {p.name for p in params}, (name, attr)
+            assert kind.description and callable(kind.test), (name, attr)

@@ -250,6 +250,16 @@ HOSTILE_ATTRIBUTES = {
         lambda a: a.update(mode="delete"),
         "(assign_variable): attribute 'mode' must be 'set' or 'add' or 'sub', not str 'delete'",
     ),
+    "while_loop without its loop variables' count": (
+        "while_loop",
+        lambda a: a.clear(),
+        "(while_loop): it lacks attribute(s) 'num_loop_vars'",
+    ),
+    "while_loop with another attribute": (
+        "while_loop",
+        lambda a: a.update(catch=1),
+        "(while_loop): op 'while_loop' has no attribute 'catch'",
+    ),
     "an attribute the op does not take": (
         "dim",
         lambda a: a.update(keepdims=True),
@@ -286,3 +296,36 @@ def test_every_attribute_of_every_node_is_checked(saved, tmp_path):
                 assert f"({node['op']})" in text, text
                 tried += 1
     assert tried >= 30
+
+
+def _scaled(x):
+    return x.astype(np.float64) * 2.0
+
+
+def _caller(x):
+    return inner(x) + 1.0
+
+
+inner = staging.function(_scaled)
+
+
+def test_a_call_calls_a_function_of_the_file_with_what_it_takes(tmp_path):
+    outer = staging.function(_caller)
+    outer.get_concrete_function(staging.TensorSpec([3], np.float64))
+    path = tmp_path / "calls.stg"
+    staging.save(outer, path)
+    with zipfile.ZipFile(path) as zf:
+        document = json.loads(zf.read(archive.JSON_ENTRY))
+        entries = {n: zf.read(n) for n in zf.namelist()}
+    np.testing.assert_array_equal(staging.load(path)(np.ones(3)), np.full(3, 3.0))
+    not_a_function = with_node(document, "call", lambda n: n["attrs"].update(fn=5))
+    assert "(call): attribute 'fn' must be a staged function of the file, not int 5" in (
+        load_error(write(tmp_path, not_a_function, entries))
+    )
+    without = with_node(document, "call", lambda n: n["attrs"].clear())
+    assert "(call): it lacks attribute(s) 'fn'" in load_error(write(tmp_path, without, entries))
+    other_types = copy.deepcopy(document)
+    other_types["functions"][0]["graph"]["inputs"][0]["type"]["dtype"] = "float32"
+    assert "passes inputs of other types than it takes" in load_error(
+        write(tmp_path, other_types, entries)
+    )

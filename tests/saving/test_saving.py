@@ -146,6 +146,55 @@ def test_refusals_name_the_users_line(tmp_path):
         staging.save(lambda x: x, tmp_path / "h.stg")
 
 
+def test_a_random_draw_and_a_clock_are_refused_naming_why(tmp_path):
+    import time
+
+    rng = np.random.default_rng(0)
+
+    @staging.function
+    def draw(x):
+        return x + rng.random()
+
+    @staging.function
+    def clock(x):
+        return x + time.perf_counter()
+
+    for f, why in (
+        (draw, "it draws random numbers through Python objects"),
+        (clock, "it reads a clock through a Python function that cannot be saved"),
+    ):
+        f.get_concrete_function(np.zeros(2))
+        with pytest.raises(SaveError, match=rf"test_saving\.py:\d+: cannot save `.*: {why}"):
+            staging.save(f, tmp_path / "f.stg")
+
+
+def _print_then_index(x, i):
+    try:
+        y = x[i] * 2.0
+    finally:
+        print("cleanup", x.shape[0])
+    return y
+
+
+def test_a_try_finally_is_saved_and_loaded_and_runs_as_eagerly(tmp_path, capsys):
+    f = staging.function(_print_then_index)
+    f.get_concrete_function(np.zeros(3), np.int64(0))
+    assert "try_finally" in str(f.get_concrete_function(np.zeros(3), np.int64(0)).graph)
+    staging.save(f, tmp_path / "f.stg")
+    loaded = staging.load(tmp_path / "f.stg")
+    for x, i in ((np.arange(3.0), 1), (np.array([np.nan, 1.0, 2.0]), 0), (np.arange(3.0), -3)):
+        assert _same(loaded(x, np.int64(i)), _print_then_index(x, np.int64(i)))
+        out = capsys.readouterr().out
+        assert out == "cleanup 3\n" * 2
+    for i in (3, -4):  # (the body raises: the block runs, then the error propagates)
+        with pytest.raises(IndexError) as eager:
+            _print_then_index(np.arange(3.0), np.int64(i))
+        with pytest.raises(IndexError) as staged:
+            loaded(np.arange(3.0), np.int64(i))
+        assert str(staged.value) == str(eager.value)
+        assert capsys.readouterr().out == "cleanup 3\n" * 2
+
+
 def test_load_with_jit_compile(tmp_path):
     pytest.importorskip("jax")
 
