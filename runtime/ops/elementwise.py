@@ -729,7 +729,7 @@ def _resolve_arg(t):
     return np.dtype(bool) if python_type is bool else t.dtype
 
 
-def _ufunc_out_infer(target, *types, ufunc):
+def _ufunc_out_infer(target, *types, ufunc, numpy_out=False):
     func = UFUNCS.get(ufunc)
     if func is None or func.nout != 1:
         raise TypeError(f"ufunc_out: {ufunc!r} is not a NumPy ufunc with one output")
@@ -777,27 +777,27 @@ _PY_NUMBERS = (bool, int, float, complex)
 _NUMPY_ONLY_OPERATORS = {"matmul": operator.matmul}
 
 
-def _number_target_kernel(ufunc: str) -> Callable[..., Any]:
+def _number_target_kernel(ufunc: str, numpy_out: bool) -> Callable[..., Any]:
     """ufunc_out where its target is a Python number on this path: `x op= y` makes a new number,
     Python's `x op y`. With no Python arithmetic for the ufunc, what eager code raises: `x @= y`
-    what `x @ y` raises, `np.<ufunc>(..., out=x)` NumPy's TypeError for a number as `out=`."""
-    python_operator = PYTHON_OPERATORS.get(ufunc)
+    what `x @ y` raises; `np.<ufunc>(..., out=x)` (`numpy_out`) NumPy's TypeError for a number
+    as `out=`, whatever the ufunc."""
+    python_operator = None if numpy_out else PYTHON_OPERATORS.get(ufunc)
     if python_operator is not None:
         return python_operator
     numpy_operator = _NUMPY_ONLY_OPERATORS.get(ufunc)
 
     def refuse(*inputs):
-        if numpy_operator is not None:
+        if numpy_operator is not None and not numpy_out:
             numpy_operator(*inputs)  # (`x @= y` raises here, as eagerly)
         raise TypeError("return arrays must be of ArrayType")
 
     return refuse
 
 
-def _ufunc_out_kernel(ufunc):
+def _ufunc_out_kernel(ufunc, numpy_out=False):
     func = UFUNCS[ufunc]
-
-    python_operator = _number_target_kernel(ufunc)
+    python_operator = _number_target_kernel(ufunc, numpy_out)
 
     def run(target, *inputs):
         if type(target) in _PY_NUMBERS:  # (a Python number on this path: immutable)
@@ -809,7 +809,7 @@ def _ufunc_out_kernel(ufunc):
     return run
 
 
-def _lower_ufunc_out(ctx, node, target, *inputs, ufunc):
+def _lower_ufunc_out(ctx, node, target, *inputs, ufunc, numpy_out=False):
     func = UFUNCS[ufunc]
     types = _input_types(node)[1:]
     loop = func.resolve_dtypes(
@@ -827,8 +827,16 @@ register_op(
     make_kernel=_ufunc_out_kernel,
     lower=_lower_ufunc_out,
     zero_d_result="array",  # (it writes into a copy of its target, an array)
-    doc="np.<ufunc>(*inputs, out=<a copy of target>) (x += y); the result has target's type",
-)(lambda target, *inputs, ufunc: _ufunc_out_kernel(ufunc)(target, *inputs))
+    doc=(
+        "np.<ufunc>(*inputs, out=<a copy of target>) (x += y); the result has target's type; "
+        "numpy_out: an `out=` argument (a Python number there raises NumPy's TypeError, not "
+        "Python's `x op y`)"
+    ),
+)(
+    lambda target, *inputs, ufunc, numpy_out=False: _ufunc_out_kernel(ufunc, numpy_out)(
+        target, *inputs
+    )
+)
 
 
 def as_dtype(number, dtype):

@@ -56,7 +56,8 @@ def ufunc_into(ufunc, target, inputs, what):
     ):
         raise TypeError(f"{_where()}return arrays must be of ArrayType (`out=` is a NumPy scalar)")
     aliasing.check_writable(target, what, in_place_op=True)
-    new = _record("ufunc_out", [target, *[_as_input(x) for x in inputs]], {"ufunc": ufunc.__name__})
+    attrs = {"ufunc": ufunc.__name__, "numpy_out": what.startswith("np.")}
+    new = _record("ufunc_out", [target, *[_as_input(x) for x in inputs]], attrs)
     aliasing.write(target, new)
     return target
 

@@ -217,6 +217,7 @@ KINDS = {
     "subscripts": STR,
     "tol": NONE | NUMBER,
     "ufunc": STR,
+    "numpy_out": BOOL,
     "upper": BOOL,
     "value": NUMBERS,
     "where": BOOL,

@@ -93,3 +93,34 @@ def test_matmul_into_a_python_number_raises_as_eagerly(a, flag):
 def test_matmul_in_place_on_a_python_number_raises_as_eagerly(a, flag):
     """`x @= a` with x the Python 2: Python's `2 @ a`, NumPy's ValueError (a number has no dims)."""
     _assert_same_as_eager(matmul_in_place, (flag, a))
+
+
+def add_into(flag, a):
+    x = 0.0
+    if flag > 0:
+        x = np.zeros(a.shape)
+    np.add(a, 1.0, out=x)
+    return x
+
+
+def multiply_into_number(flag, a):
+    x = float(flag)  # a Python number on every path
+    np.multiply(a, 2.0, out=x)
+    return x
+
+
+def add_in_place(flag, a):
+    x = 0.0
+    if flag > 0:
+        x = np.zeros(a.shape)
+    x += a
+    return x
+
+
+@pytest.mark.parametrize("flag", [np.int64(1), np.int64(0)], ids=["array", "number"])
+@pytest.mark.parametrize("a", VECTORS + SQUARES, ids=repr)
+@pytest.mark.parametrize("func", [add_into, multiply_into_number, add_in_place])
+def test_a_ufunc_with_a_python_operator_into_a_python_number(func, a, flag):
+    """np.add(a, 1.0, out=0.0) raises NumPy's TypeError though Python has `+`; `x += a` on the
+    number is Python's `x + a` (the staged call used to compute `x + a` for both)."""
+    _assert_same_as_eager(func, (flag, a))
