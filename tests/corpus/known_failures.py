@@ -11,10 +11,6 @@ from a run, keeping the reasons of entries whose category did not change.
 """
 
 KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
-    ("finance", "amortization", 3): (
-        "wrong_error",
-        "other; both calls: raised AttributeError: 'UnionType' object has no attribute 'dtype' where eager returned",
-    ),
     ("finance", "crossover_signals", 0): (
         "refused",
         "tuple appended to a list in a staged loop; both calls: UnsupportedOpError at finance.py:105: op 'list_write' cannot take a tuple ((2, 'buy')) as an input; only arrays, numbers and symbolic tensors can...",
@@ -22,10 +18,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("finance", "crossover_signals", 2): (
         "refused",
         "tuple appended to a list in a staged loop; both calls: UnsupportedOpError at finance.py:105: op 'list_write' cannot take a tuple ((1, 'buy')) as an input; only arrays, numbers and symbolic tensors can...",
-    ),
-    ("finance", "irr", 2): (
-        "refused",
-        "early return of differently shaped values; both calls: BranchMismatchError at finance.py:86: this function returns a value on one path and None on another, depending on the symbolic condition of this ...",
     ),
     ("finance", "log_returns", 0): (
         "refused",
@@ -46,10 +38,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("finance", "rebalance", 2): (
         "refused",
         "early return of differently shaped values; both calls: BranchMismatchError at finance.py:116: the branches of a staged `if` give 'return value[1]' different structures: a list of 0 in the true branch a...",
-    ),
-    ("games", "blackjack_value", 1): (
-        "refused",
-        "None or str on one path, a tensor on another; both calls: BranchMismatchError at games.py:72: 'return value' is a str ('bust') in the true branch and a tensor i64[] in the false branch of a staged `if`...",
     ),
     ("games", "connect_four_drop", 0): (
         "refused",
@@ -72,12 +60,12 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "comparison inside unconverted code (sorted, min/max key, any, bisect, `in` a tuple); both calls: SymbolicValueError at games.py:55: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool> needs its val...",
     ),
     ("games", "life_score", 0): (
-        "wrong_error",
-        "ndarray method missing on traced arrays; both calls: raised AttributeError: 'Tensor' object has no attribute 'tobytes' where eager returned",
+        "refused",
+        "other; both calls: UnstagedAttributeError at games.py:29: `.tobytes` of a symbolic tensor <i64[4,4]> is not staged: its value exists only when the graph runs. Use Nu...",
     ),
     ("games", "life_score", 1): (
-        "wrong_error",
-        "ndarray method missing on traced arrays; both calls: raised AttributeError: 'Tensor' object has no attribute 'tobytes' where eager returned",
+        "refused",
+        "other; both calls: UnstagedAttributeError at games.py:29: `.tobytes` of a symbolic tensor <i64[3,3]> is not staged: its value exists only when the graph runs. Use Nu...",
     ),
     ("games", "merge_row_2048", 0): (
         "refused",
@@ -114,22 +102,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("games", "sudoku_valid", 3): (
         "refused",
         "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at games.py:184: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[4]> needs its value, whic...",
-    ),
-    ("games", "tictactoe_winner", 0): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at games.py:16: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[3,3]> needs its value, wh...",
-    ),
-    ("games", "tictactoe_winner", 1): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at games.py:16: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[3,3]> needs its value, wh...",
-    ),
-    ("games", "tictactoe_winner", 2): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at games.py:16: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[3,3]> needs its value, wh...",
-    ),
-    ("games", "tictactoe_winner", 3): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at games.py:16: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[3,3]> needs its value, wh...",
     ),
     ("games", "war_card_game", 2): (
         "silent",
@@ -243,18 +215,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at learning.py:103: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[2]> needs its value, whic...",
     ),
-    ("learning", "decision_stump", 0): (
-        "refused",
-        "a Python float on one path, a NumPy value on another; both calls: BranchMismatchError at learning.py:146: 'best[0]' is a Python float in one case and a i64[] value in the other, which would become float64; cast on...",
-    ),
-    ("learning", "decision_stump", 1): (
-        "refused",
-        "a Python float on one path, a NumPy value on another; both calls: BranchMismatchError at learning.py:146: 'best[0]' is a Python float in one case and a i64[] value in the other, which would become float64; cast on...",
-    ),
-    ("learning", "decision_stump", 2): (
-        "refused",
-        "a Python float on one path, a NumPy value on another; both calls: BranchMismatchError at learning.py:146: 'best[0]' is a Python float in one case and a i64[] value in the other, which would become float64; cast on...",
-    ),
     ("learning", "knn_predict", 0): (
         "refused",
         "comparison inside unconverted code (sorted, min/max key, any, bisect, `in` a tuple); both calls: SymbolicValueError at learning.py:67: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool> needs its val...",
@@ -274,38 +234,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("numerics", "binomial_pmf", 3): (
         "refused",
         "other; both calls: SymbolicValueError at numerics.py:315: iterating range(0, <staging.Tensor int in trace of 'binomial_pmf'>, 1), whose bounds are known only when th...",
-    ),
-    ("numerics", "cholesky_logdet", 0): (
-        "refused",
-        "NumPy function without a staged op; both calls: UnsupportedOpError at numerics.py:272: np.diag (no staged op) is not supported on symbolic tensors; wrap the computation in staging.py_function(fu...",
-    ),
-    ("numerics", "cholesky_logdet", 1): (
-        "refused",
-        "NumPy function without a staged op; both calls: UnsupportedOpError at numerics.py:272: np.diag (no staged op) is not supported on symbolic tensors; wrap the computation in staging.py_function(fu...",
-    ),
-    ("numerics", "cholesky_logdet", 2): (
-        "refused",
-        "NumPy function without a staged op; both calls: UnsupportedOpError at numerics.py:272: np.diag (no staged op) is not supported on symbolic tensors; wrap the computation in staging.py_function(fu...",
-    ),
-    ("numerics", "cholesky_logdet", 3): (
-        "refused",
-        "NumPy function without a staged op; both calls: UnsupportedOpError at numerics.py:272: np.diag (no staged op) is not supported on symbolic tensors; wrap the computation in staging.py_function(fu...",
-    ),
-    ("numerics", "gauss_solve", 0): (
-        "refused",
-        "other; both calls: MissingAttributeError at numerics.py:120: 'int' object has no attribute 'dtype'",
-    ),
-    ("numerics", "gauss_solve", 1): (
-        "refused",
-        "other; both calls: MissingAttributeError at numerics.py:120: 'int' object has no attribute 'dtype'",
-    ),
-    ("numerics", "gauss_solve", 2): (
-        "refused",
-        "other; both calls: MissingAttributeError at numerics.py:120: 'int' object has no attribute 'dtype' (eager raised SingularMatrixError)",
-    ),
-    ("numerics", "gauss_solve", 3): (
-        "refused",
-        "other; both calls: MissingAttributeError at numerics.py:120: 'int' object has no attribute 'dtype'",
     ),
     ("numerics", "gcd_table", 0): (
         "refused",
@@ -334,10 +262,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("records", "lru_cache_hits", 0): (
         "refused",
         "dict keyed by a traced value; both calls: UndefinedNameError at records.py:163: OrderedDict[<staging.Tensor int in trace of 'lru_cache_hits'>] is first set inside this staged loop, whose ...",
-    ),
-    ("records", "normalize_columns", 1): (
-        "wrong_error",
-        "run-time raise from a staged branch: message gets file:line or a tensor repr; both calls: ValueError message: eager 'zero-size array to reduction operation minimum... vs staged 'records.py:181: min: zero-size array to reduction operation minimu...",
     ),
     ("records", "parse_records", 2): (
         "refused",
@@ -378,14 +302,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("searching", "dedupe_keep_order", 2): (
         "refused",
         "other; both calls: SymbolicValueError at searching.py:176: hash() (as a dict key, a set member, in Counter(), ...) of a symbolic tensor <float> needs its value, which...",
-    ),
-    ("searching", "first_bad_version", 0): (
-        "refused",
-        "None or str on one path, a tensor on another; both calls: BranchMismatchError at searching.py:212: 'output[0]' is a tensor int in the true branch and None in the false branch of a staged `if`; both branches...",
-    ),
-    ("searching", "first_bad_version", 1): (
-        "refused",
-        "None or str on one path, a tensor on another; both calls: BranchMismatchError at searching.py:212: 'output[0]' is a tensor int in the true branch and None in the false branch of a staged `if`; both branches...",
     ),
     ("searching", "grade_scores", 0): (
         "refused",
@@ -431,18 +347,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "try/except around staged code; both calls: UnsupportedConstructError at signals.py:205: this `try` catches errors that the staged operations inside it could raise only when the graph runs (after ...",
     ),
-    ("signals", "exp_smooth", 0): (
-        "refused",
-        "None or str on one path, a tensor on another; both calls: LoopVariableError at signals.py:33: loop variable 's' is None before the staged loop and a tensor f64[] inside it; give it an initial value of ...",
-    ),
-    ("signals", "exp_smooth", 1): (
-        "refused",
-        "None or str on one path, a tensor on another; both calls: LoopVariableError at signals.py:33: loop variable 's' is None before the staged loop and a tensor f64[] inside it; give it an initial value of ...",
-    ),
-    ("signals", "exp_smooth", 3): (
-        "refused",
-        "None or str on one path, a tensor on another; both calls: LoopVariableError at signals.py:33: loop variable 's' is None before the staged loop and a tensor i64[] inside it; give it an initial value of ...",
-    ),
     ("signals", "find_peaks", 0): (
         "refused",
         "traced value used outside its trace (leaked); both calls: LeakedTensorError at signals.py:79: symbolic tensor <list[int]> belongs to another trace ('find_peaks') and cannot be used in 'find_peaks'; pas...",
@@ -450,14 +354,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("signals", "find_peaks", 1): (
         "refused",
         "traced value used outside its trace (leaked); both calls: LeakedTensorError at signals.py:79: symbolic tensor <list[int]> belongs to another trace ('find_peaks') and cannot be used in 'find_peaks'; pas...",
-    ),
-    ("signals", "hysteresis_threshold", 0): (
-        "refused",
-        "tuple appended to a list in a staged loop; both calls: UnsupportedOpError at signals.py:224: op 'list_write' cannot take a tuple ((None, <staging.Tensor int in trace of 'hysteresis_threshold) as an in...",
-    ),
-    ("signals", "hysteresis_threshold", 2): (
-        "refused",
-        "tuple appended to a list in a staged loop; both calls: UnsupportedOpError at signals.py:224: op 'list_write' cannot take a tuple ((None, <staging.Tensor int in trace of 'hysteresis_threshold) as an in...",
     ),
     ("signals", "moving_average", 0): (
         "silent",
@@ -490,14 +386,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("signals", "sliding_max", 0): (
         "wrong_error",
         "Python container or closure in a staged loop (set `in`, deque, nonlocal); both calls: raised IndexError at signals.py:132: deque index out of range where eager returned",
-    ),
-    ("signals", "zero_crossings", 0): (
-        "refused",
-        "None or str on one path, a tensor on another; both calls: BranchMismatchError at signals.py:93: 'prev' is a tensor f64[] in the true branch and None in the false branch of a staged `if`; both branches mu...",
-    ),
-    ("signals", "zero_crossings", 2): (
-        "refused",
-        "None or str on one path, a tensor on another; both calls: BranchMismatchError at signals.py:93: 'prev' is a tensor f64[] in the true branch and None in the false branch of a staged `if`; both branches mu...",
     ),
     ("simulation", "bank_queue", 0): (
         "refused",
@@ -614,18 +502,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("text", "to_base", 1): (
         "refused",
         "None or str on one path, a tensor on another; both calls: BranchMismatchError at text.py:220: 'output[0]' is a str ('-') in the true branch and a str ('') in the false branch of a staged `if`; both bra...",
-    ),
-    ("text", "tokenize", 0): (
-        "wrong_error",
-        "None or str on one path, a tensor on another; both calls: raised TypeError at text.py:35: None cannot be used as an array operand where eager returned",
-    ),
-    ("text", "tokenize", 2): (
-        "wrong_error",
-        "None or str on one path, a tensor on another; both calls: raised TypeError at text.py:35: None cannot be used as an array operand where eager returned",
-    ),
-    ("text", "tokenize", 3): (
-        "wrong_error",
-        "None or str on one path, a tensor on another; both calls: raised TypeError at text.py:35: None cannot be used as an array operand where eager returned",
     ),
     ("text", "vowel_stats", 0): (
         "refused",
