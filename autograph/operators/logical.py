@@ -127,12 +127,45 @@ def in_(item, container):
         return strings.contains(container, item)
     if is_symbolic(container):
         return record("python_number", [np.any(container == item)], {"kind": bool})
+    if _number_in_numbers(item, container):
+        return _staged_membership(item, container)
     return item in container
+
+
+_PYTHON_NUMBERS = (bool, int, float, complex)
+_NUMPY_NUMBERS = (np.bool_, np.number)
+_COLLECTIONS = (tuple, list, set, frozenset, dict)
+
+
+def _number_in_numbers(item, collection) -> bool:
+    """A symbolic number `in` a tuple, list, set or dict of numbers (`c in (10, 32, 9)`):
+    Python's `in` compares the item with each element (`is` first, never true for a value made
+    when the graph runs; then `==`, whose truth it takes), which staged is the `or` of the
+    comparisons. (Hashing finds the same element: equal numbers hash alike.) An array item is
+    left to Python, which asks the truth of an array."""
+    return (
+        is_symbolic(item)
+        and all(kind.shape == () for kind in kinds(item.type) if isinstance(kind, TensorType))
+        and not may_be_none(item.type)
+        and type(collection) in _COLLECTIONS
+        and all(type(e) in _PYTHON_NUMBERS or isinstance(e, _NUMPY_NUMBERS) for e in collection)
+    )
+
+
+def _staged_membership(item, collection):
+    """`item in collection` for _number_in_numbers: a Python bool known when the graph runs."""
+    found = False
+    for element in collection:
+        equal = item == element
+        found = equal if found is False else found | equal
+    if found is False:  # (an empty collection)
+        return False
+    return record("python_number", [found], {"kind": bool})
 
 
 def not_in(item, container):
     """`item not in container`: the negation of in_."""
-    if is_symbolic(container) or is_staged_str(item):
+    if is_symbolic(container) or is_staged_str(item) or _number_in_numbers(item, container):
         return not_(in_(item, container))
     return item not in container
 

@@ -5,6 +5,7 @@ import pytest
 from conftest import f64, i64
 
 import autograph
+import staging
 
 
 def guarded(x):
@@ -201,3 +202,57 @@ def test_a_python_int_that_does_not_fit_the_left_operands_dtype_is_used_by_its_t
         assert repr(staging.function(_or_value_with_a_negative_int)(x, y)) == repr(
             _or_value_with_a_negative_int(x, y)
         )
+
+
+# -- a symbolic number `in` a Python collection of numbers ------------------------------------
+
+
+def _count_words(codes):
+    words = 0
+    in_word = False
+    for c in codes:
+        if c in (10, 32, 9):
+            in_word = False
+        elif not in_word:
+            in_word = True
+            words += 1
+    return words
+
+
+def _memberships(x):
+    return (x in (1, 2.5, True), x not in [0, 7], x in {3, 4.0}, x in {}, x not in ())
+
+
+@pytest.mark.parametrize(
+    "codes",
+    [np.array([72, 32, 105, 10, 9, 33]), np.array([], dtype=np.int64), np.array([9, 9, 65])],
+    ids=repr,
+)
+def test_a_symbolic_number_in_a_tuple_in_a_staged_loop(codes):
+    """`c in (10, 32, 9)` compares c with each element when the graph runs (it asked the truth
+    of a symbolic comparison: refused)."""
+    staged = staging.function(_count_words)
+    result = staged(codes)
+    assert result == _count_words(codes) and type(result) is int
+
+
+@pytest.mark.parametrize(
+    "x",
+    [np.float64(1.0), np.float64(2.5), np.int64(4), np.int8(0), np.float32(np.nan), np.bool_(True)],
+    ids=repr,
+)
+def test_membership_of_a_symbolic_number_is_a_python_bool_as_eagerly(x):
+    staged = staging.function(_memberships)(x)
+    eager = _memberships(x)
+    assert staged == eager
+    assert [type(v) for v in staged] == [type(v) for v in eager] == [bool] * 5
+
+
+def test_an_array_in_a_tuple_is_still_refused_naming_the_line():
+    """Python asks the truth of `array == element`: ambiguous for an array, refused staged."""
+
+    def f(x):
+        return x in (1, 2)
+
+    with pytest.raises(staging.errors.SymbolicValueError, match=r"test_logical\.py:\d+"):
+        staging.function(f)(np.arange(3.0))
