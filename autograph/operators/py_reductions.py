@@ -185,28 +185,22 @@ def sum_(iterable, start=0):
         if element is None:  # nothing was ever appended
             return start
         length, item = ta.size(), ta.read
-        dtype, shape = element.dtype, element.shape
     else:
         if iterable.ndim == 0:
             raise errors.SymbolicValueError(
                 f"{_where()}sum() of a scalar tensor: it is not iterable"
             )
         length = iterable.shape[0] if iterable.shape[0] is not None else np.shape(iterable)[0]
-        dtype, shape = iterable.dtype, tuple(iterable.shape[1:])
 
         def item(i):
             return iterable[i]
 
-    if any(d is None for d in shape):
-        raise errors.SymbolicValueError(
-            f"{_where()}sum() of items of shape {shape} (unknown dims): use np.sum(x, axis=0)"
-        )
-    # start + 0 has the type start + item has, and adding the items to it rounds as Python does.
-    zero = np.zeros(shape, dtype)[()] if shape == () else np.zeros(shape, dtype)
+    # The total starts as `start` itself: no item gives `start` (a Python 0 stays one), the
+    # loop's type joins the kinds the additions give.
     _, total = control_flow.while_loop(
         lambda i, total: i < length,
         lambda i, total: (i + 1, total + item(i)),
-        (np.int64(0), start + zero),
+        (np.int64(0), start),
         names=("<sum index>", "sum"),
     )
     return total
