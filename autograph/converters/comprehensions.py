@@ -63,7 +63,6 @@ _READ_WHOLE = {
     builtins.min: (0, {"default"}),
     builtins.max: (0, {"default"}),
     builtins.sorted: (0, {"key", "reverse"}),
-    builtins.list: (0, set()),
     builtins.tuple: (0, set()),
     builtins.set: (0, set()),
     builtins.frozenset: (0, set()),
@@ -71,7 +70,9 @@ _READ_WHOLE = {
     collections.deque: (1, {"maxlen"}),
     collections.Counter: (0, set()),
 }
-_SHORT_CIRCUIT = {builtins.any: "any", builtins.all: "all"}
+# Functions whose call the function a generator expression becomes replaces: the list it makes,
+# the answer of any() / all().
+_REPLACED = {builtins.list: "list", builtins.any: "any", builtins.all: "all"}
 _MISSING = object()
 
 _BASES = {
@@ -170,16 +171,25 @@ def _collected(comp, kind, iterable, result):
     return start + loops + templates.replace(finish, comp, result=result)
 
 
-def _deciding(comp, kind, iterable):
-    """The body of a function giving any(...) / all(...) of a generator expression: a loop
-    returning at the first item that decides the answer."""
-    if kind == "any":
-        decide = templates.replace("if item:\n    return True", comp.elt, item=comp.elt)
-        finish = templates.replace("return False", comp)
-    else:
-        decide = templates.replace("if not item:\n    return False", comp.elt, item=comp.elt)
-        finish = templates.replace("return True", comp)
-    return _loops(comp, decide, iterable, False) + finish
+def _deciding(comp, kind, iterable, answer):
+    """The body of a function giving any(...) / all(...) of a generator expression: a loop that
+    ends at the first item deciding the answer (a `break` out of one `for` clause, a `return`
+    out of several)."""
+    decided, otherwise = ("True", "False") if kind == "any" else ("False", "True")
+    test = (
+        comp.elt if kind == "any" else ast.copy_location(ast.UnaryOp(ast.Not(), comp.elt), comp.elt)
+    )
+    if len(comp.generators) > 1:
+        decide = templates.replace(f"if test:\n    return {decided}", comp.elt, test=test)
+        return _loops(comp, decide, iterable, False) + templates.replace(
+            f"return {otherwise}", comp
+        )
+    decide = templates.replace(
+        f"if test:\n    answer = {decided}\n    break", comp.elt, test=test, answer=answer
+    )
+    start = templates.replace(f"answer = {otherwise}", comp, answer=answer)
+    finish = templates.replace("return answer", comp, answer=answer)
+    return start + _loops(comp, decide, iterable, False) + finish
 
 
 def _deferred_reads(comp) -> set:
@@ -303,7 +313,7 @@ class _Extractor:
         for k in call.keywords:
             k.value = self.visit(k.value, bound)
         made = self._convert(genexp, kind, bound)
-        if kind in ("any", "all"):
+        if kind in _REPLACED.values():
             return made
         call.args[0] = made
         return call
@@ -332,7 +342,7 @@ class _Extractor:
             iterable = namer.new("iterable")
         name = namer.new(_BASES[type(comp)])
         if kind in ("any", "all"):
-            body = _deciding(comp, kind, iterable)
+            body = _deciding(comp, kind, iterable, namer.new("answer"))
         else:
             body = _collected(comp, kind, iterable, namer.new("result"))
         (fn,) = templates.replace(
@@ -356,8 +366,9 @@ class _Comprehensions(transformer.Transformer):
         self.made = []  # the names of the functions made
 
     def consumer(self, call):
-        """ "any" / "all", or "list" for a function reading a generator expression given as its
-        first argument whole (_READ_WHOLE, its other arguments plain), else None."""
+        """What the function a generator expression given as the first argument of `call` makes:
+        "list", "any" or "all" for the call it replaces (_REPLACED), "items" for a function
+        reading it whole (_READ_WHOLE, its other arguments plain); else None."""
         func = call.func
         if (
             isinstance(func, ast.Attribute)
@@ -368,8 +379,8 @@ class _Comprehensions(transformer.Transformer):
             target, extra = str.join, (0, set())
         else:
             target = self._resolve(func)
-            if target in _SHORT_CIRCUIT:
-                return _SHORT_CIRCUIT[target] if len(call.args) == 1 and not call.keywords else None
+            if _hashable(target) and target in _REPLACED:
+                return _REPLACED[target] if len(call.args) == 1 and not call.keywords else None
             extra = _READ_WHOLE.get(target) if _hashable(target) else None
             if extra is None:
                 return None
@@ -380,7 +391,7 @@ class _Comprehensions(transformer.Transformer):
             return None
         if any(k.arg not in keywords or not _plain(k.value) for k in call.keywords):
             return None
-        return "list"
+        return "items"
 
     def _resolve(self, func):
         """The object a call's target names, if it is a builtin or an attribute of a module the

@@ -114,25 +114,30 @@ def _extreme_of_tensor(name, items, better, default=_MISSING):
     """min/max over the first axis of a tensor (or a staged list): Python compares element by
     element and keeps the first extreme one; a NaN first element is never replaced and later
     NaNs are never chosen. The items of a staged list that are Python numbers give a Python
-    number, as Python's min/max returns the item itself."""
+    number, as Python's min/max returns the item itself. No items: the default, or Python's
+    ValueError (when the graph runs, for a length known only then)."""
     python_kind = None
     if isinstance(items, data_structures.StagedList):
         python_kind = _python_kind(name, items)
         items = items.stack()
-    if default is not _MISSING:
-        n = items.static_shape[0] if items.static_ndim else None
-        if n is None:
-            raise errors.SymbolicValueError(
-                f"{_where()}{name}(..., default=...) of a tensor whose length is known only when "
-                f"the graph runs: whether the default is the result would depend on it; check "
-                f"len() first"
-            )
-        if n == 0:
-            return default
-    found = _extreme_of_array(name, items, better)
-    if python_kind is not None:
-        return record("python_number", [found], {"kind": python_kind})
-    return found
+
+    def found():
+        best = _extreme_of_array(name, items, better)
+        if python_kind is not None:
+            return record("python_number", [best], {"kind": python_kind})
+        return best
+
+    def empty():
+        if default is _MISSING:
+            raise ValueError(f"{name}() arg is an empty sequence")
+        return default
+
+    n = items.static_shape[0] if items.static_ndim else None
+    if n == 0:
+        return empty()
+    if n is not None or not items.static_ndim:
+        return found()
+    return control_flow.cond(np.shape(items)[0] == 0, empty, found)
 
 
 def _python_kind(name, items):
