@@ -91,22 +91,33 @@ def _targets(comp) -> set:
     return {n.id for g in comp.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
 
 
+_TARGETS = (ast.Name, ast.Tuple, ast.List, ast.Starred, ast.Store)
+
+
 def _convertible(comp) -> bool:
+    """Whether `comp` may become a function (see the module's docstring for what stays)."""
     own = _targets(comp)
+    for gen in comp.generators:
+        if gen.is_async or not all(isinstance(n, _TARGETS) for n in ast.walk(gen.target)):
+            return False  # (`for d["k"] in ...` writes an outer object)
     for n in ast.walk(comp):
-        if isinstance(n, ast.NamedExpr) or (isinstance(n, ast.comprehension) and n.is_async):
+        if isinstance(n, ast.NamedExpr):
             return False
         if isinstance(n, ast.Name) and n.id in ("super", "__class__"):
             return False
-        if (
-            isinstance(n, ast.Call)
-            and isinstance(n.func, ast.Attribute)
-            and n.func.attr == "pop"
-            and isinstance(n.func.value, ast.Name)
-            and n.func.value.id not in own
-        ):
+        if isinstance(n, ast.Call) and _stops_or_rebinds(n, own, comp):
             return False
     return True
+
+
+def _stops_or_rebinds(call, own, comp) -> bool:
+    """A `pop()` of a list the comprehension does not bind (the list converter would rebind the
+    name inside the function); in a generator expression, a `next()` (a StopIteration it raises
+    ends the generator with a RuntimeError, which a loop would not raise)."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "pop":
+        return isinstance(func.value, ast.Name) and func.value.id not in own
+    return isinstance(comp, ast.GeneratorExp) and isinstance(func, ast.Name) and func.id == "next"
 
 
 def _plain(node) -> bool:
