@@ -9,7 +9,7 @@ becomes
 
     def genexpr(x):
         result = []
-        for v in ag__.comprehension_iter(x):
+        for v in x:
             if v > 0:
                 result.append(1)
         return result
@@ -24,22 +24,29 @@ read there are parameters too: the parameters of an enclosing lambda, the target
 enclosing generator expression left as it is, and, in the test of a `while` (which becomes a
 function of the loop's variables), every local name the comprehension reads.
 
-A set comprehension collects its items in a list, in order, and `ag__.comprehension_set`
-makes the set; a dict comprehension collects (key, value) pairs (the key computed first, as
-Python does) for `ag__.comprehension_dict`. `ag__.comprehension_iter` gives a staged value
-whose number of items is known while tracing one item at a time, as Python iteration does.
+A comprehension without `if` clauses iterates `ag__.comprehension_iter(iterable)`: a staged
+value whose number of items is known while tracing gives them one by one, as Python iteration
+does (the result has that many items, as before comprehensions were converted); with an `if`
+clause a condition on a staged value makes the length known only when the graph runs anyway,
+and the loop over a staged value is staged (one loop, not a staged `if` per item). A set
+comprehension collects its items in a list, in order, and `ag__.comprehension_set` makes the
+set; a dict comprehension collects (key, value) pairs (the key computed first, as Python does)
+for `ag__.comprehension_dict`.
 
 A generator expression is lazy: its items are computed as its consumer asks for them. It is
 converted only where that order cannot be observed: as the one positional argument of a function
 that reads it to its end before anything else happens (`_READ_WHOLE`: sum, min and max without
-key=, sorted, list, tuple, set, frozenset, dict, collections.deque and Counter, `"...".join`;
-their other arguments plain names, literals or lambdas), whose items are then collected in a
-list first; or of `any` / `all`, which become a loop returning at the first item deciding the
-answer, as they stop there. Every other generator expression stays a Python generator.
+key=, sorted, tuple, set, frozenset, dict, collections.deque and Counter, `"...".join`; their
+other arguments plain names, literals or lambdas), whose items are then collected in a list
+first (`list(...)` of it is that list); or of `any` / `all`, which become a loop ending at the
+first item deciding the answer, as they stop there. Every other generator expression stays a
+Python generator.
 
 Left as written: comprehensions holding `:=` (it binds a name of the enclosing function), `pop()`
-of a list it does not bind (the list converter would rebind that name inside the function),
-`super` or `__class__`, and those in a class body.
+of a list they do not bind (the list converter would rebind that name inside the function),
+`super` or `__class__`, a target that is an item or attribute (`for d["k"] in ...`), generator
+expressions calling `next()` (a StopIteration it raises ends a generator with a RuntimeError,
+which a loop would not raise), and comprehensions in a class body.
 """
 
 from __future__ import annotations
@@ -361,7 +368,6 @@ class _Extractor:
         )
         anno.setanno(fn, anno.Static.CELLS, frozenset(own & _deferred_reads(comp)))
         self.defs.append(fn)
-        owner.made.append(name)
         call = ast.Call(
             func=templates.name(name, lineno=comp.lineno),
             args=[argument, *(templates.name(p, lineno=comp.lineno) for p in params)],
@@ -374,7 +380,6 @@ class _Comprehensions(transformer.Transformer):
     def __init__(self, ctx):
         self.ctx = ctx
         self.scopes = []  # the _Scope of each function enclosing the statement visited
-        self.made = []  # the names of the functions made
 
     def consumer(self, call):
         """What the function a generator expression given as the first argument of `call` makes:
