@@ -630,3 +630,52 @@ def test_deque_and_counter_read_a_generator_whole(capsys):
 
     strictly_same(autograph.convert(queue)(7), queue(7))
     assert "collections.deque(genexpr(" in autograph.to_code(queue)
+
+
+# -- what the lists comprehensions make meet ------------------------------------------------------
+
+
+def test_indexing_with_a_list_a_staged_loop_made(capsys):
+    def marked(r):
+        bad = [i for i, v in enumerate(r) if not np.isfinite(v)]
+        r = r.copy()
+        r[bad] = 0.0
+        return r, r[bad], len(bad)
+
+    same_as_eager(
+        capsys,
+        marked,
+        [(np.array([1.0, np.inf, np.nan]),), (np.array([1.0, 2.0]),), (np.zeros(0),)],
+        signatures=(None, [F64_ANY]),
+    )
+
+
+def test_min_and_max_of_no_items(capsys):
+    def extremes(x):
+        return max(v for v in x if v > 0), min((v for v in x if v > 0), default=-1.0)
+
+    same_as_eager(capsys, extremes, VECTORS, signatures=(None, [F64_ANY]))
+
+
+def test_sum_starts_from_start(capsys):
+    def totals(m):
+        return sum(m), sum(m, 0.5), sum((row for row in m if row[0] > 0), 1)
+
+    same_as_eager(
+        capsys,
+        totals,
+        [(np.ones((2, 3)),), (np.zeros((0, 3)),), (np.array([[-1.0], [2.0]]),)],
+        signatures=(None, [staging.TensorSpec([None, None], np.float64)]),
+    )
+
+
+def test_a_list_repeated_a_symbolic_number_of_times_is_refused_naming_the_line():
+    def padded(row):
+        tiles = [v for v in row if v != 0]
+        return tiles + [0] * (len(row) - len(tiles))
+
+    assert padded(np.array([2, 0, 2])) == [2, 2, 0]
+    with pytest.raises(errors.SymbolicValueError) as info:
+        staging.function(padded)(np.array([2, 0, 2]))
+    assert str(info.value).startswith(line_of(padded, 2)), str(info.value)
+    assert "using as a Python int" in str(info.value)
