@@ -343,6 +343,17 @@ def test_nested_comprehensions(capsys):
         )
 
 
+def test_lists_as_items_of_a_staged_loop_are_refused_naming_the_line():
+    def rows_of_positives(x, y):
+        return [[a * b for b in y] for a in x if a > 0]
+
+    assert rows_of_positives(np.array([1.0, -1.0]), np.ones(2)) == [[1.0, 1.0]]
+    with pytest.raises(errors.UnsupportedOpError) as info:
+        staging.function(rows_of_positives)(np.array([1.0, -1.0]), np.ones(2))
+    assert str(info.value).startswith(line_of(rows_of_positives, 1)), str(info.value)
+    assert "cannot take a list" in str(info.value)
+
+
 def test_a_comprehension_in_the_condition_of_another(capsys):
     def below_all_others(x):
         return [v for v in x if all(v <= w for w in x)]
