@@ -24,6 +24,8 @@ RTOL, ATOL = 1e-6, 1e-12
 REFUSED = {
     "random_draws": "reads a random generator at run time",
     "list_append_staged_loop": "a list appended in a staged loop has no static bound",
+    "comprehension_filter": "a comprehension with a staged `if` builds a list with no static bound",
+    "comprehension_range": "a comprehension over range(n) builds a list with no static bound",
     "tensor_array_write_stack": "a TensorArray written in a staged loop",
     "loop_variable_changes_shape": "a loop variable whose shape changes between iterations",
     "fstring_in_loop": "a staged string (a Python str is not an array)",

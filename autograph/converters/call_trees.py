@@ -101,7 +101,7 @@ class _CallTrees(transformer.Transformer):
             and func.value.id == "ag__"
         ):
             return False
-        if isinstance(func, ast.Name) and func.id == "super":
+        if isinstance(func, ast.Name) and (func.id == "super" or func.id in self.ctx.direct_calls):
             return False
         obj = self._resolve(func)
         if obj is _MISSING or py_builtins.is_overridden(obj):

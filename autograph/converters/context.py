@@ -39,6 +39,11 @@ class ConversionContext:
     namer: naming.Namer
     """The source of fresh names, avoiding the function's own names and those handed out."""
 
+    direct_calls: frozenset[str] = frozenset()
+    """Names of the functions converters defined in the converted code (the functions
+    comprehensions became): converted already, they are called as they are, not through
+    ag__.call."""
+
     @property
     def filename(self) -> str:
         return self.entity.filename

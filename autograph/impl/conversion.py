@@ -4,6 +4,7 @@ per code object. The `ag__` namespace converted code calls is given by autograph
 from __future__ import annotations
 
 import ast
+import dataclasses
 import dis
 import inspect
 import linecache
@@ -18,6 +19,7 @@ from autograph.converters import (
     break_statements,
     call_trees,
     composite_assignments,
+    comprehensions,
     conditional_expressions,
     continue_statements,
     control_flow,
@@ -195,6 +197,12 @@ def _transform(fn):
         features=frozenset(facts.features),
         namer=naming.Namer(facts.used),
     )
+    if ctx.features & comprehensions.CONSTRUCTS:
+        # Comprehensions become functions with `for` and `if` statements first: the pipeline
+        # then converts those as it converts the user's own.
+        before = frozenset(ctx.namer.used)
+        node = comprehensions.transform(node, ctx)
+        ctx = _rescanned(ctx, node, before)
     present = ctx.features
     if present & _JUMPS:
         liveness.analyze_source(node)
@@ -203,6 +211,20 @@ def _transform(fn):
         if needs is None or needs & present:
             node = converter.transform(node, ctx)
     return node, ctx
+
+
+def _rescanned(ctx, node, before):
+    """`ctx` with the facts of the rewritten `node` (the same namer); the functions a converter
+    defined (named by the namer, not in `before`) are called directly."""
+    facts = naming.scan(node)
+    made = frozenset(n.name for n in facts.nodes if isinstance(n, ast.FunctionDef)) - before
+    return dataclasses.replace(
+        ctx,
+        name_order=types.MappingProxyType(facts.order),
+        bound=frozenset(facts.bound),
+        features=frozenset(facts.features),
+        direct_calls=made,
+    )
 
 
 _JUMPS = frozenset((ast.Break, ast.Continue, ast.Return))

@@ -5,6 +5,11 @@ autograph.impl.api assembles the `ag__` namespace from these and its `call`."""
 
 from autograph.operators import composites
 from autograph.operators.composites import *  # noqa: F401,F403 - setitem, setattr, key, iadd ...
+from autograph.operators.comprehensions import (
+    comprehension_dict,
+    comprehension_iter,
+    comprehension_set,
+)
 from autograph.operators.contexts import catches, caught, context, finally_guard
 from autograph.operators.control_flow import for_stmt, if_exp, if_stmt, return_value, while_stmt
 from autograph.operators.data_structures import StagedList, list_append, list_pop
@@ -54,5 +59,8 @@ __all__ = [
     "caught",
     "finally_guard",
     "try_stmt",
+    "comprehension_iter",
+    "comprehension_set",
+    "comprehension_dict",
     *composites.__all__,
 ]

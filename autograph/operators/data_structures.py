@@ -70,7 +70,16 @@ class StagedList:
         return self.tensor_array.read(index)
 
     def __iter__(self):
-        return (self.tensor_array.read(i) for i in range(len(self)))
+        size = self.tensor_array.length()
+        if is_symbolic(size):
+            raise errors.SymbolicValueError(
+                f"{where()}iterating a list built by a staged loop (or by a comprehension with a "
+                f"staged `for` or `if`) in Python code (tuple(), set(), unpacking, str.join, a "
+                f"library function) needs its length, known only when the staged graph runs. "
+                f"Iterate it with a `for` statement or a comprehension (staged loops), or make "
+                f"an array of it with np.array"
+            )
+        return (self.tensor_array.read(i) for i in range(int(size)))
 
     def append(self, value):
         self.tensor_array = appended(self.tensor_array, value)

@@ -39,19 +39,19 @@ class StagedRange:
         return f"range({self.start}, {self.stop}, {self.step})"
 
     def __iter__(self):
-        """Python code iterating the range (a comprehension, a library call): the number of
+        """Python code iterating the range (a generator expression read lazily, a library call): the number of
         items is only known when the graph runs, so there is nothing to give it now."""
         raise errors.SymbolicValueError(
             f"{_where()}iterating {self!r}, whose bounds are known only when the staged graph "
-            f"runs, in Python code that autograph does not convert (a comprehension, a generator "
-            f"expression, a library call): the number of items is unknown while tracing. Write "
-            f"the loop as a `for` statement (a staged loop), appending to a list if needed"
+            f"runs, in Python code that autograph does not convert (a generator expression read "
+            f"lazily, unpacking, list(), a library call): the number of items is unknown while "
+            f"tracing. Write the loop as a `for` statement or a comprehension (a staged loop)"
         )
 
 
 class StagedEnumerate:
     """enumerate() of a staged iterable: a staged loop in a converted `for`; elsewhere (a
-    comprehension, a library call) Python's enumerate of the items, where their number is known
+    generator expression read lazily, a library call) Python's enumerate of the items, where their number is known
     while tracing (a tensor of known first dim)."""
 
     __slots__ = ("iterable", "start")

@@ -114,25 +114,30 @@ def _extreme_of_tensor(name, items, better, default=_MISSING):
     """min/max over the first axis of a tensor (or a staged list): Python compares element by
     element and keeps the first extreme one; a NaN first element is never replaced and later
     NaNs are never chosen. The items of a staged list that are Python numbers give a Python
-    number, as Python's min/max returns the item itself."""
+    number, as Python's min/max returns the item itself. No items: the default, or Python's
+    ValueError (when the graph runs, for a length known only then)."""
     python_kind = None
     if isinstance(items, data_structures.StagedList):
         python_kind = _python_kind(name, items)
         items = items.stack()
-    if default is not _MISSING:
-        n = items.static_shape[0] if items.static_ndim else None
-        if n is None:
-            raise errors.SymbolicValueError(
-                f"{_where()}{name}(..., default=...) of a tensor whose length is known only when "
-                f"the graph runs: whether the default is the result would depend on it; check "
-                f"len() first"
-            )
-        if n == 0:
-            return default
-    found = _extreme_of_array(name, items, better)
-    if python_kind is not None:
-        return record("python_number", [found], {"kind": python_kind})
-    return found
+
+    def found():
+        best = _extreme_of_array(name, items, better)
+        if python_kind is not None:
+            return record("python_number", [best], {"kind": python_kind})
+        return best
+
+    def empty():
+        if default is _MISSING:
+            raise ValueError(f"{name}() arg is an empty sequence")
+        return default
+
+    n = items.static_shape[0] if items.static_ndim else None
+    if n == 0:
+        return empty()
+    if n is not None or not items.static_ndim:
+        return found()
+    return control_flow.cond(np.shape(items)[0] == 0, empty, found)
 
 
 def _python_kind(name, items):
@@ -185,28 +190,22 @@ def sum_(iterable, start=0):
         if element is None:  # nothing was ever appended
             return start
         length, item = ta.size(), ta.read
-        dtype, shape = element.dtype, element.shape
     else:
         if iterable.ndim == 0:
             raise errors.SymbolicValueError(
                 f"{_where()}sum() of a scalar tensor: it is not iterable"
             )
         length = iterable.shape[0] if iterable.shape[0] is not None else np.shape(iterable)[0]
-        dtype, shape = iterable.dtype, tuple(iterable.shape[1:])
 
         def item(i):
             return iterable[i]
 
-    if any(d is None for d in shape):
-        raise errors.SymbolicValueError(
-            f"{_where()}sum() of items of shape {shape} (unknown dims): use np.sum(x, axis=0)"
-        )
-    # start + 0 has the type start + item has, and adding the items to it rounds as Python does.
-    zero = np.zeros(shape, dtype)[()] if shape == () else np.zeros(shape, dtype)
+    # The total starts as `start` itself: no item gives `start` (a Python 0 stays one), the
+    # loop's type joins the kinds the additions give.
     _, total = control_flow.while_loop(
         lambda i, total: i < length,
         lambda i, total: (i + 1, total + item(i)),
-        (np.int64(0), start + zero),
+        (np.int64(0), start),
         names=("<sum index>", "sum"),
     )
     return total

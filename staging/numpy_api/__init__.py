@@ -156,6 +156,11 @@ def _scalar_product(method, reflected):
     def product(self, other):
         if isinstance(other, str):  # `"-" * n`: str's repetition
             return strings.repeat(other, self, text_first=reflected)
+        if isinstance(other, (list, tuple)) and self.type.shape == ():
+            # `[0] * n`: the sequence's repetition (NumPy's integer scalars and Python's ints
+            # give their value as __index__), whose length would be known only when the graph
+            # runs: Python falls back to the sequence's own `*`, which asks __index__ (refused)
+            return NotImplemented
         if kinds.is_union(self.type) or kinds.is_union(getattr(other, "type", None)):
             # (a kind that depends on the path: Python's operator itself, on every path)
             left, right = _read_values((other, self) if reflected else (self, other))

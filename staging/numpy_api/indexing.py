@@ -9,6 +9,7 @@ import numpy as np
 
 from runtime import TensorType
 from runtime.ops.indexing import format_slice, index_result
+from staging.core.tensor import staged_value
 from staging.kinds import decisions as kinds
 from staging.kinds import forms as array0d
 from staging.numpy_api._common import _as_input, _is_tensor, _record, _where, array_from_nested
@@ -43,6 +44,7 @@ def parse_key(key):  # noqa: C901, PLR0912
     index, inputs = [], []
     basic = True
     for k in key:
+        k = staged_value(k)  # a list built by a staged loop: the array of its items
         if k is None:
             index.append(None)
         elif k is Ellipsis:

@@ -1,6 +1,6 @@
 """Python's own view of a symbolic array whose shape is known while tracing: iteration (a Python
-`for` in code autograph does not convert, unpacking, list(), zip() and comprehensions),
-`.tolist()` and `.item()`.
+`for` in code autograph does not convert, unpacking, list(), zip(), generator expressions left
+as they are), `.tolist()` and `.item()`.
 
 Eagerly, iterating an array gives `x[0], x[1], ...` (views of its rows, or NumPy scalars), and
 `.tolist()` / `.item()` give Python numbers. With the first dim (for `.tolist()`, every dim)
@@ -66,9 +66,9 @@ def iterate(self: Tensor):
         raise self._symbolic_error(
             what,
             " (its first dim is unknown while tracing, and so is the number of items; a `for` "
-            "statement over a symbolic tensor is a staged loop in converted code, while "
-            "comprehensions and library code iterate in Python: write a `for` statement, or "
-            "elsewhere index it with x[i])",
+            "statement or a comprehension over a symbolic tensor is a staged loop in converted "
+            "code, while unpacking, list(), generator expressions read lazily and library code "
+            "iterate in Python: write a `for` statement, or elsewhere index it with x[i])",
         )
     if n > MAX_ELEMENTS:
         raise _too_many(self, what, n)

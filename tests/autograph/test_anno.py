@@ -126,7 +126,16 @@ def _converted_example(x):
 def test_conversion_context_declares_every_field_and_is_frozen():
     _, ctx = conversion._transform(_converted_example)
     names = [f.name for f in dataclasses.fields(ctx)]
-    assert names == ["entity", "namespace", "freevars", "name_order", "bound", "features", "namer"]
+    assert names == [
+        "entity",
+        "namespace",
+        "freevars",
+        "name_order",
+        "bound",
+        "features",
+        "namer",
+        "direct_calls",
+    ]
     for name in names + ["globals_declared", "anything"]:
         with pytest.raises(AttributeError):
             setattr(ctx, name, None)
