@@ -578,22 +578,27 @@ def _attributes_written_in_blocks(stmts) -> set:
     """'obj.attr' for the attributes of a name set inside an if, while or for of the scope (a
     staged one may set them on some paths only: their reads go through ag__.ld too)."""
     found = set()
-    for top in stmts:
-        for n in ast.walk(top):
-            if isinstance(n, (ast.If, ast.While, ast.For)):
-                for part in n.body + n.orelse:
-                    for a in ast.walk(part):
-                        if (
-                            isinstance(a, ast.Attribute)
-                            and isinstance(a.ctx, ast.Store)
-                            and isinstance(a.value, ast.Name)
-                        ):
-                            found.add(f"{a.value.id}.{a.attr}")
-                        elif _is_setattr(
-                            a
-                        ):  # `o.b = v` as the composite-assignment converter wrote it
-                            found.add(f"{a.args[0].id}.{a.args[1].value}")
+    for a in _inside_blocks(stmts):
+        if isinstance(a, ast.Attribute) and isinstance(a.ctx, ast.Store):
+            if isinstance(a.value, ast.Name):
+                found.add(f"{a.value.id}.{a.attr}")
+        elif _is_setattr(a):  # `o.b = v` as the composite-assignment converter wrote it
+            found.add(f"{a.args[0].id}.{a.args[1].value}")
     return found
+
+
+def _inside_blocks(stmts):
+    """The nodes of `stmts` inside the body or else block of an if, while or for (each once)."""
+    stack = [(n, False) for n in stmts]
+    while stack:
+        n, inside = stack.pop()
+        if inside:
+            yield n
+        if isinstance(n, (ast.If, ast.While, ast.For)) and not inside:
+            blocks = {id(s) for s in n.body + n.orelse}
+            stack.extend((c, id(c) in blocks) for c in ast.iter_child_nodes(n))
+        else:
+            stack.extend((c, inside) for c in ast.iter_child_nodes(n))
 
 
 def _own_stores(function) -> set:

@@ -123,6 +123,26 @@ def free_reads(fn_node) -> set:
     return (inner.read - inner.modified) | (inner.read & declared)
 
 
+class _Bindings(_Activity):
+    """The names code binds, only: a nested function binds its name (what it reads from
+    outside, which _Activity works out by walking its body, is not needed)."""
+
+    def _function(self, node):
+        if not isinstance(node, ast.Lambda):
+            self.modified.add(node.name)
+            for d in node.decorator_list:
+                self.visit(d)
+        for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+            self.visit(d)
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
+
+    def _comprehension(self, node):
+        self.visit(node.generators[0].iter)  # (its targets are its own scope's)
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
+
+
 def analyze(nodes) -> tuple[set, set]:
     """(read, modified) names of a node or a list of nodes."""
     a = _Activity()
@@ -132,7 +152,11 @@ def analyze(nodes) -> tuple[set, set]:
 
 
 def modified(nodes) -> set:
-    return analyze(nodes)[1]
+    """The names a node or a list of nodes binds (nested scopes excluded)."""
+    bindings = _Bindings()
+    for n in nodes if isinstance(nodes, list) else [nodes]:
+        bindings.visit(n)
+    return bindings.modified
 
 
 def read(nodes) -> set:

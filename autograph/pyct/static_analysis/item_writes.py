@@ -30,13 +30,29 @@ def _targets(n) -> list:
     return []
 
 
+def _statements(stmts):
+    """Every statement of `stmts` and of the blocks inside them (nested functions included):
+    the targets looked for here are statements', so expressions are not walked."""
+    stack = list(reversed(stmts))
+    while stack:
+        n = stack.pop()
+        yield n
+        inner = [
+            *getattr(n, "body", ()),
+            *getattr(n, "orelse", ()),
+            *getattr(n, "finalbody", ()),
+            *(s for h in getattr(n, "handlers", ()) for s in h.body),
+            *(s for c in getattr(n, "cases", ()) for s in c.body),
+        ]
+        stack.extend(reversed([s for s in inner if isinstance(s, ast.stmt)]))
+
+
 def written_items(stmts) -> set:
     """The names whose items `stmts` (nested functions included) write."""
     found = set()
-    for top in stmts:
-        for n in ast.walk(top):
-            for target in _targets(n):
-                found.update(item_write_bases(target))
+    for n in _statements(stmts):
+        for target in _targets(n):
+            found.update(item_write_bases(target))
     return found
 
 
@@ -57,7 +73,7 @@ def written_through(stmts) -> set:
     """The names whose items `stmts` write, and the names views are taken from into such names
     (`row = out[i]` where `row`'s items are written: `out` too), to a fixpoint."""
     found = written_items(stmts)
-    views = [v for top in stmts for n in ast.walk(top) if (v := view_assignment(n))]
+    views = [v for n in _statements(stmts) if (v := view_assignment(n))]
     while True:
         more = {base for target, base in views if target in found} - found
         if not more:
@@ -68,9 +84,8 @@ def written_through(stmts) -> set:
 def viewed_bases(stmts, written: set) -> set:
     """The names of `written` that `stmts` take views from (`t = b[key]`)."""
     found = set()
-    for top in stmts:
-        for n in ast.walk(top):
-            view = view_assignment(n)
-            if view and view[1] in written:
-                found.add(view[1])
+    for n in _statements(stmts):
+        view = view_assignment(n)
+        if view and view[1] in written:
+            found.add(view[1])
     return found
