@@ -170,6 +170,7 @@ register_op(
     run_time_errors=lambda node: (),
     check_attrs=_slots_fit(0),
     lower=_lower_print,
+    host_effect=True,
     doc="print(*parts, sep=, end=, file=, flush=): ARG parts are the inputs, formatted by str()",
 )(
     lambda *args, parts, sep, end, file="stdout", flush=False, printoptions=(): _print_kernel(
@@ -503,6 +504,7 @@ register_op(
     "out of the saved function or replace it with staged NumPy code",
     lower=_lower_py_function,
     lower_calls_back=True,
+    host_effect=True,
 )(lambda *args, func, out_types: _py_function_kernel(func, out_types)(*args))
 
 

@@ -205,6 +205,15 @@ class OpDef:
     unlowerable: why the op has no JAX lowering, and what to write instead.
     lower_calls_back: its lowering may raise through a host callback (the backend then waits
     for the callbacks of a call before returning).
+    lower_suspect(jnp, node, outputs, *inputs) -> a JAX bool, or None: true when the values
+    are ones on which eager NumPy warns or raises and XLA's lowering says nothing (a result
+    that is not finite where the operands are: overflow, a division by zero, a singular
+    matrix; an integer division by zero). The backend then runs that call again on the
+    interpreter, which gives eager's warnings, exception and result (runtime.jax_lowering.
+    suspects).
+    host_effect: the node acts outside the graph's values when it runs (writes text, calls
+    Python): a call that has run one cannot be run again, so the JAX backend raises a clear
+    error where it would (lower_suspect).
     vjp: its vector-Jacobian product (reverse-mode gradient rule); None for now.
     """
 
@@ -277,6 +286,8 @@ class OpDef:
     lower: Callable | None = None
     unlowerable: str | None = None
     lower_calls_back: bool = False
+    lower_suspect: Callable | None = None
+    host_effect: bool = False
     vjp: Callable | None = None
 
     def __post_init__(self):

@@ -15,7 +15,7 @@ from ..executor import failure_note
 from ..graph import Graph, ListType, Value
 from ..registry import get_op
 from ..types import TensorType, UnionType, may_be_none
-from . import lists
+from . import lists, suspects
 from .catalog import lowering_for
 from .errors import LoweringError, cannot_lower
 from .kinds import lower_by_kinds, splits
@@ -59,6 +59,7 @@ class Lowerer:
         self.runner = runner
         self.variables = variables
         self.state: dict[int, object] = {}
+        self.suspect = None  # the top graph's suspects (suspects.py): a JAX bool
 
     def state_values(self) -> tuple:
         return tuple(self.state[id(v)] for v in self.variables)
@@ -67,6 +68,7 @@ class Lowerer:
         self.state = {id(v): x for v, x in zip(self.variables, values)}
 
     def run(self, graph: Graph, args) -> list:
+        """`graph`'s outputs on JAX values `args`."""
         env = {id(v): a for v, a in zip(graph.inputs, args)}
         for node in graph.nodes:
             inputs = [env[id(v)] if isinstance(v, Value) else v for v in node.inputs]
@@ -75,9 +77,23 @@ class Lowerer:
                 outs = lower_by_kinds(self, node, inputs)
             else:
                 outs = self.lower_node(node, inputs)
+            self._note_suspect(node, inputs, outs)
             for v, out in zip(node.outputs, outs):
                 env[id(v)] = conform(out, v.type)
         return [env[id(v)] if isinstance(v, Value) else v for v in graph.outputs]
+
+    def _note_suspect(self, node, inputs, outs) -> None:
+        """The node's suspects (values on which eager NumPy warns or raises, suspects.py): in a
+        graph with host callbacks, a callback marking the call for a rerun as soon as they hold
+        (the later callbacks, prints included, then do nothing); otherwise gathered into one
+        flag, `self.suspect`, an output of the compiled function."""
+        flag = suspects.suspect(node, inputs, outs)
+        if flag is None:
+            return
+        if self.runner.suspects_by_callback:
+            suspects.rerun_if(self, flag, [node])
+        else:
+            self.suspect = flag if self.suspect is None else self.suspect | flag
 
     def lower_node(self, node, inputs) -> tuple:
         """The outputs of `node` on JAX values `inputs`, by its lowering (OpDef.lower); an error
@@ -138,10 +154,13 @@ class Lowerer:
         kept (with the note the interpreter adds) for the call to raise when the computation is
         done."""
         runner = self.runner
+        effect = node.opdef.host_effect
 
         def call(*host_args):
             if runner.failed is not None:
                 return None
+            if effect:
+                runner.effects_ran = True
             try:
                 return kernel(*host_args)
             except BaseException as error:  # noqa: BLE001 - re-raised by the caller of the graph

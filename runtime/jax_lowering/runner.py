@@ -5,11 +5,14 @@ from __future__ import annotations
 import threading
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
+from ..executor import CompiledGraph
 from ..graph import Graph, ListType, Value
 from ..registry import get_op
 from ..types import TensorType, UnionType
+from . import suspects
 from .catalog import lowering_for
 from .context import Lowerer
 from .errors import LoweringError, cannot_lower
@@ -46,10 +49,26 @@ class JaxGraph:
         written = {id(n.attrs["var"]) for n, op in zip(nodes, ops) if op.writes_variable}
         self.assigned = [i for i, v in enumerate(self.variables) if id(v) in written]
         # ops whose lowering may raise through a host callback (lists: run-time index checks),
-        # and nodes that raise on some combinations of their inputs' kinds (kinds.py)
-        self.has_callbacks = any(op.lower_calls_back for op in ops) or any(
-            raises_on_some_path(n) for n in nodes
+        # nodes that raise on some combinations of their inputs' kinds (kinds.py), suspects
+        # (suspects.py) inside subgraphs, which mark a call for a rerun through a callback, and
+        # prints and Python calls (a call that has run one cannot be run again)
+        top = {id(n) for n in graph.nodes}
+        inner_suspects = any(
+            op.lower_suspect is not None and id(n) not in top for n, op in zip(nodes, ops)
         )
+        self.has_callbacks = (
+            any(op.lower_calls_back for op in ops)
+            or any(raises_on_some_path(n) for n in nodes)
+            or inner_suspects
+            or any(op.host_effect for op in ops)
+        )
+        self.suspects_by_callback = self.has_callbacks
+        # the top graph's suspects: one more output of the compiled function, read by the call
+        self.flag_output = not self.has_callbacks and any(
+            get_op(n.op).lower_suspect is not None for n in graph.nodes
+        )
+        self.effects_ran = False  # a print or py_function of the current call has run
+        self._interpreter: CompiledGraph | None = None  # for reruns (made on the first)
         self.output_types = [
             v.type if isinstance(v, Value) else TensorType.of(v) for v in graph.outputs
         ]
@@ -103,7 +122,10 @@ class JaxGraph:
             for o, t in zip(outs, self.output_types)
         ]
         final = ctx.state_values()
-        return tuple(outs) + tuple(final[i] for i in self.assigned)
+        flag: tuple = ()
+        if self.flag_output:
+            flag = (jnp.asarray(False if ctx.suspect is None else ctx.suspect, dtype=bool),)
+        return tuple(outs) + tuple(final[i] for i in self.assigned) + flag
 
     def _first_call(self, inputs):
         self._check()
@@ -116,6 +138,8 @@ class JaxGraph:
         its outputs converted by converters chosen once."""
         jitted, host, swap, restore = self._jitted, self._host, _X64_SWAP, _X64_RESTORE
         first = [True]
+        if self.flag_output:  # (suspects: the last output says whether to run it again)
+            return self._fast_run_checked()
 
         def run(*inputs):
             if first[0]:
@@ -144,6 +168,40 @@ class JaxGraph:
 
         return run
 
+    def _fast_run_checked(self):
+        """`run` of a graph without Variables or callbacks whose last output is its suspects'
+        flag: when it holds, the call runs again on the interpreter."""
+        jitted, host, swap, restore = self._jitted, self._host, _X64_SWAP, _X64_RESTORE
+        single = self.single and len(host) == 1
+
+        def run(*inputs):
+            if not self._checked:
+                self._first_call(inputs)
+            previous = swap(True)
+            try:
+                outs = jitted(*inputs)
+            finally:
+                restore(previous)
+            if outs[-1]:
+                results = self._rerun(inputs, ())
+            else:
+                results = tuple([convert(o) for convert, o in zip(host, outs)])
+            return results[0] if single else results
+
+        return run
+
+    def _rerun(self, inputs, nodes) -> tuple:
+        """The call's outputs as the interpreter gives them (with eager's warnings and errors):
+        the compiled call met values on which eager NumPy warns or raises (suspects.py)."""
+        if self.effects_ran:
+            raise suspects.refused(nodes, self.graph.name)
+        if self._interpreter is None:
+            self._interpreter = CompiledGraph(self.graph)
+        outs = self._interpreter(*inputs)
+        if self.keep_on_device:
+            outs = tuple(_on_device(o) for o in outs)
+        return outs
+
     def __call__(self, *inputs):
         if not self._checked:
             self._first_call(inputs)
@@ -153,9 +211,12 @@ class JaxGraph:
                 outs = self._jitted(*inputs)
             finally:
                 _X64_RESTORE(previous)
+            if self.flag_output and outs[-1]:
+                return self._rerun(inputs, ())
             return tuple([convert(o) for convert, o in zip(self._host, outs)])
         with self._lock:  # the failure slot belongs to one call at a time; state read to write-back
             self.failed = None
+            self.effects_ran = False
             state = tuple(v._value for v in self.variables)
             previous = _X64_SWAP(True)
             try:
@@ -166,10 +227,14 @@ class JaxGraph:
                 jax.block_until_ready(results)
                 jax.effects_barrier()
             failed, self.failed = self.failed, None
+            if isinstance(failed, suspects.Rerun):
+                return self._rerun(inputs, failed.nodes)
             if failed is not None:
                 raise failed
             n = len(self.output_types)
-            outs, written = results[:n], results[n:]
+            if self.flag_output and results[-1]:
+                return self._rerun(inputs, ())
+            outs, written = results[:n], results[n : n + len(self.assigned)]
             for i, value in zip(self.assigned, written):
                 var = self.variables[i]
                 stored = np.array(value)

@@ -130,3 +130,19 @@ DYNAMIC_SHAPE = (
     "its result's shape depends on the values of its input, and XLA needs every shape when "
     "it compiles; compute it outside the staged function or keep the interpreter"
 )
+
+
+def nonfinite_from_finite(jnp, node, outputs, *inputs):
+    """(OpDef.lower_suspect) An inexact result holding a value that is not finite where no
+    operand holds one: the op overflowed, divided by zero, took an empty mean or met a singular
+    matrix, where NumPy warns or raises and XLA's lowering gives inf or NaN silently."""
+    results = [jnp.asarray(o) for o in outputs]
+    results = [o for o in results if jnp.issubdtype(o.dtype, jnp.inexact)]
+    if not results:
+        return None
+    bad = jnp.any(jnp.stack([jnp.any(~jnp.isfinite(o)) for o in results]))
+    for x in inputs:
+        x = jnp.asarray(x)
+        if jnp.issubdtype(x.dtype, jnp.inexact):
+            bad = bad & jnp.all(jnp.isfinite(x))
+    return bad

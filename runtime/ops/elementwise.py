@@ -27,6 +27,7 @@ from ._rules import (
     fmt_shape,
     is_literal,
     is_weak,
+    nonfinite_from_finite,
     python_value,
     result_dtype,
     shape_of,
@@ -594,6 +595,42 @@ _declare("pow", keep_unused=_keep_unused)
 _declare(" ".join(UFUNCS) + " pow mul abs", zero_d_result="scalar")
 
 
+def _broadcasts_to(shape, target) -> bool:
+    try:
+        return np.broadcast_shapes(shape, target) == tuple(target)
+    except ValueError:
+        return False
+
+
+def _ufunc_suspect(jnp, node, outputs, *inputs):
+    """(OpDef.lower_suspect) Where NumPy's loop warns, or raises under `np.seterr`, and XLA's
+    says nothing: an inexact result that is not finite where every operand is (overflow,
+    division by zero, an invalid operation: the operands broadcast as the ufunc's do); an
+    integer division or remainder by zero. (A generalized ufunc, np.matmul, is not elementwise:
+    a result not finite where no operand holds such a value.)"""
+    found = None
+    for out in outputs:
+        out = jnp.asarray(out)
+        if jnp.issubdtype(out.dtype, jnp.inexact):
+            operands = [jnp.asarray(x) for x in inputs]
+            operands = [x for x in operands if jnp.issubdtype(x.dtype, jnp.inexact)]
+            if not all(_broadcasts_to(x.shape, out.shape) for x in operands):
+                return nonfinite_from_finite(jnp, node, outputs, *inputs)
+            bad = ~jnp.isfinite(out)
+            for x in operands:
+                bad = bad & jnp.isfinite(x)
+            hit = jnp.any(bad)
+        elif node.opdef.division and jnp.issubdtype(out.dtype, jnp.integer):
+            hit = jnp.any(jnp.asarray(inputs[1]) == 0)
+        else:
+            continue
+        found = hit if found is None else found | hit
+    return found
+
+
+_declare(" ".join(UFUNCS) + " pow mul abs", lower_suspect=_ufunc_suspect)
+
+
 _KERNEL_ON_SCALARS = (
     "absolute",
     "multiply",
@@ -645,6 +682,7 @@ register_op(
     infer=_ufunc_call_infer,
     make_kernel=lambda ufunc: UFUNCS[ufunc],
     lower=_lower_ufunc_call,
+    lower_suspect=_ufunc_suspect,
     doc="np.<ufunc>(*inputs) called explicitly, where the operands may be Python numbers: "
     "NumPy's arithmetic on every path (the op of the ufunc's name is Python's on them)",
 )(lambda *inputs, ufunc: UFUNCS[ufunc](*inputs))
@@ -826,6 +864,9 @@ register_op(
     infer=_ufunc_out_infer,
     make_kernel=_ufunc_out_kernel,
     lower=_lower_ufunc_out,
+    lower_suspect=lambda jnp, node, outputs, target, *inputs: _ufunc_suspect(
+        jnp, node, outputs, *inputs
+    ),
     zero_d_result="array",  # (it writes into a copy of its target, an array)
     doc=(
         "np.<ufunc>(*inputs, out=<a copy of target>) (x += y); the result has target's type; "

@@ -14,7 +14,14 @@ import warnings
 import numpy as np
 
 from ._calls import register_call, stand_in
-from ._rules import as_index, fmt_shape, known_prod, normalize_axes, normalize_axis
+from ._rules import (
+    as_index,
+    fmt_shape,
+    known_prod,
+    nonfinite_from_finite,
+    normalize_axes,
+    normalize_axis,
+)
 from .elementwise import broadcast
 
 LinAlgError = np.linalg.LinAlgError
@@ -249,12 +256,12 @@ def _linalg_outer(x1, x2):
 
 
 linalg = np.linalg
-register_call("linalg.cholesky", linalg.cholesky, _square_same)
+register_call("linalg.cholesky", linalg.cholesky, _square_same, lower_suspect=nonfinite_from_finite)
 register_call("linalg.det", linalg.det, _square_batch)
 register_call("linalg.slogdet", linalg.slogdet, lambda a: (_square_batch(a),) * 2, num_outputs=2)
 register_call("linalg.eigh", linalg.eigh, _eigh, num_outputs=2)
 register_call("linalg.eigvalsh", linalg.eigvalsh, _eigvalsh)
-register_call("linalg.inv", linalg.inv, _square_same)
+register_call("linalg.inv", linalg.inv, _square_same, lower_suspect=nonfinite_from_finite)
 register_call(
     "linalg.pinv", linalg.pinv, lambda a, *rtol, **attrs: _pinv(a, **attrs), arrays=("a", "rtol")
 )
@@ -264,7 +271,9 @@ register_call("linalg.matrix_norm", linalg.matrix_norm, _matrix_norm)
 register_call("linalg.vector_norm", linalg.vector_norm, _vector_norm)
 register_call("linalg.norm", linalg.norm, _norm)
 register_call("linalg.qr", linalg.qr, _qr, num_outputs=None)
-register_call("linalg.solve", linalg.solve, _solve, min_inputs=2)
+register_call(
+    "linalg.solve", linalg.solve, _solve, min_inputs=2, lower_suspect=nonfinite_from_finite
+)
 register_call("linalg.svd", linalg.svd, _svd, num_outputs=None)
 register_call("linalg.svdvals", linalg.svdvals, _svdvals)
 register_call("linalg.cross", linalg.cross, _linalg_cross, probe=_cross3_probe, min_inputs=2)

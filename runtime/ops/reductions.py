@@ -12,6 +12,7 @@ from ._rules import (
     check_type,
     dummy,
     known_prod,
+    nonfinite_from_finite,
     normalize_axes,
     normalize_axis,
     result_dtype,
@@ -93,7 +94,13 @@ def _make_reduction(name, func, takes_dtype, takes_ddof, needs_elements):  # noq
         return lambda x: func(x, **attrs)
 
     impl.__name__ = infer.__name__ = name
-    register_op(name, infer=infer, make_kernel=make_kernel, doc=f"np.{func.__name__}")(impl)
+    register_op(
+        name,
+        infer=infer,
+        make_kernel=make_kernel,
+        lower_suspect=nonfinite_from_finite,
+        doc=f"np.{func.__name__}",
+    )(impl)
 
 
 # Reductions that NumPy's function computes as ufunc.reduce(x, axis, dtype, keepdims=...) for
@@ -143,12 +150,22 @@ def _scan_infer(func):
     return infer
 
 
-@register_op("cumsum", infer=_scan_infer(np.cumsum), doc="np.cumsum(x, axis, dtype)")
+@register_op(
+    "cumsum",
+    infer=_scan_infer(np.cumsum),
+    lower_suspect=nonfinite_from_finite,
+    doc="np.cumsum(x, axis, dtype)",
+)
 def cumsum(x, axis=None, dtype=None):
     return np.cumsum(x, axis=axis, dtype=dtype)
 
 
-@register_op("cumprod", infer=_scan_infer(np.cumprod), doc="np.cumprod(x, axis, dtype)")
+@register_op(
+    "cumprod",
+    infer=_scan_infer(np.cumprod),
+    lower_suspect=nonfinite_from_finite,
+    doc="np.cumprod(x, axis, dtype)",
+)
 def cumprod(x, axis=None, dtype=None):
     return np.cumprod(x, axis=axis, dtype=dtype)
 

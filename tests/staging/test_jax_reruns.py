@@ -1,0 +1,190 @@
+"""jit_compile=True on values where eager NumPy warns or raises and XLA computes on silently
+(runtime/jax_lowering/suspects.py): the call runs again on the interpreter, so the warnings, the
+exception and the result are eager's. A call that has already printed cannot run again and
+raises RerunRefused naming the line. Values that give no warning stay on the compiled path."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import staging
+
+pytest.importorskip("jax")
+
+from runtime.jax_lowering.suspects import RerunRefused  # noqa: E402
+
+
+def _outcome(func, args):
+    """(result or exception, the messages of the warnings raised), for comparison."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = func(*args)
+        except Exception as exc:  # noqa: BLE001 - compared with the staged outcome
+            result = exc
+    return result, [str(w.message) for w in caught]
+
+
+def _assert_same(staged, eager):
+    (a, a_warnings), (b, b_warnings) = staged, eager
+    assert a_warnings == b_warnings
+    if isinstance(b, Exception):
+        assert type(a) is type(b) and str(a) == str(b), (a, b)
+        return
+    assert type(a) is type(b), (a, b)
+    np.testing.assert_array_equal(a, b)
+    assert np.asarray(a).dtype == np.asarray(b).dtype
+
+
+def _compiled(func):
+    return staging.function(func, jit_compile=True)
+
+
+def _check(func, *args):
+    staged = _compiled(func)
+    for _ in range(2):  # traced and compiled, then from the cache
+        _assert_same(_outcome(staged, args), _outcome(func, args))
+    return staged
+
+
+def inv(a):
+    return np.linalg.inv(a)
+
+
+def solve(a, b):
+    return np.linalg.solve(a, b)
+
+
+def cholesky(a):
+    return np.linalg.cholesky(a)
+
+
+def log_of(x):
+    return np.log(x) + 1.0
+
+
+def exp_twice(x):
+    return np.exp(x) * 2.0
+
+
+def floor_divide(a, b):
+    return a // b
+
+
+def mean_of(x):
+    return np.mean(x)
+
+
+def total(x):
+    return np.sum(x)
+
+
+@pytest.mark.parametrize(
+    "func, args",
+    [
+        (inv, (np.zeros((2, 2)),)),
+        (inv, (np.array([[1.0, 2.0], [2.0, 4.0]]),)),
+        (solve, (np.zeros((2, 2)), np.ones(2))),
+        (cholesky, (-np.eye(2),)),
+        (log_of, (np.array([1.0, 0.0, -1.0]),)),
+        (exp_twice, (np.array([1.0, 1000.0]),)),
+        (floor_divide, (np.array([3, 4]), np.array([1, 0]))),
+        (mean_of, (np.zeros(0),)),
+        (total, (np.array([1e308, 1e308]),)),
+    ],
+    ids=lambda v: getattr(v, "__name__", None) or "",
+)
+def test_values_on_which_eager_warns_or_raises_give_eagers_outcome(func, args):
+    _check(func, *args)
+
+
+@pytest.mark.parametrize(
+    "func, args",
+    [
+        (inv, (np.eye(2) * 2.0,)),
+        (log_of, (np.array([1.0, np.e]),)),
+        (log_of, (np.array([np.nan, np.inf]),)),  # (not finite already: NumPy is silent)
+        (floor_divide, (np.array([3, 4]), np.array([2, 3]))),
+        (total, (np.array([1.0, np.inf]),)),
+    ],
+    ids=lambda v: getattr(v, "__name__", None) or "",
+)
+def test_values_eager_is_silent_on_stay_compiled(func, args):
+    staged = _check(func, *args)
+    compiled = staged.get_concrete_function(*args)._compiled
+    assert compiled._interpreter is None  # (no call ran again on the interpreter)
+
+
+def test_an_error_state_set_around_the_call_is_eagers():
+    def reciprocal(x):
+        return 1.0 / x
+
+    staged = _compiled(reciprocal)
+    with np.errstate(divide="raise"):
+        with pytest.raises(FloatingPointError, match="divide by zero"):
+            staged(np.array([0.0, 1.0]))
+    with np.errstate(divide="ignore"):
+        _assert_same(_outcome(staged, (np.array([0.0]),)), ((np.array([np.inf])), []))
+
+
+def overflow_in_loop(x):
+    s = 0.0
+    i = 0
+    while i < x.shape[0]:
+        if x[i] > 0:
+            s = s + np.exp(x[i])
+        i += 1
+    return s
+
+
+@pytest.mark.parametrize(
+    "x", [np.array([1.0, 800.0, 2.0]), np.array([-1.0, 2.0]), np.zeros(0)], ids=repr
+)
+def test_suspects_inside_staged_loops_and_branches(x):
+    staged = _compiled(overflow_in_loop)
+    for _ in range(2):
+        (a, a_warnings), (b, b_warnings) = _outcome(staged, (x,)), _outcome(overflow_in_loop, (x,))
+        assert a_warnings == b_warnings and type(a) is type(b)
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_a_variable_is_written_once_by_a_call_run_again():
+    v = staging.Variable(np.zeros(2))
+
+    @staging.function(jit_compile=True)
+    def update(x):
+        v.assign_add(1.0 / x)
+        return v.read_value() * 2.0
+
+    result, caught = _outcome(update, (np.array([0.0, 1.0]),))
+    assert caught == ["divide by zero encountered in divide"]
+    np.testing.assert_array_equal(result, [np.inf, 2.0])
+    np.testing.assert_array_equal(v.numpy(), [np.inf, 1.0])
+
+
+def test_a_print_after_the_suspect_op_prints_once(capsys):
+    def log_then_print(x):
+        y = np.log(x)
+        print("y is", y)
+        return y
+
+    staged = _compiled(log_then_print)
+    eager = _outcome(log_then_print, (np.array([0.0, 1.0]),))
+    eager_text = capsys.readouterr().out
+    _assert_same(_outcome(staged, (np.array([0.0, 1.0]),)), eager)
+    assert capsys.readouterr().out == eager_text == "y is [-inf   0.]\n"
+
+
+def test_a_call_that_printed_before_cannot_run_again():
+    def print_then_log(x):
+        print("taking the log")
+        return np.log(x)
+
+    staged = _compiled(print_then_log)
+    with pytest.raises(RerunRefused, match=r"test_jax_reruns\.py:\d+: `.*log") as info:
+        staged(np.array([0.0]))
+    assert "jit_compile=False" in str(info.value)
+    np.testing.assert_array_equal(staged(np.array([1.0])), [0.0])  # (no suspect: compiled)
