@@ -29,6 +29,7 @@ from autograph.converters import (
     raises,
     return_statements,
     strings,
+    subscripts,
     try_and_with,
 )
 from autograph.converters.context import ConversionContext
@@ -59,6 +60,7 @@ PIPELINE = (
     composite_assignments,
     conditional_expressions,
     strings,
+    subscripts,
     call_trees,
 )
 
@@ -240,6 +242,7 @@ _NEEDS = {
     asserts: {ast.Assert},
     composite_assignments: {ast.Subscript, ast.Attribute},
     conditional_expressions: {ast.IfExp},
+    subscripts: {ast.Subscript},
     # Lowered jumps add `not flag` tests.
     logical_expressions: {ast.BoolOp, ast.Not, "chained", ast.Break, ast.Continue, ast.Return},
 }
@@ -440,6 +443,8 @@ def nothing_to_convert(code) -> bool:
     # `a == b` / `a != b` become ag__.eq / ag__.not_eq (the operand order decides the result
     # type where a Python complex meets a NumPy float64), unless an operand is a literal; `"%d"
     # % n` becomes ag__.percent (f-strings, FORMAT_VALUE, are never plain).
+    if _BINARY_SUBSCR in opcodes and _computed_key(code):
+        return False
     if _COMPARE_OP not in opcodes and not _percent_template(code):
         return True
     return not any(
@@ -457,6 +462,20 @@ def _percent_template(code) -> bool:
 
 
 _COMPARE_OP = dis.opmap["COMPARE_OP"]
+_BINARY_SUBSCR = dis.opmap["BINARY_SUBSCR"]
+# what is pushed just before `x[key]` reads a key the subscripts converter leaves as written (a
+# constant, a slice, a tuple: converters/subscripts.py)
+_WRITTEN_KEYS = frozenset(("LOAD_CONST", "BUILD_SLICE", "BUILD_TUPLE"))
+
+
+def _computed_key(code) -> bool:
+    """Whether `code` reads an item with a computed key (`table[i]`: converted to ag__.item)."""
+    previous = None
+    for ins in dis.get_instructions(code):
+        if ins.opname == "BINARY_SUBSCR" and previous not in _WRITTEN_KEYS:
+            return True
+        previous = ins.opname
+    return False
 
 
 def converted_raw(fn, ag_namespace):

@@ -20,6 +20,7 @@ import numpy as np
 from staging.core.recording import current_graph
 from staging.core.tensor import is_symbolic
 from staging.kinds.undefined import MaybeUndefined
+from staging.numpy_api import python_items
 from staging.state import concrete_arrays
 from staging.state import journal as mutation
 
@@ -27,6 +28,7 @@ __all__ = [
     "setitem",
     "setitem_into",
     "getitem",
+    "item",
     "take_view",
     "setattr",
     "key",
@@ -102,6 +104,20 @@ def getitem(obj, index):
     ):
         return concrete_arrays.promote(obj)[index]
     return obj[index]
+
+
+def item(obj, key):
+    """`obj[key]` read with a computed key (converted code: `ag__.item(table, i)`). A Python
+    list, tuple, str or dict read with a symbolic key gives a staged value, the item as
+    indexing gives it when the graph runs (staging.numpy_api.python_items); so does an element
+    of a NumPy array made while tracing. Otherwise Python's `obj[key]`."""
+    if is_symbolic(key) and not is_symbolic(obj) and current_graph() is not None:
+        if isinstance(obj, MaybeUndefined):
+            obj = obj.read()
+        staged = python_items.item(obj, key)
+        if staged is not None:
+            return staged
+    return obj[key]
 
 
 def take_view(obj, index):

@@ -88,6 +88,28 @@ class StagedList:
         self.tensor_array, value = self.tensor_array.pop()
         return value
 
+    def extend(self, items):
+        """`lst.extend(items)`: the items of a list, tuple or staged list, or the rows of a
+        symbolic array (by a staged loop: its length may be known only when the graph runs),
+        or of any other iterable, as Python iterates it."""
+        if isinstance(items, (list, tuple, StagedList)):
+            self.tensor_array = _concatenate(self, items)
+        elif is_symbolic(items):
+            self.tensor_array = _append_rows(self.tensor_array, items)
+        else:
+            for item in items:
+                self.append(item)
+
+    def __getattr__(self, name):
+        if name.startswith("__") or not hasattr(list, name):
+            raise AttributeError(f"'list' object has no attribute {name!r}")
+        raise errors.UnsupportedOpError(
+            f"{where()}list.{name}() of a list built by a staged loop (its items are known only "
+            f"when the staged graph runs) is not staged; make an array of it (np.array(lst)) "
+            f"and use NumPy (np.sort, np.flip, np.insert, np.delete, np.count_nonzero), or build "
+            f"the list in a Python loop"
+        )
+
     def stack(self):
         return self.tensor_array.stack()
 
@@ -187,6 +209,17 @@ def _concatenate(first, second):
             for item in part:
                 ta = ta.append(item)
     return ta
+
+
+def _append_rows(target, rows):
+    """`target` with the rows of the symbolic array `rows` appended, by a staged loop."""
+    _, target = while_loop(
+        lambda i, t: i < np.shape(rows)[0],
+        lambda i, t: (i + 1, t.append(rows[i])),
+        (np.int64(0), target),
+        names=("<row index>", "list"),
+    )
+    return target
 
 
 def _copy_items(source, target):

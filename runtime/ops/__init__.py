@@ -9,6 +9,7 @@ from . import (  # noqa: F401  (imported to register their ops)
     linalg,
     matrices,
     python_calls,
+    python_items,
     random,
     reductions,
     selection,

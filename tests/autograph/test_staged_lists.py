@@ -203,3 +203,37 @@ def test_a_staged_list_holds_its_elements_as_they_are(f, cases):
     g = staging.function(f)
     for args in cases:
         assert repr(g(*args)) == repr(f(*args))
+
+
+def extend_after_loop(x, k):
+    out = []
+    i = 0
+    while i < k:
+        out.append(x[i])
+        i += 1
+    out.extend(x[i:])  # the rows of an array of run-time length
+    out.extend([7.0, 8.0])
+    out.extend(v * 2.0 for v in (1.0, 2.0))  # any iterable, as Python iterates it
+    return np.array(out)
+
+
+@pytest.mark.parametrize("k", [i64(0), i64(2), i64(4)])
+@pytest.mark.parametrize("x", [np.arange(4.0), np.array([np.nan, -0.0, 1.0, 2.0])], ids=repr)
+def test_extend_of_a_list_built_by_a_staged_loop(same_as_eager, x, k):
+    same_as_eager(extend_after_loop, (x, k))
+
+
+def test_a_list_method_a_staged_list_lacks_is_refused_naming_the_line():
+    staging = pytest.importorskip("staging")
+
+    def sort_after_loop(x):
+        out = []
+        for v in x:
+            out.append(v)
+        out.sort()
+        return out
+
+    with pytest.raises(
+        staging.errors.UnsupportedOpError, match=r"test_staged_lists\.py:\d+: list\.sort\(\)"
+    ):
+        staging.function(sort_after_loop)(np.arange(3.0))
