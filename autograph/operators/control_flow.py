@@ -36,7 +36,7 @@ from staging.core.recording import current_graph, drop_effects_since, node_count
 from staging.core.source_map import where as _where
 from staging.core.tensor import is_symbolic
 from staging.kinds.undefined import MaybeMissing
-from staging.state import aliasing, concrete_arrays
+from staging.state import aliasing, concrete_arrays, python_state
 from staging.state.tensor_array import TupleList
 
 
@@ -124,11 +124,13 @@ def _staged_if(  # noqa: C901, PLR0915, PLR0913
     join=None,
     kind="`if`",
     lists=True,
+    watched=None,
 ):
-    """The staged `if` of if_stmt. `join(then, other, unread=, names=)` traces the two paths and
-    joins their results (staging.cond on `cond` by default; a staged `try` joins its body and
-    its `except` clauses, `kind` "`try`"). `lists`: the lists in the state become staged lists
-    (each path appends to its own copy)."""
+    """The staged `if` of if_stmt. `join(then, other, unread=, names=, watch=)` traces the two
+    paths and joins their results (staging.cond on `cond` by default; a staged `try` joins its
+    body and its `except` clauses, `kind` "`try`"). `lists`: the lists in the state become
+    staged lists (each path appends to its own copy). `watched`: the user's functions the paths
+    run (if_true and if_false by default), whose reach into Python state must not change."""
     where = _where()
     join = join or functools.partial(staged.cond, cond)
     n = len(names)
@@ -189,6 +191,7 @@ def _staged_if(  # noqa: C901, PLR0915, PLR0913
                 unread=unread,
                 names=display_names(all_names)
                 + tuple(f"<{display_names(all_names)[i]} defined>" for i in flagged),
+                watch=_watch(watched or (if_true, if_false), state, names, original_cells, cells),
             )
         except Refill as retry:
             fill.update(retry.fill)
@@ -219,6 +222,16 @@ def _staged_if(  # noqa: C901, PLR0915, PLR0913
         cells.set(results[n:])
         return results[:n]
     raise AssertionError("unreachable: the second trace of a staged `if` has its placeholders")
+
+
+def _watch(functions, state, names, cell_values, cells):
+    """The Snapshot of the Python state a staged construct's functions reach (and of the values
+    it is given, `state` named by `names` as far as they go), except the cells it carries itself
+    (staging.state.python_state)."""
+    names = display_names(names)
+    values = [(names[i] if i < len(names) else None, v) for i, v in enumerate(state)]
+    values += zip(display_names(cells.names), cell_values)
+    return python_state.Snapshot([f for f in functions if f is not None], values, cells.objects())
 
 
 def _left_by_return(then, other, names, returns, replaced):
@@ -352,7 +365,8 @@ def if_exp(cond, true_fn, false_fn):
     if is_symbolic(cond):
         where = _where()
         try:
-            return staged.cond(cond, true_fn, false_fn)
+            watch = python_state.Snapshot((true_fn, false_fn))
+            return staged.cond(cond, true_fn, false_fn, watch=watch)
         except BaseException as error:
             mark_staged_region(error, where, "`a if c else b`")
             raise
@@ -474,7 +488,9 @@ def _loop_options(all_names, created, shape_invariants) -> dict:
     return options
 
 
-def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants, kind, cells):  # noqa: C901
+def _staged_loop(  # noqa: C901, PLR0913
+    test, body, state, names, maximum_iterations, shape_invariants, kind, cells, watched=None
+):
     """One staging.while_loop. Loop variables are `state` and then the cells; a name first
     assigned in the body gets a placeholder of the type the first trace of the body gives it
     (and, unless it is the return value, a run-time check that the loop ran)."""
@@ -520,6 +536,7 @@ def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants,
         return tuple(data_structures.to_staged(v) for v in result) + ran
 
     kwargs = _loop_options(all_names, created, shape_invariants)
+    kwargs["watch"] = _watch(watched or (test, body), state, names, full[n:], cells)
     for _attempt in range(len(undefined) + len(full) + 1):
         initial = tuple(fills.get(i, v) for i, v in enumerate(full))
         loop_vars = tuple(data_structures.to_staged(v) for v in initial)
@@ -629,7 +646,13 @@ def _unrolled_rest(t, iterator, extra_test, body, state, names, limit, cells):
             break
         if is_symbolic(t) or data_structures.is_staged_value(t):
             state = _staged_if(
-                t, lambda *s, item=item: body(item, *s), None, tuple(state), tuple(names), cells
+                t,
+                lambda *s, item=item: body(item, *s),
+                None,
+                tuple(state),
+                tuple(names),
+                cells,
+                watched=(body, extra_test, item),
             )
         elif t:
             result = body(item, *state)
@@ -723,5 +746,6 @@ def _staged_for(
         shape_invariants,
         "`for` loop",
         cells,
+        watched=(body, extra_test),
     )
     return result[1:]

@@ -197,6 +197,7 @@ class _StagedTry:
             join=self.join,
             kind="`try`",
             lists=converted,
+            watched=(self.body, *(clause for _, clause in self.handlers)),
         )
 
     def body_path(self, *state):
@@ -222,7 +223,7 @@ class _StagedTry:
         except BaseException:  # (the clause runs handling it, as in Python)
             return clause(error, *self.left)
 
-    def join(self, then, other, *, unread, names):
+    def join(self, then, other, *, unread, names, watch=None):
         def native(error):
             self.caught = {"native": error}
             return other()
@@ -241,6 +242,7 @@ class _StagedTry:
             check_body=self.check_body,
             names=names,
             unread=unread,
+            watch=watch,
         )
 
     def check_body(self, results, wrote) -> None:

@@ -29,6 +29,7 @@ from staging.core.source_map import where as _where
 from staging.core.strings import is_staged_str
 from staging.core.tensor import is_symbolic
 from staging.numpy_api import complex_operand
+from staging.state import python_state
 
 
 def and_(a, b_fn, value=False):
@@ -147,9 +148,10 @@ def _choose(a, b_fn, when_true, as_truth):
     def a_branch():
         return _as_bool(a) if as_truth else a
 
+    watch = python_state.Snapshot((b_fn,))
     if when_true:
-        return cond(a, b_branch, a_branch)
-    return cond(a, a_branch, b_branch)
+        return cond(a, b_branch, a_branch, watch=watch)
+    return cond(a, a_branch, b_branch, watch=watch)
 
 
 def _mixed_error(op, a, mismatch):

@@ -30,7 +30,7 @@ from staging.core.source_map import where
 from staging.core.tensor import Tensor, has_staged_value
 from staging.kinds.undefined import MaybeMissing, other_path
 from staging.state import journal as mutation
-from staging.state import tensor_array
+from staging.state import python_state, tensor_array
 
 # -- cond --------------------------------------------------------------------
 
@@ -68,12 +68,14 @@ def _trace_branch(outer: FuncGraph, label: str, fn) -> BranchTrace:
     return trace
 
 
-def cond(pred, true_fn, false_fn, *, names=None, unread=()):
+def cond(pred, true_fn, false_fn, *, names=None, unread=(), watch=None):
     """`true_fn()` if pred else `false_fn()`; staged as one `cond` node when `pred` is symbolic.
 
     Both functions take no arguments and return the same nested structure.
     Leaves identical (`is`) in both branches pass through unchanged; the others meet as the
-    join of their types (nothing is converted).
+    join of their types (nothing is converted). `watch`: the staging.state.python_state.Snapshot
+    of the Python state the branches must not change while traced (converted code's; called
+    directly, as TensorFlow's cond, Python code in the branches runs while they are traced).
     """
     if has_staged_value(pred) and current_graph() is not None:
         pred = pred._staged_value()
@@ -83,7 +85,10 @@ def cond(pred, true_fn, false_fn, *, names=None, unread=()):
     if outer is None:
         outer = pred._graph  # raises the leaked-tensor error below
     pred_value = truth_value(outer, pred, "condition of a staged `if`")
-    then, other = _trace_branch(outer, "then", true_fn), _trace_branch(outer, "else", false_fn)
+    then = _trace_branch(outer, "then", true_fn)
+    python_state.check(watch, "`if`")
+    other = _trace_branch(outer, "else", false_fn)
+    python_state.check(watch, "`if`")
     branch_errors.defer([then, other])
     if then.raised is not None and other.raised is not None:  # the `if` raises on every path
         branch_errors.record_raising(
