@@ -55,29 +55,36 @@ class _ControlFlow(transformer.Transformer):
         self.loops = []  # per function: the loops enclosing the statement converted now
         self.local_names = []  # per function: the names it assigns (its own locals)
         self.written = []  # per function: the names it writes items of or through (item_writes)
+        self.helpers = []  # per function: its cells its nested functions assign (nonlocal)
+        self.bound = []  # per function: the names bound in it (assigned, parameters, shared)
 
     # Scopes
 
     def visit_FunctionDef(self, node):
+        shared = self._shared_nonlocals(node)
         liveness.analyze(node)
-        definitions.analyze(node)
-        cells = anno.getanno(node, anno.Static.CELLS, frozenset())
+        definitions.analyze(node, shared=shared)
+        cells = anno.getanno(node, anno.Static.CELLS, frozenset()) | shared
         maybe_undefined = set()
         reads, loads = _returned_values(node.body)  # before the bodies move into functions
         written = _attributes_written_in_blocks(node.body)
         self.scopes.append(
             (
                 cells,
-                activity.declared_outer(node),
+                activity.declared_outer(node) - shared,
                 maybe_undefined,
                 anno.getanno(node, anno.Basic.RETURN_FLAG, None),
             )
         )
+        self.bound.append(_own_stores(node) | _parameters(node) | shared)
         self.loop_depths.append(0)
         self.loops.append([])
         self.local_names.append(_own_stores(node))
         self.written.append(item_writes.written_through(node.body))
+        self.helpers.append(anno.getanno(node, anno.Static.HELPER_WRITES, frozenset()))
         node.body = self._block(node.body)
+        self.helpers.pop()
+        self.bound.pop()
         self.written.pop()
         self.local_names.pop()
         self.loops.pop()
@@ -101,6 +108,19 @@ class _ControlFlow(transformer.Transformer):
     visit_AsyncFunctionDef = visit_FunctionDef
     visit_ClassDef = transformer.Transformer.methods_only
 
+    def _shared_nonlocals(self, node) -> frozenset:
+        """The names `node` declares `nonlocal` that a function enclosing it in the converted
+        code binds: variables of a frame that runs in the same call (of the function being
+        converted) as this one. Its staged statements carry them as they carry their own
+        cell variables; a `nonlocal` of a function outside is written outside (refused when
+        a staged statement writes it)."""
+        declared = set()
+        for s in ast.walk(node):
+            if isinstance(s, ast.Nonlocal) and _top_scope_of(node, s):
+                declared.update(s.names)
+        enclosing = set().union(*self.bound) if self.bound else set()
+        return frozenset(declared & enclosing)
+
     def _block(self, stmts):
         out = []
         for s in stmts:
@@ -112,7 +132,7 @@ class _ControlFlow(transformer.Transformer):
 
     def _state(self, node):
         cells, declared, _, _ = self.scopes[-1]
-        return statement_state.of(node, cells, declared)
+        return statement_state.of(node, cells, declared, self.helpers[-1])
 
     def _undefined(self, node, names):
         """`name = ag__.Undefined('name')` for each of `names` that may be unbound here."""
@@ -594,6 +614,28 @@ def _attributes_written_in_blocks(stmts) -> set:
                         ):  # `o.b = v` as the composite-assignment converter wrote it
                             found.add(f"{a.args[0].id}.{a.args[1].value}")
     return found
+
+
+def _parameters(function) -> set:
+    args = function.args
+    return {
+        a.arg
+        for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]
+        if a is not None
+    }
+
+
+def _top_scope_of(function, statement) -> bool:
+    """Whether `statement` is in `function`'s own scope (not in a function or class nested in
+    it)."""
+    stack = list(function.body)
+    while stack:
+        n = stack.pop()
+        if n is statement:
+            return True
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(n))
+    return False
 
 
 def _own_stores(function) -> set:
