@@ -7,7 +7,7 @@ import functools
 from dataclasses import dataclass
 from typing import Callable
 
-from .types import TensorType, UnionType, union_of
+from .types import TensorType, UnionType, join_types, union_of
 
 
 @dataclass(frozen=True)
@@ -366,7 +366,7 @@ def infer_kinds(op: OpDef, input_types, attrs, groups=None, infer=None):
     outputs = tuple(
         union_of(outs[i] for outs in results)
         if type(results[0][i]) is TensorType or type(results[0][i]) is UnionType
-        else results[0][i]
+        else functools.reduce(join_types, (outs[i] for outs in results))
         for i in range(len(results[0]))
     )
     return outputs, failures

@@ -34,6 +34,7 @@ import ast
 from autograph.pyct import anno, templates, transformer
 from autograph.pyct.static_analysis import (
     activity,
+    container_writes,
     definitions,
     item_writes,
     liveness,
@@ -57,6 +58,8 @@ class _ControlFlow(transformer.Transformer):
         self.written = []  # per function: the names it writes items of or through (item_writes)
         self.helpers = []  # per function: its cells its nested functions assign (nonlocal)
         self.bound = []  # per function: the names bound in it (assigned, parameters, shared)
+        self.helper_changes = []  # per function: its cells its nested functions change (methods)
+        self.deques = []  # per function: the names it assigns a collections.deque(...) to
 
     # Scopes
 
@@ -82,8 +85,12 @@ class _ControlFlow(transformer.Transformer):
         self.local_names.append(_own_stores(node))
         self.written.append(item_writes.written_through(node.body))
         self.helpers.append(anno.getanno(node, anno.Static.HELPER_WRITES, frozenset()))
+        self.helper_changes.append(container_writes.changed_by_helpers(node, cells))
+        self.deques.append(container_writes.deques(node, self.ctx.namespace))
         node.body = self._block(node.body)
         self.helpers.pop()
+        self.helper_changes.pop()
+        self.deques.pop()
         self.bound.pop()
         self.written.pop()
         self.local_names.pop()
@@ -202,7 +209,19 @@ class _ControlFlow(transformer.Transformer):
         setter.body.insert(0, decl)
         return [getter, setter], {"get_state": get_name, "set_state": set_name}
 
+    def _containers(self, stmts):
+        """(names, appended): the containers of the function's own variables that `stmts`
+        change through their methods, and the deques they only append to or pop from (see
+        static_analysis/container_writes)."""
+        found, appended = container_writes.changed(stmts, self.ctx.namespace)
+        if self.helper_changes[-1] and statement_state.calls(stmts):
+            found |= self.helper_changes[-1]
+        own = set().union(*self.bound)
+        deques = set().union(*self.deques)
+        return self.ctx.ordered(found & own), self.ctx.ordered((appended - found) & own & deques)
+
     def _call(self, template, node, params, outputs, state, cells, cell_fns, arrays=(), **subs):
+        containers = subs.pop("containers", ((), ()))
         call = templates.replace_as_expression(template, node, **subs)
         call.args.append(templates.name_tuple(params))
         call.args.append(templates.str_tuple(outputs))
@@ -218,6 +237,9 @@ class _ControlFlow(transformer.Transformer):
                 call.keywords.append(ast.keyword(arg=key, value=templates.name(name)))
         if arrays:
             call.keywords.append(ast.keyword(arg="arrays", value=templates.str_tuple(arrays)))
+        for key, names in zip(("containers", "appended"), containers):
+            if names:
+                call.keywords.append(ast.keyword(arg=key, value=templates.str_tuple(names)))
         opts = anno.getanno(node, anno.Basic.LOOP_OPTIONS, None)
         if opts:
             call.keywords.append(
@@ -241,6 +263,7 @@ class _ControlFlow(transformer.Transformer):
         state = self._state(node)
         unread = self._unread_after(node)
         arrays = _written_in_place(node.body + node.orelse, state, self.ctx, self.written[-1])
+        containers = self._containers(node.body + node.orelse)
         node.body = self._block(node.body)
         node.orelse = self._block(node.orelse)
         outputs = self.ctx.ordered(state.outputs)
@@ -266,6 +289,7 @@ class _ControlFlow(transformer.Transformer):
             test=node.test,
             if_true=true_name,
             if_false=false_name,
+            containers=containers,
         )
         self._path_keywords(call, outputs, unread)
         out.append(call)
@@ -358,6 +382,7 @@ class _ControlFlow(transformer.Transformer):
                         label=ast.Constant(value=h.name, kind=None),
                     )
                 )
+        containers = self._containers(node.body + [s for h in node.handlers for s in h.body])
         node.body = self._block(node.body)
         for h in node.handlers:
             h.body = self._block(h.body)
@@ -388,6 +413,7 @@ class _ControlFlow(transformer.Transformer):
             cell_fns,
             try_body=body_name,
             handlers=ast.Tuple(elts=handlers, ctx=ast.Load()),
+            containers=containers,
         )
         if unsettled:
             names = [n for n in params if n in unsettled]
@@ -420,6 +446,7 @@ class _ControlFlow(transformer.Transformer):
         (body_name,) = self.ctx.namer.new_group(("loop_body",))
         state = self._state(node)
         arrays = _written_in_place(node.body, state, self.ctx, self.written[-1])
+        containers = self._containers(node.body)
         self.loop_depths[-1] += 1
         self.loops[-1].append(node)
         node.body = self._block(node.body)
@@ -444,6 +471,7 @@ class _ControlFlow(transformer.Transformer):
                 arrays,
                 test=test,
                 loop_body=body_name,
+                containers=containers,
             )
         )
         return out
@@ -452,6 +480,7 @@ class _ControlFlow(transformer.Transformer):
         (body_name,) = self.ctx.namer.new_group(("loop_body",))
         state = self._state(node)
         arrays = _written_in_place(node.body, state, self.ctx, self.written[-1])
+        containers = self._containers(node.body)
         self.loop_depths[-1] += 1
         self.loops[-1].append(node)
         node.body = self._block(node.body)
@@ -492,6 +521,7 @@ class _ControlFlow(transformer.Transformer):
                 iterable=node.iter,
                 extra_test=extra_test,
                 loop_body=body_name,
+                containers=containers,
             )
         )
         return out

@@ -139,7 +139,7 @@ def list_item_in_staged_if(x):
 
 
 def key_created_in_one_branch(x):
-    d = {}
+    d = {"name": "a str beside a float: one staged value cannot hold both", "n": 0.0}
     if x > 0:
         d["only_here"] = x
     return len(d)

@@ -97,7 +97,7 @@ def test_hasattr_gives_a_python_bool():
 
 
 def key_set_in_one_branch(x):
-    d = {}
+    d = {"name": "a str beside a float: one staged value cannot hold both", "n": 0.0}
     if x > 0:
         d["k"] = x
     return len(d)

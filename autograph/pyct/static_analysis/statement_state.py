@@ -52,7 +52,8 @@ def _parts(node) -> list:
     return node.body
 
 
-def _calls(stmts) -> bool:
+def calls(stmts) -> bool:
+    """Whether `stmts` call anything."""
     return any(isinstance(n, ast.Call) for s in stmts for n in ast.walk(s))
 
 
@@ -66,7 +67,7 @@ def of(node, cells, declared, helpers=frozenset()) -> State:
     modified = activity.modified(parts)
     if isinstance(node, ast.For):
         modified |= activity.modified(node.target)
-    if helpers and _calls(parts):
+    if helpers and calls(parts):
         modified |= helpers
     live_in = anno.getanno(node, anno.Static.LIVE_IN)
     live_out = anno.getanno(node, anno.Static.LIVE_OUT)
