@@ -326,6 +326,9 @@ def _iter_more(c, snapshot, i):
     return c, BOOL
 
 
+# comparisons of two lists, deques or sets (a set's are subset relations)
+_ORDERING = {name: Method(False, _reads(BOOL)) for name in ("__lt__", "__le__", "__gt__", "__ge__")}
+
 _LIST = {
     "append": Method(True, _adds),
     "extend": Method(True, _adds_items),
@@ -347,7 +350,10 @@ _LIST = {
     "__eq__": Method(False, _reads(BOOL)),
     "__ne__": Method(False, _reads(BOOL)),
     "__add__": Method(False, _list_add),
+    "__radd__": Method(False, _list_add),
     "__mul__": Method(False, _same_type),
+    "__rmul__": Method(False, _same_type),
+    **_ORDERING,
     # heapq and bisect, of a list
     "heappush": Method(True, _adds, heapq.heappush),
     "heappop": Method(True, _pops, heapq.heappop),
@@ -385,6 +391,7 @@ _DEQUE = {
     "copy": Method(False, _same_type),
     "__eq__": Method(False, _reads(BOOL)),
     "__ne__": Method(False, _reads(BOOL)),
+    **_ORDERING,
 }
 
 _SET = {
@@ -394,13 +401,13 @@ _SET = {
     "pop": Method(True, _pops),
     "clear": Method(True, _same),
     "update": Method(True, _adds_items),
-    "__ior__": Method(True, _adds_items, lambda c, other: c.__ior__(other)),
+    "__ior__": Method(True, _adds_items, operator.ior),
     "symmetric_difference_update": Method(True, _adds_items),
-    "__ixor__": Method(True, _adds_items, lambda c, other: c.__ixor__(other)),
+    "__ixor__": Method(True, _adds_items, operator.ixor),
     "difference_update": Method(True, _same),
-    "__isub__": Method(True, _same, lambda c, other: c.__isub__(other)),
+    "__isub__": Method(True, _same, operator.isub),
     "intersection_update": Method(True, _same),
-    "__iand__": Method(True, _same, lambda c, other: c.__iand__(other)),
+    "__iand__": Method(True, _same, operator.iand),
     "__len__": Method(False, _reads(INT)),
     "__contains__": Method(False, _reads(BOOL)),
     "copy": Method(False, _same_type),
@@ -412,6 +419,12 @@ _SET = {
     "__and__": Method(False, _new_set),
     "difference": Method(False, _new_set),
     "__sub__": Method(False, _new_set),
+    # `other | s` ...: a new set of both's items (its type: both's, joined)
+    "__ror__": Method(False, _union),
+    "__rxor__": Method(False, _union),
+    "__rand__": Method(False, _union),
+    "__rsub__": Method(False, _union),
+    **_ORDERING,
     "issubset": Method(False, _reads(BOOL)),
     "issuperset": Method(False, _reads(BOOL)),
     "isdisjoint": Method(False, _reads(BOOL)),
@@ -426,7 +439,7 @@ _DICT = {
     "popitem": Method(True, _popitem),
     "setdefault": Method(True, _setdefault),
     "update": Method(True, _update_dict),
-    "__ior__": Method(True, _update_dict, lambda c, other: c.__ior__(other)),
+    "__ior__": Method(True, _update_dict, operator.ior),
     "clear": Method(True, _same),
     "__getitem__": Method(False, _gets_item),
     "get": Method(False, _get),
@@ -499,7 +512,35 @@ def _iter_more_kernel(c, snapshot, i):
     return i < len(snapshot)
 
 
-_FUNCTIONS = {"iter_more": _iter_more_kernel, "__len__": len, "__contains__": operator.contains}
+# Python's operators (a method of the container would give NotImplemented, not Python's
+# TypeError, for an operand of another type)
+_OPERATORS = {
+    "__eq__": operator.eq,
+    "__ne__": operator.ne,
+    "__lt__": operator.lt,
+    "__le__": operator.le,
+    "__gt__": operator.gt,
+    "__ge__": operator.ge,
+    "__add__": operator.add,
+    "__mul__": operator.mul,
+    "__or__": operator.or_,
+    "__and__": operator.and_,
+    "__sub__": operator.sub,
+    "__xor__": operator.xor,
+    "__radd__": lambda c, other: operator.add(other, c),
+    "__rmul__": lambda c, other: operator.mul(other, c),
+    "__ror__": lambda c, other: operator.or_(other, c),
+    "__rand__": lambda c, other: operator.and_(other, c),
+    "__rsub__": lambda c, other: operator.sub(other, c),
+    "__rxor__": lambda c, other: operator.xor(other, c),
+}
+
+_FUNCTIONS = {
+    "iter_more": _iter_more_kernel,
+    "__len__": len,
+    "__contains__": operator.contains,
+    **_OPERATORS,
+}
 
 
 def _callable(name: str, method: Method):

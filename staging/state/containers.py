@@ -116,6 +116,11 @@ class StagedContainer(Tensor):
     def _call(self, name, *args, **kwargs):
         """`self.<name>(*args, **kwargs)` (or heapq's / bisect's `<name>(self, ...)`), recorded."""
         method = ops.method_of(self._value.type, name)
+        if method is None:  # (an operator its kind lacks: `d < other`, `s + other`)
+            raise errors.UnsupportedOpError(
+                f"{where()}{name} of a {self._python_name()} changed in staged control flow is "
+                f"not staged"
+            )
         template, inputs = encode_arguments(args, f"{self._python_name()}.{name}()")
         attrs = {
             "kind": self._kind,
@@ -211,6 +216,36 @@ class StagedContainer(Tensor):
 
     def __add__(self, other):
         return self._call("__add__", other)
+
+    def __radd__(self, other):
+        return self._call("__radd__", other)
+
+    def __rmul__(self, count):
+        return self._call("__rmul__", count)
+
+    def __lt__(self, other):
+        return self._call("__lt__", other)
+
+    def __le__(self, other):
+        return self._call("__le__", other)
+
+    def __gt__(self, other):
+        return self._call("__gt__", other)
+
+    def __ge__(self, other):
+        return self._call("__ge__", other)
+
+    def __ror__(self, other):
+        return self._call("__ror__", other)
+
+    def __rand__(self, other):
+        return self._call("__rand__", other)
+
+    def __rsub__(self, other):
+        return self._call("__rsub__", other)
+
+    def __rxor__(self, other):
+        return self._call("__rxor__", other)
 
     def __mul__(self, count):
         return self._call("__mul__", count)

@@ -326,3 +326,31 @@ def test_a_staged_container_is_refused_under_jit_compile():
     message = str(info.value)
     assert message.startswith(f"{__file__}:"), message
     assert "container" in message
+
+
+def test_set_operators_both_ways_and_subset_comparisons():
+    def f(x):
+        a = set()
+        b = {1, 2}
+        for v in x:
+            if v > 0:
+                a.add(int(v) % 3)
+        return a | b, b | a, a - b, b - a, a ^ b, b & a, a <= b, a < b, b >= a, a == b
+
+    check(f, *VECTORS)
+
+
+def or_with_a_list(x):
+    a = set()
+    for v in x:
+        if v > 0:
+            a.add(1)
+    try:
+        a |= [1, 2]
+    except TypeError as error:
+        return str(error)
+    return "no error"
+
+
+def test_an_operand_of_another_type_raises_pythons_type_error():
+    check(or_with_a_list, *VECTORS)
