@@ -128,13 +128,18 @@ def element_type(t):
     if isinstance(t, (ListType, ContainerType)):
         raise NestedContainerError(
             "a staged container holds numbers, arrays, strs and tuples of them, not another "
-            "container"
+            "container; keep the inner containers apart (a dict of lists: one list per key, or "
+            "a dict of tuples)"
         )
     return t
 
 
 class NestedContainerError(TypeError):
     """A container put in a staged container (which Python allows, and staging does not)."""
+
+
+class NotStagedCall(TypeError):
+    """A call Python allows that a staged container does not stage (`d.get(k)`, giving None)."""
 
 
 def items_of(t):
@@ -275,8 +280,13 @@ def _update_dict(c, other=None):
     return _grow(c, pair.items[1], pair.items[0]), NONE
 
 
-def _get(c, k, default):
-    return c, join_types(_element(c), default)
+def _get(c, k, *default):
+    if not default:
+        raise NotStagedCall(
+            "get() without a default gives None for a missing key, which a staged value cannot "
+            "be; give a default of the values' type"
+        )
+    return c, join_types(_element(c), default[0])
 
 
 def _view(kind):
@@ -486,6 +496,8 @@ def method_of(t, name: str) -> Method | None:
     """The method `name` of a container of type `t`, or None when it has none staged. Reading a
     missing key of a defaultdict inserts it: there `__getitem__` changes the container."""
     method = METHODS[kind_of(t)].get(name)
+    if isinstance(t, ContainerType) and t.factory == "Counter" and name == "update":
+        return None  # (a Counter's update counts the items of an iterable: not staged)
     if (
         name == "__getitem__"
         and isinstance(t, ContainerType)
@@ -646,6 +658,8 @@ def _new_infer(*inputs, kind, items, factory=None, maxlen=None):
             value = join_items(value, element_type(template_type(v, it)))
         if isinstance(factory, tuple) and factory[1] is not None:
             value = join_items(value, element_type(value_type(factory[1]())))
+        if factory == "Counter":  # (a missing key reads as 0)
+            value = join_items(value, INT)
         return ContainerType("dict", value, key, factory)
     element = None
     for item in items:
@@ -722,6 +736,7 @@ __all__ = [
     "METHODS",
     "Method",
     "NestedContainerError",
+    "NotStagedCall",
     "TypeJoinError",
     "element_type",
     "fill",

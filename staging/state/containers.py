@@ -98,17 +98,26 @@ class StagedContainer(Tensor):
         kind = self._kind
         if name == "maxlen" and kind == "deque":
             return self._value.type.maxlen
-        if name in _NOT_METHODS or name not in ops.METHODS[kind]:
+        if name in _NOT_METHODS or ops.method_of(self._value.type, name) is None:
             raise self._no_attribute(name)
         return functools.partial(self._call, name)
 
     def _no_attribute(self, name):
         python = _python_type(self._kind)
+        factory = getattr(self._value.type, "factory", None)
+        if factory is not None:  # (an OrderedDict, a Counter, a defaultdict)
+            python = ops.DICT_CLASSES[factory[0] if isinstance(factory, tuple) else factory]
         if hasattr(python, name):
+            staged = sorted(
+                m
+                for m in ops.METHODS[self._kind]
+                if not m.startswith("_")
+                and m not in _NOT_METHODS
+                and ops.method_of(self._value.type, m) is not None
+            )
             return errors.UnsupportedOpError(
-                f"{where()}{self._python_name()}.{name}() of a container changed in staged "
-                f"control flow is not staged; a staged {self._python_name()} has "
-                f"{', '.join(sorted(m for m in ops.METHODS[self._kind] if not m.startswith('_')))}"
+                f"{where()}{python.__name__}.{name}() of a container changed in staged control "
+                f"flow is not staged; a staged {python.__name__} has {', '.join(staged)}"
             )
         return AttributeError(f"'{self._python_name()}' object has no attribute {name!r}")
 
@@ -140,12 +149,11 @@ class StagedContainer(Tensor):
         """The op of a method, refused (naming the line) where it puts a container in one."""
         try:
             return record(op_name, [self, *inputs], attrs)
-        except ops.NestedContainerError as located:
+        except (ops.NestedContainerError, ops.NotStagedCall) as located:
             exc = getattr(located, "__autograph_unlocated__", located)
             raise errors.UnsupportedOpError(
                 f"{where()}{self._python_name()}.{attrs['name']}() of a container changed in "
-                f"staged control flow: {exc}; keep the inner containers apart (a dict of "
-                f"lists: one list per key, or a dict of tuples)"
+                f"staged control flow: {exc}"
             ) from None
 
     def _length(self):

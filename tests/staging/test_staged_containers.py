@@ -354,3 +354,42 @@ def or_with_a_list(x):
 
 def test_an_operand_of_another_type_raises_pythons_type_error():
     check(or_with_a_list, *VECTORS)
+
+
+def counter_most_common(x):
+    c = collections.Counter()
+    for v in x:
+        if v > 0:
+            c["positive"] += 1
+    return c.most_common(1)
+
+
+def test_a_counter_counts_and_its_own_methods_are_refused():
+    def f(x):
+        c = collections.Counter()
+        for v in x:
+            c["positive" if v > 0 else "other"] += 1
+        return c, c["missing"]
+
+    check(f, *VECTORS)
+    with pytest.raises(errors.UnsupportedOpError) as info:
+        staging.function(counter_most_common)(VECTORS[0][0])
+    message = str(info.value)
+    assert message.startswith(line_of(counter_most_common, 5)), message
+    assert "Counter.most_common() of a container changed in staged control flow" in message
+
+
+def get_without_a_default(x):
+    d = {}
+    for v in x:
+        if v > 0:
+            d["p"] = v
+    return d.get("p")
+
+
+def test_get_without_a_default_is_refused():
+    with pytest.raises(errors.UnsupportedOpError) as info:
+        staging.function(get_without_a_default)(VECTORS[0][0])
+    message = str(info.value)
+    assert message.startswith(line_of(get_without_a_default, 5)), message
+    assert "give a default" in message
