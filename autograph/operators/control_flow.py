@@ -677,6 +677,8 @@ def for_stmt(  # noqa: C901, PLR0913
     if py_builtins.is_staged_iterable(iterable):
         if outer_writes:
             raise _outer_write_error("`for` loop", outer_writes)
+        if _never_runs(iterable):
+            return state  # (nothing to stage: its containers stay Python's)
         state = entering(state)
         return _staged_for(
             iterable, extra_test, body, state, names, maximum_iterations, shape_invariants, cells
@@ -838,6 +840,15 @@ def _container_for(
         watched=(body, extra_test),
     )
     return result[1:]
+
+
+def _never_runs(iterable) -> bool:
+    """Whether a staged `for` over `iterable` (a tensor with a static first dim of 0) never runs
+    its body, as in Python."""
+    if isinstance(iterable, StagedContainer):
+        return False
+    length = py_builtins.staged_length(iterable, clamp=False)
+    return not is_symbolic(length) and length <= 0
 
 
 def _staged_for(

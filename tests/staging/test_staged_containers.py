@@ -393,3 +393,22 @@ def test_get_without_a_default_is_refused():
     message = str(info.value)
     assert message.startswith(line_of(get_without_a_default, 5)), message
     assert "give a default" in message
+
+
+def test_a_loop_that_never_runs_leaves_its_containers_python_ones():
+    def buckets_of(points):
+        buckets = {}
+        for i, p in enumerate(points):
+            buckets.setdefault(int(p[0]), []).append(i)
+        return buckets, [k for k, v in buckets.items() if len(v) > 1]
+
+    check(buckets_of, (np.zeros((0, 2)),))
+
+
+def test_a_defaultdict_returned_as_it_is_keeps_its_factory():
+    def f(x):
+        c = collections.defaultdict(int)
+        c["a"] += 1
+        return c, x + 1
+
+    check(f, (np.zeros(0),), (np.array([1.0]),))
