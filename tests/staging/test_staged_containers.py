@@ -412,3 +412,52 @@ def test_a_defaultdict_returned_as_it_is_keeps_its_factory():
         return c, x + 1
 
     check(f, (np.zeros(0),), (np.array([1.0]),))
+
+
+def compares_dicts(x):
+    d = {}
+    for v in x:
+        if v > 0:
+            d["p"] = v
+    return d < {}
+
+
+def iterates_in_a_comprehension(x):
+    s = set()
+    for v in x:
+        if v > 0:
+            s.add(int(v))
+    return [k * 2 for k in s]
+
+
+def items_of_two_kinds(x):
+    s = {1, "one"}
+    for v in x:
+        if v > 0:
+            s.add(2)
+    return s
+
+
+def ufunc_of_a_set(x):
+    s = set()
+    for v in x:
+        if v > 0:
+            s.add(int(v))
+    return np.negative(s)
+
+
+@pytest.mark.parametrize(
+    ("func", "offset", "error", "text"),
+    [
+        (compares_dicts, 5, errors.UnsupportedOpError, "__lt__ of a dict changed in staged"),
+        (iterates_in_a_comprehension, 5, errors.SymbolicValueError, "iterating"),
+        (items_of_two_kinds, 2, errors.UnsupportedOpError, "its items cannot be one"),
+        (ufunc_of_a_set, 5, errors.UnsupportedOpError, "negative of a set"),
+    ],
+)
+def test_what_a_staged_container_cannot_do_is_refused_naming_the_line(func, offset, error, text):
+    with pytest.raises(error) as info:
+        staging.function(func)(VECTORS[0][0])
+    message = str(info.value)
+    assert message.startswith(line_of(func, offset)), message
+    assert text in message, message
