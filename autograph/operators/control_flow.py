@@ -845,10 +845,17 @@ def _container_for(
 def _never_runs(iterable) -> bool:
     """Whether a staged `for` over `iterable` (a tensor with a static first dim of 0) never runs
     its body, as in Python."""
-    if isinstance(iterable, StagedContainer):
+    if isinstance(iterable, py_builtins.StagedEnumerate):
+        return _never_runs(iterable.iterable)
+    if isinstance(iterable, py_builtins.StagedZip):
+        return any(_never_runs(it) for it in iterable.iterables)
+    if isinstance(iterable, StagedContainer) or not is_symbolic(iterable):
         return False
-    length = py_builtins.staged_length(iterable, clamp=False)
-    return not is_symbolic(length) and length <= 0
+    try:  # (read from its type: nothing recorded)
+        shape = iterable.static_shape
+    except Exception:  # noqa: BLE001 - a value of several kinds: staged_length decides later
+        return False
+    return bool(shape) and shape[0] == 0
 
 
 def _staged_for(
