@@ -461,3 +461,19 @@ def test_what_a_staged_container_cannot_do_is_refused_naming_the_line(func, offs
     message = str(info.value)
     assert message.startswith(line_of(func, offset)), message
     assert text in message, message
+
+
+def test_a_deque_rotated_in_a_staged_while_that_may_not_run():
+    def f(x, n):
+        dq = collections.deque([1, 2, 3])
+        i = 0
+        while i < n:
+            if x[i % len(x)] > 0:
+                dq.rotate(1)
+            else:
+                dq.appendleft(dq.pop())
+            i += 1
+        return dq
+
+    x = VECTORS[0][0]
+    check(f, (x, np.int64(0)), (x, np.int64(1)), (x, np.int64(5)))
