@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .types import ListType, NoneKind, TensorType, UnionType, join_types, union_of
+from .types import NoneKind, StrType, TensorType, UnionType, join_types, union_of
 
 
 @dataclass(frozen=True)
@@ -476,11 +476,9 @@ def infer_kinds(op: OpDef, input_types, attrs, groups=None, infer=None):
 def _joined(types: list):
     """One output's types on each combination of kinds, joined: a value's kinds, or a list's
     element kinds (a list written with a `float | f64[]` value holds `float | f64[]` elements)."""
-    if type(types[0]) in (TensorType, UnionType, NoneKind):
+    if all(type(t) in (TensorType, UnionType, NoneKind, StrType) for t in types):
         return union_of(types)
-    if type(types[0]) is ListType:
-        return functools.reduce(join_types, types)
-    return types[0]
+    return functools.reduce(join_types, types)
 
 
 _DEFAULTS = {

@@ -8,10 +8,14 @@ it, and every op's result type is its rule applied to each kind (runtime.registr
 `join_types` is the one rule for where two paths meet. `ListType` is a list value's type;
 `StrType` a Python str known when the graph runs (text formatted from staged values).
 `NONE` is the kind of a value that is None on some paths (`best = None` before a loop that
-may set it). `ExceptionType` the type of an exception a staged `try` caught.
+may set it). `ExceptionType` the type of an exception a staged `try` caught. `ContainerType`
+is a deque, set or dict (or a view of a dict) made by the function and changed in staged
+control flow, and `TupleType` a tuple held in such a container or a list.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -229,6 +233,141 @@ class ListType:
         if self.element is None or other.element is None:
             return True
         return accepts(self.element, other.element)
+
+
+class ContainerType:
+    """The type of a deque, set or dict (kind "deque", "set", "dict"), or of a dict's keys,
+    values or items view ("keys", "values", "items"), known when the graph runs: the Python
+    container itself, made on each call and changed by the staged methods (runtime.ops.
+    containers). `element`: the join of the types of what it holds (a dict's values), None
+    while nothing is known; `key`: a dict's keys'. `factory` is a dict's class and default
+    factory ("dict", "OrderedDict", "Counter", or ("defaultdict", factory)), `maxlen` a deque's.
+
+    `shape` and `dtype` say what an array type would (a 0-d object) so that code asking every
+    value for them works; only the container ops compute on it."""
+
+    __slots__ = ("kind", "element", "key", "factory", "maxlen", "_hash")
+    kind: str
+    element: Any
+    key: Any
+    factory: Any
+    maxlen: int | None
+    _hash: int
+    shape = ()
+    dtype = np.dtype(object)
+    weak = False
+    ndim = 0
+    is_fully_defined = True
+
+    def __init__(self, kind: str, element=None, key=None, factory=None, maxlen=None):
+        for name, value in zip(self.__slots__, (kind, element, key, factory, maxlen)):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_hash", hash((kind, element, key, factory, maxlen)))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("ContainerType is immutable")
+
+    def __eq__(self, other):
+        return isinstance(other, ContainerType) and all(
+            getattr(self, n) == getattr(other, n) for n in self.__slots__[:-1]
+        )
+
+    def __hash__(self):
+        return self._hash
+
+    def __repr__(self):
+        return (
+            f"ContainerType({self.kind!r}, {self.element!r}, {self.key!r}, {self.factory!r}, "
+            f"{self.maxlen!r})"
+        )
+
+    def __str__(self):
+        def shown(t):
+            return "?" if t is None else str(t)
+
+        if self.kind == "dict":
+            return f"dict[{shown(self.key)}: {shown(self.element)}]"
+        return f"{self.kind}[{shown(self.element)}]"
+
+    def strong(self):
+        return self
+
+    def with_items(self, element, key=None) -> "ContainerType":
+        """This type holding elements (values) of type `element` (and keys of type `key`)."""
+        return ContainerType(self.kind, element, key, self.factory, self.maxlen)
+
+    def is_supertype_of(self, other) -> bool:
+        """True when a container of type `other` is also one of this type (an unknown element
+        type, on either side, fits: nothing was put in yet)."""
+        if not isinstance(other, ContainerType) or other.kind != self.kind:
+            return False
+        if (self.factory, self.maxlen) != (other.factory, other.maxlen):
+            return False
+        return _accepts_items(self.element, other.element) and _accepts_items(self.key, other.key)
+
+    def accepts_shape(self, shape) -> bool:
+        return shape == ()
+
+
+class TupleType:
+    """The type of a tuple of graph values (a Python tuple at run time) held by a staged list or
+    container (`heapq.heappush(heap, (d, v))`): the type of each item. Reading one back gives a
+    Python tuple of its items while tracing."""
+
+    __slots__ = ("items", "_hash")
+    items: tuple
+    _hash: int
+    shape = ()
+    dtype = np.dtype(object)
+    weak = False
+    ndim = 0
+    is_fully_defined = True
+
+    def __init__(self, items):
+        object.__setattr__(self, "items", tuple(items))
+        object.__setattr__(self, "_hash", hash(("tuple", self.items)))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("TupleType is immutable")
+
+    def __eq__(self, other):
+        return isinstance(other, TupleType) and self.items == other.items
+
+    def __hash__(self):
+        return self._hash
+
+    def __repr__(self):
+        return f"TupleType({self.items!r})"
+
+    def __str__(self):
+        return (
+            "("
+            + ", ".join(str(t) for t in self.items)
+            + ("," if len(self.items) == 1 else "")
+            + ")"
+        )
+
+    def strong(self):
+        return self
+
+    def is_supertype_of(self, other) -> bool:
+        return (
+            isinstance(other, TupleType)
+            and len(other.items) == len(self.items)
+            and all(accepts(a, b) for a, b in zip(self.items, other.items))
+        )
+
+    def accepts_shape(self, shape) -> bool:
+        return shape == ()
+
+
+def _accepts_items(declared, actual) -> bool:
+    return declared is None or actual is None or accepts(declared, actual)
+
+
+def is_container(t) -> bool:
+    """True for the type of a staged container: a list, deque, set, dict or dict view."""
+    return isinstance(t, (ListType, ContainerType))
 
 
 class StrType:
@@ -526,15 +665,43 @@ def join_types(a, b):
     if isinstance(a, ListType) or isinstance(b, ListType):
         if not (isinstance(a, ListType) and isinstance(b, ListType)):
             raise TypeJoinError("a list in one case and not a list in the other")
-        if a.element is None or b.element is None:
-            return ListType(a.element if a.element is not None else b.element)
-        return ListType(join_types(a.element, b.element))
+        return ListType(join_items(a.element, b.element))
+    if isinstance(a, (ContainerType, TupleType)) or isinstance(b, (ContainerType, TupleType)):
+        return _join_structured(a, b)
     if not all(type(k) in _KIND_TYPES for k in (*kinds(a), *kinds(b))):
         raise TypeJoinError(f"{a} in one case and {b} in the other")
     return union_of((a, b))
 
 
 _KIND_TYPES = (TensorType, NoneKind, StrType)  # what a union's alternatives may be
+
+
+def join_items(a, b):
+    """The join of two element types of containers, where None (nothing known yet) joins as the
+    other."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return join_types(a, b)
+
+
+def _join_structured(a, b):
+    """join_types of containers (of one kind: their items join) and tuples (of one length: their
+    items join position by position)."""
+    if isinstance(a, ContainerType) and isinstance(b, ContainerType):
+        if a.kind != b.kind:
+            raise TypeJoinError(f"a {a.kind} in one case and a {b.kind} in the other")
+        if (a.factory, a.maxlen) != (b.factory, b.maxlen):
+            raise TypeJoinError(f"{a} and {b} are made differently (class or maxlen)")
+        return a.with_items(join_items(a.element, b.element), join_items(a.key, b.key))
+    if isinstance(a, TupleType) and isinstance(b, TupleType):
+        if len(a.items) != len(b.items):
+            raise TypeJoinError(
+                f"a tuple of {len(a.items)} items in one case and of {len(b.items)} in the other"
+            )
+        return TupleType(join_types(x, y) for x, y in zip(a.items, b.items))
+    raise TypeJoinError(f"{a} in one case and {b} in the other")
 
 
 def broadcast_shapes(*shapes):

@@ -34,6 +34,7 @@ import ast
 from autograph.pyct import anno, templates, transformer
 from autograph.pyct.static_analysis import (
     activity,
+    container_writes,
     definitions,
     item_writes,
     liveness,
@@ -55,29 +56,42 @@ class _ControlFlow(transformer.Transformer):
         self.loops = []  # per function: the loops enclosing the statement converted now
         self.local_names = []  # per function: the names it assigns (its own locals)
         self.written = []  # per function: the names it writes items of or through (item_writes)
+        self.helpers = []  # per function: its cells its nested functions assign (nonlocal)
+        self.bound = []  # per function: the names bound in it (assigned, parameters, shared)
+        self.helper_changes = []  # per function: its cells its nested functions change (methods)
+        self.deques = []  # per function: the names it assigns a collections.deque(...) to
 
     # Scopes
 
     def visit_FunctionDef(self, node):
+        shared = self._shared_nonlocals(node)
         liveness.analyze(node)
-        definitions.analyze(node)
-        cells = anno.getanno(node, anno.Static.CELLS, frozenset())
+        definitions.analyze(node, shared=shared)
+        cells = anno.getanno(node, anno.Static.CELLS, frozenset()) | shared
         maybe_undefined = set()
         reads, loads = _returned_values(node.body)  # before the bodies move into functions
         written = _attributes_written_in_blocks(node.body)
         self.scopes.append(
             (
                 cells,
-                activity.declared_outer(node),
+                activity.declared_outer(node) - shared,
                 maybe_undefined,
                 anno.getanno(node, anno.Basic.RETURN_FLAG, None),
             )
         )
+        self.bound.append(_own_stores(node) | _parameters(node) | shared)
         self.loop_depths.append(0)
         self.loops.append([])
         self.local_names.append(_own_stores(node))
         self.written.append(item_writes.written_through(node.body))
+        self.helpers.append(anno.getanno(node, anno.Static.HELPER_WRITES, frozenset()))
+        self.helper_changes.append(container_writes.changed_by_helpers(node, cells))
+        self.deques.append(container_writes.deques(node, self.ctx.namespace))
         node.body = self._block(node.body)
+        self.helpers.pop()
+        self.helper_changes.pop()
+        self.deques.pop()
+        self.bound.pop()
         self.written.pop()
         self.local_names.pop()
         self.loops.pop()
@@ -101,6 +115,19 @@ class _ControlFlow(transformer.Transformer):
     visit_AsyncFunctionDef = visit_FunctionDef
     visit_ClassDef = transformer.Transformer.methods_only
 
+    def _shared_nonlocals(self, node) -> frozenset:
+        """The names `node` declares `nonlocal` that a function enclosing it in the converted
+        code binds: variables of a frame that runs in the same call (of the function being
+        converted) as this one. Its staged statements carry them as they carry their own
+        cell variables; a `nonlocal` of a function outside is written outside (refused when
+        a staged statement writes it)."""
+        declared = set()
+        for s in ast.walk(node):
+            if isinstance(s, ast.Nonlocal) and _top_scope_of(node, s):
+                declared.update(s.names)
+        enclosing = set().union(*self.bound) if self.bound else set()
+        return frozenset(declared & enclosing)
+
     def _block(self, stmts):
         out = []
         for s in stmts:
@@ -112,7 +139,7 @@ class _ControlFlow(transformer.Transformer):
 
     def _state(self, node):
         cells, declared, _, _ = self.scopes[-1]
-        return statement_state.of(node, cells, declared)
+        return statement_state.of(node, cells, declared, self.helpers[-1])
 
     def _undefined(self, node, names):
         """`name = ag__.Undefined('name')` for each of `names` that may be unbound here."""
@@ -182,7 +209,19 @@ class _ControlFlow(transformer.Transformer):
         setter.body.insert(0, decl)
         return [getter, setter], {"get_state": get_name, "set_state": set_name}
 
+    def _containers(self, stmts):
+        """(names, appended): the containers of the function's own variables that `stmts`
+        change through their methods, and the deques they only append to or pop from (see
+        static_analysis/container_writes)."""
+        found, appended = container_writes.changed(stmts, self.ctx.namespace)
+        if self.helper_changes[-1] and statement_state.calls(stmts):
+            found |= self.helper_changes[-1]
+        own = set().union(*self.bound)
+        deques = set().union(*self.deques)
+        return self.ctx.ordered(found & own), self.ctx.ordered((appended - found) & own & deques)
+
     def _call(self, template, node, params, outputs, state, cells, cell_fns, arrays=(), **subs):
+        containers = subs.pop("containers", ((), ()))
         call = templates.replace_as_expression(template, node, **subs)
         call.args.append(templates.name_tuple(params))
         call.args.append(templates.str_tuple(outputs))
@@ -198,6 +237,9 @@ class _ControlFlow(transformer.Transformer):
                 call.keywords.append(ast.keyword(arg=key, value=templates.name(name)))
         if arrays:
             call.keywords.append(ast.keyword(arg="arrays", value=templates.str_tuple(arrays)))
+        for key, names in zip(("containers", "appended"), containers):
+            if names:
+                call.keywords.append(ast.keyword(arg=key, value=templates.str_tuple(names)))
         opts = anno.getanno(node, anno.Basic.LOOP_OPTIONS, None)
         if opts:
             call.keywords.append(
@@ -221,6 +263,7 @@ class _ControlFlow(transformer.Transformer):
         state = self._state(node)
         unread = self._unread_after(node)
         arrays = _written_in_place(node.body + node.orelse, state, self.ctx, self.written[-1])
+        containers = self._containers(node.body + node.orelse)
         node.body = self._block(node.body)
         node.orelse = self._block(node.orelse)
         outputs = self.ctx.ordered(state.outputs)
@@ -246,6 +289,7 @@ class _ControlFlow(transformer.Transformer):
             test=node.test,
             if_true=true_name,
             if_false=false_name,
+            containers=containers,
         )
         self._path_keywords(call, outputs, unread)
         out.append(call)
@@ -338,6 +382,7 @@ class _ControlFlow(transformer.Transformer):
                         label=ast.Constant(value=h.name, kind=None),
                     )
                 )
+        containers = self._containers(node.body + [s for h in node.handlers for s in h.body])
         node.body = self._block(node.body)
         for h in node.handlers:
             h.body = self._block(h.body)
@@ -368,6 +413,7 @@ class _ControlFlow(transformer.Transformer):
             cell_fns,
             try_body=body_name,
             handlers=ast.Tuple(elts=handlers, ctx=ast.Load()),
+            containers=containers,
         )
         if unsettled:
             names = [n for n in params if n in unsettled]
@@ -400,6 +446,7 @@ class _ControlFlow(transformer.Transformer):
         (body_name,) = self.ctx.namer.new_group(("loop_body",))
         state = self._state(node)
         arrays = _written_in_place(node.body, state, self.ctx, self.written[-1])
+        containers = self._containers(node.body)
         self.loop_depths[-1] += 1
         self.loops[-1].append(node)
         node.body = self._block(node.body)
@@ -424,6 +471,7 @@ class _ControlFlow(transformer.Transformer):
                 arrays,
                 test=test,
                 loop_body=body_name,
+                containers=containers,
             )
         )
         return out
@@ -432,6 +480,7 @@ class _ControlFlow(transformer.Transformer):
         (body_name,) = self.ctx.namer.new_group(("loop_body",))
         state = self._state(node)
         arrays = _written_in_place(node.body, state, self.ctx, self.written[-1])
+        containers = self._containers(node.body)
         self.loop_depths[-1] += 1
         self.loops[-1].append(node)
         node.body = self._block(node.body)
@@ -472,6 +521,7 @@ class _ControlFlow(transformer.Transformer):
                 iterable=node.iter,
                 extra_test=extra_test,
                 loop_body=body_name,
+                containers=containers,
             )
         )
         return out
@@ -599,6 +649,28 @@ def _inside_blocks(stmts):
             stack.extend((c, id(c) in blocks) for c in ast.iter_child_nodes(n))
         else:
             stack.extend((c, inside) for c in ast.iter_child_nodes(n))
+
+
+def _parameters(function) -> set:
+    args = function.args
+    return {
+        a.arg
+        for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]
+        if a is not None
+    }
+
+
+def _top_scope_of(function, statement) -> bool:
+    """Whether `statement` is in `function`'s own scope (not in a function or class nested in
+    it)."""
+    stack = list(function.body)
+    while stack:
+        n = stack.pop()
+        if n is statement:
+            return True
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(n))
+    return False
 
 
 def _own_stores(function) -> set:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import functools
 
 import numpy as np
@@ -35,7 +36,9 @@ from staging.core.recording import current_graph, drop_effects_since, node_count
 from staging.core.source_map import where as _where
 from staging.core.tensor import is_symbolic
 from staging.kinds.undefined import MaybeMissing
-from staging.state import aliasing, concrete_arrays
+from staging.state import aliasing, concrete_arrays, python_state
+from staging.state import containers as staged_containers
+from staging.state.containers import StagedContainer
 from staging.state.tensor_array import TupleList
 
 
@@ -64,6 +67,8 @@ def if_stmt(  # noqa: PLR0913
     returns=(),
     unread=None,
     arrays=(),
+    containers=(),
+    appended=(),
 ):
     """Runs one branch on a concrete condition, stages both with staging.cond on a symbolic one.
 
@@ -76,10 +81,17 @@ def if_stmt(  # noqa: PLR0913
     else refers to them). `arrays`: the names the branches write items of (or update in place)
     that they do not take as arguments: the NumPy arrays made while tracing among them, and in
     `state`, become staged values when the `if` is staged (staging.state.concrete_arrays).
+    `containers`: the names of the containers the branches change through their methods, and
+    `appended` the deques they append to or pop from: a container the function made (or, among
+    `arrays`, a list or dict whose items the branches write) becomes a staged value when the
+    `if` is staged (staging.state.containers).
     """
     if is_symbolic(cond) or data_structures.is_staged_value(cond):
         if outer_writes:
             raise _outer_write_error("`if`", outer_writes)
+        state = staged_containers.promote_entering(
+            tuple(state), names, (if_true, if_false), containers, appended, arrays
+        )
         state = concrete_arrays.promote_entering(
             tuple(state), concrete_arrays.closure_cells((if_true, if_false), (*arrays, *cells))
         )
@@ -123,11 +135,13 @@ def _staged_if(  # noqa: C901, PLR0915, PLR0913
     join=None,
     kind="`if`",
     lists=True,
+    watched=None,
 ):
-    """The staged `if` of if_stmt. `join(then, other, unread=, names=)` traces the two paths and
-    joins their results (staging.cond on `cond` by default; a staged `try` joins its body and
-    its `except` clauses, `kind` "`try`"). `lists`: the lists in the state become staged lists
-    (each path appends to its own copy)."""
+    """The staged `if` of if_stmt. `join(then, other, unread=, names=, watch=)` traces the two
+    paths and joins their results (staging.cond on `cond` by default; a staged `try` joins its
+    body and its `except` clauses, `kind` "`try`"). `lists`: the lists in the state become
+    staged lists (each path appends to its own copy). `watched`: the user's functions the paths
+    run (if_true and if_false by default), whose reach into Python state must not change."""
     where = _where()
     join = join or functools.partial(staged.cond, cond)
     n = len(names)
@@ -144,7 +158,8 @@ def _staged_if(  # noqa: C901, PLR0915, PLR0913
     fill = {}  # position -> placeholder for a return value or a name the true branch leaves unset
     flagged = ()  # positions of names assigned on only some paths: they carry a `defined` flag
     dead = {}  # position -> placeholder for a value the true branch leaves as it returns
-    for _attempt in range(2 * len(all_names) + len(state) + 2):
+    staged_at = set()  # positions where the true branch's containers become staged containers
+    for _attempt in range(3 * len(all_names) + len(state) + 2):
         outputs = {}
 
         def branch(label, fn):
@@ -168,8 +183,13 @@ def _staged_if(  # noqa: C901, PLR0915, PLR0913
                     )
                 if label == "then" and dead:
                     result = tuple(dead[i]() if i in dead else v for i, v in enumerate(result))
+                if label == "then" and staged_at:
+                    result = tuple(
+                        _containers_staged(v) if i in staged_at else v for i, v in enumerate(result)
+                    )
                 other = outputs.get("then")
                 if other is not None:
+                    result = _match_containers(other, result)
                     result = fill_return_value(other, result)
                     result = _left_by_return(other, result, names, returns, dead)
                     check_defined(other, result, all_names, where, flagged)
@@ -188,11 +208,16 @@ def _staged_if(  # noqa: C901, PLR0915, PLR0913
                 unread=unread,
                 names=display_names(all_names)
                 + tuple(f"<{display_names(all_names)[i]} defined>" for i in flagged),
+                watch=_watch(watched or (if_true, if_false), state, names, original_cells, cells),
             )
         except Refill as retry:
             fill.update(retry.fill)
             dead.update(getattr(retry, "dead", {}))
             flagged = tuple(sorted(set(flagged) | set(getattr(retry, "flagged", ()))))
+            continue
+        except _StagedOnOnePath as retry:
+            cells.set(original_cells)
+            staged_at |= retry.positions
             continue
         except ListsOfTuples as retry:
             cells.set(original_cells)
@@ -218,6 +243,62 @@ def _staged_if(  # noqa: C901, PLR0915, PLR0913
         cells.set(results[n:])
         return results[:n]
     raise AssertionError("unreachable: the second trace of a staged `if` has its placeholders")
+
+
+def _watch(functions, state, names, cell_values, cells):
+    """The Snapshot of the Python state a staged construct's functions reach (and of the values
+    it is given, `state` named by `names` as far as they go), except the cells it carries itself
+    (staging.state.python_state)."""
+    names = display_names(names)
+    values = [(names[i] if i < len(names) else None, v) for i, v in enumerate(state)]
+    values += zip(display_names(cells.names), cell_values)
+    return python_state.Snapshot([f for f in functions if f is not None], values, cells.objects())
+
+
+class _StagedOnOnePath(Exception):
+    """The false branch of a staged `if` gives a staged container where the true branch gives a
+    Python container: the `if` is traced again with the true branch's made staged too."""
+
+    def __init__(self, positions):
+        super().__init__()
+        self.positions = set(positions)
+
+
+def _holds_staged(value) -> bool:
+    if isinstance(value, StagedContainer):
+        return True
+    return type(value) is tuple and any(_holds_staged(v) for v in value)
+
+
+def _holds_plain(value) -> bool:
+    if type(value) in (dict, set, collections.deque):
+        return True
+    return type(value) is tuple and any(_holds_plain(v) for v in value)
+
+
+def _containers_staged(value):
+    """`value` with its Python dicts, sets and deques (in tuples too) made staged containers
+    (new ones holding their items, in the graph being built)."""
+    if type(value) in (dict, set, collections.deque):
+        return staged_containers.promote(value)
+    if type(value) is tuple:
+        return tuple(_containers_staged(v) for v in value)
+    return value
+
+
+def _match_containers(then, other):
+    """The false branch's outputs, where the true branch gives a staged container and this one
+    a Python one (a dict that passed through a staged loop as a structure of values): that
+    container as a staged one too. Raises _StagedOnOnePath for the reverse."""
+    out, retry = list(other), []
+    for i, (a, b) in enumerate(zip(then, other)):
+        if _holds_staged(a) and _holds_plain(b):
+            out[i] = _containers_staged(b)
+        elif _holds_staged(b) and _holds_plain(a):
+            retry.append(i)
+    if retry:
+        raise _StagedOnOnePath(retry)
+    return tuple(out)
 
 
 def _left_by_return(then, other, names, returns, replaced):
@@ -351,7 +432,8 @@ def if_exp(cond, true_fn, false_fn):
     if is_symbolic(cond):
         where = _where()
         try:
-            return staged.cond(cond, true_fn, false_fn)
+            watch = python_state.Snapshot((true_fn, false_fn))
+            return staged.cond(cond, true_fn, false_fn, watch=watch)
         except BaseException as error:
             mark_staged_region(error, where, "`a if c else b`")
             raise
@@ -392,9 +474,12 @@ def while_stmt(  # noqa: PLR0913
     get_state=None,
     set_state=None,
     arrays=(),
+    containers=(),
+    appended=(),
 ):
     """Loops natively while `test(*state)` is concrete; the first symbolic test stages the rest
-    of the loop as one staging.while_loop. `cells`, `arrays`: as for if_stmt."""
+    of the loop as one staging.while_loop. `cells`, `arrays`, `containers`, `appended`: as for
+    if_stmt."""
     maximum_iterations, shape_invariants = _options(opts)
     state = initial = tuple(state)
     count = 0
@@ -414,6 +499,9 @@ def while_stmt(  # noqa: PLR0913
             if outer_writes:
                 raise _outer_write_error("`while` loop", outer_writes)
             remaining = maximum_iterations - count if maximum_iterations is not None else None
+            state = staged_containers.promote_entering(
+                state, names, (test, body), containers, appended, arrays
+            )
             state = concrete_arrays.promote_entering(
                 state, concrete_arrays.closure_cells((test, body), (*arrays, *cells))
             )
@@ -429,6 +517,7 @@ def while_stmt(  # noqa: PLR0913
             )
         if not t:
             return state
+        t = None  # (the test's value, a container, must not look like a reference to it)
         result = _run_natively(body, initial, state)
         state = () if result is None else result
         count += 1
@@ -468,7 +557,9 @@ def _loop_options(all_names, created, shape_invariants) -> dict:
     return options
 
 
-def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants, kind, cells):  # noqa: C901
+def _staged_loop(  # noqa: C901, PLR0913
+    test, body, state, names, maximum_iterations, shape_invariants, kind, cells, watched=None
+):
     """One staging.while_loop. Loop variables are `state` and then the cells; a name first
     assigned in the body gets a placeholder of the type the first trace of the body gives it
     (and, unless it is the return value, a run-time check that the loop ran)."""
@@ -514,6 +605,7 @@ def _staged_loop(test, body, state, names, maximum_iterations, shape_invariants,
         return tuple(data_structures.to_staged(v) for v in result) + ran
 
     kwargs = _loop_options(all_names, created, shape_invariants)
+    kwargs["watch"] = _watch(watched or (test, body), state, names, full[n:], cells)
     for _attempt in range(len(undefined) + len(full) + 1):
         initial = tuple(fills.get(i, v) for i, v in enumerate(full))
         loop_vars = tuple(data_structures.to_staged(v) for v in initial)
@@ -556,19 +648,32 @@ def for_stmt(  # noqa: C901, PLR0913
     get_state=None,
     set_state=None,
     arrays=(),
+    containers=(),
+    appended=(),
 ):
     """`for item in iterable` natively for Python iterables; one staging.while_loop over a
     symbolic tensor's first axis, a range with a symbolic bound, or enumerate/zip of those.
-    `cells`, `arrays`: as for if_stmt."""
+    `cells`, `arrays`, `containers`, `appended`: as for if_stmt."""
     maximum_iterations, shape_invariants = _options(opts)
     state = initial = tuple(state)
     cells = Cells(cells, get_state, set_state)
+
+    def entering(state):
+        """The state as a staged loop or `if` over the rest of the items takes it: the arrays and
+        containers the body writes made staged values (see if_stmt)."""
+        state = staged_containers.promote_entering(
+            state, names, (body, extra_test), containers, appended, arrays
+        )
+        return concrete_arrays.promote_entering(
+            state, concrete_arrays.closure_cells((body, extra_test), (*arrays, *cells.names))
+        )
+
     if py_builtins.is_staged_iterable(iterable):
         if outer_writes:
             raise _outer_write_error("`for` loop", outer_writes)
-        state = concrete_arrays.promote_entering(
-            state, concrete_arrays.closure_cells((body, extra_test), (*arrays, *cells.names))
-        )
+        if _never_runs(iterable):
+            return state  # (nothing to stage: its containers stay Python's)
+        state = entering(state)
         return _staged_for(
             iterable, extra_test, body, state, names, maximum_iterations, shape_invariants, cells
         )
@@ -586,7 +691,7 @@ def for_stmt(  # noqa: C901, PLR0913
             outer_writes,
             cells,
             initial,
-            arrays,
+            entering,
         )
     iterator = iter(iterable)
     count = 0
@@ -599,6 +704,9 @@ def for_stmt(  # noqa: C901, PLR0913
                 if outer_writes:
                     raise _outer_write_error("`for` loop", outer_writes)
                 limit = maximum_iterations - count if maximum_iterations is not None else None
+                state = staged_containers.promote_entering(
+                    state, names, (body, extra_test), containers, appended, arrays
+                )
                 return _unrolled_rest(t, iterator, extra_test, body, state, names, limit, cells)
             if not t:
                 return state
@@ -623,7 +731,13 @@ def _unrolled_rest(t, iterator, extra_test, body, state, names, limit, cells):
             break
         if is_symbolic(t) or data_structures.is_staged_value(t):
             state = _staged_if(
-                t, lambda *s, item=item: body(item, *s), None, tuple(state), tuple(names), cells
+                t,
+                lambda *s, item=item: body(item, *s),
+                None,
+                tuple(state),
+                tuple(names),
+                cells,
+                watched=(body, extra_test, item),
             )
         elif t:
             result = body(item, *state)
@@ -648,10 +762,10 @@ def _range_for(  # noqa: PLR0913
     outer_writes,
     cells,
     initial,
-    arrays,
+    entering,
 ):
     """A loop over a concrete range whose break condition may turn symbolic: the remaining
-    iterations are then staged."""
+    iterations are then staged (their state made by `entering(state)`)."""
     count = 0
     for position, item in enumerate(rng):
         if maximum_iterations is not None and count >= maximum_iterations:
@@ -662,11 +776,8 @@ def _range_for(  # noqa: PLR0913
                 raise _outer_write_error("`for` loop", outer_writes)
             rest = py_builtins.StagedRange(rng.start + position * rng.step, rng.stop, rng.step)
             remaining = maximum_iterations - count if maximum_iterations is not None else None
-            state = concrete_arrays.promote_entering(
-                state, concrete_arrays.closure_cells((body, extra_test), (*arrays, *cells.names))
-            )
             return _staged_for(
-                rest, extra_test, body, state, names, remaining, shape_invariants, cells
+                rest, extra_test, body, entering(state), names, remaining, shape_invariants, cells
             )
         if not t:
             return state
@@ -676,21 +787,84 @@ def _range_for(  # noqa: PLR0913
     return state
 
 
+def _both(in_range, extra_test, state):
+    """The test of a staged `for`: the iterable has an item left, and the loop's own `break`
+    test (extra_test) holds."""
+    if extra_test is None:
+        return in_range
+    more = extra_test(*state)
+    if not is_symbolic(more) and not is_symbolic(in_range):
+        return in_range and more
+    return np.logical_and(in_range, more)
+
+
+def _container_for(
+    container, extra_test, body, state, names, maximum_iterations, invariants, cells
+):  # noqa: PLR0913
+    """A staged `for` over a staged container. A list is iterated as Python's list iterator
+    does, by position while the position is below its length now (items the body appends are
+    reached); a deque, set, dict or view over its items when the loop starts, failing as
+    Python's iterator does when the body changes its size."""
+    alias = next((k for k, v in enumerate(state) if v is container), None)
+    live = container._kind == "list"
+    snapshot = None if live else container._call("list")
+
+    def current(state):
+        return state[alias] if alias is not None else container
+
+    def test(i, *state):
+        c = current(state)
+        more = i < c._length() if live else c._call("iter_more", snapshot, i)
+        return _both(more, extra_test, state)
+
+    def loop_body(i, *state):
+        item = current(state)[i] if live else snapshot[i]
+        result = body(item, *state)
+        return (i + 1, *(() if result is None else tuple(result)))
+
+    result = _staged_loop(
+        test,
+        loop_body,
+        (0, *state),
+        ("<for index>", *names),
+        maximum_iterations,
+        invariants,
+        "`for` loop",
+        cells,
+        watched=(body, extra_test),
+    )
+    return result[1:]
+
+
+def _never_runs(iterable) -> bool:
+    """Whether a staged `for` over `iterable` (a tensor with a static first dim of 0) never runs
+    its body, as in Python."""
+    if isinstance(iterable, py_builtins.StagedEnumerate):
+        return _never_runs(iterable.iterable)
+    if isinstance(iterable, py_builtins.StagedZip):
+        return any(_never_runs(it) for it in iterable.iterables)
+    if isinstance(iterable, StagedContainer) or not is_symbolic(iterable):
+        return False
+    try:  # (read from its type: nothing recorded)
+        shape = iterable.static_shape
+    except Exception:  # noqa: BLE001 - a value of several kinds: staged_length decides later
+        return False
+    return bool(shape) and shape[0] == 0
+
+
 def _staged_for(
     iterable, extra_test, body, state, names, maximum_iterations, shape_invariants, cells
 ):
+    if isinstance(iterable, StagedContainer):
+        return _container_for(
+            iterable, extra_test, body, state, names, maximum_iterations, shape_invariants, cells
+        )
     length = py_builtins.staged_length(iterable, clamp=False)  # (below 0: no iteration either)
     if not is_symbolic(length) and length <= 0:
         return state  # a tensor with a static first dim of 0: the body never runs, as in Python
 
     def test(i, *state):
-        in_range = i < length
-        if extra_test is None:
-            return in_range
-        more = extra_test(*state)
-        if not is_symbolic(more) and not is_symbolic(in_range):
-            return in_range and more
-        return np.logical_and(in_range, more)
+        return _both(i < length, extra_test, state)
 
     # `for e in v:` whose body writes the loop variable `v` in place: eagerly the elements come
     # from the array as written so far (staging.state.aliasing.read_through_loop_variable)
@@ -717,5 +891,6 @@ def _staged_for(
         shape_invariants,
         "`for` loop",
         cells,
+        watched=(body, extra_test),
     )
     return result[1:]

@@ -25,6 +25,7 @@ from staging.core.recording import current_graph
 from staging.core.source_map import where as _where
 from staging.core.tensor import is_symbolic
 from staging.effects.debugging import assert_true
+from staging.state import containers as staged_containers
 
 # ag__.call, given by autograph.impl.api (the operators do not import the converter): a
 # `raise f(x)` of a function that returns the exception calls it as converted code does
@@ -94,6 +95,8 @@ def try_stmt(  # noqa: PLR0913
     set_state=None,
     returns=(),
     unread=None,
+    containers=(),
+    appended=(),
 ):
     """`try: body except ...: handler` in converted code: Python's `try` on concrete values;
     staged (staging.control_flow.handlers) where the body stages code whose errors a clause may
@@ -105,10 +108,14 @@ def try_stmt(  # noqa: PLR0913
     types() the classes of the clause. A staged clause starts from the state before the `try`:
     `unsettled` names the ones the body may assign before a later line that may raise (a clause
     reading them is refused), `writes_early` says that the body may write items, attributes or
-    arrays before such a line. `cells`, `returns`, `unread`: as for if_stmt."""
+    arrays before such a line. `cells`, `returns`, `unread`, `containers`, `appended`: as for
+    if_stmt."""
     state = tuple(state)
     if current_graph() is None:
         return _native_try(body, handlers, state)
+    state = staged_containers.promote_entering(
+        state, names, (body, *(clause for _, clause in handlers)), containers, appended
+    )
     cells_ = Cells(cells, get_state, set_state)
     statement = _StagedTry(body, handlers, state, names, cells_, _where())
     statement.unsettled, statement.writes_early = tuple(unsettled), writes_early
@@ -197,6 +204,7 @@ class _StagedTry:
             join=self.join,
             kind="`try`",
             lists=converted,
+            watched=(self.body, *(clause for _, clause in self.handlers)),
         )
 
     def body_path(self, *state):
@@ -222,7 +230,7 @@ class _StagedTry:
         except BaseException:  # (the clause runs handling it, as in Python)
             return clause(error, *self.left)
 
-    def join(self, then, other, *, unread, names):
+    def join(self, then, other, *, unread, names, watch=None):
         def native(error):
             self.caught = {"native": error}
             return other()
@@ -241,6 +249,7 @@ class _StagedTry:
             check_body=self.check_body,
             names=names,
             unread=unread,
+            watch=watch,
         )
 
     def check_body(self, results, wrote) -> None:

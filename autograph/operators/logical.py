@@ -29,6 +29,8 @@ from staging.core.source_map import where as _where
 from staging.core.strings import is_staged_str
 from staging.core.tensor import is_symbolic
 from staging.numpy_api import complex_operand
+from staging.state import python_state
+from staging.state.containers import is_staged_container
 
 
 def and_(a, b_fn, value=False):
@@ -53,6 +55,8 @@ def not_(a):
     is one on some paths, the Python bool of `a == 0` on every path."""
     if is_staged_str(a):  # an empty string is false
         return strings.call_method(a, "__len__", ()) == 0
+    if is_staged_container(a):  # an empty container is false
+        return a._length() == 0
     if is_symbolic(a):
         t = a.type
         if type(t) is TensorType and not t.weak:
@@ -125,6 +129,8 @@ def in_(item, container):
     of `__contains__` one. Otherwise Python's `in`."""
     if is_staged_str(container) or is_staged_str(item):
         return strings.contains(container, item)
+    if is_staged_container(container):
+        return container._contains(item)
     if is_symbolic(container):
         return record("python_number", [np.any(container == item)], {"kind": bool})
     if _number_in_numbers(item, container):
@@ -197,9 +203,10 @@ def _choose(a, b_fn, when_true, as_truth):
     def a_branch():
         return _as_bool(a) if as_truth else a
 
+    watch = python_state.Snapshot((b_fn,))
     if when_true:
-        return cond(a, b_branch, a_branch)
-    return cond(a, a_branch, b_branch)
+        return cond(a, b_branch, a_branch, watch=watch)
+    return cond(a, a_branch, b_branch, watch=watch)
 
 
 def _mixed_error(op, a, mismatch):
@@ -214,6 +221,8 @@ def _as_bool(x):
     """The truth value of an operand, as a boolean (tensor or NumPy bool)."""
     if is_staged_str(x):
         return strings.truth(x)
+    if is_staged_container(x):
+        return x._truth_value()
     if is_symbolic(x):
         # (the op itself: `x.astype` is the user's method, which a Python number lacks)
         if all(k.dtype == np.bool_ and not k.weak for k in kinds(x.type)):

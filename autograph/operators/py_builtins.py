@@ -23,6 +23,8 @@ from staging.effects.debugging import print as staged_print
 from staging.kinds.undefined import MaybeMissing, MaybeUndefined, read_all
 from staging.numpy_api import python_calls
 from staging.state import concrete_arrays
+from staging.state import containers as staged_containers
+from staging.state.containers import StagedContainer
 
 # -- staged iterables ------------------------------------------------------
 
@@ -78,7 +80,13 @@ class StagedZip:
         return iter(zip(*self.iterables))
 
 
-_STAGED_ITERABLES = (StagedRange, StagedEnumerate, StagedZip, data_structures.StagedList)
+_STAGED_ITERABLES = (
+    StagedRange,
+    StagedEnumerate,
+    StagedZip,
+    data_structures.StagedList,
+    StagedContainer,
+)
 
 
 def is_staged_iterable(x) -> bool:
@@ -111,6 +119,8 @@ def staged_length(x, clamp=True):  # noqa: C901
         return x.tensor_array.length()
     if is_staged_str(x):
         return call_method(x, "__len__", ())
+    if isinstance(x, StagedContainer):
+        return x._length()
     if is_symbolic(x):
         if x.ndim == 0:
             raise errors.SymbolicValueError(f"{_where()}cannot iterate over a scalar tensor")
@@ -128,6 +138,8 @@ def staged_item(x, i):
         return tuple(staged_item(it, i) for it in x.iterables)
     if isinstance(x, data_structures.StagedList):
         return x.tensor_array.read(i)
+    if isinstance(x, StagedContainer):
+        return x[i] if x._kind == "list" else x._call("list")[i]
     if concrete_arrays.is_concrete_array(x) and is_symbolic(i):
         return concrete_arrays.promote(x)[i]  # a NumPy array zipped with a tensor
     return x[i]
@@ -201,6 +213,8 @@ def zip_(*iterables, **kwargs):
 def len_(obj):
     if is_staged_str(obj):
         return call_method(obj, "__len__", ())
+    if isinstance(obj, StagedContainer):
+        return obj._length()
     if isinstance(obj, data_structures.StagedList):
         size = obj.tensor_array.length()
         return size if is_symbolic(size) else int(size)
@@ -323,6 +337,38 @@ def _listed(iterable, what):
     return static_items(iterable, what) if is_staged_iterable(iterable) else iterable
 
 
+def as_staged_list(x):
+    """A staged container as a staged list of its items (for the builtins that take a list
+    built by a staged loop: sum, min, max, sorted, any, all); anything else as it is."""
+    if isinstance(x, StagedContainer):
+        return data_structures.StagedList(x._tensor_array())
+    return x
+
+
+def _container_aware(builtin):
+    """`builtin` taking a staged container as the staged list of its items."""
+
+    def call(*args, **kwargs):
+        if args and isinstance(args[0], StagedContainer):
+            args = (as_staged_list(args[0]), *args[1:])
+        return builtin(*args, **kwargs)
+
+    call.__name__ = getattr(builtin, "__name__", "builtin")
+    return call
+
+
+def _copied(kind, builtin):
+    """list() / set() of a staged container: a new one of its items, made when the graph runs."""
+
+    def call(*args, **kwargs):
+        if len(args) == 1 and not kwargs and isinstance(args[0], StagedContainer):
+            return args[0]._copy_as(kind)
+        return builtin(*args, **kwargs)
+
+    call.__name__ = f"{kind}_"
+    return call
+
+
 def map_(function, *iterables):
     """map(): Python's lazy map over the items (a staged iterable's, listed), the function
     called through converted code."""
@@ -337,7 +383,12 @@ def filter_(function, iterable):
 
 def sorted_(iterable, /, *, key=None, reverse=False):
     """sorted(): Python's stable sort; where the items or keys are symbolic, of the run-time
-    keys (one python_sort node) giving the list of the items in that order."""
+    keys (one python_sort node) giving the list of the items in that order. A staged container
+    (without a key of the user's code) is sorted when the graph runs."""
+    if isinstance(iterable, StagedContainer):
+        if key is None or not callable(getattr(key, "__code__", None) and key):
+            return iterable._call("sorted", key=key, reverse=reverse)
+        iterable = as_staged_list(iterable)
     if isinstance(iterable, data_structures.StagedList) and is_symbolic(staged_length(iterable)):
         return py_functional.sort_staged_list(iterable, key, reverse)
     items = list(_listed(iterable, "sorted()"))
@@ -412,16 +463,22 @@ OVERRIDES = {
     builtins.range: range_,
     builtins.enumerate: enumerate_,
     builtins.zip: zip_,
-    builtins.min: _extreme_over(py_reductions.min_, "min"),
-    builtins.max: _extreme_over(py_reductions.max_, "max"),
-    builtins.sum: py_reductions.sum_,
+    builtins.min: _container_aware(_extreme_over(py_reductions.min_, "min")),
+    builtins.max: _container_aware(_extreme_over(py_reductions.max_, "max")),
+    builtins.sum: _container_aware(py_reductions.sum_),
+    builtins.list: _copied("list", builtins.list),
+    builtins.set: _copied("set", builtins.set),
+    **{
+        f: staged_containers.call_function(f, name)
+        for f, name in staged_containers.FUNCTIONS.items()
+    },
     builtins.hasattr: hasattr_,
     builtins.getattr: getattr_,
     builtins.map: map_,
     builtins.filter: filter_,
     builtins.sorted: sorted_,
-    builtins.any: _truth_of(True),
-    builtins.all: _truth_of(False),
+    builtins.any: _container_aware(_truth_of(True)),
+    builtins.all: _container_aware(_truth_of(False)),
     functools.reduce: reduce_,
     **strings.OVERRIDES,
     builtins.isinstance: isinstance_,

@@ -57,6 +57,13 @@ class Cells:
         if self.names:
             self._set(tuple(values))
 
+    def objects(self) -> tuple:
+        """The cell objects of the names (those get_state reads)."""
+        if not self.names:
+            return ()
+        code, closure = self._get.__code__, self._get.__closure__ or ()
+        return tuple(c for name, c in zip(code.co_freevars, closure) if name in self.names)
+
 
 class Refill(Exception):
     """A body gave a value to a name that was unassigned before it: trace again with

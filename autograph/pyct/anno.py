@@ -49,6 +49,10 @@ class Static(_Key):
         "FunctionDef: its cell variables that a nested function, lambda, class or generator "
         "uses (a frozenset; see static_analysis/cells)"
     )
+    HELPER_WRITES = (
+        "FunctionDef: its cell variables that a function nested in it assigns through "
+        "`nonlocal` (a frozenset; see static_analysis/cells)"
+    )
 
 
 _KEY_TYPES = (Basic, Static)

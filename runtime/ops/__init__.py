@@ -2,6 +2,7 @@
 
 from . import (  # noqa: F401  (imported to register their ops)
     arrays,
+    containers,
     creation,
     elementwise,
     fft,

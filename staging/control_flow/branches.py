@@ -33,7 +33,7 @@ from staging.core.source_map import where
 from staging.core.tensor import Tensor, has_staged_value
 from staging.kinds.undefined import MaybeMissing, other_path
 from staging.state import journal as mutation
-from staging.state import tensor_array
+from staging.state import python_state, tensor_array
 
 # -- cond --------------------------------------------------------------------
 
@@ -87,12 +87,14 @@ def excluded_none(pred_value) -> dict:
     return {outcome: value} if isinstance(value, Value) and may_be_none(value.type) else {}
 
 
-def cond(pred, true_fn, false_fn, *, names=None, unread=()):
+def cond(pred, true_fn, false_fn, *, names=None, unread=(), watch=None):
     """`true_fn()` if pred else `false_fn()`; staged as one `cond` node when `pred` is symbolic.
 
     Both functions take no arguments and return the same nested structure.
     Leaves identical (`is`) in both branches pass through unchanged; the others meet as the
-    join of their types (nothing is converted).
+    join of their types (nothing is converted). `watch`: the staging.state.python_state.Snapshot
+    of the Python state the branches must not change while traced (converted code's; called
+    directly, as TensorFlow's cond, Python code in the branches runs while they are traced).
     """
     if has_staged_value(pred) and current_graph() is not None:
         pred = pred._staged_value()
@@ -104,7 +106,9 @@ def cond(pred, true_fn, false_fn, *, names=None, unread=()):
     pred_value = truth_value(outer, pred, "condition of a staged `if`")
     not_none = excluded_none(pred_value)
     then = _trace_branch(outer, "then", true_fn, not_none.get(True))
+    python_state.check(watch, "`if`")
     other = _trace_branch(outer, "else", false_fn, not_none.get(False))
+    python_state.check(watch, "`if`")
     branch_errors.defer([then, other])
     if then.raised is not None and other.raised is not None:  # the `if` raises on every path
         branch_errors.record_raising(

@@ -23,6 +23,7 @@ from staging.core import nest
 from staging.core.exceptions import SymbolicException
 from staging.core.recording import FuncGraph, building, current_graph, record
 from staging.state import journal as mutation
+from staging.state import python_state
 
 
 def _trace(outer: FuncGraph, label: str, fn) -> BranchTrace:
@@ -66,7 +67,7 @@ def clause_classes(types) -> tuple:
     return flat
 
 
-def try_except(body, handlers, *, native, check_body=None, names=None, unread=()):
+def try_except(body, handlers, *, native, check_body=None, names=None, unread=(), watch=None):
     """`try: body() except ...: handler(e)`, staged where what the body stages may raise an
     error a clause catches.
 
@@ -76,7 +77,9 @@ def try_except(body, handlers, *, native, check_body=None, names=None, unread=()
     the results for an error the body raised while traced (the clause run as Python runs it).
     `check_body(results, wrote)` refuses a body whose results (None: it raises on every path) a
     clause could not see as Python would (a name assigned before a later line that may raise;
-    `wrote`: it wrote items, attributes or arrays in place)."""
+    `wrote`: it wrote items, attributes or arrays in place). `watch`: the
+    staging.state.python_state.Snapshot of the Python state a staged body and clauses must not
+    change while traced."""
     outer = current_graph()
     body_trace = _trace(outer, "body", body)
     if not body_trace.graph.graph.nodes and not isinstance(
@@ -96,15 +99,17 @@ def try_except(body, handlers, *, native, check_body=None, names=None, unread=()
         classes = clause_classes(types())
         if any(may_catch(e, c) for e in possible for c in classes):
             reachable.append((classes, handler))
-    if not reachable:
+    if not reachable:  # (its body always runs: what it changes is changed, as eagerly)
         return _inert(outer, body_trace, names, unread)
     if check_body is not None:
         check_body(
             body_trace.result if body_trace.raised is None else None, bool(body_trace.written)
         )
+    python_state.check(watch, "`try`")
     _keep_in_place(body_trace.graph.graph, [c for classes, _ in reachable for c in classes])
     caught = tuple(dict.fromkeys(c for classes, _ in reachable for c in classes))
     handler_trace = _trace(outer, "handler", lambda: _dispatch(caught, reachable, names))
+    python_state.check(watch, "`try`")
     return _join(outer, body_trace, handler_trace, caught, names, unread)
 
 

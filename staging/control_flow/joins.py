@@ -11,6 +11,8 @@ from staging.core import nest
 from staging.core.recording import FuncGraph, building, record
 from staging.core.source_map import where
 from staging.core.tensor import Tensor, has_staged_value
+from staging.state.containers import is_staged_container
+from staging.state.containers import wrap as wrap_container
 from staging.state.tensor_array import is_tensor_array
 
 # -- leaves ------------------------------------------------------------------
@@ -92,8 +94,12 @@ def value_in(graph: FuncGraph, leaf) -> Value:
 
 
 def rebuild_leaf(template, tensor: Tensor):
+    """The value of `tensor` as the kind of object `template` is: a staged list or container
+    keeps its Python class."""
     if is_tensor_array(template):
         return template._with_handle(tensor)
+    if is_staged_container(template):
+        return wrap_container(tensor)
     return tensor
 
 
@@ -149,12 +155,14 @@ def truth_value(graph: FuncGraph, c, what: str) -> Value:
             else:
                 return record("const", [], {"value": np.bool_(bool(c))})._value
         for kind in types.kinds(c.type):
-            if kind.shape != () and not types.is_str(kind):
+            if getattr(kind, "shape", ()) != () and not types.is_str(kind):
                 raise errors.SymbolicValueError(
                     f"{where()}the {what} is a tensor of shape {c.type}, not a scalar: its truth "
                     f"value is ambiguous; reduce it with .any() or .all()"
                 )
-        if types.is_str(c.type):  # a staged string: true when not empty
+        if is_staged_container(c):  # a staged container: true when not empty
+            c = c._truth_value()
+        elif types.is_str(c.type):  # a staged string: true when not empty
             c = record("truth", [record("str_method", [c], {"name": "__len__", "args": ()})])
         elif c.type not in _PREDICATES:
             c = record("truth", [c])

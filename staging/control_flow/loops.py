@@ -35,7 +35,7 @@ from staging.core.strings import is_staged_str
 from staging.core.tensor import Tensor, has_staged_value
 from staging.kinds import forms as array0d
 from staging.kinds.undefined import MaybeMissing, loop_placeholder
-from staging.state import aliasing
+from staging.state import aliasing, python_state
 from staging.state import journal as mutation
 
 # -- while_loop --------------------------------------------------------------
@@ -292,14 +292,23 @@ class LoopTrace:
 
 
 def while_loop(
-    cond, body, loop_vars, maximum_iterations=None, *, names=None, shape_invariants=None
+    cond,
+    body,
+    loop_vars,
+    maximum_iterations=None,
+    *,
+    names=None,
+    shape_invariants=None,
+    watch=None,
 ):
     """Repeats `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`.
 
     Staged as one `while_loop` node when called while tracing. A loop variable is what each
     iteration makes it: its type joins its value before the loop with the body's results (a
     shape that changes is generalised; a Python number that becomes a NumPy value is either,
-    by path), the body being traced again until the types settle.
+    by path), the body being traced again until the types settle. `watch`: the
+    staging.state.python_state.Snapshot of the Python state the condition and body must not
+    change while traced (by default, the state `cond`, `body` and `loop_vars` reach).
     """
     is_list = isinstance(loop_vars, list)
     loop_vars = tuple(loop_vars)
@@ -311,9 +320,11 @@ def while_loop(
     for attempt in range(_MAX_TRACES):
         trace = LoopTrace(outer, types, counter)
         trace.trace_cond(cond, loop_vars, maximum_iterations)
+        python_state.check(watch, "loop")
         try:
             trace.trace_body(body, loop_vars)
         except branch_errors.BodyRaises as failure:
+            python_state.check(watch, "loop")
             if attempt or types.places or shape_invariants:
                 if isinstance(
                     failure.error, (branch_errors.PathRaises, branch_errors.PendingRaise)
@@ -330,6 +341,7 @@ def while_loop(
             return branch_errors.loop_that_raises(
                 cond, body, loop_vars, maximum_iterations, is_list, names, _staged_cond
             )
+        python_state.check(watch, "loop")
         if not types.settle(trace, names, loop_vars):
             break
         trace.close()  # this attempt's tensors are discarded

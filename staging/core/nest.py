@@ -8,6 +8,7 @@ dataclass instances (their fields in order); everything else is a leaf. Every fu
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 
 
@@ -77,6 +78,8 @@ def _rebuild(s, items):
         packed = dict(zip(_sorted_keys(s), items))
         if type(s) is dict:
             return {k: packed[k] for k in s}  # the caller's key order
+        if isinstance(s, collections.defaultdict):  # (its factory first)
+            return type(s)(s.default_factory, ((k, packed[k]) for k in s))
         return type(s)((k, packed[k]) for k in s)
     fields = dataclasses.fields(s)
     return dataclasses.replace(s, **{f.name: item for f, item in zip(fields, items) if f.init})

@@ -150,6 +150,14 @@ def _is_user_file(filename: str) -> bool:
     return known
 
 
+def is_user_file(filename: str) -> bool:
+    """Whether code of `filename` is the user's: converted code, or a file that is not this
+    project's, NumPy's, the standard library's or an installed package's."""
+    if filename in _LINE_MAPS:
+        return True
+    return _is_user_file(filename) and "-packages" not in filename
+
+
 def _find_user_frame(frame):
     """(frame, (file, line)) of the innermost user frame from `frame` outwards, or None."""
     while frame is not None:

@@ -272,6 +272,21 @@ def promote_entering(state: tuple, cells) -> tuple:
     return state
 
 
+def unaliased_in_state(state: tuple, i: int) -> bool:
+    """Whether `state[i]` (the tuple converted code passes a construct) is referred to by
+    nothing but the variable it was built from, the tuple, and the constructs passing it along:
+    a container a staged construct may make a staged value of (staging.state.containers)."""
+    others = _references_in(state, i) - _IN_STATE[0]
+    return _unaliased(state[i], others)
+
+
+def unaliased_in_cell(cell) -> bool:
+    """Whether the contents of closure cell `cell` are referred to by nothing but the cell (and
+    the constructs passing them along)."""
+    others = _references_in_cell(cell) - _IN_CELL[0]
+    return _unaliased(cell.cell_contents, others)
+
+
 def _references_in(values: tuple, i: int) -> int:
     """The references to `values[i]` (measured as calibrated: see _calibrate_entering)."""
     value = values[i]
@@ -316,7 +331,7 @@ def _base_unaliased(array) -> bool:
     """A view of another array (`row = out[0]`, `x = np.arange(6).reshape(2, 3)`) shares its
     data: a write into it is one into its base, which must have no other reference than the
     view's (else the write, made on the staged value, would be lost for the others)."""
-    base = array.base
+    base = getattr(array, "base", None)
     if base is None:
         return True
     others = sys.getrefcount(base) - 3  # the view's, `base` and getrefcount's argument

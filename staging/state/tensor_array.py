@@ -289,10 +289,11 @@ def is_tensor_array(x) -> bool:
 
 def either_list(a, b):
     """The list a staged `if` gives where its branches give the staged lists a and b (or one of
-    them, the other an empty Python list): a template to rebuild it from."""
-    if is_tensor_array(a):
-        return a
-    return b if is_tensor_array(b) else None
+    them, the other an empty Python list), or staged containers: a template to rebuild it from."""
+    for x in (a, b):
+        if is_tensor_array(x) or getattr(type(x), "_kind", None) is not None:
+            return x
+    return None
 
 
 # -- lists of tuples -------------------------------------------------------------------------------

@@ -139,7 +139,7 @@ def list_item_in_staged_if(x):
 
 
 def key_created_in_one_branch(x):
-    d = {}
+    d = {"name": object(), "n": 0.0}  # (an object: a staged dict cannot hold it)
     if x > 0:
         d["only_here"] = x
     return len(d)
@@ -176,6 +176,18 @@ def test_writes_inside_staged_control_flow_match_eager(f, inputs, same_as_eager)
 def test_each_branch_starts_from_the_state_before_the_if():
     staged = autograph_staged(dict_item_in_staged_if)
     assert staged(np.float64(-3.0)) == {"a": -3.0, "b": -1}  # the true branch's writes are undone
+
+
+def str_and_float_items_in_one_branch(x):
+    d = {"name": "a str beside a float", "n": 0.0}
+    if x > 0:
+        d["only_here"] = x
+    return len(d), d["name"]
+
+
+def test_a_dict_of_strs_and_floats_gains_a_key_in_one_branch(same_as_eager):
+    """A str and a float are kinds of one value (str | float): the dict is staged."""
+    same_as_eager(str_and_float_items_in_one_branch, np.float64(1.0), np.float64(-1.0))
 
 
 def test_a_key_set_in_only_one_staged_branch_is_refused():

@@ -97,7 +97,7 @@ def test_hasattr_gives_a_python_bool():
 
 
 def key_set_in_one_branch(x):
-    d = {}
+    d = {"name": object(), "n": 0.0}  # (an object: a staged dict cannot hold it)
     if x > 0:
         d["k"] = x
     return len(d)

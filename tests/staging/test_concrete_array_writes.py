@@ -423,7 +423,7 @@ def test_converted_form():
         return out, n
 
     code = autograph.to_code(f)
-    assert "nonlocal out\n        out = ag__.setitem(out, i, x[i])" in code
+    assert "nonlocal out\n        out = ag__.setitem(out, i, ag__.item(x, i))" in code
     assert "arrays=('out',)" in code and "n = ag__.iadd(n, 1)" in code
     x = np.arange(3.0)
     out, n = autograph.convert(f)(x)  # eagerly: written in place, as Python does

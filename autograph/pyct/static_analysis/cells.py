@@ -43,10 +43,27 @@ def _first_line(node) -> int:
     return min([node.lineno] + [d.lineno for d in node.decorator_list])
 
 
+def helper_writes(fn_node, cells) -> frozenset:
+    """The cell variables of function `fn_node` (of `cells`) that a function nested in it
+    assigns through `nonlocal` (`def bump(): nonlocal count; count += 1`): a call of such a
+    helper from a staged branch or loop body writes the variable, which the staged statement
+    then carries as it carries the cells it assigns itself (converters/control_flow)."""
+    found = set()
+    for node in ast.walk(fn_node):
+        if node is not fn_node and isinstance(node, (*_DEFS, ast.Lambda)):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Nonlocal):
+                    found.update(inner.names)
+    return frozenset(found & cells)
+
+
 def analyze(fn_node, code) -> None:
     """Annotates fn_node (the parsed source of `code`) and the functions nested in it with
-    their cell variables; a nested function is matched to its code object by name and line."""
-    anno.setanno(fn_node, anno.Static.CELLS, cell_vars(code))
+    their cell variables (and those that functions nested in them assign); a nested function
+    is matched to its code object by name and line."""
+    cells = cell_vars(code)
+    anno.setanno(fn_node, anno.Static.CELLS, cells)
+    anno.setanno(fn_node, anno.Static.HELPER_WRITES, helper_writes(fn_node, cells))
     by_key = {}
     stack = [code]
     while stack:
@@ -57,6 +74,6 @@ def analyze(fn_node, code) -> None:
     for node in ast.walk(fn_node):
         if isinstance(node, _DEFS) and node is not fn_node:
             inner = by_key.get((node.name, _first_line(node)))
-            anno.setanno(
-                node, anno.Static.CELLS, cell_vars(inner) if inner is not None else frozenset()
-            )
+            inner_cells = cell_vars(inner) if inner is not None else frozenset()
+            anno.setanno(node, anno.Static.CELLS, inner_cells)
+            anno.setanno(node, anno.Static.HELPER_WRITES, helper_writes(node, inner_cells))

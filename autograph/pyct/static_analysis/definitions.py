@@ -17,9 +17,10 @@ from autograph.pyct.static_analysis import activity, statement_state
 
 
 class _Definitions:
-    def __init__(self, cells, declared):
+    def __init__(self, cells, declared, helpers=frozenset()):
         self.cells = cells
         self.declared = declared
+        self.helpers = helpers
 
     def block(self, stmts, defined):
         for s in stmts:
@@ -36,7 +37,7 @@ class _Definitions:
         binding its exception name); another runs its blocks as Python does."""
         if is_converted_try(s):
             anno.setanno(s, anno.Static.DEFINED_IN, frozenset(defined))
-            state = statement_state.of(s, self.cells, self.declared)
+            state = statement_state.of(s, self.cells, self.declared, self.helpers)
             self._body(s.body, defined, state)
             for h in s.handlers:
                 self._body(h.body, defined, state, (h.name,) if h.name else ())
@@ -53,13 +54,13 @@ class _Definitions:
     def stmt(self, s, defined):
         if isinstance(s, ast.If):
             anno.setanno(s, anno.Static.DEFINED_IN, frozenset(defined))
-            state = statement_state.of(s, self.cells, self.declared)
+            state = statement_state.of(s, self.cells, self.declared, self.helpers)
             self._body(s.body, defined, state)
             self._body(s.orelse, defined, state)
             defined |= state.outputs | state.cells
         elif isinstance(s, (ast.While, ast.For)):
             anno.setanno(s, anno.Static.DEFINED_IN, frozenset(defined))
-            state = statement_state.of(s, self.cells, self.declared)
+            state = statement_state.of(s, self.cells, self.declared, self.helpers)
             targets = activity.modified(s.target) if isinstance(s, ast.For) else ()
             self._body(s.body, defined, state, targets)
             defined |= state.outputs | state.cells
@@ -88,13 +89,17 @@ def is_converted_try(s) -> bool:
     return type(s) is ast.Try and bool(s.handlers) and not s.orelse and not s.finalbody
 
 
-def analyze(fn_node, outer_names=()) -> None:
-    """Annotates one function body; parameters and `outer_names` count as defined."""
+def analyze(fn_node, outer_names=(), shared=frozenset()) -> None:
+    """Annotates one function body; parameters and `outer_names` count as defined, and so do
+    `shared`, the names it declares `nonlocal` that an enclosing function of the converted code
+    binds (its staged statements carry them as cell variables)."""
     args = fn_node.args
-    defined = set(outer_names)
+    defined = set(outer_names) | set(shared)
     for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
         if a is not None:
             defined.add(a.arg)
     if isinstance(fn_node.body, list):
-        cells = anno.getanno(fn_node, anno.Static.CELLS, frozenset())
-        _Definitions(cells, activity.declared_outer(fn_node)).block(fn_node.body, defined)
+        cells = anno.getanno(fn_node, anno.Static.CELLS, frozenset()) | shared
+        helpers = anno.getanno(fn_node, anno.Static.HELPER_WRITES, frozenset())
+        declared = activity.declared_outer(fn_node) - shared
+        _Definitions(cells, declared, helpers).block(fn_node.body, defined)

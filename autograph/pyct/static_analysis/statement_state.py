@@ -43,18 +43,32 @@ class State:
         return activity.modified(body) - self.cells - self.outer
 
 
-def of(node, cells, declared) -> State:
-    """The state of an If/While/For/Try node; `cells`: the function's cell variables,
-    `declared`: its global/nonlocal names. A Try is one the control-flow converter makes into
-    functions: a body and `except` clauses, which take and give the state as an If's branches."""
+def _parts(node) -> list:
+    """The statements of an If/While/For/Try node's branches, body or clauses."""
     if isinstance(node, ast.If):
-        modified = activity.modified(node.body + node.orelse)
-    elif isinstance(node, ast.Try):  # (its body and clauses: converted ones have no else/finally)
-        modified = activity.modified(node.body + [s for h in node.handlers for s in h.body])
-    else:
-        modified = activity.modified(node.body)
-        if isinstance(node, ast.For):
-            modified |= activity.modified(node.target)
+        return node.body + node.orelse
+    if isinstance(node, ast.Try):  # (its body and clauses: converted ones have no else/finally)
+        return node.body + [s for h in node.handlers for s in h.body]
+    return node.body
+
+
+def calls(stmts) -> bool:
+    """Whether `stmts` call anything."""
+    return any(isinstance(n, ast.Call) for s in stmts for n in ast.walk(s))
+
+
+def of(node, cells, declared, helpers=frozenset()) -> State:
+    """The state of an If/While/For/Try node; `cells`: the function's cell variables,
+    `declared`: its global/nonlocal names, `helpers`: the cell variables functions nested in it
+    assign through `nonlocal` (a body that calls anything may call one of them, and then
+    modifies them too). A Try is one the control-flow converter makes into functions: a body
+    and `except` clauses, which take and give the state as an If's branches."""
+    parts = _parts(node)
+    modified = activity.modified(parts)
+    if isinstance(node, ast.For):
+        modified |= activity.modified(node.target)
+    if helpers and calls(parts):
+        modified |= helpers
     live_in = anno.getanno(node, anno.Static.LIVE_IN)
     live_out = anno.getanno(node, anno.Static.LIVE_OUT)
     defined = anno.getanno(node, anno.Static.DEFINED_IN, frozenset())
