@@ -19,6 +19,7 @@ import numpy as np
 from . import chunks, fusion, scalar_loops
 from ._compat import add_note
 from .analysis import BufferPlan, dead_after, free_values, maybe_viewed, outputs_sharing_state
+from .call_inlining import INLINE_NODES, inline_calls, node_count
 from .core_ops import VARIABLE_LOCK
 from .graph import Graph, Node, Value, node_text
 from .ops.elementwise import as_dtype
@@ -629,8 +630,16 @@ class CompiledGraph:
             serial = next(_counter)
         self.filename = f"<staged graph {graph.name} #{serial}>"
         self.single = single
-        with chunks.gc_paused(len(graph.nodes) > chunks.LONG_GRAPH):
-            emitter = _Emitter(graph, self.options, single)
+        # What is lowered: the graph with calls of small graphs in place (runtime.call_inlining);
+        # `origins` names the graph each node written in place comes from, for failure notes.
+        emitted, self.origins = (
+            inline_calls(graph) if self.options.get("inline_calls", True) else (graph, {})
+        )
+        self.emitted_size = node_count(emitted)
+        # (kept for the graphs calling this one, which write it in place when it is small)
+        self.emitted = emitted if self.emitted_size <= INLINE_NODES else None
+        with chunks.gc_paused(len(emitted.nodes) > chunks.LONG_GRAPH):
+            emitter = _Emitter(emitted, self.options, single)
             self.source = emitter.function("run")
             namespace = emitter.namespace
             namespace["_failure"] = self.failure
@@ -658,7 +667,7 @@ class CompiledGraph:
         if node is None:
             return
         _noted.exc = exc
-        add_note(exc, failure_note(node, self.graph.name))
+        add_note(exc, failure_note(node, self.origins.get(id(node), self.graph.name)))
 
     def node_at_failure(self, tb) -> Node | None:
         node = None

@@ -83,6 +83,8 @@ class ConcreteFunction:
             if jit_compile
             else CompiledGraph(graph, options, single=single)
         )
+        # what a `call` node of a graph calling this one writes in place (runtime.call_inlining)
+        self.compiled_graph = None if jit_compile else self._compiled
         run = self._compiled.run
         # _run_packed(*flat inputs) is the call's result (packed as the function returned it);
         # _execute(*flat inputs) is the tuple of the graph's outputs. A failure in either is

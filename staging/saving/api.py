@@ -19,6 +19,7 @@ import inspect
 import os
 
 from runtime.jax_lowering import jax_available
+from runtime.registry import get_op
 from runtime.verify import verify
 from staging.core import nest
 from staging.errors import LoadError, SaveError
@@ -111,6 +112,11 @@ def _split(signature):
     )
 
 
+def _saved_function(fn):
+    """What the file holds for a function a call node calls (a loaded signature: its graph's)."""
+    return fn.function if isinstance(fn, LoadedConcreteFunction) else fn
+
+
 class _Saver:
     def __init__(self):
         self.arrays: list = []
@@ -129,18 +135,42 @@ class _Saver:
         return self.variable_ids[id(var)]
 
     def function_index(self, fn) -> int:
-        if isinstance(fn, LoadedConcreteFunction):
-            fn = fn.function
+        fn = _saved_function(fn)
         if id(fn) not in self.function_ids:
-            single = getattr(fn, "single", None)
-            if single is None:
-                single = fn._output_kinds == "single"  # noqa: SLF001  (a ConcreteFunction)
-            graph = GraphEncoder(self.encoder).graph(
-                fn.graph
-            )  # callees first: no cycles in the file
-            self.function_ids[id(fn)] = len(self.functions)
-            self.functions.append({"name": fn.name, "graph": graph, "single": single, "_fn": fn})
+            # callees first (no cycles in the file), found without recursion: a chain of a
+            # thousand staged functions each calling the next is saved as it is traced
+            for callee in self._unsaved_callees_first(fn):
+                self._add_function(callee)
         return self.function_ids[id(fn)]
+
+    def _unsaved_callees_first(self, fn) -> list:
+        """`fn` and the functions its graph calls, directly or not, not saved yet: each after
+        the ones it calls."""
+        order, stack, seen = [], [(fn, False)], set()
+        while stack:
+            f, expanded = stack.pop()
+            if expanded:
+                order.append(f)
+                continue
+            if id(f) in seen or id(f) in self.function_ids:
+                continue
+            seen.add(id(f))
+            stack.append((f, True))
+            callees = [
+                _saved_function(node.attrs["fn"])
+                for node in f.graph.walk()
+                if get_op(node.op).called_graph is not None
+            ]
+            stack.extend((callee, False) for callee in reversed(callees))  # (in graph order)
+        return order
+
+    def _add_function(self, fn) -> None:
+        single = getattr(fn, "single", None)
+        if single is None:
+            single = fn._output_kinds == "single"  # noqa: SLF001  (a ConcreteFunction)
+        graph = GraphEncoder(self.encoder).graph(fn.graph)
+        self.function_ids[id(fn)] = len(self.functions)
+        self.functions.append({"name": fn.name, "graph": graph, "single": single, "_fn": fn})
 
     def signature(self, cf) -> dict:
         index = self.function_index(cf)
