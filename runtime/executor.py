@@ -19,7 +19,7 @@ import numpy as np
 from . import chunks, fusion, scalar_loops
 from ._compat import add_note
 from .analysis import BufferPlan, dead_after, free_values, maybe_viewed, outputs_sharing_state
-from .call_inlining import INLINE_NODES, inline_calls, node_count
+from .call_inlining import inline_calls, node_count
 from .core_ops import VARIABLE_LOCK
 from .graph import Graph, Node, Value, node_text
 from .ops.elementwise import as_dtype
@@ -635,9 +635,8 @@ class CompiledGraph:
         emitted, self.origins = (
             inline_calls(graph) if self.options.get("inline_calls", True) else (graph, {})
         )
-        self.emitted_size = node_count(emitted)
-        # (kept for the graphs calling this one, which write it in place when it is small)
-        self.emitted = emitted if self.emitted_size <= INLINE_NODES else None
+        # (what the graphs calling this one write in place when it is small)
+        self.emitted, self.emitted_size = emitted, node_count(emitted)
         with chunks.gc_paused(len(emitted.nodes) > chunks.LONG_GRAPH):
             emitter = _Emitter(emitted, self.options, single)
             self.source = emitter.function("run")
