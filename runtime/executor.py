@@ -27,6 +27,7 @@ from .options import get_options
 from .registry import get_op
 from .types import TensorType
 from .user_lines import generated_line
+from .verify import verify
 
 _counter = itertools.count()
 _counter_lock = threading.Lock()
@@ -619,7 +620,11 @@ class CompiledGraph:
     1-tuple: a staged function returning one value calls it directly, with nothing to unpack.
     """
 
-    def __init__(self, graph: Graph, options: dict | None = None, single: bool = False):
+    def __init__(
+        self, graph: Graph, options: dict | None = None, single: bool = False, lazy: bool = False
+    ):
+        """`lazy`: the source is written and compiled on the first call (or when `source` is
+        read): a graph traced inside another's trace is usually only written in place there."""
         if single and len(graph.outputs) != 1:
             raise ValueError(
                 f"single=True needs a graph of one output, {graph.name!r} has {len(graph.outputs)}"
@@ -635,20 +640,41 @@ class CompiledGraph:
         emitted, self.origins = (
             inline_calls(graph) if self.options.get("inline_calls", True) else (graph, {})
         )
+        if emitted is not graph and self.options.get("verify_graphs"):
+            verify(emitted)
         # (what the graphs calling this one write in place when it is small)
         self.emitted, self.emitted_size = emitted, node_count(emitted)
+        self._source: str | None = None
+        self._codes: dict = {}
+        # Calling it runs the graph (a failure is placed: see failure()).
+        self.run = self._lower_and_run if lazy else self._lower()
+
+    def _lower(self):
+        """Writes and compiles the source of `run`; returns it."""
+        emitted = self.emitted
         with chunks.gc_paused(len(emitted.nodes) > chunks.LONG_GRAPH):
-            emitter = _Emitter(emitted, self.options, single)
-            self.source = emitter.function("run")
+            emitter = _Emitter(emitted, self.options, self.single)
+            source = emitter.function("run")
             namespace = emitter.namespace
             namespace["_failure"] = self.failure
-            units = emitter.units or [(self.source, emitter.line_nodes, None)]
+            units = emitter.units or [(source, emitter.line_nodes, None)]
             # code object of each generated function -> {its line: node}; the file of `run`
             self._codes, self.code_filename = chunks.compile_units(
-                units, namespace, self.filename, f"<staged {graph.name}>"
+                units, namespace, self.filename, f"<staged {self.graph.name}>"
             )
-        # Calling it runs the graph (a failure is placed: see failure()).
-        self.run = namespace["run"]
+        self._source, self.run = source, namespace["run"]
+        return self.run
+
+    def _lower_and_run(self, *args):
+        run = self.run if self._source is not None else self._lower()
+        return run(*args)
+
+    @property
+    def source(self) -> str:
+        """The Python source of `run`."""
+        if self._source is None:
+            self._lower()
+        return self._source
 
     def __call__(self, *args):
         """The graph's outputs, as a tuple (whatever `single` says)."""

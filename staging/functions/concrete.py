@@ -65,6 +65,7 @@ class ConcreteFunction:
         python_function,
         options=None,
         jit_compile=None,
+        lazy=False,
     ):
         self.name = name
         self.graph = graph
@@ -81,7 +82,7 @@ class ConcreteFunction:
         self._compiled = (
             jax_backend(graph, single, jit_compile)
             if jit_compile
-            else CompiledGraph(graph, options, single=single)
+            else CompiledGraph(graph, options, single=single, lazy=lazy)
         )
         # what a `call` node of a graph calling this one writes in place (runtime.call_inlining)
         self.compiled_graph = None if jit_compile else self._compiled

@@ -583,6 +583,7 @@ class Function:
             self.python_function,
             options,
             jit_compile=self._jit_compile,
+            lazy=nested,  # (traced for a call from another trace: usually written in place there)
         )
 
     def _traceable(self):
