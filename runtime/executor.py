@@ -37,6 +37,7 @@ _counter_lock = threading.Lock()
 # (Python refuses more than 100 levels; a fused run adds a few inside a body).
 _MAX_INDENT = 40
 _noted = threading.local()  # the exception a graph has last placed, per thread
+_lowering_lock = threading.RLock()  # a lazy CompiledGraph is lowered once
 
 
 _MAX_INLINED_DEPTH = 8
@@ -662,18 +663,25 @@ class CompiledGraph:
             self._codes, self.code_filename = chunks.compile_units(
                 units, namespace, self.filename, f"<staged {self.graph.name}>"
             )
-        self._source, self.run = source, namespace["run"]
+        self.run = namespace["run"]
+        self._source = source  # (last: a thread seeing it set finds `run` lowered)
         return self.run
 
     def _lower_and_run(self, *args):
-        run = self.run if self._source is not None else self._lower()
-        return run(*args)
+        return self._lowered()(*args)
+
+    def _lowered(self):
+        """`run`, lowered now if it was not yet (once, whatever the threads calling it)."""
+        if self._source is None:
+            with _lowering_lock:
+                if self._source is None:
+                    self._lower()
+        return self.run
 
     @property
     def source(self) -> str:
         """The Python source of `run`."""
-        if self._source is None:
-            self._lower()
+        self._lowered()
         return self._source
 
     def __call__(self, *args):

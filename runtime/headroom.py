@@ -91,18 +91,7 @@ def on_large_stack(work, *args, frames: int):
         except BaseException as error:  # (handed to the calling thread, raised there)
             outcome.append((False, error))
 
-    thread = threading.Thread(target=run, name="staging-deep-step", daemon=True)
-    with _start_lock:
-        previous = threading.stack_size()
-        try:
-            threading.stack_size(WORKER_STACK_BYTES)
-        except (ValueError, RuntimeError):  # pragma: no cover - a platform without the setting
-            previous = None
-        try:
-            thread.start()
-        finally:
-            if previous is not None:
-                threading.stack_size(previous)
+    thread = _started(run)
     thread.join()
     ok, value = outcome.pop()
     if ok:
@@ -111,6 +100,32 @@ def on_large_stack(work, *args, frames: int):
         raise value
     finally:
         del value
+
+
+def _started(run) -> threading.Thread:
+    """A daemon thread running `run`, started with a large stack (with the default one where
+    the large one cannot be had)."""
+    with _start_lock:
+        previous = threading.stack_size()
+        try:
+            threading.stack_size(WORKER_STACK_BYTES)
+        except (ValueError, RuntimeError):  # pragma: no cover - a platform without the setting
+            previous = None
+        try:
+            thread = threading.Thread(target=run, name="staging-deep-step", daemon=True)
+            try:
+                thread.start()
+            except RuntimeError:  # pragma: no cover - no memory for such a stack
+                if previous is None:
+                    raise
+                threading.stack_size(previous)
+                previous = None
+                thread = threading.Thread(target=run, name="staging-deep-step", daemon=True)
+                thread.start()
+        finally:
+            if previous is not None:
+                threading.stack_size(previous)
+    return thread
 
 
 __all__ = ["more_frames", "on_large_stack"]

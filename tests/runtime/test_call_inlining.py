@@ -219,3 +219,31 @@ def test_a_deep_chain_runs_from_a_deep_stack():
         return down(n - 1) if n else prev(x)
 
     assert down(sys.getrecursionlimit() - 60) == 399.0
+
+
+def test_a_lazy_graph_is_lowered_once_from_several_threads(monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from runtime import executor
+
+    @staging.function
+    def f(x, y):
+        return x * 2.0 + y, x - y
+
+    graph = f.get_concrete_function(np.float64(1.0), np.float64(1.0)).graph
+    lowered = []
+    real = executor.CompiledGraph._lower
+
+    def counted(self):
+        lowered.append(self)
+        return real(self)
+
+    monkeypatch.setattr(executor.CompiledGraph, "_lower", counted)
+    compiled = executor.CompiledGraph(graph, lazy=True)
+    assert lowered == []
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda k: compiled(np.float64(k), np.float64(1.0)), range(16)))
+    assert lowered == [compiled]
+    for k, result in enumerate(results):
+        _same(result, (np.float64(k) * 2.0 + 1.0, np.float64(k) - 1.0))
+    assert "def run" in compiled.source and lowered == [compiled]
