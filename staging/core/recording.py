@@ -11,6 +11,7 @@ import numpy as np
 from runtime import Graph, Node, TensorType, Value
 from runtime._compat import add_note
 from runtime.chunks import LONG_GRAPH, pause_gc, resume_gc
+from runtime.headroom import more_frames
 from runtime.ops.random import GeneratorType
 from runtime.registry import TooManyKindsError, UnknownOpError, get_op, infer_kinds, infer_types
 from runtime.types import TypeJoinError, UnionType
@@ -109,21 +110,48 @@ def current_graph() -> FuncGraph | None:
     return stack[-1] if stack else None
 
 
-class building:
-    """Context manager making `graph` the current graph (thread-local)."""
+# Frames granted to each graph built inside another (runtime.headroom): what tracing adds per
+# nested graph (about 6: a branch or body traced inside the one around it, as an `elif` chain on
+# symbolic conditions nests), with room to spare; the code traced inside has the room it has
+# eagerly. Graphs nested deeper than MAX_NESTED_GRAPHS (branches, loop bodies and staged
+# functions, each traced inside the one around it) are refused: the stack would run out.
+NESTED_GRAPH_FRAMES = 10
+MAX_NESTED_GRAPHS = 2500
 
-    __slots__ = ("graph",)
+
+class building:
+    """Context manager making `graph` the current graph (thread-local). A graph built inside
+    another is granted the frames its trace adds (refused when nested too deeply)."""
+
+    __slots__ = ("graph", "grant")
 
     def __init__(self, graph: FuncGraph):
         self.graph = graph
+        self.grant = None
 
     def __enter__(self):
-        _stack().append(self.graph)
+        stack = _stack()
+        if stack:
+            if len(stack) >= MAX_NESTED_GRAPHS:
+                raise errors.NestingTooDeepError(
+                    f"{where()}staged code is nested too deeply here ({len(stack) + 1} graphs, "
+                    f"each a branch, loop body or staged function traced inside the one around "
+                    f"it; the limit is {MAX_NESTED_GRAPHS}). Write a long chain of cases on "
+                    f"symbolic conditions as a lookup (np.select, indexing into an array of "
+                    f"results) or a loop, and call staged functions one after another rather "
+                    f"than each from the next"
+                )
+            self.grant = more_frames(NESTED_GRAPH_FRAMES)
+            self.grant.__enter__()
+        stack.append(self.graph)
         return self.graph
 
     def __exit__(self, *exc):
         stack = _stack()
         stack.pop()
+        if self.grant is not None:
+            self.grant.__exit__(*exc)
+            self.grant = None
         if not stack and getattr(_state, "gc_paused", False):
             _state.gc_paused = False
             resume_gc()

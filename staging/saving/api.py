@@ -230,6 +230,8 @@ def save(obj, path, signatures=None) -> None:
         raise SaveError(str(exc)) from None
     except Refusal as exc:
         raise SaveError(f"cannot save: {exc}") from None
+    except RecursionError:
+        raise SaveError(_TOO_DEEP.format(cfs[0].name)) from None
     for table in (saver.variables, saver.functions):
         for entry in table:
             entry.pop("_var", None)
@@ -242,7 +244,17 @@ def save(obj, path, signatures=None) -> None:
         "functions": saver.functions,
         "signatures": sigs,
     }
-    archive.write(path, document, saver.arrays)
+    try:
+        archive.write(path, document, saver.arrays)
+    except RecursionError:
+        raise SaveError(_TOO_DEEP.format(cfs[0].name)) from None
+
+
+_TOO_DEEP = (
+    "cannot save {!r}: its staged control flow is nested too deeply for the file (about 150 "
+    "branches or loops, each inside the one before, can be saved); write a long chain of cases "
+    "as a lookup (np.select, indexing into an array of results) or a loop"
+)
 
 
 # -- loading -----------------------------------------------------------------------------------

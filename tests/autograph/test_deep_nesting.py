@@ -18,6 +18,7 @@ import autograph
 import staging
 from autograph.pyct import deep_trees
 from staging import errors
+from staging.core import recording
 
 _IDS = itertools.count()
 TERMS = 1200  # deeper than the recursion limit, below what Python's own compiler refuses
@@ -197,3 +198,38 @@ def down(n):
     with pytest.raises(RecursionError) as error:
         converted(10 * sys.getrecursionlimit())
     assert not isinstance(error.value, errors.NestingTooDeepError)
+
+
+def _elif_chain(cases):
+    lines = ["def pick(x):", "    if x < 0.0:", "        y = x * 0.0"]
+    for i in range(1, cases):
+        lines += [f"    elif x < {i}.0:", f"        y = x * {i}.0"]
+    return "\n".join([*lines, "    else:", "        y = x", "    return y", ""])
+
+
+def test_a_long_elif_chain_on_symbolic_conditions(tmp_path, monkeypatch, unchanged_process):
+    """Each case is traced inside the one before (a cond in the else branch of a cond): 200
+    cases nest deeper than the recursion limit allows without the frames granted per graph."""
+    mod, _ = _module(tmp_path, monkeypatch, _elif_chain(200))
+    staged = staging.function(mod.pick)
+    for value in (-1.0, 0.0, 5.5, 198.5, 199.0, 1e9, np.nan):
+        x = np.float64(value)
+        _same(staged(x), mod.pick(x))
+    _same(staged(np.float32(7.25)), mod.pick(np.float32(7.25)))
+    # a file holds less nesting than a trace: saving it is refused, naming the function
+    with pytest.raises(errors.SaveError, match="cannot save 'pick': its staged control flow is"):
+        staging.save(staged, tmp_path / "pick.stg")
+    assert list(tmp_path.glob("pick*")) == []
+
+
+def test_nesting_deeper_than_tracing_takes_names_the_line(tmp_path, monkeypatch, unchanged_process):
+    monkeypatch.setattr(recording, "MAX_NESTED_GRAPHS", 30)
+    mod, path = _module(tmp_path, monkeypatch, _elif_chain(60))
+    with pytest.raises(errors.NestingTooDeepError) as error:
+        staging.function(mod.pick)(np.float64(1.0))
+    message = str(error.value)
+    line = 2 + 2 * 29  # the `elif` of the 31st graph (the function's is the first)
+    assert message.startswith(f"{path}:{line}: staged code is nested too deeply here (31 graphs")
+    assert "the limit is 30" in message and "np.select" in message
+    assert isinstance(error.value, RecursionError)
+    assert recording.current_graph() is None  # every graph entered was left
