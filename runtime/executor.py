@@ -22,6 +22,7 @@ from .analysis import BufferPlan, dead_after, free_values, maybe_viewed, outputs
 from .call_inlining import inline_calls, node_count
 from .core_ops import VARIABLE_LOCK
 from .graph import Graph, Node, Value, node_text
+from .headroom import frames_for_graph, more_frames
 from .ops.elementwise import as_dtype
 from .options import get_options
 from .registry import get_op
@@ -653,7 +654,10 @@ class CompiledGraph:
     def _lower(self):
         """Writes and compiles the source of `run`; returns it."""
         emitted = self.emitted
-        with chunks.gc_paused(len(emitted.nodes) > chunks.LONG_GRAPH):
+        with (
+            chunks.gc_paused(len(emitted.nodes) > chunks.LONG_GRAPH),
+            more_frames(frames_for_graph(emitted)),  # (subgraphs are lowered recursively)
+        ):
             emitter = _Emitter(emitted, self.options, self.single)
             source = emitter.function("run")
             namespace = emitter.namespace

@@ -77,6 +77,22 @@ class more_frames:  # noqa: N801  (used as `with more_frames(n):`)
         return False
 
 
+# Frames the graph passes (optimizing, verifying, lowering) take per level of subgraphs nested
+# in one another (a branch inside a branch ...), with room to spare.
+FRAMES_PER_NESTED_GRAPH = 10
+
+
+def frames_for_graph(graph) -> int:
+    """The frames the graph passes need beyond their own for `graph`'s nested subgraphs (found
+    without recursion): granted around them (`with more_frames(frames_for_graph(g)):`)."""
+    deepest, todo = 0, [(graph, 0)]
+    while todo:
+        g, depth = todo.pop()
+        deepest = max(deepest, depth)
+        todo.extend((sub, depth + 1) for node in g.nodes for sub in node.subgraphs.values())
+    return deepest * FRAMES_PER_NESTED_GRAPH
+
+
 def on_large_stack(work, *args, frames: int):
     """`work(*args)` run on a new thread with a large stack and `frames` more frames than the
     recursion limit allows (granted while it runs): for recursive library steps on deeply nested
@@ -128,4 +144,4 @@ def _started(run) -> threading.Thread:
     return thread
 
 
-__all__ = ["more_frames", "on_large_stack"]
+__all__ = ["frames_for_graph", "more_frames", "on_large_stack"]

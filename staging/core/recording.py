@@ -48,6 +48,8 @@ class FuncGraph:
         self.trace_state: dict = outer.trace_state if outer is not None else {}
         # the NumPy print options when the trace began (staging.core.strings.printoptions_delta)
         self.printoptions = outer.printoptions if outer is not None else np.get_printoptions()
+        # how many branches or loop bodies this graph is nested in (0: a function's own graph)
+        self.depth: int = outer.depth + 1 if outer is not None else 0
 
     @property
     def name(self):
@@ -113,9 +115,12 @@ def current_graph() -> FuncGraph | None:
 # Frames granted to each graph built inside another (runtime.headroom): what tracing adds per
 # nested graph (about 6: a branch or body traced inside the one around it, as an `elif` chain on
 # symbolic conditions nests), with room to spare; the code traced inside has the room it has
-# eagerly. Graphs nested deeper than MAX_NESTED_GRAPHS (branches, loop bodies and staged
-# functions, each traced inside the one around it) are refused: the stack would run out.
+# eagerly. Refused (the stack would run out, or the graph passes): branches and loop bodies
+# nested in one function deeper than MAX_NESTED_CONTROL_FLOW, and graphs built one inside
+# another (those and staged functions, each traced inside the one calling it) deeper than
+# MAX_NESTED_GRAPHS.
 NESTED_GRAPH_FRAMES = 10
+MAX_NESTED_CONTROL_FLOW = 1000
 MAX_NESTED_GRAPHS = 2500
 
 
@@ -132,15 +137,7 @@ class building:
     def __enter__(self):
         stack = _stack()
         if stack:
-            if len(stack) >= MAX_NESTED_GRAPHS:
-                raise errors.NestingTooDeepError(
-                    f"{where()}staged code is nested too deeply here ({len(stack) + 1} graphs, "
-                    f"each a branch, loop body or staged function traced inside the one around "
-                    f"it; the limit is {MAX_NESTED_GRAPHS}). Write a long chain of cases on "
-                    f"symbolic conditions as a lookup (np.select, indexing into an array of "
-                    f"results) or a loop, and call staged functions one after another rather "
-                    f"than each from the next"
-                )
+            _check_nesting(self.graph, len(stack) + 1)
             self.grant = more_frames(NESTED_GRAPH_FRAMES)
             self.grant.__enter__()
         stack.append(self.graph)
@@ -156,6 +153,31 @@ class building:
             _state.gc_paused = False
             resume_gc()
         return False
+
+
+def _check_nesting(graph: FuncGraph, graphs: int) -> None:
+    """Refuses building `graph`, the `graphs`-th graph built one inside another, when nested
+    too deeply (naming the user's line)."""
+    if graph.depth > MAX_NESTED_CONTROL_FLOW:
+        root = graph
+        while root.outer is not None:
+            root = root.outer
+        what = (
+            f"{graph.depth} branches or loop bodies, each inside the one before, in "
+            f"{root.function_name!r}; the limit is {MAX_NESTED_CONTROL_FLOW}"
+        )
+    elif graphs > MAX_NESTED_GRAPHS:
+        what = (
+            f"{graphs} graphs, each a branch, loop body or staged function traced inside the "
+            f"one around it; the limit is {MAX_NESTED_GRAPHS}"
+        )
+    else:
+        return
+    raise errors.NestingTooDeepError(
+        f"{where()}staged code is nested too deeply here ({what}). Write a long chain of cases "
+        f"on symbolic conditions as a lookup (np.select, indexing into an array of results) or "
+        f"a loop, and call staged functions one after another rather than each from the next"
+    )
 
 
 def _pause_gc_for_long_trace() -> None:

@@ -18,7 +18,7 @@ import weakref
 
 import numpy as np
 
-from runtime.headroom import more_frames
+from runtime.headroom import frames_for_graph, more_frames
 from runtime.optimize import optimize
 from runtime.options import get_options as get_optimizer_options
 from runtime.types import StrType, UnionType
@@ -556,7 +556,10 @@ class Function:
         trace_effects.warn_changes(before, self.python_function, self._name)
         fg.graph.outputs = argument_writes.write_back(fg, inputs, out_values, self, paths)
         options = get_optimizer_options()  # one snapshot for the passes and the executor
-        optimize(fg.graph, options)
+        # (the graph passes walk subgraphs nested in one another recursively: a long elif chain)
+        frames = frames_for_graph(fg.graph)
+        with more_frames(frames):
+            optimize(fg.graph, options)
         self._traces += 1
         self._all_traces[0] += 1
         arg_specs = iter(
@@ -571,20 +574,21 @@ class Function:
             weaken(replace_tensors(args, arg_specs)),
             weaken(replace_tensors(kwargs, arg_specs)),
         )
-        return ConcreteFunction(
-            self._name,
-            fg.graph,
-            structure,
-            tuple(types),
-            bound_template,
-            (pack_structure, specs),
-            output_kinds,
-            self._signature,
-            self.python_function,
-            options,
-            jit_compile=self._jit_compile,
-            lazy=nested,  # (traced for a call from another trace: usually written in place there)
-        )
+        with more_frames(frames):  # (calls written in place, verified, lowered: walks too)
+            return ConcreteFunction(
+                self._name,
+                fg.graph,
+                structure,
+                tuple(types),
+                bound_template,
+                (pack_structure, specs),
+                output_kinds,
+                self._signature,
+                self.python_function,
+                options,
+                jit_compile=self._jit_compile,
+                lazy=nested,  # (traced for a call from another trace: usually written in place)
+            )
 
     def _traceable(self):
         func = self.python_function

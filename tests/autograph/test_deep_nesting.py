@@ -233,3 +233,29 @@ def test_nesting_deeper_than_tracing_takes_names_the_line(tmp_path, monkeypatch,
     assert "the limit is 30" in message and "np.select" in message
     assert isinstance(error.value, RecursionError)
     assert recording.current_graph() is None  # every graph entered was left
+
+
+def test_control_flow_nested_deeper_than_one_function_takes_names_the_line(
+    tmp_path, monkeypatch, unchanged_process
+):
+    monkeypatch.setattr(recording, "MAX_NESTED_CONTROL_FLOW", 25)
+    mod, path = _module(tmp_path, monkeypatch, _elif_chain(60))
+    with pytest.raises(errors.NestingTooDeepError) as error:
+        staging.function(mod.pick)(np.float64(1.0))
+    message = str(error.value)
+    line = 2 + 2 * 25  # the `elif` whose branch would be the 26th nested
+    assert message.startswith(f"{path}:{line}: staged code is nested too deeply here (26 branches")
+    assert "in 'pick'; the limit is 25" in message
+    assert recording.current_graph() is None
+
+
+def test_graph_passes_get_frames_for_nested_subgraphs(tmp_path, monkeypatch, unchanged_process):
+    """Optimizing and lowering a graph walk its subgraphs recursively: from deep in the stack,
+    they get the frames its nesting needs."""
+    mod, _ = _module(tmp_path, monkeypatch, _elif_chain(120))
+    staged = staging.function(mod.pick)
+
+    def down(n):
+        return down(n - 1) if n else staged(np.float64(50.5))
+
+    _same(down(sys.getrecursionlimit() - 200), mod.pick(np.float64(50.5)))
