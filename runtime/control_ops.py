@@ -7,6 +7,7 @@ from __future__ import annotations
 import inspect
 import operator
 import sys
+import weakref
 from dataclasses import dataclass
 
 from . import fusion, scalar_loops
@@ -20,6 +21,7 @@ from .for_loops import (
     unread_inputs,
 )
 from .graph import Graph, Node, Value
+from .headroom import more_frames
 from .registry import expect_op, get_op, register_op
 from .types import ExceptionType, TensorType, accepts, join_types, kinds
 
@@ -754,13 +756,18 @@ def _handled_exception():
 
 # -- call ---------------------------------------------------------------------------------
 # A call of another staged function: attr `fn` is that function (an object with `graph`, the
-# graph it runs, `output_types` and `_execute`); the node's inputs are its graph's inputs. The
+# graph it runs, `output_types`, `_execute` and `compiled_graph`, the CompiledGraph running the
+# graph on the interpreter or None); the node's inputs are its graph's inputs. The
 # staging layer registers the op with its kernel (staging/concrete_function.py); its structure
 # is given here, with the other structured ops'.
 
 
 def _called_graph(node: Node) -> Graph:
     return node.attrs["fn"].graph
+
+
+def _lowered_call(node: Node):
+    return getattr(node.attrs["fn"], "compiled_graph", None)
 
 
 def _lower_call(ctx, node, *inputs, fn):
@@ -771,15 +778,56 @@ def _lower_call(ctx, node, *inputs, fn):
         ctx.retag(x, ctx.item_type(item), v.type)
         for x, item, v in zip(inputs, node.inputs, graph.inputs)
     ]
-    outs = ctx.run(graph, retagged)
+    with more_frames(_CALL_FRAMES):  # (a chain of calls, each lowered inside the one calling it)
+        outs = ctx.run(graph, retagged)
     return tuple(
         ctx.retag(x, ctx.item_type(item), v.type)
         for x, item, v in zip(outs, graph.outputs, node.outputs)
     )
 
 
+# Frames granted to the lowering of a call inside the lowering of its caller (runtime.headroom):
+# what lowering a graph adds per level (about 5), with room to spare.
+_CALL_FRAMES = 20
+
+
+# called graph -> what it may raise when it runs (a graph a function traced is final)
+_CALL_ERRORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def _call_errors(node: Node) -> tuple:
-    return graph_errors(node.attrs["fn"].graph)
+    graph = node.attrs["fn"].graph
+    known = _CALL_ERRORS.get(graph)
+    if known is None:
+        # the graphs it calls first, without recursion: a chain of calls each inside the next
+        for g in _callees_first(graph):
+            _CALL_ERRORS[g] = graph_errors(g)
+        known = _CALL_ERRORS[graph]
+    return known
 
 
-expect_op("call", called_graph=_called_graph, lower=_lower_call, run_time_errors=_call_errors)
+def _callees_first(graph: Graph) -> list:
+    """`graph` and the graphs its calls run, directly or not, whose errors are not known yet:
+    each after the ones it calls."""
+    order, stack, seen = [], [(graph, False)], set()
+    while stack:
+        g, expanded = stack.pop()
+        if expanded:
+            order.append(g)
+        elif id(g) not in seen and g not in _CALL_ERRORS:
+            seen.add(id(g))
+            stack.append((g, True))
+            for n in g.walk():
+                called = get_op(n.op).called_graph
+                if called is not None:
+                    stack.append((called(n), False))
+    return order
+
+
+expect_op(
+    "call",
+    called_graph=_called_graph,
+    lowered_call=_lowered_call,
+    lower=_lower_call,
+    run_time_errors=_call_errors,
+)

@@ -19,13 +19,16 @@ import numpy as np
 from . import chunks, fusion, scalar_loops
 from ._compat import add_note
 from .analysis import BufferPlan, dead_after, free_values, maybe_viewed, outputs_sharing_state
+from .call_inlining import inline_calls, node_count
 from .core_ops import VARIABLE_LOCK
 from .graph import Graph, Node, Value, node_text
+from .headroom import frames_for_graph, more_frames
 from .ops.elementwise import as_dtype
 from .options import get_options
 from .registry import get_op
 from .types import TensorType
 from .user_lines import generated_line
+from .verify import verify
 
 _counter = itertools.count()
 _counter_lock = threading.Lock()
@@ -35,6 +38,7 @@ _counter_lock = threading.Lock()
 # (Python refuses more than 100 levels; a fused run adds a few inside a body).
 _MAX_INDENT = 40
 _noted = threading.local()  # the exception a graph has last placed, per thread
+_lowering_lock = threading.RLock()  # a lazy CompiledGraph is lowered once
 
 
 _MAX_INLINED_DEPTH = 8
@@ -621,7 +625,11 @@ class CompiledGraph:
     1-tuple: a staged function returning one value calls it directly, with nothing to unpack.
     """
 
-    def __init__(self, graph: Graph, options: dict | None = None, single: bool = False):
+    def __init__(
+        self, graph: Graph, options: dict | None = None, single: bool = False, lazy: bool = False
+    ):
+        """`lazy`: the source is written and compiled on the first call (or when `source` is
+        read): a graph traced inside another's trace is usually only written in place there."""
         if single and len(graph.outputs) != 1:
             raise ValueError(
                 f"single=True needs a graph of one output, {graph.name!r} has {len(graph.outputs)}"
@@ -632,18 +640,57 @@ class CompiledGraph:
             serial = next(_counter)
         self.filename = f"<staged graph {graph.name} #{serial}>"
         self.single = single
-        with chunks.gc_paused(len(graph.nodes) > chunks.LONG_GRAPH):
-            emitter = _Emitter(graph, self.options, single)
-            self.source = emitter.function("run")
+        # What is lowered: the graph with calls of small graphs in place (runtime.call_inlining);
+        # `origins` names the graph each node written in place comes from, for failure notes.
+        emitted, self.origins = (
+            inline_calls(graph) if self.options.get("inline_calls", True) else (graph, {})
+        )
+        if emitted is not graph and self.options.get("verify_graphs"):
+            verify(emitted)
+        # (what the graphs calling this one write in place when it is small)
+        self.emitted, self.emitted_size = emitted, node_count(emitted)
+        self._source: str | None = None
+        self._codes: dict = {}
+        # Calling it runs the graph (a failure is placed: see failure()).
+        self.run = self._lower_and_run if lazy else self._lower()
+
+    def _lower(self):
+        """Writes and compiles the source of `run`; returns it."""
+        emitted = self.emitted
+        with (
+            chunks.gc_paused(len(emitted.nodes) > chunks.LONG_GRAPH),
+            more_frames(frames_for_graph(emitted)),  # (subgraphs are lowered recursively)
+        ):
+            emitter = _Emitter(emitted, self.options, self.single)
+            source = emitter.function("run")
             namespace = emitter.namespace
             namespace["_failure"] = self.failure
-            units = emitter.units or [(self.source, emitter.line_nodes, None)]
+            units = emitter.units or [(source, emitter.line_nodes, None)]
             # code object of each generated function -> {its line: node}; the file of `run`
             self._codes, self.code_filename = chunks.compile_units(
-                units, namespace, self.filename, f"<staged {graph.name}>"
+                units, namespace, self.filename, f"<staged {self.graph.name}>"
             )
-        # Calling it runs the graph (a failure is placed: see failure()).
         self.run = namespace["run"]
+        self._source = source  # (last: a thread seeing it set finds `run` lowered)
+        return self.run
+
+    def _lower_and_run(self, *args):
+        return self._lowered()(*args)
+
+    def _lowered(self):
+        """`run`, lowered now if it was not yet (once, whatever the threads calling it)."""
+        if self._source is None:
+            with _lowering_lock:
+                if self._source is None:
+                    self._lower()
+        return self.run
+
+    @property
+    def source(self) -> str:
+        """The Python source of `run`."""
+        self._lowered()
+        assert self._source is not None  # (set by _lower)
+        return self._source
 
     def __call__(self, *args):
         """The graph's outputs, as a tuple (whatever `single` says)."""
@@ -661,7 +708,7 @@ class CompiledGraph:
         if node is None:
             return
         _noted.exc = exc
-        add_note(exc, failure_note(node, self.graph.name))
+        add_note(exc, failure_note(node, self.origins.get(id(node), self.graph.name)))
 
     def node_at_failure(self, tb) -> Node | None:
         node = None

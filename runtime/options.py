@@ -47,6 +47,9 @@ _DEFAULTS = {
     "buffer_reuse": True,  # ufunc writes into the buffer of an input that dies there
     "elementwise_fusion": True,  # True: exact ops only; "all": any elementwise ufunc; False: off
     "unboxed_scalar_loops": True,  # scalar loops on Python numbers, NumPy's answers (runtime.scalar_loops)
+    # a call of a small staged function is written in place: its nodes, no Python call (a chain of
+    # functions each calling the next runs without a call per level; runtime.call_inlining)
+    "inline_calls": True,
     # A run is fused when, op by op, its live arrays would outgrow this (default: the last-level
     # cache, where op-by-op passes start going to main memory); smaller runs execute op by op.
     "fusion_min_bytes": min(max(cache_bytes(3, 0) or cache_bytes(2, 0), 1 << 20), 1 << 30)
@@ -77,6 +80,7 @@ _BOOLEAN = (
     "dead_code_elimination",
     "buffer_reuse",
     "unboxed_scalar_loops",
+    "inline_calls",
     "verify_graphs",
     "native_kernels",
 )

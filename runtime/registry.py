@@ -149,6 +149,9 @@ class OpDef:
     swap_branches(node): for a branch op, makes the node run for a predicate `p` what it ran for
     `not p` (cond: exchanges then and else).
     called_graph(node) -> Graph: for a call of another staged graph, the graph the node runs.
+    lowered_call(node) -> CompiledGraph | None: for such a call, the CompiledGraph that runs the
+    called graph on this interpreter (None when it runs elsewhere: under JAX); the executor
+    writes the nodes it lowered in place of a call of a small one (runtime.call_inlining).
     inline_subgraph(node) -> label | None: the subgraph a node runs once, as it is, and nothing
     else (a staged `try` none of whose clauses can catch what its body raises, which tracing
     records to keep the body's values apart): the optimizer puts that subgraph's nodes in the
@@ -270,6 +273,7 @@ class OpDef:
     predicate: int | None = None
     swap_branches: Callable | None = None
     called_graph: Callable | None = None
+    lowered_call: Callable | None = None
     inline_subgraph: Callable | None = None
     constant: Callable | None = None
     dimension: Callable | None = None

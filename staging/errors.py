@@ -22,7 +22,8 @@ class SourceChangedError(ConversionError):
 
 
 class NestingTooDeepError(UnsupportedConstructError, RecursionError):
-    """An expression nested too deeply to convert (thousands of terms or parentheses)."""
+    """An expression nested too deeply to convert (tens of thousands of levels), or staged
+    functions each traced inside the one calling it nested deeper than tracing allows."""
 
 
 class UndefinedNameError(StagingError, UnboundLocalError):

@@ -52,8 +52,7 @@ class _Strings(transformer.Transformer):
             value,
         )
 
-    def visit_BinOp(self, node):
-        self.generic_visit(node)
+    def leave_BinOp(self, node):  # (after its operands: a long sum adds no frames)
         if (
             isinstance(node.op, ast.Mod)
             and isinstance(node.left, ast.Constant)

@@ -33,7 +33,7 @@ from autograph.converters import (
     try_and_with,
 )
 from autograph.converters.context import ConversionContext
-from autograph.pyct import codegen, naming, parser
+from autograph.pyct import codegen, deep_trees, naming, parser
 from autograph.pyct.static_analysis import cells, liveness
 from staging import errors
 from staging.core import source_map
@@ -95,7 +95,7 @@ class _Converted:
     @property
     def source(self) -> str:
         if self._source is None:
-            text = codegen.to_source(self.node)[0]
+            text = deep_trees.with_room(lambda: codegen.to_source(self.node)[0], self.node)
             self._source = "\n".join(line for line in text.splitlines() if line.strip()) + "\n"
         return self._source
 
@@ -277,7 +277,9 @@ def _compile(node, ctx, fn):
     module = ast.Module(body=[factory], type_ignores=[])
     _fix_positions(module, code.co_firstlineno)
     try:
-        module_code = compile(module, filename, "exec", dont_inherit=True)
+        module_code = deep_trees.with_room(
+            lambda: compile(module, filename, "exec", dont_inherit=True), module
+        )
     except SyntaxError as e:
         raise errors.ConversionError(
             f"{ctx.filename}:{e.lineno}: converted code of {code.co_name!r} does not compile: {e.msg}"
@@ -329,7 +331,8 @@ def _converted_entry(fn, for_source=False) -> _Converted:
         entry = _Converted(None, None, None)
     else:
         try:
-            node, ctx = _transform(fn)
+            # (parsed afresh each time: a conversion that ran out of stack can run again)
+            node, ctx = _room_for(_transform, fn)
             inner_code, filename = _compile(node, ctx, fn)
         except RecursionError as error:
             raise _nesting_error(fn, error) from None
@@ -339,6 +342,17 @@ def _converted_entry(fn, for_source=False) -> _Converted:
     entry.original = weakref.ref(code, lambda _, key=key: _forget(key))
     _BY_CODE[key] = entry
     return entry
+
+
+def _room_for(transform, fn):
+    """`transform(fn)`; when it runs out of stack (the visit_ methods of converters recurse into
+    the nested calls, `not`s or conditional expressions they rewrite), again on a large stack with
+    room for the function's depth (autograph.pyct.deep_trees)."""
+    try:
+        return transform(fn)
+    except RecursionError as error:
+        depth = deep_trees.nesting_depth(parser.parse_function(fn).node)
+        return deep_trees.again_with_room(lambda: transform(fn), depth, error)
 
 
 _DEEP = 100  # expressions nested deeper than this can exhaust the stack of the recursive passes
@@ -360,7 +374,7 @@ def _nesting_error(fn, error):
         return error
     return errors.NestingTooDeepError(
         f"{code.co_filename}:{line}: cannot convert {fn.__name__!r}: an expression on this line is "
-        f"nested too deeply ({depth} levels; Python's recursion limit is {sys.getrecursionlimit()}). "
+        f"nested too deeply ({depth} levels; at most {deep_trees.MAX_DEPTH} convert). "
         f"Split it into several statements (for a long sum, add the terms up in a loop)"
     )
 

@@ -16,6 +16,7 @@ import inspect
 import linecache
 import types
 
+from autograph.pyct import deep_trees
 from staging import errors
 
 # filename -> (the linecache lines list the blocks were cut from, {first line: block}).
@@ -161,7 +162,7 @@ def parse_function(fn) -> ParsedEntity:
         if lines:
             text = _dedent(lines)
             try:
-                tree = ast.parse("\n" * line_offset + text)
+                tree = deep_trees.parse("\n" * line_offset + text)
                 blocks[code.co_firstlineno] = lines
             except SyntaxError:
                 tree = None
@@ -169,7 +170,7 @@ def parse_function(fn) -> ParsedEntity:
         lines = _block_lines(code, all_lines, blocks)
         text = _dedent(lines)
         try:
-            tree = ast.parse("\n" * line_offset + text)
+            tree = deep_trees.parse("\n" * line_offset + text)
         except SyntaxError as e:
             raise _parse_error(code, e) from None
     node = tree.body[0] if tree.body else None
@@ -267,7 +268,7 @@ def _as_written(node, lines, line_offset: int):
     if line_offset < 1:
         return None
     try:
-        tree = ast.parse("\n" * (line_offset - 1) + "if 1:\n" + "".join(lines))
+        tree = deep_trees.parse("\n" * (line_offset - 1) + "if 1:\n" + "".join(lines))
     except (SyntaxError, ValueError, RecursionError):
         return None
     return tree.body[0].body[0]
@@ -372,13 +373,17 @@ def _compiled_alone(node, code, qualname: str, globals_: dict):
         )
         body = [_placed(ast.FunctionDef("__scope__", arguments, body, [], None, **_TYPE_PARAMS))]
     body = _imports(code, globals_) + body
+    module = ast.Module(body, [])
     try:
-        module_code = compile(
-            ast.Module(body, []),
-            code.co_filename,
-            "exec",
-            flags=code.co_flags & _FUTURE_FLAGS,
-            dont_inherit=True,
+        module_code = deep_trees.with_room(
+            lambda: compile(
+                module,
+                code.co_filename,
+                "exec",
+                flags=code.co_flags & _FUTURE_FLAGS,
+                dont_inherit=True,
+            ),
+            module,
         )
     except RecursionError:
         return _TOO_DEEP
@@ -563,7 +568,7 @@ def _parse_lambda(fn, text, line_offset):
         candidates.append("(" + stripped[stripped.index("lambda") :].rstrip(",;\\") + "\n)")
     for candidate in candidates:
         try:
-            tree = ast.parse(pad + candidate)
+            tree = deep_trees.parse(pad + candidate)
             break
         except SyntaxError:
             continue

@@ -76,6 +76,16 @@ def statement_fields(cls) -> tuple:
     return fields
 
 
+class _Leave:
+    """A `leave_<Class>` method: called after the node's children were visited (by the walk,
+    without recursion), with the node; what it returns replaces the node."""
+
+    __slots__ = ("method",)
+
+    def __init__(self, method):
+        self.method = method
+
+
 class _Dispatch:
     # True: generic_visit descends only into statement lists (bodies, handlers, cases), never
     # into expressions, for converters that rewrite statements only.
@@ -83,6 +93,8 @@ class _Dispatch:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        if "visit" in cls.__dict__ and cls.__module__ != __name__:  # (the walk dispatches itself)
+            raise TypeError(f"{cls.__name__} overrides visit: define visit_ or leave_ methods")
         cls._methods = {}
         cls._fields_of = staticmethod(statement_fields if cls.statements_only else child_fields)
 
@@ -91,7 +103,10 @@ class _Dispatch:
         m = methods.get(cls, False)
         if m is False:
             m = getattr(type(self), "visit_" + cls.__name__, None)
-            if m is None and not self._fields_of(cls):
+            leave = getattr(type(self), "leave_" + cls.__name__, None)
+            if m is None and leave is not None:
+                m = _Leave(leave)
+            elif m is None and not self._fields_of(cls):
                 m = None  # nothing inside to visit
             elif m is None:
                 m = type(self).generic_visit
@@ -100,41 +115,114 @@ class _Dispatch:
 
 
 class Visitor(_Dispatch):
-    """ast.NodeVisitor, faster."""
+    """ast.NodeVisitor, faster. generic_visit walks nested nodes without recursion (a long sum
+    is a chain of a thousand nested BinOp nodes): only visit_ methods add frames."""
 
     def visit(self, node):
         try:
             m = self._methods[node.__class__]
         except KeyError:
             m = self._method(node.__class__)
-        if m is not None:
-            return m(self, node)
-        return None
+        if m is None:
+            return None
+        if m.__class__ is _Leave:
+            self.generic_visit(node)
+            return m.method(self, node)
+        return m(self, node)
 
     def generic_visit(self, node):
+        """Visits the children of `node` in order: a child without a visit_ method is walked
+        here, its children before the next sibling (as recursion would), on an explicit stack."""
+        methods, method = self._methods, self._method
+        stack = [(node, None)]  # nodes whose children are to be visited; (node, call) in turn
+        while stack:
+            n, call = stack.pop()
+            if call is not None:
+                call.method(self, n)
+                continue
+            for x in reversed(self._children(n)):
+                try:
+                    m = methods[x.__class__]
+                except KeyError:
+                    m = method(x.__class__)
+                if m is _VISITOR_GENERIC:
+                    stack.append((x, None))
+                elif m.__class__ is _Leave:
+                    stack.append((x, m))
+                    stack.append((x, None))
+                elif m is not None:
+                    stack.append((x, _Call(m)))
+        return None
+
+    def _children(self, node) -> list:
+        children = []
         for f in self._fields_of(node.__class__):
             v = getattr(node, f, None)
             if v.__class__ is list:
-                for x in v:
-                    if isinstance(x, _AST):
-                        self.visit(x)
+                children.extend(x for x in v if isinstance(x, _AST))
             elif isinstance(v, _AST):
-                self.visit(v)
+                children.append(v)
+        return children
+
+
+class _Call:
+    """A child with a visit_ method, in the Visitor's walk: called in its turn."""
+
+    __slots__ = ("method",)
+
+    def __init__(self, visit):
+        self.method = visit
 
 
 class Transformer(_Dispatch):
-    """ast.NodeTransformer, faster."""
+    """ast.NodeTransformer, faster. generic_visit walks nested nodes without recursion (a long
+    sum is a chain of a thousand nested BinOp nodes): only visit_ methods add frames; a
+    leave_<Class> method, called after the node's children were visited, adds none."""
 
     def visit(self, node):
         try:
             m = self._methods[node.__class__]
         except KeyError:
             m = self._method(node.__class__)
-        if m is not None:
-            return m(self, node)
+        if m is None:
+            return node
+        if m.__class__ is _Leave:
+            self.generic_visit(node)
+            return m.method(self, node)
+        return m(self, node)
+
+    def generic_visit(self, node):
+        """Visits the children of `node`, replacing each by what its visit returns. A child
+        without a visit_ method is walked here, its children before the next sibling (as
+        recursion would), each node's walk a suspended generator on an explicit stack."""
+        methods, method = self._methods, self._method
+        stack = [(self._fields(node), node, None)]
+        result = None  # what the walk of the child the top generator yielded gave
+        while stack:
+            walk, n, leave = stack[-1]
+            try:
+                child = walk.send(result)
+            except StopIteration:
+                stack.pop()
+                result = leave.method(self, n) if leave is not None else n
+                continue
+            try:
+                m = methods[child.__class__]
+            except KeyError:
+                m = method(child.__class__)
+            if m is _TRANSFORMER_GENERIC:
+                stack.append((self._fields(child), child, None))
+                result = None
+            elif m.__class__ is _Leave:
+                stack.append((self._fields(child), child, m))
+                result = None
+            else:
+                result = child if m is None else m(self, child)
         return node
 
-    def generic_visit(self, node):  # noqa: C901, PLR0912
+    def _fields(self, node):  # noqa: C901, PLR0912
+        """Replaces the children of `node` (a generator: it yields each child and is sent back
+        what visiting it gave: the same node, another, a list to splice, or None to drop it)."""
         d = node.__dict__
         for f in self._fields_of(node.__class__):
             v = d.get(f)
@@ -145,7 +233,7 @@ class Transformer(_Dispatch):
                         if new is not None:
                             new.append(x)
                         continue
-                    r = self.visit(x)
+                    r = yield x
                     if r is x:
                         if new is not None:
                             new.append(x)
@@ -161,13 +249,12 @@ class Transformer(_Dispatch):
                 if new is not None:
                     v[:] = new  # in place, like ast.NodeTransformer
             elif isinstance(v, _AST):
-                r = self.visit(v)
+                r = yield v
                 if r is not v:
                     if r is None:
                         del d[f]
                     else:
                         d[f] = r
-        return node
 
     def methods_only(self, node):
         """For visit_ClassDef: a class body is left as written (it runs once, when the class
@@ -182,3 +269,7 @@ class Transformer(_Dispatch):
             body.extend(r if isinstance(r, list) else [r])
         node.body = body
         return node
+
+
+_VISITOR_GENERIC = Visitor.generic_visit
+_TRANSFORMER_GENERIC = Transformer.generic_visit

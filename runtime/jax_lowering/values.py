@@ -118,12 +118,22 @@ def ir_type(item):
 
 
 def called_graphs(graph: Graph):
-    """`graph` and, depth first, every graph its nodes call (OpDef.called_graph)."""
-    yield graph
-    for node in graph.walk():
-        calls = get_op(node.op).called_graph
-        if calls is not None:
-            yield from called_graphs(calls(node))
+    """`graph` and, depth first, every graph its nodes call (OpDef.called_graph), each once;
+    without recursion (a chain of a thousand staged functions each calling the next)."""
+    seen: set[int] = set()
+    stack = [graph]
+    while stack:
+        g = stack.pop()
+        if id(g) in seen:
+            continue
+        seen.add(id(g))
+        yield g
+        callees = []
+        for node in g.walk():
+            calls = get_op(node.op).called_graph
+            if calls is not None:
+                callees.append(calls(node))
+        stack.extend(reversed(callees))
 
 
 def to_host(value, type_):

@@ -11,6 +11,7 @@ import numpy as np
 from runtime import Graph, Node, TensorType, Value
 from runtime._compat import add_note
 from runtime.chunks import LONG_GRAPH, pause_gc, resume_gc
+from runtime.headroom import more_frames
 from runtime.ops.random import GeneratorType
 from runtime.registry import (
     TooManyKindsError,
@@ -60,6 +61,8 @@ class FuncGraph:
         self.not_none: dict[int, Value] = {}
         self._narrowed: dict[int, Value] = {}  # id(outer value) -> its not_none capture
         self._outer_of: dict[int, Value] = {}  # id(capture or not_none) -> the outer value
+        # how many branches or loop bodies this graph is nested in (0: a function's own graph)
+        self.depth: int = outer.depth + 1 if outer is not None else 0
 
     @property
     def name(self):
@@ -174,25 +177,72 @@ def current_graph() -> FuncGraph | None:
     return stack[-1] if stack else None
 
 
-class building:
-    """Context manager making `graph` the current graph (thread-local)."""
+# Frames granted to each graph built inside another (runtime.headroom): what tracing adds per
+# nested graph (about 6: a branch or body traced inside the one around it, as an `elif` chain on
+# symbolic conditions nests), with room to spare; the code traced inside has the room it has
+# eagerly. Refused (the stack would run out, or the graph passes): branches and loop bodies
+# nested in one function deeper than MAX_NESTED_CONTROL_FLOW, and graphs built one inside
+# another (those and staged functions, each traced inside the one calling it) deeper than
+# MAX_NESTED_GRAPHS.
+NESTED_GRAPH_FRAMES = 10
+MAX_NESTED_CONTROL_FLOW = 1000
+MAX_NESTED_GRAPHS = 2500
 
-    __slots__ = ("graph",)
+
+class building:
+    """Context manager making `graph` the current graph (thread-local). A graph built inside
+    another is granted the frames its trace adds (refused when nested too deeply)."""
+
+    __slots__ = ("graph", "grant")
 
     def __init__(self, graph: FuncGraph):
         self.graph = graph
+        self.grant = None
 
     def __enter__(self):
-        _stack().append(self.graph)
+        stack = _stack()
+        if stack:
+            _check_nesting(self.graph, len(stack) + 1)
+            self.grant = more_frames(NESTED_GRAPH_FRAMES)
+            self.grant.__enter__()
+        stack.append(self.graph)
         return self.graph
 
     def __exit__(self, *exc):
         stack = _stack()
         stack.pop()
+        if self.grant is not None:
+            self.grant.__exit__(*exc)
+            self.grant = None
         if not stack and getattr(_state, "gc_paused", False):
             _state.gc_paused = False
             resume_gc()
         return False
+
+
+def _check_nesting(graph: FuncGraph, graphs: int) -> None:
+    """Refuses building `graph`, the `graphs`-th graph built one inside another, when nested
+    too deeply (naming the user's line)."""
+    if graph.depth > MAX_NESTED_CONTROL_FLOW:
+        root = graph
+        while root.outer is not None:
+            root = root.outer
+        what = (
+            f"{graph.depth} branches or loop bodies, each inside the one before, in "
+            f"{root.function_name!r}; the limit is {MAX_NESTED_CONTROL_FLOW}"
+        )
+    elif graphs > MAX_NESTED_GRAPHS:
+        what = (
+            f"{graphs} graphs, each a branch, loop body or staged function traced inside the "
+            f"one around it; the limit is {MAX_NESTED_GRAPHS}"
+        )
+    else:
+        return
+    raise errors.NestingTooDeepError(
+        f"{where()}staged code is nested too deeply here ({what}). Write a long chain of cases "
+        f"on symbolic conditions as a lookup (np.select, indexing into an array of results) or "
+        f"a loop, and call staged functions one after another rather than each from the next"
+    )
 
 
 def _pause_gc_for_long_trace() -> None:

@@ -65,6 +65,7 @@ class ConcreteFunction:
         python_function,
         options=None,
         jit_compile=None,
+        lazy=False,
     ):
         self.name = name
         self.graph = graph
@@ -81,8 +82,10 @@ class ConcreteFunction:
         self._compiled = (
             jax_backend(graph, single, jit_compile)
             if jit_compile
-            else CompiledGraph(graph, options, single=single)
+            else CompiledGraph(graph, options, single=single, lazy=lazy)
         )
+        # what a `call` node of a graph calling this one writes in place (runtime.call_inlining)
+        self.compiled_graph = None if jit_compile else self._compiled
         run = self._compiled.run
         # _run_packed(*flat inputs) is the call's result (packed as the function returned it);
         # _execute(*flat inputs) is the tuple of the graph's outputs. A failure in either is

@@ -18,6 +18,7 @@ import weakref
 
 import numpy as np
 
+from runtime.headroom import frames_for_graph, more_frames
 from runtime.optimize import optimize
 from runtime.options import get_options as get_optimizer_options
 from runtime.types import StrType, UnionType
@@ -58,6 +59,15 @@ from staging.functions.trace_key import (
 )
 from staging.functions.trace_lock import TraceLock
 from staging.state.variables import creation_scope
+
+# Frames granted to each staged function traced inside another's trace (runtime.headroom): what
+# tracing and converted code add per nested call (about 15: the Function's call and trace, the
+# converted function's wrapper, an `if` expression's branches), with room to spare. The user's
+# own code at each level then has the room it has when it runs eagerly.
+NESTED_TRACE_FRAMES = 40
+# Staged functions each traced inside the trace of the one that calls it: deeper is refused (the
+# frames granted per level would use more stack than a thread has).
+MAX_NESTED_TRACES = 1000
 
 _RUN_EAGERLY = [False]
 _NDARRAY = np.ndarray
@@ -455,6 +465,14 @@ class Function:
                 f"while being traced; recursion cannot be staged. Write it as a loop (while / for), "
                 f"or recurse on Python values only"
             )
+        if len(stack) >= MAX_NESTED_TRACES:
+            raise errors.NestingTooDeepError(
+                f"{where()}cannot trace {self._name!r} (defined at "
+                f"{where_defined(self.python_function)}): staged functions are nested too deeply "
+                f"({len(stack) + 1} levels, each traced inside the one that calls it; the limit is "
+                f"{MAX_NESTED_TRACES}). Call some of them one after another instead of each from "
+                f"the next, or write the chain as a loop"
+            )
         stack.append(self)
         with _TRACES_RUNNING_LOCK:
             _TRACES_RUNNING[0] += 1
@@ -522,8 +540,15 @@ class Function:
         before = trace_effects.snapshot(
             self.python_function, self._signature.parameters, args, kwargs, instance
         )
+        # A trace inside another's trace gets the frames tracing adds per level: a chain of
+        # staged functions traces as deep as it runs eagerly.
+        nested = len(_tracing_stack()) > 1
         try:
-            with creation_scope(on_create), building(fg):
+            with (
+                creation_scope(on_create),
+                building(fg),
+                more_frames(nested and NESTED_TRACE_FRAMES),
+            ):
                 result = branch_errors.call_deferring(fg, func, call_args, call_kwargs)
                 out_values, output_kinds, pack_structure, specs = collect_outputs(fg, result)
         finally:
@@ -531,7 +556,10 @@ class Function:
         trace_effects.warn_changes(before, self.python_function, self._name)
         fg.graph.outputs = argument_writes.write_back(fg, inputs, out_values, self, paths)
         options = get_optimizer_options()  # one snapshot for the passes and the executor
-        optimize(fg.graph, options)
+        # (the graph passes walk subgraphs nested in one another recursively: a long elif chain)
+        frames = frames_for_graph(fg.graph)
+        with more_frames(frames):
+            optimize(fg.graph, options)
         self._traces += 1
         self._all_traces[0] += 1
         arg_specs = iter(
@@ -546,19 +574,21 @@ class Function:
             weaken(replace_tensors(args, arg_specs)),
             weaken(replace_tensors(kwargs, arg_specs)),
         )
-        return ConcreteFunction(
-            self._name,
-            fg.graph,
-            structure,
-            tuple(types),
-            bound_template,
-            (pack_structure, specs),
-            output_kinds,
-            self._signature,
-            self.python_function,
-            options,
-            jit_compile=self._jit_compile,
-        )
+        with more_frames(frames):  # (calls written in place, verified, lowered: walks too)
+            return ConcreteFunction(
+                self._name,
+                fg.graph,
+                structure,
+                tuple(types),
+                bound_template,
+                (pack_structure, specs),
+                output_kinds,
+                self._signature,
+                self.python_function,
+                options,
+                jit_compile=self._jit_compile,
+                lazy=nested,  # (traced for a call from another trace: usually written in place)
+            )
 
     def _traceable(self):
         func = self.python_function

@@ -112,6 +112,11 @@ def _split(signature):
     )
 
 
+def _saved_function(fn):
+    """What the file holds for a function a call node calls (a loaded signature: its graph's)."""
+    return fn.function if isinstance(fn, LoadedConcreteFunction) else fn
+
+
 class _Saver:
     def __init__(self):
         self.arrays: list = []
@@ -130,18 +135,42 @@ class _Saver:
         return self.variable_ids[id(var)]
 
     def function_index(self, fn) -> int:
-        if isinstance(fn, LoadedConcreteFunction):
-            fn = fn.function
+        fn = _saved_function(fn)
         if id(fn) not in self.function_ids:
-            single = getattr(fn, "single", None)
-            if single is None:
-                single = fn._output_kinds == "single"  # noqa: SLF001  (a ConcreteFunction)
-            graph = GraphEncoder(self.encoder).graph(
-                fn.graph
-            )  # callees first: no cycles in the file
-            self.function_ids[id(fn)] = len(self.functions)
-            self.functions.append({"name": fn.name, "graph": graph, "single": single, "_fn": fn})
+            # callees first (no cycles in the file), found without recursion: a chain of a
+            # thousand staged functions each calling the next is saved as it is traced
+            for callee in self._unsaved_callees_first(fn):
+                self._add_function(callee)
         return self.function_ids[id(fn)]
+
+    def _unsaved_callees_first(self, fn) -> list:
+        """`fn` and the functions its graph calls, directly or not, not saved yet: each after
+        the ones it calls."""
+        order, stack, seen = [], [(fn, False)], set()
+        while stack:
+            f, expanded = stack.pop()
+            if expanded:
+                order.append(f)
+                continue
+            if id(f) in seen or id(f) in self.function_ids:
+                continue
+            seen.add(id(f))
+            stack.append((f, True))
+            callees = [
+                _saved_function(node.attrs["fn"])
+                for node in f.graph.walk()
+                if get_op(node.op).called_graph is not None
+            ]
+            stack.extend((callee, False) for callee in reversed(callees))  # (in graph order)
+        return order
+
+    def _add_function(self, fn) -> None:
+        single = getattr(fn, "single", None)
+        if single is None:
+            single = fn._output_kinds == "single"  # noqa: SLF001  (a ConcreteFunction)
+        graph = GraphEncoder(self.encoder).graph(fn.graph)
+        self.function_ids[id(fn)] = len(self.functions)
+        self.functions.append({"name": fn.name, "graph": graph, "single": single, "_fn": fn})
 
     def signature(self, cf) -> dict:
         index = self.function_index(cf)
@@ -201,6 +230,8 @@ def save(obj, path, signatures=None) -> None:
         raise SaveError(str(exc)) from None
     except Refusal as exc:
         raise SaveError(f"cannot save: {exc}") from None
+    except RecursionError:
+        raise SaveError(_TOO_DEEP.format(cfs[0].name)) from None
     for table in (saver.variables, saver.functions):
         for entry in table:
             entry.pop("_var", None)
@@ -213,7 +244,17 @@ def save(obj, path, signatures=None) -> None:
         "functions": saver.functions,
         "signatures": sigs,
     }
-    archive.write(path, document, saver.arrays)
+    try:
+        archive.write(path, document, saver.arrays)
+    except RecursionError:
+        raise SaveError(_TOO_DEEP.format(cfs[0].name)) from None
+
+
+_TOO_DEEP = (
+    "cannot save {!r}: its staged control flow is nested too deeply for the file (about 150 "
+    "branches or loops, each inside the one before, can be saved); write a long chain of cases "
+    "as a lookup (np.select, indexing into an array of results) or a loop"
+)
 
 
 # -- loading -----------------------------------------------------------------------------------

@@ -34,6 +34,8 @@ class LoadedGraphFunction:
         )
         self._execute = self._compiled.__call__ if single else self._compiled.run
         self.output_types = tuple(v.type for v in graph.outputs if isinstance(v, Value))
+        # what a `call` node of a graph calling this one writes in place (runtime.call_inlining)
+        self.compiled_graph = None if jit_compile else self._compiled
 
     def __graph_repr__(self):
         return self.name
@@ -64,6 +66,7 @@ class LoadedConcreteFunction:
         self._output_structure = output_structure
         # what `call` nodes of graphs traced with this function need (see concrete_function)
         self._execute = function._execute
+        self.compiled_graph = function.compiled_graph
         self.output_types = function.output_types
         specs = iter(
             [

@@ -275,11 +275,14 @@ def _global_names(code) -> tuple:
 
 def _find_global_names(code) -> frozenset:
     """The names `code` (and the code nested in it) may load or store as globals: its
-    `co_names` (attribute names too: a superset, read without disassembling)."""
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _global_names(const)
+    `co_names` (attribute names too: a superset, read without disassembling). Walked without
+    recursion: code nests as deeply as the user's `elif` chains."""
+    names: set = set()
+    stack = [code]
+    while stack:
+        current = stack.pop()
+        names.update(current.co_names)
+        stack.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
     return frozenset(names)
 
 
