@@ -217,6 +217,9 @@ class Function:
     def __repr__(self):
         return f"<staging.Function {self._name}>"
 
+    # `staging.Function[[np.ndarray], float]` in annotations (staging/__init__.py types it)
+    __class_getitem__ = classmethod(types.GenericAlias)
+
     # -- pickling (docs/reference.md, "Pickling") -----------------------------
     def __reduce__(self):
         """By reference (module and qualified name), as a plain function pickles, when that name
