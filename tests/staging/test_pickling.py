@@ -236,8 +236,10 @@ def test_graph_the_saved_format_refuses_raises_a_pickling_error():
         return staging.py_function(np.sort, [x], staging.TensorSpec([None]))
 
     cf = f.get_concrete_function(np.ones(3))
-    with pytest.raises(pickle.PicklingError, match="saved format.*py_function"):
+    with pytest.raises(pickle.PicklingError, match="saved format.*py_function") as error:
         pickle.dumps(cf)
+    line = f.python_function.__code__.co_firstlineno + 2  # the py_function call, the user's line
+    assert f"test_pickling.py:{line}:" in str(error.value)
 
 
 # -- process pools -------------------------------------------------------------------------
