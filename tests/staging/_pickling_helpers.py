@@ -42,3 +42,14 @@ def run_in_worker(chunk):
     before = clip_sum.tracing_count
     result = clip_sum(chunk)
     return result, clip_sum.tracing_count - before
+
+
+def run_cloudpickled(payload, chunk):
+    """A staged function shipped by value with cloudpickle, run in a worker: its result and
+    its traces there (it arrives with none)."""
+    import cloudpickle
+
+    staged = cloudpickle.loads(payload)
+    before = staged.tracing_count
+    result = staged(chunk)
+    return result, before, staged.tracing_count

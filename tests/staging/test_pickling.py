@@ -276,3 +276,27 @@ def test_cloudpickle_register_pickle_by_value_ships_the_module_function():
     assert copy is not helpers.scaled and copy.tracing_count == 0
     for x in [np.ones(4), np.array([])]:
         assert_same(copy(x), x * 3.0 if x.size else x)
+
+
+def test_process_pool_runs_a_closure_shipped_by_cloudpickle():
+    cp = _cloudpickle()
+
+    def make(threshold):
+        @staging.function
+        def count_above(x):
+            n = 0
+            for v in x:
+                if v > threshold:
+                    n += 1
+            return n
+
+        return count_above
+
+    staged = make(0.25)
+    payload = cp.dumps(staged)
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(2, mp_context=context) as pool:
+        results = list(pool.map(helpers.run_cloudpickled, [payload] * len(CHUNKS), CHUNKS))
+    for (result, before, after), chunk in zip(results, CHUNKS):
+        assert_same(result, staged.python_function(chunk))
+        assert before == 0 and after == 1  # a new copy per task: traced there, once
