@@ -9,6 +9,20 @@ Nothing here imports autograph at module level; the Function layer asks autograp
 the functions it traces.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Concatenate,
+    Generic,
+    Literal,
+    ParamSpec,
+    TypeVar,
+    overload,
+)
+
 from runtime.options import get_options as get_optimizer_options
 from runtime.options import options as optimizer_options
 from runtime.options import set_options as set_optimizer_options
@@ -26,9 +40,7 @@ from staging.effects.trace_effects import TraceStateWarning
 from staging.functions.function import (
     AutographWarning,
     ConcreteFunction,
-    Function,
     TensorSpec,
-    function,
     functions_run_eagerly,
     run_functions_eagerly,
 )
@@ -36,6 +48,59 @@ from staging.functions.retracing import RetracingWarning
 from staging.saving import LoadedFunction, load, save
 from staging.state.tensor_array import TensorArray
 from staging.state.variables import Variable
+
+if TYPE_CHECKING:
+    # What type checkers and editors see: a decorated function keeps its parameters and return
+    # type (Function is generic in them), and a staged method, read from an instance, drops
+    # `self` as a bound method does. At run time these are staging.functions.function's.
+    _P = ParamSpec("_P")
+    _Q = ParamSpec("_Q")
+    _R = TypeVar("_R")
+    _JitCompile = bool | Literal["device"] | None
+
+    class Function(Generic[_P, _R]):
+        """A Python function staged into graphs, one per input signature (see docs/guide.md)."""
+
+        python_function: Callable[_P, _R]
+
+        def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R: ...
+        @overload
+        def __get__(self, instance: None, owner: type | None = None) -> Function[_P, _R]: ...
+        @overload
+        def __get__(
+            self: Function[Concatenate[Any, _Q], _R], instance: object, owner: type | None = None
+        ) -> Function[_Q, _R]: ...
+        def __get__(self, instance: Any, owner: type | None = None) -> Any: ...
+        def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction: ...
+        @property
+        def tracing_count(self) -> int: ...
+        @property
+        def input_signature(self) -> tuple[TensorSpec, ...] | None: ...
+        def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str: ...
+        def experimental_get_tracing_count(self) -> int: ...
+
+    @overload
+    def function(
+        func: Callable[_P, _R],
+        *,
+        input_signature: Sequence[TensorSpec] | None = None,
+        autograph: bool = True,
+        reduce_retracing: bool = False,
+        jit_compile: _JitCompile = None,
+    ) -> Function[_P, _R]: ...
+    @overload
+    def function(
+        func: None = None,
+        *,
+        input_signature: Sequence[TensorSpec] | None = None,
+        autograph: bool = True,
+        reduce_retracing: bool = False,
+        jit_compile: _JitCompile = None,
+    ) -> Callable[[Callable[_P, _R]], Function[_P, _R]]: ...
+    def function(func: Any = None, **options: Any) -> Any:
+        """Stages `func` into graphs, one per input signature (`@function` or `@function(...)`)."""
+else:
+    from staging.functions.function import Function, function
 
 __all__ = [
     "AutographWarning",

@@ -9,8 +9,11 @@ a graph, optimises it and compiles it. Staged methods trace per instance
 from __future__ import annotations
 
 import collections
+import copyreg
 import functools
 import inspect
+import linecache
+import sys
 import threading
 import types
 import warnings
@@ -21,7 +24,7 @@ import numpy as np
 from runtime.headroom import frames_for_graph, more_frames
 from runtime.optimize import optimize
 from runtime.options import get_options as get_optimizer_options
-from runtime.types import StrType, UnionType
+from runtime.types import StrType, TensorType, UnionType
 from staging import errors
 from staging.control_flow import raising as branch_errors
 from staging.core.recording import FuncGraph, building, current_graph
@@ -223,6 +226,31 @@ class Function:
 
     def __repr__(self):
         return f"<staging.Function {self._name}>"
+
+    # `staging.Function[[np.ndarray], float]` in annotations (staging/__init__.py types it)
+    __class_getitem__ = classmethod(types.GenericAlias)
+
+    # -- pickling (docs/reference.md, "Pickling") -----------------------------
+    def __reduce__(self):
+        """By reference (module and qualified name), as a plain function pickles, when that name
+        finds this object; otherwise by value: the Python function, options and input signature,
+        traced again where unpickled (locks, caches and compiled graphs are never pickled). A
+        bound staged method pickles as a bound method does: its instance and name."""
+        if self._instance_ref is not None:
+            instance = self._instance_ref()
+            if instance is None:
+                raise ReferenceError(f"the object of method {self._name!r} no longer exists")
+            return getattr, (instance, self.python_function.__name__)
+        if _found_by_reference(self):
+            return self.__qualname__
+        options = {
+            "input_signature": self._input_signature,
+            "autograph": self._autograph,
+            "reduce_retracing": self._reduce_retracing,
+            "name": self._name,
+            "jit_compile": self._jit_compile,
+        }
+        return _function_by_value, (self.python_function, options, _source_of(self.python_function))
 
     # -- calling -----------------------------------------------------------
     def __call__(self, *args, **kwargs):  # noqa: C901
@@ -722,3 +750,90 @@ def function(
     if func is None:
         return decorate
     return decorate(func)
+
+
+# ---------------------------------------------------------------------------
+# Pickling (Function.__reduce__)
+
+
+def _function_by_value(python_function, options, source=None) -> Function:
+    """A Function unpickled by value: no traces yet (made again on its first calls). `source`
+    is its file's name and lines, for autograph to convert it where the file is not there, or
+    when the pickler (cloudpickle) renamed the code's file."""
+    if source is not None:
+        _restore_source(python_function, *source)
+    return Function(python_function, **options)
+
+
+def _reduce_tensor_type(t):
+    return TensorType, (t.dtype, t.shape, t.weak)
+
+
+def _reduce_union_type(t):
+    return UnionType, (t.alternatives,)
+
+
+# An input signature's TensorSpecs hold graph types, immutable objects with a cached hash:
+# they pickle as their constructor's arguments (the hash is computed again where unpickled).
+copyreg.pickle(TensorType, _reduce_tensor_type)
+copyreg.pickle(UnionType, _reduce_union_type)
+
+
+def _source_of(func):
+    """(file name, lines) of a Python function's file, or None (no file: nothing to ship)."""
+    code = getattr(func, "__code__", None)
+    if not isinstance(code, types.CodeType):
+        return None
+    lines = linecache.getlines(code.co_filename)
+    return (code.co_filename, tuple(lines)) if lines else None
+
+
+def _restore_source(func, filename, lines) -> None:
+    """Gives the unpickled `func` its file's name back and, where this process reads other lines
+    under that name (no such file here), the lines it was pickled with (in linecache, where
+    autograph and tracebacks read them)."""
+    code = getattr(func, "__code__", None)
+    if not isinstance(code, types.CodeType):
+        return
+    if code.co_filename != filename:
+        func.__code__ = code.replace(co_filename=filename)
+    if linecache.getlines(filename) != list(lines):
+        linecache.cache[filename] = (sum(map(len, lines)), None, list(lines), filename)
+
+
+def _found_by_reference(fn) -> bool:
+    """Whether `fn` pickles by reference: its module, imported, holds it under its qualified
+    name, and cloudpickle (when it is the pickler) would pickle its Python function by reference
+    too (cloudpickle ships functions of `__main__` and of modules registered with
+    register_pickle_by_value by value)."""
+    module = sys.modules.get(getattr(fn, "__module__", None) or "")
+    qualname = getattr(fn, "__qualname__", None)
+    if module is None or not qualname or "<locals>" in qualname:
+        return False
+    found = module
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    if found is not fn:
+        return False
+    cloudpickler = _active_cloudpickler()
+    if cloudpickler is None:
+        return True
+    if module.__name__ == "__main__":
+        return False
+    by_value = getattr(cloudpickler, "_is_registered_pickle_by_value", None)
+    return by_value is None or not by_value(module)
+
+
+def _active_cloudpickler():
+    """cloudpickle's module when one of its picklers is running in this thread, else None: a
+    Python-level `dump` of a cloudpickle Pickler is then on the stack."""
+    cloudpickle = sys.modules.get("cloudpickle")
+    pickler = getattr(cloudpickle, "Pickler", None)
+    if pickler is None:
+        return None
+    frame = sys._getframe(2)
+    while frame is not None:
+        if isinstance(frame.f_locals.get("self"), pickler):
+            return sys.modules.get("cloudpickle.cloudpickle", cloudpickle)
+        frame = frame.f_back
+    return None

@@ -6,6 +6,7 @@ checks everything against the op registry before anything runs and returns a Loa
 (staging.saving.loaded). The format and its guarantees: docs/saving.md.
 """
 
+from staging.saving import pickling  # noqa: F401  (registers the reducers of traced functions)
 from staging.saving.api import FORMAT, SUPPORTED_VERSIONS, VERSION, load, save
 from staging.saving.loaded import LoadedConcreteFunction, LoadedFunction
 

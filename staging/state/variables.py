@@ -157,6 +157,11 @@ class Variable:
         return self._assign(delta, "sub", "assign_sub")
 
     # -- use as a value -------------------------------------------------------
+    def __reduce__(self):
+        """A Variable pickles as its value, dtype and name: unpickled, it is a new Variable (a
+        copy: assignments in another process do not reach this one)."""
+        return Variable, (self._copy(), self.dtype, self.name)
+
     def __graph_repr__(self):
         return self.name
 
