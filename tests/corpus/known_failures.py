@@ -19,14 +19,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "tuple appended to a list in a staged loop; both calls: UnsupportedOpError at finance.py:105: op 'list_write' cannot take a tuple ((1, 'buy')) as an input; only arrays, numbers and symbolic tensors can...",
     ),
-    ("finance", "log_returns", 0): (
-        "refused",
-        "comparison inside unconverted code (sorted, min/max key, any, bisect, `in` a tuple); both calls: SymbolicValueError at finance.py:229: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool[]> needs its v...",
-    ),
-    ("finance", "log_returns", 2): (
-        "refused",
-        "comparison inside unconverted code (sorted, min/max key, any, bisect, `in` a tuple); both calls: SymbolicValueError at finance.py:229: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool[]> needs its v...",
-    ),
     ("finance", "rebalance", 0): (
         "refused",
         "early return of differently shaped values; both calls: BranchMismatchError at finance.py:116: the branches of a staged `if` give 'return value[1]' different structures: a list of 0 in the true branch a...",
@@ -79,14 +71,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at games.py:107: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i32[4]> needs its value, whic...",
     ),
-    ("games", "rps_tournament", 0): (
-        "refused",
-        "other; both calls: SymbolicValueError at games.py:151: hash() (as a dict key, a set member, in Counter(), ...) of a symbolic tensor <int> needs its value, which i...",
-    ),
-    ("games", "score_rounds", 0): (
-        "refused",
-        "global/nonlocal write in a helper called from staged code; both calls: UnsupportedConstructError at games.py:260: in record(): global/nonlocal 'score', 'streak' is written inside a staged `if` (its condition is symbolic);...",
-    ),
     ("games", "sudoku_valid", 0): (
         "refused",
         "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at games.py:184: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[4]> needs its value, whic...",
@@ -102,10 +86,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("games", "sudoku_valid", 3): (
         "refused",
         "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at games.py:184: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[4]> needs its value, whic...",
-    ),
-    ("games", "war_card_game", 2): (
-        "silent",
-        "Python container or closure in a staged loop (set `in`, deque, nonlocal); both calls: result[1]: eager 2 vs staged 3",
     ),
     ("games", "yahtzee_category", 0): (
         "refused",
@@ -147,22 +127,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "comparison inside unconverted code (sorted, min/max key, any, bisect, `in` a tuple); both calls: SymbolicValueError at geometry.py:168: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool[]> needs its v...",
     ),
-    ("graphs", "bfs_distances", 0): (
-        "silent",
-        "staged call never finishes; both calls: staged call did not finish within 4 s",
-    ),
-    ("graphs", "bfs_distances", 1): (
-        "silent",
-        "staged call never finishes; both calls: staged call did not finish within 4 s",
-    ),
-    ("graphs", "bfs_distances", 2): (
-        "silent",
-        "staged call never finishes; both calls: staged call did not finish within 4 s",
-    ),
-    ("graphs", "count_components", 2): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at graphs.py:76: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[2]> needs its value, whic...",
-    ),
     ("graphs", "count_islands", 0): (
         "refused",
         "tuple appended to a list in a staged loop; both calls: UnsupportedOpError at graphs.py:228: op 'list_write' cannot take a tuple ((1, 0)) as an input; only arrays, numbers and symbolic tensors can be ...",
@@ -178,14 +142,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("graphs", "degree_stats", 1): (
         "refused",
         "traced value used outside its trace (leaked); both calls: LeakedTensorError at harness.py:197: symbolic tensor <int> (created at graphs.py:202) was used outside the trace of 'degree_stats' that created ...",
-    ),
-    ("graphs", "dijkstra", 0): (
-        "refused",
-        "traced value used outside its trace (leaked); both calls: LeakedTensorError at graphs.py:62: symbolic tensor <f64[]> (created at ) was used outside the trace of 'dijkstra' that created it; it has no v...",
-    ),
-    ("graphs", "dijkstra", 1): (
-        "refused",
-        "traced value used outside its trace (leaked); both calls: LeakedTensorError at graphs.py:62: symbolic tensor <f64[]> (created at ) was used outside the trace of 'dijkstra' that created it; it has no v...",
     ),
     ("graphs", "has_cycle_undirected", 0): (
         "refused",
@@ -235,14 +191,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "other; both calls: SymbolicValueError at numerics.py:315: iterating range(0, <staging.Tensor int in trace of 'binomial_pmf'>, 1), whose bounds are known only when th...",
     ),
-    ("numerics", "gcd_table", 0): (
-        "refused",
-        "math.*, int(), round() of a traced scalar; both calls: SymbolicValueError at numerics.py:326: using as a Python int (index, range(), int()) of a symbolic tensor <int> needs its value, which is only kno...",
-    ),
-    ("numerics", "golden_section_min", 2): (
-        "silent",
-        "Python container or closure in a staged loop (set `in`, deque, nonlocal); both calls: result[1]: eager 36 vs staged 2",
-    ),
     ("records", "dedupe_by_key", 0): (
         "refused",
         ".tolist() of a traced array; both calls: SymbolicValueError at records.py:193: .tolist() of a symbolic tensor <i64[4]> needs its value, which is only known when the staged graph runs. au...",
@@ -283,6 +231,10 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "dict keyed by a traced value; both calls: UndefinedNameError at records.py:145: dict[<staging.Tensor int in trace of 'session_lengths'>] is first set inside this staged loop, whose condit...",
     ),
+    ("records", "summarize_readings", 2): (
+        "refused",
+        "in-place write into a loop variable refused; both calls: MutationError at records.py:74: this staged `if` (its condition is symbolic) changes the list 's.flagged' while it is traced: a staged bran...",
+    ),
     ("records", "tally_events", 0): (
         "refused",
         "other; both calls: SymbolicValueError at records.py:231: in bump(): hash() (as a dict key, a set member, in Counter(), ...) of a symbolic tensor <int> needs its val...",
@@ -295,25 +247,17 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "comparison inside unconverted code (sorted, min/max key, any, bisect, `in` a tuple); both calls: SymbolicValueError at searching.py:227: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool[]> needs its v...",
     ),
-    ("searching", "dedupe_keep_order", 0): (
-        "refused",
-        "other; both calls: SymbolicValueError at searching.py:176: hash() (as a dict key, a set member, in Counter(), ...) of a symbolic tensor <float> needs its value, which...",
-    ),
-    ("searching", "dedupe_keep_order", 2): (
-        "refused",
-        "other; both calls: SymbolicValueError at searching.py:176: hash() (as a dict key, a set member, in Counter(), ...) of a symbolic tensor <float> needs its value, which...",
-    ),
     ("searching", "grade_scores", 0): (
         "refused",
         "comparison inside unconverted code (sorted, min/max key, any, bisect, `in` a tuple); both calls: SymbolicValueError at searching.py:47: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool[]> needs its v...",
     ),
-    ("searching", "insert_sorted", 0): (
-        "refused",
-        "comparison inside unconverted code (sorted, min/max key, any, bisect, `in` a tuple); both calls: SymbolicValueError at searching.py:219: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool[]> needs its v...",
-    ),
     ("searching", "k_smallest", 0): (
         "refused",
         "traced value used outside its trace (leaked); both calls: LeakedTensorError at searching.py:152: symbolic tensor <i64[]> (created at searching.py:149) was used outside the trace of 'k_smallest' that creat...",
+    ),
+    ("searching", "k_smallest", 2): (
+        "refused",
+        "other; both calls: MissingAttributeError at searching.py:152: 'ListType' object has no attribute 'shape' (eager raised IndexError)",
     ),
     ("searching", "merge_intervals", 0): (
         "refused",
@@ -327,10 +271,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at searching.py:54: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <f64[1]> needs its value, whic...",
     ),
-    ("searching", "quickselect", 1): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at searching.py:74: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <f64[3]> needs its value, whic...",
-    ),
     ("searching", "two_sum", 0): (
         "refused",
         "dict keyed by a traced value; both calls: UndefinedNameError at searching.py:113: dict[<staging.Tensor i64[] in trace of 'two_sum'>] is first set inside this staged loop, whose condition is...",
@@ -343,10 +283,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "dict keyed by a traced value; both calls: UndefinedNameError at searching.py:113: dict[<staging.Tensor f64[] in trace of 'two_sum'>] is first set inside this staged loop, whose condition is...",
     ),
-    ("signals", "derivative_events", 1): (
-        "refused",
-        "try/except around staged code; both calls: UnsupportedConstructError at signals.py:205: this `try` catches errors that the staged operations inside it could raise only when the graph runs (after ...",
-    ),
     ("signals", "find_peaks", 0): (
         "refused",
         "traced value used outside its trace (leaked); both calls: LeakedTensorError at signals.py:79: symbolic tensor <list[int]> belongs to another trace ('find_peaks') and cannot be used in 'find_peaks'; pas...",
@@ -354,14 +290,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("signals", "find_peaks", 1): (
         "refused",
         "traced value used outside its trace (leaked); both calls: LeakedTensorError at signals.py:79: symbolic tensor <list[int]> belongs to another trace ('find_peaks') and cannot be used in 'find_peaks'; pas...",
-    ),
-    ("signals", "moving_average", 0): (
-        "silent",
-        "Python container or closure in a staged loop (set `in`, deque, nonlocal); both calls: result: 4 of 5 elements differ, first at [0]: eager np.float64(1.0) vs staged np.float64(0.5)",
-    ),
-    ("signals", "moving_average", 2): (
-        "refused",
-        "traced value used outside its trace (leaked); both calls: LeakedTensorError at signals.py:23: symbolic tensor <f64[]> (created at signals.py:21) was used outside the trace of 'moving_average' that crea...",
     ),
     ("signals", "pairwise_slopes", 0): (
         "refused",
@@ -375,29 +303,9 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "generator (yield) in user code; both calls: UnsupportedConstructError at signals.py:263: cannot convert 'pairwise_slopes': `yield` (generators) is not supported in converted code; decorate it with...",
     ),
-    ("signals", "schmitt_count", 0): (
-        "refused",
-        "global/nonlocal write in a helper called from staged code; both calls: UnsupportedConstructError at signals.py:256: in update(): global/nonlocal 'high', 'rises', 'falls' is written inside a staged `if` (its condition is sym...",
-    ),
-    ("signals", "schmitt_count", 2): (
-        "refused",
-        "global/nonlocal write in a helper called from staged code; both calls: UnsupportedConstructError at signals.py:256: in update(): global/nonlocal 'high', 'rises', 'falls' is written inside a staged `if` (its condition is sym...",
-    ),
-    ("signals", "sliding_max", 0): (
-        "wrong_error",
-        "Python container or closure in a staged loop (set `in`, deque, nonlocal); both calls: raised IndexError at signals.py:132: deque index out of range where eager returned",
-    ),
     ("simulation", "bank_queue", 0): (
         "refused",
         "traced value used outside its trace (leaked); both calls: LeakedTensorError at simulation.py:135: symbolic tensor <f64[]> (created at simulation.py:139) was used outside the trace of 'bank_queue' that crea...",
-    ),
-    ("simulation", "brownian_paths", 0): (
-        "refused",
-        "traced value written into a concrete NumPy array (out = np.zeros(n); out[i] = v); both calls: SymbolicValueError at simulation.py:253: converting to a NumPy array (np.asarray / np.array) of a symbolic tensor <f64[4]> needs its value, which is...",
-    ),
-    ("simulation", "elementary_ca", 0): (
-        "refused",
-        "traced value written into a concrete NumPy array (out = np.zeros(n); out[i] = v); both calls: SymbolicValueError at simulation.py:50: using as a Python int (index, range(), int()) of a symbolic tensor <i8[]> needs its value, which is only kn...",
     ),
     ("simulation", "forest_fire", 0): (
         "refused",
@@ -415,10 +323,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "traced value written into a concrete NumPy array (out = np.zeros(n); out[i] = v); both calls: SymbolicValueError at simulation.py:245: converting to a NumPy array (np.asarray / np.array) of a symbolic tensor <int> needs its value, which is on...",
     ),
-    ("simulation", "random_walk", 2): (
-        "refused",
-        "list or deque built in a staged loop used by Python code; both calls: SymbolicValueError at simulation.py:26: len() of a list built by a staged loop is symbolic; call len() in converted code (it returns a tensor) or u...",
-    ),
     ("simulation", "traffic_nasch", 0): (
         "refused",
         "comparison inside unconverted code (sorted, min/max key, any, bisect, `in` a tuple); both calls: SymbolicValueError at simulation.py:194: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool> needs its val...",
@@ -426,14 +330,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("simulation", "traffic_nasch", 1): (
         "refused",
         "other; both calls: MissingAttributeError at simulation.py:198: 'int' object has no attribute 'shape'",
-    ),
-    ("stats", "histogram_counts", 0): (
-        "refused",
-        "math.*, int(), round() of a traced scalar; both calls: SymbolicValueError at stats.py:35: float() of a symbolic tensor <f64[]> needs its value, which is only known when the staged graph runs. autog...",
-    ),
-    ("stats", "histogram_counts", 1): (
-        "refused",
-        "math.*, int(), round() of a traced scalar; both calls: SymbolicValueError at stats.py:35: float() of a symbolic tensor <f64[]> needs its value, which is only known when the staged graph runs. autog...",
     ),
     ("stats", "mode_and_ties", 0): (
         "refused",
@@ -451,13 +347,9 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "other; both calls: SymbolicValueError at text.py:96: hash() (as a dict key, a set member, in Counter(), ...) of a symbolic tensor <i64[]> needs its value, which...",
     ),
-    ("text", "count_lines_words", 0): (
+    ("text", "common_prefix", 0): (
         "refused",
-        "comparison inside unconverted code (sorted, min/max key, any, bisect, `in` a tuple); both calls: SymbolicValueError at text.py:253: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool[]> needs its v...",
-    ),
-    ("text", "count_lines_words", 2): (
-        "refused",
-        "comparison inside unconverted code (sorted, min/max key, any, bisect, `in` a tuple); both calls: SymbolicValueError at text.py:253: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool[]> needs its v...",
+        "in-place write into a loop variable refused; both calls: MutationError at text.py:172: this staged loop (its condition is symbolic) changes the variable 'c' of 'if_false' (a closure variable) (w...",
     ),
     ("text", "csv_fields", 0): (
         "refused",
@@ -472,16 +364,20 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "traced value used outside its trace (leaked); both calls: LeakedTensorError at text.py:236: symbolic tensor <list[int]> belongs to another trace ('csv_fields') and cannot be used in 'csv_fields'; pas...",
     ),
     ("text", "evaluate_expression", 0): (
-        "wrong_error",
-        "`raise` in a staged `if` runs while tracing; both calls: raised ParseError at text.py:282: at 9: expected a number where eager returned",
+        "refused",
+        "in-place write into a loop variable refused; both calls: MutationError at text.py:282: this staged `if` (its condition is symbolic) changes the variable 'pos' of 'evaluate_expression' (a closure...",
     ),
     ("text", "evaluate_expression", 1): (
-        "wrong_error",
-        "`raise` in a staged `if` runs while tracing; both calls: raised ParseError at text.py:282: at 6: expected a number where eager returned",
+        "refused",
+        "in-place write into a loop variable refused; both calls: MutationError at text.py:282: this staged `if` (its condition is symbolic) changes the variable 'pos' of 'evaluate_expression' (a closure...",
+    ),
+    ("text", "evaluate_expression", 3): (
+        "refused",
+        "in-place write into a loop variable refused; both calls: MutationError at text.py:282: this staged `if` (its condition is symbolic) changes the variable 'pos' of 'evaluate_expression' (a closure... (eager raised ParseError)",
     ),
     ("text", "evaluate_expression", 4): (
-        "wrong_error",
-        "`raise` in a staged `if` runs while tracing; both calls: raised ParseError at text.py:282: at 3: expected a number where eager raised ZeroDivisionError: integer division or modulo by zero",
+        "refused",
+        "in-place write into a loop variable refused; both calls: MutationError at text.py:282: this staged `if` (its condition is symbolic) changes the variable 'pos' of 'evaluate_expression' (a closure... (eager raised ZeroDivisionError)",
     ),
     ("text", "parse_int", 0): (
         "refused",
