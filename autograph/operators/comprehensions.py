@@ -4,6 +4,7 @@ each of their `for` clauses, and the set or dict their items become."""
 from __future__ import annotations
 
 from autograph.operators import data_structures, py_builtins
+from runtime.types import TensorType
 from staging import errors
 from staging.core.source_map import where as _where
 from staging.core.strings import is_staged_str
@@ -44,6 +45,8 @@ def _known_length(x):
     if isinstance(x, py_builtins.StagedRange) or is_staged_str(x):
         return None
     if is_symbolic(x):
+        if not isinstance(x.type, TensorType):  # (a staged container: its size is run-time)
+            return None
         shape = x.static_shape
         return shape[0] if shape else 0
     return _PYTHON
