@@ -209,11 +209,12 @@ class OpDef:
     lower_calls_back: its lowering may raise through a host callback (the backend then waits
     for the callbacks of a call before returning).
     lower_suspect(jnp, node, outputs, *inputs) -> a JAX bool, or None: true when the values
-    are ones on which eager NumPy warns or raises and XLA's lowering says nothing (a result
-    that is not finite where the operands are: overflow, a division by zero, a singular
-    matrix; an integer division by zero). The backend then runs that call again on the
+    are ones on which eager NumPy raises or gives another result and XLA's lowering says
+    nothing (a singular matrix; an integer division by zero). The backend then runs that call
+    again on the
     interpreter, which gives eager's warnings, exception and result (runtime.jax_lowering.
-    suspects).
+    suspects). Its attribute `reads`, when set, names the inputs it reads (a flag on
+    constants only is decided while lowering).
     host_effect: the node acts outside the graph's values when it runs (writes text, calls
     Python): a call that has run one cannot be run again, so the JAX backend raises a clear
     error where it would (lower_suspect).

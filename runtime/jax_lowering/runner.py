@@ -53,9 +53,7 @@ class JaxGraph:
         # (suspects.py) inside subgraphs, which mark a call for a rerun through a callback, and
         # prints and Python calls (a call that has run one cannot be run again)
         top = {id(n) for n in graph.nodes}
-        inner_suspects = any(
-            op.lower_suspect is not None and id(n) not in top for n, op in zip(nodes, ops)
-        )
+        inner_suspects = any(suspects.may_be_suspect(n) and id(n) not in top for n in nodes)
         self.has_callbacks = (
             any(op.lower_calls_back for op in ops)
             or any(raises_on_some_path(n) for n in nodes)
@@ -65,8 +63,10 @@ class JaxGraph:
         self.suspects_by_callback = self.has_callbacks
         # the top graph's suspects: one more output of the compiled function, read by the call
         self.flag_output = not self.has_callbacks and any(
-            get_op(n.op).lower_suspect is not None for n in graph.nodes
+            suspects.may_be_suspect(n) for n in graph.nodes
         )
+        # under an error state that raises, XLA's floats would not: the interpreter runs it
+        self.floats = suspects.computes_floats(graph)
         self.effects_ran = False  # a print or py_function of the current call has run
         self._interpreter: CompiledGraph | None = None  # for reruns (made on the first)
         self.output_types = [
@@ -138,7 +138,7 @@ class JaxGraph:
         its outputs converted by converters chosen once."""
         jitted, host, swap, restore = self._jitted, self._host, _X64_SWAP, _X64_RESTORE
         first = [True]
-        if self.flag_output:  # (suspects: the last output says whether to run it again)
+        if self.flag_output or self.floats:  # (suspects.py: when to run the interpreter)
             return self._fast_run_checked()
 
         def run(*inputs):
@@ -169,20 +169,25 @@ class JaxGraph:
         return run
 
     def _fast_run_checked(self):
-        """`run` of a graph without Variables or callbacks whose last output is its suspects'
-        flag: when it holds, the call runs again on the interpreter."""
+        """`run` of a graph without Variables or callbacks that computes floats (under an error
+        state that raises, the interpreter runs it) or whose last output is its suspects' flag
+        (when it holds, the call runs again on the interpreter)."""
         jitted, host, swap, restore = self._jitted, self._host, _X64_SWAP, _X64_RESTORE
         single = self.single and len(host) == 1
+        floats, flag_output, errors_raise = self.floats, self.flag_output, suspects.errors_raise
 
         def run(*inputs):
             if not self._checked:
                 self._first_call(inputs)
+            if floats and errors_raise():
+                results = self._rerun(inputs, ())
+                return results[0] if single else results
             previous = swap(True)
             try:
                 outs = jitted(*inputs)
             finally:
                 restore(previous)
-            if outs[-1]:
+            if flag_output and outs[-1]:
                 results = self._rerun(inputs, ())
             else:
                 results = tuple([convert(o) for convert, o in zip(host, outs)])
@@ -205,6 +210,9 @@ class JaxGraph:
     def __call__(self, *inputs):
         if not self._checked:
             self._first_call(inputs)
+        if self.floats and suspects.errors_raise():  # (XLA raises no FloatingPointError)
+            self.effects_ran = False
+            return self._rerun(inputs, ())
         if self._simple:  # no Variables, no callbacks: no state to read, no failure slot, no lock
             previous = _X64_SWAP(True)
             try:

@@ -1,12 +1,16 @@
-"""Values on which eager NumPy warns or raises while XLA computes on silently, and what the JAX
-backend does about them: it runs that call again on the interpreter.
+"""Values on which eager NumPy raises, or gives another result, while XLA computes on silently,
+and what the JAX backend does about them: it runs that call on the interpreter.
 
-NumPy reports a float operation that overflows, divides by zero or is invalid (a RuntimeWarning,
-or FloatingPointError under `np.seterr(all="raise")`), an integer division by zero, a singular
-matrix given to `np.linalg.inv` or `solve` (LinAlgError). XLA gives inf, NaN or an arbitrary
-integer and says nothing. Each op that can meet such values says how to recognise them in its
-OpDef (`lower_suspect`: a JAX bool computed beside the result, e.g. a result that is not finite
-where every operand is). The lowering gathers them per graph into one flag:
+NumPy raises LinAlgError for a singular matrix given to `np.linalg.inv` or `solve` (and for
+`cholesky` of a matrix that is not positive definite), and warns and gives 0 for an integer
+division by zero; XLA gives inf, NaN or another integer and says nothing. Each op that can meet
+such values says how to recognise them in its OpDef (`lower_suspect`: a JAX bool computed
+beside the result); a flag false whatever the values (a division by the literal 2) costs
+nothing. Under an error state that raises (`np.errstate(divide="raise")` around the call,
+`np.seterr`), a graph computing floats runs on the interpreter from the start (XLA has no
+floating-point exceptions). The float warnings NumPy gives under its default state (overflow,
+division by zero, invalid) are not reproduced: checking every operation cost several times
+the computation (docs/jax.md). The lowering gathers the flags per graph into one:
 
 - the top graph's is one more output of the compiled function when the graph has no host
   callbacks (the call then reads it: one small transfer);
@@ -26,8 +30,10 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
-from ..graph import node_text
+from ..graph import Value, node_text
+from ..types import TensorType
 from .values import untag
 
 
@@ -45,12 +51,65 @@ class RerunRefused(RuntimeError):
 
 
 def suspect(node, inputs, outputs):
-    """The node's flag (OpDef.lower_suspect) on JAX values, or None when it has none."""
+    """The node's flag (OpDef.lower_suspect) on JAX values, or None when it has none or it is
+    false whatever the values (a division by the literal 2)."""
     check = node.opdef.lower_suspect
     if check is None:
         return None
     values = [untag(x) for x in inputs]
-    return check(jnp, node, [untag(o) for o in outputs], *values)
+    flag = check(jnp, node, [untag(o) for o in outputs], *values)
+    if flag is None or (not isinstance(flag, jax.core.Tracer) and not bool(flag)):
+        return None
+    return flag
+
+
+def may_be_suspect(node) -> bool:
+    """Whether lowering `node` may give a flag (suspect), read from the graph before lowering:
+    an op with a lower_suspect whose operands it reads (its `reads` positions, all by default)
+    are not all constants of the graph."""
+    check = node.opdef.lower_suspect
+    if check is None:
+        return False
+    reads = getattr(check, "reads", range(len(node.inputs)))
+    operands = [node.inputs[i] for i in reads if i < len(node.inputs)]
+    return any(
+        isinstance(v, Value) and (v.producer is None or v.producer.opdef.constant is None)
+        for v in operands
+    )
+
+
+def computes_floats(graph) -> bool:
+    """Whether `graph` (its subgraphs too) computes float or complex values, on which NumPy
+    raises under np.seterr(...="raise") where XLA does not."""
+    return any(
+        isinstance(v.type, TensorType) and v.type.dtype.kind in "fc"
+        for node in graph.walk()
+        for v in node.outputs
+    )
+
+
+def _default_error_state():
+    """(NumPy's context variable of its error state, its value at import: no errstate, no
+    seterr), or None where NumPy keeps it elsewhere."""
+    try:
+        from numpy._core import umath  # noqa: PLC0415 - NumPy's own module, read once
+
+        variable = umath._extobj_contextvar
+    except (ImportError, AttributeError):  # pragma: no cover - another NumPy layout
+        return None
+    return variable, variable.get()
+
+
+_ERROR_STATE = _default_error_state()
+
+
+def errors_raise() -> bool:
+    """Whether NumPy's error state in force raises on some floating-point error
+    (np.errstate(divide="raise") around the call, np.seterr): XLA computes on silently, so
+    such a call runs on the interpreter. (A cheap test while the state is NumPy's default.)"""
+    if _ERROR_STATE is not None and _ERROR_STATE[0].get() is _ERROR_STATE[1]:
+        return False
+    return "raise" in np.geterr().values()
 
 
 def rerun_if(ctx, flag, nodes) -> None:
@@ -85,4 +144,13 @@ def refused(nodes, graph_name: str) -> RerunRefused:
     )
 
 
-__all__ = ["Rerun", "RerunRefused", "refused", "rerun_if", "suspect"]
+__all__ = [
+    "Rerun",
+    "RerunRefused",
+    "computes_floats",
+    "errors_raise",
+    "may_be_suspect",
+    "refused",
+    "rerun_if",
+    "suspect",
+]

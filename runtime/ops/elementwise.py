@@ -27,7 +27,6 @@ from ._rules import (
     fmt_shape,
     is_literal,
     is_weak,
-    nonfinite_from_finite,
     python_value,
     result_dtype,
     shape_of,
@@ -595,40 +594,25 @@ _declare("pow", keep_unused=_keep_unused)
 _declare(" ".join(UFUNCS) + " pow mul abs", zero_d_result="scalar")
 
 
-def _broadcasts_to(shape, target) -> bool:
-    try:
-        return np.broadcast_shapes(shape, target) == tuple(target)
-    except ValueError:
-        return False
+def _integer_division_suspect(jnp, node, outputs, divisor):
+    """(OpDef.lower_suspect) An integer division or remainder by zero: NumPy warns and gives 0,
+    XLA gives another number silently. (A float division by zero, an overflow: NumPy warns,
+    XLA gives the same inf or NaN; under np.seterr(...="raise") the call runs on the
+    interpreter: runtime.jax_lowering.suspects.)"""
+    out = jnp.asarray(outputs[0])
+    if not jnp.issubdtype(out.dtype, jnp.integer):
+        return None
+    return jnp.any(jnp.asarray(divisor) == 0)
 
 
-def _ufunc_suspect(jnp, node, outputs, *inputs):
-    """(OpDef.lower_suspect) Where NumPy's loop warns, or raises under `np.seterr`, and XLA's
-    says nothing: an inexact result that is not finite where every operand is (overflow,
-    division by zero, an invalid operation: the operands broadcast as the ufunc's do); an
-    integer division or remainder by zero. (A generalized ufunc, np.matmul, is not elementwise:
-    a result not finite where no operand holds such a value.)"""
-    found = None
-    for out in outputs:
-        out = jnp.asarray(out)
-        if jnp.issubdtype(out.dtype, jnp.inexact):
-            operands = [jnp.asarray(x) for x in inputs]
-            operands = [x for x in operands if jnp.issubdtype(x.dtype, jnp.inexact)]
-            if not all(_broadcasts_to(x.shape, out.shape) for x in operands):
-                return nonfinite_from_finite(jnp, node, outputs, *inputs)
-            bad = ~jnp.isfinite(out)
-            for x in operands:
-                bad = bad & jnp.isfinite(x)
-            hit = jnp.any(bad)
-        elif node.opdef.division and jnp.issubdtype(out.dtype, jnp.integer):
-            hit = jnp.any(jnp.asarray(inputs[1]) == 0)
-        else:
-            continue
-        found = hit if found is None else found | hit
-    return found
+def _division_suspect(jnp, node, outputs, dividend, divisor):
+    return _integer_division_suspect(jnp, node, outputs, divisor)
 
 
-_declare(" ".join(UFUNCS) + " pow mul abs", lower_suspect=_ufunc_suspect)
+setattr(
+    _division_suspect, "reads", (1,)
+)  # (the inputs it reads: a literal divisor is never suspect)
+_declare("floor_divide remainder fmod divmod", lower_suspect=_division_suspect)
 
 
 _KERNEL_ON_SCALARS = (
@@ -682,7 +666,6 @@ register_op(
     infer=_ufunc_call_infer,
     make_kernel=lambda ufunc: UFUNCS[ufunc],
     lower=_lower_ufunc_call,
-    lower_suspect=_ufunc_suspect,
     doc="np.<ufunc>(*inputs) called explicitly, where the operands may be Python numbers: "
     "NumPy's arithmetic on every path (the op of the ufunc's name is Python's on them)",
 )(lambda *inputs, ufunc: UFUNCS[ufunc](*inputs))
@@ -864,9 +847,6 @@ register_op(
     infer=_ufunc_out_infer,
     make_kernel=_ufunc_out_kernel,
     lower=_lower_ufunc_out,
-    lower_suspect=lambda jnp, node, outputs, target, *inputs: _ufunc_suspect(
-        jnp, node, outputs, *inputs
-    ),
     zero_d_result="array",  # (it writes into a copy of its target, an array)
     doc=(
         "np.<ufunc>(*inputs, out=<a copy of target>) (x += y); the result has target's type; "

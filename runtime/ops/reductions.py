@@ -12,7 +12,6 @@ from ._rules import (
     check_type,
     dummy,
     known_prod,
-    nonfinite_from_finite,
     normalize_axes,
     normalize_axis,
     result_dtype,
@@ -98,7 +97,6 @@ def _make_reduction(name, func, takes_dtype, takes_ddof, needs_elements):  # noq
         name,
         infer=infer,
         make_kernel=make_kernel,
-        lower_suspect=nonfinite_from_finite,
         doc=f"np.{func.__name__}",
     )(impl)
 
@@ -153,7 +151,6 @@ def _scan_infer(func):
 @register_op(
     "cumsum",
     infer=_scan_infer(np.cumsum),
-    lower_suspect=nonfinite_from_finite,
     doc="np.cumsum(x, axis, dtype)",
 )
 def cumsum(x, axis=None, dtype=None):
@@ -163,7 +160,6 @@ def cumsum(x, axis=None, dtype=None):
 @register_op(
     "cumprod",
     infer=_scan_infer(np.cumprod),
-    lower_suspect=nonfinite_from_finite,
     doc="np.cumprod(x, axis, dtype)",
 )
 def cumprod(x, axis=None, dtype=None):

@@ -1,7 +1,9 @@
-"""jit_compile=True on values where eager NumPy warns or raises and XLA computes on silently
-(runtime/jax_lowering/suspects.py): the call runs again on the interpreter, so the warnings, the
-exception and the result are eager's. A call that has already printed cannot run again and
-raises RerunRefused naming the line. Values that give no warning stay on the compiled path."""
+"""jit_compile=True on values where eager NumPy raises, or gives another result, and XLA computes
+on silently (runtime/jax_lowering/suspects.py): the call runs again on the interpreter, so the
+exception, the warnings and the result are eager's; under an error state that raises, a graph
+computing floats runs on the interpreter. A call that has already printed cannot run again and
+raises RerunRefused naming the line. Other values stay on the compiled path; NumPy's float
+warnings under its default error state are not given (a documented difference)."""
 
 from __future__ import annotations
 
@@ -89,16 +91,33 @@ def total(x):
         (inv, (np.array([[1.0, 2.0], [2.0, 4.0]]),)),
         (solve, (np.zeros((2, 2)), np.ones(2))),
         (cholesky, (-np.eye(2),)),
+        (floor_divide, (np.array([3, 4]), np.array([1, 0]))),
+        (floor_divide, (np.int64(7), np.int64(0))),
+    ],
+    ids=lambda v: getattr(v, "__name__", None) or "",
+)
+def test_values_on_which_eager_raises_or_differs_give_eagers_outcome(func, args):
+    _check(func, *args)
+
+
+@pytest.mark.parametrize(
+    "func, args",
+    [
         (log_of, (np.array([1.0, 0.0, -1.0]),)),
         (exp_twice, (np.array([1.0, 1000.0]),)),
-        (floor_divide, (np.array([3, 4]), np.array([1, 0]))),
         (mean_of, (np.zeros(0),)),
         (total, (np.array([1e308, 1e308]),)),
     ],
     ids=lambda v: getattr(v, "__name__", None) or "",
 )
-def test_values_on_which_eager_warns_or_raises_give_eagers_outcome(func, args):
-    _check(func, *args)
+def test_float_warnings_are_not_given_but_values_are_eagers(func, args):
+    """(docs/jax.md: checking every float operation cost several times the computation.)"""
+    (staged, staged_warnings), (eager, eager_warnings) = (
+        _outcome(_compiled(func), args),
+        _outcome(func, args),
+    )
+    assert eager_warnings and not staged_warnings
+    np.testing.assert_allclose(staged, eager, rtol=1e-6)  # (docs/jax.md's float tolerance)
 
 
 @pytest.mark.parametrize(
@@ -130,61 +149,63 @@ def test_an_error_state_set_around_the_call_is_eagers():
         _assert_same(_outcome(staged, (np.array([0.0]),)), ((np.array([np.inf])), []))
 
 
-def overflow_in_loop(x):
-    s = 0.0
+def inverse_in_loop(x):
+    total = np.zeros((2, 2))
     i = 0
     while i < x.shape[0]:
         if x[i] > 0:
-            s = s + np.exp(x[i])
+            total = total + np.linalg.inv(np.eye(2) * (x[i] - 1.0))
         i += 1
-    return s
+    return total
 
 
 @pytest.mark.parametrize(
-    "x", [np.array([1.0, 800.0, 2.0]), np.array([-1.0, 2.0]), np.zeros(0)], ids=repr
+    "x", [np.array([2.0, 1.0, 3.0]), np.array([-1.0, 2.0]), np.zeros(0)], ids=repr
 )
 def test_suspects_inside_staged_loops_and_branches(x):
-    staged = _compiled(overflow_in_loop)
+    staged = _compiled(inverse_in_loop)
     for _ in range(2):
-        (a, a_warnings), (b, b_warnings) = _outcome(staged, (x,)), _outcome(overflow_in_loop, (x,))
-        assert a_warnings == b_warnings and type(a) is type(b)
-        np.testing.assert_allclose(a, b, rtol=1e-6)
+        (a, a_warnings), (b, b_warnings) = _outcome(staged, (x,)), _outcome(inverse_in_loop, (x,))
+        assert a_warnings == b_warnings and type(a) is type(b), (a, b)
+        if not isinstance(b, Exception):
+            np.testing.assert_allclose(a, b, rtol=1e-6)
 
 
 def test_a_variable_is_written_once_by_a_call_run_again():
-    v = staging.Variable(np.zeros(2))
+    v = staging.Variable(np.zeros(2, dtype=np.int64))
 
     @staging.function(jit_compile=True)
     def update(x):
-        v.assign_add(1.0 / x)
-        return v.read_value() * 2.0
+        v.assign_add(10 // x)
+        return v.read_value() * 2
 
-    result, caught = _outcome(update, (np.array([0.0, 1.0]),))
-    assert caught == ["divide by zero encountered in divide"]
-    np.testing.assert_array_equal(result, [np.inf, 2.0])
-    np.testing.assert_array_equal(v.numpy(), [np.inf, 1.0])
+    result, caught = _outcome(update, (np.array([0, 5]),))
+    assert caught == ["divide by zero encountered in floor_divide"]
+    np.testing.assert_array_equal(result, [0, 4])
+    np.testing.assert_array_equal(v.numpy(), [0, 2])
 
 
 def test_a_print_after_the_suspect_op_prints_once(capsys):
-    def log_then_print(x):
-        y = np.log(x)
-        print("y is", y)
-        return y
+    def divide_then_print(x, y):
+        q = x // y
+        print("q is", q)
+        return q
 
-    staged = _compiled(log_then_print)
-    eager = _outcome(log_then_print, (np.array([0.0, 1.0]),))
+    args = (np.array([4, 5]), np.array([0, 2]))
+    staged = _compiled(divide_then_print)
+    eager = _outcome(divide_then_print, args)
     eager_text = capsys.readouterr().out
-    _assert_same(_outcome(staged, (np.array([0.0, 1.0]),)), eager)
-    assert capsys.readouterr().out == eager_text == "y is [-inf   0.]\n"
+    _assert_same(_outcome(staged, args), eager)
+    assert capsys.readouterr().out == eager_text == "q is [0 2]\n"
 
 
 def test_a_call_that_printed_before_cannot_run_again():
-    def print_then_log(x):
-        print("taking the log")
-        return np.log(x)
+    def print_then_divide(x, y):
+        print("dividing")
+        return x // y
 
-    staged = _compiled(print_then_log)
-    with pytest.raises(RerunRefused, match=r"test_jax_reruns\.py:\d+: `.*log") as info:
-        staged(np.array([0.0]))
+    staged = _compiled(print_then_divide)
+    with pytest.raises(RerunRefused, match=r"test_jax_reruns\.py:\d+: `.*floor_divide") as info:
+        staged(np.array([4]), np.array([0]))
     assert "jit_compile=False" in str(info.value)
-    np.testing.assert_array_equal(staged(np.array([1.0])), [0.0])  # (no suspect: compiled)
+    np.testing.assert_array_equal(staged(np.array([4]), np.array([2])), [2])  # (compiled)
