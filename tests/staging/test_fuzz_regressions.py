@@ -1,0 +1,97 @@
+"""Defects the differential fuzzer (tests/fuzz) found, each reduced to a program compared staged
+against eager on several inputs."""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import io
+
+import numpy as np
+import pytest
+
+import staging
+from staging import errors
+
+
+def outcome(func, *args):
+    """(result or exception class and args, printed text) of one call."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            value = func(*args)
+        except Exception as error:  # noqa: BLE001 - the error is the outcome
+            value = (type(error), error.args)
+    return repr(value), out.getvalue()
+
+
+def assert_staged_equals_eager(func, *calls):
+    staged = staging.function(func)
+    for args in calls:
+        assert outcome(staged, *args) == outcome(func, *args), args
+
+
+# -- a `try` with `except` and `else:` but no `finally:` ---------------------------------------
+# The flag that runs the `else:` block was assigned only where the body ran to its end: when a
+# clause caught an error, reading it raised UndefinedNameError (eager returned).
+
+
+def divide_or_default(x, k):
+    try:
+        q = 10 // k
+    except ZeroDivisionError:
+        q = -1
+    else:
+        q = q + 1
+    return q * x
+
+
+def raise_caught_then_else(x):
+    try:
+        if x > 0:
+            raise ValueError("positive", x)
+        y = x * 2.0
+    except ValueError:
+        y = x - 1.0
+    else:
+        y = y + 10.0
+    return y
+
+
+@pytest.mark.parametrize("k", [0, 2, np.int64(0), np.int64(3)])
+def test_try_except_else_without_finally(k):
+    assert_staged_equals_eager(divide_or_default, (np.float64(1.5), k), (np.float64(-2.0), k))
+
+
+def test_try_else_after_a_staged_raise_caught():
+    calls = [(np.float64(v),) for v in (1.5, -0.5, 0.0, float("nan"))]
+    assert_staged_equals_eager(raise_caught_then_else, *calls)
+
+
+# -- a deque holding staged values, returned -------------------------------------------------
+# It was returned as it was while tracing, holding staging.Tensor objects.
+
+
+def deque_of_values(x):
+    q = collections.deque([x / 2])
+    q.appendleft(x)
+    return q
+
+
+def deque_as_list(x):
+    q = collections.deque([x / 2])
+    q.appendleft(x)
+    return list(q), len(q)
+
+
+def test_a_returned_deque_of_staged_values_is_refused_naming_the_function():
+    with pytest.raises(errors.LeakedTensorError) as info:
+        staging.function(deque_of_values)(np.float64(3.0))
+    line = deque_of_values.__code__.co_firstlineno
+    assert f"{__file__}:{line}: deque_of_values returns a deque holding a value" in str(info.value)
+    assert "list(q)" in str(info.value)
+
+
+def test_a_deque_of_staged_values_returned_as_a_list():
+    calls = [(np.float64(v),) for v in (3.0, -1.0, float("nan"))] + [(np.array([1.0, 2.0]),)]
+    assert_staged_equals_eager(deque_as_list, *calls)
