@@ -136,3 +136,43 @@ def test_min_max_of_a_complex_list_built_by_a_staged_loop():
     assert_staged_equals_eager(
         extremes_of_a_list_built_in_a_loop, (x, np.int64(4)), (x, np.int64(1)), (x, np.int64(0))
     )
+
+
+# -- an error raised while tracing, after a staged print or draw ------------------------------
+# Python prints (or draws) and then raises; the error was raised while tracing, before the graph
+# ran the print: the staged call printed nothing (and left NumPy's random state as it was).
+
+
+def print_then_shift(x, y):
+    print("start", x)
+    return y >> 3  # TypeError for a float or complex y
+
+
+def print_then_divide(x, k):
+    print(f"{x:.2f}")
+    return 7 // k  # ZeroDivisionError for a Python 0
+
+
+def draw_then_shift(x, y):
+    v = np.random.uniform(0.0, 1.0) + x
+    return v, y >> 1
+
+
+@pytest.mark.parametrize("y", [np.float64(2.0), np.complex64(3.0), np.int8(16), 2.5])
+def test_a_print_before_an_error_raised_while_tracing(y):
+    assert_staged_equals_eager(print_then_shift, (np.int16(1), y), (np.int16(-4), y))
+
+
+@pytest.mark.parametrize("k", [0, 3])
+def test_a_print_before_a_division_by_a_python_zero(k):
+    assert_staged_equals_eager(print_then_divide, (np.float64(1.25), k), (np.float64(-2.0), k))
+
+
+@pytest.mark.parametrize("y", [np.float32(1.0), np.int64(7)])
+def test_a_draw_before_an_error_raised_while_tracing(y):
+    staged = staging.function(draw_then_shift)
+    for x in (np.float64(1.0), np.float64(-1.0)):
+        np.random.seed(5)
+        eager = outcome(draw_then_shift, x, y), np.random.uniform()
+        np.random.seed(5)
+        assert (outcome(staged, x, y), np.random.uniform()) == eager
