@@ -196,11 +196,11 @@ def _unit(v):
     return v
 
 
-def tolerant(fn, *args):
+def tolerant(fn, *args, errors=_VALUE_ERRORS):
     """fn(*args); on a value-dependent error, fn of ones of the same types (or AbstractError)."""
     try:
         return fn(*args)
-    except _VALUE_ERRORS:
+    except errors:
         pass
     try:
         return fn(*[_unit(a) for a in args])
@@ -209,7 +209,9 @@ def tolerant(fn, *args):
 
 
 def apply_binop(op, a, b):
-    return tolerant(_BINOPS[op], a, b)
+    # A division by a zero representative only (an OverflowError of NEP 50, `-1` meeting a
+    # uint8, depends on the types: staging raises it while tracing, on every path).
+    return tolerant(_BINOPS[op], a, b, errors=ZeroDivisionError)
 
 
 def _contains(container, item):

@@ -623,10 +623,47 @@ def nodes(tree):
         yield from nodes(getattr(tree, f.name))
 
 
+def _tests(node):
+    """The expressions `node` takes the truth value of."""
+    if isinstance(node, (If, IfExp)):
+        return [node.test] + [t for t, _ in getattr(node, "elifs", ())]
+    if isinstance(node, While):
+        return [node.extra]
+    if isinstance(node, BoolOp):
+        return [node.left, node.right]
+    if isinstance(node, Unary) and node.op == "not":
+        return [node.operand]
+    if isinstance(node, Comp):
+        return [node.cond]
+    return []
+
+
+_CONTAINER_MAKERS = (ListLit, DictLit, SetLit, Comp)
+
+
+def _containers(program) -> set:
+    """Names the program binds to a list, dict, set or deque."""
+    out = set()
+    for node in nodes(program):
+        if isinstance(node, Assign) and (
+            isinstance(node.value, _CONTAINER_MAKERS)
+            or isinstance(node.value, Call)
+            and node.value.func in ("set", "collections.deque")
+        ):
+            out.add(node.target)
+    return out
+
+
 def may_be_refused(program: Program) -> bool:
-    """Whether the program uses a construct of `_MAY_BE_REFUSED_*` (constructs.py's grammar)."""
+    """Whether the program uses a construct of `_MAY_BE_REFUSED_*` (constructs.py's grammar), or
+    `in` or the truth value of a container."""
+    containers = _containers(program)
     for node in nodes(program):
         if isinstance(node, _MAY_BE_REFUSED_NODES):
+            return True
+        if isinstance(node, Cmp) and node.op in ("in", "not in"):
+            return True
+        if any(isinstance(t, Name) and t.id in containers for t in _tests(node)):
             return True
         if isinstance(node, Call) and (
             node.func.startswith(_MAY_BE_REFUSED_CALLS) or node.func in _MAY_BE_REFUSED_CALL_NAMES

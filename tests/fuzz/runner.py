@@ -443,11 +443,11 @@ def compare_call(eager: CallResult, staged: CallResult, path: str, joins: bool =
         message = normalize_message(f"{type(err).__name__}: {err}")
         # eager's class or a subclass (the project's errors subclass the built-in ones)
         if eager.error is not None and isinstance(err, type(eager.error)):
-            return _same_error(eager, staged, path)
-        refusal = isinstance(err, errors.StagingError) and not isinstance(
-            err, errors.ExecutionError
-        )
-        if refusal and _names_location(err, path):
+            category, key, detail = _same_error(eager, staged, path)
+            if category == "SAME_ERROR" or not _is_refusal(err, path):
+                return category, key, detail
+            # a refusal that happens to subclass eager's error, raised before eager's prints
+        if _is_refusal(err, path):
             return "REFUSED", message, ""
         if not isinstance(err, errors.StagingError) and not _names_location(err, path):
             frame = _framework_frame(staged.trace)
@@ -501,6 +501,12 @@ def _same_error(eager: CallResult, staged: CallResult, path: str) -> tuple:
             detail,
         )
     return "SAME_ERROR", "", ""
+
+
+def _is_refusal(err, path) -> bool:
+    """A staging error (not an error of the graph's run) naming the program's file:line."""
+    refusal = isinstance(err, errors.StagingError) and not isinstance(err, errors.ExecutionError)
+    return refusal and _names_location(err, path)
 
 
 def _is_program_class(cls) -> bool:

@@ -176,7 +176,11 @@ def test_refusals_are_accepted_where_the_program_is_unstable_or_uses_a_new_const
 
     plain = _program([Return((Name("x"),))], [(F64, N2)])
     method = _program(
-        [Assign("l", ListLit((Name("x"),))), ExprStmt(Method(Name("l"), "pop", ())), Return((Lit(1),))],
+        [
+            Assign("l", ListLit((Name("x"),))),
+            ExprStmt(Method(Name("l"), "pop", ())),
+            Return((Lit(1),)),
+        ],
         [(F64, N2)],
     )
     for program, stable, accepted in [

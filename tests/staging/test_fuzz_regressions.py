@@ -176,3 +176,48 @@ def test_a_draw_before_an_error_raised_while_tracing(y):
         eager = outcome(draw_then_shift, x, y), np.random.uniform()
         np.random.seed(5)
         assert (outcome(staged, x, y), np.random.uniform()) == eager
+
+
+# -- int() / float() of a NumPy complex scalar ----------------------------------------------------
+# np.complex128's __int__ / __float__ convert the real part (with a ComplexWarning); staged,
+# they raised TypeError as for a Python complex number or a 0-d complex array.
+
+
+def int_and_float_of(x):
+    return int(x * 2), float(x)
+
+
+@pytest.mark.parametrize("x", [np.complex128(1.5 - 2j), np.complex64(-3.25 + 1j)])
+def test_int_and_float_of_a_numpy_complex_scalar(x):
+    with pytest.warns(np.exceptions.ComplexWarning):
+        assert_staged_equals_eager(int_and_float_of, (x,), (type(x)(0.5 + 9j),))
+
+
+def test_int_of_a_0d_complex_array_raises_as_eagerly():
+    assert_staged_equals_eager(int_and_float_of, (np.array(1.5 + 1j),))
+
+
+# -- np.linalg calls whose result nothing reads ---------------------------------------------------
+# Eagerly np.linalg.solve of a singular matrix raises LinAlgError even when the result is unused;
+# staged, the unread node was dropped and the call returned.
+
+
+def solve_unused(a, b):
+    try:
+        np.linalg.solve(a, b)
+    except np.linalg.LinAlgError:
+        return -1.0
+    return b.sum()
+
+
+def inv_unused(a):
+    np.linalg.inv(a)
+    return a.sum()
+
+
+def test_an_unread_linalg_solve_still_raises():
+    b = np.ones(2)
+    assert_staged_equals_eager(
+        solve_unused, (np.eye(2), b), (np.zeros((2, 2)), b), (np.ones((2, 2)), b)
+    )
+    assert_staged_equals_eager(inv_unused, (np.eye(2),), (np.zeros((2, 2)),))
