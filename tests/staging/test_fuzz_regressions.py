@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import heapq
 import io
 
 import numpy as np
@@ -221,3 +222,84 @@ def test_an_unread_linalg_solve_still_raises():
         solve_unused, (np.eye(2), b), (np.zeros((2, 2)), b), (np.ones((2, 2)), b)
     )
     assert_staged_equals_eager(inv_unused, (np.eye(2),), (np.zeros((2, 2)),))
+
+
+# -- library calls that mutate a Python container inside staged control flow ---------------------
+# `l.insert(...)`, `d.setdefault(...)`, `s.add(...)`, `q.appendleft(...)`, `heapq.heappush(l, ...)`
+# in a staged branch ran once while tracing, for every path: the container changed whether or
+# not the branch ran. They are refused, naming the line; outside staged control flow they run.
+
+
+def insert_if(x, n):
+    items = [1.0]
+    if n > 5:
+        items.insert(0, x)
+    return items
+
+
+def setdefault_if(x, n):
+    d = {"a": x}
+    if n > 5:
+        d.setdefault("b", x)
+    return len(d)
+
+
+def add_in_loop(x, n):
+    seen = set()
+    for i in range(n):
+        seen.add(3)
+    return len(seen) + x
+
+
+def appendleft_if(x, n):
+    q = collections.deque()
+    if n > 5:
+        q.appendleft(x)
+    return len(q)
+
+
+def heappush_if(x, n):
+    heap = []
+    if n > 5:
+        heapq.heappush(heap, 2.0)
+    return len(heap)
+
+
+def mutations_outside_staged_control_flow(x, n):
+    items, d, s, q, heap = [1.0], {}, set(), collections.deque(), []
+    items.insert(0, x)
+    d.setdefault("b", x)
+    s.add(3)
+    q.appendleft(x)
+    heapq.heappush(heap, 2.0)
+    if n > 5:
+        x = x + 1.0
+    return items, d["b"], len(s), q.popleft(), heap, x
+
+
+@pytest.mark.parametrize(
+    "func, line",
+    [
+        (insert_if, "items.insert(0, x)"),
+        (setdefault_if, 'd.setdefault("b", x)'),
+        (add_in_loop, "seen.add(3)"),
+        (appendleft_if, "q.appendleft(x)"),
+        (heappush_if, "heapq.heappush(heap, 2.0)"),
+    ],
+)
+def test_a_container_mutated_by_a_call_in_staged_control_flow_is_refused(func, line):
+    import inspect
+
+    source, first = inspect.getsourcelines(func)
+    lineno = first + next(i for i, text in enumerate(source) if line in text)
+    with pytest.raises(errors.MutationError, match="inside a staged `if`, loop or `try`") as info:
+        staging.function(func)(np.float64(7.0), np.int8(3))
+    assert str(info.value).startswith(f"{__file__}:{lineno}:")
+
+
+def test_container_mutations_outside_staged_control_flow_run():
+    assert_staged_equals_eager(
+        mutations_outside_staged_control_flow,
+        (np.float64(7.0), np.int8(3)),
+        (np.float64(-1.5), np.int8(9)),
+    )
