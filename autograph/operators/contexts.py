@@ -214,22 +214,29 @@ class _FinallyGuard:
     Python runs the block also when the `try` raises, before the error propagates: a block that
     stages effects (a print, a Variable write, a `raise`) after staged code that may raise when
     the graph runs also runs on that error (staging.control_flow.handlers.finally_on_errors); a
-    block of computations is run as written (on the error path nothing would see its values)."""
+    block of computations is run as written (on the error path nothing would see its values).
+    A refusal raised while tracing the `try` is raised again when the block ends, also when the
+    block raises, returns or breaks (which would otherwise replace or drop it)."""
 
-    __slots__ = ("graph", "start", "finally_start", "where")
+    __slots__ = ("graph", "start", "finally_start", "where", "pending")
 
     def __init__(self, where):
         self.graph = current_graph()
         self.start = len(self.graph.graph.nodes) if self.graph is not None else 0
         self.where = where
         self.finally_start = 0
+        self.pending = None
 
     def __enter__(self):
         if self.graph is not None:
             self.finally_start = len(self.graph.graph.nodes)
+        pending = sys.exc_info()[1]  # the error the `try` raised, propagating through `finally:`
+        self.pending = pending if _is_refusal(pending) else None
         return None
 
     def __exit__(self, exc_type, exc, tb):
+        if self.pending is not None and exc is not self.pending:
+            raise self.pending
         if self.graph is None or current_graph() is not self.graph:
             return False
         nodes = self.graph.graph.nodes

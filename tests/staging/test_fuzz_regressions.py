@@ -7,6 +7,7 @@ import collections
 import contextlib
 import heapq
 import io
+import statistics
 
 import numpy as np
 import pytest
@@ -302,4 +303,52 @@ def test_container_mutations_outside_staged_control_flow_run():
         mutations_outside_staged_control_flow,
         (np.float64(7.0), np.int8(3)),
         (np.float64(-1.5), np.int8(9)),
+    )
+
+
+# -- a refusal raised while tracing a `try` whose `finally:` raises or returns -------------------
+# The `finally:` block's own `raise` replaced the refusal (Python's rule for a pending error):
+# the staged call raised the program's error without the prints before it.
+
+
+class CleanupError(ValueError):
+    pass
+
+
+def refused_then_finally_raises(x, n):
+    try:
+        print("before", x)
+        items = statistics.mean([x, 2.0 * x])  # library code given a symbolic value: refused
+    finally:
+        raise CleanupError("cleanup")
+    return items
+
+
+def refused_then_finally_returns(x, n):
+    try:
+        items = statistics.mean([x, 2.0 * x])
+    finally:
+        return x  # noqa: B012 - what is tested
+
+
+@pytest.mark.parametrize("func", [refused_then_finally_raises, refused_then_finally_returns])
+def test_a_refusal_is_not_replaced_by_the_finally_block(func):
+    with pytest.raises(errors.SymbolicValueError) as info:
+        staging.function(func)(np.float64(1.0), np.int8(2))
+    assert str(info.value).startswith(f"{__file__}:")
+    assert "statistics.mean() is library code" in str(info.value)
+
+
+def finally_raises_after_a_python_error(x, k):
+    try:
+        print("before", x)
+        q = 10 // k
+    finally:
+        raise CleanupError("cleanup")
+    return q
+
+
+def test_a_finally_block_still_replaces_the_programs_own_error():
+    assert_staged_equals_eager(
+        finally_raises_after_a_python_error, (np.float64(1.0), 0), (np.float64(2.0), 3)
     )
