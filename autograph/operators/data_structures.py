@@ -128,6 +128,20 @@ class StagedList:
     def __repr__(self):
         return f"StagedList({self.tensor_array!r})"
 
+    def __getattr__(self, name):
+        # (only for names not found above) Python's other list methods: refused here, where
+        # an AttributeError would be the program's error, raised when the graph runs
+        if name in _OTHER_LIST_METHODS:
+            raise errors.UnsupportedOpError(
+                f"{where()}list.{name}() of a list that staged code appends to or pops from "
+                f"(a staged list) is not supported; staged lists support append, pop, len, "
+                f"indexing, iteration and +"
+            )
+        raise AttributeError(f"'list' object has no attribute '{name}'")
+
+
+_OTHER_LIST_METHODS = frozenset(m for m in set(dir(list)) - set(dir(StagedList)) if m[0] != "_")
+
 
 _DEFAULTS = {
     "out": None,

@@ -352,3 +352,22 @@ def test_a_finally_block_still_replaces_the_programs_own_error():
     assert_staged_equals_eager(
         finally_raises_after_a_python_error, (np.float64(1.0), 0), (np.float64(2.0), 3)
     )
+
+
+# -- list methods a staged list does not have --------------------------------------------------
+# `l.extend(...)` after a staged loop popped from `l` raised AttributeError ('StagedList' object
+# has no attribute 'extend') when the graph ran, as if it were the program's error.
+
+
+def extend_after_a_staged_pop(x, n):
+    items = [n, n]
+    for _ in range(n):
+        items.pop()
+    items.extend([x])
+    return len(items)
+
+
+def test_a_list_method_a_staged_list_lacks_is_refused():
+    with pytest.raises(errors.UnsupportedOpError, match=r"list\.extend\(\) of a list") as info:
+        staging.function(extend_after_a_staged_pop)(np.float64(1.0), np.int8(1))
+    assert str(info.value).startswith(f"{__file__}:")
