@@ -10,9 +10,16 @@ import types
 import numpy as np
 
 from autograph import operators
-from autograph.impl import container_calls, conversion
+from autograph.impl import conversion
 from autograph.impl.conversion import DO_NOT_CONVERT
-from autograph.operators import data_structures, exceptions, py_builtins, py_functional, strings
+from autograph.operators import (
+    container_calls,
+    data_structures,
+    exceptions,
+    py_builtins,
+    py_functional,
+    strings,
+)
 from autograph.operators.variables import Undefined
 from staging import errors, numpy_api
 from staging.core import source_map

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from autograph.operators import container_calls
 from staging import errors
 from staging.control_flow import while_loop
 from staging.core.source_map import where
@@ -277,6 +278,8 @@ def list_append(target, element):
         return StagedList(appended(target.tensor_array, element))
     if _is_list_value(target):
         return appended(target, element)
+    if type(target) is not list:  # a deque, say: staged control flow does not carry it
+        container_calls.refuse_in_staged_control_flow(target.append, (element,))
     target.append(element)
     return target
 
@@ -288,6 +291,8 @@ def list_pop(target):
         return StagedList(ta), value
     if _is_list_value(target):
         return target.pop()
+    if type(target) is not list:
+        container_calls.refuse_in_staged_control_flow(target.pop, ())
     return target, target.pop()
 
 

@@ -371,3 +371,128 @@ def test_a_list_method_a_staged_list_lacks_is_refused():
     with pytest.raises(errors.UnsupportedOpError, match=r"list\.extend\(\) of a list") as info:
         staging.function(extend_after_a_staged_pop)(np.float64(1.0), np.int8(1))
     assert str(info.value).startswith(f"{__file__}:")
+
+
+# -- an index read whose result nothing reads --------------------------------------------------
+# Eagerly `v = x[n]` raises IndexError for an n out of bounds even when v is never read; staged,
+# the unread getitem was dropped and the call returned.
+
+
+def unread_index(x, n):
+    v = x[n]  # noqa: F841 - what is tested
+    return x * 2
+
+
+def unread_index_in_try(x, n):
+    try:
+        v = x[n]  # noqa: F841
+    except KeyError:
+        return x
+    return x + 1
+
+
+@pytest.mark.parametrize("func", [unread_index, unread_index_in_try])
+def test_an_unread_index_out_of_bounds_still_raises(func):
+    x = np.array([1.0, 2.0])
+    assert_staged_equals_eager(
+        func, (x, np.int64(1)), (x, np.int64(2)), (x, np.int64(-3)), (x, np.int64(-2))
+    )
+
+
+# -- `q.pop()` / `q.append(v)` of a deque inside staged control flow ------------------------------
+# Converted as a list's pop and append, they changed the deque once, while tracing, for both
+# branches of a staged `if`.
+
+
+def deque_pop_if(x, y):
+    q = collections.deque([y])
+    if x > 0:
+        q.pop()
+    return len(q)
+
+
+def deque_append_if(x, y):
+    q = collections.deque([y])
+    if x > 0:
+        q.append(x)
+    return len(q)
+
+
+@pytest.mark.parametrize("func", [deque_pop_if, deque_append_if])
+def test_a_deque_pop_or_append_in_a_staged_if_is_refused(func):
+    with pytest.raises(
+        errors.MutationError, match=r"deque\.(pop|append)\(\) inside a staged"
+    ) as info:
+        staging.function(func)(np.float64(-1.0), np.float64(2.0))
+    assert str(info.value).startswith(f"{__file__}:")
+
+
+# -- str(), repr() and print() of an exception holding staged values -----------------------------
+# print(e) of a caught `Limit(n)` printed "<staging.Tensor i64[] ...>" for n.
+
+
+class Limit(ArithmeticError):
+    def __init__(self, value):
+        super().__init__("limit", value)
+        self.value = value
+
+
+def describe_caught(x, n):
+    try:
+        if n > 1:
+            raise Limit(n)
+        if n > 0:
+            raise CleanupError(x)
+        raise CleanupError()
+    except Limit as error:
+        print("limit", error, x)
+        return f"{error!r}|{error}|" + str(error) + repr(error)
+    except CleanupError as error:
+        print("cleanup", error)
+        return f"{error!r}|{error}|" + str(error) + repr(error)
+
+
+def test_an_exception_holding_staged_values_formats_as_eagerly():
+    assert_staged_equals_eager(
+        describe_caught,
+        *[(np.float64(1.5), np.int64(k)) for k in (2, 1, 0, 3)],
+    )
+
+
+class Shouting(ValueError):
+    def __str__(self):
+        return "!"
+
+
+def print_shouting(x):
+    try:
+        raise Shouting(x)
+    except Shouting as error:
+        print(error)
+    return x
+
+
+def test_an_exception_with_its_own_str_holding_staged_values_is_refused():
+    with pytest.raises(errors.UnsupportedOpError, match="with its own __str__") as info:
+        staging.function(print_shouting)(np.float64(1.0))
+    assert str(info.value).startswith(f"{__file__}:")
+
+
+# -- int() of inf or NaN whose result only an unread write uses ----------------------------------
+# `o[int(v) % 3] -= 1` into an array nothing reads afterwards: eagerly int(-inf) raises
+# OverflowError; staged, the unread write and the int() it needed were dropped.
+
+
+def unread_write_at_int_index(x):
+    o = np.zeros(3)
+    o[int(x[0]) % len(o)] -= 1.0
+    return x.sum()
+
+
+def test_an_unread_int_of_inf_still_raises():
+    assert_staged_equals_eager(
+        unread_write_at_int_index,
+        (np.array([2.5, 1.0]),),
+        (np.array([-np.inf, 1.0]),),
+        (np.array([np.nan, 1.0]),),
+    )
