@@ -129,6 +129,12 @@ class StagedList:
     def __repr__(self):
         return f"StagedList({self.tensor_array!r})"
 
+    def __contains__(self, item):
+        raise errors.UnsupportedOpError(
+            f"{where()}`in` of a list that staged code appends to or pops from (a staged list) "
+            f"is not supported; compare with its items in a loop, or keep the list in Python"
+        )
+
     def __getattr__(self, name):
         # (only for names not found above) Python's other list methods: refused here, where
         # an AttributeError would be the program's error, raised when the graph runs

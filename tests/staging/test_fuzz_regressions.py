@@ -496,3 +496,21 @@ def test_an_unread_int_of_inf_still_raises():
         (np.array([-np.inf, 1.0]),),
         (np.array([np.nan, 1.0]),),
     )
+
+
+# -- `in` of a staged list ---------------------------------------------------------------------
+# `v in l` of a list a staged loop pops from raised TypeError ("argument of type 'StagedList' is
+# not iterable") when the graph ran, as if it were the program's error.
+
+
+def contains_after_a_staged_pop(x, n):
+    items = [x, x + 1]
+    for _ in range(n):
+        items.pop()
+    return 3.0 in items
+
+
+def test_in_of_a_staged_list_is_refused():
+    with pytest.raises(errors.UnsupportedOpError, match="`in` of a list") as info:
+        staging.function(contains_after_a_staged_pop)(np.float64(1.0), np.int64(1))
+    assert str(info.value).startswith(f"{__file__}:")
