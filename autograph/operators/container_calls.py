@@ -60,20 +60,30 @@ def _mutated(func, args):
             return None  # (converted to a staged list's append where it matters)
         if type(owner) in _CONTAINERS:
             return f"{type(owner).__name__}.{func.__name__}()"
-    if func in _HEAPQ and args and type(args[0]) is list:
+    if _is_heapq(func) and args and type(args[0]) is list:
         return f"heapq.{func.__name__}() on a list"
     return None
 
 
+def _is_heapq(func) -> bool:
+    try:
+        return func in _HEAPQ
+    except TypeError:  # an unhashable callable: not one of heapq's
+        return False
+
+
 def refuse_in_staged_control_flow(func, args) -> None:
     """Raises MutationError when `func(*args)` would mutate a Python container while a staged
-    branch or loop body is traced."""
+    branch or loop body is traced; UnsupportedOpError for heapq's functions of a staged list."""
+    if args and _is_heapq(func) and getattr(type(args[0]), "_is_staged_list", False):
+        raise errors.UnsupportedOpError(
+            f"{where()}heapq.{func.__name__}() of a list that staged code appends to or pops "
+            f"from (a staged list) is not supported; keep the heap in Python, outside staged "
+            f"loops and branches"
+        )
     if not journal.recording_active():
         return
-    try:
-        what = _mutated(func, args)
-    except TypeError:  # an unhashable callable: not one of heapq's
-        return
+    what = _mutated(func, args)
     if what is not None:
         raise errors.MutationError(
             f"{where()}{what} inside a staged `if`, loop or `try` would change the container once, "

@@ -50,6 +50,7 @@ class StagedList:
     """
 
     __slots__ = ("tensor_array",)
+    _is_staged_list = True  # (what autograph.operators.container_calls asks)
 
     def __init__(self, tensor_array):
         self.tensor_array = tensor_array

@@ -514,3 +514,22 @@ def test_in_of_a_staged_list_is_refused():
     with pytest.raises(errors.UnsupportedOpError, match="`in` of a list") as info:
         staging.function(contains_after_a_staged_pop)(np.float64(1.0), np.int64(1))
     assert str(info.value).startswith(f"{__file__}:")
+
+
+# -- heapq of a staged list --------------------------------------------------------------------
+# heapq.heappush of a list a staged loop pops from raised TypeError ("heappush() argument 1
+# must be list, not StagedList") when the graph ran, as if it were the program's error.
+
+
+def heappush_after_a_staged_pop(x, n):
+    heap = [x, x + 1]
+    for _ in range(n):
+        heap.pop()
+    heapq.heappush(heap, 2.0)
+    return len(heap)
+
+
+def test_heapq_of_a_staged_list_is_refused():
+    with pytest.raises(errors.UnsupportedOpError, match=r"heapq\.heappush\(\) of a list") as info:
+        staging.function(heappush_after_a_staged_pop)(np.float64(1.0), np.int64(1))
+    assert str(info.value).startswith(f"{__file__}:")
