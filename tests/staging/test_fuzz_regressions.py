@@ -533,3 +533,19 @@ def test_heapq_of_a_staged_list_is_refused():
     with pytest.raises(errors.UnsupportedOpError, match=r"heapq\.heappush\(\) of a list") as info:
         staging.function(heappush_after_a_staged_pop)(np.float64(1.0), np.int64(1))
     assert str(info.value).startswith(f"{__file__}:")
+
+
+# -- an operand of several kinds next to a buffer the result may reuse -------------------------
+# np.minimum(x - 1, 0 if n else n): the second operand is a Python int or an int64 scalar by
+# path; writing the code that reuses x - 1's buffer for the result crashed (AttributeError).
+
+
+def minimum_with_a_union(x, n):
+    return np.minimum(x - 1, 0 if n else n)
+
+
+@pytest.mark.parametrize("n", [np.int64(3), np.int64(0)])
+def test_a_union_operand_of_an_in_place_ufunc(n):
+    assert_staged_equals_eager(
+        minimum_with_a_union, (np.array([0.0, 0.5, -3.25]), n), (np.array([2.0, 1.0, 0.0]), n)
+    )
