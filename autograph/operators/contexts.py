@@ -240,13 +240,30 @@ class _FinallyGuard:
         if self.graph is None or current_graph() is not self.graph:
             return False
         nodes = self.graph.graph.nodes
+        guarded = nodes[self.start : self.finally_start]
+        if self._raises_while_traced(exc) and graph_errors_of(guarded):
+            # The block raises on every path, also after an error of the `try` raised when the
+            # graph runs, which its error replaces (Python's rule): a `raise` ending the block,
+            # run also on that error (below); every path raises.
+            raising.record_raise(exc)
+            handlers.finally_on_errors(self.graph, self.start, self.finally_start, self.where)
+            raise raising.PathRaises() from exc
         effects = [n for n in nodes[self.finally_start :] if n.stateful]
         if not effects:
             return False
-        guarded = nodes[self.start : self.finally_start]
         if isinstance(exc, raising.PathRaises) or graph_errors_of(guarded):
             handlers.finally_on_errors(self.graph, self.start, self.finally_start, self.where)
         return False
+
+    @staticmethod
+    def _raises_while_traced(exc) -> bool:
+        """An error the block raised while traced, on every path (not a refusal, not a path of
+        staged control flow that raises): a Python error, or the user's `raise`."""
+        return (
+            exc is not None
+            and not isinstance(exc, errors.StagingError)
+            and not isinstance(exc, (raising.PathRaises, raising.PendingRaise))
+        )
 
 
 def graph_errors_of(nodes) -> tuple:

@@ -7,6 +7,7 @@ import collections
 import contextlib
 import heapq
 import io
+import math
 import statistics
 
 import numpy as np
@@ -548,4 +549,44 @@ def minimum_with_a_union(x, n):
 def test_a_union_operand_of_an_in_place_ufunc(n):
     assert_staged_equals_eager(
         minimum_with_a_union, (np.array([0.0, 0.5, -3.25]), n), (np.array([2.0, 1.0, 0.0]), n)
+    )
+
+
+# -- a `finally:` block that raises after a `try` that may raise when the graph runs --------------
+# Eagerly the block's error replaces the `try`'s; staged, the error the `try` raised when the
+# graph ran came out (math.log's ValueError in place of the block's IndexError or FuzzError).
+
+
+def log_then_pop(x, n):
+    try:
+        v = math.log(x < n)  # noqa: F841 - ValueError for x >= n
+    except LookupError:
+        pass
+    finally:
+        items = []
+        items.pop()
+
+
+def log_then_raise(x, n):
+    try:
+        print("body", x)
+        v = math.log(x < n)  # noqa: F841
+    finally:
+        print("finally", x)
+        raise CleanupError("r", x)
+
+
+def log_then_raise_in_a_branch(x, n):
+    if x > 0:
+        try:
+            v = math.log(x < n)  # noqa: F841
+        finally:
+            raise CleanupError("r", 1)
+    return x
+
+
+@pytest.mark.parametrize("func", [log_then_pop, log_then_raise, log_then_raise_in_a_branch])
+def test_a_finally_block_that_raises_replaces_a_run_time_error(func):
+    assert_staged_equals_eager(
+        func, (np.int32(7), 2), (np.int32(1), 2), (np.int32(-1), 2), (np.int32(2), 2)
     )
