@@ -998,6 +998,9 @@ register_op(
             ),
         ),
     ),
+    # int() of inf or NaN raises (OverflowError, ValueError), and so do int()/float()/complex()
+    # of a str that is no number: eagerly also where nothing reads the result
+    keep_unused=lambda node: node.attrs["kind"] is not bool,
     doc="kind(x) of a scalar: a Python bool, int, float or complex",
 )(lambda x, *, kind: kind(x))
 

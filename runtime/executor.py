@@ -355,6 +355,8 @@ class _Emitter(chunks.ChunkedEmission):
         if target is None:
             return False
         for v in inputs:
+            if v is not target and isinstance(v, Value) and type(v.type) is not TensorType:
+                return False  # several kinds (runtime.types): some may broadcast
             if (
                 v is not target
                 and isinstance(v, Value)

@@ -83,7 +83,8 @@ class _TryWith(transformer.Transformer):
             ast.copy_location(inner, node)
             node.body, node.handlers, node.orelse = self._without_else(inner, out), [], []
         elif node.orelse:
-            return self._without_else(node, out)
+            rest = self._without_else(node, out)
+            return out + rest  # the flag's `no_error = False` first
         if node.finalbody:
             guard = self.ctx.namer.new("guard_")
             out.extend(templates.replace("guard_ = ag__.finally_guard()", node, guard_=guard))

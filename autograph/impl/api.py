@@ -12,7 +12,14 @@ import numpy as np
 from autograph import operators
 from autograph.impl import conversion
 from autograph.impl.conversion import DO_NOT_CONVERT
-from autograph.operators import data_structures, exceptions, py_builtins, py_functional, strings
+from autograph.operators import (
+    container_calls,
+    data_structures,
+    exceptions,
+    py_builtins,
+    py_functional,
+    strings,
+)
 from autograph.operators.variables import Undefined
 from staging import errors, numpy_api
 from staging.core import source_map
@@ -39,6 +46,7 @@ def converted_call(func, *args, **kwargs):  # noqa: C901, PLR0912
             args = read_all(args)
             break
     if current_graph() is not None:
+        container_calls.refuse_in_staged_control_flow(func, args)
         run_time = random_ops.run_time_call(func)
         if run_time is not None:
             return run_time(*args, **kwargs)

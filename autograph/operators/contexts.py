@@ -214,32 +214,56 @@ class _FinallyGuard:
     Python runs the block also when the `try` raises, before the error propagates: a block that
     stages effects (a print, a Variable write, a `raise`) after staged code that may raise when
     the graph runs also runs on that error (staging.control_flow.handlers.finally_on_errors); a
-    block of computations is run as written (on the error path nothing would see its values)."""
+    block of computations is run as written (on the error path nothing would see its values).
+    A refusal raised while tracing the `try` is raised again when the block ends, also when the
+    block raises, returns or breaks (which would otherwise replace or drop it)."""
 
-    __slots__ = ("graph", "start", "finally_start", "where")
+    __slots__ = ("graph", "start", "finally_start", "where", "pending")
 
     def __init__(self, where):
         self.graph = current_graph()
         self.start = len(self.graph.graph.nodes) if self.graph is not None else 0
         self.where = where
         self.finally_start = 0
+        self.pending = None
 
     def __enter__(self):
         if self.graph is not None:
             self.finally_start = len(self.graph.graph.nodes)
+        pending = sys.exc_info()[1]  # the error the `try` raised, propagating through `finally:`
+        self.pending = pending if _is_refusal(pending) else None
         return None
 
     def __exit__(self, exc_type, exc, tb):
+        if self.pending is not None and exc is not self.pending:
+            raise self.pending
         if self.graph is None or current_graph() is not self.graph:
             return False
         nodes = self.graph.graph.nodes
+        guarded = nodes[self.start : self.finally_start]
+        if self._raises_while_traced(exc) and graph_errors_of(guarded):
+            # The block raises on every path, also after an error of the `try` raised when the
+            # graph runs, which its error replaces (Python's rule): a `raise` ending the block,
+            # run also on that error (below); every path raises.
+            raising.record_raise(exc)
+            handlers.finally_on_errors(self.graph, self.start, self.finally_start, self.where)
+            raise raising.PathRaises() from exc
         effects = [n for n in nodes[self.finally_start :] if n.stateful]
         if not effects:
             return False
-        guarded = nodes[self.start : self.finally_start]
         if isinstance(exc, raising.PathRaises) or graph_errors_of(guarded):
             handlers.finally_on_errors(self.graph, self.start, self.finally_start, self.where)
         return False
+
+    @staticmethod
+    def _raises_while_traced(exc) -> bool:
+        """An error the block raised while traced, on every path (not a refusal, not a path of
+        staged control flow that raises): a Python error, or the user's `raise`."""
+        return (
+            exc is not None
+            and not isinstance(exc, errors.StagingError)
+            and not isinstance(exc, (raising.PathRaises, raising.PendingRaise))
+        )
 
 
 def graph_errors_of(nodes) -> tuple:

@@ -49,6 +49,7 @@ class StagedList:
     """
 
     __slots__ = ("tensor_array",)
+    _is_staged_list = True  # (what autograph.operators.container_calls asks)
 
     def __init__(self, tensor_array):
         self.tensor_array = tensor_array
@@ -84,7 +85,15 @@ class StagedList:
     def append(self, value):
         self.tensor_array = appended(self.tensor_array, value)
 
-    def pop(self):
+    def pop(self, index=-1):
+        """`lst.pop()`: its last item. Another index (`lst.pop(0)`) would shift the items, which
+        a staged list does not: refused, naming the line."""
+        if not (type(index) is int and index == -1):
+            raise errors.UnsupportedOpError(
+                f"{where()}list.pop({index!r}) of a list that staged code appends to or pops "
+                f"from (a staged list) is not supported (only pop() of its last item is); use "
+                f"collections.deque and popleft(), or an index that moves"
+            )
         self.tensor_array, value = self.tensor_array.pop()
         return value
 
@@ -99,16 +108,6 @@ class StagedList:
         else:
             for item in items:
                 self.append(item)
-
-    def __getattr__(self, name):
-        if name.startswith("__") or not hasattr(list, name):
-            raise AttributeError(f"'list' object has no attribute {name!r}")
-        raise errors.UnsupportedOpError(
-            f"{where()}list.{name}() of a list built by a staged loop (its items are known only "
-            f"when the staged graph runs) is not staged; make an array of it (np.array(lst)) "
-            f"and use NumPy (np.sort, np.flip, np.insert, np.delete, np.count_nonzero), or build "
-            f"the list in a Python loop"
-        )
 
     def stack(self):
         return self.tensor_array.stack()
@@ -158,6 +157,26 @@ class StagedList:
 
     def __repr__(self):
         return f"StagedList({self.tensor_array!r})"
+
+    def __contains__(self, item):
+        raise errors.UnsupportedOpError(
+            f"{where()}`in` of a list that staged code appends to or pops from (a staged list) "
+            f"is not supported; compare with its items in a loop, or keep the list in Python"
+        )
+
+    def __getattr__(self, name):
+        # (only for names not found above) Python's other list methods: refused here, where
+        # an AttributeError would be the program's error, raised when the graph runs
+        if name in _OTHER_LIST_METHODS:
+            raise errors.UnsupportedOpError(
+                f"{where()}list.{name}() of a list that staged code appends to or pops from "
+                f"(a staged list) is not supported; staged lists support append, pop, len, "
+                f"indexing, iteration and +"
+            )
+        raise AttributeError(f"'list' object has no attribute '{name}'")
+
+
+_OTHER_LIST_METHODS = frozenset(m for m in set(dir(list)) - set(dir(StagedList)) if m[0] != "_")
 
 
 _DEFAULTS = {

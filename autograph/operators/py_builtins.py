@@ -13,6 +13,8 @@ import warnings
 import numpy as np
 
 from autograph.operators import data_structures, py_functional, py_reductions, strings
+from runtime import TensorType
+from runtime.types import kinds
 from staging import errors
 from staging.core.exceptions import is_caught_exception
 from staging.core.recording import current_graph, record
@@ -20,6 +22,7 @@ from staging.core.source_map import where as _where
 from staging.core.strings import call_method, is_staged_str
 from staging.core.tensor import is_symbolic
 from staging.effects.debugging import print as staged_print
+from staging.kinds import forms
 from staging.kinds.undefined import MaybeMissing, MaybeUndefined, read_all
 from staging.numpy_api import python_calls
 from staging.state import concrete_arrays
@@ -276,11 +279,25 @@ def _python_number(kind):
                     f"{_where()}{kind.__name__}() of a symbolic array of shape {x.static_shape}: only a "
                     f"0-d value converts to a Python {kind.__name__}; reduce it or index it first"
                 )
+            if kind in (int, float) and _numpy_complex_scalar(x):
+                x = np.real(x)  # what np.complex128's __int__ / __float__ convert
             return record("python_number", [x], {"kind": kind})
         return kind(*args, **kwargs)
 
     convert.__name__ = f"{kind.__name__}_"
     return convert
+
+
+def _numpy_complex_scalar(x) -> bool:
+    """Whether the 0-d `x` is a NumPy complex scalar on every path: int() and float() of one
+    convert its real part (with a ComplexWarning), where those of a Python complex number or a
+    0-d complex array raise TypeError (the python_number op's rule)."""
+    alternatives = kinds(x.type)
+    if not all(isinstance(k, TensorType) and not k.weak for k in alternatives):
+        return False
+    if not all(k.dtype.kind == "c" for k in alternatives):
+        return False
+    return forms.kind_of(x) == forms.SCALAR
 
 
 # -- library calls over staged iterables ------------------------------------------------------

@@ -165,10 +165,7 @@ def _extreme_of_array(name, items, better):
         )
     kind = items.static_dtype.kind
     if kind == "c":
-        raise TypeError(
-            f"{_where()}'<' not supported between instances of complex numbers: {name}() of a "
-            f"complex tensor compares its elements"
-        )
+        return _fold_extreme(name, items, better)
     # Python keeps the first of equal extremes (-0.0 before 0.0), never replaces a NaN first
     # element and never chooses a later NaN: the first index of the extreme, NaNs left out
     find = np.argmin if name == "min" else np.argmax
@@ -177,6 +174,23 @@ def _extreme_of_array(name, items, better):
     fill = np.inf if name == "min" else -np.inf
     index = np.where(np.isnan(items[0]), 0, find(np.where(np.isnan(items), fill, items)))
     return items[index]
+
+
+def _fold_extreme(name, items, better):
+    """Python's own loop, staged: the items are NumPy complex scalars, which `<` orders
+    lexicographically (real parts, then imaginary ones; a comparison with a NaN part is False),
+    an order NaNs keep from being total, so no argmin stands in for it. An empty tensor raises
+    the ValueError np.argmin raises."""
+    find = np.argmin if name == "min" else np.argmax
+    first = items[find(items) * 0]
+    length = items.shape[0] if items.shape[0] is not None else np.shape(items)[0]
+    _, best = control_flow.while_loop(
+        lambda i, best: i < length,
+        lambda i, best: (i + 1, np.where(better(items[i], best), items[i], best)[()]),
+        (np.int64(1), first),
+        names=(f"<{name} index>", name),
+    )
+    return best
 
 
 def sum_(iterable, start=0):

@@ -318,6 +318,16 @@ def _getitem_view_update(base, view, extra, attrs, base_shape, view_shape):
     return "setitem", [base, view, *extra], {"index": attrs["index"]}
 
 
+def _index_may_raise(node) -> bool:
+    """An integer or array entry (`x[i]`, `x[k]` with a value known when the graph runs, `x[m]`
+    with a mask) raises IndexError when it does not fit, also where nothing reads the result
+    (eagerly `v = x[n]` raises); slices never raise."""
+    return any(
+        entry == "?" or (isinstance(entry, (int, np.integer)) and not isinstance(entry, bool))
+        for entry in node.attrs["index"]
+    )
+
+
 @register_op(
     "getitem",
     infer=getitem_infer,
@@ -327,6 +337,7 @@ def _getitem_view_update(base, view, extra, attrs, base_shape, view_shape):
     views_input=_getitem_views_input,
     view_update=_getitem_view_update,
     index_inputs=1,
+    keep_unused=_index_may_raise,
     lower=lambda ctx, node, x, *inputs, index: ctx.jnp.asarray(x)[_key_builder(index)[0](inputs)],
     doc="x[index]; see runtime.ops.indexing for the index attr",
 )

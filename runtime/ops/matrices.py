@@ -256,26 +256,51 @@ def _linalg_outer(x1, x2):
 
 
 linalg = np.linalg
-register_call("linalg.cholesky", linalg.cholesky, _square_same, lower_suspect=nonfinite_from_finite)
+# NumPy raises LinAlgError for some values (a singular matrix, one not positive definite, a
+# decomposition that does not converge): such a node runs even when nothing reads its result,
+# as the eager call runs and raises.
+_RAISES_ON_VALUES = {"keep_unused": lambda node: True}
+register_call(
+    "linalg.cholesky",
+    linalg.cholesky,
+    _square_same,
+    lower_suspect=nonfinite_from_finite,
+    **_RAISES_ON_VALUES,
+)
 register_call("linalg.det", linalg.det, _square_batch)
 register_call("linalg.slogdet", linalg.slogdet, lambda a: (_square_batch(a),) * 2, num_outputs=2)
-register_call("linalg.eigh", linalg.eigh, _eigh, num_outputs=2)
-register_call("linalg.eigvalsh", linalg.eigvalsh, _eigvalsh)
-register_call("linalg.inv", linalg.inv, _square_same, lower_suspect=nonfinite_from_finite)
+register_call("linalg.eigh", linalg.eigh, _eigh, num_outputs=2, **_RAISES_ON_VALUES)
+register_call("linalg.eigvalsh", linalg.eigvalsh, _eigvalsh, **_RAISES_ON_VALUES)
 register_call(
-    "linalg.pinv", linalg.pinv, lambda a, *rtol, **attrs: _pinv(a, **attrs), arrays=("a", "rtol")
+    "linalg.inv",
+    linalg.inv,
+    _square_same,
+    lower_suspect=nonfinite_from_finite,
+    **_RAISES_ON_VALUES,
 )
-register_call("linalg.matrix_power", linalg.matrix_power, _square_same)
-register_call("linalg.matrix_rank", linalg.matrix_rank, _matrix_rank)
+register_call(
+    "linalg.pinv",
+    linalg.pinv,
+    lambda a, *rtol, **attrs: _pinv(a, **attrs),
+    arrays=("a", "rtol"),
+    **_RAISES_ON_VALUES,
+)
+register_call("linalg.matrix_power", linalg.matrix_power, _square_same, **_RAISES_ON_VALUES)
+register_call("linalg.matrix_rank", linalg.matrix_rank, _matrix_rank, **_RAISES_ON_VALUES)
 register_call("linalg.matrix_norm", linalg.matrix_norm, _matrix_norm)
 register_call("linalg.vector_norm", linalg.vector_norm, _vector_norm)
 register_call("linalg.norm", linalg.norm, _norm)
 register_call("linalg.qr", linalg.qr, _qr, num_outputs=None)
 register_call(
-    "linalg.solve", linalg.solve, _solve, min_inputs=2, lower_suspect=nonfinite_from_finite
+    "linalg.solve",
+    linalg.solve,
+    _solve,
+    min_inputs=2,
+    lower_suspect=nonfinite_from_finite,
+    **_RAISES_ON_VALUES,
 )
-register_call("linalg.svd", linalg.svd, _svd, num_outputs=None)
-register_call("linalg.svdvals", linalg.svdvals, _svdvals)
+register_call("linalg.svd", linalg.svd, _svd, num_outputs=None, **_RAISES_ON_VALUES)
+register_call("linalg.svdvals", linalg.svdvals, _svdvals, **_RAISES_ON_VALUES)
 register_call("linalg.cross", linalg.cross, _linalg_cross, probe=_cross3_probe, min_inputs=2)
 register_call("linalg.outer", linalg.outer, _linalg_outer, min_inputs=2)
 register_call("cross", np.cross, _cross, probe=_cross_probe, min_inputs=2)

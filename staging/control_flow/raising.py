@@ -337,8 +337,8 @@ def stand_ins(graph, result):
 
 def call_deferring(fg, func, args, kwargs):
     """`func(*args, **kwargs)`, the staged function's trace into `fg`. When it raises after the
-    trace made a path that raises when the graph runs (`defer`) or a run-time check (an
-    `assert`, _has_checks), or when it is the user's `raise` of symbolic values, the line that
+    trace made a path that raises when the graph runs (`defer`), a run-time check (an
+    `assert`, _has_checks) or an effect (a print, _has_effects), or when it is the user's `raise` of symbolic values, the line that
     raised runs only on the paths that did not raise before: the graph raises the error there,
     when it runs, after those had their chance to raise theirs, as Python would. The trace then
     gives None. A PathRaises (every path raises, recorded already) gives None too."""
@@ -350,7 +350,7 @@ def call_deferring(fg, func, args, kwargs):
             return None
         recipe = recipe_of(error)
         undefined = isinstance(error, errors.UndefinedNameError)
-        checks = fg.trace_state.get("deferred") or _has_checks(fg.graph)
+        checks = fg.trace_state.get("deferred") or _has_checks(fg.graph) or _has_effects(fg.graph)
         if not (
             (recipe is not None and recipe.symbolic())
             or (checks and (undefined or deferrable(error)))
@@ -383,6 +383,13 @@ def _may_raise(node) -> bool:
         and any(_may_be_python_number(v) for v in node.inputs)
         or any(_has_checks(g) for g in node.subgraphs.values())
     )
+
+
+def _has_effects(graph) -> bool:
+    """Whether the trace staged an effect before the line being traced (a print, a draw, a
+    Variable write: a stateful node): Python raises after the effect, so the graph raises an
+    error that line raises while tracing after it, when it runs."""
+    return any(n.stateful for n in graph.nodes)
 
 
 def _may_be_python_number(v) -> bool:

@@ -84,7 +84,9 @@ def _print_part(a):
         a = staged_value(a)
     if isinstance(a, Tensor) or isinstance(a, (np.ndarray, np.generic)):
         return a
-    if formatting.holds_staged(a):
+    if formatting.holds_staged(a) or (
+        isinstance(a, BaseException) and formatting.holds_staged(a.args)
+    ):
         return formatting.to_str(a)
     return builtins.str(a)
 

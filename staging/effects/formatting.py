@@ -63,6 +63,8 @@ def piece(value, conversion: str = "", spec=""):
         return Formatted(value, conversion, spec)
     if type(value) in (tuple, list, dict) and holds_staged(value):
         return _container_piece(value, conversion, spec)
+    if isinstance(value, BaseException) and holds_staged(value.args):
+        return _exception_piece(value, conversion, spec)
     if holds_staged(value):
         raise errors.UnsupportedOpError(
             f"{where()}formatting a {type(value).__name__} that holds symbolic values is not "
@@ -84,6 +86,39 @@ def _container_piece(value, conversion: str, spec):
         error = TypeError(f"unsupported format string passed to {type(value).__name__}.__format__")
         raise error
     written = join(container_pieces(value))
+    if _empty(spec):
+        return written
+    return Formatted(written, "", spec) if is_staged_str(written) else format(written, spec)
+
+
+def _exception_piece(error, conversion: str, spec):
+    """str() of an exception whose arguments hold symbolic values (`print(e)` of a caught
+    `FuzzError("r", x)`): its one argument's str(), or its arguments' tuple; repr() is its class
+    name before its arguments in parentheses (BaseException's __str__ and __repr__)."""
+    cls = type(error)
+    if (
+        cls.__str__ is not BaseException.__str__
+        or cls.__repr__ is not BaseException.__repr__
+        or conversion == "a"
+    ):
+        raise errors.UnsupportedOpError(
+            f"{where()}formatting a {cls.__name__} (with its own __str__ or __repr__, or by "
+            f"ascii()) whose arguments hold symbolic values is not staged; format the values "
+            f"themselves"
+        )
+    if not conversion and not _empty(spec):  # object.__format__: a spec is an error
+        raise TypeError(f"unsupported format string passed to {cls.__name__}.__format__")
+    args = error.args
+    if conversion == "r":
+        pieces = [cls.__name__, "("]
+        for i, item in enumerate(args):
+            pieces += [", "] if i else []
+            pieces += _item_pieces(item)
+        written = join(pieces + [")"])
+    elif len(args) == 1:
+        written = _one(piece(args[0], "s", ""))
+    else:
+        written = join(container_pieces(args))
     if _empty(spec):
         return written
     return Formatted(written, "", spec) if is_staged_str(written) else format(written, spec)

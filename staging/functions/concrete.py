@@ -3,6 +3,7 @@ one from inside another trace."""
 
 from __future__ import annotations
 
+import collections
 import operator
 
 import numpy as np
@@ -271,8 +272,10 @@ def record_call(cf: ConcreteFunction, bound):
     return cf._pack(tuple(outs))
 
 
-def collect_outputs(fg: FuncGraph, result):
-    """Graph outputs for the tensor leaves of `result`, plus how to rebuild it.
+def collect_outputs(fg: FuncGraph, result, location: str = ""):
+    """Graph outputs for the tensor leaves of `result`, plus how to rebuild it. `location`
+    ('file:line: ' of the function) prefixes the refusal of a result holding tensors it cannot
+    return (the user's line when empty).
 
     Returns (values, kinds, structure, specs): kinds is "none", "single",
     "tuple" (a flat tuple of tensors) or a list of ("dyn", None) / ("static", obj)
@@ -300,7 +303,7 @@ def collect_outputs(fg: FuncGraph, result):
             values.append(record("const", [], {"value": leaf})._value)
             kinds.append(("dyn", None))
         else:
-            _check_no_symbolic_inside(fg, leaf)
+            _check_no_symbolic_inside(fg, leaf, location or where())
             kinds.append(("static", leaf))
     specs = iter([_spec(v) for v in values])
     spec_leaves = [next(specs) if kind == "dyn" else obj for kind, obj in kinds]
@@ -317,16 +320,25 @@ def collect_outputs(fg: FuncGraph, result):
     return values, kinds, result, spec_structure
 
 
-def _check_no_symbolic_inside(fg: FuncGraph, obj) -> None:
+def _check_no_symbolic_inside(fg: FuncGraph, obj, location: str) -> None:
     """Refuses an object returned as it is (a Python object the trace made or was given) whose
-    attributes hold symbolic values: its caller would get tensors of a finished trace."""
+    attributes, or items of a deque or set, hold symbolic values: its caller would get tensors
+    of a finished trace."""
+    if isinstance(obj, (collections.deque, set, frozenset)):
+        if any(isinstance(leaf, (Tensor, MaybeUndefined)) for leaf in nest.flatten(list(obj))):
+            raise LeakedTensorError(
+                f"{location}{fg.function_name or 'the staged function'!s} returns a "
+                f"{type(obj).__name__} holding a value computed while the graph runs; it would "
+                f"be returned as it was when traced. Return a list of its items (`list(q)`)"
+            )
+        return
     attributes = getattr(obj, "__dict__", None)
     if type(attributes) is not dict:
         return
     for name, value in attributes.items():
         if any(isinstance(leaf, (Tensor, MaybeUndefined)) for leaf in nest.flatten(value)):
             raise LeakedTensorError(
-                f"{where()}{fg.function_name or 'the staged function'!s} returns a "
+                f"{location}{fg.function_name or 'the staged function'!s} returns a "
                 f"{type(obj).__name__} object whose attribute {name!r} holds a value computed "
                 f"while the graph runs; such an object is returned as it was when traced. Return "
                 f"the value itself (tensors, numbers, and tuples, lists, dicts of them)"

@@ -578,7 +578,9 @@ class Function:
                 more_frames(nested and NESTED_TRACE_FRAMES),
             ):
                 result = branch_errors.call_deferring(fg, func, call_args, call_kwargs)
-                out_values, output_kinds, pack_structure, specs = collect_outputs(fg, result)
+                out_values, output_kinds, pack_structure, specs = collect_outputs(
+                    fg, result, f"{where_defined(self.python_function)}: "
+                )
         finally:
             fg.closed = True
         trace_effects.warn_changes(before, self.python_function, self._name)

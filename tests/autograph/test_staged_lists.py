@@ -237,3 +237,18 @@ def test_a_list_method_a_staged_list_lacks_is_refused_naming_the_line():
         staging.errors.UnsupportedOpError, match=r"test_staged_lists\.py:\d+: list\.sort\(\)"
     ):
         staging.function(sort_after_loop)(np.arange(3.0))
+
+
+def test_pop_of_another_index_of_a_staged_list_is_refused_naming_the_line():
+    staging = pytest.importorskip("staging")
+
+    def pop_first(x):
+        out = []
+        for v in x:
+            out.append(v)
+        return out.pop(0)
+
+    with pytest.raises(
+        staging.errors.UnsupportedOpError, match=r"test_staged_lists\.py:\d+: list\.pop\(0\)"
+    ):
+        staging.function(pop_first)(np.arange(3.0))

@@ -10,6 +10,7 @@ of a list) with two different types. Programs without such places are *dtype-sta
 from __future__ import annotations
 
 import copy
+import math
 import operator
 import warnings
 
@@ -20,15 +21,19 @@ from .program import (
     Assign,
     Attr,
     AugAssign,
+    AugItem,
     BinOp,
     BoolOp,
     Break,
     Call,
     ClosureDef,
     Cmp,
+    Comp,
     Continue,
     DictLit,
+    ExprStmt,
     For,
+    FStr,
     FuncDef,
     If,
     IfExp,
@@ -37,12 +42,16 @@ from .program import (
     Lit,
     Method,
     Name,
+    NonlocalDef,
     NpAttr,
     Print,
     Program,
+    Raise,
     Return,
     SetAttr,
     SetItem,
+    SetLit,
+    Try,
     Unary,
     While,
 )
@@ -70,6 +79,21 @@ class ADict(dict):
     """A dict with str keys (copied at every branch)."""
 
 
+class ASet(AList):
+    """A set: the representative of its elements (None while empty)."""
+
+
+class ADeque(AList):
+    """A collections.deque: the representative of its elements (None while empty)."""
+
+
+class AException:
+    """An exception bound by `except ... as e` (only printed)."""
+
+    def __str__(self):
+        return "error"
+
+
 class ABox:
     """A Box instance: its attributes."""
 
@@ -86,7 +110,8 @@ def type_key(v):
     if isinstance(v, np.ndarray):
         return ("arr", v.dtype.name, v.ndim)
     if isinstance(v, AList):
-        return ("list", None if v.elem is None else type_key(v.elem))
+        kind = {ASet: "set", ADeque: "deque"}.get(type(v), "list")
+        return (kind, None if v.elem is None else type_key(v.elem))
     if isinstance(v, ADict):
         return ("dict", tuple(sorted((k, type_key(x)) for k, x in v.items())))
     if isinstance(v, ABox):
@@ -133,15 +158,97 @@ _CMPS = {
     "!=": operator.ne,
 }
 _REPRESENTATIVE_DRAWS = np.random.RandomState(0)
-_BUILTINS = {"abs": abs, "len": len, "min": min, "max": max, "range": range, "bool": bool}
+_BUILTINS = {
+    "abs": abs,
+    "len": len,
+    "min": min,
+    "max": max,
+    "range": range,
+    "bool": bool,
+    "int": int,
+    "float": float,
+    "round": round,
+    "divmod": divmod,
+    "pow": pow,
+    "str": str,
+    "repr": repr,
+}
+# Errors that depend on the values (not the types) of the operands: the representatives may
+# meet them where the program's inputs do not, or the other way round. The abstract interpreter
+# evaluates such an operation again on ones of the same types (`_unit`).
+_VALUE_ERRORS = (
+    ZeroDivisionError,
+    ValueError,
+    OverflowError,
+    IndexError,
+    np.linalg.LinAlgError,
+)
+
+
+def _unit(v):
+    """A value of v's type (and shape) that the value-dependent errors spare."""
+    if isinstance(v, bool) or isinstance(v, np.bool_):
+        return type(v)(True)
+    if isinstance(v, (int, float, complex, np.generic)):
+        return type(v)(1)
+    if isinstance(v, np.ndarray):
+        return np.ones_like(v)
+    return v
+
+
+def tolerant(fn, *args, errors=_VALUE_ERRORS):
+    """fn(*args); on a value-dependent error, fn of ones of the same types (or AbstractError)."""
+    try:
+        return fn(*args)
+    except errors:
+        pass
+    try:
+        return fn(*[_unit(a) for a in args])
+    except Exception as error:  # noqa: BLE001 - the types do not fit
+        raise AbstractError(f"{type(error).__name__}: {error}") from None
 
 
 def apply_binop(op, a, b):
-    return _BINOPS[op](a, b)
+    # A division by a zero representative only (an OverflowError of NEP 50, `-1` meeting a
+    # uint8, depends on the types: staging raises it while tracing, on every path).
+    return tolerant(_BINOPS[op], a, b, errors=ZeroDivisionError)
+
+
+def _contains(container, item):
+    """`item in container` on representatives: a Python bool, where Python could tell."""
+    if isinstance(container, ADict):
+        hash(item)
+        return item in container
+    if isinstance(container, AList):
+        if isinstance(container, ASet):
+            hash(item)
+        if container.elem is not None:
+            _truth(container.elem == item)
+        return True
+    return item in container
+
+
+_CMPS["in"] = lambda a, b: _contains(b, a)
+_CMPS["not in"] = lambda a, b: not _contains(b, a)
 
 
 def apply_cmp(op, a, b):
     return _CMPS[op](a, b)
+
+
+def fformat(value, conv, spec):
+    """What an f-string's replacement field `{value!conv:spec}` gives."""
+    if conv == "r":
+        value = repr(value)
+    elif conv == "s":
+        value = str(value)
+    return format(value, spec)
+
+
+def check_order(rep):
+    """Raises unless values of rep's type can be ordered (heapq, sorted, min, max)."""
+    if rep is not None:
+        _truth(rep < rep)
 
 
 class Analysis:
@@ -221,9 +328,25 @@ class Interpreter:
             return AList(items[0] if items else None)
         if isinstance(e, DictLit):
             return ADict({k: self._ev(v, env) for k, v in e.items})
+        if isinstance(e, SetLit):
+            items = [self._ev(a, env) for a in e.items]
+            for item in items:
+                hash(item)
+                self.join_values(items[0], item, "set elements")
+            return ASet(items[0] if items else None)
+        if isinstance(e, FStr):
+            return "".join(
+                p if isinstance(p, str) else fformat(self._ev(p.value, env), p.conv, p.spec)
+                for p in e.parts
+            )
+        if isinstance(e, Comp):
+            return self.comprehension(e, env)
         if isinstance(e, Method):
             obj = self._ev(e.obj, env)
-            return getattr(obj, e.name)(*[self._ev(a, env) for a in e.args])
+            args = [self._ev(a, env) for a in e.args]
+            if isinstance(obj, (AList, ADict)):
+                return self.container_method(obj, e.name, args)
+            return getattr(obj, e.name)(*args)
         if isinstance(e, Attr):
             obj = self._ev(e.obj, env)
             if isinstance(obj, ABox):
@@ -235,8 +358,56 @@ class Interpreter:
             obj, index = self._ev(e.obj, env), self._ev(e.index, env)
             if isinstance(obj, ADict) and index not in obj:
                 raise AbstractError(f"key {index!r} may be missing")
-            return obj[index]
+            if isinstance(obj, (ASet, ADeque)):
+                raise AbstractError("no indexing here")
+            if isinstance(obj, AList):
+                operator.index(index)
+                return obj[index]
+            return tolerant(operator.getitem, obj, index)
         raise AbstractError(f"cannot evaluate {e!r}")
+
+    def comprehension(self, e, env):
+        """A list comprehension's AList, or a generator's items (an AList too)."""
+        iterable = self._ev(e.iter, env)
+        item = _first_item(iterable)
+        if item is None:
+            return AList(None)
+        inner = dict(env)
+        inner[e.var] = item
+        if e.cond is not None:
+            self.test(e.cond, inner)
+        return AList(self._ev(e.elt, inner))
+
+    def container_method(self, obj, name, args):
+        """A method of a list, set, deque or dict on representatives (mutating `obj`)."""
+        if isinstance(obj, ADict):
+            if name in ("get", "pop", "setdefault") and len(args) > 1 and args[0] in obj:
+                self.join_values(obj[args[0]], args[1], f"the value and default of dict.{name}")
+            if name == "pop" and args[0] not in obj and len(args) < 2:
+                raise AbstractError("key may be missing")
+            return getattr(obj, name)(*args)
+        if name in ("append", "appendleft", "add", "insert", "extend"):
+            values = args[-1] if name == "extend" else [args[-1]]
+            for value in values if not isinstance(values, AList) else [values.elem]:
+                if value is None:
+                    continue
+                if isinstance(obj, ASet):
+                    hash(value)
+                if obj.elem is not None:
+                    self.join_values(obj.elem, value, f"elements put in a {type_key(obj)[0]}")
+                else:
+                    obj.elem = value
+            return None
+        if name in ("pop", "popleft"):
+            if obj.elem is None:
+                raise AbstractError("pop from an empty container")
+            return obj.elem
+        if name in ("remove", "discard"):
+            _contains(obj, args[0])
+            return None
+        if name == "copy":
+            return type(obj)(obj.elem)
+        raise AbstractError(f"no method {name}")
 
     def test(self, e, env):
         """Evaluates a condition (only its truth value is used: `and`/`or` operands may differ)."""
@@ -256,20 +427,71 @@ class Interpreter:
     def call(self, func, args, env):
         if func.startswith("np.random."):  # a private generator: types only, global state untouched
             return getattr(_REPRESENTATIVE_DRAWS, func[len("np.random.") :])(*args)
+        if func.startswith("np.linalg."):
+            return tolerant(getattr(np.linalg, func[len("np.linalg.") :]), *args)
         if func.startswith("np."):
             return getattr(np, func[3:])(*args)
+        if func.startswith("math."):
+            return tolerant(getattr(math, func[5:]), *args)
+        if func in _ITERABLE_CALLS and (len(args) == 1 or func not in ("min", "max")):
+            return _ITERABLE_CALLS[func](self, *args)
         if func in _BUILTINS:
-            return _BUILTINS[func](*args)
+            return tolerant(_BUILTINS[func], *args)
         if func == "Box":
             return ABox()
         if func in self.closures:
             closure = self.closures[func]
             inner = dict(env)
             inner[closure.param] = args[0]
-            return self._ev(closure.expr, inner)
+            value = self._ev(closure.expr, inner)
+            if isinstance(closure, NonlocalDef):  # writes f's variable, returns None
+                env[closure.target] = value
+                return None
+            return value
         if func in self.helpers:
             return self.call_helper(self.helpers[func], args)
         raise AbstractError(f"unknown function {func}")
+
+    # calls that take an iterable (a list, set, deque, comprehension or array)
+    def it_sum(self, iterable):
+        item = _first_item(iterable)
+        if item is None:
+            return 0
+        total = apply_binop("+", 0, item)
+        self.join_values(0, total, "the sum of an empty and of a non-empty iterable")
+        return total
+
+    def it_extreme(self, iterable):
+        item = _first_item(iterable)
+        if item is None:
+            raise AbstractError("min/max of an empty iterable")
+        check_order(item)
+        return item
+
+    def it_sorted(self, iterable):
+        item = _first_item(iterable)
+        check_order(item)
+        return AList(item)
+
+    def it_truth(self, iterable):
+        item = _first_item(iterable)
+        if item is not None:
+            _truth(item)
+        return True
+
+    def it_list(self, iterable):
+        return AList(_first_item(iterable))
+
+    def it_deque(self, iterable=None):
+        return ADeque(_first_item(iterable) if iterable is not None else None)
+
+    def it_heappush(self, heap, value):
+        check_order(value)
+        self.container_method(heap, "append", [value])
+
+    def it_heappop(self, heap):
+        check_order(heap.elem)
+        return self.container_method(heap, "pop", [])
 
     def call_helper(self, helper, args):
         key = (helper.name, tuple(type_key(a) for a in args))
@@ -384,10 +606,23 @@ class Interpreter:
             for a in s.args:
                 self.ev(a, env)
             return env
-        if isinstance(s, ClosureDef):
+        if isinstance(s, (ClosureDef, NonlocalDef)):
+            if isinstance(s, NonlocalDef) and s.target not in env:
+                raise AbstractError(f"nonlocal {s.target} is not bound")
             self.closures[s.name] = s
-            env[s.name] = ("closure", s.name)
+            env[s.name] = ("closure" if isinstance(s, ClosureDef) else "nonlocal", s.name)
             return env
+        if isinstance(s, ExprStmt):
+            self.ev(s.value, env)
+            return env
+        if isinstance(s, AugItem):
+            return self.aug_item(s, env)
+        if isinstance(s, Raise):
+            for a in s.args:
+                self.ev(a, env)
+            return None
+        if isinstance(s, Try):
+            return self.try_stmt(s, env, frame, returns, prefix)
         if isinstance(s, Return):
             value = tuple(self.ev(v, env) for v in s.values)
             returns.append(value[0] if len(value) == 1 else value)
@@ -419,23 +654,70 @@ class Interpreter:
 
             return self.loop(s.body, s.orelse, env, enter, returns, prefix, "while")
         if isinstance(s, For):
-            iterable = self.ev(s.iter, env)
-            items = list(iterable) if not isinstance(iterable, range) else [1]
-            if isinstance(iterable, np.ndarray):
-                items = [iterable[0]] if len(iterable) else []
-            item = items[0] if items else None
-            if item is None:
-                raise AbstractError("empty iteration")
-
-            def enter(e, item=item):
-                e[s.target] = item
-                return e
-
-            out = self.loop(s.body, s.orelse, env, enter, returns, prefix, "for")
-            if out is not None:
-                out.pop(s.target, None)  # not bound after a loop of no trips
-            return out
+            return self.for_stmt(s, env, returns, prefix)
         raise AbstractError(f"cannot run {s!r}")
+
+    def for_stmt(self, s, env, returns, prefix):
+        iterable = self.ev(s.iter, env)
+        targets = s.target.split(", ")
+        if isinstance(iterable, type({}.items())):  # `for k, v in d.items()`
+            items = list(iterable)
+            for other in items[1:]:
+                self.join_values(items[0], other, f"{s.target!r} in a for loop", prefix)
+            item = items[0] if items else None
+        else:
+            item = _first_item(iterable)
+        if item is None:
+            raise AbstractError("empty iteration")
+        if len(targets) > 1 and (not isinstance(item, tuple) or len(item) != len(targets)):
+            raise AbstractError("cannot unpack")
+
+        def enter(e, item=item):
+            for name, value in zip(targets, item if len(targets) > 1 else [item]):
+                e[name] = value
+            return e
+
+        out = self.loop(s.body, s.orelse, env, enter, returns, prefix, "for")
+        if out is not None:
+            for name in targets:
+                out.pop(name, None)  # not bound after a loop of no trips
+        return out
+
+    def aug_item(self, s, env):
+        target = env[s.target]
+        index = self.ev(s.index, env)
+        value = self.ev(s.value, env)
+        new = apply_binop(s.op, tolerant(operator.getitem, target, index), value)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            target = target.copy()
+            tolerant(operator.setitem, target, index, new)
+        env[s.target] = target
+        return env
+
+    def try_stmt(self, s, env, frame, returns, prefix):
+        """Body, then each handler from the names as they were before the `try` (what a
+        handler sees when the body's first line raises), else, finally."""
+        before = _copy_env(env)
+        end = self.block(s.body, _copy_env(before), frame, returns, prefix)
+        if end is not None and s.orelse:
+            end = self.block(s.orelse, end, frame, returns, prefix)
+        outs = [end]
+        for h in s.handlers:
+            start = _copy_env(before)
+            if h.name:
+                start[h.name] = AException()
+            out = self.block(h.body, start, frame, returns, prefix)
+            if out is not None and h.name:
+                out.pop(h.name, None)  # Python unbinds it after the clause
+            outs.append(out)
+        joined = self.join(outs, "after a try statement", prefix)
+        if not s.finalbody:
+            return joined
+        if joined is None:
+            self.block(s.finalbody, before, frame, returns, prefix)
+            return None
+        return self.block(s.finalbody, joined, frame, returns, prefix)
 
     def loop(self, body, orelse, env, enter, returns, prefix, kind):
         head = _copy_env(env)
@@ -457,6 +739,35 @@ class Interpreter:
             head = newest
         exit_env = self.block(orelse, _copy_env(head), None, returns, prefix) if orelse else head
         return self.join([exit_env] + breaks, f"after a {kind} loop", prefix)
+
+
+_ITERABLE_CALLS = {
+    "sum": Interpreter.it_sum,
+    "min": Interpreter.it_extreme,
+    "max": Interpreter.it_extreme,
+    "sorted": Interpreter.it_sorted,
+    "any": Interpreter.it_truth,
+    "all": Interpreter.it_truth,
+    "list": Interpreter.it_list,
+    "collections.deque": Interpreter.it_deque,
+    "heapq.heappush": Interpreter.it_heappush,
+    "heapq.heappop": Interpreter.it_heappop,
+}
+
+
+def _first_item(iterable):
+    """The representative of an iterable's items (None: it has none)."""
+    if isinstance(iterable, AList):
+        return iterable.elem
+    if isinstance(iterable, range):
+        return 1 if len(iterable) else None
+    if isinstance(iterable, np.ndarray):
+        if iterable.ndim == 0:
+            raise AbstractError("iteration over a 0-d array")
+        return iterable[0] if len(iterable) else None
+    if isinstance(iterable, dict):
+        return next(iter(iterable), None)
+    raise AbstractError(f"cannot iterate {type(iterable).__name__}")
 
 
 def _truth(v):

@@ -80,6 +80,28 @@ FEATURES = {
     "boolop": "and / or / not",
     "random": "draws from np.random's global state (np.random.uniform(-2.0, 2.0, 1)[0], np.random.rand(len(x)), "
     "...); the runner seeds it alike before the eager and the staged call",
+    # Python constructs (constructs.py)
+    "list_methods": "list methods: pop, extend, insert, remove (after `in`); `in` and truthiness of lists",
+    "dict_methods": "dict methods: get, setdefault, pop, update, `for k, v in d.items()`; `in`",
+    "sets": "sets: literals, set(), add, discard, `in`, len, truthiness",
+    "deques": "collections.deque: append, appendleft, pop, popleft, len, truthiness",
+    "heaps": "heapq.heappush / heapq.heappop on a list",
+    "iter_builtins": "sorted, sum, min, max over lists, sets, deques and arrays",
+    "comprehensions": "list comprehensions and generator expressions (sum, len, min, max, any, all, "
+    "np.array of them) over arrays, lists and ranges",
+    "nonlocal": "a nested helper writing a variable of f with `nonlocal`, called inside staged "
+    "control flow",
+    "strings": "strings: literals, str(), repr(), + and == of strings; returned and printed",
+    "fstrings": "f-strings of staged values, with conversions (!r, !s) and format specs "
+    "(:.3f, :>8, :e, ...)",
+    "raise": "the program's exception classes (FuzzError(ValueError), FuzzLimit(ArithmeticError) "
+    "with an attribute) and ValueError raised under staged conditions",
+    "try": "try/except/else/finally around what may raise at run time: np.linalg.solve, // % / by "
+    "int()/float() of a value, indexing with a staged index, math domain errors, raise",
+    "fill_arrays": "arrays made with np.zeros(<Python int>) and filled in a loop (out[i] = v), "
+    "out[k % len(out)] += 1 with a staged k",
+    "math": "math.* (sqrt, exp, log, floor, isnan, isclose, hypot, ...), round, abs, divmod, pow "
+    "on staged scalars",
 }
 ALL_FEATURES = frozenset(FEATURES)
 

@@ -22,6 +22,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from .analysis import ABox, ADict, AList, Analysis, Interpreter, _copy_env, _Frame, type_key
+from .constructs import MoreGrammar
 from .features import ALL_FEATURES, Source, call_sets, dtypes_of
 from .program import (
     Append,
@@ -91,7 +92,7 @@ _REDUCE_FUNCS = ["np.sum", "np.max", "np.min", "np.mean", "np.prod"]
 _REDUCE_METHODS = ["sum", "max", "min", "mean"]
 
 
-class Gen:
+class Gen(MoreGrammar):
     """Draws one program. `env` maps names to representatives (the abstract interpreter's
     values); statements are built against the env of the point where they go."""
 
@@ -124,6 +125,8 @@ class Gen:
         )  # lists a for loop goes over: never appended to (the loop would not end)
         self.helper_classes = {}  # name -> (argument shape classes, result shape class, argument types)
         self.closure_classes = {}  # name -> shape class of its parameter
+        self.nonlocal_classes = {}  # name of a helper writing with `nonlocal` -> its parameter's class
+        self.filled = set()  # arrays made by np.zeros and filled in a loop (feature fill_arrays)
 
     # choices
     def pick(self, options):
@@ -237,6 +240,7 @@ class Gen:
                 and (py_only or self.has("weak_scalars"))
             ):
                 kinds += ["len"]
+            kinds += self.more_expr_kinds(env, cls, depth, py_only)
         kind = self.pick(kinds)
         node = self.build(kind, env, cls, depth, py_only)
         rep = self.rep(node, env) if node is not None else None
@@ -405,7 +409,8 @@ class Gen:
         if kind == "closure":
             name = self.pick(self.closures(env))
             return Call(name, (self.operand(env, self.closure_classes[name], depth, py_only),))
-        return None
+        builder = getattr(self, "ex_" + kind, None)
+        return builder(env, cls, depth, py_only) if builder is not None else None
 
     def cond_expr(self, env, depth=0, cls="S", boolop=True, operand=False):
         """A condition: scalar unless `cls` is "A" (for np.where). `and`/`or` only where the
@@ -418,6 +423,7 @@ class Gen:
             kinds += ["and", "or", "not"]
         if cls == "S":
             kinds += ["truth"]
+        kinds += self.more_cond_kinds(env, cls, depth)
         kind = self.pick(kinds)
         if kind == "cmp":
             left = self.cmp_operand(env, cls, depth)
@@ -446,6 +452,8 @@ class Gen:
             )
         elif kind == "not":
             node = Unary("not", self.cond_expr(env, depth + 1))
+        elif kind != "truth":
+            node = getattr(self, "cond_" + kind)(env, depth)
         else:
             names = self.values(env, "S")
             if operand and not self.has("weak_scalars"):
@@ -475,7 +483,7 @@ class Gen:
         return sorted(out)
 
     def lists(self, env):
-        return sorted(n for n, r in env.items() if isinstance(r, AList))
+        return sorted(n for n, r in env.items() if type(r) is AList)
 
     def growable_lists(self, env):
         return [n for n in self.lists(env) if n not in self.iterating]
@@ -560,6 +568,8 @@ class Gen:
             return all(self.output_ok(v) for v in rep.values())
         if isinstance(rep, ABox):
             return all(self.output_ok(v) for v in rep.attrs.values())
+        if isinstance(rep, str):
+            return self.has("strings")
         if not is_value(rep):
             return False
         if is_py(rep) and not self.has("py_results"):
@@ -644,6 +654,11 @@ class Gen:
         keep_types = self.return_reps is not None and not self.has("retype")
         for i in range(self.return_arity):
             target = self.return_reps[i] if keep_types else None
+            if isinstance(target, str) or (
+                target is None and self.has("strings") and self.chance(2)
+            ):
+                values.append(self.str_expr(env))
+                continue
             containers = [
                 n for n, r in env.items() if isinstance(r, (AList, ADict)) and self.output_ok(r)
             ]
@@ -738,6 +753,7 @@ class Gen:
             kinds += ["closure"]
         if self.has("inplace") and [n for n in self.fresh_arrays if n in env]:
             kinds += ["inplace"]
+        kinds += self.more_stmt_kinds(env, depth, in_loop, top)
         kind = self.pick(kinds)
         return getattr(self, "st_" + kind)(env, depth, in_loop, top)
 
@@ -833,7 +849,10 @@ class Gen:
         tag = Lit(f"p{self.fresh('')}")
         args = [tag]
         for _ in range(self.src.integer(1, 2)):
-            args.append(self.expr(env, self._cls_for_new(env)))
+            if self.has("strings") and self.chance(4):
+                args.append(self.str_expr(env))
+            else:
+                args.append(self.expr(env, self._cls_for_new(env)))
         args.append(Name(self.anchor[0]))
         return [Print(tuple(args))]
 
@@ -991,7 +1010,8 @@ class Gen:
 
     def st_dict_set(self, env, depth, in_loop, top):
         name = self.pick(sorted(n for n, r in env.items() if isinstance(r, ADict)))
-        new_keys = ["c"] if depth == 0 or self.has("retype") else []
+        growable = name not in self.iterating  # no new key while `for k, v in d.items()` runs
+        new_keys = ["c"] if (depth == 0 or self.has("retype")) and growable else []
         key = self.pick(sorted(env[name]) + new_keys)
         old = env[name].get(key)
         value = self.element(env, shape_class(old) if old is not None else "S", old)

@@ -7,6 +7,7 @@ shrunk and rebuilt. `analysis.py` decides whether a program is dtype-stable.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -102,6 +103,40 @@ class Index:
     index: object
 
 
+@dataclass(frozen=True)
+class SetLit:
+    """`{a, b}`, or `set()` when empty."""
+
+    items: tuple
+
+
+@dataclass(frozen=True)
+class FField:
+    """One replacement field of an f-string: `{value!conv:spec}`."""
+
+    value: object
+    conv: str = ""  # "", "r" or "s"
+    spec: str = ""
+
+
+@dataclass(frozen=True)
+class FStr:
+    """An f-string: literal text (str) and replacement fields (FField) in order."""
+
+    parts: tuple
+
+
+@dataclass(frozen=True)
+class Comp:
+    """`[elt for var in iter if cond]` (kind "list") or `(elt for var in iter if cond)` ("gen")."""
+
+    kind: str
+    elt: object
+    var: str
+    iter: object
+    cond: object = None
+
+
 # -- statements -----------------------------------------------------------------------------
 
 
@@ -192,6 +227,58 @@ class ClosureDef:
     name: str
     param: str
     expr: object
+
+
+@dataclass(frozen=True)
+class NonlocalDef:
+    """`def name(param): nonlocal target; target = expr`: a helper writing f's variable."""
+
+    name: str
+    param: str
+    target: str
+    expr: object
+
+
+@dataclass(frozen=True)
+class ExprStmt:
+    """An expression evaluated for its effect (`l.pop()`, `heapq.heappush(h, v)`, `g(v)`)."""
+
+    value: object
+
+
+@dataclass(frozen=True)
+class AugItem:
+    """`target[index] op= value`."""
+
+    target: str
+    index: object
+    op: str
+    value: object
+
+
+@dataclass(frozen=True)
+class Raise:
+    """`raise cls(args...)`."""
+
+    cls: str
+    args: tuple
+
+
+@dataclass(frozen=True)
+class Handler:
+    """`except exc as name:` (name may be None) and its body."""
+
+    exc: str
+    name: object
+    body: tuple
+
+
+@dataclass(frozen=True)
+class Try:
+    body: tuple
+    handlers: tuple  # Handlers
+    orelse: tuple = ()
+    finalbody: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -312,7 +399,16 @@ def expr_source(e, top=True) -> str:
     if isinstance(e, NpAttr):
         return f"np.{e.name}"
     if isinstance(e, Call):
+        if len(e.args) == 1 and isinstance(e.args[0], Comp) and e.args[0].kind == "gen":
+            return f"{e.func}({_comp_source(e.args[0])})"  # `sum(v for v in x)`
         return f"{e.func}({', '.join(expr_source(a) for a in e.args)})"
+    if isinstance(e, SetLit):
+        return "{" + ", ".join(expr_source(a) for a in e.items) + "}" if e.items else "set()"
+    if isinstance(e, FStr):
+        return _fstring_source(e)
+    if isinstance(e, Comp):
+        text = _comp_source(e)
+        return f"[{text}]" if e.kind == "list" else f"({text})"
     if isinstance(e, ListLit):
         return f"[{', '.join(expr_source(a) for a in e.items)}]"
     if isinstance(e, DictLit):
@@ -333,6 +429,28 @@ def expr_source(e, top=True) -> str:
     else:
         raise TypeError(f"not an expression: {e!r}")
     return text if top else f"({text})"
+
+
+def _comp_source(e: Comp) -> str:
+    text = f"{expr_source(e.elt)} for {e.var} in {expr_source(e.iter)}"
+    if e.cond is not None:
+        text += f" if {expr_source(e.cond, False)}"
+    return text
+
+
+def _fstring_source(e: FStr) -> str:
+    out = []
+    for part in e.parts:
+        if isinstance(part, str):
+            out.append(part.replace("{", "{{").replace("}", "}}"))
+            continue
+        inner = expr_source(part.value)
+        if inner.startswith("{"):
+            inner = " " + inner
+        conv = f"!{part.conv}" if part.conv else ""
+        spec = f":{part.spec}" if part.spec else ""
+        out.append("{" + inner + conv + spec + "}")
+    return 'f"' + "".join(out) + '"'
 
 
 def _atom(e) -> str:
@@ -373,6 +491,20 @@ def stmt_lines(s, indent: int) -> list:
         return [f"{pad}print({', '.join(expr_source(a) for a in s.args)})"]
     if isinstance(s, ClosureDef):
         return [f"{pad}def {s.name}({s.param}):", f"{pad}    return {expr_source(s.expr)}"]
+    if isinstance(s, NonlocalDef):
+        return [
+            f"{pad}def {s.name}({s.param}):",
+            f"{pad}    nonlocal {s.target}",
+            f"{pad}    {s.target} = {expr_source(s.expr)}",
+        ]
+    if isinstance(s, ExprStmt):
+        return [f"{pad}{expr_source(s.value)}"]
+    if isinstance(s, AugItem):
+        return [f"{pad}{s.target}[{expr_source(s.index)}] {s.op}= {expr_source(s.value)}"]
+    if isinstance(s, Raise):
+        return [f"{pad}raise {s.cls}({', '.join(expr_source(a) for a in s.args)})"]
+    if isinstance(s, Try):
+        return _try_lines(s, indent)
     if isinstance(s, If):
         lines = [f"{pad}if {expr_source(s.test)}:"] + block_lines(s.body, indent + 1)
         for test, body in s.elifs:
@@ -397,6 +529,19 @@ def stmt_lines(s, indent: int) -> list:
     raise TypeError(f"not a statement: {s!r}")
 
 
+def _try_lines(s: Try, indent: int) -> list:
+    pad = "    " * indent
+    lines = [f"{pad}try:"] + block_lines(s.body, indent + 1)
+    for h in s.handlers:
+        name = f" as {h.name}" if h.name else ""
+        lines += [f"{pad}except {h.exc}{name}:"] + block_lines(h.body, indent + 1)
+    if s.orelse and s.handlers:
+        lines += [f"{pad}else:"] + block_lines(s.orelse, indent + 1)
+    if s.finalbody or not s.handlers:  # a `try` needs one of the two
+        lines += [f"{pad}finally:"] + block_lines(s.finalbody, indent + 1)
+    return lines
+
+
 def block_lines(stmts, indent: int, allow_empty=False) -> list:
     lines = []
     for s in stmts:
@@ -410,9 +555,26 @@ def func_lines(fn: FuncDef) -> list:
     return [f"def {fn.name}({', '.join(fn.params)}):"] + block_lines(fn.body, 1)
 
 
+# The program's own exception classes (rendered when the program names them): one a subclass of
+# a built-in error, one whose constructor sets an attribute.
+EXCEPTION_CLASSES = {
+    "FuzzError": ["class FuzzError(ValueError):", "    pass"],
+    "FuzzLimit": [
+        "class FuzzLimit(ArithmeticError):",
+        "    def __init__(self, value):",
+        '        super().__init__("limit", value)',
+        "        self.value = value",
+    ],
+}
+
+
 def render_module(program: Program) -> str:
     lines = [
         '"""A generated program (differential fuzzing)."""',
+        "",
+        "import collections",
+        "import heapq",
+        "import math",
         "",
         "import numpy as np",
         "",
@@ -421,7 +583,92 @@ def render_module(program: Program) -> str:
         "    pass",
         "",
     ]
+    body = []
     for helper in program.helpers:
-        lines += [""] + func_lines(helper) + [""]
-    lines += [""] + func_lines(program.main)
-    return "\n".join(lines) + "\n"
+        body += [""] + func_lines(helper) + [""]
+    body += [""] + func_lines(program.main)
+    text = "\n".join(body)
+    for name, class_lines in EXCEPTION_CLASSES.items():
+        if name in text:
+            lines += ["", *class_lines, ""]
+    return "\n".join(lines + body) + "\n"
+
+
+# -- what a program uses --------------------------------------------------------------------
+
+# Statements and expressions of constructs that staging may refuse clearly (a try whose clause
+# would see a name the body assigned, a helper's nonlocal write, containers and comprehensions
+# while their staging is being extended...): a dtype-stable program using one may be REFUSED.
+_MAY_BE_REFUSED_NODES = (SetLit, FStr, Comp, NonlocalDef, ExprStmt, AugItem, Raise, Try)
+_MAY_BE_REFUSED_CALLS = ("math.", "heapq.", "collections.", "np.zeros", "np.linalg.")
+_MAY_BE_REFUSED_CALL_NAMES = {"str", "repr", "sorted", "sum", "round", "divmod", "pow", "int"}
+_MAY_BE_REFUSED_CALL_NAMES |= {"float", "any", "all", "min", "max", "list", "set"}
+_MAY_BE_REFUSED_METHODS = {"pop", "get", "items", "setdefault", "update", "insert", "extend"}
+
+
+def nodes(tree):
+    """Every node of a program, statement or expression (depth first)."""
+    if isinstance(tree, Program):
+        for fn in (*tree.helpers, tree.main):
+            yield from nodes(fn.body)
+        return
+    if isinstance(tree, tuple):
+        for item in tree:
+            yield from nodes(item)
+        return
+    if not dataclasses.is_dataclass(tree):
+        return
+    yield tree
+    for f in dataclasses.fields(tree):
+        yield from nodes(getattr(tree, f.name))
+
+
+def _tests(node):
+    """The expressions `node` takes the truth value of."""
+    if isinstance(node, (If, IfExp)):
+        return [node.test] + [t for t, _ in getattr(node, "elifs", ())]
+    if isinstance(node, While):
+        return [node.extra]
+    if isinstance(node, BoolOp):
+        return [node.left, node.right]
+    if isinstance(node, Unary) and node.op == "not":
+        return [node.operand]
+    if isinstance(node, Comp):
+        return [node.cond]
+    return []
+
+
+_CONTAINER_MAKERS = (ListLit, DictLit, SetLit, Comp)
+
+
+def _containers(program) -> set:
+    """Names the program binds to a list, dict, set or deque."""
+    out = set()
+    for node in nodes(program):
+        if isinstance(node, Assign) and (
+            isinstance(node.value, _CONTAINER_MAKERS)
+            or isinstance(node.value, Call)
+            and node.value.func in ("set", "collections.deque")
+        ):
+            out.add(node.target)
+    return out
+
+
+def may_be_refused(program: Program) -> bool:
+    """Whether the program uses a construct of `_MAY_BE_REFUSED_*` (constructs.py's grammar), or
+    `in` or the truth value of a container."""
+    containers = _containers(program)
+    for node in nodes(program):
+        if isinstance(node, _MAY_BE_REFUSED_NODES):
+            return True
+        if isinstance(node, Cmp) and node.op in ("in", "not in"):
+            return True
+        if any(isinstance(t, Name) and t.id in containers for t in _tests(node)):
+            return True
+        if isinstance(node, Call) and (
+            node.func.startswith(_MAY_BE_REFUSED_CALLS) or node.func in _MAY_BE_REFUSED_CALL_NAMES
+        ):
+            return True
+        if isinstance(node, Method) and node.name in _MAY_BE_REFUSED_METHODS:
+            return True
+    return False

@@ -42,9 +42,11 @@ def parse_features(spec: str, without: str) -> frozenset:
 
 
 def survey(features, examples, seed_value, timeout, progress=None, skip_type_errors=False):
-    """{failure class: [count, smallest outcome]}, Counter of (category, stable)."""
+    """{failure class: [count, smallest outcome]}, Counter of (category, stable), Counter of
+    refusal mechanisms."""
     classes = {}
     table = collections.Counter()
+    refusals = collections.Counter()
 
     @settings(
         max_examples=examples,
@@ -68,6 +70,8 @@ def survey(features, examples, seed_value, timeout, progress=None, skip_type_err
             classes.setdefault(key, [0, None])[0] += 1
             return
         table[(outcome.category, outcome.stable)] += 1
+        if outcome.category == "REFUSED":
+            refusals[outcome.key] += 1
         if progress is not None:
             progress(sum(table.values()))
         if outcome.acceptable:
@@ -78,7 +82,7 @@ def survey(features, examples, seed_value, timeout, progress=None, skip_type_err
             entry[1] = outcome
 
     run_one()
-    return classes, table
+    return classes, table, refusals
 
 
 def format_table(table) -> str:
@@ -134,6 +138,13 @@ def main(argv=None) -> int:
         "--match", default="", help="print reproducers only for classes containing this text"
     )
     parser.add_argument(
+        "--refusals",
+        type=int,
+        default=0,
+        metavar="N",
+        help="list the N commonest refusal mechanisms (error type and normalised message)",
+    )
+    parser.add_argument(
         "--list-features", action="store_true", help="list the feature switches and exit"
     )
     args = parser.parse_args(argv)
@@ -155,12 +166,16 @@ def main(argv=None) -> int:
                 flush=True,
             )
 
-    classes, table = survey(
+    classes, table, refusals = survey(
         features, args.examples, args.seed, args.timeout, progress, args.skip_type_errors
     )
     elapsed = time.perf_counter() - start
     print(f"\n{sum(table.values())} programs in {elapsed:.0f} s (seed {args.seed})\n")
     print(format_table(table))
+    if refusals and args.refusals:
+        print(f"\nrefusals by mechanism ({len(refusals)} kinds, the {args.refusals} commonest)")
+        for key, count in refusals.most_common(args.refusals):
+            print(f"  {count:>5}  {key}")
     if not classes:
         print("\nevery program is acceptable")
         return 0

@@ -6,21 +6,27 @@ go A1, A2 (same signature: a cache hit), B (a new dtype or shape: a retrace), A1
 after the retrace). Categories, worst first:
 
 SILENT_MISMATCH  staged returned without error but a value, dtype, Python type, shape,
-                 structure or printed text differs (or eager raised and staged returned)
+                 structure or printed text differs (or eager raised and staged returned);
+                 or both raised the same error but printed different text before it
 CRASH            staged raised an internal error (a non-staging exception from inside
                  staging/, autograph/ or runtime/ whose message does not start with the
                  program's file:line)
 TIMEOUT          staged did not finish in time
-WRONG_ERROR      staged raised something eager does not raise, or another type, or a
+WRONG_ERROR      staged raised something eager does not raise, or another type, or the
+                 program's own exception class with other arguments or attributes, or a
                  staging error whose message does not start with the program's file:line
 REFUSED          staged raised a staging.errors type (not ExecutionError) whose message
                  starts with the program's file:line: a clear refusal
-AGREE            same values, dtypes, Python types, printed text; or errors of the same type
+SAME_ERROR       both raised: an exception of eager's class (the very class, or for a
+                 built-in class a subclass of it), with the same arguments and attributes
+                 when the class is the program's own, after the same printed text
+AGREE            same values, dtypes, Python types, printed text
 INVALID          the program itself is broken (eager NameError, timeout...): a generator bug
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import importlib.util
 import io
@@ -42,9 +48,19 @@ import staging
 from staging import errors
 
 from .analysis import analyze
-from .program import Program
+from .program import Program, may_be_refused
 
-ORDER = ["SILENT_MISMATCH", "CRASH", "TIMEOUT", "WRONG_ERROR", "REFUSED", "AGREE", "INVALID"]
+ORDER = [
+    "SILENT_MISMATCH",
+    "CRASH",
+    "TIMEOUT",
+    "WRONG_ERROR",
+    "REFUSED",
+    "SAME_ERROR",
+    "AGREE",
+    "INVALID",
+]
+FAILURES = ("SILENT_MISMATCH", "CRASH", "TIMEOUT", "WRONG_ERROR", "INVALID")
 _RANK = {c: i for i, c in enumerate(ORDER)}
 _FRAMEWORK_DIRS = tuple(
     str(Path(m.__file__).resolve().parent) + os.sep
@@ -192,6 +208,14 @@ def differences(eager, staged, path="result", joins=False) -> list:
     conversion (`documented_join`) is the same."""
     if joins and documented_join(eager, staged):
         return []
+    if isinstance(eager, str) or isinstance(staged, str):
+        if type(eager) is not type(staged):
+            return [("pytype", f"{path}: {type_name(eager)} -> {type_name(staged)}")]
+        return [] if eager == staged else [("value str", f"{path}: {eager!r} -> {staged!r}")]
+    if isinstance(eager, (set, frozenset)) or isinstance(staged, (set, frozenset)):
+        return _set_differences(eager, staged, path)
+    if isinstance(eager, collections.deque) and type(eager) is type(staged):
+        return differences(list(eager), list(staged), f"{path}(deque)", joins)
     if isinstance(eager, (list, tuple, dict)) or isinstance(staged, (list, tuple, dict)):
         if type(eager) is not type(staged):
             return [("structure", f"{path}: {type_name(eager)} -> {type_name(staged)}")]
@@ -251,6 +275,19 @@ def differences(eager, staged, path="result", joins=False) -> list:
     if not same:
         out.append((f"value {type_name(eager)}", f"{path}: {_short(eager)} -> {_short(staged)}"))
     return out
+
+
+def _set_differences(eager, staged, path) -> list:
+    """Sets: the same type, and the same elements of the same types (NaNs matched by count)."""
+    if type(eager) is not type(staged):
+        return [("structure", f"{path}: {type_name(eager)} -> {type_name(staged)}")]
+
+    def key(v):
+        return (type_name(v), "nan" if isinstance(v, float) and v != v else repr(v))
+
+    if sorted(map(key, eager)) != sorted(map(key, staged)):
+        return [("value set", f"{path}: {_short(eager)} -> {_short(staged)}")]
+    return []
 
 
 def _short(v, limit=120) -> str:
@@ -353,11 +390,15 @@ class Outcome:
 
     @property
     def acceptable(self) -> bool:
-        """What the differential test requires: AGREE for dtype-stable programs, AGREE or a clear
-        refusal for the others; never a silent mismatch, a crash or a generator bug."""
-        if self.category == "AGREE":
+        """What the differential test requires: AGREE or SAME_ERROR, or a clear refusal; a
+        refusal only where the program is not dtype-stable or uses a construct staging may
+        refuse (`program.MAY_BE_REFUSED`); never a silent mismatch, a wrong error, a crash or
+        a generator bug."""
+        if self.category in ("AGREE", "SAME_ERROR"):
             return True
-        return self.category == "REFUSED" and not self.stable
+        if self.category != "REFUSED":
+            return False
+        return not self.stable or self.program is None or may_be_refused(self.program)
 
     @property
     def failure_class(self) -> str:
@@ -400,12 +441,13 @@ def compare_call(eager: CallResult, staged: CallResult, path: str, joins: bool =
     if staged.error is not None:
         err = staged.error
         message = normalize_message(f"{type(err).__name__}: {err}")
-        if eager.error is not None and isinstance(err, _builtin_base(type(eager.error))):
-            return "AGREE", "", ""
-        refusal = isinstance(err, errors.StagingError) and not isinstance(
-            err, errors.ExecutionError
-        )
-        if refusal and _names_location(err, path):
+        # eager's class or a subclass (the project's errors subclass the built-in ones)
+        if eager.error is not None and isinstance(err, type(eager.error)):
+            category, key, detail = _same_error(eager, staged, path)
+            if category == "SAME_ERROR" or not _is_refusal(err, path):
+                return category, key, detail
+            # a refusal that happens to subclass eager's error, raised before eager's prints
+        if _is_refusal(err, path):
             return "REFUSED", message, ""
         if not isinstance(err, errors.StagingError) and not _names_location(err, path):
             frame = _framework_frame(staged.trace)
@@ -435,6 +477,44 @@ def compare_call(eager: CallResult, staged: CallResult, path: str, joins: bool =
 
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")  # `<Box object at 0x...>` differs between any two runs
+
+
+def _same_error(eager: CallResult, staged: CallResult, path: str) -> tuple:
+    """Both raised an error of eager's class: the program's own class must also carry the same
+    arguments and attributes, and the text printed before the error must be the same."""
+    a, b = eager.error, staged.error
+    name = type(a).__name__
+    if _is_program_class(type(a)):
+        if type(b) is not type(a):
+            return "WRONG_ERROR", f"eager raised {name}; staged a subclass {type(b).__name__}", ""
+        diffs = differences(a.args, b.args, f"{name}.args") + differences(
+            _attributes(a), _attributes(b), f"{name} attributes"
+        )
+        if diffs:
+            detail = "; ".join(d for _, d in diffs)
+            return "WRONG_ERROR", f"{name} raised with other arguments or attributes", detail
+    if _ADDRESS.sub("0x?", eager.stdout) != _ADDRESS.sub("0x?", staged.stdout):
+        detail = f"printed {eager.stdout!r} -> {staged.stdout!r}"
+        return (
+            "SILENT_MISMATCH",
+            f"print (before the same {_builtin_base(type(a)).__name__})",
+            detail,
+        )
+    return "SAME_ERROR", "", ""
+
+
+def _is_refusal(err, path) -> bool:
+    """A staging error (not an error of the graph's run) naming the program's file:line."""
+    refusal = isinstance(err, errors.StagingError) and not isinstance(err, errors.ExecutionError)
+    return refusal and _names_location(err, path)
+
+
+def _is_program_class(cls) -> bool:
+    return cls.__module__.startswith("fuzzprog_")
+
+
+def _attributes(error) -> dict:
+    return {k: v for k, v in vars(error).items() if not k.startswith("__")}
 
 
 def _aspect_key(aspect, detail):
