@@ -251,14 +251,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "comparison inside unconverted code (sorted, min/max key, any, bisect, `in` a tuple); both calls: SymbolicValueError at searching.py:47: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool[]> needs its v...",
     ),
-    ("searching", "k_smallest", 0): (
-        "refused",
-        "traced value used outside its trace (leaked); both calls: LeakedTensorError at searching.py:152: symbolic tensor <i64[]> (created at searching.py:149) was used outside the trace of 'k_smallest' that creat...",
-    ),
-    ("searching", "k_smallest", 2): (
-        "refused",
-        "other; both calls: MissingAttributeError at searching.py:152: 'ListType' object has no attribute 'shape' (eager raised IndexError)",
-    ),
     ("searching", "merge_intervals", 0): (
         "refused",
         ".tolist() of a traced array; both calls: SymbolicValueError at searching.py:134: .tolist() of a symbolic tensor <i64[4]> needs its value, which is only known when the staged graph runs. au...",
