@@ -12,6 +12,9 @@ from __future__ import annotations
 import ast
 
 _AST = ast.AST
+# generic_visit recurses (the cheapest walk) up to this depth of nested generic walks, and walks
+# deeper nodes without recursion (a sum of a thousand terms nests a thousand BinOp nodes)
+RECURSIVE_DEPTH = 60
 _SCALAR_FIELDS = frozenset(
     {
         "ctx",
@@ -130,9 +133,28 @@ class Visitor(_Dispatch):
             return m.method(self, node)
         return m(self, node)
 
+    _depth = 0  # generic_visit calls on the stack (recursive ones, while it is shallow)
+
     def generic_visit(self, node):
-        """Visits the children of `node` in order: a child without a visit_ method is walked
-        here, its children before the next sibling (as recursion would), on an explicit stack."""
+        """Visits the children of `node` in order. Recursively while the walk is shallow (the
+        cheapest walk); deeper, without recursion (_walk)."""
+        if self._depth > RECURSIVE_DEPTH:
+            return self._walk(node)
+        self._depth += 1
+        for f in self._fields_of(node.__class__):
+            v = getattr(node, f, None)
+            if v.__class__ is list:
+                for x in v:
+                    if isinstance(x, _AST):
+                        self.visit(x)
+            elif isinstance(v, _AST):
+                self.visit(v)
+        self._depth -= 1
+        return None
+
+    def _walk(self, node):
+        """generic_visit without recursion: a child without a visit_ method is walked here, its
+        children before the next sibling (as recursion would), on an explicit stack."""
         methods, method = self._methods, self._method
         stack = [(node, None)]  # nodes whose children are to be visited; (node, call) in turn
         while stack:
@@ -191,10 +213,54 @@ class Transformer(_Dispatch):
             return m.method(self, node)
         return m(self, node)
 
-    def generic_visit(self, node):
-        """Visits the children of `node`, replacing each by what its visit returns. A child
-        without a visit_ method is walked here, its children before the next sibling (as
-        recursion would), each node's walk a suspended generator on an explicit stack."""
+    _depth = 0  # generic_visit calls on the stack (recursive ones, while it is shallow)
+
+    def generic_visit(self, node):  # noqa: C901, PLR0912
+        """Visits the children of `node`, replacing each by what its visit returns (a node, a
+        list to splice, None to drop it). Recursively while the walk is shallow (the cheapest
+        walk); deeper, without recursion (_walk)."""
+        if self._depth > RECURSIVE_DEPTH:
+            return self._walk(node)
+        self._depth += 1
+        d = node.__dict__
+        for f in self._fields_of(node.__class__):
+            v = d.get(f)
+            if v.__class__ is list:
+                new = None
+                for i, x in enumerate(v):
+                    if not isinstance(x, _AST):
+                        if new is not None:
+                            new.append(x)
+                        continue
+                    r = self.visit(x)
+                    if r is x:
+                        if new is not None:
+                            new.append(x)
+                        continue
+                    if new is None:
+                        new = v[:i]
+                    if r is None:
+                        continue
+                    if isinstance(r, _AST):
+                        new.append(r)
+                    else:
+                        new.extend(r)
+                if new is not None:
+                    v[:] = new  # in place, like ast.NodeTransformer
+            elif isinstance(v, _AST):
+                r = self.visit(v)
+                if r is not v:
+                    if r is None:
+                        del d[f]
+                    else:
+                        d[f] = r
+        self._depth -= 1
+        return node
+
+    def _walk(self, node):
+        """generic_visit without recursion: a child without a visit_ method is walked here, its
+        children before the next sibling (as recursion would), each node's walk a suspended
+        generator on an explicit stack."""
         methods, method = self._methods, self._method
         stack = [(self._fields(node), node, None)]
         result = None  # what the walk of the child the top generator yielded gave
