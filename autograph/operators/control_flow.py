@@ -492,7 +492,7 @@ def while_stmt(  # noqa: PLR0913
             return state
         mark = node_count()
         t = test(*state)
-        if is_symbolic(t):
+        if is_symbolic(t) or data_structures.is_staged_value(t):  # (a staged list's truth)
             drop_effects_since(
                 mark
             )  # the staged loop's condition makes the test's draws, prints ...

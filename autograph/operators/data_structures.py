@@ -97,6 +97,11 @@ class StagedList:
         self.tensor_array, value = self.tensor_array.pop()
         return value
 
+    def _truth_value(self):
+        """`bool(lst)`: whether it holds anything (a Python bool, known when the graph runs
+        where its length is)."""
+        return self.tensor_array.length() > 0
+
     def extend(self, items):
         """`lst.extend(items)`: the items of a list, tuple or staged list, or the rows of a
         symbolic array (by a staged loop: its length may be known only when the graph runs),

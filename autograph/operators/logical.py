@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from autograph.operators import data_structures
 from autograph.operators.contexts import mark_staged_region
 from runtime.types import TensorType, UnionType, kinds, may_be_none
 from staging import errors
@@ -57,6 +58,8 @@ def not_(a):
         return strings.call_method(a, "__len__", ()) == 0
     if is_staged_container(a):  # an empty container is false
         return a._length() == 0
+    if data_structures.is_staged_value(a):  # (a staged list)
+        return not_(a._truth_value())
     if is_symbolic(a):
         t = a.type
         if type(t) is TensorType and not t.weak:
@@ -221,7 +224,7 @@ def _as_bool(x):
     """The truth value of an operand, as a boolean (tensor or NumPy bool)."""
     if is_staged_str(x):
         return strings.truth(x)
-    if is_staged_container(x):
+    if is_staged_container(x) or data_structures.is_staged_value(x):
         return x._truth_value()
     if is_symbolic(x):
         # (the op itself: `x.astype` is the user's method, which a Python number lacks)

@@ -270,6 +270,16 @@ def _python_number(kind):
     graph runs (what the builtin gives eagerly)."""
 
     def convert(*args, **kwargs):
+        if (
+            kind is bool
+            and len(args) == 1
+            and not kwargs
+            and hasattr(type(args[0]), "_truth_value")
+        ):
+            truth = args[0]._truth_value()  # (a staged list or container: not empty)
+            if not is_symbolic(truth):
+                return bool(truth)
+            return record("python_number", [truth], {"kind": bool})
         if len(args) == 1 and not kwargs and is_symbolic(args[0]):
             x = args[0]
             if is_staged_str(x):  # int("12"): parsed when the graph runs, as eagerly

@@ -87,6 +87,12 @@ def excluded_none(pred_value) -> dict:
     return {outcome: value} if isinstance(value, Value) and may_be_none(value.type) else {}
 
 
+def _list_view(x) -> bool:
+    """A converted-code view of a staged list (its branch state is the TensorArray, which
+    converted code passes; the view itself, as an operand of `and`/`or`, is no graph value)."""
+    return getattr(type(x), "_is_staged_list", False)
+
+
 def cond(pred, true_fn, false_fn, *, names=None, unread=(), watch=None):
     """`true_fn()` if pred else `false_fn()`; staged as one `cond` node when `pred` is symbolic.
 
@@ -205,7 +211,7 @@ class Merge:
             ) or (type(a) is str and type(b) is str and a == b):
                 merged.append(("static", a))
                 continue
-            if not (is_convertible(a) and is_convertible(b)):
+            if not (is_convertible(a) and is_convertible(b)) or _list_view(a) or _list_view(b):
                 first, second, construct = self.labels
                 raise errors.BranchMismatchError(
                     f"{where()}'{name}' is {branch_errors.describe_leaf(a)} in {first} and "

@@ -149,6 +149,8 @@ _PREDICATES = (
 
 def truth_value(graph: FuncGraph, c, what: str) -> Value:
     with building(graph):
+        if not isinstance(c, Tensor) and hasattr(type(c), "_truth_value"):
+            c = c._truth_value()  # (a staged list: true when not empty)
         if not isinstance(c, Tensor):
             if has_staged_value(c):
                 c = c._staged_value()

@@ -252,3 +252,57 @@ def test_pop_of_another_index_of_a_staged_list_is_refused_naming_the_line():
         staging.errors.UnsupportedOpError, match=r"test_staged_lists\.py:\d+: list\.pop\(0\)"
     ):
         staging.function(pop_first)(np.arange(3.0))
+
+
+def balanced(codes):
+    stack = []
+    for c in codes:
+        if c == 40:
+            stack.append(c)
+        elif c == 41:
+            if not stack:
+                return False
+            stack.pop()
+    return len(stack) == 0
+
+
+def drain(x):
+    stack = []
+    for v in x:
+        if v > 0:
+            stack.append(v)
+    total = 0.0
+    while stack:
+        total += stack.pop()
+    return total
+
+
+def drain_until_negative_total(x):
+    stack = []
+    for v in x:
+        stack.append(v)
+    total = 0.0
+    done = False
+    while not done and stack:
+        total += stack.pop()
+        if total < 0:
+            done = True
+    return total, bool(stack)
+
+
+@pytest.mark.parametrize(
+    "f, inputs",
+    [
+        (
+            balanced,
+            [np.array([40, 41]), np.array([41]), np.array([40, 40, 41]), np.zeros(0, np.int64)],
+        ),
+        (drain, [np.array([1.0, -2.0, 3.0]), np.zeros(0), np.array([-1.0])]),
+        (drain_until_negative_total, [np.array([1.0, -5.0, 2.0]), np.zeros(0), np.array([2.0])]),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_the_truth_of_a_staged_list_is_whether_it_holds_anything(same_as_eager, f, inputs):
+    """`not stack`, `while stack:`, `done or stack`: it asked len() of the list while tracing
+    (refused), and `x and stack` failed joining the list with a bool (a bare AttributeError)."""
+    same_as_eager(f, *inputs)

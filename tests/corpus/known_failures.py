@@ -127,14 +127,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "comparison inside unconverted code (sorted, min/max key, any, bisect, `in` a tuple); both calls: SymbolicValueError at geometry.py:168: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool[]> needs its v...",
     ),
-    ("graphs", "count_islands", 0): (
-        "refused",
-        "tuple appended to a list in a staged loop; both calls: UnsupportedOpError at graphs.py:228: op 'list_write' cannot take a tuple ((1, 0)) as an input; only arrays, numbers and symbolic tensors can be ...",
-    ),
-    ("graphs", "count_islands", 1): (
-        "refused",
-        "tuple appended to a list in a staged loop; both calls: UnsupportedOpError at graphs.py:228: op 'list_write' cannot take a tuple ((1, 0)) as an input; only arrays, numbers and symbolic tensors can be ...",
-    ),
     ("graphs", "degree_stats", 0): (
         "refused",
         "traced value used outside its trace (leaked); both calls: LeakedTensorError at harness.py:197: symbolic tensor <int> (created at graphs.py:202) was used outside the trace of 'degree_stats' that created ...",
@@ -142,14 +134,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("graphs", "degree_stats", 1): (
         "refused",
         "traced value used outside its trace (leaked); both calls: LeakedTensorError at harness.py:197: symbolic tensor <int> (created at graphs.py:202) was used outside the trace of 'degree_stats' that created ...",
-    ),
-    ("graphs", "has_cycle_undirected", 0): (
-        "refused",
-        "tuple appended to a list in a staged loop; both calls: UnsupportedOpError at graphs.py:115: op 'list_write' cannot take a tuple ((0, 0)) as an input; only arrays, numbers and symbolic tensors can be ...",
-    ),
-    ("graphs", "has_cycle_undirected", 1): (
-        "refused",
-        "tuple appended to a list in a staged loop; both calls: UnsupportedOpError at graphs.py:115: op 'list_write' cannot take a tuple ((0, 0)) as an input; only arrays, numbers and symbolic tensors can be ...",
     ),
     ("graphs", "shortest_path", 0): (
         "refused",
@@ -294,10 +278,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("signals", "pairwise_slopes", 2): (
         "refused",
         "generator (yield) in user code; both calls: UnsupportedConstructError at signals.py:263: cannot convert 'pairwise_slopes': `yield` (generators) is not supported in converted code; decorate it with...",
-    ),
-    ("simulation", "bank_queue", 0): (
-        "refused",
-        "traced value used outside its trace (leaked); both calls: LeakedTensorError at simulation.py:135: symbolic tensor <f64[]> (created at simulation.py:139) was used outside the trace of 'bank_queue' that crea...",
     ),
     ("simulation", "forest_fire", 0): (
         "refused",
