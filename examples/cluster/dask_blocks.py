@@ -1,6 +1,6 @@
 """A staged function over the blocks of a Dask array, on a local cluster of two worker processes.
 
-    python examples/dask_blocks.py
+    python examples/cluster/dask_blocks.py
 
 `soft_clip` is defined in the script (`__main__`), so cloudpickle ships it by value: each
 worker rebuilds it from its Python function and source lines, traces it for the block shape,
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's packages
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's packages
 
 import staging  # noqa: E402
 
