@@ -338,3 +338,25 @@ def test_a_name_bound_to_an_array_written_on_one_path_sees_the_write(x):
         staging.function(writes_in_one_branch_and_keeps_an_alias)(np.array(x)),
         writes_in_one_branch_and_keeps_an_alias(np.array(x)),
     )
+
+
+def alias_then_break_then_write(x, n):
+    w = np.zeros(2)
+    r = np.ones(2)
+    for epoch in range(n):
+        w += x
+        if epoch > 2:
+            r = w  # eagerly one array from here on, also after the loop
+            break
+    w[0] = 100.0
+    return r, w
+
+
+@pytest.mark.parametrize("n", [np.int64(5), np.int64(2)])
+def test_an_alias_a_breaking_iteration_makes_is_refused_not_lost(n):
+    """The iteration that aliases r to w ends the loop, but the two stay one array after it:
+    a rule that let the loop through because it stops there returned r without the write
+    (a silent difference); refused until loop outputs carry their aliasing."""
+    staged = staging.function(alias_then_break_then_write)
+    with pytest.raises(staging.errors.MutationError, match=r"test_stale_aliases\.py:\d+"):
+        staged(np.ones(2), n)
