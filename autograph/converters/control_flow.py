@@ -362,8 +362,13 @@ class _ControlFlow(transformer.Transformer):
         unread = self._unread_after(node, node.body + clauses)
         outputs = self.ctx.ordered(state.outputs)
         params = outputs + self.ctx.ordered(state.inputs - state.outputs)
+        merged_cells = self.ctx.ordered(state.merged_cells)  # (written through their cells)
         unsettled, writes_early = try_state.analyze(
-            node, outputs, params, self.local_names[-1], self._jump_live()
+            node,
+            outputs + merged_cells,
+            params + merged_cells,
+            self.local_names[-1],
+            self._jump_live(),
         )
         errors = [
             h.name if h.name and h.name not in params else self.ctx.namer.new("error_")
@@ -416,7 +421,7 @@ class _ControlFlow(transformer.Transformer):
             containers=containers,
         )
         if unsettled:
-            names = [n for n in params if n in unsettled]
+            names = [n for n in params + merged_cells if n in unsettled]
             call.value.keywords.append(
                 ast.keyword(arg="unsettled", value=templates.str_tuple(names))
             )

@@ -183,6 +183,8 @@ class _StagedTry:
         self.body, self.handlers, self.state, self.names = body, handlers, state, tuple(names)
         self.cells, self.where = cells, where
         self.lists = [(v, list(v)) for v in state + cells.get() if type(v) is list]
+        self.cells_before = cells.get()  # (the cell variables' values before the body)
+        self.cells_left = None  # theirs where the body raised, while traced
         self.converted = False
         self.caught = {}  # what the handler path is running for (see clause_path)
 
@@ -212,6 +214,7 @@ class _StagedTry:
             result = self.body(*state)
         except BaseException as error:
             self.left = _at_raise(error, self.body, state)
+            self.cells_left = self.cells.get()
             raise
         self.left = () if result is None else tuple(result)
         return result
@@ -252,6 +255,14 @@ class _StagedTry:
             watch=watch,
         )
 
+    def _check_cell(self, name: str) -> None:
+        """Refuses a `try` whose body assigned the cell variable `name` before the line that
+        raised (while traced): the clause would see it as it was before the `try`."""
+        j = self.cells.names.index(name)
+        left = self.cells_left
+        if left is None or left[j] is not self.cells_before[j]:
+            raise handlers_.refuse_unsettled(name, self.where)
+
     def check_body(self, results, wrote) -> None:
         """Refuses a staged `try` whose clauses would not see what Python's see."""
         if self.outer_writes:
@@ -259,6 +270,8 @@ class _StagedTry:
         if self.lists and not self.converted:
             raise _ConvertLists()
         for name in self.unsettled:
+            if name in self.cells.names:  # (a cell variable: written through its cell)
+                self._check_cell(name)
             if name not in self.names:
                 continue
             i = self.names.index(name)

@@ -579,3 +579,37 @@ def test_a_finally_block_that_raises_replaces_a_run_time_error(func):
     assert_staged_equals_eager(
         func, (np.int32(7), 2), (np.int32(1), 2), (np.int32(-1), 2), (np.int32(2), 2)
     )
+
+
+# -- a cell variable assigned in a staged `try` body before the line that raises ------------------
+# (fuzzer seed 12) With `o1` also written by a nested function (`nonlocal o1`: a cell variable),
+# the clause saw `o1` as it was before the `try` and the call returned zeros where Python returns
+# the draw the body assigned before raising; the same `try` on a plain local is refused.
+
+
+class _Limit(ArithmeticError):
+    pass
+
+
+def draw_then_raise_in_try():
+    o1 = np.zeros(3)
+    try:
+        o1 = np.random.randn(len(o1))
+        raise _Limit(0)
+    except ArithmeticError:
+        pass
+
+    def g(t):
+        nonlocal o1
+        o1 = t
+
+    return o1
+
+
+def test_a_cell_variable_assigned_before_a_raise_in_a_staged_try_is_refused():
+    import inspect
+
+    with pytest.raises(errors.UnsupportedConstructError, match="its body assigns 'o1'") as info:
+        staging.function(draw_then_raise_in_try)()
+    line = inspect.getsourcelines(draw_then_raise_in_try)[1] + 2
+    assert str(info.value).startswith(f"{__file__}:{line}:")
