@@ -38,6 +38,22 @@ def _element(value):
     return value
 
 
+def _refuse_in_loop_condition(method: str) -> None:
+    """A staged list changed while the condition of a staged `while` loop is traced: the
+    condition is a graph of its own, whose changed list the loop could not carry (the graph was
+    malformed: an internal KeyError when it was lowered)."""
+    graph = current_graph()
+    while graph is not None:
+        if graph.outer is not None and graph.name == "cond":  # (a while loop's condition)
+            raise errors.UnsupportedOpError(
+                f"{where()}list.{method}() of a staged list in the condition of a staged `while` "
+                f"loop is not staged (the condition cannot change the loop's state); test the "
+                f"list there and {method} it in the body: `while k < 2 and lst:` then "
+                f"`v = lst.{method}()`"
+            )
+        graph = graph.outer
+
+
 class TensorArray:
     """A list of tensors of one dtype and rank that loops can append to.
 
@@ -186,6 +202,7 @@ class TensorArray:
     def pop(self):
         """Removes and returns the last element: (new TensorArray, value)."""
         if self._staged:
+            _refuse_in_loop_condition("pop")
             handle, value = record("list_pop", [self._handle])
             return self._with_handle(handle), value
         return self, self._items.pop()

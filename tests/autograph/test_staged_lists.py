@@ -306,3 +306,23 @@ def test_the_truth_of_a_staged_list_is_whether_it_holds_anything(same_as_eager, 
     """`not stack`, `while stack:`, `done or stack`: it asked len() of the list while tracing
     (refused), and `x and stack` failed joining the list with a bool (a bare AttributeError)."""
     same_as_eager(f, *inputs)
+
+
+def pop_in_while_test(n, y):
+    items = []
+    for _ in range(n):
+        items.append(y)
+    k = 0
+    while k < 2 and items.pop():
+        k += 1
+    return k
+
+
+def test_a_pop_in_the_condition_of_a_staged_while_is_refused_naming_the_line():
+    """(fuzzer seed 13: the condition's changed list leaked into the loop, a malformed graph that
+    failed with an internal KeyError when lowered.)"""
+    staging = pytest.importorskip("staging")
+    with pytest.raises(
+        staging.errors.UnsupportedOpError, match=r"test_staged_lists\.py:\d+: list\.pop\(\) of a"
+    ):
+        staging.function(pop_in_while_test)(np.int64(3), np.float64(1.0))
