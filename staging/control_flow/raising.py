@@ -29,7 +29,7 @@ import numpy as np
 
 from runtime.core_ops import ARG, NO_CAUSE
 from runtime.registry import get_op
-from runtime.types import is_str, kinds
+from runtime.types import NONE, TensorType, is_str, kinds
 from staging import errors
 from staging.control_flow.joins import align_captures, is_undefined, name_of
 from staging.core import nest
@@ -401,9 +401,19 @@ def _stand_in(g, leaf):
     a zero of its type in graph `g` (never seen: the branch raises first)."""
     if not isinstance(leaf, Tensor):
         return leaf
+    kind = kinds(leaf.type)[0]  # (any of its kinds: the value is never seen)
     with building(g):
-        if is_str(leaf.type):
+        if is_str(kind):
             return record("str_const", [], {"text": ""})
+        if kind is NONE:
+            return record("const", [], {"value": None})
+        if not isinstance(kind, TensorType):  # (a staged list or container)
+            raise errors.UnsupportedConstructError(
+                f"{where()}a staged `if` or loop body raises on one path while the other gives "
+                f"{leaf.type}, a staged list or container: a stand-in for it on the "
+                f"raising path is not staged. Raise before the container is changed, or keep "
+                f"the raise out of the staged construct"
+            )
         return record("const", [], {"value": _zero(leaf.type)})
 
 

@@ -613,3 +613,37 @@ def test_a_cell_variable_assigned_before_a_raise_in_a_staged_try_is_refused():
         staging.function(draw_then_raise_in_try)()
     line = inspect.getsourcelines(draw_then_raise_in_try)[1] + 2
     assert str(info.value).startswith(f"{__file__}:{line}:")
+
+
+# -- a loop body that raises after changing a staged container (fuzzer seed 15) --------------------
+# The stand-in of the heap on the raising path read `.weak` of a list type: an internal
+# AttributeError raised when the graph ran, where Python raises the program's own error.
+
+
+class _HeapError(ValueError):
+    pass
+
+
+def push_then_raise(x, n):
+    heap = []
+    k = 0
+    while k < n + 1:
+        k += 1
+        heapq.heappush(heap, x)
+        if 1:
+            raise _HeapError("r12")
+        else:
+            heap.pop()
+
+
+@pytest.mark.parametrize("x", [np.float64(1.0), np.bool_(False)], ids=repr)
+def test_a_body_raising_after_changing_a_staged_heap_raises_eagers_error_or_is_refused(x):
+    """Eager's error where the heap's items can have a stand-in; otherwise a refusal naming
+    the line (never an internal error)."""
+    with pytest.raises((_HeapError, errors.UnsupportedConstructError)) as info:
+        staging.function(push_then_raise)(x, np.int64(0))
+    if isinstance(info.value, errors.UnsupportedConstructError):
+        assert str(info.value).startswith(f"{__file__}:")
+        assert "raises on one path" in str(info.value)
+    else:
+        assert str(info.value) == "r12"
