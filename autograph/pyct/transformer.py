@@ -215,45 +215,20 @@ class Transformer(_Dispatch):
 
     _depth = 0  # generic_visit calls on the stack (recursive ones, while it is shallow)
 
-    def generic_visit(self, node):  # noqa: C901, PLR0912
+    def generic_visit(self, node):
         """Visits the children of `node`, replacing each by what its visit returns (a node, a
-        list to splice, None to drop it). Recursively while the walk is shallow (the cheapest
-        walk); deeper, without recursion (_walk)."""
+        list to splice, None to drop it: _fields). Recursively while the walk is shallow (the
+        cheapest walk); deeper, without recursion (_walk)."""
         if self._depth > RECURSIVE_DEPTH:
             return self._walk(node)
         self._depth += 1
-        d = node.__dict__
-        for f in self._fields_of(node.__class__):
-            v = d.get(f)
-            if v.__class__ is list:
-                new = None
-                for i, x in enumerate(v):
-                    if not isinstance(x, _AST):
-                        if new is not None:
-                            new.append(x)
-                        continue
-                    r = self.visit(x)
-                    if r is x:
-                        if new is not None:
-                            new.append(x)
-                        continue
-                    if new is None:
-                        new = v[:i]
-                    if r is None:
-                        continue
-                    if isinstance(r, _AST):
-                        new.append(r)
-                    else:
-                        new.extend(r)
-                if new is not None:
-                    v[:] = new  # in place, like ast.NodeTransformer
-            elif isinstance(v, _AST):
-                r = self.visit(v)
-                if r is not v:
-                    if r is None:
-                        del d[f]
-                    else:
-                        d[f] = r
+        walk, result = self._fields(node), None
+        visit = self.visit
+        try:
+            while True:
+                result = visit(walk.send(result))
+        except StopIteration:
+            pass
         self._depth -= 1
         return node
 
