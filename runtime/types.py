@@ -370,54 +370,64 @@ def is_container(t) -> bool:
     return isinstance(t, (ListType, ContainerType))
 
 
-class StrType:
-    """The type of a Python str known only when the graph runs: text formatted from staged
-    values (an f-string, `str(x)`, `"%d" % n`), joined, or chosen by a staged `if`. A kind of
-    its own: a value that is a str on some paths and a number or None on others is a union
-    holding it. `shape` and `dtype` say what an array type would (a 0-d object) so that code
-    asking every value for them works; only the string ops compute on it (runtime.ops.strings).
-    """
+class _ParameterlessKind:
+    """A kind with no parameters (one object per class, its instance): Python objects of one
+    type known when the graph runs. `shape` and `dtype` say what an array type would (a 0-d
+    object) so that code asking every kind for them works."""
 
     __slots__ = ()
     shape = ()
     dtype = np.dtype(object)
     weak = False
-    python_type = str
     ndim = 0
     is_fully_defined = True
+    _text = ""  # its str(), and what its hash is made of
+    _instance: _ParameterlessKind
 
     def __new__(cls):
-        return STR  # one object: the type has no parameters
+        return cls._instance  # one object: the type has no parameters
 
     def __setattr__(self, name, value):
-        raise AttributeError("StrType is immutable")
+        raise AttributeError(f"{type(self).__name__} is immutable")
 
     def __eq__(self, other):
-        return type(other) is StrType
+        return type(other) is type(self)
 
     def __hash__(self):
-        return hash("str")
+        return hash(self._text)
 
     def __repr__(self):
-        return "StrType()"
+        return f"{type(self).__name__}()"
 
     def __str__(self):
-        return "str"
+        return self._text
 
     def strong(self):
         return self
 
     def is_supertype_of(self, other) -> bool:
-        return type(other) is StrType
+        return type(other) is type(self)
 
     def most_specific_common_supertype(self, other):
-        return self if type(other) is StrType else None
+        return self if type(other) is type(self) else None
 
     def accepts_shape(self, shape) -> bool:
         return shape == ()
 
 
+class StrType(_ParameterlessKind):
+    """The type of a Python str known only when the graph runs: text formatted from staged
+    values (an f-string, `str(x)`, `"%d" % n`), joined, or chosen by a staged `if`. A kind of
+    its own: a value that is a str on some paths and a number or None on others is a union
+    holding it. Only the string ops compute on it (runtime.ops.strings)."""
+
+    __slots__ = ()
+    python_type = str
+    _text = "str"
+
+
 STR = object.__new__(StrType)
+StrType._instance = STR
 
 
 def is_str(t) -> bool:
@@ -425,56 +435,21 @@ def is_str(t) -> bool:
     return type(t) is StrType
 
 
-class NoneKind:
+class NoneKind(_ParameterlessKind):
     """The kind of a value that is None on some paths when the graph runs: a name that is None
     before a staged loop sets it (`best = None`), a branch that gives None where the other gives
     a number. Only in a union (`None | f64[]`): a value that is None on every path is the
     Python None itself, never a graph value. Ops compute on it only where eager Python does
     without raising (`x is None`, `==`, truth, str; runtime.registry.OpDef.takes_none); any
-    other op raises on the path where it is None when the graph runs, as eagerly. `shape` and
-    `dtype` say what an array type would (a 0-d object) so that code asking every kind for
-    them works."""
+    other op raises on the path where it is None when the graph runs, as eagerly."""
 
     __slots__ = ()
-    shape = ()
-    dtype = np.dtype(object)
-    weak = False
     python_type = type(None)
-    ndim = 0
-    is_fully_defined = True
-
-    def __new__(cls):
-        return NONE  # one object: the type has no parameters
-
-    def __setattr__(self, name, value):
-        raise AttributeError("NoneKind is immutable")
-
-    def __eq__(self, other):
-        return type(other) is NoneKind
-
-    def __hash__(self):
-        return hash("None")
-
-    def __repr__(self):
-        return "NoneKind()"
-
-    def __str__(self):
-        return "None"
-
-    def strong(self):
-        return self
-
-    def is_supertype_of(self, other) -> bool:
-        return type(other) is NoneKind
-
-    def most_specific_common_supertype(self, other):
-        return self if type(other) is NoneKind else None
-
-    def accepts_shape(self, shape) -> bool:
-        return shape == ()
+    _text = "None"
 
 
 NONE = object.__new__(NoneKind)
+NoneKind._instance = NONE
 
 
 def is_none_kind(t) -> bool:
