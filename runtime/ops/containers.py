@@ -339,7 +339,8 @@ def _iter_more(c, snapshot, i):
 # comparisons of two lists, deques or sets (a set's are subset relations)
 _ORDERING = {name: Method(False, _reads(BOOL)) for name in ("__lt__", "__le__", "__gt__", "__ge__")}
 
-_LIST = {
+# what lists and deques both have
+_SEQUENCE = {
     "append": Method(True, _adds),
     "extend": Method(True, _adds_items),
     "__iadd__": Method(True, _adds_items, lambda c, other: c.extend(other)),
@@ -347,7 +348,6 @@ _LIST = {
     "remove": Method(True, _same),
     "pop": Method(True, _pops),
     "clear": Method(True, _same),
-    "sort": Method(True, _same),
     "reverse": Method(True, _same),
     "__setitem__": Method(True, _sets_item),
     "__delitem__": Method(True, _same),
@@ -359,11 +359,16 @@ _LIST = {
     "copy": Method(False, _same_type),
     "__eq__": Method(False, _reads(BOOL)),
     "__ne__": Method(False, _reads(BOOL)),
+    **_ORDERING,
+}
+
+_LIST = {
+    **_SEQUENCE,
+    "sort": Method(True, _same),
     "__add__": Method(False, _list_add),
     "__radd__": Method(False, _list_add),
     "__mul__": Method(False, _same_type),
     "__rmul__": Method(False, _same_type),
-    **_ORDERING,
     # heapq and bisect, of a list
     "heappush": Method(True, _adds, heapq.heappush),
     "heappop": Method(True, _pops, heapq.heappop),
@@ -379,29 +384,11 @@ _LIST = {
 }
 
 _DEQUE = {
-    "append": Method(True, _adds),
+    **_SEQUENCE,
     "appendleft": Method(True, _adds),
-    "extend": Method(True, _adds_items),
     "extendleft": Method(True, _adds_items),
-    "__iadd__": Method(True, _adds_items, lambda c, other: c.extend(other)),
-    "insert": Method(True, _inserts),
-    "remove": Method(True, _same),
-    "pop": Method(True, _pops),
     "popleft": Method(True, _pops),
-    "clear": Method(True, _same),
     "rotate": Method(True, _same),
-    "reverse": Method(True, _same),
-    "__setitem__": Method(True, _sets_item),
-    "__delitem__": Method(True, _same),
-    "__getitem__": Method(False, _gets_item),
-    "__len__": Method(False, _reads(INT)),
-    "__contains__": Method(False, _reads(BOOL)),
-    "index": Method(False, _reads(INT)),
-    "count": Method(False, _reads(INT)),
-    "copy": Method(False, _same_type),
-    "__eq__": Method(False, _reads(BOOL)),
-    "__ne__": Method(False, _reads(BOOL)),
-    **_ORDERING,
 }
 
 _SET = {
