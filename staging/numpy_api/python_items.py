@@ -20,6 +20,7 @@ from runtime.core_ops import ARG
 from staging.core.recording import record
 from staging.core.tensor import is_symbolic
 from staging.numpy_api.python_values import MAX_ELEMENTS
+from staging.state import concrete_arrays
 
 _CONTAINERS = {list: "list", tuple: "tuple", str: "str", dict: "dict"}
 _LITERALS = (type(None), bool, int, float, str)
@@ -41,7 +42,7 @@ def item(container, key):
     if kind is not None:
         return _container_item(container, kind, key)
     if type(container) is np.ndarray and container.ndim == 1:
-        return record("const", [], {"value": container.copy()})[key]
+        return concrete_arrays.promote(container)[key]
     return None
 
 
