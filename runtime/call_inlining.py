@@ -106,4 +106,9 @@ class _Copier:
         return copy
 
 
-__all__ = ["INLINE_NODES", "inline_calls", "node_count"]
+__all__ = ["INLINE_NODES", "copy_graph", "inline_calls", "node_count"]
+
+
+def copy_graph(graph: Graph) -> Graph:
+    """A copy of `graph` sharing no node or value with it (calls stay calls)."""
+    return _Copier({}).graph(graph, None, None, False)

@@ -10,7 +10,7 @@ import threading
 import numpy as np
 
 from .graph import ListType, Node, Value
-from .registry import INT, STR, AttrKind, one_of, register_op
+from .registry import INT, STR, AttrKind, add_vjps, one_of, register_op
 from .types import (
     NONE,
     PYTHON_SCALAR_DTYPES,
@@ -1088,3 +1088,11 @@ register_op(
     excludes_none=lambda node: (node.inputs[0], True),  # (None is false)
     lower=lambda ctx, node, x: ctx.jnp.asarray(x) != 0,
 )(_truth)
+
+
+def _pass_through(ctx, g, out, x, *rest, **attrs):
+    return (g,) + (None,) * len(rest)
+
+
+# a value seen without its None kind, or as the Python number it is: the same number
+add_vjps({"not_none": _pass_through, "python_number": _pass_through})

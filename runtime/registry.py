@@ -530,3 +530,10 @@ INT = AttrKind("an int", _is_int)
 STR = AttrKind("a string", lambda v: type(v) is str)
 FLOAT = AttrKind("a float", lambda v: type(v) is float)
 LITERAL = NONE | BOOL | INT | STR | FLOAT  # a Python literal
+
+
+def add_vjps(rules: dict[str, Callable]) -> None:
+    """Gives each op named in `rules` its vector-Jacobian product (OpDef.vjp): called by an op
+    module, beside its ops, once they are registered."""
+    for name, rule in rules.items():
+        _REGISTRY[name] = dataclasses.replace(get_op(name), vjp=rule)

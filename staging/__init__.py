@@ -45,6 +45,7 @@ from staging.functions.function import (
     run_functions_eagerly,
 )
 from staging.functions.retracing import RetracingWarning
+from staging.gradients import grad, stop_gradient, value_and_grad
 from staging.saving import LoadedFunction, load, save
 from staging.state.tensor_array import TensorArray
 from staging.state.variables import Variable
@@ -120,6 +121,7 @@ __all__ = [
     "enable_traceback_filtering",
     "errors",
     "function",
+    "grad",
     "functions_run_eagerly",
     "get_optimizer_options",
     "is_symbolic",
@@ -131,5 +133,7 @@ __all__ = [
     "save",
     "load",
     "set_optimizer_options",
+    "stop_gradient",
+    "value_and_grad",
     "while_loop",
 ]

@@ -100,3 +100,9 @@ class SaveError(StagingError, ValueError):
 class LoadError(StagingError, ValueError):
     """staging.load rejects a file: not a saved function, a version it does not read, or content
     that fails a check (corrupted, truncated or hostile). Nothing from the file has run."""
+
+
+class GradientError(StagingError, TypeError):
+    """A gradient that cannot be computed: an op on the path from the sources to the target
+    without a gradient rule (named, with the user's line), a target that is not a float scalar,
+    or a target that no source reaches."""

@@ -159,6 +159,7 @@ STAGING_LAYERS = (
     "effects",
     "numpy_api",
     "functions",
+    "gradients",
     "saving",
 )
 

@@ -6,6 +6,7 @@ from . import (  # noqa: F401  (imported to register their ops)
     creation,
     elementwise,
     fft,
+    gradient_ops,
     indexing,
     linalg,
     matrices,

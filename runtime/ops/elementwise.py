@@ -11,6 +11,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..registry import register_op
+from . import ufunc_derivatives
 from ..types import (
     NONE,
     PYTHON_SCALAR_DTYPES,
@@ -613,6 +614,11 @@ setattr(
     _division_suspect, "reads", (1,)
 )  # (the inputs it reads: a literal divisor is never suspect)
 _declare("floor_divide remainder fmod divmod", lower_suspect=_division_suspect)
+
+
+for _name, _rule in ufunc_derivatives.RULES.items():
+    if _name in UFUNCS or _name in ("pow", "mul"):
+        _declare(_name, vjp=_rule)
 
 
 _KERNEL_ON_SCALARS = (

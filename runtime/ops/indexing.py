@@ -17,7 +17,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..registry import register_op
+from ..registry import add_vjps, register_op
+from . import shape_derivatives
 from ..types import TensorType
 from ._rules import check_type, dtype_of, dummy, fmt_shape, is_weak, shape_of
 from .elementwise import broadcast
@@ -480,3 +481,6 @@ def _lower_setitem(ctx, node, x, value, *inputs, index):
 )
 def setitem(x, value, *inputs, index):
     return make_setitem_kernel(index)(x, value, *inputs)
+
+
+add_vjps(shape_derivatives.INDEXING_RULES)

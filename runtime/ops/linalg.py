@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import register_op
+from ..registry import add_vjps, register_op
+from . import shape_derivatives
 from ..types import TensorType
 from ._rules import check_type, dummy, fmt_shape, known_prod, result_dtype, shape_of
 from .elementwise import broadcast
@@ -154,3 +155,6 @@ def einsum_infer(*operands, subscripts):
 )
 def einsum(*operands, subscripts):
     return np.einsum(subscripts, *operands)
+
+
+add_vjps(shape_derivatives.PRODUCT_RULES)

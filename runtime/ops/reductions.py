@@ -6,7 +6,8 @@ import functools
 
 import numpy as np
 
-from ..registry import register_op
+from ..registry import add_vjps, register_op
+from . import reduction_derivatives
 from ..types import TensorType
 from ._rules import (
     check_type,
@@ -198,3 +199,6 @@ def sort(x, axis=-1, kind=None, stable=None):
 @register_op("argsort", infer=_sort_infer(np.argsort), doc="np.argsort(x, axis, kind, stable)")
 def argsort(x, axis=-1, kind=None, stable=None):
     return np.argsort(x, axis=axis, kind=kind, stable=stable)
+
+
+add_vjps(reduction_derivatives.RULES)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import register_op
+from ..registry import add_vjps, register_op
+from . import shape_derivatives
 from ..types import TensorType, may_be_python_number
 from ._rules import (
     DYNAMIC_SHAPE,
@@ -585,3 +586,6 @@ def trace_infer(x, offset=0, axis1=0, axis2=1, dtype=None):
 @register_op("trace", infer=trace_infer, doc="np.trace(x, offset, axis1, axis2, dtype)")
 def trace(x, offset=0, axis1=0, axis2=1, dtype=None):
     return np.trace(x, offset, axis1, axis2, dtype=dtype)
+
+
+add_vjps(shape_derivatives.SHAPE_RULES)

@@ -1,0 +1,87 @@
+"""Vector-Jacobian products of reductions and scans (OpDef.vjp; the rule convention is
+runtime.ops.ufunc_derivatives').
+
+A reduction's cotangent is broadcast back over the reduced axes (`ctx.broadcast_like`, which
+reads shapes when the graph runs). max/min send it to the first element equal to the result
+along the reduced axis, the one np.argmax/np.argmin picks; over several axes at once it is
+split among the equal elements.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _axes(ctx, x, axis) -> tuple:
+    nd = ctx.ndim(x)
+    if axis is None:
+        return tuple(range(nd))
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    return tuple(sorted(a % nd for a in axes)) if nd else ()
+
+
+def _spread(ctx, g, x, axis, keepdims):
+    """The cotangent `g` of a reduction of `x` over `axis`, broadcast back to x's shape."""
+    axes = _axes(ctx, x, axis)
+    if not keepdims and axes:
+        g = np.expand_dims(g, axes)
+    return ctx.broadcast_like(g, x)
+
+
+def _sum(ctx, g, out, x, axis=None, keepdims=False, dtype=None):
+    return (_spread(ctx, g, x, axis, keepdims),)
+
+
+def _mean(ctx, g, out, x, axis=None, keepdims=False, dtype=None):
+    return (_spread(ctx, g, x, axis, keepdims) / ctx.count(x, out),)
+
+
+def _prod(ctx, g, out, x, axis=None, keepdims=False, dtype=None):
+    return (_spread(ctx, g * out, x, axis, keepdims) / x,)
+
+
+def _extreme(ctx, g, out, x, axis=None, keepdims=False):
+    equal = x == _spread(ctx, out, x, axis, keepdims)
+    axes = _axes(ctx, x, axis)
+    if len(axes) == 1:  # the first equal element along the axis
+        chosen = equal & (np.cumsum(equal, axis=axes[0]) == 1)
+    elif len(axes) == ctx.ndim(x) and axes:  # the first in C order: the flat array's
+        flat = np.reshape(equal, (-1,))
+        chosen = ctx.reshape_like(flat & (np.cumsum(flat) == 1), x)
+    else:
+        share = _spread(ctx, np.sum(equal, axis=axes, keepdims=keepdims), x, axis, keepdims)
+        return (_spread(ctx, g, x, axis, keepdims) * equal / share,)
+    return (_spread(ctx, g, x, axis, keepdims) * chosen,)
+
+
+def _var(ctx, g, out, x, axis=None, keepdims=False, dtype=None, ddof=0):
+    centred = x - np.mean(x, axis=_axes(ctx, x, axis) or None, keepdims=True)
+    scale = 2.0 / (ctx.count(x, out) - ddof)
+    return (_spread(ctx, g, x, axis, keepdims) * centred * scale,)
+
+
+def _std(ctx, g, out, x, axis=None, keepdims=False, dtype=None, ddof=0):
+    return _var(ctx, g / (2.0 * out), out, x, axis, keepdims, dtype, ddof)
+
+
+def _reversed(x, axis):
+    return x[(slice(None),) * axis + (slice(None, None, -1),)]
+
+
+def _cumsum(ctx, g, out, x, axis=None, dtype=None):
+    if axis is None:
+        return (ctx.reshape_like(_reversed(np.cumsum(_reversed(g, 0)), 0), x),)
+    axis = axis % ctx.ndim(x)
+    return (_reversed(np.cumsum(_reversed(g, axis), axis=axis), axis),)
+
+
+RULES = {
+    "sum": _sum,
+    "mean": _mean,
+    "prod": _prod,
+    "max": _extreme,
+    "min": _extreme,
+    "var": _var,
+    "std": _std,
+    "cumsum": _cumsum,
+}

@@ -1,0 +1,208 @@
+"""Vector-Jacobian products of NumPy's elementwise functions (OpDef.vjp of the ufunc ops).
+
+A rule is `vjp(ctx, g, out, *inputs) -> one cotangent per input` (None: none flows there). It
+computes with NumPy's functions and operators on whatever it is given: symbolic tensors while a
+gradient is traced (so the gradient is a graph, and can be differentiated again). `ctx`
+(staging.gradients.rules.RuleContext) undoes broadcasts (`ctx.sum_to`), records graph ops, and
+says which inputs want a cotangent (`ctx.wants(i)`: a rule computes only those, so that no
+term the gradient does not need can warn or make a NaN).
+
+Functions that are piecewise constant (floor, sign, comparisons...) have a zero derivative
+wherever they have one; their rule gives zeros, as JAX does. Ties of maximum/minimum split the
+cotangent in two, as JAX does.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def _unary(derivative):
+    """The rule of f(x) whose derivative is `derivative(x, out)`."""
+
+    def vjp(ctx, g, out, x):
+        return (g * derivative(x, out),)
+
+    return vjp
+
+
+def _zero(ctx, g, out, *inputs):
+    return tuple(ctx.zeros_like(x) if ctx.wants(i) else None for i, x in enumerate(inputs))
+
+
+def _two(dx, dy):
+    """The rule of f(x, y) with partial derivatives dx(x, y, out), dy(x, y, out), each
+    computed only when its input wants a cotangent, and summed back over broadcast axes."""
+
+    def vjp(ctx, g, out, x, y):
+        gx = ctx.sum_to(g * dx(x, y, out), x) if ctx.wants(0) else None
+        gy = ctx.sum_to(g * dy(x, y, out), y) if ctx.wants(1) else None
+        return gx, gy
+
+    return vjp
+
+
+def _add(ctx, g, out, x, y):
+    return (ctx.sum_to(g, x) if ctx.wants(0) else None, ctx.sum_to(g, y) if ctx.wants(1) else None)
+
+
+def _subtract(ctx, g, out, x, y):
+    return (ctx.sum_to(g, x) if ctx.wants(0) else None, ctx.sum_to(-g, y) if ctx.wants(1) else None)
+
+
+def _multiply(ctx, g, out, x, y):
+    return (
+        ctx.sum_to(g * y, x) if ctx.wants(0) else None,
+        ctx.sum_to(g * x, y) if ctx.wants(1) else None,
+    )
+
+
+def _divide(ctx, g, out, x, y):
+    return (
+        ctx.sum_to(g / y, x) if ctx.wants(0) else None,
+        ctx.sum_to(-g * out / y, y) if ctx.wants(1) else None,
+    )
+
+
+def _power(ctx, g, out, x, y):
+    gx = gy = None
+    if ctx.wants(0):
+        gx = ctx.sum_to(g * y * np.power(x, y - 1), x)
+    if ctx.wants(1):
+        # x ** y = exp(y log x): where x is 0 the derivative in y is 0 (JAX's convention)
+        safe = np.where(x == 0, 1.0, x)
+        gy = ctx.sum_to(g * np.where(x == 0, 0.0, out * np.log(safe)), y)
+    return gx, gy
+
+
+def _split(pick_x):
+    """maximum/minimum: the cotangent goes to the input chosen; a tie splits it in two."""
+
+    def vjp(ctx, g, out, x, y):
+        chosen_x = pick_x(x, y)
+        tie = x == y
+        weight = np.where(tie, 0.5, np.where(chosen_x, 1.0, 0.0))
+        gx = ctx.sum_to(g * weight, x) if ctx.wants(0) else None
+        gy = ctx.sum_to(g * (1.0 - weight), y) if ctx.wants(1) else None
+        return gx, gy
+
+    return vjp
+
+
+def _matmul(ctx, g, out, x, y):
+    """out = x @ y, with NumPy's rules for 1-d operands and broadcast batch dimensions."""
+    xd, yd = ctx.ndim(x), ctx.ndim(y)
+    gx = gy = None
+    if xd == 1 and yd == 1:
+        gx = g * y if ctx.wants(0) else None
+        gy = g * x if ctx.wants(1) else None
+        return gx, gy
+    if ctx.wants(0):
+        if yd == 1:
+            gx = g[..., None] * y
+        elif xd == 1:
+            gx = ctx.sum_to(np.matmul(y, g[..., None])[..., 0], x)
+        else:
+            gx = ctx.sum_to(np.matmul(g, np.swapaxes(y, -1, -2)), x)
+    if ctx.wants(1):
+        if xd == 1:
+            gy = ctx.sum_to(x[:, None] * g[..., None, :], y)
+        elif yd == 1:
+            gy = ctx.sum_to(np.matmul(np.swapaxes(x, -1, -2), g[..., None])[..., 0], y)
+        else:
+            gy = ctx.sum_to(np.matmul(np.swapaxes(x, -1, -2), g), y)
+    return gx, gy
+
+
+def _remainder(ctx, g, out, x, y):
+    return (
+        ctx.sum_to(g, x) if ctx.wants(0) else None,
+        ctx.sum_to(-g * np.floor_divide(x, y), y) if ctx.wants(1) else None,
+    )
+
+
+def _fmod(ctx, g, out, x, y):
+    return (
+        ctx.sum_to(g, x) if ctx.wants(0) else None,
+        ctx.sum_to(-g * np.trunc(x / y), y) if ctx.wants(1) else None,
+    )
+
+
+def _modf(ctx, g, out, x):
+    fraction, _ = g
+    return (fraction if fraction is not None else ctx.zeros_like(x),)
+
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+
+RULES = {
+    "add": _add,
+    "subtract": _subtract,
+    "multiply": _multiply,
+    "mul": _multiply,
+    "divide": _divide,
+    "power": _power,
+    "pow": _power,
+    "float_power": _power,
+    "matmul": _matmul,
+    "maximum": _split(lambda x, y: x > y),
+    "minimum": _split(lambda x, y: x < y),
+    "fmax": _split(lambda x, y: (x > y) | np.isnan(y)),
+    "fmin": _split(lambda x, y: (x < y) | np.isnan(y)),
+    "remainder": _remainder,
+    "fmod": _fmod,
+    "modf": _modf,
+    "negative": lambda ctx, g, out, x: (-g,),
+    "positive": lambda ctx, g, out, x: (g,),
+    "conjugate": lambda ctx, g, out, x: (np.conjugate(g),),
+    "absolute": _unary(lambda x, out: np.sign(x)),
+    "fabs": _unary(lambda x, out: np.sign(x)),
+    "exp": _unary(lambda x, out: out),
+    "exp2": _unary(lambda x, out: out * _LN2),
+    "expm1": _unary(lambda x, out: out + 1.0),
+    "log": _unary(lambda x, out: 1.0 / x),
+    "log2": _unary(lambda x, out: 1.0 / (x * _LN2)),
+    "log10": _unary(lambda x, out: 1.0 / (x * _LN10)),
+    "log1p": _unary(lambda x, out: 1.0 / (x + 1.0)),
+    "sqrt": _unary(lambda x, out: 0.5 / out),
+    "cbrt": _unary(lambda x, out: 1.0 / (3.0 * out * out)),
+    "square": _unary(lambda x, out: 2.0 * x),
+    "reciprocal": _unary(lambda x, out: -(out * out)),
+    "sin": _unary(lambda x, out: np.cos(x)),
+    "cos": _unary(lambda x, out: -np.sin(x)),
+    "tan": _unary(lambda x, out: 1.0 + out * out),
+    "arcsin": _unary(lambda x, out: 1.0 / np.sqrt(1.0 - x * x)),
+    "arccos": _unary(lambda x, out: -1.0 / np.sqrt(1.0 - x * x)),
+    "arctan": _unary(lambda x, out: 1.0 / (1.0 + x * x)),
+    "sinh": _unary(lambda x, out: np.cosh(x)),
+    "cosh": _unary(lambda x, out: np.sinh(x)),
+    "tanh": _unary(lambda x, out: 1.0 - out * out),
+    "arcsinh": _unary(lambda x, out: 1.0 / np.sqrt(x * x + 1.0)),
+    "arccosh": _unary(lambda x, out: 1.0 / np.sqrt(x * x - 1.0)),
+    "arctanh": _unary(lambda x, out: 1.0 / (1.0 - x * x)),
+    "deg2rad": _unary(lambda x, out: math.pi / 180.0),
+    "radians": _unary(lambda x, out: math.pi / 180.0),
+    "rad2deg": _unary(lambda x, out: 180.0 / math.pi),
+    "degrees": _unary(lambda x, out: 180.0 / math.pi),
+    "arctan2": _two(
+        lambda y, x, out: x / (x * x + y * y), lambda y, x, out: -y / (x * x + y * y)
+    ),
+    "hypot": _two(lambda x, y, out: x / out, lambda x, y, out: y / out),
+    "logaddexp": _two(lambda x, y, out: np.exp(x - out), lambda x, y, out: np.exp(y - out)),
+    "logaddexp2": _two(
+        lambda x, y, out: np.exp2(x - out), lambda x, y, out: np.exp2(y - out)
+    ),
+    "copysign": _two(
+        lambda x, y, out: np.sign(x) * np.sign(out), lambda x, y, out: 0.0 * x
+    ),
+    "ldexp": _two(lambda x, y, out: np.exp2(y), lambda x, y, out: 0.0 * x),
+}
+for _name in (
+    "floor ceil rint trunc fix sign heaviside nextafter spacing floor_divide "
+    "isfinite isinf isnan signbit"
+).split():
+    RULES[_name] = _zero
+del _name

@@ -1,0 +1,7 @@
+"""Reverse-mode gradients of staged functions (staging.grad, staging.value_and_grad,
+staging.stop_gradient): a gradient is a graph made by replaying a function's graph and adding
+each op's vector-Jacobian product (OpDef.vjp) in reverse order."""
+
+from staging.gradients.api import GradientFunction, grad, stop_gradient, value_and_grad
+
+__all__ = ["GradientFunction", "grad", "stop_gradient", "value_and_grad"]

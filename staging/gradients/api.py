@@ -1,0 +1,159 @@
+"""staging.grad, staging.value_and_grad and staging.stop_gradient.
+
+`grad(f)` is a staging.Function like any other: each call traces, once per input signature,
+a graph that runs f's graph forward and then its vector-Jacobian product
+(staging.gradients.reverse), so it is inspectable, savable, compiled with jit_compile=True and
+differentiable again (`grad(grad(f))`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from staging import errors
+from staging.core import nest
+from staging.core.recording import record
+from staging.core.tensor import Tensor
+from staging.functions.function import Function, function
+from staging.functions.trace_key import bind, flat_tensors
+from staging.gradients.reverse import Reverse, _as_gradient, differentiable
+from staging.gradients.rules import float_dtype, shape_of, type_of
+
+
+def grad(f, argnums=0, has_aux=False):
+    """The gradient of `f` (returning a float scalar) with respect to its argument(s) `argnums`.
+
+    Returns a staging.Function; calling it returns one gradient per argument in `argnums` (an
+    int: that argument's; a tuple: a tuple), each shaped as its argument (nested arguments:
+    the same structure), of its float dtype; None for an integer or bool argument. With
+    `has_aux`, f returns (target, aux) and the result is (gradient, aux)."""
+    return _gradient_function(f, argnums, has_aux, with_value=False)
+
+
+def value_and_grad(f, argnums=0, has_aux=False):
+    """As `grad`, returning (f's value, gradient); with `has_aux`, ((target, aux), gradient)."""
+    return _gradient_function(f, argnums, has_aux, with_value=True)
+
+
+def stop_gradient(x):
+    """x itself, through which no gradient flows (outside a trace: x)."""
+    if isinstance(x, Tensor):
+        return record("stop_gradient", [x])
+    return x
+
+
+class GradientFunction(Function):
+    """A gradient's Function: Python numbers passed as differentiated arguments become float64
+    NumPy values (a gradient is taken with respect to a value the graph reads when it runs, and
+    the trace is not made again for each number)."""
+
+    def __init__(self, body, argnums: tuple, name: str):
+        super().__init__(body, autograph=False, name=name)
+        self._argnums = argnums
+
+    def _as_arrays(self, args: tuple) -> tuple:
+        return tuple(
+            np.float64(a) if i in self._argnums and type(a) in (float, int) else a
+            for i, a in enumerate(args)
+        )
+
+    def __call__(self, *args, **kwargs):
+        return super().__call__(*self._as_arrays(args), **kwargs)
+
+    def get_concrete_function(self, *args, **kwargs):
+        return super().get_concrete_function(*self._as_arrays(args), **kwargs)
+
+
+def _argnum_tuple(argnums) -> tuple:
+    if isinstance(argnums, int):
+        return (argnums,)
+    if isinstance(argnums, (tuple, list)) and all(isinstance(a, int) for a in argnums):
+        return tuple(argnums)
+    raise TypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
+
+
+def _gradient_function(f, argnums, has_aux: bool, with_value: bool) -> GradientFunction:
+    forward = f if isinstance(f, Function) else function(f)
+    positions = _argnum_tuple(argnums)
+    name = getattr(forward, "__name__", "f")
+
+    def gradient(*args, **kwargs):
+        for i in positions:
+            if i >= len(args):
+                raise TypeError(
+                    f"grad of {name}: argnums={argnums!r}, but it was called with {len(args)} "
+                    f"positional argument(s)"
+                )
+        cf = forward.get_concrete_function(*args, **kwargs)
+        bound = bind(cf._signature, args, kwargs, cf.name)
+        flat = flat_tensors(bound)
+        offsets = _offsets(bound[0])
+        sources = {
+            cf.graph.inputs[k] for i in positions for k in range(offsets[i], offsets[i + 1])
+        }
+        reverse = Reverse(cf.graph, flat, sources)
+        result = cf._pack(tuple(reverse.outputs))
+        target, aux = (result[0], result[1]) if has_aux else (result, None)
+        target_value = _target(cf, reverse, target, name, has_aux)
+        seed = np.ones_like(target, dtype=float_dtype(target))
+        found = reverse.backward({target_value: seed})
+        grads = tuple(
+            _argument_gradient(bound[0][i], cf.graph.inputs[offsets[i] : offsets[i + 1]], found)
+            for i in positions
+        )
+        grads_out = grads[0] if isinstance(argnums, int) else grads
+        if with_value:
+            return (result if has_aux else target), grads_out
+        return (grads_out, aux) if has_aux else grads_out
+
+    gradient.__name__ = gradient.__qualname__ = f"grad_{name}"
+    gradient.__doc__ = f"The gradient of {name} with respect to argument(s) {argnums!r}."
+    return GradientFunction(gradient, positions, f"grad_{name}")
+
+
+def _offsets(args: tuple) -> list:
+    """offsets[i]: the position of positional argument i's first graph input."""
+    out = [0]
+    for a in args:
+        out.append(out[-1] + len(flat_tensors(a)))
+    return out
+
+
+def _target(cf, reverse: Reverse, target, name: str, has_aux: bool):
+    """The graph output differentiated: a float scalar a source reaches."""
+    what = f"the target of grad({name})" + (" (the first of what it returns)" if has_aux else "")
+    if not isinstance(target, Tensor):
+        raise errors.GradientError(
+            f"{what} is {target!r}, a value known while tracing, which no argument reaches"
+        )
+    t = type_of(target)
+    if not differentiable(t):
+        raise errors.GradientError(f"{what} is {t}, not a float: it has no gradient")
+    if shape_of(target) != ():
+        raise errors.GradientError(
+            f"{what} must be a scalar, not {t}; reduce it (np.sum, np.mean) first"
+        )
+    value = cf.graph.outputs[0]
+    if value not in reverse.active:
+        raise errors.GradientError(
+            f"{what} does not depend on the argument(s) differentiated: no gradient reaches it"
+        )
+    return value
+
+
+def _argument_gradient(arg, inputs, found: dict):
+    """The gradient of one argument: its structure, a gradient per array leaf (zeros where the
+    target does not depend on it; None for an integer or bool leaf or a Python value)."""
+    leaves = nest.flatten(arg)
+    values = iter(inputs)
+    grads = []
+    for leaf in leaves:
+        if not isinstance(leaf, (Tensor, np.ndarray, np.generic)):
+            grads.append(None)
+            continue
+        v = next(values)
+        if not differentiable(v.type):
+            grads.append(None)
+            continue
+        grads.append(_as_gradient(found.get(v), leaf))
+    return nest.pack_as(arg, grads) if not nest.is_leaf(arg) else grads[0]

@@ -1,0 +1,301 @@
+"""Reverse mode over a traced graph: replay its nodes into the trace being made, then add the
+nodes of its vector-Jacobian product.
+
+`Reverse(graph, inputs, active)` puts the nodes of `graph` (a staged function's graph, or the
+subgraph of a cond or loop) into the current trace, reading `inputs`, and keeps the symbolic
+value of every node output. `backward(cotangents)` then adds, node by node in reverse order,
+each node's rule (OpDef.vjp) applied to its output cotangents, and returns the cotangents of
+the inputs that are `active` (differentiated).
+
+Control flow:
+- `cond`: the backward pass is a cond on the same predicate whose branches replay the branch
+  that ran and differentiate it (its values are recomputed, not kept).
+- `while_loop`: while the loop runs forward, each iteration's loop variables are appended to
+  staged lists (memory: iterations x loop state). The backward pass is a loop counting the
+  iterations down, which reads the state an iteration began with, replays that iteration's
+  body and applies its vector-Jacobian product. Loops whose trip count depends on the data,
+  `break` and early `return` (loop variables like any other) need nothing more.
+- `call` of another staged function: its graph is replayed and differentiated in place.
+Only nodes on a path from an active input to an output with a cotangent are differentiated;
+an op there without a rule raises GradientError naming the op and the user's line.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime import Node, TensorType, Value
+from runtime.call_inlining import copy_graph
+from runtime.graph import Graph
+from runtime.registry import get_op
+from runtime.types import ListType, kinds
+from staging import errors
+from staging.control_flow import cond as staged_cond
+from staging.control_flow import while_loop as staged_while
+from staging.core.recording import current_graph
+from staging.core.tensor import Tensor, symbolic
+from staging.gradients.rules import RuleContext, float_dtype, where_of
+from staging.state.tensor_array import TensorArray
+
+
+def differentiable(t) -> bool:
+    """A value of type `t` has a gradient: a float (or complex) on some path."""
+    if isinstance(t, (bool, int)):
+        return False
+    if isinstance(t, float):
+        return True
+    return any(
+        isinstance(k, TensorType) and (k.dtype.kind in "fc" or (k.weak and k.python_type is float))
+        for k in kinds(t)
+    )
+
+
+def _type(v):
+    return v.type if isinstance(v, Value) else v
+
+
+def _lookup(env: dict, v):
+    return env[v] if isinstance(v, Value) else v
+
+
+def _add(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+class Reverse:
+    """One graph replayed into the current trace, ready to be differentiated."""
+
+    def __init__(self, graph: Graph, inputs: list, active: set):
+        self.graph = graph
+        self.env: dict = dict(zip(graph.inputs, inputs))
+        self.active: set = {v for v in graph.inputs if v in active and differentiable(v.type)}
+        self.loops: dict = {}  # id(while node) -> (trip count, TensorArrays of its state)
+        self.calls: dict = {}  # id(call node) -> the Reverse of the called graph
+        for node in graph.nodes:
+            self._forward(node)
+
+    @property
+    def outputs(self) -> list:
+        return [_lookup(self.env, v) for v in self.graph.outputs]
+
+    # -- forward -------------------------------------------------------------------
+    def _is_active(self, node: Node) -> bool:
+        return any(isinstance(v, Value) and v in self.active for v in node.inputs)
+
+    def _forward(self, node: Node) -> None:
+        active = self._is_active(node)
+        opdef = get_op(node.op)
+        if active and opdef.called_graph is not None:
+            outs = self._forward_call(node, opdef.called_graph(node))
+        elif active and node.op == "while_loop":
+            outs = self._forward_loop(node)
+        else:
+            outs = self._copy(node)
+        for v, out in zip(node.outputs, outs):
+            self.env[v] = out
+            if active and differentiable(v.type):
+                self.active.add(v)
+
+    def _copy(self, node: Node) -> list:
+        fg = current_graph()
+        inputs = [fg.value_of(x) if isinstance(x, Tensor) else x for x in self._inputs(node)]
+        subgraphs = {label: copy_graph(g) for label, g in node.subgraphs.items()}
+        copy = Node(
+            node.op,
+            inputs,
+            node.attrs,
+            [v.type for v in node.outputs],
+            node.location,
+            subgraphs,
+        )
+        if node.scope is not None:
+            copy.set_scope(node.scope)
+        if node._stateful:
+            copy.keep_in_place()
+        fg.graph.add_node(copy)
+        return [symbolic(fg, v) for v in copy.outputs]
+
+    def _inputs(self, node: Node) -> list:
+        return [_lookup(self.env, v) for v in node.inputs]
+
+    def _forward_call(self, node: Node, graph: Graph) -> list:
+        active = {g for g, v in zip(graph.inputs, node.inputs) if v in self.active}
+        inner = Reverse(graph, self._inputs(node), active)
+        self.calls[id(node)] = inner
+        return inner.outputs
+
+    def _forward_loop(self, node: Node) -> list:
+        """The loop, run with each iteration's loop variables appended to staged lists."""
+        nvars = node.attrs["num_loop_vars"]
+        inputs = self._inputs(node)
+        inits, captures = inputs[:nvars], inputs[nvars:]
+        test, body = node.subgraphs["cond"], node.subgraphs["body"]
+        for v in node.outputs:
+            if any(isinstance(k, ListType) for k in kinds(v.type)):
+                raise errors.GradientError(
+                    f"{where_of(node)}no gradient through a loop that changes a staged list "
+                    f"(not supported yet); build an array instead"
+                )
+        stacks = tuple(_stack_for(v.type) for v in node.outputs)
+
+        def go_on(count, saved, *values):
+            return Reverse(test, list(values) + captures, set()).outputs[0]
+
+        def step(count, saved, *values):
+            saved = tuple(s.write(count, x) for s, x in zip(saved, values))
+            after = Reverse(body, list(values) + captures, set()).outputs
+            return (count + 1, saved, *after)
+
+        count, saved, *finals = staged_while(go_on, step, (np.int64(0), stacks, *inits))
+        self.loops[id(node)] = (count, saved)
+        return finals
+
+    # -- backward ------------------------------------------------------------------
+    def backward(self, cotangents: dict) -> dict:
+        """{input Value: cotangent} for the active inputs, given {output Value: cotangent}."""
+        cts: dict = {}
+        for v, ct in cotangents.items():
+            if isinstance(v, Value) and ct is not None:
+                cts[v] = _add(cts.get(v), ct)
+        for node in reversed(self.graph.nodes):
+            out_cts = [cts.pop(v, None) for v in node.outputs]
+            if all(ct is None for ct in out_cts) or not self._is_active(node):
+                continue
+            wanted = [isinstance(v, Value) and v in self.active for v in node.inputs]
+            for v, ct in zip(node.inputs, self._node_vjp(node, out_cts, wanted)):
+                if ct is not None and isinstance(v, Value) and v in self.active:
+                    cts[v] = _add(cts.get(v), ct)
+        return {v: cts.get(v) for v in self.graph.inputs if v in self.active}
+
+    def _node_vjp(self, node: Node, out_cts: list, wanted: list) -> tuple:
+        if id(node) in self.calls:
+            inner = self.calls[id(node)]
+            found = inner.backward(dict(zip(inner.graph.outputs, out_cts)))
+            return tuple(found.get(v) for v in inner.graph.inputs)
+        if node.op == "cond":
+            return self._cond_vjp(node, out_cts, wanted)
+        if node.op == "while_loop":
+            return self._loop_vjp(node, out_cts, wanted)
+        rule = get_op(node.op).vjp
+        if rule is None:
+            raise errors.GradientError(
+                f"{where_of(node)}{node.op} has no gradient rule, and a value differentiated "
+                f"flows through it; compute it another way, or mark it with "
+                f"staging.stop_gradient(...) if no gradient should flow through it"
+            )
+        inputs = self._inputs(node)
+        outs = [self.env[v] for v in node.outputs]
+        filled = [
+            ct if ct is not None else _zeros(v, out)
+            for ct, v, out in zip(out_cts, node.outputs, outs)
+        ]
+        ctx = RuleContext(node, wanted)
+        single = get_op(node.op).num_outputs == 1
+        result = rule(
+            ctx,
+            filled[0] if single else tuple(out_cts),
+            outs[0] if single else tuple(outs),
+            *inputs,
+            **node.attrs,
+        )
+        return tuple(result)
+
+    def _cond_vjp(self, node: Node, out_cts: list, wanted: list) -> tuple:
+        pred, *operands = self._inputs(node)
+        outs = [self.env[v] for v in node.outputs]
+        seeds = [
+            ct if ct is not None or not differentiable(v.type) else _zeros(v, out)
+            for ct, v, out in zip(out_cts, node.outputs, outs)
+        ]
+        positions = [i for i, w in enumerate(wanted[1:]) if w]
+
+        def branch(label: str):
+            def run():
+                graph = node.subgraphs[label]
+                active = {graph.inputs[i] for i in positions}
+                inner = Reverse(graph, operands, active)
+                found = inner.backward(dict(zip(graph.outputs, seeds)))
+                return tuple(
+                    _as_gradient(found.get(graph.inputs[i]), operands[i]) for i in positions
+                )
+
+            return run
+
+        grads = staged_cond(pred, branch("then"), branch("else"))
+        result: list = [None] * len(node.inputs)
+        for i, g in zip(positions, grads):
+            result[i + 1] = g
+        return tuple(result)
+
+    def _loop_vjp(self, node: Node, out_cts: list, wanted: list) -> tuple:
+        nvars = node.attrs["num_loop_vars"]
+        inputs = self._inputs(node)
+        captures = inputs[nvars:]
+        body = node.subgraphs["body"]
+        count, saved = self.loops[id(node)]
+        outs = [self.env[v] for v in node.outputs]
+        variables = [i for i in range(nvars) if differentiable(node.outputs[i].type)]
+        caps = [j for j in range(len(captures)) if wanted[nvars + j]]
+        seeds = tuple(
+            _as_gradient(out_cts[i], outs[i]) if out_cts[i] is not None else _zeros_of(outs[i])
+            for i in variables
+        )
+        cap_zeros = tuple(_zeros_of(captures[j]) for j in caps)
+
+        def go_on(k, var_cts, cap_cts):
+            return k > 0
+
+        def step(k, var_cts, cap_cts):
+            k = k - 1
+            values = [s.read(k) for s in saved]
+            active = {body.inputs[i] for i in variables} | {body.inputs[nvars + j] for j in caps}
+            inner = Reverse(body, values + captures, active)
+            found = inner.backward(dict(zip([body.outputs[i] for i in variables], var_cts)))
+            new_vars = tuple(
+                _as_gradient(found.get(body.inputs[i]), outs[i], zero_of=values[i])
+                for i in variables
+            )
+            new_caps = tuple(
+                _add(c, _as_gradient(found.get(body.inputs[nvars + j]), captures[j], skip=True))
+                for c, j in zip(cap_cts, caps)
+            )
+            return k, new_vars, new_caps
+
+        _, var_cts, cap_cts = staged_while(go_on, step, (count, seeds, cap_zeros))
+        result: list = [None] * len(node.inputs)
+        for i, g in zip(variables, var_cts):
+            if wanted[i]:
+                result[i] = g
+        for j, g in zip(caps, cap_cts):
+            result[nvars + j] = g
+        return tuple(result)
+
+
+def _stack_for(t) -> TensorArray:
+    """An empty staged list for the values of a loop variable of type `t`."""
+    array_kinds = [k for k in kinds(t) if isinstance(k, TensorType)]
+    dtype = np.result_type(*[k.strong().dtype for k in array_kinds]) if array_kinds else None
+    return TensorArray(dtype=dtype, size=0, dynamic_size=True)
+
+
+def _zeros(v: Value, out):
+    return _zeros_of(out) if differentiable(v.type) else None
+
+
+def _zeros_of(x):
+    return np.zeros_like(x, dtype=float_dtype(x))
+
+
+def _as_gradient(g, x, zero_of=None, skip=False):
+    """g as the gradient of x: x's float dtype and shape; zeros where none flowed (None with
+    `skip`)."""
+    if g is None:
+        return None if skip else _zeros_of(zero_of if zero_of is not None else x)
+    dtype = float_dtype(x)
+    if np.result_type(g) != dtype:
+        g = np.asarray(g).astype(dtype) if not isinstance(g, Tensor) else g.astype(dtype)
+    return g

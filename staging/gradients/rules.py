@@ -1,0 +1,128 @@
+"""What an op's gradient rule (OpDef.vjp) is given besides the values: `RuleContext`.
+
+A rule computes with NumPy on symbolic tensors (so a gradient is an ordinary graph); the
+context adds what NumPy cannot say on them: the static rank and dims of a value, which inputs
+want a cotangent, and the gradient ops that read shapes when the graph runs (undoing a
+broadcast, a reduction, a reshape).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime import TensorType
+from runtime.registry import get_op
+from runtime.types import kinds
+from staging import errors
+from staging.core.recording import record
+from staging.core.tensor import Tensor
+
+
+def type_of(x):
+    """The graph type of a rule's operand: a tensor's, or a Python number itself."""
+    return x._value.type if isinstance(x, Tensor) else x
+
+
+def _array_kind(x) -> TensorType | None:
+    t = type_of(x)
+    if isinstance(t, (bool, int, float, complex)):
+        return None
+    for k in kinds(t):
+        if isinstance(k, TensorType):
+            return k
+    return None
+
+
+def shape_of(x) -> tuple | None:
+    """x's static shape (dims None where known only when the graph runs); () for a number."""
+    kind = _array_kind(x)
+    if kind is None:
+        return ()
+    return () if kind.weak else kind.shape
+
+
+def float_dtype(x) -> np.dtype:
+    """The dtype of x's gradient: its own when it is a float, else float64."""
+    kind = _array_kind(x)
+    if kind is None or kind.weak or kind.dtype.kind != "f":
+        return np.dtype(np.float64)
+    return kind.dtype
+
+
+def _static(shape) -> bool:
+    return shape is not None and all(d is not None for d in shape)
+
+
+class RuleContext:
+    """The context of one node's rule: `wants(i)`, shapes, and gradient ops."""
+
+    def __init__(self, node, wanted: list[bool]):
+        self.node = node
+        self._wanted = wanted
+
+    def wants(self, i: int) -> bool:
+        return self._wanted[i]
+
+    # -- static facts ------------------------------------------------------------
+    def ndim(self, x) -> int:
+        return len(shape_of(x))
+
+    def dim(self, x, axis: int):
+        """x.shape[axis]: an int when known while tracing, else a symbolic int."""
+        d = shape_of(x)[axis]
+        return d if d is not None else np.shape(x)[axis]
+
+    def size(self, x):
+        shape = shape_of(x)
+        return int(np.prod(shape, dtype=np.int64)) if _static(shape) else np.size(x)
+
+    def count(self, x, out):
+        """How many elements of x each element of `out` (a reduction of x) stands for."""
+        return self.size(x) / self.size(out)
+
+    # -- gradient ops ----------------------------------------------------------------
+    def op(self, name: str, *inputs, **attrs):
+        return record(name, list(inputs), attrs)
+
+    def _same_shape(self, g, x) -> bool:
+        a, b = shape_of(g), shape_of(x)
+        return _static(a) and a == b
+
+    def sum_to(self, g, x):
+        """g summed back to x's shape (over the axes x was broadcast along)."""
+        if g is None or self._same_shape(g, x):
+            return g
+        return self.op("sum_to_like", g, x)
+
+    def broadcast_like(self, g, x):
+        if self._same_shape(g, x):
+            return g
+        return self.op("broadcast_like", g, x)
+
+    def reshape_like(self, g, x):
+        if self._same_shape(g, x):
+            return g
+        return self.op("reshape_like", g, x)
+
+    def zeros_like(self, x):
+        return np.zeros_like(x, dtype=float_dtype(x))
+
+    def cast_like(self, g, x):
+        """g as a gradient of x: of x's float dtype; None for an integer or bool x."""
+        kind = _array_kind(x)
+        if kind is not None and not kind.weak and kind.dtype.kind not in "fc":
+            return None
+        return g
+
+    def rule_of(self, op_name: str):
+        return get_op(op_name).vjp
+
+    def unsupported(self, what: str):
+        raise errors.GradientError(f"{where_of(self.node)}no gradient of {what} ({self.node.op})")
+
+
+def where_of(node) -> str:
+    """`file:line: ` of the user's code that made `node`, or ''."""
+    if node.location is None:
+        return ""
+    return f"{node.location[0]}:{node.location[1]}: "
