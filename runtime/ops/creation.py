@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ..registry import register_op
+from ..registry import add_vjps, register_op
 from ..types import TensorType
 from ._rules import check_type, dtype_of, result_dtype, shape_of
 from .elementwise import broadcast
@@ -211,3 +211,11 @@ def arange_infer(*inputs, start=0, stop, step=1, dtype=None):
 def arange(*inputs, start=0, stop, step=1, dtype=None):
     a, b, s = _bind_scalars("arange", ("start", "stop", "step"), (start, stop, step), inputs)
     return np.arange(a, b, s, dtype=dtype)
+
+
+def _no_gradient(ctx, g, out, *inputs, **attrs):
+    """(OpDef.vjp) The result does not depend on the input's values, only on its shape."""
+    return (None,) * len(inputs)
+
+
+add_vjps({"zeros_like": _no_gradient, "ones_like": _no_gradient})

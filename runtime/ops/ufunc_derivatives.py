@@ -28,6 +28,20 @@ def _unary(derivative):
     return vjp
 
 
+def _guarded(derivative, safe_x, safe_out):
+    """The rule of f(x) whose derivative is infinite somewhere f is finite (sqrt at 0, log at
+    0): where the cotangent is exactly zero (the side of a `where` not taken), the derivative
+    is taken at a harmless point instead, so that 0 * inf makes no NaN (and no warning)."""
+
+    def vjp(ctx, g, out, x):
+        unused = g == 0
+        x = np.where(unused, safe_x, x)
+        out = np.where(unused, safe_out, out)
+        return (g * derivative(x, out),)
+
+    return vjp
+
+
 def _zero(ctx, g, out, *inputs):
     return tuple(ctx.zeros_like(x) if ctx.wants(i) else None for i, x in enumerate(inputs))
 
@@ -60,9 +74,12 @@ def _multiply(ctx, g, out, x, y):
 
 
 def _divide(ctx, g, out, x, y):
+    # (a zero cotangent against a zero divisor gives zero: the side of a `where` not taken)
+    unused = g == 0
+    divisor = np.where(unused, 1.0, y)
     return (
-        ctx.sum_to(g / y, x) if ctx.wants(0) else None,
-        ctx.sum_to(-g * out / y, y) if ctx.wants(1) else None,
+        ctx.sum_to(g / divisor, x) if ctx.wants(0) else None,
+        ctx.sum_to(-g * np.where(unused, 0.0, out) / divisor, y) if ctx.wants(1) else None,
     )
 
 
@@ -163,26 +180,26 @@ RULES = {
     "exp": _unary(lambda x, out: out),
     "exp2": _unary(lambda x, out: out * _LN2),
     "expm1": _unary(lambda x, out: out + 1.0),
-    "log": _unary(lambda x, out: 1.0 / x),
-    "log2": _unary(lambda x, out: 1.0 / (x * _LN2)),
-    "log10": _unary(lambda x, out: 1.0 / (x * _LN10)),
-    "log1p": _unary(lambda x, out: 1.0 / (x + 1.0)),
-    "sqrt": _unary(lambda x, out: 0.5 / out),
-    "cbrt": _unary(lambda x, out: 1.0 / (3.0 * out * out)),
+    "log": _guarded(lambda x, out: 1.0 / x, 1.0, 0.0),
+    "log2": _guarded(lambda x, out: 1.0 / (x * _LN2), 1.0, 0.0),
+    "log10": _guarded(lambda x, out: 1.0 / (x * _LN10), 1.0, 0.0),
+    "log1p": _guarded(lambda x, out: 1.0 / (x + 1.0), 0.0, 0.0),
+    "sqrt": _guarded(lambda x, out: 0.5 / out, 1.0, 1.0),
+    "cbrt": _guarded(lambda x, out: 1.0 / (3.0 * out * out), 1.0, 1.0),
     "square": _unary(lambda x, out: 2.0 * x),
-    "reciprocal": _unary(lambda x, out: -(out * out)),
+    "reciprocal": _guarded(lambda x, out: -(out * out), 1.0, 1.0),
     "sin": _unary(lambda x, out: np.cos(x)),
     "cos": _unary(lambda x, out: -np.sin(x)),
     "tan": _unary(lambda x, out: 1.0 + out * out),
-    "arcsin": _unary(lambda x, out: 1.0 / np.sqrt(1.0 - x * x)),
-    "arccos": _unary(lambda x, out: -1.0 / np.sqrt(1.0 - x * x)),
+    "arcsin": _guarded(lambda x, out: 1.0 / np.sqrt(1.0 - x * x), 0.0, 0.0),
+    "arccos": _guarded(lambda x, out: -1.0 / np.sqrt(1.0 - x * x), 0.0, 0.0),
     "arctan": _unary(lambda x, out: 1.0 / (1.0 + x * x)),
     "sinh": _unary(lambda x, out: np.cosh(x)),
     "cosh": _unary(lambda x, out: np.sinh(x)),
     "tanh": _unary(lambda x, out: 1.0 - out * out),
     "arcsinh": _unary(lambda x, out: 1.0 / np.sqrt(x * x + 1.0)),
-    "arccosh": _unary(lambda x, out: 1.0 / np.sqrt(x * x - 1.0)),
-    "arctanh": _unary(lambda x, out: 1.0 / (1.0 - x * x)),
+    "arccosh": _guarded(lambda x, out: 1.0 / np.sqrt(x * x - 1.0), 2.0, 1.0),
+    "arctanh": _guarded(lambda x, out: 1.0 / (1.0 - x * x), 0.0, 0.0),
     "deg2rad": _unary(lambda x, out: math.pi / 180.0),
     "radians": _unary(lambda x, out: math.pi / 180.0),
     "rad2deg": _unary(lambda x, out: 180.0 / math.pi),

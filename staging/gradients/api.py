@@ -8,11 +8,14 @@ differentiable again (`grad(grad(f))`).
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from staging import errors
 from staging.core import nest
 from staging.core.recording import record
+from staging.core.source_map import where_defined
 from staging.core.tensor import Tensor
 from staging.functions.function import Function, function
 from staging.functions.trace_key import bind, flat_tensors
@@ -73,42 +76,94 @@ def _argnum_tuple(argnums) -> tuple:
 
 
 def _gradient_function(f, argnums, has_aux: bool, with_value: bool) -> GradientFunction:
-    forward = f if isinstance(f, Function) else function(f)
-    positions = _argnum_tuple(argnums)
-    name = getattr(forward, "__name__", "f")
+    """The gradient Function of f for these options, made once per function: `grad(f)(x)`
+    written in a loop traces once, as `jax.grad(f)(x)` does."""
+    key = (argnums if isinstance(argnums, int) else tuple(argnums), has_aux, with_value)
+    made = getattr(f, "__staging_gradients__", None)
+    if made is not None and key in made:
+        return made[key]
+    gradient = _make_gradient_function(f, argnums, has_aux, with_value)
+    try:
+        if made is None:
+            made = {}
+            f.__staging_gradients__ = made
+        made[key] = gradient
+    except (AttributeError, TypeError):  # (a builtin, a ufunc: made anew each time)
+        pass
+    return gradient
 
-    def gradient(*args, **kwargs):
-        for i in positions:
+
+def _make_gradient_function(f, argnums, has_aux: bool, with_value: bool) -> GradientFunction:
+    forward = f if isinstance(f, Function) else function(f)
+    spec = _Gradient(forward, argnums, has_aux, with_value)
+    return GradientFunction(spec, spec.positions, spec.__name__)
+
+
+class _Gradient:
+    """The Python function a gradient's Function traces (one object per differentiated
+    function, each its own "function" for the retracing notes)."""
+
+    def __init__(self, forward: Function, argnums, has_aux: bool, with_value: bool):
+        self.forward, self.argnums = forward, argnums
+        self.has_aux, self.with_value = has_aux, with_value
+        self.positions = _argnum_tuple(argnums)
+        self.name = getattr(forward, "__name__", "f")
+        self.where = where_defined(forward.python_function)
+        self.__name__ = self.__qualname__ = f"grad_{self.name}"
+        self.__doc__ = f"The gradient of {self.name} with respect to argument(s) {argnums!r}."
+        self.__signature__ = inspect.signature(forward.python_function)
+
+    def __call__(self, *args, **kwargs):
+        self._check_argnums(args)
+        cf = self.forward.get_concrete_function(*args, **kwargs)
+        bound = bind(cf._signature, args, kwargs, cf.name)
+        offsets = _offsets(bound[0])
+        inputs = [cf.graph.inputs[offsets[i] : offsets[i + 1]] for i in self.positions]
+        reverse = Reverse(cf.graph, flat_tensors(bound), {v for vs in inputs for v in vs})
+        result = cf._pack(tuple(reverse.outputs))
+        target, aux = (result[0], result[1]) if self.has_aux else (result, None)
+        seed = np.ones((), float_dtype(target))  # (a constant: no op of the target's value)
+        found = reverse.backward({self._target(cf, reverse, target): seed})
+        grads = tuple(
+            _argument_gradient(bound[0][i], values, found)
+            for i, values in zip(self.positions, inputs)
+        )
+        grads_out = grads[0] if isinstance(self.argnums, int) else grads
+        if self.with_value:
+            return (result if self.has_aux else target), grads_out
+        return (grads_out, aux) if self.has_aux else grads_out
+
+    def _check_argnums(self, args: tuple) -> None:
+        for i in self.positions:
             if i >= len(args):
                 raise TypeError(
-                    f"grad of {name}: argnums={argnums!r}, but it was called with {len(args)} "
-                    f"positional argument(s)"
+                    f"grad of {self.name} ({self.where}): argnums={self.argnums!r}, but it was "
+                    f"called with {len(args)} positional argument(s)"
                 )
-        cf = forward.get_concrete_function(*args, **kwargs)
-        bound = bind(cf._signature, args, kwargs, cf.name)
-        flat = flat_tensors(bound)
-        offsets = _offsets(bound[0])
-        sources = {
-            cf.graph.inputs[k] for i in positions for k in range(offsets[i], offsets[i + 1])
-        }
-        reverse = Reverse(cf.graph, flat, sources)
-        result = cf._pack(tuple(reverse.outputs))
-        target, aux = (result[0], result[1]) if has_aux else (result, None)
-        target_value = _target(cf, reverse, target, name, has_aux)
-        seed = np.ones_like(target, dtype=float_dtype(target))
-        found = reverse.backward({target_value: seed})
-        grads = tuple(
-            _argument_gradient(bound[0][i], cf.graph.inputs[offsets[i] : offsets[i + 1]], found)
-            for i in positions
-        )
-        grads_out = grads[0] if isinstance(argnums, int) else grads
-        if with_value:
-            return (result if has_aux else target), grads_out
-        return (grads_out, aux) if has_aux else grads_out
 
-    gradient.__name__ = gradient.__qualname__ = f"grad_{name}"
-    gradient.__doc__ = f"The gradient of {name} with respect to argument(s) {argnums!r}."
-    return GradientFunction(gradient, positions, f"grad_{name}")
+    def _target(self, cf, reverse: Reverse, target):
+        """The graph output differentiated: a float scalar a source reaches."""
+        what = f"{self.where}: the target of grad({self.name})" + (
+            " (the first of what it returns)" if self.has_aux else ""
+        )
+        if not isinstance(target, Tensor):
+            raise errors.GradientError(
+                f"{what} is {target!r}, a value known while tracing, which no argument reaches"
+            )
+        t = type_of(target)
+        if not differentiable(t):
+            raise errors.GradientError(f"{what} is {t}, not a float: it has no gradient")
+        if shape_of(target) != ():
+            raise errors.GradientError(
+                f"{what} must be a scalar, not {t}; reduce it (np.sum, np.mean) first"
+            )
+        value = cf.graph.outputs[0]
+        if value not in reverse.active:
+            raise errors.GradientError(
+                f"{what} does not depend on the argument(s) {self.argnums!r} differentiated: no "
+                f"gradient reaches it"
+            )
+        return value
 
 
 def _offsets(args: tuple) -> list:
@@ -117,28 +172,6 @@ def _offsets(args: tuple) -> list:
     for a in args:
         out.append(out[-1] + len(flat_tensors(a)))
     return out
-
-
-def _target(cf, reverse: Reverse, target, name: str, has_aux: bool):
-    """The graph output differentiated: a float scalar a source reaches."""
-    what = f"the target of grad({name})" + (" (the first of what it returns)" if has_aux else "")
-    if not isinstance(target, Tensor):
-        raise errors.GradientError(
-            f"{what} is {target!r}, a value known while tracing, which no argument reaches"
-        )
-    t = type_of(target)
-    if not differentiable(t):
-        raise errors.GradientError(f"{what} is {t}, not a float: it has no gradient")
-    if shape_of(target) != ():
-        raise errors.GradientError(
-            f"{what} must be a scalar, not {t}; reduce it (np.sum, np.mean) first"
-        )
-    value = cf.graph.outputs[0]
-    if value not in reverse.active:
-        raise errors.GradientError(
-            f"{what} does not depend on the argument(s) differentiated: no gradient reaches it"
-        )
-    return value
 
 
 def _argument_gradient(arg, inputs, found: dict):

@@ -1,0 +1,176 @@
+"""Every gradient rule of the elementwise functions, reductions and shape ops against central
+finite differences in float64 (staging.grad of a scalar function using the op)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _gradient_check import assert_close, numeric_gradient
+
+import staging
+from runtime.ops import ufunc_derivatives
+
+RNG = np.random.default_rng(7)
+WEIGHTS = RNG.uniform(0.5, 1.5, (3, 4))
+
+# the interval each function is smooth on (default: 0.2 to 0.9)
+DOMAINS = {"arccosh": (1.2, 2.0), "log": (0.5, 2.0)}
+# piecewise constant functions, comparisons: a zero derivative, or a bool result
+SKIPPED_UNARY = {"isfinite", "isinf", "isnan", "signbit", "spacing"}
+UNARY = sorted(
+    name
+    for name, rule in ufunc_derivatives.RULES.items()
+    if name in np.__dict__ and getattr(np, name).__class__ is np.ufunc
+    and getattr(np, name).nin == 1 and getattr(np, name).nout == 1
+    and name not in SKIPPED_UNARY
+)
+BINARY = sorted(
+    name
+    for name in ufunc_derivatives.RULES
+    if name in np.__dict__ and getattr(np, name).__class__ is np.ufunc
+    and getattr(np, name).nin == 2 and name not in ("nextafter", "heaviside", "ldexp")
+)
+
+
+def _inputs(name: str, shape=(3, 4)) -> np.ndarray:
+    low, high = DOMAINS.get(name, (0.2, 0.9))
+    return RNG.uniform(low, high, shape)
+
+
+def _check(f, *args, argnum=0, rtol=1e-6):
+    expected = numeric_gradient(f, args, argnum)
+    actual = staging.grad(f, argnums=argnum)(*args)
+    assert_close(actual, expected, rtol=rtol)
+    return actual
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_rule_matches_finite_differences(name):
+    func = getattr(np, name)
+
+    def f(x):
+        return np.sum(func(x) * WEIGHTS)
+
+    _check(f, _inputs(name))
+
+
+@pytest.mark.parametrize("name", BINARY)
+@pytest.mark.parametrize("argnum", [0, 1])
+def test_binary_rule_matches_finite_differences_with_broadcasting(name, argnum):
+    func = getattr(np, name)
+    if name == "matmul":
+        x, y = RNG.uniform(0.5, 1.5, (2, 3)), RNG.uniform(0.5, 1.5, (3, 4))
+    else:  # y broadcast along the rows: its gradient is summed back to its shape
+        x, y = RNG.uniform(0.5, 1.5, (3, 4)), RNG.uniform(2.0, 3.0, (4,))
+
+    def f(x, y):
+        return np.sum(func(x, y))
+
+    _check(f, x, y, argnum=argnum)
+
+
+def test_python_operators_and_scalars():
+    def f(x, a):
+        return np.sum((x * a - 1.0) / (a + x) + x**3 - abs(x) ** 0.5)
+
+    x = _inputs("x")
+    _check(f, x, np.float64(1.7))
+    _check(f, x, np.float64(1.7), argnum=1)
+
+
+REDUCTIONS = [
+    ("sum", {}),
+    ("sum", {"axis": 0}),
+    ("sum", {"axis": 1, "keepdims": True}),
+    ("mean", {}),
+    ("mean", {"axis": (0, 1)}),
+    ("mean", {"axis": -1}),
+    ("prod", {"axis": 0}),
+    ("max", {}),
+    ("max", {"axis": 1}),
+    ("min", {"axis": 0, "keepdims": True}),
+    ("var", {}),
+    ("var", {"axis": 0, "ddof": 1}),
+    ("std", {"axis": 1}),
+    ("cumsum", {}),
+    ("cumsum", {"axis": 1}),
+]
+
+
+@pytest.mark.parametrize(("name", "kwargs"), REDUCTIONS)
+def test_reduction_rule_matches_finite_differences(name, kwargs):
+    func = getattr(np, name)
+
+    def f(x):
+        out = func(x, **kwargs)
+        return np.sum(out * np.arange(1.0, 1.0 + np.size(out)).reshape(np.shape(out)))
+
+    _check(f, _inputs(name))
+
+
+def test_max_sends_the_gradient_to_the_element_argmax_picks():
+    x = np.array([[1.0, 3.0, 3.0], [2.0, 0.5, 2.0]])
+    assert np.array_equal(staging.grad(lambda x: np.max(x))(x), [[0, 1, 0], [0, 0, 0]])
+    rows = staging.grad(lambda x: np.sum(np.max(x, axis=1)))(x)
+    assert np.array_equal(rows, [[0, 1, 0], [1, 0, 0]])
+
+
+SHAPES = [
+    lambda x: np.reshape(x, (4, 3)) * np.arange(12.0).reshape(4, 3),
+    lambda x: np.transpose(x) * np.arange(12.0).reshape(4, 3),
+    lambda x: x.T[1:, ::2] * 2.0,
+    lambda x: np.expand_dims(x, 0) * np.arange(4.0),
+    lambda x: np.squeeze(x[:1]) * np.arange(4.0),
+    lambda x: np.broadcast_to(x[0], (5, 4)) * np.arange(20.0).reshape(5, 4),
+    lambda x: np.concatenate([x, 2.0 * x[:1]], axis=0) * np.arange(16.0).reshape(4, 4),
+    lambda x: np.stack([x[0], x[2]], axis=1) * np.arange(8.0).reshape(4, 2),
+    lambda x: np.where(x > 0.5, x * x, -x),
+    lambda x: np.clip(x, 0.3, 0.7) * np.arange(12.0).reshape(3, 4),
+    lambda x: x.astype(np.longdouble).astype(np.float64) ** 2,
+    lambda x: np.copy(x) * 3.0,
+    lambda x: x[[0, 0, 2], 1] * np.array([1.0, 2.0, 3.0]),
+    lambda x: x[x > 0.5] ** 2,
+    lambda x: np.trace(x[:, :3]) * x[0, 0],
+    lambda x: np.outer(x[0], x[1]) * np.arange(16.0).reshape(4, 4),
+    lambda x: np.dot(x, x.T) * np.arange(9.0).reshape(3, 3),
+]
+
+
+@pytest.mark.parametrize("index", range(len(SHAPES)))
+def test_shape_and_indexing_rules_match_finite_differences(index):
+    func = SHAPES[index]
+
+    def f(x):
+        return np.sum(func(x))
+
+    _check(f, _inputs("x"), rtol=1e-5)
+
+
+def test_setitem_gradient_reaches_the_array_and_the_value():
+    def f(x, v):
+        y = x * 1.0
+        y[1] = v * 2.0
+        y[:, 0] = y[:, 0] * v
+        return np.sum(y * WEIGHTS)
+
+    x, v = _inputs("x"), np.float64(0.6)
+    _check(f, x, v)
+    _check(f, x, v, argnum=1)
+
+
+def test_every_rule_names_an_op_that_exists():
+    from runtime.registry import all_ops
+
+    ops = all_ops()
+    missing = [name for name in ufunc_derivatives.RULES if name not in ops]
+    assert missing == [name for name in missing if name == "fix"]
+
+
+def test_float32_inputs_get_float32_gradients():
+    x = _inputs("x").astype(np.float32)
+    g = staging.grad(lambda x: np.sum(np.sin(x) * x))(x)
+    assert g.dtype == np.float32
+    assert_close(g, np.cos(x) * x + np.sin(x), rtol=1e-6)
+    through_f64 = staging.grad(lambda x: np.sum(x.astype(np.float64) ** 2))(x)
+    assert through_f64.dtype == np.float32
+    assert_close(through_f64, 2.0 * x, rtol=1e-6)
