@@ -34,17 +34,20 @@ def _like_infer(a, like):
     return TensorType(_float_of(a), _shape_of_like(like))
 
 
-def sum_to_like(a, like):
-    """`a` summed over the axes along which it was broadcast from `like`'s shape."""
-    a = np.asarray(a)
-    shape = np.shape(like)
+def _summed_to(xp, a, shape: tuple):
+    """`a` (an array of the array module `xp`: NumPy, jax.numpy) summed to `shape`."""
     if a.shape == shape:
         return a
     lead = a.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, d in enumerate(shape) if d == 1 and a.shape[lead + i] != 1
     )
-    return a.sum(axis=axes, keepdims=True).reshape(shape) if axes else a.reshape(shape)
+    return xp.reshape(xp.sum(a, axis=axes, keepdims=True) if axes else a, shape)
+
+
+def sum_to_like(a, like):
+    """`a` summed over the axes along which it was broadcast from `like`'s shape."""
+    return _summed_to(np, np.asarray(a), np.shape(like))
 
 
 def broadcast_like(a, like):
@@ -64,6 +67,7 @@ register_op(
     "sum_to_like",
     infer=_like_infer,
     raises="never",
+    lower=lambda ctx, node, a, like: _summed_to(ctx.jnp, ctx.jnp.asarray(a), ctx.jnp.shape(like)),
     vjp=_sum_to_vjp,
     doc="a summed over the axes it was broadcast along from like's shape (a gradient)",
 )(sum_to_like)
@@ -71,6 +75,7 @@ register_op(
     "broadcast_like",
     infer=_like_infer,
     raises="never",
+    lower=lambda ctx, node, a, like: ctx.jnp.broadcast_to(a, ctx.jnp.shape(like)),
     vjp=_broadcast_vjp,
     doc="a broadcast to like's shape (a gradient)",
 )(broadcast_like)
@@ -98,9 +103,16 @@ def _scatter_vjp(ctx, ct, out, like, g, *inputs, index):
     return (None, ctx.sum_to(read, g)) + (None,) * len(inputs)
 
 
+def _lower_scatter(ctx, node, like, g, *inputs, index):
+    jnp = ctx.jnp
+    zeros = jnp.zeros(jnp.shape(like), jnp.result_type(g, jnp.float16))
+    return zeros.at[_key_builder(index)[0](inputs)].add(g)
+
+
 register_op(
     "scatter_add",
     infer=_scatter_infer,
+    lower=_lower_scatter,
     make_kernel=make_scatter_kernel,
     index_inputs=2,
     vjp=_scatter_vjp,
@@ -133,6 +145,7 @@ def _reshape_vjp(ctx, g, out, a, like):
 register_op(
     "reshape_like",
     infer=_like_infer,
+    lower=lambda ctx, node, a, like: ctx.jnp.reshape(a, ctx.jnp.shape(like)),
     may_alias_input=True,
     vjp=_reshape_vjp,
     doc="a reshaped to like's shape (a gradient)",

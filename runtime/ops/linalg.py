@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import add_vjps, register_op
-from . import shape_derivatives
+from . import linalg_derivatives, shape_derivatives
 from ..types import TensorType
 from ._rules import check_type, dummy, fmt_shape, known_prod, result_dtype, shape_of
 from .elementwise import broadcast
@@ -158,3 +158,4 @@ def einsum(*operands, subscripts):
 
 
 add_vjps(shape_derivatives.PRODUCT_RULES)
+add_vjps(linalg_derivatives.EINSUM_RULES)

@@ -13,6 +13,8 @@ import warnings
 
 import numpy as np
 
+from ..registry import add_vjps
+from . import linalg_derivatives
 from ._calls import register_call, stand_in
 from ._rules import (
     as_index,
@@ -419,3 +421,5 @@ register_call(
     doc="np.linalg.multi_dot(arrays) of three or more arrays, multiplied in NumPy's cheapest order",
     lower=lambda ctx, node, *arrays: ctx.jnp.linalg.multi_dot(arrays),
 )
+
+add_vjps(linalg_derivatives.MATRIX_RULES)

@@ -22,6 +22,8 @@ an op there without a rule raises GradientError naming the op and the user's lin
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from runtime import Node, TensorType, Value
@@ -33,6 +35,7 @@ from staging import errors
 from staging.control_flow import cond as staged_cond
 from staging.control_flow import while_loop as staged_while
 from staging.core.recording import current_graph
+from staging.core.source_map import is_user_file
 from staging.core.tensor import Tensor, symbolic
 from staging.gradients.rules import RuleContext, float_dtype, where_of
 from staging.state.tensor_array import TensorArray
@@ -92,7 +95,8 @@ class Reverse:
         if active and opdef.called_graph is not None:
             outs = self._forward_call(node, opdef.called_graph(node))
         elif active and node.op == "while_loop":
-            outs = self._forward_loop(node)
+            with placed_at(node):
+                outs = self._forward_loop(node)
         else:
             outs = self._copy(node)
         for v, out in zip(node.outputs, outs):
@@ -166,7 +170,9 @@ class Reverse:
             if all(ct is None for ct in out_cts) or not self._is_active(node):
                 continue
             wanted = [isinstance(v, Value) and v in self.active for v in node.inputs]
-            for v, ct in zip(node.inputs, self._node_vjp(node, out_cts, wanted)):
+            with placed_at(node):
+                in_cts = self._node_vjp(node, out_cts, wanted)
+            for v, ct in zip(node.inputs, in_cts):
                 if ct is not None and isinstance(v, Value) and v in self.active:
                     cts[v] = _add(cts.get(v), ct)
         return {v: cts.get(v) for v in self.graph.inputs if v in self.active}
@@ -273,6 +279,27 @@ class Reverse:
         for j, g in zip(caps, cap_cts):
             result[nvars + j] = g
         return tuple(result)
+
+
+@contextlib.contextmanager
+def placed_at(node: Node):
+    """The nodes recorded inside (the gradient of `node`, a loop standing for it) are placed at
+    the user's line of `node`: errors and graph dumps name it, not this module."""
+    graph = current_graph().graph
+    before = len(graph.nodes)
+    try:
+        yield
+    finally:
+        for made in graph.nodes[before:]:
+            _place(made, node.location)
+
+
+def _place(node: Node, location) -> None:
+    if node.location is None or not is_user_file(node.location[0]):
+        node.location = location
+    for sub in node.subgraphs.values():
+        for inner in sub.nodes:
+            _place(inner, location)
 
 
 def _stack_for(t) -> TensorArray:

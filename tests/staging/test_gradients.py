@@ -1,0 +1,307 @@
+"""staging.grad / value_and_grad / stop_gradient on programs with control flow: staged
+results against finite differences, the API's forms, and the errors."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from _gradient_check import assert_close, numeric_gradient
+
+import staging
+from staging import errors
+
+RNG = np.random.default_rng(3)
+
+
+def _check(f, *args, argnum=0, rtol=1e-6):
+    actual = staging.grad(f, argnums=argnum)(*args)
+    assert_close(actual, numeric_gradient(f, args, argnum), rtol=rtol)
+    return actual
+
+
+# -- control flow ---------------------------------------------------------------
+
+
+def newton_sqrt(a):
+    x = a
+    for _ in range(30):
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def grow_until(x):
+    """A loop whose trip count depends on the data."""
+    s = x
+    while s < 10.0:
+        s = s * 1.5 + x
+    return s
+
+
+def first_crossing(x):
+    s = x
+    for i in range(100):
+        s = s * 1.1
+        if s > 5.0:
+            break
+    return s
+
+
+def early_return(x):
+    i = 0
+    while i < 10:
+        if x * i > 3.0:
+            return x * i
+        i += 1
+    return x
+
+
+def branchy(x):
+    if x > 0:
+        y = np.sqrt(x) + x
+    else:
+        y = x * 3.0
+    return y * y
+
+
+def nested_loops(v):
+    total = 0.0
+    for i in range(3):
+        acc = v[i]
+        while acc < 4.0:
+            acc = acc * 2.0 + v[(i + 1) % 3]
+        total = total + acc
+    return total
+
+
+def filled_in_a_loop(x):
+    out = np.zeros(4)
+    for i in range(4):
+        out[i] = np.sin(x[i]) * x[(i + 1) % 4]
+    return np.sum(out * out)
+
+
+def array_state_loop(x):
+    y = x
+    k = 0
+    while np.max(np.abs(y)) > 0.1 and k < 50:
+        y = 0.5 * y + 0.01 * np.tanh(x)
+        k += 1
+    return np.sum(y * x)
+
+
+@pytest.mark.parametrize(
+    ("f", "args"),
+    [
+        (newton_sqrt, (np.float64(2.0),)),
+        (grow_until, (np.float64(0.7),)),
+        (grow_until, (np.float64(3.0),)),
+        (first_crossing, (np.float64(1.0),)),
+        (early_return, (np.float64(0.9),)),
+        (early_return, (np.float64(-1.0),)),
+        (branchy, (np.float64(2.5),)),
+        (branchy, (np.float64(-2.5),)),
+        (nested_loops, (np.array([0.5, 1.5, 0.7]),)),
+        (filled_in_a_loop, (np.array([0.1, 0.7, 1.3, 0.4]),)),
+        (array_state_loop, (np.array([0.4, -0.9, 1.2]),)),
+    ],
+)
+def test_control_flow_gradients_match_finite_differences(f, args):
+    _check(f, *args)
+
+
+def test_the_gradient_of_a_loop_traces_once_and_follows_each_input():
+    g = staging.grad(grow_until)
+    for x in (0.3, 1.1, 2.0, 9.0, 12.0):
+        assert_close(g(np.float64(x)), numeric_gradient(grow_until, (np.float64(x),)))
+    assert g.experimental_get_tracing_count() == 1
+
+
+def test_a_zero_trip_loop_passes_the_gradient_through():
+    assert staging.grad(grow_until)(np.float64(20.0)) == pytest.approx(1.0)
+
+
+def test_nested_staged_functions_are_differentiated_through():
+    @staging.function
+    def inner(x, w):
+        return np.tanh(x * w)
+
+    def outer(x):
+        return np.sum(inner(x, 2.0) ** 2)
+
+    _check(outer, RNG.uniform(-1, 1, 5))
+
+
+def test_where_does_not_make_nan_from_the_side_not_taken():
+    def safe_sqrt(x):
+        return np.sum(np.where(x > 0, np.sqrt(np.abs(x)), 0.0))
+
+    def safe_log(x):
+        return np.sum(np.where(x > 0, np.log(np.where(x > 0, x, 1.0)), x))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = staging.grad(safe_sqrt)(np.array([-1.0, 0.0, 4.0]))
+        h = staging.grad(safe_log)(np.array([-1.0, 0.0, 2.0]))
+    assert np.array_equal(g, [0.0, 0.0, 0.25])
+    assert np.array_equal(h, [1.0, 1.0, 0.5])
+
+
+def test_cond_gradient_runs_only_the_branch_taken():
+    def f(x):
+        if x > 0:
+            y = np.log(x)
+        else:
+            y = -x
+        return y
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert staging.grad(f)(np.float64(-2.0)) == -1.0
+        assert staging.grad(f)(np.float64(4.0)) == 0.25
+
+
+# -- the API ----------------------------------------------------------------------------
+
+
+def test_argnums_tuple_nested_arguments_and_integer_arguments():
+    def f(params, x, n):
+        return np.sum((params["w"] * x + params["b"]) ** 2) * n
+
+    params = {"w": np.array([1.0, 2.0]), "b": np.float64(0.5)}
+    x = np.array([0.3, -0.2])
+    gp, gx, gn = staging.grad(f, argnums=(0, 1, 2))(params, x, np.int64(2))
+    assert gn is None
+    r = params["w"] * x + params["b"]
+    assert_close(gp["w"], 4 * r * x)
+    assert_close(gp["b"], np.sum(4 * r))
+    assert_close(gx, 4 * r * params["w"])
+
+
+def test_python_numbers_are_differentiated_as_float64_and_do_not_retrace():
+    g = staging.grad(lambda x: x**3 + 2.0 * x)
+    assert g(2.0) == pytest.approx(14.0)
+    assert g(3.0) == pytest.approx(29.0)
+    assert g.experimental_get_tracing_count() == 1
+
+
+def test_grad_of_the_same_function_is_made_once():
+    def f(x):
+        return x * x
+
+    assert staging.grad(f) is staging.grad(f)
+    assert staging.grad(f) is not staging.grad(f, argnums=(0,))
+
+
+def test_value_and_grad_and_has_aux():
+    def loss(w):
+        y = np.tanh(w)
+        return np.sum(y * y), {"y": y}
+
+    w = np.array([0.2, -0.4])
+    (value, aux), g = staging.value_and_grad(loss, has_aux=True)(w)
+    assert value == pytest.approx(np.sum(np.tanh(w) ** 2))
+    assert np.allclose(aux["y"], np.tanh(w))
+    assert_close(g, 2 * np.tanh(w) * (1 - np.tanh(w) ** 2))
+    g2, aux2 = staging.grad(loss, has_aux=True)(w)
+    assert_close(g2, g)
+
+
+def test_second_order_and_hessian_vector_products():
+    def f(x):
+        return np.sum(np.sin(x) * x**2)
+
+    x = RNG.uniform(-1, 1, 4)
+    v = RNG.uniform(-1, 1, 4)
+    second = staging.grad(staging.grad(lambda x: x**4))
+    assert second(np.float64(1.5)) == pytest.approx(12 * 1.5**2)
+
+    def hvp(x, v):
+        return np.sum(staging.grad(f)(x) * v)
+
+    hessian = np.diag(2 * np.sin(x) + 4 * x * np.cos(x) - x**2 * np.sin(x))
+    assert_close(staging.grad(hvp)(x, v), hessian @ v)
+
+
+def test_stop_gradient():
+    def f(x):
+        return np.sum(x * staging.stop_gradient(x))
+
+    x = np.array([1.0, 2.0])
+    assert_close(staging.grad(f)(x), x)
+    assert staging.stop_gradient(3.0) == 3.0
+
+
+def test_the_gradient_is_an_ordinary_graph():
+    g = staging.grad(lambda x: np.sum(np.exp(x)))
+    x = np.ones(3)
+    text = str(g.get_concrete_function(x).graph)
+    assert "exp" in text and "broadcast_like" not in text.split("exp", 1)[0]
+    assert_close(g(x), np.exp(x))
+
+
+def test_a_gradient_function_saves_and_loads(tmp_path):
+    g = staging.grad(lambda x: np.sum(np.sin(x) ** 2))
+    x = RNG.uniform(-1, 1, 3)
+    path = tmp_path / "grad.npz"
+    staging.save(g, str(path), signatures=[(x,)])
+    loaded = staging.load(str(path))
+    assert np.allclose(loaded(x), g(x))
+
+
+def test_a_gradient_runs_under_jit_compile():
+    pytest.importorskip("jax")
+
+    def f(x):
+        s = x
+        for i in range(5):
+            if np.sum(s) < 10.0:
+                s = s * 1.5 + x
+        return np.sum(s * s)
+
+    g = staging.grad(f)
+    compiled = staging.function(g, jit_compile=True)
+    x = np.array([0.5, 0.7])
+    assert np.allclose(np.asarray(compiled(x)), g(x), rtol=1e-12)
+
+
+# -- errors ---------------------------------------------------------------------------------
+
+
+def test_an_op_without_a_rule_is_named_with_the_users_line():
+    def f(x):
+        return np.sum(np.sort(x))  # the line the error names
+
+    with pytest.raises(errors.GradientError, match=r"test_gradients\.py:\d+: sort has no gradient"):
+        staging.grad(f)(np.ones(3))
+
+
+def test_target_errors():
+    with pytest.raises(errors.GradientError, match="must be a scalar, not f64\\[2\\]"):
+        staging.grad(lambda x: x * 2.0)(np.ones(2))
+    with pytest.raises(errors.GradientError, match="not a float"):
+        staging.grad(lambda x: np.sum(x > 0))(np.ones(2))
+    with pytest.raises(errors.GradientError, match=r"test_gradients\.py:\d+: .*does not depend"):
+        staging.grad(lambda x, y: np.sum(y), argnums=0)(np.ones(2), np.ones(2))
+    with pytest.raises(TypeError, match="argnums=3"):
+        staging.grad(lambda x: x, argnums=3)(1.0)
+    with pytest.raises(TypeError, match="argnums must be an int"):
+        staging.grad(lambda x: x, argnums="x")
+
+
+def test_a_loop_xla_cannot_reverse_is_refused_naming_the_loop():
+    pytest.importorskip("jax")
+    from runtime.jax_lowering.errors import LoweringError
+
+    def f(x):
+        s = x
+        while np.sum(s) < 10.0:  # the loop the error names
+            s = s * 1.5 + x
+        return np.sum(s)
+
+    compiled = staging.function(staging.grad(f), jit_compile=True)
+    with pytest.raises(LoweringError, match=r"test_gradients\.py:\d+: .*no bound known") as info:
+        compiled(np.array([0.5, 0.7]))
+    line = int(str(info.value).split("test_gradients.py:")[1].split(":")[0])
+    assert "the loop the error names" in open(__file__).read().splitlines()[line - 1]
