@@ -11,7 +11,6 @@ from typing import Any, Callable
 import numpy as np
 
 from ..registry import register_op
-from . import ufunc_derivatives
 from ..types import (
     NONE,
     PYTHON_SCALAR_DTYPES,
@@ -22,6 +21,7 @@ from ..types import (
     may_be_python_number,
     union_of,
 )
+from . import ufunc_derivatives
 from ._rules import (
     check_type,
     dummy,

@@ -18,8 +18,8 @@ from collections.abc import Callable
 import numpy as np
 
 from ..registry import add_vjps, register_op
-from . import shape_derivatives
 from ..types import TensorType
+from . import shape_derivatives
 from ._rules import check_type, dtype_of, dummy, fmt_shape, is_weak, shape_of
 from .elementwise import broadcast
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import add_vjps, register_op
-from . import linalg_derivatives, shape_derivatives
 from ..types import TensorType
+from . import linalg_derivatives, shape_derivatives
 from ._rules import check_type, dummy, fmt_shape, known_prod, result_dtype, shape_of
 from .elementwise import broadcast
 

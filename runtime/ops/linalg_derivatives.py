@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import string
+from collections.abc import Callable
 
 import numpy as np
 
@@ -327,7 +328,7 @@ def _linalg_outer(ctx, g, out, x1, x2):
     return ctx.rule_of("outer")(ctx, g, out, x1, x2)
 
 
-MATRIX_RULES = {
+MATRIX_RULES: dict[str, Callable] = {
     "linalg.inv": _inv,
     "linalg.solve": _solve,
     "linalg.det": _det,
@@ -343,4 +344,4 @@ MATRIX_RULES = {
     "linalg.outer": _linalg_outer,
     "tensordot": _tensordot,
 }
-EINSUM_RULES = {"einsum": _einsum}
+EINSUM_RULES: dict[str, Callable] = {"einsum": _einsum}

@@ -7,8 +7,8 @@ import functools
 import numpy as np
 
 from ..registry import add_vjps, register_op
-from . import reduction_derivatives
 from ..types import TensorType
+from . import reduction_derivatives
 from ._rules import (
     check_type,
     dummy,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import add_vjps, register_op
-from . import shape_derivatives
 from ..types import TensorType, may_be_python_number
+from . import shape_derivatives
 from ._rules import (
     DYNAMIC_SHAPE,
     as_index,
