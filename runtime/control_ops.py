@@ -213,6 +213,7 @@ register_op(
     predicate=0,
     swap_branches=_cond_swap_branches,
     lower=_lower_cond,
+    gradient="branches",
     doc="`then(*operands)` if pred else `else(*operands)`",
 )(_run_by_emit("cond"))
 
@@ -581,6 +582,7 @@ register_op(
     unread_inputs=unread_inputs,
     plan_emit=_while_plan,
     lower=_lower_while_loop,
+    gradient="loop",
     doc="loop variables = body(*loop variables, *captures) while cond(...)",
 )(_run_by_emit("while_loop"))
 

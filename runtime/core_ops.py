@@ -534,6 +534,7 @@ register_op(
     may_alias_state=True,
     make_kernel=lambda var: lambda: var._value,
     emit=_read_variable_emit,
+    gradient="variable_read",
     attr_kinds=(("var", _VARIABLE),),
     lower=lambda ctx, node, *, var: ctx.state[id(var)],  # (Variables: threaded state)
 )(lambda *, var: var._value)

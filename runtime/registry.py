@@ -218,7 +218,14 @@ class OpDef:
     host_effect: the node acts outside the graph's values when it runs (writes text, calls
     Python): a call that has run one cannot be run again, so the JAX backend raises a clear
     error where it would (lower_suspect).
-    vjp: its vector-Jacobian product (reverse-mode gradient rule); None for now.
+    vjp(ctx, g, out, *inputs, **attrs) -> one cotangent per input (None where none flows): its
+    vector-Jacobian product, the reverse-mode gradient rule (runtime/ops/ufunc_derivatives.py
+    describes the convention; staging.gradients applies it). None: a value differentiated
+    cannot flow through the op (a clear error names it).
+    gradient: how a structured op is differentiated by staging.gradients instead of by a rule:
+    "branches" (cond: the vector-Jacobian product of the branch taken), "loop" (while_loop: the
+    iterations replayed in reverse from their saved state), "variable_read" (a read of a
+    Variable: where a GradientTape's gradient with respect to the Variable gathers).
     """
 
     name: str
@@ -294,10 +301,13 @@ class OpDef:
     lower_suspect: Callable | None = None
     host_effect: bool = False
     vjp: Callable | None = None
+    gradient: str | None = None
 
     def __post_init__(self):
         if self.raises not in _RAISES:
             raise ValueError(f"op {self.name!r}: raises={self.raises!r}, not one of {_RAISES}")
+        if self.gradient not in _GRADIENTS:
+            raise ValueError(f"op {self.name!r}: gradient={self.gradient!r}, not one of {_GRADIENTS}")
         if self.unboxed not in _UNBOXED:
             raise ValueError(f"op {self.name!r}: unboxed={self.unboxed!r}, not one of {_UNBOXED}")
         if self.unboxed is not None and self.python_expr is None:
@@ -317,6 +327,7 @@ class OpDef:
 
 
 _RAISES = ("never", "on_python_numbers", "maybe")
+_GRADIENTS = (None, "branches", "loop", "variable_read")
 _ZERO_D_RESULTS = (None, "scalar", "array")
 _UNBOXED = (
     None,

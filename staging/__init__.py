@@ -45,7 +45,7 @@ from staging.functions.function import (
     run_functions_eagerly,
 )
 from staging.functions.retracing import RetracingWarning
-from staging.gradients import grad, stop_gradient, value_and_grad
+from staging.gradients import GradientTape, grad, stop_gradient, value_and_grad
 from staging.saving import LoadedFunction, load, save
 from staging.state.tensor_array import TensorArray
 from staging.state.variables import Variable
@@ -106,6 +106,7 @@ else:
 __all__ = [
     "AutographWarning",
     "ConcreteFunction",
+    "GradientTape",
     "Function",
     "LoadedFunction",
     "RetracingWarning",

@@ -274,19 +274,28 @@ def _einsum_terms(ctx, subscripts: str, operands) -> tuple[list[str], str]:
 
 
 def _contraction_grad(ctx, g, operands, terms, out_term, i):
-    """The cotangent of operand i of einsum(terms -> out_term) given the output's, g."""
-    term = terms[i]
+    """The cotangent of operand i of einsum(terms -> out_term) given the output's, g.
+
+    Its subscripts absent elsewhere, or of size 1 in the operand (broadcast), are summed by
+    the einsum and put back as axes of size 1; the result is then broadcast to the operand's
+    shape (along those axes, and along subscripts of size 1 everywhere else)."""
+    term, x = terms[i], operands[i]
     if len(set(term)) != len(term):
         ctx.unsupported("einsum with a subscript repeated within one operand")
-    others = [(t, x) for j, (t, x) in enumerate(zip(terms, operands)) if j != i]
+    others = [(t, y) for j, (t, y) in enumerate(zip(terms, operands)) if j != i]
     present = set(out_term).union(*(t for t, _ in others))
-    target = "".join(c for c in term if c in present)
+    kept = [c in present and not _is_one(ctx.dim(x, p)) for p, c in enumerate(term)]
+    target = "".join(c for c, keep in zip(term, kept) if keep)
     spec = ",".join([out_term] + [t for t, _ in others]) + "->" + target
-    grad = np.einsum(spec, g, *(x for _, x in others))
-    missing = tuple(p for p, c in enumerate(term) if c not in present)
-    if missing:
-        grad = ctx.broadcast_like(np.expand_dims(grad, missing), operands[i])
-    return ctx.sum_to(grad, operands[i])
+    grad = np.einsum(spec, g, *(y for _, y in others))
+    dropped = tuple(p for p, keep in enumerate(kept) if not keep)
+    if dropped:
+        grad = np.expand_dims(grad, dropped)
+    return ctx.broadcast_like(grad, x)
+
+
+def _is_one(d) -> bool:
+    return isinstance(d, int) and d == 1
 
 
 def _contraction(ctx, g, operands, terms, out_term):

@@ -107,6 +107,31 @@ def _tracing_stack() -> list:
     return stack
 
 
+# Gradient tapes recording (staging.gradients.tape), in all threads: while it is 0 no call needs
+# recording, and the fast paths stay on. The tapes themselves are per thread (as TF's).
+_TAPES = [0]
+_taping = threading.local()
+
+
+def active_tapes() -> list:
+    """The tapes recording this thread's staged calls, innermost last (the tape module pushes
+    and pops them and keeps _TAPES in step)."""
+    tapes = getattr(_taping, "tapes", None)
+    if tapes is None:
+        tapes = _taping.tapes = []
+    return tapes
+
+
+def _call_taped(cf, bound):
+    """A call made while tapes record: run, and shown to each tape (its concrete function, flat
+    inputs and flat outputs)."""
+    flat = flat_tensors(bound)
+    outputs = cf._execute(*flat)
+    for tape in active_tapes():
+        tape.record_call(cf, flat, outputs)
+    return cf._pack(tuple(outputs))
+
+
 # ---------------------------------------------------------------------------
 # Function
 
@@ -255,7 +280,7 @@ class Function:
     # -- calling -----------------------------------------------------------
     def __call__(self, *args, **kwargs):  # noqa: C901
         try:  # (free unless it raises: the except clause hides our frames, staging.core.tracebacks)
-            if not kwargs and not _RUN_EAGERLY[0] and not _TRACES_RUNNING[0]:
+            if not kwargs and not _RUN_EAGERLY[0] and not _TRACES_RUNNING[0] and not _TAPES[0]:
                 # Fast path: a positional layout seen before (_remember_fast) goes straight to its
                 # packed runner. (A key holding NOT_FAST is never an entry.)
                 if len(args) == 1:  # fast_key inline (a NumPy scalar's key is its type)
@@ -283,7 +308,10 @@ class Function:
                         self._recent.clear()
                     return run(*args)
             elif (
-                kwargs and not _RUN_EAGERLY[0] and (not _TRACES_RUNNING[0] or not _tracing_stack())
+                kwargs
+                and not _RUN_EAGERLY[0]
+                and not _TAPES[0]
+                and (not _TRACES_RUNNING[0] or not _tracing_stack())
             ):
                 # Keyword call: the key adds (name, key) per keyword in call order; the entry says
                 # which of args + kwargs values (in call order) feed the graph, in order.
@@ -299,7 +327,7 @@ class Function:
                         self._recent.clear()
                     values = args + tuple(kwargs.values())
                     return cf._run_packed(*[values[i] for i in order])
-            elif not _RUN_EAGERLY[0] and not _tracing_stack():  # traces run in other threads only
+            elif not _RUN_EAGERLY[0] and not _TAPES[0] and not _tracing_stack():  # (other threads trace)
                 key = tuple(map(fast_key, args))
                 run = self._fast1.get(key[0]) if len(key) == 1 else self._fast.get(key)
                 if run is not None:
@@ -314,6 +342,8 @@ class Function:
         cf, bound = self._lookup(args, kwargs)
         if current_graph() is not None:
             return record_call(cf, bound)
+        if _TAPES[0] and active_tapes():
+            return _call_taped(cf, bound)
         return cf._call_flat(flat_tensors(bound))
 
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:

@@ -3,5 +3,6 @@ staging.stop_gradient): a gradient is a graph made by replaying a function's gra
 each op's vector-Jacobian product (OpDef.vjp) in reverse order."""
 
 from staging.gradients.api import GradientFunction, grad, stop_gradient, value_and_grad
+from staging.gradients.tape import GradientTape
 
-__all__ = ["GradientFunction", "grad", "stop_gradient", "value_and_grad"]
+__all__ = ["GradientFunction", "GradientTape", "grad", "stop_gradient", "value_and_grad"]

@@ -72,10 +72,14 @@ def _add(a, b):
 class Reverse:
     """One graph replayed into the current trace, ready to be differentiated."""
 
-    def __init__(self, graph: Graph, inputs: list, active: set):
+    def __init__(self, graph: Graph, inputs: list, active: set, variables: tuple = ()):
         self.graph = graph
         self.env: dict = dict(zip(graph.inputs, inputs))
         self.active: set = {v for v in graph.inputs if v in active and differentiable(v.type)}
+        # the Variables differentiated (a GradientTape's sources): their reads are sources too
+        self.variables = variables
+        self.reads = VariableReads(variables)
+        self.var_cts: dict = {}  # id(Variable) -> its cotangent, after backward()
         self.loops: dict = {}  # id(while node) -> (trip count, TensorArrays of its state)
         self.calls: dict = {}  # id(call node) -> the Reverse of the called graph
         for node in graph.nodes:
@@ -87,14 +91,16 @@ class Reverse:
 
     # -- forward -------------------------------------------------------------------
     def _is_active(self, node: Node) -> bool:
-        return any(isinstance(v, Value) and v in self.active for v in node.inputs)
+        return self.reads.reads(node) or any(
+            isinstance(v, Value) and v in self.active for v in node.inputs
+        )
 
     def _forward(self, node: Node) -> None:
         active = self._is_active(node)
         opdef = get_op(node.op)
         if active and opdef.called_graph is not None:
             outs = self._forward_call(node, opdef.called_graph(node))
-        elif active and node.op == "while_loop":
+        elif active and opdef.gradient == "loop":
             with placed_at(node):
                 outs = self._forward_loop(node)
         else:
@@ -128,7 +134,7 @@ class Reverse:
 
     def _forward_call(self, node: Node, graph: Graph) -> list:
         active = {g for g, v in zip(graph.inputs, node.inputs) if v in self.active}
-        inner = Reverse(graph, self._inputs(node), active)
+        inner = Reverse(graph, self._inputs(node), active, self.variables)
         self.calls[id(node)] = inner
         return inner.outputs
 
@@ -177,14 +183,23 @@ class Reverse:
                     cts[v] = _add(cts.get(v), ct)
         return {v: cts.get(v) for v in self.graph.inputs if v in self.active}
 
+    def _gather(self, var_cts: dict) -> None:
+        for key, ct in var_cts.items():
+            self.var_cts[key] = _add(self.var_cts.get(key), ct)
+
     def _node_vjp(self, node: Node, out_cts: list, wanted: list) -> tuple:
+        form = get_op(node.op).gradient
         if id(node) in self.calls:
             inner = self.calls[id(node)]
             found = inner.backward(dict(zip(inner.graph.outputs, out_cts)))
+            self._gather(inner.var_cts)
             return tuple(found.get(v) for v in inner.graph.inputs)
-        if node.op == "cond":
+        if form == "variable_read":
+            self._gather({id(node.attrs["var"]): out_cts[0]})
+            return ()
+        if form == "branches":
             return self._cond_vjp(node, out_cts, wanted)
-        if node.op == "while_loop":
+        if form == "loop":
             return self._loop_vjp(node, out_cts, wanted)
         rule = get_op(node.op).vjp
         if rule is None:
@@ -218,20 +233,23 @@ class Reverse:
             for ct, v, out in zip(out_cts, node.outputs, outs)
         ]
         positions = [i for i, w in enumerate(wanted[1:]) if w]
+        read = self.reads.read_in(node)
 
         def branch(label: str):
             def run():
                 graph = node.subgraphs[label]
                 active = {graph.inputs[i] for i in positions}
-                inner = Reverse(graph, operands, active)
+                inner = Reverse(graph, operands, active, self.variables)
                 found = inner.backward(dict(zip(graph.outputs, seeds)))
-                return tuple(
+                grads = tuple(
                     _as_gradient(found.get(graph.inputs[i]), operands[i]) for i in positions
                 )
+                return grads, _variable_gradients(inner.var_cts, read)
 
             return run
 
-        grads = staged_cond(pred, branch("then"), branch("else"))
+        grads, var_grads = staged_cond(pred, branch("then"), branch("else"))
+        self._gather({id(var): g for var, g in zip(read, var_grads)})
         result: list = [None] * len(node.inputs)
         for i, g in zip(positions, grads):
             result[i + 1] = g
@@ -251,15 +269,17 @@ class Reverse:
             for i in variables
         )
         cap_zeros = tuple(_zeros_of(captures[j]) for j in caps)
+        read = self.reads.read_in(node)
+        read_zeros = tuple(_variable_zeros(var) for var in read)
 
-        def go_on(k, var_cts, cap_cts):
+        def go_on(k, var_cts, cap_cts, read_cts):
             return k > 0
 
-        def step(k, var_cts, cap_cts):
+        def step(k, var_cts, cap_cts, read_cts):
             k = k - 1
             values = [s.read(k) for s in saved]
             active = {body.inputs[i] for i in variables} | {body.inputs[nvars + j] for j in caps}
-            inner = Reverse(body, values + captures, active)
+            inner = Reverse(body, values + captures, active, self.variables)
             found = inner.backward(dict(zip([body.outputs[i] for i in variables], var_cts)))
             new_vars = tuple(
                 _as_gradient(found.get(body.inputs[i]), outs[i], zero_of=values[i])
@@ -269,9 +289,15 @@ class Reverse:
                 _add(c, _as_gradient(found.get(body.inputs[nvars + j]), captures[j], skip=True))
                 for c, j in zip(cap_cts, caps)
             )
-            return k, new_vars, new_caps
+            new_reads = tuple(
+                _add(c, g) for c, g in zip(read_cts, _variable_gradients(inner.var_cts, read))
+            )
+            return k, new_vars, new_caps, new_reads
 
-        _, var_cts, cap_cts = staged_while(go_on, step, (count, seeds, cap_zeros))
+        _, var_cts, cap_cts, read_cts = staged_while(
+            go_on, step, (count, seeds, cap_zeros, read_zeros)
+        )
+        self._gather({id(var): g for var, g in zip(read, read_cts)})
         result: list = [None] * len(node.inputs)
         for i, g in zip(variables, var_cts):
             if wanted[i]:
@@ -279,6 +305,65 @@ class Reverse:
         for j, g in zip(caps, cap_cts):
             result[nvars + j] = g
         return tuple(result)
+
+
+class VariableReads:
+    """Which nodes read the Variables differentiated (directly, in their subgraphs or in the
+    graphs they call). A Variable differentiated that a graph also assigns is refused: its
+    reads after the write would have to differentiate through the assignment."""
+
+    def __init__(self, variables: tuple):
+        self.variables = {id(v): v for v in variables}
+        self._known: dict = {}  # id(node) -> the Variables differentiated it reads, in order
+
+    def reads(self, node: Node) -> bool:
+        return bool(self.variables) and bool(self.read_in(node))
+
+    def read_in(self, node: Node) -> tuple:
+        if not self.variables:
+            return ()
+        known = self._known.get(id(node))
+        if known is None:
+            found: dict = {}
+            for n in _nodes_of(node):
+                var = n.attrs.get("var")
+                if var is None or id(var) not in self.variables:
+                    continue
+                if get_op(n.op).writes_variable:
+                    raise errors.GradientError(
+                        f"{where_of(n)}the Variable {var.name!r} is differentiated and also "
+                        f"assigned here; compute the loss and update the Variable in separate "
+                        f"staged functions"
+                    )
+                if get_op(n.op).gradient == "variable_read":
+                    found[id(var)] = var
+            known = self._known[id(node)] = tuple(found.values())
+        return known
+
+
+def _nodes_of(node: Node):
+    """`node`, the nodes of its subgraphs and of the graphs it calls, depth first."""
+    yield node
+    for sub in node.subgraphs.values():
+        for inner in sub.nodes:
+            yield from _nodes_of(inner)
+    called = get_op(node.op).called_graph
+    if called is not None:
+        for inner in called(node).nodes:
+            yield from _nodes_of(inner)
+
+
+def _variable_gradients(var_cts: dict, read: tuple) -> tuple:
+    """The cotangents of the Variables `read`, zeros for those none reached."""
+    return tuple(
+        var_cts[id(var)] if var_cts.get(id(var)) is not None else _variable_zeros(var)
+        for var in read
+    )
+
+
+def _variable_zeros(var):
+    dtype = np.dtype(var.dtype)
+    return np.zeros(var.shape, dtype if dtype.kind == "f" else np.float64)
 
 
 @contextlib.contextmanager

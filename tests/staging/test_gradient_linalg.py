@@ -387,6 +387,9 @@ def test_matrix_norm_of_another_ord_is_refused():
         ("bij,bj->bi", [(2, 3, 4), (2, 4)]),
         ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),
         ("ij,kl->ijkl", [(2, 1), (1, 3)]),
+        ("...i,...i->...", [(2, 1, 3), (4, 3)]),
+        ("ij,jk->ik", [(2, 1), (3, 4)]),
+        ("ij,ij->ij", [(1, 3), (2, 1)]),
     ],
 )
 def test_einsum(subscripts, shapes):
