@@ -307,7 +307,9 @@ class OpDef:
         if self.raises not in _RAISES:
             raise ValueError(f"op {self.name!r}: raises={self.raises!r}, not one of {_RAISES}")
         if self.gradient not in _GRADIENTS:
-            raise ValueError(f"op {self.name!r}: gradient={self.gradient!r}, not one of {_GRADIENTS}")
+            raise ValueError(
+                f"op {self.name!r}: gradient={self.gradient!r}, not one of {_GRADIENTS}"
+            )
         if self.unboxed not in _UNBOXED:
             raise ValueError(f"op {self.name!r}: unboxed={self.unboxed!r}, not one of {_UNBOXED}")
         if self.unboxed is not None and self.python_expr is None:
@@ -543,7 +545,7 @@ FLOAT = AttrKind("a float", lambda v: type(v) is float)
 LITERAL = NONE | BOOL | INT | STR | FLOAT  # a Python literal
 
 
-def add_vjps(rules: dict[str, Callable]) -> None:
+def add_vjps(rules: Mapping[str, Callable]) -> None:
     """Gives each op named in `rules` its vector-Jacobian product (OpDef.vjp): called by an op
     module, beside its ops, once they are registered."""
     for name, rule in rules.items():

@@ -45,7 +45,13 @@ from staging.functions.function import (
     run_functions_eagerly,
 )
 from staging.functions.retracing import RetracingWarning
-from staging.gradients import GradientTape, grad, stop_gradient, value_and_grad
+from staging.gradients import (
+    GradientTape,
+    custom_gradient,
+    grad,
+    stop_gradient,
+    value_and_grad,
+)
 from staging.saving import LoadedFunction, load, save
 from staging.state.tensor_array import TensorArray
 from staging.state.variables import Variable
@@ -118,6 +124,7 @@ __all__ = [
     "assert_true",
     "cond",
     "constant",
+    "custom_gradient",
     "disable_traceback_filtering",
     "enable_traceback_filtering",
     "errors",

@@ -1,5 +1,5 @@
-"""Vector-Jacobian products of np.linalg and of the contractions einsum and tensordot (OpDef.vjp;
-the rule convention is runtime.ops.ufunc_derivatives').
+"""Vector-Jacobian products of np.linalg, of the contractions einsum and tensordot, and of
+np.trapezoid and np.average (OpDef.vjp; the rule convention is runtime.ops.ufunc_derivatives').
 
 The formulas are the standard results of matrix calculus for real matrices, each the adjoint
 of the op's first-order perturbation (its differential), written for stacks of matrices (the
@@ -9,7 +9,8 @@ last two axes; `_mt` transposes them):
 - det and slogdet: d det A = det A tr(A^-1 dA) (Jacobi's formula), so G_A = g det(A) A^-T, and
   g A^-T for log|det A|; the sign is piecewise constant and gets no cotangent.
 - cholesky (A = L L^T, A symmetric): dL = L phi(L^-1 dA L^-T), phi keeping the lower triangle
-  and half the diagonal; its adjoint is L^-T phi(L^T G) L^-1, symmetrised.
+  and half the diagonal; its adjoint is L^-T phi(L^T G) L^-1, symmetrised (upper=True: the
+  same of the transposes).
 - eigh (A = V diag(w) V^T): dw = diag(V^T dA V) and dV = V (F o V^T dA V) with
   F_ij = 1/(w_j - w_i) off the diagonal; the adjoint V (diag(G_w) + F o V^T G_V) V^T is
   symmetrised. NumPy reads only one triangle of A: as JAX, these rules give the gradient with
@@ -22,6 +23,11 @@ last two axes; `_mt` transposes them):
   nuclear and spectral norms of a matrix give U V^T and u_1 v_1^T of its SVD.
 - einsum and tensordot (linear in each operand): an operand's cotangent is the contraction of
   the output cotangent with the other operands, back to the operand's subscripts.
+- trapezoid: the trapezoidal sum is linear in y, each sample weighted by half the spacing on
+  either side of it; its derivative in a sample point x_i is half the difference of the sums
+  of y over the interval before x_i and the one after it.
+- average: a weighted mean sum(w a) / sum(w) gives w / sum(w) for a and
+  (a - mean) / sum(w) for w.
 Complex matrices are not supported (their gradients need conjugates these rules do not take).
 """
 
@@ -88,8 +94,8 @@ def _slogdet(ctx, g, out, a):
 
 def _cholesky(ctx, g, out, a, upper=False):
     _real(ctx, a, "np.linalg.cholesky")
-    if upper:
-        ctx.unsupported("np.linalg.cholesky(upper=True)")
+    if upper:  # U = L^T
+        g, out = _mt(g), _mt(out)
     eye = _eye(ctx, a)
     phi = np.cumsum(eye, axis=0) - 0.5 * eye  # the lower triangle, half the diagonal
     p = (_mt(out) @ g) * phi
@@ -337,6 +343,70 @@ def _linalg_outer(ctx, g, out, x1, x2):
     return ctx.rule_of("outer")(ctx, g, out, x1, x2)
 
 
+# -- weighted means and integrals (np.average, np.trapezoid) -----------------------------------
+
+
+def _along(x, axis: int, part: slice):
+    return x[(slice(None),) * axis + (part,)]
+
+
+def _edges(x, axis: int):
+    """(x with a zero before it, x with a zero after it) along `axis`."""
+    zero = 0.0 * _along(x, axis, slice(0, 1))
+    return np.concatenate([zero, x], axis=axis), np.concatenate([x, zero], axis=axis)
+
+
+def _spread_along(ctx, v, y, axis: int):
+    """A 1-d v laid along `axis` of y (size 1 along y's other axes)."""
+    return np.expand_dims(v, tuple(k for k in range(ctx.ndim(y)) if k != axis))
+
+
+def _trapezoid(ctx, g, out, *inputs, names, dx=1.0, axis=-1):
+    arrays = dict(zip(names, inputs))
+    y, x = arrays["y"], arrays.get("x")
+    axis = axis % ctx.ndim(y)
+    g = np.expand_dims(g, axis)
+    if x is None:
+        xs, step = None, dx * _spread_along(ctx, np.ones(ctx.dim(y, axis) - 1), y, axis)
+    else:
+        if ctx.ndim(x) not in (1, ctx.ndim(y)):
+            ctx.unsupported("np.trapezoid with x of other than 1 or y's number of dimensions")
+        xs = _spread_along(ctx, x, y, axis) if ctx.ndim(x) == 1 else x
+        step = _along(xs, axis, slice(1, None)) - _along(xs, axis, slice(None, -1))
+    grads = {}
+    if ctx.wants(names.index("y")):
+        before, after = _edges(step, axis)
+        grads["y"] = ctx.sum_to(g * (before + after) / 2.0, y)
+    if xs is not None and ctx.wants(names.index("x")):
+        mid = (_along(y, axis, slice(1, None)) + _along(y, axis, slice(None, -1))) / 2.0
+        before, after = _edges(mid, axis)
+        grads["x"] = ctx.reshape_like(ctx.sum_to(g * (before - after), xs), x)
+    return tuple(grads.get(name) for name in names)
+
+
+def _average(ctx, g, out, *inputs, names, axis=None, returned=False, keepdims=False):
+    arrays = dict(zip(names, inputs))
+    a, w = arrays["a"], arrays.get("weights")
+    axes = _axes(ctx, a, axis)
+    g_mean = _spread(ctx, g[0] if g[0] is not None else ctx.zeros_like(out[0]), a, axes, keepdims)
+    if w is None:
+        return (g_mean / ctx.count(a, out[0]),)
+    wb = w
+    if ctx.ndim(w) != ctx.ndim(a):  # weights along the one axis
+        if len(axes) != 1:
+            ctx.unsupported("np.average with weights along several axes")
+        wb = _spread_along(ctx, w, a, axes[0])
+    total = _spread(ctx, np.sum(wb, axis=axes, keepdims=keepdims), a, axes, keepdims)
+    mean = _spread(ctx, out[0], a, axes, keepdims)
+    ga = ctx.sum_to(g_mean * wb / total, a) if ctx.wants(names.index("a")) else None
+    gw = None
+    if ctx.wants(names.index("weights")):
+        g_total = 0.0 if len(g) < 2 or g[1] is None else _spread(ctx, g[1], a, axes, keepdims)
+        gw = ctx.reshape_like(ctx.sum_to(g_mean * (a - mean) / total + g_total, wb), w)
+    return tuple({"a": ga, "weights": gw}[name] for name in names)
+
+
+STATISTICS_RULES: dict[str, Callable] = {"trapezoid": _trapezoid, "average": _average}
 MATRIX_RULES: dict[str, Callable] = {
     "linalg.inv": _inv,
     "linalg.solve": _solve,

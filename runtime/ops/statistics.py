@@ -9,7 +9,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..registry import BOOL
+from ..registry import BOOL, add_vjps
+from . import linalg_derivatives
 from ._calls import lower_by_name, register_call, same_shape, stand_in
 from ._rules import as_index, known_prod, normalize_axes, normalize_axis
 from .elementwise import broadcast
@@ -295,3 +296,4 @@ register_call(
     lambda p, axis=-1, **attrs: (normalize_axis(axis, len(p)), p)[1],
 )
 del _name
+add_vjps(linalg_derivatives.STATISTICS_RULES)

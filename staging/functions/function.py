@@ -327,7 +327,9 @@ class Function:
                         self._recent.clear()
                     values = args + tuple(kwargs.values())
                     return cf._run_packed(*[values[i] for i in order])
-            elif not _RUN_EAGERLY[0] and not _TAPES[0] and not _tracing_stack():  # (other threads trace)
+            elif (
+                not _RUN_EAGERLY[0] and not _TAPES[0] and not _tracing_stack()
+            ):  # (other threads trace)
                 key = tuple(map(fast_key, args))
                 run = self._fast1.get(key[0]) if len(key) == 1 else self._fast.get(key)
                 if run is not None:

@@ -19,7 +19,7 @@ from staging.core.source_map import where_defined
 from staging.core.tensor import Tensor
 from staging.functions.function import Function, function
 from staging.functions.trace_key import bind, flat_tensors
-from staging.gradients.reverse import Reverse, _as_gradient, differentiable
+from staging.gradients.reverse import Reverse, _as_gradient, calling_graph, differentiable
 from staging.gradients.rules import float_dtype, shape_of, type_of
 
 
@@ -36,6 +36,27 @@ def grad(f, argnums=0, has_aux=False):
 def value_and_grad(f, argnums=0, has_aux=False):
     """As `grad`, returning (f's value, gradient); with `has_aux`, ((target, aux), gradient)."""
     return _gradient_function(f, argnums, has_aux, with_value=True)
+
+
+def custom_gradient(f):
+    """A staged function with its own gradient: `f(*arrays)` returns (value, vjp) where
+    `vjp(*cotangents of the value)` returns one gradient per array argument (a tuple when there
+    are several). The value is computed by f's graph; its gradient, wherever the function is
+    differentiated (staging.grad, GradientTape, called from other staged functions), by `vjp`,
+    traced as a staged function of the arguments and the cotangents (so f runs again there)."""
+    name = getattr(f, "__name__", "f")
+
+    def forward(*args):
+        return f(*args)[0]
+
+    def vjp(args: tuple, cotangents: tuple):
+        _, gradient = f(*args)
+        return gradient(*cotangents)
+
+    forward.__name__ = forward.__qualname__ = name
+    vjp.__name__ = vjp.__qualname__ = f"{name}_vjp"
+    forward.__custom_vjp__ = function(vjp)
+    return function(forward)
 
 
 def stop_gradient(x):
@@ -119,11 +140,15 @@ class _Gradient:
         bound = bind(cf._signature, args, kwargs, cf.name)
         offsets = _offsets(bound[0])
         inputs = [cf.graph.inputs[offsets[i] : offsets[i + 1]] for i in self.positions]
-        reverse = Reverse(cf.graph, flat_tensors(bound), {v for vs in inputs for v in vs})
+        graph = calling_graph(cf)
+        positions = {v: i for i, v in enumerate(cf.graph.inputs)}
+        sources = {graph.inputs[positions[v]] for vs in inputs for v in vs}
+        reverse = Reverse(graph, flat_tensors(bound), sources)
         result = cf._pack(tuple(reverse.outputs))
         target, aux = (result[0], result[1]) if self.has_aux else (result, None)
         seed = np.ones((), float_dtype(target))  # (a constant: no op of the target's value)
-        found = reverse.backward({self._target(cf, reverse, target): seed})
+        found = reverse.backward({self._target(graph, reverse, target): seed})
+        found = {v: found.get(w) for v, w in zip(cf.graph.inputs, graph.inputs)}
         grads = tuple(
             _argument_gradient(bound[0][i], values, found)
             for i, values in zip(self.positions, inputs)
@@ -141,7 +166,7 @@ class _Gradient:
                     f"called with {len(args)} positional argument(s)"
                 )
 
-    def _target(self, cf, reverse: Reverse, target):
+    def _target(self, graph, reverse: Reverse, target):
         """The graph output differentiated: a float scalar a source reaches."""
         what = f"{self.where}: the target of grad({self.name})" + (
             " (the first of what it returns)" if self.has_aux else ""
@@ -157,7 +182,7 @@ class _Gradient:
             raise errors.GradientError(
                 f"{what} must be a scalar, not {t}; reduce it (np.sum, np.mean) first"
             )
-        value = cf.graph.outputs[0]
+        value = graph.outputs[0]
         if value not in reverse.active:
             raise errors.GradientError(
                 f"{what} does not depend on the argument(s) {self.argnums!r} differentiated: no "

@@ -98,17 +98,26 @@ class Reverse:
     def _forward(self, node: Node) -> None:
         active = self._is_active(node)
         opdef = get_op(node.op)
-        if active and opdef.called_graph is not None:
+        if active and custom_vjp(node) is not None:
+            outs = self._copy(node)
+        elif active and opdef.called_graph is not None:
             outs = self._forward_call(node, opdef.called_graph(node))
         elif active and opdef.gradient == "loop":
             with placed_at(node):
                 outs = self._forward_loop(node)
         else:
             outs = self._copy(node)
-        for v, out in zip(node.outputs, outs):
+        inner = self.calls.get(id(node))
+        for i, (v, out) in enumerate(zip(node.outputs, outs)):
             self.env[v] = out
-            if active and differentiable(v.type):
+            reached = active if inner is None else inner.reaches(i)
+            if reached and differentiable(v.type):
                 self.active.add(v)
+
+    def reaches(self, index: int) -> bool:
+        """Whether output `index` of the graph depends on an active input (or Variable)."""
+        values = [v for v in self.graph.outputs if isinstance(v, Value)]
+        return index < len(values) and values[index] in self.active
 
     def _copy(self, node: Node) -> list:
         fg = current_graph()
@@ -189,6 +198,9 @@ class Reverse:
 
     def _node_vjp(self, node: Node, out_cts: list, wanted: list) -> tuple:
         form = get_op(node.op).gradient
+        custom = custom_vjp(node)
+        if custom is not None:
+            return self._custom_vjp(node, custom, out_cts)
         if id(node) in self.calls:
             inner = self.calls[id(node)]
             found = inner.backward(dict(zip(inner.graph.outputs, out_cts)))
@@ -224,6 +236,21 @@ class Reverse:
             **node.attrs,
         )
         return tuple(result)
+
+    def _custom_vjp(self, node: Node, vjp, out_cts: list) -> tuple:
+        """A function's own vector-Jacobian product (staging.custom_gradient): called with the
+        call's inputs and its outputs' cotangents; one cotangent per input back."""
+        inputs = self._inputs(node)
+        outs = [self.env[v] for v in node.outputs]
+        cts = [ct if ct is not None else _zeros_of(out) for ct, out in zip(out_cts, outs)]
+        found = vjp(tuple(inputs), tuple(cts))
+        found = found if isinstance(found, (tuple, list)) else (found,)
+        if len(found) != len(inputs):
+            raise errors.GradientError(
+                f"{where_of(node)}the gradient function of {node.attrs['fn'].name!r} returned "
+                f"{len(found)} gradient(s) for its {len(inputs)} array argument(s)"
+            )
+        return tuple(found)
 
     def _cond_vjp(self, node: Node, out_cts: list, wanted: list) -> tuple:
         pred, *operands = self._inputs(node)
@@ -305,6 +332,25 @@ class Reverse:
         for j, g in zip(caps, cap_cts):
             result[nvars + j] = g
         return tuple(result)
+
+
+def custom_vjp(node: Node):
+    """The vector-Jacobian product a call's function gives itself (staging.custom_gradient)."""
+    fn = node.attrs.get("fn") if get_op(node.op).called_graph is not None else None
+    return getattr(getattr(fn, "_python_function", None), "__custom_vjp__", None)
+
+
+def calling_graph(cf) -> Graph:
+    """A graph of one call of the concrete function `cf` (what is differentiated at the top, so
+    that a function's own gradient, if it has one, is used there too)."""
+    graph = Graph(cf.name)
+    for v in cf.graph.inputs:
+        graph.add_input(v.type)
+    node = Node("call", list(graph.inputs), {"fn": cf}, list(cf.output_types))
+    graph.add_node(node)
+    values = iter(node.outputs)
+    graph.outputs = [next(values) if isinstance(v, Value) else v for v in cf.graph.outputs]
+    return graph
 
 
 class VariableReads:

@@ -196,6 +196,16 @@ def test_cholesky(batch):
     check(program, _spd(4, batch=batch))
 
 
+def test_cholesky_upper():
+    w = _weights((3, 3))
+
+    def f(a):
+        return np.sum(np.linalg.cholesky(_sym(np, a), upper=True) * w)
+
+    a = _spd(3)
+    assert _relative(staging.grad(f)(a), finite_difference(f, [a], 0)) < 1e-6
+
+
 def test_cholesky_gradient_is_symmetric():
     w = _weights((3, 3))
     grad = staging.grad(lambda a: np.sum(np.linalg.cholesky(a) * w))(_spd(3))
@@ -443,6 +453,84 @@ def test_linalg_outer():
         return f
 
     check(program, _rng(1).normal(size=3), _rng(2).normal(size=4), argnums=(0, 1))
+
+
+# -- integrals and weighted means ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("x_shape", "kwargs"),
+    [(None, {}), (None, {"dx": 0.5, "axis": 0}), ((4,), {}), ((3, 4), {}), ((3,), {"axis": 0})],
+)
+def test_trapezoid(x_shape, kwargs):
+    y = _rng(1).normal(size=(3, 4))
+    w = _weights(np.trapezoid(y, **kwargs).shape)
+    if x_shape is None:
+
+        def program(xp):
+            def f(y):
+                return xp.sum(xp.trapezoid(y, **kwargs) * w)
+
+            return f
+
+        check(program, y)
+        return
+
+    def program(xp):
+        def f(y, x):
+            return xp.sum(xp.trapezoid(y, x, **kwargs) * w)
+
+        return f
+
+    x = np.cumsum(_rng(2).uniform(0.5, 1.5, size=x_shape), axis=-1 if len(x_shape) == 1 else 1)
+    check(program, y, x, argnums=(0, 1))
+
+
+@pytest.mark.parametrize(
+    ("w_shape", "kwargs"),
+    [
+        (None, {}),
+        (None, {"axis": 1, "keepdims": True}),
+        ((3, 4), {}),
+        ((3, 4), {"axis": 0}),
+        ((4,), {"axis": 1}),
+        ((3,), {"axis": 0, "keepdims": True}),
+    ],
+)
+def test_average(w_shape, kwargs):
+    a = _rng(1).normal(size=(3, 4))
+    c = _weights(np.average(a, **kwargs).shape)
+    if w_shape is None:
+
+        def program(xp):
+            def f(a):
+                return xp.sum(xp.average(a, **kwargs) * c)
+
+            return f
+
+        check(program, a)
+        return
+
+    def program(xp):
+        def f(a, w):
+            mean, total = xp.average(a, weights=w, returned=True, **kwargs)
+            return xp.sum(mean * c) + xp.sum(total**2)
+
+        return f
+
+    check(program, a, _rng(2).uniform(0.5, 1.5, size=w_shape), argnums=(0, 1))
+
+
+def test_average_of_the_weights_only():
+    a = _rng(1).normal(size=(3, 4))
+
+    def program(xp):
+        def f(w):
+            return xp.sum(xp.average(a, axis=1, weights=w) ** 2)
+
+        return f
+
+    check(program, _rng(2).uniform(0.5, 1.5, size=(3, 4)))
 
 
 # -- second order and errors ---------------------------------------------------------------

@@ -305,3 +305,36 @@ def test_a_loop_xla_cannot_reverse_is_refused_naming_the_loop():
         compiled(np.array([0.5, 0.7]))
     line = int(str(info.value).split("test_gradients.py:")[1].split(":")[0])
     assert "the loop the error names" in open(__file__).read().splitlines()[line - 1]
+
+
+def test_custom_gradient_is_used_wherever_the_function_is_differentiated():
+    @staging.custom_gradient
+    def softplus(x):
+        y = np.log1p(np.exp(x))
+
+        def vjp(g):
+            return g / (1.0 + np.exp(-x))  # stable where exp(x) overflows
+
+        return y, vjp
+
+    @staging.custom_gradient
+    def clipped(x):
+        return x * 1.0, lambda g: np.clip(g, -1.0, 1.0)
+
+    x = np.array([-2.0, 0.0, 1.0])
+    assert_close(staging.grad(lambda x: np.sum(softplus(x)))(x), 1 / (1 + np.exp(-x)))
+    assert staging.grad(softplus)(np.float64(1.0)) == pytest.approx(1 / (1 + np.exp(-1.0)))
+    assert np.array_equal(staging.grad(lambda x: np.sum(clipped(x) * 5.0))(x), [1.0, 1.0, 1.0])
+    assert np.allclose(softplus(x), np.log1p(np.exp(x)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (the value's exp overflows, as eagerly)
+        assert staging.grad(lambda x: np.sum(softplus(x)))(np.array([800.0]))[0] == 1.0
+
+
+def test_custom_gradient_with_the_wrong_number_of_gradients_is_refused():
+    @staging.custom_gradient
+    def two(x, y):
+        return x * y, lambda g: g * y
+
+    with pytest.raises(errors.GradientError, match="returned 1 gradient"):
+        staging.grad(lambda x: two(x, 2.0 * x))(np.float64(1.0))
