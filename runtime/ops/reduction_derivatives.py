@@ -9,6 +9,8 @@ split among the equal elements.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 
@@ -75,7 +77,7 @@ def _cumsum(ctx, g, out, x, axis=None, dtype=None):
     return (_reversed(np.cumsum(_reversed(g, axis), axis=axis), axis),)
 
 
-RULES = {
+RULES: dict[str, Callable] = {
     "sum": _sum,
     "mean": _mean,
     "prod": _prod,

@@ -4,6 +4,8 @@ what it views; `x[index]`'s is added into zeros at the index (repeated indices a
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 
@@ -120,7 +122,7 @@ def _dot(ctx, g, out, a, b):
     return (ctx.unsupported("np.dot of arrays of more than 2 dimensions"), None)
 
 
-SHAPE_RULES = {
+SHAPE_RULES: dict[str, Callable] = {
     "reshape": _reshape,
     "squeeze": _same_shape,
     "expand_dims": _same_shape,
@@ -134,5 +136,5 @@ SHAPE_RULES = {
     "stack": _stack,
     "trace": _trace,
 }
-INDEXING_RULES = {"getitem": _getitem, "setitem": _setitem}
-PRODUCT_RULES = {"outer": _outer, "dot": _dot}
+INDEXING_RULES: dict[str, Callable] = {"getitem": _getitem, "setitem": _setitem}
+PRODUCT_RULES: dict[str, Callable] = {"outer": _outer, "dot": _dot}

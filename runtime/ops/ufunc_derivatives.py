@@ -15,6 +15,7 @@ cotangent in two, as JAX does.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -155,7 +156,7 @@ def _modf(ctx, g, out, x):
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 
-RULES = {
+RULES: dict[str, Callable] = {
     "add": _add,
     "subtract": _subtract,
     "multiply": _multiply,
