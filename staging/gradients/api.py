@@ -54,6 +54,7 @@ def custom_gradient(f):
         return gradient(*cotangents)
 
     forward.__name__ = forward.__qualname__ = name
+    forward.__wrapped__ = f  # type: ignore[attr-defined]  (errors name f's line)
     vjp.__name__ = vjp.__qualname__ = f"{name}_vjp"
     forward.__custom_vjp__ = function(vjp)
     return function(forward)
@@ -129,7 +130,8 @@ class _Gradient:
         self.has_aux, self.with_value = has_aux, with_value
         self.positions = _argnum_tuple(argnums)
         self.name = getattr(forward, "__name__", "f")
-        self.where = where_defined(forward.python_function)
+        python_function = forward.python_function
+        self.where = where_defined(getattr(python_function, "__wrapped__", python_function))
         self.__name__ = self.__qualname__ = f"grad_{self.name}"
         self.__doc__ = f"The gradient of {self.name} with respect to argument(s) {argnums!r}."
         self.__signature__ = inspect.signature(forward.python_function)

@@ -170,6 +170,24 @@ def _names(names) -> str:
     return ", ".join(f"`{n}`" for n in names)
 
 
+_GRADIENT_FORMS = {
+    "branches": "the branch taken",
+    "loop": "iterations in reverse",
+    "variable_read": "a Variable's read",
+}
+
+
+def _gradient_entry(op) -> str:
+    """How an op is differentiated, for the registry table."""
+    if op.vjp is not None:
+        return "rule"
+    if op.gradient is not None:
+        return _GRADIENT_FORMS[op.gradient]
+    if op.called_graph is not None:
+        return "the called graph"
+    return ""
+
+
 def render() -> str:
     """The generated section of docs/ops.md."""
     lines = [
@@ -193,16 +211,20 @@ def render() -> str:
         "### The ops of the registry",
         "",
         "Every op (`runtime/ops/`, `runtime/core_ops.py`, `runtime/control_ops.py`) with its "
-        "description; the ufunc ops are listed [above](#ufuncs).",
+        "description and how `staging.grad` and `staging.GradientTape` differentiate it "
+        "(docs/gradients.md): by its vector-Jacobian rule, through its branches, its iterations "
+        "or the graph it calls; an op with no entry stops the gradient with a clear error when a "
+        "differentiated value flows through it. The ufunc ops are listed [above](#ufuncs); "
+        "those with a gradient rule: " + _names(sorted(n for n in UFUNCS if ops[n].vjp)) + ".",
         "",
-        "| Op | What it computes |",
-        "|---|---|",
+        "| Op | What it computes | Gradient |",
+        "|---|---|---|",
     ]
     for name in sorted(ops):
         if name in UFUNCS:
             continue
         doc = " ".join((ops[name].doc or "").split()).replace("|", "\\|")
-        lines.append(f"| `{name}` | {doc} |")
+        lines.append(f"| `{name}` | {doc} | {_gradient_entry(ops[name])} |")
     dispatching, plain = _not_staged()
     lines += [
         "",

@@ -158,7 +158,7 @@ def trig(xp, x):
 
 
 def power_and_divide(xp, x):
-    return xp.sum(x**x + 1.0 / (1.0 + x) + x ** 0.5 + xp.hypot(x, 1.0) + xp.arctan2(x, 2.0))
+    return xp.sum(x**x + 1.0 / (1.0 + x) + x**0.5 + xp.hypot(x, 1.0) + xp.arctan2(x, 2.0))
 
 
 def max_min(xp, x):
