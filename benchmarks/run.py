@@ -467,6 +467,85 @@ def _numexpr():
         return None
 
 
+def relax(x):
+    """1000 iterations of an elementwise update: the loop a gradient replays in reverse."""
+    y = x
+    for _ in range(1000):
+        y = y - 0.001 * (y * y * y - x)
+    return np.sum(y)
+
+
+def squared_chain(x):
+    return np.sum(chain(x) ** 2)
+
+
+def _jax_gradient_figures(jax_source: str, name: str, x) -> str:
+    """jax.jit(jax.grad(f)) and jax.jit(f) of the same workload, when JAX is installed."""
+    try:
+        import jax
+    except ImportError:
+        return ""
+    jax.config.update("jax_enable_x64", True)
+    scope: dict = {"jax": jax, "jnp": jax.numpy}
+    exec(jax_source, scope)  # noqa: S102  (our own benchmark source, below)
+    f = scope[name]
+    forward, gradient = jax.jit(f), jax.jit(jax.grad(f))
+    xj = jax.numpy.asarray(x)
+    forward(xj).block_until_ready()
+    gradient(xj).block_until_ready()
+    tf = best_time(lambda: forward(xj).block_until_ready())
+    tg = best_time(lambda: gradient(xj).block_until_ready())
+    return f"jax.grad (jit) {fmt(tg)} = {tg / tf:.2f}x its forward {fmt(tf)}"
+
+
+_JAX_RELAX = """
+def relax(x):
+    body = lambda i, y: y - 0.001 * (y * y * y - x)
+    return jnp.sum(jax.lax.fori_loop(0, 1000, body, x))
+"""
+_JAX_CHAIN = """
+def squared_chain(x):
+    for _ in range(50):
+        x = x * 1.0001 + 0.5
+        x = x - 0.25
+    return jnp.sum(x ** 2)
+"""
+
+
+def gradient_bench():
+    """staging.grad against the staged forward call of the same function (plain = forward)."""
+    cases = (
+        (
+            "9. gradient of a 1000-iteration loop, 16 float64",
+            relax,
+            np.linspace(0.5, 1.5, 16),
+            "<= 4x its forward",
+            _JAX_RELAX,
+            "relax",
+        ),
+        (
+            "10. gradient of the 150-op chain, 1M float32",
+            squared_chain,
+            np.linspace(0, 1, 1_000_000, dtype=np.float32),
+            "<= 3x its forward",
+            _JAX_CHAIN,
+            "squared_chain",
+        ),
+    )
+    for name, f, x, target, jax_source, jax_name in cases:
+        forward, gradient = staging.function(f), staging.grad(f)
+        forward(x)
+        gradient(x)
+        staged, plain = best_pair(lambda: gradient(x), lambda: forward(x), min_total=0.5)
+        row(
+            name + " (plain = its staged forward)",
+            staged,
+            plain,
+            target,
+            _jax_gradient_figures(jax_source, jax_name, x),
+        )
+
+
 def main(argv=None) -> int:
     global QUICK
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -485,6 +564,7 @@ def main(argv=None) -> int:
         memory_bench,
         scaling,
         random_bench,
+        gradient_bench,
     ):
         workload()
     headers = ("workload", "staged", "plain", "ratio", "target / note", "others (measured here)")

@@ -19,8 +19,13 @@ from staging.core.tensor import Tensor
 
 
 def type_of(x):
-    """The graph type of a rule's operand: a tensor's, or a Python number itself."""
-    return x._value.type if isinstance(x, Tensor) else x
+    """The graph type of a rule's operand: a tensor's, a NumPy value's, or a Python number
+    itself."""
+    if isinstance(x, Tensor):
+        return x._value.type
+    if isinstance(x, (np.ndarray, np.generic)):
+        return TensorType.of(x)
+    return x
 
 
 def _array_kind(x) -> TensorType | None:
@@ -88,23 +93,41 @@ class RuleContext:
         a, b = shape_of(g), shape_of(x)
         return _static(a) and a == b
 
+    # (Where x's shape is known while tracing, these read only g: the forward value x is not
+    # kept alive, and not computed, for its shape alone.)
     def sum_to(self, g, x):
         """g summed back to x's shape (over the axes x was broadcast along)."""
         if g is None or self._same_shape(g, x):
             return g
+        shape, g_shape = shape_of(x), shape_of(g)
+        if _static(shape) and _static(g_shape):
+            lead = len(g_shape) - len(shape)
+            axes = tuple(range(lead)) + tuple(
+                lead + i for i, d in enumerate(shape) if d == 1 and g_shape[lead + i] != 1
+            )
+            return np.reshape(np.sum(g, axis=axes, keepdims=True) if axes else g, shape)
         return self.op("sum_to_like", g, x)
 
     def broadcast_like(self, g, x):
         if self._same_shape(g, x):
             return g
+        shape = shape_of(x)
+        if _static(shape) and _static(shape_of(g)):
+            return np.broadcast_to(g, shape)
         return self.op("broadcast_like", g, x)
 
     def reshape_like(self, g, x):
         if self._same_shape(g, x):
             return g
+        shape = shape_of(x)
+        if _static(shape):
+            return np.reshape(g, shape)
         return self.op("reshape_like", g, x)
 
     def zeros_like(self, x):
+        shape = shape_of(x)
+        if _static(shape):
+            return np.zeros(shape, float_dtype(x))
         return np.zeros_like(x, dtype=float_dtype(x))
 
     def cast_like(self, g, x):
