@@ -16,8 +16,16 @@ import pytest
 import staging
 
 jax = pytest.importorskip("jax")
-jax.config.update("jax_enable_x64", True)
 jnp = jax.numpy
+
+
+@pytest.fixture(autouse=True)
+def _float64_in_jax():
+    """JAX in float64 for these tests only (the XLA backend's own tests expect its default)."""
+    previous = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    yield
+    jax.config.update("jax_enable_x64", previous)
 
 
 def poly(xp, x):
