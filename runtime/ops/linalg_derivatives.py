@@ -68,6 +68,7 @@ def _inv(ctx, g, out, a):
 
 def _solve(ctx, g, out, a, b):
     _real(ctx, a, "np.linalg.solve")
+    _real(ctx, b, "np.linalg.solve")
     vector = ctx.ndim(b) == 1
     g_mat, x_mat = (g[..., None], out[..., None]) if vector else (g, out)
     g_b = np.linalg.solve(_mt(a), g_mat)

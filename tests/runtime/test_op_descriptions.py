@@ -90,10 +90,17 @@ def test_structured_facts_fit_together():
         assert op.subgraphs and op.emit and op.swap_branches and op.bind_subgraph, name
     for name in _named(lambda op: op.unlowerable is not None):
         assert OPS[name].lower is None, name
-    assert _named(lambda op: op.vjp is not None) == []  # (gradient rules: still to come)
+    for name in _named(lambda op: op.gradient is not None):
+        # (a structured op differentiated by staging.gradients has no rule of its own)
+        assert OPS[name].vjp is None, name
+    for name in _named(lambda op: op.vjp is not None):
+        assert callable(OPS[name].vjp), name
+    assert _named(lambda op: op.gradient == "branches") == ["cond"]
 
 
 def test_a_field_with_an_unknown_value_is_refused():
+    with pytest.raises(ValueError, match="gradient="):
+        OpDef("x", abs, abs, gradient="somehow")
     with pytest.raises(ValueError, match="raises="):
         OpDef("x", abs, abs, raises="sometimes")
     with pytest.raises(ValueError, match="unboxed="):
