@@ -60,6 +60,9 @@ _NOT_METHODS = frozenset(
         "list",
         "sorted",
         "set",
+        "dict",
+        "OrderedDict",
+        "Counter",
         "iter_more",
     )
 )
