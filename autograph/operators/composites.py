@@ -115,7 +115,8 @@ def getitem(obj, index):
     ):
         return concrete_arrays.promote(obj)[index]
     if keyed.needs_promotion(obj, index):
-        references = sys.getrefcount(obj)
+        # (less the reference of the statement's setitem, whose first argument is evaluated)
+        references = sys.getrefcount(obj) - 1
         staged = keyed.promoted_for_key(obj, references, "`d[k] += v`")
         _pending.clear()  # (one at a time: the setitem of the same statement follows)
         _pending[id(obj)] = (obj, staged)

@@ -20,6 +20,7 @@ import bisect
 import builtins
 import collections
 import heapq
+import itertools
 import operator
 from dataclasses import dataclass
 from typing import Callable
@@ -365,6 +366,17 @@ def _new_counter(c):
     return c, ContainerType("dict", INT, items_of(c), "Counter")
 
 
+def _zipped(c, *columns):
+    """`list(zip(*columns))` of a staged list of tuples kept one list per position (a column
+    that is not a list is the object every tuple holds there): a list of tuples."""
+    items = (items_of(t) if isinstance(t, ListType) else t for t in columns)
+    return c, ListType(TupleType(items))
+
+
+def _zip_columns(c, *columns):
+    return list(zip(*(col if type(col) is list else itertools.repeat(col) for col in columns)))
+
+
 def _most_common(c, n=None):
     """`Counter.most_common(n)`: a list of (key, count) pairs."""
     return c, ListType(TupleType((c.key, c.element)) if c.key is not None else None)
@@ -409,6 +421,7 @@ _LIST = {
     "heappushpop": Method(True, _pushpop, heapq.heappushpop),
     "heapreplace": Method(True, _replace, heapq.heapreplace),
     "heapify": Method(True, _same, heapq.heapify),
+    "zip": Method(False, _zipped, _zip_columns),
     "insort": Method(True, _adds, bisect.insort),
     "insort_left": Method(True, _adds, bisect.insort_left),
     "insort_right": Method(True, _adds, bisect.insort_right),

@@ -63,6 +63,7 @@ _NOT_METHODS = frozenset(
         "dict",
         "OrderedDict",
         "Counter",
+        "zip",
         "iter_more",
     )
 )

@@ -27,6 +27,7 @@ from staging.core.recording import current_graph, record
 from staging.core.source_map import where
 from staging.core.tensor import Tensor
 from staging.state import concrete_arrays
+from staging.state.tensor_array import TupleList, is_tensor_array
 from staging.state.containers import (
     StagedContainer,
     encode,
@@ -74,13 +75,22 @@ def build(kind: str, items) -> StagedContainer | None:
     if isinstance(items, StagedContainer):
         return items._call(kind)
     if _is_staged_list(items):
-        return from_tensor_array(items.tensor_array)._call(kind)
+        return _as_container(items.tensor_array)._call(kind)
     if current_graph() is None or type(items) is not list:
         return None
     keys = items if kind in ("set", "Counter") else [_key_of(pair) for pair in items]
     if not _any_hashed_at_run_time(keys):
         return None
     return staged_list(items, f"{kind}()")._call(kind)
+
+
+def _as_container(lst) -> StagedContainer:
+    """A staged list (a TensorArray, or a TupleList: one list per position of its tuples) as
+    the StagedContainer of the same list (of tuples)."""
+    if not isinstance(lst, TupleList):
+        return from_tensor_array(lst)
+    first = next(f for f in lst if is_tensor_array(f))
+    return from_tensor_array(first)._call("zip", *lst)
 
 
 def _key_of(pair):
@@ -139,10 +149,12 @@ def read_with_key(method, args):
         return None
     name = method.__name__
     if name not in _READING:
+        kind = type(owner).__name__
+        instead = "set(...) of all its items" if isinstance(owner, set) else "`d[k] = v`"
         raise errors.UnsupportedOpError(
-            f"{where()}{type(owner).__name__}.{name}() with a key known only when the graph runs "
-            f"is not staged outside staged loops and branches; write `d[k] = v` (which makes the "
-            f"dict a staged value), or build the {type(owner).__name__} from all its items at once"
+            f"{where()}{kind}.{name}() with a key known only when the graph runs is not staged "
+            f"outside staged loops and branches (nothing rebinds the name to the staged {kind} "
+            f"it would become); write {instead}, which makes a staged {kind}"
         )
     return promote(owner)._call(name, *args)
 
