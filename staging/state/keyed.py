@@ -27,7 +27,6 @@ from staging.core.recording import current_graph, record
 from staging.core.source_map import where
 from staging.core.tensor import Tensor
 from staging.state import concrete_arrays
-from staging.state.tensor_array import TupleList, is_tensor_array
 from staging.state.containers import (
     StagedContainer,
     encode,
@@ -36,6 +35,7 @@ from staging.state.containers import (
     promote,
     wrap,
 )
+from staging.state.tensor_array import TupleList, is_tensor_array
 
 # the constructors converted code calls, by the name of their op (runtime.ops.containers)
 KINDS = {
