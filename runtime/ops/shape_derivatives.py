@@ -82,7 +82,9 @@ def _concatenate(ctx, g, out, *xs, axis=0, dtype=None):
 
 def _stack(ctx, g, out, *xs, axis=0, dtype=None):
     axis = axis % ctx.ndim(out)
-    return tuple(g[(slice(None),) * axis + (i,)] if ctx.wants(i) else None for i in range(len(xs)))
+    return tuple(
+        g[(slice(None),) * axis + (i,)] if ctx.wants(i) else None for i in range(len(xs))
+    )
 
 
 def _getitem(ctx, g, out, x, *inputs, index):

@@ -204,11 +204,17 @@ RULES = {
     "radians": _unary(lambda x, out: math.pi / 180.0),
     "rad2deg": _unary(lambda x, out: 180.0 / math.pi),
     "degrees": _unary(lambda x, out: 180.0 / math.pi),
-    "arctan2": _two(lambda y, x, out: x / (x * x + y * y), lambda y, x, out: -y / (x * x + y * y)),
+    "arctan2": _two(
+        lambda y, x, out: x / (x * x + y * y), lambda y, x, out: -y / (x * x + y * y)
+    ),
     "hypot": _two(lambda x, y, out: x / out, lambda x, y, out: y / out),
     "logaddexp": _two(lambda x, y, out: np.exp(x - out), lambda x, y, out: np.exp(y - out)),
-    "logaddexp2": _two(lambda x, y, out: np.exp2(x - out), lambda x, y, out: np.exp2(y - out)),
-    "copysign": _two(lambda x, y, out: np.sign(x) * np.sign(out), lambda x, y, out: 0.0 * x),
+    "logaddexp2": _two(
+        lambda x, y, out: np.exp2(x - out), lambda x, y, out: np.exp2(y - out)
+    ),
+    "copysign": _two(
+        lambda x, y, out: np.sign(x) * np.sign(out), lambda x, y, out: 0.0 * x
+    ),
     "ldexp": _two(lambda x, y, out: np.exp2(y), lambda x, y, out: 0.0 * x),
 }
 for _name in (

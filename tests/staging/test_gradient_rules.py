@@ -20,19 +20,15 @@ SKIPPED_UNARY = {"isfinite", "isinf", "isnan", "signbit", "spacing"}
 UNARY = sorted(
     name
     for name, rule in ufunc_derivatives.RULES.items()
-    if name in np.__dict__
-    and getattr(np, name).__class__ is np.ufunc
-    and getattr(np, name).nin == 1
-    and getattr(np, name).nout == 1
+    if name in np.__dict__ and getattr(np, name).__class__ is np.ufunc
+    and getattr(np, name).nin == 1 and getattr(np, name).nout == 1
     and name not in SKIPPED_UNARY
 )
 BINARY = sorted(
     name
     for name in ufunc_derivatives.RULES
-    if name in np.__dict__
-    and getattr(np, name).__class__ is np.ufunc
-    and getattr(np, name).nin == 2
-    and name not in ("nextafter", "heaviside", "ldexp")
+    if name in np.__dict__ and getattr(np, name).__class__ is np.ufunc
+    and getattr(np, name).nin == 2 and name not in ("nextafter", "heaviside", "ldexp")
 )
 
 
