@@ -94,6 +94,11 @@ class _CallTrees(transformer.Transformer):
                 return _MISSING
         return obj
 
+    def _of_keywords_only(self, node) -> bool:
+        """`dict(a=1)`: keys that are Python strs, nothing to stage (`opts=dict(...)` in
+        directives)."""
+        return not node.args and self._resolve(node.func) is dict
+
     def _needs_call(self, func) -> bool:
         if (
             isinstance(func, ast.Attribute)
@@ -128,7 +133,7 @@ class _CallTrees(transformer.Transformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
-        if not self._needs_call(node.func):
+        if not self._needs_call(node.func) or self._of_keywords_only(node):
             return node
         call = templates.replace_as_expression("ag__.call(func)", node, func=node.func)
         call.args.extend(node.args)

@@ -30,6 +30,7 @@ from staging.core.tracebacks import filtered
 from staging.effects import random_ops
 from staging.kinds import decisions as kinds
 from staging.kinds.undefined import MaybeUndefined, read_all
+from staging.state import keyed
 
 # -- ag__.call ----------------------------------------------------------------
 
@@ -55,6 +56,10 @@ def converted_call(func, *args, **kwargs):  # noqa: C901, PLR0912
         return override(*args, **kwargs)
     if strings.is_str_method(func) and current_graph() is not None:
         staged = strings.str_method(func, args, kwargs)
+        if staged is not None:
+            return staged
+    if type(func) is types.BuiltinMethodType and isinstance(func.__self__, (set, dict)):
+        staged = keyed.read_with_key(func, args)
         if staged is not None:
             return staged
     if type(func) is functools.partial:  # convert the function, keep the bound arguments

@@ -21,7 +21,7 @@ from staging.core.recording import current_graph
 from staging.core.tensor import is_symbolic
 from staging.kinds.undefined import MaybeUndefined
 from staging.numpy_api import python_items
-from staging.state import concrete_arrays
+from staging.state import concrete_arrays, keyed
 from staging.state import journal as mutation
 
 __all__ = [
@@ -53,9 +53,11 @@ _PROBE = object()  # staging.state.concrete_arrays.calibrate's argument
 def setitem(obj, index, value):
     """`obj[index] = value` where `obj` is a name (converted code: `x = ag__.setitem(x, i, v)`);
     returns what the name holds afterwards: `obj` itself, or, for a NumPy array made while
-    tracing that must become a staged value, the Tensor it became. (A symbolic array is written
-    in place by its own __setitem__, which journals the array it rebinds.) A name set on only
-    some paths is read here, with its run-time check, as Python reads it at this line."""
+    tracing that must become a staged value, the Tensor it became (for a dict given a key that
+    hashes only when the graph runs, the staged container it became: staging.state.keyed). (A
+    symbolic array is written in place by its own __setitem__, which journals the array it
+    rebinds.) A name set on only some paths is read here, with its run-time check, as Python
+    reads it at this line."""
     if type(obj) is np.ndarray:
         references = sys.getrefcount(obj)  # (first: the count calibrate measured, see there)
         if concrete_arrays.needs_promotion(obj, index, value):
@@ -63,6 +65,13 @@ def setitem(obj, index, value):
             return _write_promoted(obj, index, value)
         mutation.write_item(obj, index, value)
         return obj
+    if keyed.needs_promotion(obj, index):
+        staged = _pending.pop(id(obj), (None, None))[1] if _pending else None
+        if staged is None:
+            references = sys.getrefcount(obj)
+            staged = keyed.promoted_for_key(obj, references, "`d[k] = v`")
+        staged[index] = value
+        return staged
     target = obj.read() if isinstance(obj, MaybeUndefined) else obj
     if concrete_arrays.needs_promotion(target, index, value):
         # held by the name's marker, `target` and getrefcount's argument
@@ -96,14 +105,28 @@ def setitem_into(obj, index, value):
 
 def getitem(obj, index):
     """`obj[index]` read by an augmented assignment (`x[i] += v`): a NumPy array made while
-    tracing, indexed by a symbolic index, is read as a constant of its contents."""
+    tracing, indexed by a symbolic index, is read as a constant of its contents; a dict read
+    with a key hashing only when the graph runs becomes a staged container (staging.state.keyed)
+    that the statement's setitem then writes."""
     if (
         type(obj) is np.ndarray
         and current_graph() is not None
         and concrete_arrays.holds_symbolic(index)
     ):
         return concrete_arrays.promote(obj)[index]
+    if keyed.needs_promotion(obj, index):
+        # (less the reference of the statement's setitem, whose first argument is evaluated)
+        references = sys.getrefcount(obj) - 1
+        staged = keyed.promoted_for_key(obj, references, "`d[k] += v`")
+        _pending.clear()  # (one at a time: the setitem of the same statement follows)
+        _pending[id(obj)] = (obj, staged)
+        return staged[index]
     return obj[index]
+
+
+# dicts an augmented assignment read with a key hashing when the graph runs, by id: the staged
+# container each became, for the setitem of the same statement (which rebinds the name to it)
+_pending: dict = {}
 
 
 def item(obj, key):

@@ -9,6 +9,7 @@ from staging import errors
 from staging.core.source_map import where as _where
 from staging.core.strings import is_staged_str
 from staging.core.tensor import is_symbolic
+from staging.state import keyed
 
 _PYTHON = -1  # the length of a Python iterable in a zip or enumerate: Python iteration decides it
 
@@ -53,21 +54,18 @@ def _known_length(x):
 
 
 def comprehension_set(items):
-    """The set a set comprehension makes of its items (a list, in order): Python's set. Items
-    that a staged loop or condition made (a staged list) are refused, naming the line: which
-    values the set holds, and so their hashes, are known only when the graph runs."""
-    if isinstance(items, data_structures.StagedList):
-        raise _staged_items("set", "its members")
-    return set(items)
+    """The set a set comprehension makes of its items (a list, in order): Python's set; made
+    when the graph runs (staging.state.keyed) where the items are (a staged list: a staged loop
+    or condition made them) or where they hash only then."""
+    staged = keyed.build("set", items)
+    return set(items) if staged is None else staged
 
 
 def comprehension_dict(pairs):
     """The dict a dict comprehension makes of its (key, value) pairs (a list, in order):
-    Python's dict. Pairs that a staged loop or condition made (a staged list) are refused,
-    naming the line, as comprehension_set."""
-    if isinstance(pairs, data_structures.StagedList):
-        raise _staged_items("dict", "its keys")
-    return dict(pairs)
+    Python's dict, or one made when the graph runs, as comprehension_set."""
+    staged = keyed.build("dict", pairs)
+    return dict(pairs) if staged is None else staged
 
 
 def _staged_items(kind, part):

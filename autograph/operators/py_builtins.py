@@ -25,7 +25,7 @@ from staging.effects.debugging import print as staged_print
 from staging.kinds import forms
 from staging.kinds.undefined import MaybeMissing, MaybeUndefined, read_all
 from staging.numpy_api import python_calls
-from staging.state import concrete_arrays
+from staging.state import concrete_arrays, keyed
 from staging.state import containers as staged_containers
 from staging.state.containers import StagedContainer
 
@@ -396,6 +396,24 @@ def _copied(kind, builtin):
     return call
 
 
+def _keyed(kind, builtin):
+    """set() / dict() / Counter() / OrderedDict() of one iterable: made when the graph runs
+    where its keys hash only then, or it is a staged container or list (staging.state.keyed);
+    otherwise Python's."""
+
+    def call(*args, **kwargs):
+        if len(args) != 1 or kwargs or current_graph() is None:
+            return builtin(*args, **kwargs)
+        items = args[0]
+        if not isinstance(items, (dict, StagedContainer, data_structures.StagedList)):
+            items = list(_listed(items, f"{kind}()"))
+        staged = keyed.build(kind, items)
+        return builtin(items) if staged is None else staged
+
+    call.__name__ = f"{kind}_"
+    return call
+
+
 def map_(function, *iterables):
     """map(): Python's lazy map over the items (a staged iterable's, listed), the function
     called through converted code."""
@@ -494,7 +512,7 @@ OVERRIDES = {
     builtins.max: _container_aware(_extreme_over(py_reductions.max_, "max")),
     builtins.sum: _container_aware(py_reductions.sum_),
     builtins.list: _copied("list", builtins.list),
-    builtins.set: _copied("set", builtins.set),
+    **{builtin: _keyed(kind, builtin) for builtin, kind in keyed.KINDS.items()},
     **{
         f: staged_containers.call_function(f, name)
         for f, name in staged_containers.FUNCTIONS.items()

@@ -20,6 +20,7 @@ import bisect
 import builtins
 import collections
 import heapq
+import itertools
 import operator
 from dataclasses import dataclass
 from typing import Callable
@@ -336,6 +337,51 @@ def _iter_more(c, snapshot, i):
     return c, BOOL
 
 
+def _pair_types(c):
+    """(key type, value type) of the items of `c` as a dict's (None, None: nothing known)."""
+    if isinstance(c, ContainerType) and c.kind == "dict":
+        return c.key, c.element
+    pair = items_of(c)
+    if pair is None:
+        return None, None
+    if not (isinstance(pair, TupleType) and len(pair.items) == 2):
+        raise TypeError("dictionary update sequence element has the wrong length or type")
+    return pair.items[0], pair.items[1]
+
+
+def _new_mapping(factory):
+    """`dict(c)` / `OrderedDict(c)` of a dict or of (key, value) pairs: a new dict."""
+
+    def rule(c):
+        key, value = _pair_types(c)
+        return c, ContainerType("dict", value, key, factory)
+
+    return rule
+
+
+def _new_counter(c):
+    """`Counter(c)`: a dict's counts copied, or the items counted (a missing key reads 0)."""
+    if isinstance(c, ContainerType) and c.kind == "dict":
+        return c, ContainerType("dict", join_items(c.element, INT), c.key, "Counter")
+    return c, ContainerType("dict", INT, items_of(c), "Counter")
+
+
+def _zipped(c, *columns):
+    """`list(zip(*columns))` of a staged list of tuples kept one list per position (a column
+    that is not a list is the object every tuple holds there): a list of tuples."""
+    items = (items_of(t) if isinstance(t, ListType) else t for t in columns)
+    return c, ListType(TupleType(items))
+
+
+def _zip_columns(c, *columns):
+    return list(zip(*(col if type(col) is list else itertools.repeat(col) for col in columns)))
+
+
+def _most_common(c, n=None):
+    """`Counter.most_common(n)`: a list of (key, count) pairs."""
+    return c, ListType(TupleType((c.key, c.element)) if c.key is not None else None)
+
+
 # comparisons of two lists, deques or sets (a set's are subset relations)
 _ORDERING = {name: Method(False, _reads(BOOL)) for name in ("__lt__", "__le__", "__gt__", "__ge__")}
 
@@ -375,6 +421,7 @@ _LIST = {
     "heappushpop": Method(True, _pushpop, heapq.heappushpop),
     "heapreplace": Method(True, _replace, heapq.heapreplace),
     "heapify": Method(True, _same, heapq.heapify),
+    "zip": Method(False, _zipped, _zip_columns),
     "insort": Method(True, _adds, bisect.insort),
     "insort_left": Method(True, _adds, bisect.insort_left),
     "insort_right": Method(True, _adds, bisect.insort_right),
@@ -448,6 +495,7 @@ _DICT = {
     "copy": Method(False, _same_type),
     "__eq__": Method(False, _reads(BOOL)),
     "__ne__": Method(False, _reads(BOOL)),
+    "most_common": Method(False, _most_common),  # (a Counter's)
 }
 
 _VIEW = {
@@ -460,6 +508,9 @@ _ANY = {
     "list": Method(False, _new_list, builtins.list),
     "sorted": Method(False, _new_list, builtins.sorted),
     "set": Method(False, lambda c: (c, ContainerType("set", items_of(c))), builtins.set),
+    "dict": Method(False, _new_mapping("dict"), builtins.dict),
+    "OrderedDict": Method(False, _new_mapping("OrderedDict"), collections.OrderedDict),
+    "Counter": Method(False, _new_counter, collections.Counter),
     "iter_more": Method(False, _iter_more),
 }
 
@@ -485,6 +536,8 @@ def method_of(t, name: str) -> Method | None:
     method = METHODS[kind_of(t)].get(name)
     if isinstance(t, ContainerType) and t.factory == "Counter" and name == "update":
         return None  # (a Counter's update counts the items of an iterable: not staged)
+    if name == "most_common" and not (isinstance(t, ContainerType) and t.factory == "Counter"):
+        return None
     if (
         method is not None
         and name == "__getitem__"

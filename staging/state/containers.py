@@ -60,6 +60,10 @@ _NOT_METHODS = frozenset(
         "list",
         "sorted",
         "set",
+        "dict",
+        "OrderedDict",
+        "Counter",
+        "zip",
         "iter_more",
     )
 )

@@ -267,9 +267,17 @@ def test_tolist_of_a_python_number_raises_as_eagerly():
 # -- symbolic values are no dict keys ---------------------------------------------------------
 
 
-def test_counting_symbolic_values_in_python_is_refused():
+def test_counting_symbolic_values_makes_a_staged_counter():
     def f(x):
         return collections.Counter(x.tolist())
+
+    for x in (np.array([1, 2, 2]), np.zeros(0, dtype=np.int64), np.array([True, False])):
+        assert staging.function(f)(x) == f(x)
+
+
+def test_a_frozenset_of_symbolic_values_is_refused():
+    def f(x):
+        return frozenset(x.tolist())
 
     with pytest.raises(errors.SymbolicValueError) as info:
         staging.function(f)(np.array([1, 2, 2]))
