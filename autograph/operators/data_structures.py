@@ -44,7 +44,9 @@ def appended(lst, element):
 def _sliced(tensor_array, index: slice) -> "StagedList":
     """`lst[a:b:c]` of a staged list: a new staged list (Python's slice when the graph runs)."""
     sliced = containers.from_tensor_array(tensor_array)._slice(index)
-    return StagedList(TensorArray(dtype=None, dynamic_size=True, _handle=Tensor(sliced._graph, sliced._value)))
+    return StagedList(
+        TensorArray(dtype=None, dynamic_size=True, _handle=Tensor(sliced._graph, sliced._value))
+    )
 
 
 class StagedList:

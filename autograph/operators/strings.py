@@ -111,6 +111,7 @@ def is_str_method(func) -> bool:
 
 _BUILTIN_METHOD = type("".join)
 
+
 def chr_(i):
     """chr(): of a symbolic integer, a staged string (Python's ValueError out of range)."""
     i = _read(i)

@@ -314,9 +314,7 @@ def _slices(c, *bounds, present):
         raise TypeError(f"list slice: {len(bounds)} bounds for {present}")
     for t in bounds:
         if not (isinstance(t, TensorType) and t.shape == () and t.dtype.kind in "iub"):
-            raise TypeError(
-                "slice indices must be integers or None or have an __index__ method"
-            )
+            raise TypeError("slice indices must be integers or None or have an __index__ method")
     return c, c
 
 
