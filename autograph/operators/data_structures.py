@@ -81,6 +81,14 @@ class StagedList:
             index = self.tensor_array.length() + index
         return self.tensor_array.read(index)
 
+    def __bytes__(self):
+        # (bytes() would turn the refusal of iterating it into its own TypeError, which a
+        # staged branch would raise when the graph runs, where Python succeeds)
+        raise errors.SymbolicValueError(
+            f"{where()}bytes() of a list built by a staged loop needs its items, known only "
+            f"when the staged graph runs"
+        )
+
     def __iter__(self):
         size = self.tensor_array.length()
         if is_symbolic(size):

@@ -198,6 +198,9 @@ class StagedContainer(Tensor):
     def __contains__(self, item):
         raise self._symbolic_error("`in` in code that is not converted")
 
+    def __bytes__(self):  # (bytes() would turn the refusal of iterating it into a TypeError)
+        raise self._symbolic_error("bytes()")
+
     def _symbolic_error(self, what: str, detail: str = "") -> errors.StagingError:
         if self._graph.closed:
             return super()._symbolic_error(what, detail)

@@ -213,3 +213,23 @@ def test_a_slice_bound_that_is_not_an_integer_raises_pythons_type_error():
         f(i64([1, 2]), 2)
     with pytest.raises(TypeError, match="slice indices must be integers"):
         staging.function(f)(i64([1, 2]), 2)
+
+
+def fields_as_bytes(codes):
+    fields = []
+    current = []
+    for c in codes:
+        if c == 44:
+            fields.append(bytes(current).decode())
+            current = []
+        else:
+            current.append(int(c))
+    return fields
+
+
+def test_bytes_of_a_staged_list_is_refused_naming_the_line():
+    with pytest.raises(staging.errors.SymbolicValueError) as info:
+        staging.function(fields_as_bytes)(i64([104, 105, 44, 33]))
+    line = fields_as_bytes.__code__.co_firstlineno + 5
+    assert f"{__file__}:{line}:" in str(info.value)
+    assert "bytes() of a list built by a staged loop" in str(info.value)
