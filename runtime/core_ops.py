@@ -15,6 +15,7 @@ from .types import (
     NONE,
     PYTHON_SCALAR_DTYPES,
     TensorType,
+    TupleType,
     TypeJoinError,
     UnionType,
     is_str,
@@ -718,7 +719,7 @@ def _list_write(lst, index, value, *, dynamic_size):
 def _list_write_infer(lst, index, value, *, dynamic_size):
     """The list's element type joined with the value's (a value of several kinds, `float |
     f64[]`, joins as its kinds: each element is what its path made it)."""
-    if not isinstance(value, (TensorType, UnionType)) and not is_str(value):
+    if not isinstance(value, (TensorType, UnionType, TupleType)) and not is_str(value):
         value = TensorType.of(value)  # a Python number, stored as it is: a Python number
     if lst.element is None:
         return ListType(value)

@@ -31,6 +31,7 @@ from staging.effects import random_ops
 from staging.kinds import decisions as kinds
 from staging.kinds.undefined import MaybeUndefined, read_all
 from staging.state import keyed
+from staging.state.containers import StagedContainer
 
 # -- ag__.call ----------------------------------------------------------------
 
@@ -137,6 +138,9 @@ def _numpy_call(func, args, kwargs):
     for a in (*args, *kwargs.values()):
         if isinstance(a, StagedStr):
             a.__array_function__(func, (), args, kwargs)  # (refused, naming the line)
+    for a in args:
+        if isinstance(a, StagedContainer):  # (a list or deque: its items, as NumPy reads them)
+            return a.__array_function__(func, (type(a),), args, kwargs)
     if (
         func in (np.stack, np.asarray, np.array)
         and args

@@ -8,7 +8,8 @@ import numpy as np
 from staging import errors
 from staging.control_flow import while_loop
 from staging.core.source_map import where
-from staging.core.tensor import is_symbolic
+from staging.core.tensor import Tensor, is_symbolic
+from staging.state import containers
 from staging.state.tensor_array import TensorArray, TupleList, empty_tuple_list
 
 
@@ -40,6 +41,14 @@ def appended(lst, element):
     return lst.append(element)
 
 
+def _sliced(tensor_array, index: slice) -> "StagedList":
+    """`lst[a:b:c]` of a staged list: a new staged list (Python's slice when the graph runs)."""
+    sliced = containers.from_tensor_array(tensor_array)._slice(index)
+    return StagedList(
+        TensorArray(dtype=None, dynamic_size=True, _handle=Tensor(sliced._graph, sliced._value))
+    )
+
+
 class StagedList:
     """A Python-list-like view of a TensorArray built by a staged loop.
 
@@ -64,11 +73,21 @@ class StagedList:
         return int(size)
 
     def __getitem__(self, index):
+        if isinstance(index, slice) and not isinstance(self.tensor_array, TupleList):
+            return _sliced(self.tensor_array, index)
         if isinstance(index, slice):
             return self.stack()[index]
         if isinstance(index, int) and index < 0:
             index = self.tensor_array.length() + index
         return self.tensor_array.read(index)
+
+    def __bytes__(self):
+        # (bytes() would turn the refusal of iterating it into its own TypeError, which a
+        # staged branch would raise when the graph runs, where Python succeeds)
+        raise errors.SymbolicValueError(
+            f"{where()}bytes() of a list built by a staged loop needs its items, known only "
+            f"when the staged graph runs"
+        )
 
     def __iter__(self):
         size = self.tensor_array.length()

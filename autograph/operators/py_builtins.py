@@ -24,7 +24,7 @@ from staging.core.tensor import is_symbolic
 from staging.effects.debugging import print as staged_print
 from staging.kinds import forms
 from staging.kinds.undefined import MaybeMissing, MaybeUndefined, read_all
-from staging.numpy_api import python_calls
+from staging.numpy_api import python_calls, python_items
 from staging.state import concrete_arrays, keyed
 from staging.state import containers as staged_containers
 from staging.state.containers import StagedContainer
@@ -145,6 +145,10 @@ def staged_item(x, i):
         return x[i] if x._kind == "list" else x._call("list")[i]
     if concrete_arrays.is_concrete_array(x) and is_symbolic(i):
         return concrete_arrays.promote(x)[i]  # a NumPy array zipped with a tensor
+    if is_symbolic(i) and not is_symbolic(x):  # (a Python list zipped with a tensor)
+        staged = python_items.item(x, i)
+        if staged is not None:
+            return staged
     return x[i]
 
 

@@ -22,11 +22,12 @@ import builtins
 import numpy as np
 
 from autograph.operators import data_structures
-from runtime.types import TensorType
+from runtime.types import StrType, TensorType, TupleType
 from staging import control_flow, errors
 from staging.core.recording import check, record
 from staging.core.source_map import where
 from staging.core.tensor import has_staged_value, is_symbolic, staged_value
+from staging.state import containers
 from staging.state.tensor_array import TensorArray
 
 MISSING = object()
@@ -160,10 +161,17 @@ def sort_staged_list(items, key=None, reverse=False):
         return data_structures.StagedList(TensorArray(dtype=None, size=0, dynamic_size=True))
     n = source.size()
     if key is None:
-        keys = source.stack()
+        listed = source
+    else:  # (a tuple item is passed as the tuple it is when the graph runs)
+        listed = _staged_map(
+            lambda item: _packed(call_user(key, containers.unpacked(item))), source, n
+        )
+    element = getattr(listed, "_handle", None) is not None and listed._handle.type.element
+    if isinstance(element, (TupleType, StrType)):  # (compared by Python as they are)
+        keys = listed._handle
     else:
-        keys = _staged_map(lambda item: call_user(key, item), source, n).stack()
-    if keys.static_ndim != 1:
+        keys = listed.stack()
+    if not isinstance(element, (TupleType, StrType)) and keys.static_ndim != 1:
         raise errors.SymbolicValueError(
             f"{where()}sorted() of a list built by a staged loop by keys that are not numbers "
             f"(of shape {keys.static_shape[1:]}): compare scalar keys"
@@ -173,6 +181,14 @@ def sort_staged_list(items, key=None, reverse=False):
         attrs["reverse"] = True
     order = record("python_sort", [keys], attrs)
     return data_structures.StagedList(_staged_map(lambda i: source.read(order[i]), None, n))
+
+
+def _packed(key):
+    """A tuple sort key as one value (a tuple when the graph runs), to be put in a staged list."""
+    if type(key) is not tuple:
+        return key
+    template, inputs = containers.encode_arguments(key, "a sort key")
+    return record("tuple_pack", inputs, {"items": template})
 
 
 def _staged_map(function, source, n):

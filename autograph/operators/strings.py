@@ -10,7 +10,7 @@ import builtins
 from autograph.operators import data_structures
 from runtime import ListType
 from staging.core import strings
-from staging.core.recording import current_graph
+from staging.core.recording import current_graph, record
 from staging.core.tensor import Tensor
 from staging.effects import formatting
 from staging.kinds.undefined import MaybeUndefined, read_all
@@ -111,7 +111,26 @@ def is_str_method(func) -> bool:
 
 _BUILTIN_METHOD = type("".join)
 
+
+def chr_(i):
+    """chr(): of a symbolic integer, a staged string (Python's ValueError out of range)."""
+    i = _read(i)
+    if isinstance(i, Tensor) and current_graph() is not None:
+        return record("str_chr", [i])
+    return builtins.chr(i)
+
+
+def ord_(s):
+    """ord(): of a staged string, its code point when the graph runs (a Python int)."""
+    s = _read(s)
+    if strings.is_staged_str(s) and current_graph() is not None:
+        return record("str_ord", [s])
+    return builtins.ord(s)
+
+
 OVERRIDES = {
+    builtins.chr: chr_,
+    builtins.ord: ord_,
     builtins.str: str_,
     builtins.repr: repr_,
     builtins.ascii: ascii_,

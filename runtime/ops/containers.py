@@ -309,6 +309,21 @@ def _same_type(c, *args, **kwargs):
     return c, c
 
 
+def _slices(c, *bounds, present):
+    """`c[start:stop:step]` of a list, the bounds given (`present`) known when the graph runs."""
+    if len(bounds) != sum(present) or len(present) != 3:
+        raise TypeError(f"list slice: {len(bounds)} bounds for {present}")
+    for t in bounds:
+        if not (isinstance(t, TensorType) and t.shape == () and t.dtype.kind in "iub"):
+            raise TypeError("slice indices must be integers or None or have an __index__ method")
+    return c, c
+
+
+def _slice(c, *bounds, present):
+    it = iter(bounds)
+    return c[slice(*(next(it) if given else None for given in present))]
+
+
 def _new_set(c, *others):
     return c, c
 
@@ -415,6 +430,7 @@ _LIST = {
     "__radd__": Method(False, _list_add),
     "__mul__": Method(False, _same_type),
     "__rmul__": Method(False, _same_type),
+    "_slice": Method(False, _slices, _slice),  # (lst[a:b:c], the bounds given as inputs)
     # heapq and bisect, of a list
     "heappush": Method(True, _adds, heapq.heappush),
     "heappop": Method(True, _pops, heapq.heappop),

@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 
 from ..registry import STR, one_of, register_op, tuple_of
-from ..types import TensorType
+from ..types import ListType, TensorType
 from ._rules import is_literal
 
 _MATH = (
@@ -120,7 +120,7 @@ register_op(
 
 
 def _python_sort_kernel(*keys, width, reverse=False, stacked=False):
-    if stacked:  # one array of keys (a list built by a staged loop, stacked)
+    if stacked:  # one array or list of keys (a list built by a staged loop, stacked or not)
         keys = tuple(keys[0])
     n = len(keys) // width
     order = keys if width == 1 else [keys[i * width : (i + 1) * width] for i in range(n)]
@@ -130,9 +130,11 @@ def _python_sort_kernel(*keys, width, reverse=False, stacked=False):
 def _python_sort_infer(*keys, width, reverse=False, stacked=False):
     """The permutation sorted() gives: one position per key (`width` scalar inputs each, or the
     elements of one 1-d array when `stacked`)."""
+    if stacked and len(keys) == 1 and isinstance(keys[0], ListType) and width == 1:
+        return TensorType(np.intp, (None,))  # (the items of a list, compared as they are)
     if stacked:
         if len(keys) != 1 or width != 1 or is_literal(keys[0]) or keys[0].ndim != 1:
-            raise TypeError("python_sort: stacked keys are one 1-d array")
+            raise TypeError("python_sort: stacked keys are one 1-d array or list")
         return TensorType(np.intp, keys[0].shape)
     if width < 1 or len(keys) % width:
         raise ValueError(f"python_sort: {len(keys)} key parts are not keys of {width}")

@@ -272,3 +272,41 @@ register_op(
     unlowerable=_NO_XLA,
     doc="s in options: whether a staged string is one of a tuple of Python strs",
 )(lambda s, *, options: s in options)
+
+
+# -- chr and ord -----------------------------------------------------------------------------
+
+
+def _chr_infer(i):
+    """chr(i): a str, of an integer (a Python int or bool, a NumPy integer or bool, 0-d); what
+    chr raises for any other kind (a float: TypeError) is raised here."""
+    if is_str(i) or not isinstance(i, TensorType):
+        raise TypeError(f"'{i}' object cannot be interpreted as an integer")
+    if i.dtype.kind not in "iub" or i.shape != ():
+        raise TypeError(f"a {i} value cannot be interpreted as an integer")
+    return STR
+
+
+register_op(
+    "str_chr",
+    infer=_chr_infer,
+    keep_unused=lambda node: True,  # (ValueError or OverflowError out of range, as eagerly)
+    unlowerable=_NO_XLA,
+    doc="chr(i): the one-character str of code point i (ValueError out of range, as Python)",
+)(chr)
+
+
+def _ord_infer(s):
+    if not is_str(s):
+        raise TypeError(f"ord() expected string of length 1, but {s} found")
+    return TensorType.python_scalar(int)
+
+
+register_op(
+    "str_ord",
+    infer=_ord_infer,
+    weak_results=True,  # (a Python int)
+    keep_unused=lambda node: True,  # (TypeError for a str of another length, as eagerly)
+    unlowerable=_NO_XLA,
+    doc="ord(s): the code point of a one-character staged string (TypeError otherwise)",
+)(ord)

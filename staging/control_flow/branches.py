@@ -102,7 +102,9 @@ def cond(pred, true_fn, false_fn, *, names=None, unread=(), watch=None):
     of the Python state the branches must not change while traced (converted code's; called
     directly, as TensorFlow's cond, Python code in the branches runs while they are traced).
     """
-    if has_staged_value(pred) and current_graph() is not None:
+    if _list_view(pred) and current_graph() is not None:
+        pred = pred._truth_value()  # (a staged list: whether it holds anything)
+    elif has_staged_value(pred) and current_graph() is not None:
         pred = pred._staged_value()
     if not isinstance(pred, Tensor):
         return true_fn() if pred else false_fn()

@@ -29,7 +29,7 @@ import numpy as np
 
 from runtime.core_ops import ARG, NO_CAUSE
 from runtime.registry import get_op
-from runtime.types import NONE, TensorType, is_str, kinds
+from runtime.types import NONE, ContainerType, ListType, TensorType, is_str, kinds
 from staging import errors
 from staging.control_flow.joins import align_captures, is_undefined, name_of
 from staging.core import nest
@@ -37,6 +37,8 @@ from staging.core.exceptions import is_caught_exception
 from staging.core.recording import building, current_graph, record, user_location
 from staging.core.source_map import raised_at, raised_location, where
 from staging.core.tensor import Tensor, has_staged_value
+from staging.state import containers
+from staging.state.tensor_array import is_tensor_array
 
 # -- the user's `raise` --------------------------------------------------------------------
 
@@ -398,7 +400,10 @@ def _may_be_python_number(v) -> bool:
 
 def _stand_in(g, leaf):
     """The value a branch that raises gives in place of `leaf`: the same object, or for a tensor
-    a zero of its type in graph `g` (never seen: the branch raises first)."""
+    a zero of its type in graph `g` (never seen: the branch raises first), for a staged list or
+    container an empty one of its kind."""
+    if is_tensor_array(leaf):
+        return leaf._with_handle(_empty_container(g, leaf._handle))
     if not isinstance(leaf, Tensor):
         return leaf
     kind = kinds(leaf.type)[0]  # (any of its kinds: the value is never seen)
@@ -407,6 +412,10 @@ def _stand_in(g, leaf):
             return record("str_const", [], {"text": ""})
         if kind is NONE:
             return record("const", [], {"value": None})
+        if isinstance(kind, (ListType, ContainerType)) and kind is leaf.type:
+            empty = _empty_container(g, leaf)
+            if empty is not None:
+                return containers.wrap(empty)
         if not isinstance(kind, TensorType):  # (a staged list or container)
             raise errors.UnsupportedConstructError(
                 f"{where()}a staged `if` or loop body raises on one path while the other gives "
@@ -415,6 +424,23 @@ def _stand_in(g, leaf):
                 f"the raise out of the staged construct"
             )
         return record("const", [], {"value": _zero(leaf.type)})
+
+
+def _empty_container(g, handle):
+    """An empty container of the kind `handle` (a staged list or container) holds, in graph `g`
+    (a raising path's stand-in: never seen); None for a dict's view."""
+    t = handle.type
+    attrs: dict = {"kind": "list", "items": ()}
+    if isinstance(t, ContainerType):
+        if t.kind not in ("deque", "set", "dict"):
+            return None
+        attrs["kind"] = t.kind
+        if t.kind == "deque":
+            attrs["maxlen"] = t.maxlen
+        if t.kind == "dict":
+            attrs["factory"] = t.factory
+    with building(g):
+        return record("container_new", [], attrs)
 
 
 def _zero(t):

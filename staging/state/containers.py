@@ -202,6 +202,9 @@ class StagedContainer(Tensor):
     def __contains__(self, item):
         raise self._symbolic_error("`in` in code that is not converted")
 
+    def __bytes__(self):  # (bytes() would turn the refusal of iterating it into a TypeError)
+        raise self._symbolic_error("bytes()")
+
     def _symbolic_error(self, what: str, detail: str = "") -> errors.StagingError:
         if self._graph.closed:
             return super()._symbolic_error(what, detail)
@@ -212,7 +215,15 @@ class StagedContainer(Tensor):
 
     # -- Python's operators ------------------------------------------------------------------------
     def __getitem__(self, key):
+        if type(key) is slice and self._kind == "list":
+            return self._slice(key)
         return self._call("__getitem__", key)
+
+    def _slice(self, key: slice):
+        """`lst[start:stop:step]`: a new list, the bounds known when the graph runs or now."""
+        bounds = (key.start, key.stop, key.step)
+        present = tuple(b is not None for b in bounds)
+        return self._call("_slice", *(b for b in bounds if b is not None), present=present)
 
     def __setitem__(self, key, value):
         self._call("__setitem__", key, value)
