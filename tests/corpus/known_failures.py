@@ -43,14 +43,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "in-place write into a loop variable refused; both calls: MutationError at games.py:82: the staged loop writes in place into loop variable 'an array written in place', but 'return value[0]' start...",
     ),
-    ("games", "dice_histogram", 0): (
-        "refused",
-        ".tolist() of a traced array; both calls: SymbolicValueError at games.py:53: .tolist() of a symbolic tensor <i64[2]> needs its value, which is only known when the staged graph runs. au...",
-    ),
-    ("games", "dice_histogram", 2): (
-        "refused",
-        "comparison inside unconverted code (sorted, min/max key, any, bisect, `in` a tuple); both calls: SymbolicValueError at games.py:55: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool> needs its val...",
-    ),
     ("games", "life_score", 0): (
         "refused",
         "other; both calls: UnstagedAttributeError at games.py:29: `.tobytes` of a symbolic tensor <i64[4,4]> is not staged: its value exists only when the graph runs. Use Nu...",
@@ -70,38 +62,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("games", "merge_row_2048", 2): (
         "refused",
         "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at games.py:107: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i32[4]> needs its value, whic...",
-    ),
-    ("games", "sudoku_valid", 0): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at games.py:184: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[4]> needs its value, whic...",
-    ),
-    ("games", "sudoku_valid", 1): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at games.py:184: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[4]> needs its value, whic...",
-    ),
-    ("games", "sudoku_valid", 2): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at games.py:184: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[4]> needs its value, whic...",
-    ),
-    ("games", "sudoku_valid", 3): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at games.py:184: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[4]> needs its value, whic...",
-    ),
-    ("games", "yahtzee_category", 0): (
-        "refused",
-        ".tolist() of a traced array; both calls: SymbolicValueError at games.py:216: .tolist() of a symbolic tensor <i64[5]> needs its value, which is only known when the staged graph runs. au...",
-    ),
-    ("games", "yahtzee_category", 1): (
-        "refused",
-        ".tolist() of a traced array; both calls: SymbolicValueError at games.py:216: .tolist() of a symbolic tensor <i64[5]> needs its value, which is only known when the staged graph runs. au...",
-    ),
-    ("games", "yahtzee_category", 2): (
-        "refused",
-        ".tolist() of a traced array; both calls: SymbolicValueError at games.py:216: .tolist() of a symbolic tensor <i64[5]> needs its value, which is only known when the staged graph runs. au...",
-    ),
-    ("games", "yahtzee_category", 3): (
-        "refused",
-        ".tolist() of a traced array; both calls: SymbolicValueError at games.py:216: .tolist() of a symbolic tensor <i64[5]> needs its value, which is only known when the staged graph runs. au...",
     ),
     ("geometry", "closest_pair", 0): (
         "refused",
@@ -151,10 +111,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "comparison inside unconverted code (sorted, min/max key, any, bisect, `in` a tuple); both calls: SymbolicValueError at graphs.py:87: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool[]> needs its v... (eager raised CycleError)",
     ),
-    ("learning", "confusion", 2): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at learning.py:103: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[2]> needs its value, whic...",
-    ),
     ("learning", "knn_predict", 0): (
         "refused",
         "comparison inside unconverted code (sorted, min/max key, any, bisect, `in` a tuple); both calls: SymbolicValueError at learning.py:67: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool> needs its val...",
@@ -175,18 +131,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "other; both calls: SymbolicValueError at numerics.py:315: iterating range(0, <staging.Tensor int in trace of 'binomial_pmf'>, 1), whose bounds are known only when th...",
     ),
-    ("records", "dedupe_by_key", 0): (
-        "refused",
-        ".tolist() of a traced array; both calls: SymbolicValueError at records.py:193: .tolist() of a symbolic tensor <i64[4]> needs its value, which is only known when the staged graph runs. au...",
-    ),
-    ("records", "dedupe_by_key", 2): (
-        "refused",
-        ".tolist() of a traced array; both calls: SymbolicValueError at records.py:193: .tolist() of a symbolic tensor <i64[2]> needs its value, which is only known when the staged graph runs. au...",
-    ),
-    ("records", "group_means", 0): (
-        "refused",
-        "traced value used outside its trace (leaked); both calls: LeakedTensorError at records.py:31: symbolic tensor <int> belongs to another trace ('group_means') and cannot be used in 'group_means'; pass it...",
-    ),
     ("records", "ledger", 0): (
         "refused",
         "try/except around staged code; both calls: UnsupportedConstructError at records.py:255: this `try` would catch the OverdrawnError raised while tracing the staged `if` at records.py:247; whether i...",
@@ -199,17 +143,9 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "math.*, int(), round() of a traced scalar; both calls: SymbolicValueError at records.py:133: float() of a symbolic tensor <float> needs its value, which is only known when the staged graph runs. autog...",
     ),
-    ("records", "pivot_counts", 0): (
-        "refused",
-        ".tolist() of a traced array; both calls: SymbolicValueError at records.py:102: .tolist() of a symbolic tensor <i64[5]> needs its value, which is only known when the staged graph runs. au...",
-    ),
     ("records", "pivot_counts", 2): (
         "refused",
         ".tolist() of a traced array; both calls: SymbolicValueError at records.py:102: .tolist() of a symbolic tensor <<U1[2]> needs its value, which is only known when the staged graph runs. au...",
-    ),
-    ("records", "running_balance", 0): (
-        "refused",
-        "math.*, int(), round() of a traced scalar; both calls: SymbolicValueError at records.py:204: using as a Python int (index, range(), int()) of a symbolic tensor <int> needs its value, which is only kno...",
     ),
     ("records", "session_lengths", 0): (
         "refused",
@@ -222,10 +158,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("records", "tally_events", 0): (
         "refused",
         "other; both calls: SymbolicValueError at records.py:231: in bump(): hash() (as a dict key, a set member, in Counter(), ...) of a symbolic tensor <int> needs its val...",
-    ),
-    ("records", "top_k_products", 0): (
-        "refused",
-        "math.*, int(), round() of a traced scalar; both calls: SymbolicValueError at records.py:95: using as a Python int (index, range(), int()) of a symbolic tensor <int> needs its value, which is only kno...",
     ),
     ("searching", "argsort_stable", 0): (
         "refused",
@@ -291,10 +223,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at simulation.py:215: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[?]> needs its value, whic...",
     ),
-    ("simulation", "inventory", 0): (
-        "refused",
-        "traced value written into a concrete NumPy array (out = np.zeros(n); out[i] = v); both calls: SymbolicValueError at simulation.py:245: converting to a NumPy array (np.asarray / np.array) of a symbolic tensor <int> needs its value, which is on...",
-    ),
     ("simulation", "traffic_nasch", 0): (
         "refused",
         "comparison inside unconverted code (sorted, min/max key, any, bisect, `in` a tuple); both calls: SymbolicValueError at simulation.py:194: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool> needs its val...",
@@ -351,40 +279,8 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "in-place write into a loop variable refused; both calls: MutationError at text.py:282: this staged `if` (its condition is symbolic) changes the variable 'pos' of 'evaluate_expression' (a closure... (eager raised ZeroDivisionError)",
     ),
-    ("text", "parse_int", 0): (
-        "refused",
-        "math.*, int(), round() of a traced scalar; both calls: SymbolicValueError at text.py:85: using as a Python int (index, range(), int()) of a symbolic tensor <i64[]> needs its value, which is only k...",
-    ),
-    ("text", "parse_int", 2): (
-        "refused",
-        "math.*, int(), round() of a traced scalar; both calls: SymbolicValueError at text.py:85: using as a Python int (index, range(), int()) of a symbolic tensor <i64[]> needs its value, which is only k... (eager raised ParseError)",
-    ),
-    ("text", "parse_int", 3): (
-        "refused",
-        "math.*, int(), round() of a traced scalar; both calls: SymbolicValueError at text.py:85: using as a Python int (index, range(), int()) of a symbolic tensor <i64[]> needs its value, which is only k... (eager raised ParseError)",
-    ),
-    ("text", "parse_int", 4): (
-        "refused",
-        "math.*, int(), round() of a traced scalar; both calls: SymbolicValueError at text.py:85: using as a Python int (index, range(), int()) of a symbolic tensor <i64[]> needs its value, which is only k...",
-    ),
     ("text", "to_base", 1): (
         "refused",
         "None or str on one path, a tensor on another; both calls: BranchMismatchError at text.py:220: 'output[0]' is a str ('-') in the true branch and a str ('') in the false branch of a staged `if`; both bra...",
-    ),
-    ("text", "vowel_stats", 0): (
-        "refused",
-        "other; both calls: SymbolicValueError at text.py:120: hash() (as a dict key, a set member, in Counter(), ...) of a symbolic tensor <i64[]> needs its value, which...",
-    ),
-    ("text", "vowel_stats", 1): (
-        "refused",
-        "other; both calls: SymbolicValueError at text.py:120: hash() (as a dict key, a set member, in Counter(), ...) of a symbolic tensor <i64[]> needs its value, which...",
-    ),
-    ("text", "word_frequencies", 0): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at text.py:129: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[28]> needs its value, whi...",
-    ),
-    ("text", "word_frequencies", 2): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at text.py:129: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[6]> needs its value, whic...",
     ),
 }
