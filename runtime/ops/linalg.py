@@ -151,6 +151,8 @@ def einsum_infer(*operands, subscripts):
     "einsum",
     infer=einsum_infer,
     make_kernel=lambda subscripts: lambda *ops: np.einsum(subscripts, *ops),
+    # (jax.numpy.einsum takes the subscripts by position only)
+    lower=lambda ctx, node, *ops, subscripts: ctx.jnp.einsum(subscripts, *ops),
     doc="np.einsum(subscripts, *operands)",
 )
 def einsum(*operands, subscripts):

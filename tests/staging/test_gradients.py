@@ -338,3 +338,14 @@ def test_custom_gradient_with_the_wrong_number_of_gradients_is_refused():
 
     with pytest.raises(errors.GradientError, match="returned 1 gradient"):
         staging.grad(lambda x: two(x, 2.0 * x))(np.float64(1.0))
+
+
+def test_einsum_and_its_gradient_compile_with_jax():
+    pytest.importorskip("jax")
+
+    def f(a, b):
+        return np.sum(np.einsum("ij,jk->ik", a, b) ** 2)
+
+    a, b = RNG.uniform(-1, 1, (2, 3)), RNG.uniform(-1, 1, (3, 2))
+    compiled = staging.function(staging.grad(f), jit_compile=True)
+    assert np.allclose(np.asarray(compiled(a, b)), staging.grad(f)(a, b), rtol=1e-12)
