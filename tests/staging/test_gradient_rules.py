@@ -178,3 +178,87 @@ def test_float32_inputs_get_float32_gradients():
     through_f64 = staging.grad(lambda x: np.sum(x.astype(np.float64) ** 2))(x)
     assert through_f64.dtype == np.float32
     assert_close(through_f64, 2.0 * x, rtol=1e-6)
+
+
+def _dynamic(f, *args, argnums=0):
+    """staging.grad(f)'s concrete function for arrays of dims known only at run time, run on
+    `args`, with its graph's text."""
+    specs = [staging.TensorSpec([None] * np.ndim(a), np.float64) for a in args]
+    cf = staging.grad(f, argnums=argnums).get_concrete_function(*specs)
+    return cf(*args), str(cf.graph)
+
+
+def test_gradient_ops_read_shapes_known_only_when_the_graph_runs():
+    def f(x, y):
+        return (
+            np.sum((x * y) ** 2)
+            + np.sum(np.max(x, axis=1))
+            + np.sum(x[0] ** 3)
+            + np.sum(np.reshape(x, (-1,)) ** 2)
+        )
+
+    x, y = _inputs("x"), RNG.uniform(0.5, 1.5, 4)
+    for argnum in (0, 1):
+        found, text = _dynamic(f, x, y, argnums=argnum)
+        assert_close(found, numeric_gradient(f, (x, y), argnum))
+    for op in ("sum_to_like", "broadcast_like", "scatter_add", "reshape_like"):
+        assert op in _dynamic(f, x, y)[1] + _dynamic(f, x, y, argnums=1)[1], op
+
+
+def test_the_gradient_ops_have_gradients_themselves():
+    """Second order through sum_to_like, broadcast_like, scatter_add and reshape_like: the
+    gradient of v . grad f, against finite differences of it."""
+
+    def f(x, y):
+        return np.sum((x * y) ** 3) + np.sum(np.mean(x, axis=0) ** 3) + np.sum(x[1] ** 4)
+
+    inner = staging.grad(f, argnums=(0, 1))
+    spec = [staging.TensorSpec([None, None], np.float64), staging.TensorSpec([None], np.float64)]
+    x, y = _inputs("x"), RNG.uniform(0.5, 1.5, 4)
+    v, w = RNG.uniform(-1, 1, x.shape), RNG.uniform(-1, 1, y.shape)
+
+    def directional(x, y):
+        gx, gy = (
+            inner.get_concrete_function(*spec)(x, y) if not staging.is_symbolic(x) else inner(x, y)
+        )
+        return np.sum(gx * v) + np.sum(gy * w)
+
+    outer = staging.grad(directional).get_concrete_function(*spec)
+    text = str(outer.graph)
+    assert "sum_to_like" in text and "broadcast_like" in text
+    assert_close(outer(x, y), numeric_gradient(directional, (x, y)), rtol=1e-5)
+
+
+def test_modf_and_ldexp():
+    x = _inputs("x") * 3.0
+    _check(lambda x: np.sum(np.modf(x)[0] * WEIGHTS), x)
+    _check(lambda x: np.sum(np.ldexp(x, np.arange(12).reshape(3, 4) % 3) * WEIGHTS), x)
+
+
+# ops whose rules other files check against finite differences (and jax.grad)
+CHECKED_ELSEWHERE = {
+    "test_gradient_linalg.py": (
+        "average einsum linalg.cholesky linalg.det linalg.eigh linalg.eigvalsh linalg.inv "
+        "linalg.matrix_norm linalg.norm linalg.outer linalg.slogdet linalg.solve linalg.svd "
+        "linalg.svdvals linalg.vector_norm tensordot trapezoid"
+    ),
+    "test_gradients.py": "stop_gradient not_none python_number zeros_like ones_like",
+    "this file (dynamic shapes, second order)": "sum_to_like broadcast_like scatter_add reshape_like",
+}
+
+
+def test_every_op_with_a_rule_is_checked_somewhere():
+    from runtime.ops import reduction_derivatives, shape_derivatives
+    from runtime.registry import all_ops
+
+    checked = set(UNARY) | set(BINARY) | {name for name, _ in REDUCTIONS}
+    checked |= set(shape_derivatives.SHAPE_RULES) | set(shape_derivatives.INDEXING_RULES)
+    checked |= set(shape_derivatives.PRODUCT_RULES) | {"pow", "mul", "cumsum", "modf", "ldexp"}
+    checked |= set(reduction_derivatives.RULES)
+    for names in CHECKED_ELSEWHERE.values():
+        checked |= set(names.split())
+    with_rules = {name for name, op in all_ops().items() if op.vjp is not None}
+    zero_rules = {
+        n for n, rule in ufunc_derivatives.RULES.items() if rule is ufunc_derivatives._zero
+    }
+    assert sorted(with_rules - checked - zero_rules) == []
