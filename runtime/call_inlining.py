@@ -88,18 +88,7 @@ class _Copier:
             label: self.graph(sub, origin, inner_origins, inline)
             for label, sub in node.subgraphs.items()
         }
-        copy = Node(
-            node.op,
-            [self.ref(v) for v in node.inputs],
-            node.attrs,
-            [v.type for v in node.outputs],
-            node.location,
-            subgraphs,
-        )
-        if node.scope is not None:
-            copy.set_scope(node.scope)
-        if node._stateful:  # (also a node kept in place for a staged `try` around it)
-            copy.keep_in_place()
+        copy = node.copied([self.ref(v) for v in node.inputs], subgraphs)
         self.mapping.update(zip(node.outputs, copy.outputs))
         if origin is not None:
             self.origins[id(copy)] = (inner_origins or {}).get(id(node), origin)

@@ -84,6 +84,18 @@ class Node:
         what the `try` reads)."""
         self._stateful = True
 
+    def copied(self, inputs, subgraphs) -> Node:
+        """A node of the same op, attributes, output types, line and scope, reading `inputs`,
+        with `subgraphs` (copies of this node's); stateful where this one is."""
+        copy = Node(
+            self.op, inputs, self.attrs, [v.type for v in self.outputs], self.location, subgraphs
+        )
+        if self.scope is not None:
+            copy.set_scope(self.scope)
+        if self._stateful:  # (also a node kept in place for a staged `try` around it)
+            copy.keep_in_place()
+        return copy
+
     @property
     def opdef(self):
         return get_op(self.op)

@@ -123,18 +123,7 @@ class Reverse:
         fg = current_graph()
         inputs = [fg.value_of(x) if isinstance(x, Tensor) else x for x in self._inputs(node)]
         subgraphs = {label: copy_graph(g) for label, g in node.subgraphs.items()}
-        copy = Node(
-            node.op,
-            inputs,
-            node.attrs,
-            [v.type for v in node.outputs],
-            node.location,
-            subgraphs,
-        )
-        if node.scope is not None:
-            copy.set_scope(node.scope)
-        if node._stateful:
-            copy.keep_in_place()
+        copy = node.copied(inputs, subgraphs)
         fg.graph.add_node(copy)
         return [symbolic(fg, v) for v in copy.outputs]
 

@@ -56,3 +56,13 @@ def _backend_from_environment(monkeypatch):
     chosen = os.environ.get("STAGING_TEST_BACKEND", "").strip().lower()
     if chosen:
         use_backend(monkeypatch, chosen)
+
+
+@pytest.fixture
+def jax_float64():
+    """JAX in float64 while the test runs (the XLA backend's own tests expect its default)."""
+    jax = pytest.importorskip("jax")
+    previous = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    yield jax
+    jax.config.update("jax_enable_x64", previous)

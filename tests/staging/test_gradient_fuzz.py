@@ -119,15 +119,7 @@ def _load(source: str, directory):
     return module.prog
 
 
-@pytest.fixture
-def float64_jax():
-    previous = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", previous)
-
-
-def test_random_programs_agree_with_jax_grad(tmp_path, float64_jax):
+def test_random_programs_agree_with_jax_grad(tmp_path, jax_float64):
     compared = []
 
     @hypothesis.settings(

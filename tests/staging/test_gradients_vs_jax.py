@@ -18,14 +18,7 @@ import staging
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
-
-@pytest.fixture(autouse=True)
-def _float64_in_jax():
-    """JAX in float64 for these tests only (the XLA backend's own tests expect its default)."""
-    previous = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", previous)
+pytestmark = pytest.mark.usefixtures("jax_float64")
 
 
 def poly(xp, x):

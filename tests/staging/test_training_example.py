@@ -26,17 +26,8 @@ def test_the_training_example_converges():
     assert all(b <= a + 1e-12 for a, b in zip(losses, losses[1:]))
 
 
-def test_the_training_example_matches_the_same_loop_with_jax_grad():
-    jax = pytest.importorskip("jax")
-    previous = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    try:
-        _compare_with_jax(jax)
-    finally:
-        jax.config.update("jax_enable_x64", previous)
-
-
-def _compare_with_jax(jax):
+def test_the_training_example_matches_the_same_loop_with_jax_grad(jax_float64):
+    jax = jax_float64
     jnp = jax.numpy
     example = _example()
     x, y = example.make_data()
