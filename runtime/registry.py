@@ -215,6 +215,8 @@ class OpDef:
     interpreter, which gives eager's warnings, exception and result (runtime.jax_lowering.
     suspects). Its attribute `reads`, when set, names the inputs it reads (a flag on
     constants only is decided while lowering).
+    varies: its result differs from one run to the next (a random draw, a clock): a gradient
+    computed after the call (GradientTape) cannot run it again and get the same values.
     host_effect: the node acts outside the graph's values when it runs (writes text, calls
     Python): a call that has run one cannot be run again, so the JAX backend raises a clear
     error where it would (lower_suspect).
@@ -300,6 +302,7 @@ class OpDef:
     lower_calls_back: bool = False
     lower_suspect: Callable | None = None
     host_effect: bool = False
+    varies: bool = False
     vjp: Callable | None = None
     gradient: str | None = None
 

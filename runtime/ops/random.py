@@ -206,6 +206,7 @@ for _name, _doc, _unsaveable in (
         _name,
         infer=_infer,
         stateful=True,
+        varies=True,
         num_outputs=None,
         weak_results=True,
         make_kernel=lambda call: call.kernel(),

@@ -123,12 +123,15 @@ def active_tapes() -> list:
 
 
 def _call_taped(cf, bound):
-    """A call made while tapes record: run, and shown to each tape (its concrete function, flat
-    inputs and flat outputs)."""
+    """A call made while tapes record: shown to each tape before it runs (`before_call`: what
+    the tape needs of the state then) and after (`record_call`: its concrete function, flat
+    inputs, flat outputs and what before_call gave)."""
     flat = flat_tensors(bound)
+    tapes = list(active_tapes())
+    tokens = [tape.before_call(cf) for tape in tapes]
     outputs = cf._execute(*flat)
-    for tape in active_tapes():
-        tape.record_call(cf, flat, outputs)
+    for tape, token in zip(tapes, tokens):
+        tape.record_call(cf, flat, outputs, token)
     return cf._pack(tuple(outputs))
 
 

@@ -27,17 +27,18 @@ import contextlib
 import numpy as np
 
 from runtime import Node, TensorType, Value
-from runtime.call_inlining import copy_graph
 from runtime.graph import Graph
 from runtime.registry import get_op
 from runtime.types import ListType, kinds
 from staging import errors
 from staging.control_flow import cond as staged_cond
 from staging.control_flow import while_loop as staged_while
-from staging.core.recording import current_graph
+from staging.core.recording import current_graph, record
 from staging.core.source_map import is_user_file
 from staging.core.tensor import Tensor, symbolic
-from staging.gradients.rules import RuleContext, float_dtype, where_of
+from staging.gradients.recompute import Run, assigned_in
+from staging.gradients.rules import RuleContext, float_dtype, sum_to, where_of
+from staging.gradients.variable_values import VariableValues
 from staging.state.tensor_array import TensorArray
 
 
@@ -72,14 +73,20 @@ def _add(a, b):
 class Reverse:
     """One graph replayed into the current trace, ready to be differentiated."""
 
-    def __init__(self, graph: Graph, inputs: list, active: set, variables: tuple = ()):
+    def __init__(
+        self, graph: Graph, inputs: list, active: set, variables: tuple = (), run: Run | None = None
+    ):
         self.graph = graph
+        # once forward, or again for the backward pass (staging.gradients.recompute)
+        self.run = run if run is not None else Run(assigned_in(graph))
         self.env: dict = dict(zip(graph.inputs, inputs))
         self.active: set = {v for v in graph.inputs if v in active and differentiable(v.type)}
-        # the Variables differentiated (a GradientTape's sources): their reads are sources too
-        self.variables = variables
-        self.reads = VariableReads(variables)
-        self.var_cts: dict = {}  # id(Variable) -> its cotangent, after backward()
+        # the Variables differentiated (a GradientTape's sources, or read inside a node whose
+        # reads carry a gradient): what each holds, node after node
+        self.vars = VariableValues(graph, variables)
+        self.tracked: dict = {}  # id(node) -> the Variables whose reads in it carry a gradient
+        self.var_cts: dict = {}  # id(Variable) -> the cotangent of its value on entry
+        self.differentiated: set = set()  # ids of the nodes a value differentiated reaches
         self.loops: dict = {}  # id(while node) -> (trip count, TensorArrays of its state)
         self.calls: dict = {}  # id(call node) -> the Reverse of the called graph
         for node in graph.nodes:
@@ -91,22 +98,46 @@ class Reverse:
 
     # -- forward -------------------------------------------------------------------
     def _is_active(self, node: Node) -> bool:
-        return self.reads.reads(node) or any(
+        return bool(self.tracked.get(id(node))) or any(
             isinstance(v, Value) and v in self.active for v in node.inputs
         )
 
     def _forward(self, node: Node) -> None:
-        active = self._is_active(node)
         opdef = get_op(node.op)
+        self.run.check(node)
+        if self.run.leaves_out(node):
+            if opdef.writes_variable:
+                self.vars.assigned(node)
+            return
+        if opdef.gradient == "variable_read":
+            held = self.vars.read(node)
+            self._set_outputs(node, self._copy(node), self.vars.is_active(held, self.active))
+            return
+        if opdef.writes_variable and not node.subgraphs:
+            self.vars.assigned(node)
+            self._set_outputs(node, self._copy(node), False)
+            return
+        if node.subgraphs or opdef.called_graph is not None:
+            self.tracked[id(node)] = self.vars.tracked_in(node, self.active)
+        active = self._is_active(node)
+        outs = self._forward_node(node, opdef, active)
+        if node.subgraphs or opdef.called_graph is not None:
+            self.vars.after(node, active, self.active)
+        self._set_outputs(node, outs, active)
+
+    def _forward_node(self, node: Node, opdef, active: bool) -> list:
         if active and custom_vjp(node) is not None:
-            outs = self._copy(node)
-        elif active and opdef.called_graph is not None:
-            outs = self._forward_call(node, opdef.called_graph(node))
-        elif active and opdef.gradient == "loop":
+            return self._copy(node)
+        if active and opdef.called_graph is not None:
+            return self._forward_call(node, opdef.called_graph(node))
+        if active and opdef.gradient == "loop":
             with placed_at(node):
-                outs = self._forward_loop(node)
-        else:
-            outs = self._copy(node)
+                return self._forward_loop(node)
+        return self._copy(node)
+
+    def _set_outputs(self, node: Node, outs: list, active: bool) -> None:
+        if active:
+            self.differentiated.add(id(node))
         inner = self.calls.get(id(node))
         for i, (v, out) in enumerate(zip(node.outputs, outs)):
             self.env[v] = out
@@ -120,19 +151,41 @@ class Reverse:
         return index < len(values) and values[index] in self.active
 
     def _copy(self, node: Node) -> list:
+        """The node again, reading this trace's values. A value recomputed from a loop's saved
+        state may be of another kind than forward (a Python int saved as an int64): a plain
+        node then gets its types from its rule, a structured one its operands converted."""
         fg = current_graph()
         inputs = [fg.value_of(x) if isinstance(x, Tensor) else x for x in self._inputs(node)]
-        subgraphs = {label: copy_graph(g) for label, g in node.subgraphs.items()}
+        same = all(_type(a) == _type(b) for a, b in zip(inputs, node.inputs))
+        if not same and not node.subgraphs:
+            return self._recorded(node, inputs)
+        if not same:
+            inputs = [_as_kind(fg, x, _type(v)) for x, v in zip(inputs, node.inputs)]
+        subgraphs = {label: self.run.copy(g) for label, g in node.subgraphs.items()}
         copy = node.copied(inputs, subgraphs)
         fg.graph.add_node(copy)
         return [symbolic(fg, v) for v in copy.outputs]
+
+    def _recorded(self, node: Node, inputs: list) -> list:
+        fg = current_graph()
+        made = record(
+            node.op,
+            [symbolic(fg, x) if isinstance(x, Value) else x for x in inputs],
+            dict(node.attrs),
+        )
+        outs = list(made) if isinstance(made, tuple) else [made]
+        copy = fg.graph.nodes[-1]
+        copy.location = node.location
+        if node.scope is not None:
+            copy.set_scope(node.scope)
+        return outs
 
     def _inputs(self, node: Node) -> list:
         return [_lookup(self.env, v) for v in node.inputs]
 
     def _forward_call(self, node: Node, graph: Graph) -> list:
         active = {g for g, v in zip(graph.inputs, node.inputs) if v in self.active}
-        inner = Reverse(graph, self._inputs(node), active, self.variables)
+        inner = Reverse(graph, self._inputs(node), active, self.tracked[id(node)], self.run)
         self.calls[id(node)] = inner
         return inner.outputs
 
@@ -143,19 +196,15 @@ class Reverse:
         inits, captures = inputs[:nvars], inputs[nvars:]
         test, body = node.subgraphs["cond"], node.subgraphs["body"]
         for v in node.outputs:
-            if any(isinstance(k, ListType) for k in kinds(v.type)):
-                raise errors.GradientError(
-                    f"{where_of(node)}no gradient through a loop that changes a staged list "
-                    f"(not supported yet); build an array instead"
-                )
+            _check_savable(node, v.type)
         stacks = tuple(_stack_for(v.type) for v in node.outputs)
 
         def go_on(count, saved, *values):
-            return Reverse(test, list(values) + captures, set()).outputs[0]
+            return Reverse(test, list(values) + captures, set(), (), self.run).outputs[0]
 
         def step(count, saved, *values):
             saved = tuple(s.write(count, x) for s, x in zip(saved, values))
-            after = Reverse(body, list(values) + captures, set()).outputs
+            after = Reverse(body, list(values) + captures, set(), (), self.run).outputs
             return (count + 1, saved, *after)
 
         count, saved, *finals = staged_while(go_on, step, (np.int64(0), stacks, *inits))
@@ -166,12 +215,13 @@ class Reverse:
     def backward(self, cotangents: dict) -> dict:
         """{input Value: cotangent} for the active inputs, given {output Value: cotangent}."""
         cts: dict = {}
+        self._cts = cts
         for v, ct in cotangents.items():
             if isinstance(v, Value) and ct is not None:
                 cts[v] = _add(cts.get(v), ct)
         for node in reversed(self.graph.nodes):
             out_cts = [cts.pop(v, None) for v in node.outputs]
-            if all(ct is None for ct in out_cts) or not self._is_active(node):
+            if all(ct is None for ct in out_cts) or id(node) not in self.differentiated:
                 continue
             wanted = [isinstance(v, Value) and v in self.active for v in node.inputs]
             with placed_at(node):
@@ -181,9 +231,19 @@ class Reverse:
                     cts[v] = _add(cts.get(v), ct)
         return {v: cts.get(v) for v in self.graph.inputs if v in self.active}
 
-    def _gather(self, var_cts: dict) -> None:
+    def _gather(self, node: Node, var_cts: dict) -> None:
+        """The cotangents of Variables read inside `node`: to what each held when it ran."""
         for key, ct in var_cts.items():
-            self.var_cts[key] = _add(self.var_cts.get(key), ct)
+            if ct is not None:
+                self._route(self.vars.node_held[id(node)][key], ct)
+
+    def _route(self, held, ct) -> None:
+        self.vars.route(held, ct, self._cts, self.var_cts, self._gradient_of_value)
+
+    def _gradient_of_value(self, ct, value: Value):
+        """A cotangent of a Variable's read, as the gradient of the value assigned to it."""
+        x = self.env[value]
+        return _as_gradient(sum_to(ct, x), x)
 
     def _node_vjp(self, node: Node, out_cts: list, wanted: list) -> tuple:
         form = get_op(node.op).gradient
@@ -193,10 +253,10 @@ class Reverse:
         if id(node) in self.calls:
             inner = self.calls[id(node)]
             found = inner.backward(dict(zip(inner.graph.outputs, out_cts)))
-            self._gather(inner.var_cts)
+            self._gather(node, inner.var_cts)
             return tuple(found.get(v) for v in inner.graph.inputs)
         if form == "variable_read":
-            self._gather({id(node.attrs["var"]): out_cts[0]})
+            self._route(self.vars.read_held[node.outputs[0]], out_cts[0])
             return ()
         if form == "branches":
             return self._cond_vjp(node, out_cts, wanted)
@@ -249,13 +309,13 @@ class Reverse:
             for ct, v, out in zip(out_cts, node.outputs, outs)
         ]
         positions = [i for i, w in enumerate(wanted[1:]) if w]
-        read = self.reads.read_in(node)
+        read = self.tracked[id(node)]
 
         def branch(label: str):
             def run():
                 graph = node.subgraphs[label]
                 active = {graph.inputs[i] for i in positions}
-                inner = Reverse(graph, operands, active, self.variables)
+                inner = Reverse(graph, operands, active, read, self.run.again())
                 found = inner.backward(dict(zip(graph.outputs, seeds)))
                 grads = tuple(
                     _as_gradient(found.get(graph.inputs[i]), operands[i]) for i in positions
@@ -265,7 +325,7 @@ class Reverse:
             return run
 
         grads, var_grads = staged_cond(pred, branch("then"), branch("else"))
-        self._gather({id(var): g for var, g in zip(read, var_grads)})
+        self._gather(node, {id(var): g for var, g in zip(read, var_grads)})
         result: list = [None] * len(node.inputs)
         for i, g in zip(positions, grads):
             result[i + 1] = g
@@ -285,7 +345,7 @@ class Reverse:
             for i in variables
         )
         cap_zeros = tuple(_zeros_of(captures[j]) for j in caps)
-        read = self.reads.read_in(node)
+        read = self.tracked[id(node)]
         read_zeros = tuple(_variable_zeros(var) for var in read)
 
         def go_on(k, var_cts, cap_cts, read_cts):
@@ -293,9 +353,9 @@ class Reverse:
 
         def step(k, var_cts, cap_cts, read_cts):
             k = k - 1
-            values = [s.read(k) for s in saved]
+            values = [_restored(s.read(k), v.type) for s, v in zip(saved, node.outputs)]
             active = {body.inputs[i] for i in variables} | {body.inputs[nvars + j] for j in caps}
-            inner = Reverse(body, values + captures, active, self.variables)
+            inner = Reverse(body, values + captures, active, read, self.run.again())
             found = inner.backward(dict(zip([body.outputs[i] for i in variables], var_cts)))
             new_vars = tuple(
                 _as_gradient(found.get(body.inputs[i]), outs[i], zero_of=values[i])
@@ -313,7 +373,7 @@ class Reverse:
         _, var_cts, cap_cts, read_cts = staged_while(
             go_on, step, (count, seeds, cap_zeros, read_zeros)
         )
-        self._gather({id(var): g for var, g in zip(read, read_cts)})
+        self._gather(node, {id(var): g for var, g in zip(read, read_cts)})
         result: list = [None] * len(node.inputs)
         for i, g in zip(variables, var_cts):
             if wanted[i]:
@@ -340,52 +400,6 @@ def calling_graph(cf) -> Graph:
     values = iter(node.outputs)
     graph.outputs = [next(values) if isinstance(v, Value) else v for v in cf.graph.outputs]
     return graph
-
-
-class VariableReads:
-    """Which nodes read the Variables differentiated (directly, in their subgraphs or in the
-    graphs they call). A Variable differentiated that a graph also assigns is refused: its
-    reads after the write would have to differentiate through the assignment."""
-
-    def __init__(self, variables: tuple):
-        self.variables = {id(v): v for v in variables}
-        self._known: dict = {}  # id(node) -> the Variables differentiated it reads, in order
-
-    def reads(self, node: Node) -> bool:
-        return bool(self.variables) and bool(self.read_in(node))
-
-    def read_in(self, node: Node) -> tuple:
-        if not self.variables:
-            return ()
-        known = self._known.get(id(node))
-        if known is None:
-            found: dict = {}
-            for n in _nodes_of(node):
-                var = n.attrs.get("var")
-                if var is None or id(var) not in self.variables:
-                    continue
-                if get_op(n.op).writes_variable:
-                    raise errors.GradientError(
-                        f"{where_of(n)}the Variable {var.name!r} is differentiated and also "
-                        f"assigned here; compute the loss and update the Variable in separate "
-                        f"staged functions"
-                    )
-                if get_op(n.op).gradient == "variable_read":
-                    found[id(var)] = var
-            known = self._known[id(node)] = tuple(found.values())
-        return known
-
-
-def _nodes_of(node: Node):
-    """`node`, the nodes of its subgraphs and of the graphs it calls, depth first."""
-    yield node
-    for sub in node.subgraphs.values():
-        for inner in sub.nodes:
-            yield from _nodes_of(inner)
-    called = get_op(node.op).called_graph
-    if called is not None:
-        for inner in called(node).nodes:
-            yield from _nodes_of(inner)
 
 
 def _variable_gradients(var_cts: dict, read: tuple) -> tuple:
@@ -420,6 +434,41 @@ def _place(node: Node, location) -> None:
     for sub in node.subgraphs.values():
         for inner in sub.nodes:
             _place(inner, location)
+
+
+def _check_savable(node: Node, t) -> None:
+    """A loop variable the forward loop can save each iteration of: numbers and arrays."""
+    if any(isinstance(k, ListType) for k in kinds(t)):
+        raise errors.GradientError(
+            f"{where_of(node)}no gradient through a loop that changes a staged list (not "
+            f"supported yet); build an array instead (`out = np.zeros(n)`, `out[i] = v`)"
+        )
+    if not all(isinstance(k, TensorType) for k in kinds(t)):
+        raise errors.GradientError(
+            f"{where_of(node)}no gradient through a loop with a loop variable that is {t} (None "
+            f"or a string on some path: not supported yet); give it a number or an array "
+            f"before the loop"
+        )
+
+
+def _as_kind(fg, value, expected):
+    """`value` (a Value of `fg`) as a Python number where `expected` is one and it is not."""
+    if (
+        isinstance(value, Value)
+        and isinstance(expected, TensorType)
+        and expected.weak
+        and not (isinstance(value.type, TensorType) and value.type.weak)
+    ):
+        return record("python_number", [symbolic(fg, value)], {"kind": expected.python_type})._value
+    return value
+
+
+def _restored(value, t):
+    """A loop variable's value read back from its staged list: a Python number again where the
+    loop variable is one (the list holds it as a NumPy value)."""
+    if isinstance(t, TensorType) and t.weak:
+        return record("python_number", [value], {"kind": t.python_type})
+    return value
 
 
 def _stack_for(t) -> TensorArray:

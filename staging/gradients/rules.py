@@ -58,6 +58,21 @@ def _static(shape) -> bool:
     return shape is not None and all(d is not None for d in shape)
 
 
+def sum_to(g, x):
+    """g summed back to x's shape (over the axes x was broadcast along): read from the types
+    where they say it, else when the graph runs (the forward value x is then kept)."""
+    shape, g_shape = shape_of(x), shape_of(g)
+    if g is None or (_static(shape) and shape == g_shape):
+        return g
+    if _static(shape) and _static(g_shape):
+        lead = len(g_shape) - len(shape)
+        axes = tuple(range(lead)) + tuple(
+            lead + i for i, d in enumerate(shape) if d == 1 and g_shape[lead + i] != 1
+        )
+        return np.reshape(np.sum(g, axis=axes, keepdims=True) if axes else g, shape)
+    return record("sum_to_like", [g, x])
+
+
 class RuleContext:
     """The context of one node's rule: `wants(i)`, shapes, and gradient ops."""
 
@@ -97,16 +112,7 @@ class RuleContext:
     # kept alive, and not computed, for its shape alone.)
     def sum_to(self, g, x):
         """g summed back to x's shape (over the axes x was broadcast along)."""
-        if g is None or self._same_shape(g, x):
-            return g
-        shape, g_shape = shape_of(x), shape_of(g)
-        if _static(shape) and _static(g_shape):
-            lead = len(g_shape) - len(shape)
-            axes = tuple(range(lead)) + tuple(
-                lead + i for i, d in enumerate(shape) if d == 1 and g_shape[lead + i] != 1
-            )
-            return np.reshape(np.sum(g, axis=axes, keepdims=True) if axes else g, shape)
-        return self.op("sum_to_like", g, x)
+        return sum_to(g, x)
 
     def broadcast_like(self, g, x):
         if self._same_shape(g, x):

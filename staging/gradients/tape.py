@@ -16,16 +16,20 @@ inside another gives second derivatives.
 from __future__ import annotations
 
 import collections
+import contextlib
+import weakref
 
 import numpy as np
 
 from runtime import Graph, Node, Value
+from runtime.registry import get_op
 from staging import errors
 from staging.core import nest
 from staging.functions import function as function_layer
 from staging.functions.function import Function
 from staging.gradients.reverse import Reverse, _as_gradient, differentiable
-from staging.gradients.rules import float_dtype
+from staging.gradients.rules import float_dtype, where_of
+from staging.gradients.variable_values import nodes_in
 from staging.state.variables import Variable
 
 # recordings linked into graphs -> the staged function computing their gradient. Bounded.
@@ -34,12 +38,44 @@ _MAX_GRADIENTS = 64
 
 
 class _Call:
-    """One recorded call: its concrete function, flat inputs and flat outputs."""
+    """One recorded call: its concrete function, flat inputs and flat outputs, and the values
+    of the Variables its graph reads or assigns before and after it ran (references: an
+    assignment replaces a Variable's value, it never writes into it)."""
 
-    __slots__ = ("function", "inputs", "outputs")
+    __slots__ = ("function", "inputs", "outputs", "before", "after")
 
-    def __init__(self, function, inputs, outputs):
+    def __init__(self, function, inputs, outputs, before: dict):
         self.function, self.inputs, self.outputs = function, list(inputs), list(outputs)
+        self.before = before
+        self.after = {key: (var, var._value) for key, (var, _) in before.items()}
+
+
+# concrete function -> {id(Variable): Variable} its graph reads or assigns
+_TOUCHED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _touched(cf) -> dict:
+    found = _TOUCHED.get(cf)
+    if found is None:
+        found = {}
+        for node in cf.graph.nodes:
+            for n in (node, *nodes_in(node)):
+                opdef = get_op(n.op)
+                if opdef.gradient == "variable_read" or opdef.writes_variable:
+                    found[id(n.attrs["var"])] = n.attrs["var"]
+        _TOUCHED[cf] = found
+    return found
+
+
+def _not_replayable(cf) -> str | None:
+    """What in a recorded call's graph would not give the same values when run again for its
+    gradient (a random draw, a clock, printed text, a Python call), or None."""
+    for node in cf.graph.nodes:
+        for n in (node, *nodes_in(node)):
+            opdef = get_op(n.op)
+            if opdef.varies or opdef.host_effect:
+                return f"{where_of(n)}{n.op}"
+    return None
 
 
 class GradientTape:
@@ -69,8 +105,12 @@ class GradientTape:
         """Accepted for compatibility: every array given to a recorded call, and every Variable
         a recorded call reads, can be a source already."""
 
-    def record_call(self, function, inputs, outputs) -> None:
-        self._calls.append(_Call(function, inputs, outputs))
+    def before_call(self, function) -> dict:
+        """The values of the Variables the call touches, before it runs."""
+        return {key: (var, var._value) for key, var in _touched(function).items()}
+
+    def record_call(self, function, inputs, outputs, before: dict) -> None:
+        self._calls.append(_Call(function, inputs, outputs, before))
 
     def reset(self) -> None:
         self._calls.clear()
@@ -115,9 +155,10 @@ class _Linked:
         self.leaves: list = []  # the arrays read from outside the recording
         self.wiring: list = []  # per call kept: tuple of ("leaf", i) / ("out", call, j)
         self._link(made)
+        self.entry = self._variables_on_entry()
 
     def _link(self, made: dict) -> None:
-        needed = self._needed(made)
+        needed = self._with_variable_writers(self._needed(made))
         leaf_of: dict = {}
         self.kept = [k for k in range(len(self.calls)) if k in needed]
         position = {k: i for i, k in enumerate(self.kept)}
@@ -134,6 +175,44 @@ class _Linked:
                 wires.append(("leaf", leaf_of[id(x)]))
             self.wiring.append(tuple(wires))
         self.target = (position[self.target[0]], self.target[1])
+
+    def _with_variable_writers(self, needed: set) -> set:
+        """The calls needed, and every recorded call between them that touches a Variable they
+        touch: the gradient runs them again in order, from the Variables' values on entry."""
+        touched = set()
+        for k in needed:
+            touched |= set(self.calls[k].before)
+        first, last = min(needed), max(needed)
+        for k in range(first, last + 1):
+            if touched & set(self.calls[k].before):
+                needed.add(k)
+        return needed
+
+    def _variables_on_entry(self) -> dict:
+        """{id(Variable): (Variable, value)} before the first kept call touching each. Refuses
+        a recording the gradient could not run again: a Variable changed between kept calls by
+        code the tape did not record, or a call whose values would differ when run again."""
+        entry: dict = {}
+        last: dict = {}
+        for k in self.kept:
+            call = self.calls[k]
+            problem = _not_replayable(call.function)
+            if problem is not None:
+                raise errors.GradientError(
+                    f"{problem}: a recorded call of {call.function.name!r} would run this again "
+                    f"for its gradient and get other values (or print again); compute the value "
+                    f"and its gradient in one call with staging.value_and_grad"
+                )
+            for key, (var, value) in call.before.items():
+                if key in last and last[key] is not value:
+                    raise errors.GradientError(
+                        f"the Variable {var.name!r} changed between recorded calls, outside "
+                        f"staged functions; the gradient would not see that change. Change it "
+                        f"inside a staged function, or after tape.gradient()"
+                    )
+                entry.setdefault(key, (var, value))
+            last.update({key: value for key, (_, value) in call.after.items()})
+        return entry
 
     def _needed(self, made: dict) -> set:
         """The calls the target depends on, through the arrays they pass along."""
@@ -173,7 +252,8 @@ class _Linked:
             _GRADIENTS.move_to_end(key)
         leaves = [np.float64(x) if type(x) is float else x for x in self.leaves]
         extra = () if output_gradients is None else (output_gradients,)
-        leaf_grads, var_grads = staged(*leaves, *extra)
+        with _rewound(self.entry):
+            leaf_grads, var_grads = staged(*leaves, *extra)
         by_leaf = dict(zip(source_leaves, leaf_grads))
         by_var = {id(v): g for v, g in zip(variables, var_grads)}
         position = {id(x): i for i, x in enumerate(self.leaves)}
@@ -181,6 +261,20 @@ class _Linked:
             by_var.get(id(s)) if isinstance(s, Variable) else by_leaf.get(position.get(id(s), -1))
             for s in self.sources
         ]
+
+
+@contextlib.contextmanager
+def _rewound(entry: dict):
+    """The Variables hold their values from before the recorded calls while the gradient runs
+    those calls again; then what they hold now."""
+    now = {key: (var, var._value) for key, (var, _) in entry.items()}
+    try:
+        for var, value in entry.values():
+            var._value = value
+        yield
+    finally:
+        for var, value in now.values():
+            var._value = value
 
 
 def _is_float_array(x) -> bool:

@@ -64,9 +64,8 @@ def expressions(draw, names, depth=2):
 @st.composite
 def statements(draw, names, depth=2):
     """Lines (indented by 4) assigning new names; returns (lines, names after)."""
-    kind = draw(
-        st.sampled_from(("assign", "assign", "if", "for", "while") if depth else ("assign",))
-    )
+    kinds = ("assign", "assign", "if", "for", "while", "accumulate") if depth else ("assign",)
+    kind = draw(st.sampled_from(kinds))
     target = f"v{len(names)}"
     if kind == "assign":
         return [f"{target} = {draw(expressions(names))}"], names + [target]
@@ -88,6 +87,16 @@ def statements(draw, names, depth=2):
         ]
         return lines, names + [target]
     limit = draw(st.floats(0.5, 3.0)).__round__(2)
+    if kind == "accumulate":  # a Python float that becomes a NumPy value in a staged loop
+        lines = [
+            "acc = 0.0",
+            "k = 0",
+            f"while acc < {limit} and k < 6:",
+            f"    acc = acc + 0.3 * xp.sum(xp.tanh({draw(expressions(names, 1))}))",
+            "    k += 1",
+            f"{target} = {draw(st.sampled_from(names))} * acc",
+        ]
+        return lines, names + [target]
     lines = [
         f"{target} = {draw(st.sampled_from(names))}",
         "k = 0",

@@ -134,16 +134,77 @@ def test_variables_read_in_staged_loops_and_branches():
         assert_close(g, expected)
 
 
+def test_a_variable_assigned_then_read_in_a_recorded_call():
+    w = staging.Variable(np.array([1.0, 2.0]), name="w")
+
+    @staging.function
+    def step(x):
+        before = np.sum(w * x)  # reads the value on entry
+        w.assign_add(x)  # w = w0 + x
+        return before + np.sum(w * w)
+
+    x = np.array([0.5, 1.5])
+    w0 = w.numpy()
+    with staging.GradientTape() as tape:
+        y = step(x)
+    gw, gx = tape.gradient(y, [w, x])
+    assert_close(gw, x + 2 * (w0 + x))
+    assert_close(gx, w0 + 2 * (w0 + x))
+    # the recorded call ran again from w's value on entry; w holds what the call left
+    assert_close(w.numpy(), w0 + x)
+    assert y == pytest.approx(np.sum(w0 * x) + np.sum((w0 + x) ** 2))
+
+
+def test_a_variable_changed_between_recorded_calls_outside_them_is_refused():
+    w = staging.Variable(np.array([1.0, 2.0]), name="w")
+
+    @staging.function
+    def scaled(x):
+        return w * x
+
+    @staging.function
+    def total(y):
+        return np.sum(y * w)
+
+    with staging.GradientTape() as tape:
+        y = scaled(np.ones(2))
+        w.assign(np.array([3.0, 4.0]))  # eager: the tape does not record it
+        z = total(y)
+    with pytest.raises(errors.GradientError, match="'w' changed between recorded calls"):
+        tape.gradient(z, w)
+
+
+def test_a_recorded_call_drawing_random_numbers_is_refused_and_value_and_grad_works():
+    rng = np.random.default_rng(0)
+
+    @staging.function
+    def noisy(x):
+        mask = rng.random(x.shape) > 0.5  # the draw the error names
+        return np.sum(np.where(mask, x * x, 0.0))
+
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    with staging.GradientTape() as tape:
+        y = noisy(x)
+    with pytest.raises(errors.GradientError, match=r"test_gradient_tape\.py:\d+: random"):
+        tape.gradient(y, x)
+    value, g = staging.value_and_grad(noisy)(x)
+    kept = g != 0  # the same draw gives the value and the gradient
+    assert value == pytest.approx(np.sum(x[kept] ** 2))
+    assert_close(g[kept], 2 * x[kept])
+
+
 def test_errors():
     w = staging.Variable(np.array([1.0, 2.0]))
 
     @staging.function
-    def writes(x):
-        w.assign(w * x)  # the line the error names
+    def writes_in_a_loop(x):
+        for i in range(int(x.shape[0])):
+            if x[i] > 0:
+                w.assign(w * x)  # the line the error names
         return np.sum(w * 1.0)
 
     with staging.GradientTape() as tape:
-        y = writes(np.float64(2.0))
+        y = writes_in_a_loop(np.array([2.0, 3.0]))
     with pytest.raises(errors.GradientError, match=r"test_gradient_tape\.py:\d+: the Variable"):
         tape.gradient(y, w)
     with staging.GradientTape() as tape:

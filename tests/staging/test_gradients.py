@@ -349,3 +349,102 @@ def test_einsum_and_its_gradient_compile_with_jax():
     a, b = RNG.uniform(-1, 1, (2, 3)), RNG.uniform(-1, 1, (3, 2))
     compiled = staging.function(staging.grad(f), jit_compile=True)
     assert np.allclose(np.asarray(compiled(a, b)), staging.grad(f)(a, b), rtol=1e-12)
+
+
+# -- Variables in program order ---------------------------------------------------------------
+
+
+def test_a_variable_read_after_an_assignment_differentiates_through_it():
+    v = staging.Variable(np.zeros(2), name="v")
+
+    def assigned(x):
+        v.assign(x * 2.0)
+        return np.sum(v * 3.0) + np.sum(x)
+
+    def updated(x):
+        v.assign(x * 2.0)
+        v.assign_add(x * x)
+        v.assign_sub(3.0 * x)
+        return np.sum(v * v)
+
+    x = np.array([0.5, 1.5])
+    assert_close(staging.grad(assigned)(x), [7.0, 7.0])
+    _check(updated, x)
+
+
+def test_a_counter_assigned_in_a_staged_loop_does_not_stop_the_gradient():
+    count = staging.Variable(0, name="count")
+
+    def f(x):
+        s = x
+        while np.sum(s) < 10.0:
+            s = s * 1.5
+            count.assign_add(1)
+        return np.sum(s) + count.read_value()
+
+    # sum(x) = 2 grows by 1.5 four times to pass 10: s = x * 1.5**4 (finite differences would
+    # see the counter grow between calls)
+    assert_close(staging.grad(f)(np.array([0.5, 1.5])), [1.5**4, 1.5**4])
+    assert count.numpy() == 4
+
+
+def test_a_variable_assigned_a_differentiated_value_in_a_staged_branch_is_refused():
+    v = staging.Variable(np.zeros(2), name="v")
+
+    def f(x):
+        if np.sum(x) > 0:
+            v.assign(x * x)  # the line the error names
+        return np.sum(v * x)
+
+    with pytest.raises(errors.GradientError, match=r"test_gradients\.py:\d+: the Variable 'v'"):
+        staging.grad(f)(np.ones(2))
+
+
+# -- what the backward pass runs again ---------------------------------------------------------
+
+
+def test_printing_in_a_differentiated_loop_and_branch_prints_once_as_the_function_does(capsys):
+    def f(x):
+        s = x
+        k = 0
+        while s < 10.0:
+            print("step", k)
+            s = s * 1.5 + x
+            k += 1
+        if s > 12.0:
+            print("big")
+            s = s * 2.0
+        return s
+
+    f(np.float64(1.0))
+    eager = capsys.readouterr().out
+    g = staging.grad(f)(np.float64(1.0))
+    assert capsys.readouterr().out == eager
+    assert g == pytest.approx(numeric_gradient(f, (np.float64(1.0),)))
+    capsys.readouterr()
+
+
+def test_a_random_draw_in_a_differentiated_loop_is_refused_and_one_made_before_works():
+    rng = np.random.default_rng(1)
+
+    def inside(x):
+        s = x
+        while s < 10.0:
+            s = s * 1.5 + 0.01 * rng.random()  # the draw the error names
+        return s
+
+    with pytest.raises(errors.GradientError, match=r"test_gradients\.py:\d+: random in a staged"):
+        staging.grad(inside)(np.float64(1.0))
+
+    def before(x, noise):
+        s = x
+        k = 0
+        while s < 10.0:
+            s = s * 1.5 + 0.01 * noise[k % 4]
+            k += 1
+        return s
+
+    noise = rng.random(4)
+    assert staging.grad(before)(np.float64(1.0), noise) == pytest.approx(
+        numeric_gradient(before, (np.float64(1.0), noise))
+    )
