@@ -159,6 +159,7 @@ def _staged_if(  # noqa: C901, PLR0915, PLR0913
     flagged = ()  # positions of names assigned on only some paths: they carry a `defined` flag
     dead = {}  # position -> placeholder for a value the true branch leaves as it returns
     staged_at = set()  # positions where the true branch's containers become staged containers
+    lists_at: dict = {}  # position -> the false branch's value holding staged lists (a template)
     for _attempt in range(3 * len(all_names) + len(state) + 2):
         outputs = {}
 
@@ -187,9 +188,15 @@ def _staged_if(  # noqa: C901, PLR0915, PLR0913
                     result = tuple(
                         _containers_staged(v) if i in staged_at else v for i, v in enumerate(result)
                     )
+                if label == "then" and lists_at:
+                    result = tuple(
+                        data_structures.lists_staged_like(v, lists_at[i]) if i in lists_at else v
+                        for i, v in enumerate(result)
+                    )
                 other = outputs.get("then")
                 if other is not None:
                     result = _match_containers(other, result)
+                    result = _match_lists(other, result)
                     result = fill_return_value(other, result)
                     result = _left_by_return(other, result, names, returns, dead)
                     check_defined(other, result, all_names, where, flagged)
@@ -218,6 +225,7 @@ def _staged_if(  # noqa: C901, PLR0915, PLR0913
         except _StagedOnOnePath as retry:
             cells.set(original_cells)
             staged_at |= retry.positions
+            lists_at.update(retry.lists)
             continue
         except ListsOfTuples as retry:
             cells.set(original_cells)
@@ -259,9 +267,10 @@ class _StagedOnOnePath(Exception):
     """The false branch of a staged `if` gives a staged container where the true branch gives a
     Python container: the `if` is traced again with the true branch's made staged too."""
 
-    def __init__(self, positions):
+    def __init__(self, positions, lists=None):
         super().__init__()
         self.positions = set(positions)
+        self.lists = lists or {}
 
 
 def _holds_staged(value) -> bool:
@@ -299,6 +308,21 @@ def _match_containers(then, other):
     if retry:
         raise _StagedOnOnePath(retry)
     return tuple(out)
+
+
+def _match_lists(then, other):
+    """The false branch's outputs, where the true branch gives a staged list inside a tuple and
+    this one a Python list (`return x, []` and `return y, found`): that list as a staged list
+    too. Raises _StagedOnOnePath (its `lists`) for the reverse."""
+    out = tuple(data_structures.lists_staged_like(b, a) for a, b in zip(then, other))
+    retry = {
+        i: b
+        for i, (a, b) in enumerate(zip(then, out))
+        if data_structures.holds_list_staged_elsewhere(a, b)
+    }
+    if retry:
+        raise _StagedOnOnePath((), retry)
+    return out
 
 
 def _left_by_return(then, other, names, returns, replaced):

@@ -43,10 +43,25 @@ def appended(lst, element):
 
 def _sliced(tensor_array, index: slice) -> "StagedList":
     """`lst[a:b:c]` of a staged list: a new staged list (Python's slice when the graph runs)."""
-    sliced = containers.from_tensor_array(tensor_array)._slice(index)
+    return _from_container(containers.from_tensor_array(tensor_array)._slice(index))
+
+
+def _from_container(container) -> "StagedList":
+    """A staged list the container ops made (a StagedContainer of kind list: `[0] * n`, a
+    slice) as the StagedList of the same list."""
     return StagedList(
-        TensorArray(dtype=None, dynamic_size=True, _handle=Tensor(sliced._graph, sliced._value))
+        TensorArray(
+            dtype=None, dynamic_size=True, _handle=Tensor(container._graph, container._value)
+        )
     )
+
+
+def _staged_list_operand(x):
+    """`x` as an operand of a staged list's `+` or extend(): a staged list a container op made
+    becomes a StagedList (its items are read when the graph runs); anything else is itself."""
+    if containers.is_staged_container(x) and x._kind == "list":
+        return _from_container(x)
+    return x
 
 
 class StagedList:
@@ -75,8 +90,13 @@ class StagedList:
     def __getitem__(self, index):
         if isinstance(index, slice) and not isinstance(self.tensor_array, TupleList):
             return _sliced(self.tensor_array, index)
-        if isinstance(index, slice):
-            return self.stack()[index]
+        if isinstance(index, slice):  # (each position's list sliced alike)
+            return StagedList(
+                self.tensor_array._rebuilt(
+                    _sliced(f, index).tensor_array if _is_tensor_array(f) else f
+                    for f in self.tensor_array
+                )
+            )
         if isinstance(index, int) and index < 0:
             index = self.tensor_array.length() + index
         return self.tensor_array.read(index)
@@ -125,6 +145,7 @@ class StagedList:
         """`lst.extend(items)`: the items of a list, tuple or staged list, or the rows of a
         symbolic array (by a staged loop: its length may be known only when the graph runs),
         or of any other iterable, as Python iterates it."""
+        items = _staged_list_operand(items)
         if isinstance(items, (list, tuple, StagedList)):
             self.tensor_array = _concatenate(self, items)
         elif is_symbolic(items):
@@ -170,12 +191,14 @@ class StagedList:
 
     # `lst + [x]` and `[x] + lst` make a new list, as Python's do (the operands are not changed).
     def __add__(self, other):
+        other = _staged_list_operand(other)
         if not isinstance(other, (list, tuple, StagedList)):
             return NotImplemented
         return StagedList(_concatenate(self, other))
 
     def __radd__(self, other):
-        if not isinstance(other, (list, tuple)):
+        other = _staged_list_operand(other)
+        if not isinstance(other, (list, tuple, StagedList)):
             return NotImplemented
         return StagedList(_concatenate(other, self))
 
@@ -244,6 +267,8 @@ def _call_with(method, args, kwargs, positional):
 def _concatenate(first, second):
     """A new TensorArray holding the items of `first` then those of `second` (Python
     sequences or staged lists; a staged list's items are copied by a staged loop)."""
+    if any(_holds_tuples(part) for part in (first, second)):
+        return _concatenate_tuples(first, second)
     ta = TensorArray(dtype=None, size=0, dynamic_size=True)
     for part in (first, second):
         if isinstance(part, StagedList):
@@ -252,6 +277,52 @@ def _concatenate(first, second):
             for item in part:
                 ta = ta.append(item)
     return ta
+
+
+def _holds_tuples(part) -> bool:
+    return isinstance(part, StagedList) and isinstance(part.tensor_array, TupleList)
+
+
+def _tuple_fields(part):
+    """`part` (a staged list of tuples, a Python list of tuples, or an empty list) as a
+    TupleList, or None when it holds nothing."""
+    if isinstance(part, StagedList):
+        if is_empty_list(part.tensor_array):
+            return None
+        if isinstance(part.tensor_array, TupleList):
+            return part.tensor_array
+    elif not part:
+        return None
+    elif all(type(item) is tuple for item in part):
+        return TupleList.of(list(part))
+    raise errors.UnsupportedOpError(
+        f"{where()}`+` of a staged list of tuples and a list of other values: a staged list "
+        f"holds values of one kind (all tuples of one length, or all numbers or arrays)"
+    )
+
+
+def _concatenate_tuples(first, second):
+    """A new TupleList holding the tuples of `first` then those of `second`, position by
+    position (a position holding one Python object in the tuples of both stays that object)."""
+    a, b = _tuple_fields(first), _tuple_fields(second)
+    if a is None or b is None:
+        only = a if b is None else b
+        return only._rebuilt(
+            _concatenate(StagedList(f), []) if _is_tensor_array(f) else f for f in only
+        )
+    if len(a) != len(b) or any(
+        _is_tensor_array(x) != _is_tensor_array(y) or (not _is_tensor_array(x) and x != y)
+        for x, y in zip(a, b)
+    ):
+        raise errors.UnsupportedOpError(
+            f"{where()}`+` of staged lists whose tuples differ in length or in the Python object "
+            f"at a position: a staged list holds tuples of one length, one object per position "
+            f"that does not hold numbers, arrays or strs"
+        )
+    return a._rebuilt(
+        _concatenate(StagedList(x), StagedList(y)) if _is_tensor_array(x) else x
+        for x, y in zip(a, b)
+    )
 
 
 def _append_rows(target, rows):
@@ -373,3 +444,38 @@ def unwrap_output(value):
     if type(value) is dict:
         return {k: unwrap_output(v) for k, v in value.items()}
     return value
+
+
+# -- a list that is staged on one path only ---------------------------------------------------
+
+
+def _staged_like(plain: list, template):
+    """The Python list `plain` as a staged list like `template` (a staged list the other path
+    of a staged `if` gives at the same place): a list of tuples like it, or a list of values."""
+    target = template.tensor_array if isinstance(template, StagedList) else template
+    if isinstance(target, TupleList) and not plain:
+        return StagedList(target.empty_like())
+    return staged_list(plain)
+
+
+def _is_staged_list(x) -> bool:
+    return isinstance(x, StagedList) or _is_list_value(x)
+
+
+def lists_staged_like(value, template):
+    """`value` (one path's result of a staged `if`) with each Python list inside its tuples
+    made a staged list where `template` (the other path's) holds a staged list at the same
+    place (`return x, []` on one path, `return y, found` on the other). A list at the top is
+    staged anyway (to_staged)."""
+    if type(value) is tuple and type(template) is tuple and len(value) == len(template):
+        items = [lists_staged_like(v, t) for v, t in zip(value, template)]
+        return value if all(a is b for a, b in zip(items, value)) else tuple(items)
+    if type(value) is list and _is_staged_list(template):
+        return _staged_like(value, template)
+    return value
+
+
+def holds_list_staged_elsewhere(value, template) -> bool:
+    """Whether `value` holds, inside its tuples, a Python list where `template` holds a staged
+    list (what lists_staged_like changes)."""
+    return lists_staged_like(value, template) is not value

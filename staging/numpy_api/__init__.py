@@ -38,6 +38,7 @@ from staging.numpy_api._common import _as_input, _unsupported, numpy_name
 from staging.numpy_api.indexing import getitem, setitem, tensor_setitem
 from staging.numpy_api.methods import call_method
 from staging.numpy_api.ufuncs import apply_ufunc, ufunc_into
+from staging.state import containers
 
 __all__ = [
     "apply_function",
@@ -149,6 +150,31 @@ def complex_operand(left, right):
     )
 
 
+def _repeats_a_list(count) -> bool:
+    """Whether `[...] * count` is list repetition on every path: a Python int or bool, or a
+    NumPy integer scalar (not a 0-d array: NumPy's `*` takes that, and a NumPy bool raises)."""
+    for k in kinds.kinds(count.type):
+        if type(k) is not TensorType or k.shape != ():
+            return False
+        if k.weak:
+            if k.python_type not in (int, bool):
+                return False
+        elif k.dtype.kind not in "iu":
+            return False
+    weak = all(k.weak for k in kinds.kinds(count.type))
+    return weak or array0d.kind_of(count) == array0d.SCALAR
+
+
+def _sequence_repetition(seq, count):
+    """`[0] * n` or `n * [0]` with a count known only when the graph runs: a staged list
+    (staging.state.containers) repeated when the graph runs. Other sequences and counts give
+    NotImplemented: Python falls back to the sequence's own `*`, which asks __index__ (refused,
+    naming the line)."""
+    if type(seq) is not list or not _repeats_a_list(count):
+        return NotImplemented
+    return containers.promote(seq) * count
+
+
 def _scalar_product(method, reflected):
     """`a * b` on complex scalars: the `mul` op (Python's operator, which on NumPy's complex
     scalars is not np.multiply's loop; see runtime.ops.elementwise); on anything else `method`."""
@@ -157,10 +183,7 @@ def _scalar_product(method, reflected):
         if isinstance(other, str):  # `"-" * n`: str's repetition
             return strings.repeat(other, self, text_first=reflected)
         if isinstance(other, (list, tuple)) and self.type.shape == ():
-            # `[0] * n`: the sequence's repetition (NumPy's integer scalars and Python's ints
-            # give their value as __index__), whose length would be known only when the graph
-            # runs: Python falls back to the sequence's own `*`, which asks __index__ (refused)
-            return NotImplemented
+            return _sequence_repetition(other, self)
         if kinds.is_union(self.type) or kinds.is_union(getattr(other, "type", None)):
             # (a kind that depends on the path: Python's operator itself, on every path)
             left, right = _read_values((other, self) if reflected else (self, other))

@@ -516,8 +516,7 @@ def promotable(obj) -> bool:
 
 def promote(obj, name: str = "") -> StagedContainer:
     """A StagedContainer made on each call holding `obj`'s items now."""
-    shown = f"'{name}'" if name else f"this {type(obj).__name__}"
-    what = f"the {type(obj).__name__} {shown}"
+    what = f"the {type(obj).__name__} '{name}'" if name else f"this {type(obj).__name__}"
     inputs: list = []
     t = type(obj)
     attrs: dict = {}

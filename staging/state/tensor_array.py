@@ -30,6 +30,21 @@ def stacked_element(element):
     return joined
 
 
+def _converted_element(element, dtype):
+    """The type of an element of np.array(list, dtype) of a staged list whose elements are of
+    type `element`. With a numeric dtype given, elements of several kinds of one known shape are
+    converted to it one by one, as NumPy converts a Python list's items (the list_stack kernel's
+    np.array(lst, dtype)); otherwise they must stack to one dtype (stacked_element)."""
+    if dtype is None or element is None or type(element) is TensorType:
+        return stacked_element(element)
+    shapes = {getattr(k, "shape", None) for k in kinds.kinds(element)}
+    numeric = all(type(k) is TensorType and k.dtype.kind in "biufc" for k in kinds.kinds(element))
+    shape = next(iter(shapes))
+    if numeric and len(shapes) == 1 and None not in shape and np.dtype(dtype).kind in "biufc":
+        return TensorType(np.dtype(dtype), shape)
+    return stacked_element(element)
+
+
 def _element(value):
     """A value written into a staged list: a Python str is a staged string there (the list's
     elements are one graph value's kinds: a list of strings)."""
@@ -264,7 +279,7 @@ class TensorArray:
         result is that (0,) array."""
         if not self._staged:
             return np.array(self._items, dtype=dtype)
-        el = stacked_element(self._handle.type.element)
+        el = _converted_element(self._handle.type.element, dtype)
         empty_dtype = np.dtype(dtype) if dtype is not None else np.dtype(np.float64)
         if el is None:
             el = TensorType(empty_dtype, ())
@@ -318,8 +333,8 @@ def either_list(a, b):
 
 class TupleList(tuple):
     """A staged list of tuples of one length (`stack.append((i, x[i]))`): one TensorArray per
-    position holding graph values (numbers, arrays, tensors), and at the other positions the
-    Python object every tuple has there (a string, None; the same in every tuple). The same
+    position holding graph values (numbers, arrays, strs, tensors), and at the other positions
+    the Python object every tuple has there (None, bytes; the same in every tuple). The same
     functional API as TensorArray. It is a namedtuple-like tuple of those fields, so a staged
     `if` or loop carries each field as it carries a list or a Python object; a staged function
     returning one gives a Python list of tuples (`zip_tuple_lists`)."""
@@ -491,7 +506,7 @@ _STATIC = (str, bytes, type(None))
 
 
 def _is_value(x) -> bool:
-    return isinstance(x, (Tensor, np.ndarray, np.generic, bool, int, float, complex))
+    return isinstance(x, (Tensor, np.ndarray, np.generic, bool, int, float, complex, str))
 
 
 def _same_static(a, b) -> bool:

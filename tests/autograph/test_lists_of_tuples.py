@@ -115,20 +115,40 @@ def test_appended_in_a_staged_if():
     check(f, (np.array([2.0]),), (np.array([-2.0]),))
 
 
-def test_a_string_that_changes_between_tuples_is_refused():
+def signs(x):
+    out = []
+    for i, v in enumerate(x):
+        if v > 0:
+            out.append((i, "pos"))
+        elif v < 0:
+            out.append((v, "neg"))
+    return out
+
+
+def test_a_string_that_changes_between_tuples_is_held_per_tuple():
+    check(
+        signs,
+        (np.array([1.0, -1.0, 0.0, 2.0]),),
+        (np.array([-3, 4], dtype=np.int8),),
+        (np.array([0.0]),),
+        (np.zeros(0),),
+    )
+
+
+def test_none_and_a_number_at_one_position_are_refused():
     def f(x):
         out = []
         for v in x:
             if v > 0:
-                out.append((v, "pos"))
+                out.append((v, None))
             else:
-                out.append((v, "neg"))
+                out.append((v, 1))
         return out
 
     with pytest.raises(errors.StagingError) as info:
         staging.function(f)(np.array([1.0, -1.0]))
     message = str(info.value)
-    assert message.startswith(line_of(f, 6)) and "'pos'" in message and "'neg'" in message
+    assert message.startswith(line_of(f, 6)) and "None" in message
 
 
 def test_mixing_tuples_and_numbers_is_refused():
