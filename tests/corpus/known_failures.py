@@ -11,26 +11,6 @@ from a run, keeping the reasons of entries whose category did not change.
 """
 
 KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
-    ("finance", "crossover_signals", 0): (
-        "refused",
-        "tuple appended to a list in a staged loop; both calls: UnsupportedOpError at finance.py:105: op 'list_write' cannot take a tuple ((2, 'buy')) as an input; only arrays, numbers and symbolic tensors can...",
-    ),
-    ("finance", "crossover_signals", 2): (
-        "refused",
-        "tuple appended to a list in a staged loop; both calls: UnsupportedOpError at finance.py:105: op 'list_write' cannot take a tuple ((1, 'buy')) as an input; only arrays, numbers and symbolic tensors can...",
-    ),
-    ("finance", "rebalance", 0): (
-        "refused",
-        "early return of differently shaped values; both calls: BranchMismatchError at finance.py:116: the branches of a staged `if` give 'return value[1]' different structures: a list of 0 in the true branch a...",
-    ),
-    ("finance", "rebalance", 1): (
-        "refused",
-        "early return of differently shaped values; both calls: BranchMismatchError at finance.py:116: the branches of a staged `if` give 'return value[1]' different structures: a list of 0 in the true branch a...",
-    ),
-    ("finance", "rebalance", 2): (
-        "refused",
-        "early return of differently shaped values; both calls: BranchMismatchError at finance.py:116: the branches of a staged `if` give 'return value[1]' different structures: a list of 0 in the true branch a...",
-    ),
     ("games", "connect_four_drop", 0): (
         "refused",
         "in-place write into a loop variable refused; both calls: MutationError at games.py:82: the staged loop writes in place into loop variable 'an array written in place', but 'return value[0]' start...",
@@ -51,18 +31,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "other; both calls: UnstagedAttributeError at games.py:29: `.tobytes` of a symbolic tensor <i64[3,3]> is not staged: its value exists only when the graph runs. Use Nu...",
     ),
-    ("games", "merge_row_2048", 0): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at games.py:107: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[4]> needs its value, whic...",
-    ),
-    ("games", "merge_row_2048", 1): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at games.py:107: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[4]> needs its value, whic...",
-    ),
-    ("games", "merge_row_2048", 2): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at games.py:107: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i32[4]> needs its value, whic...",
-    ),
     ("geometry", "closest_pair", 0): (
         "refused",
         "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at geometry.py:69: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <f64[2]> needs its value, whic...",
@@ -70,10 +38,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("geometry", "closest_pair", 2): (
         "refused",
         "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at geometry.py:69: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <f64[2]> needs its value, whic...",
-    ),
-    ("geometry", "convex_hull", 0): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at geometry.py:41: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[6,2]> needs its value, wh...",
     ),
     ("geometry", "distance_matrix", 0): (
         "refused",
