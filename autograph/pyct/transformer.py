@@ -66,6 +66,47 @@ def child_fields(cls) -> tuple:
     return fields
 
 
+def children(node) -> list:
+    """The child nodes of `node` that may hold statements or expressions (ast.iter_child_nodes
+    without contexts, operators and import aliases, which hold nothing), in field order."""
+    found = []
+    d = node.__dict__
+    for f in child_fields(node.__class__):
+        v = d.get(f)
+        if v.__class__ is list:
+            found.extend(x for x in v if isinstance(x, _AST))
+        elif isinstance(v, _AST):
+            found.append(v)
+    return found
+
+
+def walk(node, stop=()):
+    """The nodes of `node`'s tree, `node` first (ast.walk without contexts, operators and
+    import aliases; depth first, the siblings in no particular order): one stack, no
+    generator per node. The children of a node of the classes `stop` are not walked (the
+    node itself is)."""
+    stack = [node]
+    pop, push, fields = stack.pop, stack.extend, _FIELDS
+    while stack:
+        n = pop()
+        if not isinstance(n, _AST):  # (None in a Dict's keys, str in a MatchClass's names)
+            continue
+        yield n
+        cls = n.__class__
+        names = fields.get(cls)
+        if names is None:
+            names = child_fields(cls)
+        if not names or (stop and isinstance(n, stop)):
+            continue
+        d = n.__dict__
+        for f in names:
+            v = d.get(f)
+            if v.__class__ is list:
+                push(v)
+            elif v is not None:
+                stack.append(v)
+
+
 def statement_fields(cls) -> tuple:
     """The fields of `cls` that hold statement lists (or except handlers / match cases)."""
     fields = _STMT_FIELDS.get(cls)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from autograph.pyct import anno
+from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
 
 
@@ -169,7 +169,7 @@ class _SourceLiveness(_Liveness):
 def analyze_source(tree) -> None:
     """Annotates the loops of every function in `tree` with the names their bodies assign that
     are dead at the loop head in the user's code (before jumps are lowered)."""
-    for node in ast.walk(tree):
+    for node in transformer.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _SourceLiveness().block(node.body, set())
 
