@@ -140,8 +140,8 @@ class _ControlFlow(transformer.Transformer):
     # Helpers
 
     def _state(self, node):
-        cells, declared, _, _ = self.scopes[-1]
-        return statement_state.of(node, cells, declared, self.helpers[-1])
+        """The statement's state, as the definitions analysis found it."""
+        return anno.getanno(node, anno.Static.STATE)
 
     def _undefined(self, node, names):
         """`name = ag__.Undefined('name')` for each of `names` that may be unbound here."""
