@@ -243,6 +243,9 @@ _NEEDS = {
     composite_assignments: {ast.Subscript, ast.Attribute},
     conditional_expressions: {ast.IfExp},
     subscripts: {ast.Subscript},
+    strings: {ast.JoinedStr, "str_percent"},
+    # (the calls converters make are ag__ calls, left alone, or made of the user's calls)
+    call_trees: {ast.Call},
     # Lowered jumps add `not flag` tests.
     logical_expressions: {ast.BoolOp, ast.Not, "chained", ast.Break, ast.Continue, ast.Return},
 }

@@ -263,15 +263,45 @@ class Transformer(_Dispatch):
         if self._depth > RECURSIVE_DEPTH:
             return self._walk(node)
         self._depth += 1
-        walk, result = self._fields(node), None
-        visit = self.visit
-        try:
-            while True:
-                result = visit(walk.send(result))
-        except StopIteration:
-            pass
+        d = node.__dict__
+        for f in self._fields_of(node.__class__):
+            v = d.get(f)
+            if v.__class__ is list:
+                self._visit_list(v)
+            elif isinstance(v, _AST):
+                r = self.visit(v)
+                if r is not v:
+                    if r is None:
+                        del d[f]
+                    else:
+                        d[f] = r
         self._depth -= 1
         return node
+
+    def _visit_list(self, v) -> None:
+        """Visits the nodes of list field `v`, splicing in what each visit gives (as _fields
+        does, with calls instead of a generator: the walk of shallow trees)."""
+        new, visit = None, self.visit
+        for i, x in enumerate(v):
+            if not isinstance(x, _AST):
+                if new is not None:
+                    new.append(x)
+                continue
+            r = visit(x)
+            if r is x:
+                if new is not None:
+                    new.append(x)
+                continue
+            if new is None:
+                new = v[:i]
+            if r is None:
+                continue
+            if isinstance(r, _AST):
+                new.append(r)
+            else:
+                new.extend(r)
+        if new is not None:
+            v[:] = new  # in place, like ast.NodeTransformer
 
     def _walk(self, node):
         """generic_visit without recursion: a child without a visit_ method is walked here, its
