@@ -33,8 +33,9 @@ class ConversionContext:
 
     features: frozenset
     """What occurs in the function: node classes, attribute names, Name ids, "chained" (a
-    chained comparison), "loop_else" (a loop with an else clause). Converters that need a
-    construct skip their work when it is absent."""
+    chained comparison), "loop_else" (a loop with an else clause), "str_percent" (`%` with a
+    literal str on its left). Converters that need a construct skip their work when it is
+    absent."""
 
     namer: naming.Namer
     """The source of fresh names, avoiding the function's own names and those handed out."""

@@ -79,10 +79,11 @@ class _ControlFlow(transformer.Transformer):
                 anno.getanno(node, anno.Basic.RETURN_FLAG, None),
             )
         )
-        self.bound.append(_own_stores(node) | _parameters(node) | shared)
+        own = _own_stores(node)
+        self.bound.append(own | _parameters(node) | shared)
         self.loop_depths.append(0)
         self.loops.append([])
-        self.local_names.append(_own_stores(node))
+        self.local_names.append(own)
         self.written.append(item_writes.written_through(node.body))
         self.helpers.append(anno.getanno(node, anno.Static.HELPER_WRITES, frozenset()))
         self.helper_changes.append(container_writes.changed_by_helpers(node, cells))
@@ -122,9 +123,10 @@ class _ControlFlow(transformer.Transformer):
         cell variables; a `nonlocal` of a function outside is written outside (refused when
         a staged statement writes it)."""
         declared = set()
-        for s in ast.walk(node):
-            if isinstance(s, ast.Nonlocal) and _top_scope_of(node, s):
-                declared.update(s.names)
+        for statement in node.body:
+            for s in transformer.walk(statement, _NESTED):
+                if s.__class__ is ast.Nonlocal:
+                    declared.update(s.names)
         enclosing = set().union(*self.bound) if self.bound else set()
         return frozenset(declared & enclosing)
 
@@ -138,8 +140,8 @@ class _ControlFlow(transformer.Transformer):
     # Helpers
 
     def _state(self, node):
-        cells, declared, _, _ = self.scopes[-1]
-        return statement_state.of(node, cells, declared, self.helpers[-1])
+        """The statement's state, as the definitions analysis found it."""
+        return anno.getanno(node, anno.Static.STATE)
 
     def _undefined(self, node, names):
         """`name = ag__.Undefined('name')` for each of `names` that may be unbound here."""
@@ -331,7 +333,7 @@ class _ControlFlow(transformer.Transformer):
         cells, declared = self.scopes[-1][0], self.scopes[-1][1]
         bases = set()
         for part in node.body + node.orelse if parts is None else parts:
-            for a in ast.walk(part):
+            for a in transformer.walk(part):
                 if (
                     isinstance(a, (ast.Attribute, ast.Subscript))
                     and isinstance(a.ctx, ast.Store)
@@ -625,7 +627,7 @@ def _name_loads(n) -> list:
                 and isinstance(e.value, ast.Name)
             ):
                 found.append(e)
-            stack.extend(ast.iter_child_nodes(e))
+            stack.extend(transformer.children(e))
     return found
 
 
@@ -651,9 +653,9 @@ def _inside_blocks(stmts):
             yield n
         if isinstance(n, (ast.If, ast.While, ast.For)) and not inside:
             blocks = {id(s) for s in n.body + n.orelse}
-            stack.extend((c, id(c) in blocks) for c in ast.iter_child_nodes(n))
+            stack.extend((c, id(c) in blocks) for c in transformer.children(n))
         else:
-            stack.extend((c, inside) for c in ast.iter_child_nodes(n))
+            stack.extend((c, inside) for c in transformer.children(n))
 
 
 def _parameters(function) -> set:
@@ -665,29 +667,17 @@ def _parameters(function) -> set:
     }
 
 
-def _top_scope_of(function, statement) -> bool:
-    """Whether `statement` is in `function`'s own scope (not in a function or class nested in
-    it)."""
-    stack = list(function.body)
-    while stack:
-        n = stack.pop()
-        if n is statement:
-            return True
-        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(n))
-    return False
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 def _own_stores(function) -> set:
     """The names a function assigns itself (not those its nested functions or classes assign)."""
-    found, todo = set(), list(function.body)
-    while todo:
-        n = todo.pop()
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-            found.add(n.id)
-        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            todo.extend(ast.iter_child_nodes(n))
-    return found
+    return {
+        n.id
+        for statement in function.body
+        for n in transformer.walk(statement, _NESTED)
+        if n.__class__ is ast.Name and n.ctx.__class__ is ast.Store
+    }
 
 
 def _is_setitem(n) -> bool:
@@ -804,8 +794,8 @@ def _lambda_args(names):
 
 def _globals_declared(node):
     names = set()
-    for n in ast.walk(node):
-        if isinstance(n, ast.Global):
+    for n in transformer.walk(node):
+        if n.__class__ is ast.Global:
             names.update(n.names)
     return names
 

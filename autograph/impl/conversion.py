@@ -33,7 +33,7 @@ from autograph.converters import (
     try_and_with,
 )
 from autograph.converters.context import ConversionContext
-from autograph.pyct import codegen, deep_trees, naming, parser
+from autograph.pyct import codegen, deep_trees, naming, parser, transformer
 from autograph.pyct.static_analysis import cells, liveness
 from staging import errors
 from staging.core import source_map
@@ -149,10 +149,11 @@ def _fix_positions(tree, first):  # noqa: C901, PLR0912
         if p is None:
             p = positioned[cls] = (
                 "lineno" in cls._attributes,
-                tuple(f for f in cls._fields if f not in ("ctx", "op", "ops")),
+                # the fields that may hold positioned nodes: an Import's aliases too
+                transformer.child_fields(cls) + (("names",) if "names" in cls._fields else ()),
             )
+        d = n.__dict__
         if p[0]:
-            d = n.__dict__
             lineno = d.get("lineno")
             if lineno is None:
                 d["lineno"] = d["end_lineno"] = line
@@ -168,7 +169,7 @@ def _fix_positions(tree, first):  # noqa: C901, PLR0912
                 if d.get("col_offset") is None:
                     d["col_offset"] = 0
         for f in p[1]:
-            v = getattr(n, f, None)
+            v = d.get(f)
             if v.__class__ is list:
                 for x in v:
                     if isinstance(x, _AST):
@@ -243,6 +244,9 @@ _NEEDS = {
     composite_assignments: {ast.Subscript, ast.Attribute},
     conditional_expressions: {ast.IfExp},
     subscripts: {ast.Subscript},
+    strings: {ast.JoinedStr, "str_percent"},
+    # (the calls converters make are ag__ calls, left alone, or made of the user's calls)
+    call_trees: {ast.Call},
     # Lowered jumps add `not flag` tests.
     logical_expressions: {ast.BoolOp, ast.Not, "chained", ast.Break, ast.Continue, ast.Return},
 }

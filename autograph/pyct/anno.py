@@ -45,6 +45,10 @@ class Static(_Key):
         "If/While/For/Try: names that may be bound at this point in the Python function "
         "holding it in converted code (the function itself or a branch/loop body)"
     )
+    STATE = (
+        "If/While/For/Try: the statement_state.State of a statement the control-flow converter "
+        "makes into functions (set by the definitions analysis, which needs it first)"
+    )
     CELLS = (
         "FunctionDef: its cell variables that a nested function, lambda, class or generator "
         "uses (a frozenset; see static_analysis/cells)"

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 import copy
 
+from autograph.pyct import transformer
+
 NEVER, MAYBE, ALWAYS = 0, 1, 2
 
 
@@ -156,6 +158,6 @@ def contains(
             stack.extend(n.orelse)
             continue
         stack.extend(
-            c for c in ast.iter_child_nodes(n) if isinstance(c, (ast.stmt, ast.excepthandler))
+            c for c in transformer.children(n) if isinstance(c, (ast.stmt, ast.excepthandler))
         )
     return False

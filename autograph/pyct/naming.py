@@ -38,6 +38,7 @@ class Namer:
 
 _Name, _arg, _arguments, _alias = ast.Name, ast.arg, ast.arguments, ast.alias
 _Load, _Compare, _Attribute = ast.Load, ast.Compare, ast.Attribute
+_BinOp, _Mod, _Constant = ast.BinOp, ast.Mod, ast.Constant
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _LOOPS = (ast.For, ast.While)
 _AST = ast.AST
@@ -78,7 +79,8 @@ class Facts:
             set()
         )  # every name (variables, parameters, defs, imports): fresh names avoid them
         self.bound = set()  # names assigned, deleted or bound as parameters / except targets
-        self.features = set()  # node classes, attribute names, Name ids, "chained", "loop_else"
+        self.features = set()  # node classes, attribute names, Name ids, "chained", "loop_else",
+        #                       "str_percent"
         self.nodes = []  # the nodes in source order (pre-order)
 
 
@@ -119,6 +121,10 @@ def scan(node) -> Facts:  # noqa: C901, PLR0912
         elif cls is _Compare:
             if len(n.ops) > 1:
                 add("chained")
+        elif cls is _BinOp:
+            if n.op.__class__ is _Mod and n.left.__class__ is _Constant:
+                if n.left.value.__class__ is str:
+                    add("str_percent")
         elif isinstance(n, _DEFS):
             used.add(n.name)
         elif isinstance(n, _LOOPS) and n.orelse:

@@ -66,6 +66,47 @@ def child_fields(cls) -> tuple:
     return fields
 
 
+def children(node) -> list:
+    """The child nodes of `node` that may hold statements or expressions (ast.iter_child_nodes
+    without contexts, operators and import aliases, which hold nothing), in field order."""
+    found = []
+    d = node.__dict__
+    for f in child_fields(node.__class__):
+        v = d.get(f)
+        if v.__class__ is list:
+            found.extend(x for x in v if isinstance(x, _AST))
+        elif isinstance(v, _AST):
+            found.append(v)
+    return found
+
+
+def walk(node, stop=()):
+    """The nodes of `node`'s tree, `node` first (ast.walk without contexts, operators and
+    import aliases; depth first, the siblings in no particular order): one stack, no
+    generator per node. The children of a node of the classes `stop` are not walked (the
+    node itself is)."""
+    stack = [node]
+    pop, push, fields = stack.pop, stack.extend, _FIELDS
+    while stack:
+        n = pop()
+        if not isinstance(n, _AST):  # (None in a Dict's keys, str in a MatchClass's names)
+            continue
+        yield n
+        cls = n.__class__
+        names = fields.get(cls)
+        if names is None:
+            names = child_fields(cls)
+        if not names or (stop and isinstance(n, stop)):
+            continue
+        d = n.__dict__
+        for f in names:
+            v = d.get(f)
+            if v.__class__ is list:
+                push(v)
+            elif v is not None:
+                stack.append(v)
+
+
 def statement_fields(cls) -> tuple:
     """The fields of `cls` that hold statement lists (or except handlers / match cases)."""
     fields = _STMT_FIELDS.get(cls)
@@ -222,15 +263,45 @@ class Transformer(_Dispatch):
         if self._depth > RECURSIVE_DEPTH:
             return self._walk(node)
         self._depth += 1
-        walk, result = self._fields(node), None
-        visit = self.visit
-        try:
-            while True:
-                result = visit(walk.send(result))
-        except StopIteration:
-            pass
+        d = node.__dict__
+        for f in self._fields_of(node.__class__):
+            v = d.get(f)
+            if v.__class__ is list:
+                self._visit_list(v)
+            elif isinstance(v, _AST):
+                r = self.visit(v)
+                if r is not v:
+                    if r is None:
+                        del d[f]
+                    else:
+                        d[f] = r
         self._depth -= 1
         return node
+
+    def _visit_list(self, v) -> None:
+        """Visits the nodes of list field `v`, splicing in what each visit gives (as _fields
+        does, with calls instead of a generator: the walk of shallow trees)."""
+        new, visit = None, self.visit
+        for i, x in enumerate(v):
+            if not isinstance(x, _AST):
+                if new is not None:
+                    new.append(x)
+                continue
+            r = visit(x)
+            if r is x:
+                if new is not None:
+                    new.append(x)
+                continue
+            if new is None:
+                new = v[:i]
+            if r is None:
+                continue
+            if isinstance(r, _AST):
+                new.append(r)
+            else:
+                new.extend(r)
+        if new is not None:
+            v[:] = new  # in place, like ast.NodeTransformer
 
     def _walk(self, node):
         """generic_visit without recursion: a child without a visit_ method is walked here, its

@@ -117,8 +117,8 @@ def free_reads(fn_node) -> set:
     for s in body:
         inner.visit(s)
     declared = set()
-    for s in ast.walk(fn_node):
-        if isinstance(s, (ast.Global, ast.Nonlocal)):
+    for s in transformer.walk(fn_node):
+        if s.__class__ is ast.Global or s.__class__ is ast.Nonlocal:
             declared.update(s.names)
     return (inner.read - inner.modified) | (inner.read & declared)
 
@@ -172,5 +172,5 @@ def declared_outer(fn_node) -> set:
         if isinstance(n, (ast.Global, ast.Nonlocal)):
             names.update(n.names)
         elif not isinstance(n, _SCOPES):
-            stack.extend(c for c in ast.iter_child_nodes(n) if isinstance(c, ast.stmt))
+            stack.extend(c for c in transformer.children(n) if isinstance(c, ast.stmt))
     return names

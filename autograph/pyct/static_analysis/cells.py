@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import types
 
-from autograph.pyct import anno
+from autograph.pyct import anno, transformer
 
 _IMMEDIATE = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>"})
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -49,10 +49,10 @@ def helper_writes(fn_node, cells) -> frozenset:
     helper from a staged branch or loop body writes the variable, which the staged statement
     then carries as it carries the cells it assigns itself (converters/control_flow)."""
     found = set()
-    for node in ast.walk(fn_node):
+    for node in transformer.walk(fn_node):
         if node is not fn_node and isinstance(node, (*_DEFS, ast.Lambda)):
-            for inner in ast.walk(node):
-                if isinstance(inner, ast.Nonlocal):
+            for inner in transformer.walk(node):
+                if inner.__class__ is ast.Nonlocal:
                     found.update(inner.names)
     return frozenset(found & cells)
 
@@ -71,7 +71,7 @@ def analyze(fn_node, code) -> None:
         for inner in _nested_codes(c):
             by_key.setdefault((inner.co_name, inner.co_firstlineno), inner)
             stack.append(inner)
-    for node in ast.walk(fn_node):
+    for node in transformer.walk(fn_node):
         if isinstance(node, _DEFS) and node is not fn_node:
             inner = by_key.get((node.name, _first_line(node)))
             inner_cells = cell_vars(inner) if inner is not None else frozenset()

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import collections
 
+from autograph.pyct import transformer
 from staging.state.containers import CHANGING, FUNCTIONS
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -28,12 +29,8 @@ _LIST_OPERATORS = ("list_append", "list_pop")
 
 def _walk(stmts):
     """The nodes of `stmts`, not inside nested functions, lambdas or classes."""
-    stack = list(stmts)
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, _SCOPES):
-            stack.extend(ast.iter_child_nodes(node))
+    for statement in stmts:
+        yield from transformer.walk(statement, _SCOPES)
 
 
 def _resolve(func, namespace):
@@ -111,7 +108,7 @@ def changed_by_helpers(fn_node, cells) -> frozenset:
     a container method (`def visit(u): visited.add(u)`): a staged statement calling anything may
     call it, and then changes them."""
     found = set()
-    for node in ast.walk(fn_node):
+    for node in transformer.walk(fn_node):
         if node is not fn_node and isinstance(
             node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
         ):

@@ -1,6 +1,7 @@
 """Which names may be bound before each if/while/for (the rest are undefined there).
 
-Annotates If, While, For and (converted) Try nodes with anno.Static.DEFINED_IN: the names that may be bound
+Annotates If, While, For and (converted) Try nodes with anno.Static.STATE (their
+statement_state.State, which it needs first) and anno.Static.DEFINED_IN: the names that may be bound
 at that point in the Python function that holds the statement in converted code. A branch
 or loop body becomes its own function (see statement_state): inside it, the names it takes
 as arguments are bound, the names it binds itself start unbound on every call (even if the
@@ -22,6 +23,13 @@ class _Definitions:
         self.declared = declared
         self.helpers = helpers
 
+    def _state(self, s, defined):
+        """Annotates statement `s` with the names defined before it and its state."""
+        anno.setanno(s, anno.Static.DEFINED_IN, frozenset(defined))
+        state = statement_state.of(s, self.cells, self.declared, self.helpers)
+        anno.setanno(s, anno.Static.STATE, state)
+        return state
+
     def block(self, stmts, defined):
         for s in stmts:
             self.stmt(s, defined)
@@ -36,8 +44,7 @@ class _Definitions:
         """A converted `try` is an `if` whose branches are its body and `except` clauses (each
         binding its exception name); another runs its blocks as Python does."""
         if is_converted_try(s):
-            anno.setanno(s, anno.Static.DEFINED_IN, frozenset(defined))
-            state = statement_state.of(s, self.cells, self.declared, self.helpers)
+            state = self._state(s, defined)
             self._body(s.body, defined, state)
             for h in s.handlers:
                 self._body(h.body, defined, state, (h.name,) if h.name else ())
@@ -53,14 +60,12 @@ class _Definitions:
 
     def stmt(self, s, defined):
         if isinstance(s, ast.If):
-            anno.setanno(s, anno.Static.DEFINED_IN, frozenset(defined))
-            state = statement_state.of(s, self.cells, self.declared, self.helpers)
+            state = self._state(s, defined)
             self._body(s.body, defined, state)
             self._body(s.orelse, defined, state)
             defined |= state.outputs | state.cells
         elif isinstance(s, (ast.While, ast.For)):
-            anno.setanno(s, anno.Static.DEFINED_IN, frozenset(defined))
-            state = statement_state.of(s, self.cells, self.declared, self.helpers)
+            state = self._state(s, defined)
             targets = activity.modified(s.target) if isinstance(s, ast.For) else ()
             self._body(s.body, defined, state, targets)
             defined |= state.outputs | state.cells

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 
+from autograph.pyct import transformer
+
 
 def item_write_bases(target) -> set:
     """The names whose items the assignment target writes: `out` for `out[i]`, `out[i][j]` or
@@ -37,13 +39,13 @@ def _statements(stmts):
     while stack:
         n = stack.pop()
         yield n
-        inner = [
-            *getattr(n, "body", ()),
-            *getattr(n, "orelse", ()),
-            *getattr(n, "finalbody", ()),
-            *(s for h in getattr(n, "handlers", ()) for s in h.body),
-            *(s for c in getattr(n, "cases", ()) for s in c.body),
-        ]
+        fields = transformer.statement_fields(n.__class__)
+        if not fields:
+            continue
+        inner = []
+        for f in fields:  # body, orelse, finalbody, then the handlers' and cases' bodies
+            for s in getattr(n, f, None) or ():
+                inner.extend((s,) if isinstance(s, ast.stmt) else s.body)
         stack.extend(reversed([s for s in inner if isinstance(s, ast.stmt)]))
 
 

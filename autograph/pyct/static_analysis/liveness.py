@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from autograph.pyct import anno
+from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
 
 
@@ -24,6 +24,23 @@ def _targets(node) -> set:
 
 
 class _Liveness:
+    def __init__(self):
+        # id(node) -> (read, modified) of a node: the fixpoints of loops go through their
+        # bodies again, and a nested loop's again for each pass of the outer one; the tree does
+        # not change during an analysis, so the activity of each node is found once.
+        self._seen = {}
+
+    def _activity(self, node) -> tuple:
+        if node.__class__ is list:
+            return activity.analyze(node)
+        found = self._seen.get(id(node))
+        if found is None:
+            found = self._seen[id(node)] = activity.analyze(node)
+        return found
+
+    def _read(self, node) -> set:
+        return self._activity(node)[0]
+
     def block(self, stmts, live):
         for s in reversed(stmts):
             live = self.stmt(s, live)
@@ -33,7 +50,7 @@ class _Liveness:
         method = getattr(self, "visit_" + type(s).__name__, None)
         if method is not None:
             return method(s, live)
-        reads, writes = activity.analyze(s)
+        reads, writes = self._activity(s)
         return (live - writes) | reads
 
     def visit_If(self, s, live):
@@ -41,11 +58,11 @@ class _Liveness:
         body_in = self.block(s.body, live)
         else_in = self.block(s.orelse, live)
         anno.setanno(s, anno.Static.LIVE_IN, frozenset(body_in | else_in))
-        return body_in | else_in | activity.read(s.test)
+        return body_in | else_in | self._read(s.test)
 
     def visit_While(self, s, live):
         anno.setanno(s, anno.Static.LIVE_OUT, frozenset(live))
-        test_reads = activity.read(s.test)
+        test_reads = self._read(s.test)
         head = self.block(s.orelse, live) | test_reads
         for _ in range(8):
             new_head = head | self.block(s.body, head)
@@ -61,7 +78,7 @@ class _Liveness:
         exit_live = self.block(s.orelse, live)
         extra_test = anno.getanno(s, anno.Basic.EXTRA_TEST, None)  # set by the break converter
         if extra_test is not None:
-            exit_live = exit_live | activity.read(extra_test)
+            exit_live = exit_live | self._read(extra_test)
         head = set(exit_live)
         for _ in range(8):
             new_head = exit_live | (self.block(s.body, head) - targets)
@@ -69,18 +86,18 @@ class _Liveness:
                 break
             head = new_head
         anno.setanno(s, anno.Static.LIVE_IN, frozenset(head))
-        return head | activity.read(s.iter)
+        return head | self._read(s.iter)
 
     def visit_Return(self, s, live):
-        return activity.read(s.value) if s.value is not None else set()
+        return set(self._read(s.value)) if s.value is not None else set()
 
     def _function(self, s, live):
-        return (live - {s.name}) | activity.read(s)
+        return (live - {s.name}) | self._read(s)
 
     visit_FunctionDef = visit_AsyncFunctionDef = _function
 
     def visit_With(self, s, live):
-        reads, writes = activity.analyze(s.items)
+        reads, writes = self._activity(s.items)
         return (self.block(s.body, live) - writes) | reads
 
     visit_AsyncWith = visit_With
@@ -93,9 +110,9 @@ class _Liveness:
             bound = activity.modified(case.pattern)
             body_in = self.block(case.body, live)
             if case.guard is not None:
-                body_in = body_in | activity.read(case.guard)
-            entry = (body_in - bound) | activity.read(case.pattern) | entry
-        return entry | activity.read(s.subject)
+                body_in = body_in | self._read(case.guard)
+            entry = (body_in - bound) | self._read(case.pattern) | entry
+        return entry | self._read(s.subject)
 
     def visit_Try(self, s, live):
         anno.setanno(s, anno.Static.LIVE_OUT, frozenset(live))
@@ -104,7 +121,7 @@ class _Liveness:
         after = live | final_in
         handlers_in = set()
         for h in s.handlers:
-            handlers_in |= (self.block(h.body, after) - {h.name}) | activity.read(h.type or [])
+            handlers_in |= (self.block(h.body, after) - {h.name}) | self._read(h.type or [])
         else_in = self.block(s.orelse, after)
         live_in = self.block(s.body, else_in | handlers_in) | handlers_in | final_in
         anno.setanno(s, anno.Static.LIVE_IN, frozenset(live_in))
@@ -117,6 +134,7 @@ class _SourceLiveness(_Liveness):
     """Liveness of code that still has its break, continue and return statements."""
 
     def __init__(self):
+        super().__init__()
         self.loops = []  # per enclosing loop: [live at its head, live after it]
         self.finally_reads = set()  # read by the `finally:` blocks a jump leaves through
 
@@ -145,14 +163,14 @@ class _SourceLiveness(_Liveness):
         return head
 
     def visit_While(self, s, live):
-        return self._loop(s, live, activity.read(s.test), set())
+        return self._loop(s, live, self._read(s.test), set())
 
     def visit_For(self, s, live):
-        return self._loop(s, live, set(), _targets(s.target)) | activity.read(s.iter)
+        return self._loop(s, live, set(), _targets(s.target)) | self._read(s.iter)
 
     def visit_Try(self, s, live):
         outer = self.finally_reads
-        self.finally_reads = outer | activity.read(s.finalbody)
+        self.finally_reads = outer | self._read(s.finalbody)
         try:
             return super().visit_Try(s, live)
         finally:
@@ -161,7 +179,7 @@ class _SourceLiveness(_Liveness):
     visit_TryStar = visit_Try
 
     def _function(self, s, live):
-        return (live - {s.name}) | activity.read(s)  # analysed on its own, by analyze_source
+        return (live - {s.name}) | self._read(s)  # analysed on its own, by analyze_source
 
     visit_FunctionDef = visit_AsyncFunctionDef = _function
 
@@ -169,7 +187,7 @@ class _SourceLiveness(_Liveness):
 def analyze_source(tree) -> None:
     """Annotates the loops of every function in `tree` with the names their bodies assign that
     are dead at the loop head in the user's code (before jumps are lowered)."""
-    for node in ast.walk(tree):
+    for node in transformer.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _SourceLiveness().block(node.body, set())
 

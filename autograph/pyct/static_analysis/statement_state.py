@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from autograph.pyct import anno
+from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
 
 
@@ -54,7 +54,7 @@ def _parts(node) -> list:
 
 def calls(stmts) -> bool:
     """Whether `stmts` call anything."""
-    return any(isinstance(n, ast.Call) for s in stmts for n in ast.walk(s))
+    return any(n.__class__ is ast.Call for s in stmts for n in transformer.walk(s))
 
 
 def of(node, cells, declared, helpers=frozenset()) -> State:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from autograph.pyct import anno
+from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
 
 
@@ -61,7 +61,7 @@ def _writes(stmts, local_names) -> bool:
     """Whether the statements write an item or attribute, or call a method of a local object
     (which may write it: `x.sort()`)."""
     for s in stmts:
-        for n in ast.walk(s):
+        for n in transformer.walk(s):
             if isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(
                 n.ctx, (ast.Store, ast.Del)
             ):
