@@ -88,6 +88,12 @@ class GradientFunction(Function):
     def get_concrete_function(self, *args, **kwargs):
         return super().get_concrete_function(*self._as_arrays(args), **kwargs)
 
+    def __reduce__(self):
+        """Pickled as what it is the gradient of: made again in the receiving process (by
+        reference when the differentiated function is found by name, as a plain one is)."""
+        spec = self.python_function
+        return (_gradient_function, (spec.forward, spec.argnums, spec.has_aux, spec.with_value))
+
 
 def _argnum_tuple(argnums) -> tuple:
     if isinstance(argnums, int):

@@ -448,3 +448,12 @@ def test_a_random_draw_in_a_differentiated_loop_is_refused_and_one_made_before_w
     assert staging.grad(before)(np.float64(1.0), noise) == pytest.approx(
         numeric_gradient(before, (np.float64(1.0), noise))
     )
+
+
+def test_a_gradient_pickles_as_what_it_is_the_gradient_of():
+    import pickle
+
+    g = staging.grad(newton_sqrt)
+    again = pickle.loads(pickle.dumps(g))
+    assert again(np.float64(2.0)) == pytest.approx(g(np.float64(2.0)))
+    assert again is staging.grad(newton_sqrt)  # (made once per function, as here)
