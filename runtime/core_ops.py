@@ -773,6 +773,7 @@ def _lower_list_write(ctx, node, lst, index, value, *, dynamic_size):
 
 register_op(
     "list_write",
+    gradient="list_write",
     takes_none=True,
     infer=_list_write_infer,
     stateful=True,
@@ -816,6 +817,7 @@ def _lower_list_read(ctx, node, lst, index):
 
 register_op(
     "list_read",
+    gradient="list_read",
     takes_none=True,
     infer=lambda lst, i: lst.element,
     stateful=True,
@@ -917,6 +919,7 @@ def _lower_list_stack(ctx, node, lst, *, dtype, element_shape, empty="zeros"):
 
 register_op(
     "list_stack",
+    gradient="list_stack",
     infer=_list_stack_infer,
     stateful=True,
     make_kernel=_list_stack_kernel,
@@ -930,6 +933,7 @@ register_op(
 
 register_op(
     "list_size",
+    gradient="list_size",
     infer=lambda lst: TensorType.python_scalar(int),
     stateful=True,
     weak_results=True,

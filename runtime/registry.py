@@ -227,7 +227,9 @@ class OpDef:
     gradient: how a structured op is differentiated by staging.gradients instead of by a rule:
     "branches" (cond: the vector-Jacobian product of the branch taken), "loop" (while_loop: the
     iterations replayed in reverse from their saved state), "variable_read" (a read of a
-    Variable: where a GradientTape's gradient with respect to the Variable gathers).
+    Variable: where a GradientTape's gradient with respect to the Variable gathers);
+    "list_write", "list_read", "list_stack", "list_size" (a staged list's ops: a list's
+    cotangent is an array of its elements' cotangents, staging.gradients.lists).
     """
 
     name: str
@@ -332,7 +334,16 @@ class OpDef:
 
 
 _RAISES = ("never", "on_python_numbers", "maybe")
-_GRADIENTS = (None, "branches", "loop", "variable_read")
+_GRADIENTS = (
+    None,
+    "branches",
+    "loop",
+    "variable_read",
+    "list_write",
+    "list_read",
+    "list_stack",
+    "list_size",
+)
 _ZERO_D_RESULTS = (None, "scalar", "array")
 _UNBOXED = (
     None,

@@ -29,13 +29,14 @@ import numpy as np
 from runtime import Node, TensorType, Value
 from runtime.graph import Graph
 from runtime.registry import get_op
-from runtime.types import ListType, kinds
+from runtime.types import kinds
 from staging import errors
 from staging.control_flow import cond as staged_cond
 from staging.control_flow import while_loop as staged_while
 from staging.core.recording import current_graph, record
 from staging.core.source_map import is_user_file
 from staging.core.tensor import Tensor, symbolic
+from staging.gradients import lists
 from staging.gradients.recompute import Run, assigned_in
 from staging.gradients.rules import RuleContext, float_dtype, sum_to, where_of
 from staging.gradients.variable_values import VariableValues
@@ -43,9 +44,12 @@ from staging.state.tensor_array import TensorArray
 
 
 def differentiable(t) -> bool:
-    """A value of type `t` has a gradient: a float (or complex) on some path."""
+    """A value of type `t` has a gradient: a float (or complex) on some path, or a staged list
+    of such values."""
     if isinstance(t, (bool, int)):
         return False
+    if lists.is_list(t):
+        return lists.differentiable_list(t)
     if isinstance(t, float):
         return True
     return any(
@@ -104,6 +108,10 @@ class Reverse:
 
     def _forward(self, node: Node) -> None:
         opdef = get_op(node.op)
+        if any(isinstance(x, lists.Recorded) for x in self._inputs(node)):
+            active = self._is_active(node)
+            self._set_outputs(node, lists.replay(node, self._inputs(node)), active)
+            return
         self.run.check(node)
         if self.run.leaves_out(node):
             if opdef.writes_variable:
@@ -195,15 +203,20 @@ class Reverse:
         inputs = self._inputs(node)
         inits, captures = inputs[:nvars], inputs[nvars:]
         test, body = node.subgraphs["cond"], node.subgraphs["body"]
-        for v in node.outputs:
+        for i, v in enumerate(node.outputs):
             _check_savable(node, v.type)
+            if lists.is_list(v.type):
+                lists.check_appends_only(node, body, i)
         stacks = tuple(_stack_for(v.type) for v in node.outputs)
 
         def go_on(count, saved, *values):
             return Reverse(test, list(values) + captures, set(), (), self.run).outputs[0]
 
         def step(count, saved, *values):
-            saved = tuple(s.write(count, x) for s, x in zip(saved, values))
+            saved = tuple(
+                s.write(count, lists.saved_form(x, v.type))
+                for s, x, v in zip(saved, values, node.outputs)
+            )
             after = Reverse(body, list(values) + captures, set(), (), self.run).outputs
             return (count + 1, saved, *after)
 
@@ -258,6 +271,8 @@ class Reverse:
         if form == "variable_read":
             self._route(self.vars.read_held[node.outputs[0]], out_cts[0])
             return ()
+        if form in ("list_stack", "list_read", "list_write"):
+            return self._list_vjp(node, form, out_cts)
         if form == "branches":
             return self._cond_vjp(node, out_cts, wanted)
         if form == "loop":
@@ -286,6 +301,17 @@ class Reverse:
         )
         return tuple(result)
 
+    def _list_vjp(self, node: Node, form: str, out_cts: list) -> tuple:
+        """A staged list's op: its cotangent is an array, a row per element (lists module)."""
+        ct = out_cts[0]
+        inputs = self._inputs(node)
+        if form == "list_stack":
+            return lists.stack_vjp(ct)
+        if form == "list_read":
+            return lists.read_vjp(ct, inputs[0], node.inputs[0].type, inputs[1])
+        before, _, value = lists.write_vjp(ct, inputs[1])
+        return (before, None, _as_gradient(sum_to(value, inputs[2]), inputs[2]))
+
     def _custom_vjp(self, node: Node, vjp, out_cts: list) -> tuple:
         """A function's own vector-Jacobian product (staging.custom_gradient): called with the
         call's inputs and its outputs' cotangents; one cotangent per input back."""
@@ -309,6 +335,11 @@ class Reverse:
             for ct, v, out in zip(out_cts, node.outputs, outs)
         ]
         positions = [i for i, w in enumerate(wanted[1:]) if w]
+        if any(lists.is_list(_type(node.inputs[i + 1])) for i in positions):
+            raise errors.GradientError(
+                f"{where_of(node)}a staged list changed in a staged branch that is "
+                f"differentiated: not differentiated yet; build an array instead"
+            )
         read = self.tracked[id(node)]
 
         def branch(label: str):
@@ -341,10 +372,12 @@ class Reverse:
         variables = [i for i in range(nvars) if differentiable(node.outputs[i].type)]
         caps = [j for j in range(len(captures)) if wanted[nvars + j]]
         seeds = tuple(
-            _as_gradient(out_cts[i], outs[i]) if out_cts[i] is not None else _zeros_of(outs[i])
+            _as_gradient(out_cts[i], outs[i])
+            if out_cts[i] is not None
+            else _zeros_for(outs[i], node.outputs[i].type)
             for i in variables
         )
-        cap_zeros = tuple(_zeros_of(captures[j]) for j in caps)
+        cap_zeros = tuple(_zeros_for(captures[j], _type(node.inputs[nvars + j])) for j in caps)
         read = self.tracked[id(node)]
         read_zeros = tuple(_variable_zeros(var) for var in read)
 
@@ -353,12 +386,19 @@ class Reverse:
 
         def step(k, var_cts, cap_cts, read_cts):
             k = k - 1
-            values = [_restored(s.read(k), v.type) for s, v in zip(saved, node.outputs)]
+            values = [
+                lists.Recorded(outs[i], s.read(k))
+                if lists.is_list(v.type)
+                else _restored(s.read(k), v.type)
+                for i, (s, v) in enumerate(zip(saved, node.outputs))
+            ]
             active = {body.inputs[i] for i in variables} | {body.inputs[nvars + j] for j in caps}
             inner = Reverse(body, values + captures, active, read, self.run.again())
             found = inner.backward(dict(zip([body.outputs[i] for i in variables], var_cts)))
             new_vars = tuple(
-                _as_gradient(found.get(body.inputs[i]), outs[i], zero_of=values[i])
+                _as_gradient(found.get(body.inputs[i]), outs[i])
+                if found.get(body.inputs[i]) is not None
+                else _zeros_for(values[i], node.outputs[i].type)
                 for i in variables
             )
             new_caps = tuple(
@@ -438,11 +478,8 @@ def _place(node: Node, location) -> None:
 
 def _check_savable(node: Node, t) -> None:
     """A loop variable the forward loop can save each iteration of: numbers and arrays."""
-    if any(isinstance(k, ListType) for k in kinds(t)):
-        raise errors.GradientError(
-            f"{where_of(node)}no gradient through a loop that changes a staged list (not "
-            f"supported yet); build an array instead (`out = np.zeros(n)`, `out[i] = v`)"
-        )
+    if lists.is_list(t):
+        return
     if not all(isinstance(k, TensorType) for k in kinds(t)):
         raise errors.GradientError(
             f"{where_of(node)}no gradient through a loop with a loop variable that is {t} (None "
@@ -471,8 +508,16 @@ def _restored(value, t):
     return value
 
 
+def _zeros_for(x, t):
+    """A cotangent of zeros for a value `x` of type `t` (a list's: a row per element)."""
+    return lists.zeros(x, t) if lists.is_list(t) else _zeros_of(x)
+
+
 def _stack_for(t) -> TensorArray:
-    """An empty staged list for the values of a loop variable of type `t`."""
+    """An empty staged list for what a loop saves of a loop variable of type `t` each
+    iteration (a list's length, staging.gradients.lists)."""
+    if lists.is_list(t):
+        return TensorArray(dtype=np.int64, size=0, dynamic_size=True)
     array_kinds = [k for k in kinds(t) if isinstance(k, TensorType)]
     dtype = np.result_type(*[k.strong().dtype for k in array_kinds]) if array_kinds else None
     return TensorArray(dtype=dtype, size=0, dynamic_size=True)
@@ -491,6 +536,10 @@ def _as_gradient(g, x, zero_of=None, skip=False):
     `skip`)."""
     if g is None:
         return None if skip else _zeros_of(zero_of if zero_of is not None else x)
+    if isinstance(x, lists.Recorded) or lists.is_list(
+        getattr(getattr(x, "_value", None), "type", None)
+    ):
+        return g  # (a list's cotangent: an array of the elements' float dtype already)
     dtype = float_dtype(x)
     if np.result_type(g) != dtype:
         g = np.asarray(g).astype(dtype) if not isinstance(g, Tensor) else g.astype(dtype)

@@ -174,6 +174,10 @@ _GRADIENT_FORMS = {
     "branches": "the branch taken",
     "loop": "iterations in reverse",
     "variable_read": "a Variable's read",
+    "list_write": "a list's append",
+    "list_read": "a list's element",
+    "list_stack": "a list's elements",
+    "list_size": "none (an int)",
 }
 
 

@@ -457,3 +457,56 @@ def test_a_gradient_pickles_as_what_it_is_the_gradient_of():
     again = pickle.loads(pickle.dumps(g))
     assert again(np.float64(2.0)) == pytest.approx(g(np.float64(2.0)))
     assert again is staging.grad(newton_sqrt)  # (made once per function, as here)
+
+
+# -- staged lists -------------------------------------------------------------------------------
+
+
+def appended_then_stacked(x):
+    ys = []
+    s = x[0]
+    while s < 3.0:  # a trip count that depends on the data
+        s = s * 1.5
+        ys.append(s * x[1])
+    return np.sum(np.array(ys) ** 2)
+
+
+def appended_from_earlier_elements(x):
+    ys = [x, x * 0.5]
+    k = 2
+    while np.sum(ys[k - 1]) < 5.0 and k < 20:
+        ys.append(ys[k - 1] + 0.5 * ys[k - 2])
+        k += 1
+    return np.sum(np.stack(ys))
+
+
+def python_numbers_summed(x):
+    ys = []
+    s = 0.0
+    while s < 3.0:
+        s = s + x[0] + 0.5
+        ys.append(s)
+    return sum(ys) * x[1]
+
+
+@pytest.mark.parametrize(
+    "f", [appended_then_stacked, appended_from_earlier_elements, python_numbers_summed]
+)
+def test_lists_appended_in_data_dependent_loops(f):
+    # (inputs away from the values where the trip count changes: finite differences jump there)
+    for x in (np.array([0.51, 0.23]), np.array([1.23, -0.71]), np.array([4.07, 1.03])):
+        _check(f, x)
+
+
+def test_a_list_appended_in_a_staged_branch_of_a_differentiated_loop_is_refused():
+    def f(x):
+        ys = []
+        k = 0
+        while k < 5:
+            if x[k % 2] * k > 1.0:  # the branch the error names
+                ys.append(x[k % 2] * k)
+            k += 1
+        return np.sum(np.array(ys))
+
+    with pytest.raises(errors.GradientError, match=r"test_gradients\.py:\d+: a staged list"):
+        staging.grad(f)(np.array([0.3, 0.7]))
