@@ -64,7 +64,11 @@ def expressions(draw, names, depth=2):
 @st.composite
 def statements(draw, names, depth=2):
     """Lines (indented by 4) assigning new names; returns (lines, names after)."""
-    kinds = ("assign", "assign", "if", "for", "while", "accumulate") if depth else ("assign",)
+    kinds = (
+        ("assign", "assign", "if", "for", "while", "accumulate", "collect")
+        if depth
+        else ("assign",)
+    )
     kind = draw(st.sampled_from(kinds))
     target = f"v{len(names)}"
     if kind == "assign":
@@ -87,6 +91,16 @@ def statements(draw, names, depth=2):
         ]
         return lines, names + [target]
     limit = draw(st.floats(0.5, 3.0)).__round__(2)
+    if kind == "collect":  # a list a staged loop appends to, read back and stacked
+        lines = [
+            f"ys = [{draw(st.sampled_from(names))}]",
+            "k = 0",
+            f"while k < 5 and xp.sum(ys[k] * ys[k]) < {limit}:",
+            f"    ys.append(ys[k] * 1.2 + 0.1 * xp.sin({draw(expressions(names, 1))}))",
+            "    k += 1",
+            f"{target} = xp.sum(xp.stack(ys), axis=0)",
+        ]
+        return lines, names + [target]
     if kind == "accumulate":  # a Python float that becomes a NumPy value in a staged loop
         lines = [
             "acc = 0.0",
