@@ -19,8 +19,9 @@ from staging.core.source_map import where_defined
 from staging.core.tensor import Tensor
 from staging.functions.function import Function, function
 from staging.functions.trace_key import bind, flat_tensors
-from staging.gradients.reverse import Reverse, _as_gradient, calling_graph, differentiable
+from staging.gradients.reverse import Reverse, calling_graph
 from staging.gradients.rules import float_dtype, shape_of, type_of
+from staging.gradients.values import as_gradient, differentiable
 
 
 def grad(f, argnums=0, has_aux=False):
@@ -221,5 +222,5 @@ def _argument_gradient(arg, inputs, found: dict):
         if not differentiable(v.type):
             grads.append(None)
             continue
-        grads.append(_as_gradient(found.get(v), leaf))
+        grads.append(as_gradient(found.get(v), leaf))
     return nest.pack_as(arg, grads) if not nest.is_leaf(arg) else grads[0]

@@ -27,8 +27,9 @@ from staging import errors
 from staging.core import nest
 from staging.functions import function as function_layer
 from staging.functions.function import Function
-from staging.gradients.reverse import Reverse, _as_gradient, differentiable
+from staging.gradients.reverse import Reverse
 from staging.gradients.rules import float_dtype, where_of
+from staging.gradients.values import as_gradient, differentiable
 from staging.gradients.variable_values import nodes_in
 from staging.state.variables import Variable
 
@@ -329,7 +330,7 @@ def _gradient_function(linked: _Linked, source_leaves: tuple, variables: tuple, 
         seed = args[-1] if seeded else np.ones_like(value, dtype=float_dtype(value))
         found = reverse.backward({target: seed})
         leaf_grads = tuple(
-            _as_gradient(found.get(graph.inputs[i]), leaves[i]) for i in source_leaves
+            as_gradient(found.get(graph.inputs[i]), leaves[i]) for i in source_leaves
         )
         var_grads = tuple(reverse.var_cts.get(id(v)) for v in variables)
         return leaf_grads, var_grads
