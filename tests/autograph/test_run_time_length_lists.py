@@ -64,3 +64,51 @@ def test_items_keep_eagers_types():
             assert type(a) is type(b)
             if isinstance(a, tuple):
                 assert [type(v) for v in a] == [type(v) for v in b]
+
+
+def fields(codes, sep=44):
+    out = []
+    current = []
+    for c in codes:
+        if c == sep:
+            out.append(bytes(current).decode())
+            current = []
+        else:
+            current.append(int(c))
+    out.append(bytes(current).decode("ascii", "replace"))
+    return out
+
+
+def test_bytes_of_a_staged_list_decodes_as_eagerly(same_as_eager):
+    same_as_eager(
+        fields,
+        np.array([97, 44, 98, 99], dtype=np.uint8),
+        np.array([], dtype=np.int64),
+        np.array([44, 44]),
+        np.array([200, 44, 97]),  # (not utf-8: UnicodeDecodeError, as eagerly)
+        np.array([300, 44]),  # (out of range: ValueError, as eagerly)
+    )
+    assert staging.function(fields)(np.array([104, 105])) == ["hi"]
+
+
+def test_other_uses_of_bytes_of_a_staged_list_are_refused_naming_the_line():
+    def f(codes):
+        current = []
+        for c in codes:
+            current.append(int(c))
+        return len(bytes(current))
+
+    with pytest.raises(staging.errors.SymbolicValueError) as info:
+        staging.function(f)(np.array([1, 2]))
+    assert str(info.value).startswith(f"{__file__}:{f.__code__.co_firstlineno + 4}:")
+    assert "only bytes(lst).decode() is" in str(info.value)
+
+    def g(codes):
+        current = []
+        for c in codes:
+            current.append(c / 2)
+        return bytes(current).decode()
+
+    with pytest.raises(staging.errors.SymbolicValueError) as info:
+        staging.function(g)(np.array([1, 2]))
+    assert str(info.value).startswith(f"{__file__}:{g.__code__.co_firstlineno + 4}:")
