@@ -390,15 +390,12 @@ def _container_aware(builtin):
 
 def _copied(kind, builtin):
     """list() / set() of a staged container: a new one of its items, made when the graph runs.
-    list() of a staged iterable whose number of items is known only when the graph runs (a
-    tensor of unknown first dim, zip() or enumerate() of such, a range with a symbolic bound):
-    a staged list, built by a staged loop."""
+    (list() of a staged iterable of a length known only when the graph runs: see
+    autograph.operators.control_flow.listed_by_loop.)"""
 
     def call(*args, **kwargs):
         if len(args) == 1 and not kwargs and isinstance(args[0], StagedContainer):
             return args[0]._copy_as(kind)
-        if kind == "list" and len(args) == 1 and not kwargs and _run_time_length(args[0]):
-            return _listed_by_loop(args[0])
         return builtin(*args, **kwargs)
 
     call.__name__ = f"{kind}_"
@@ -423,7 +420,7 @@ def _keyed(kind, builtin):
     return call
 
 
-def _run_time_length(x) -> bool:
+def run_time_length(x) -> bool:
     """Whether `x` is a staged iterable (not a staged list or container, which list() copies
     as they are) whose number of items is known only when the graph runs."""
     if isinstance(x, (data_structures.StagedList, StagedContainer)) or is_staged_str(x):
@@ -433,18 +430,6 @@ def _run_time_length(x) -> bool:
     if is_symbolic(x) and (not isinstance(x.type, TensorType) or x.type.shape == ()):
         return False  # (a 0-d tensor: Python's TypeError; a union: refused where it is read)
     return is_symbolic(staged_length(x))
-
-
-def _listed_by_loop(iterable):
-    """The items of `iterable` (of a length known only when the graph runs) in a staged list: a
-    staged loop appending them, as `[item for item in iterable]` is."""
-    from autograph.operators import control_flow  # (control_flow builds on this module)
-
-    def body(item, items):
-        return (data_structures.list_append(items, item),)
-
-    (items,) = control_flow.for_stmt(iterable, None, body, ([],), ("<list() items>",))
-    return items
 
 
 def map_(function, *iterables):
