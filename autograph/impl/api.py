@@ -14,6 +14,7 @@ from autograph.impl import conversion
 from autograph.impl.conversion import DO_NOT_CONVERT
 from autograph.operators import (
     container_calls,
+    control_flow,
     data_structures,
     exceptions,
     py_builtins,
@@ -52,6 +53,8 @@ def converted_call(func, *args, **kwargs):  # noqa: C901, PLR0912
         run_time = random_ops.run_time_call(func)
         if run_time is not None:
             return run_time(*args, **kwargs)
+    if func is list and len(args) == 1 and not kwargs and py_builtins.run_time_length(args[0]):
+        return control_flow.listed_by_loop(args[0])
     override = py_builtins.OVERRIDES.get(func) if not isinstance(func, (list, dict)) else None
     if override is not None:
         return override(*args, **kwargs)

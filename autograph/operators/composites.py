@@ -72,6 +72,11 @@ def setitem(obj, index, value):
             staged = keyed.promoted_for_key(obj, references, "`d[k] = v`")
         staged[index] = value
         return staged
+    if keyed.needs_list_promotion(obj, index):
+        references = sys.getrefcount(obj)
+        staged = keyed.promoted_for_index(obj, references)
+        staged[index] = value
+        return staged
     target = obj.read() if isinstance(obj, MaybeUndefined) else obj
     if concrete_arrays.needs_promotion(target, index, value):
         # held by the name's marker, `target` and getrefcount's argument

@@ -918,3 +918,16 @@ def _staged_for(
         watched=(body, extra_test),
     )
     return result[1:]
+
+
+def listed_by_loop(iterable):
+    """list() of a staged iterable whose number of items is known only when the graph runs (a
+    tensor of unknown first dim, zip() or enumerate() of such, a range with a symbolic bound;
+    py_builtins.run_time_length): a staged list, built by a staged loop appending the items, as
+    `[item for item in iterable]` is."""
+
+    def body(item, items):
+        return (data_structures.list_append(items, item),)
+
+    (items,) = for_stmt(iterable, None, body, ([],), ("<list() items>",))
+    return items

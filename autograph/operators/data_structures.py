@@ -9,7 +9,7 @@ from staging import errors
 from staging.control_flow import while_loop
 from staging.core.source_map import where
 from staging.core.tensor import Tensor, is_symbolic
-from staging.state import containers
+from staging.state import containers, journal
 from staging.state.tensor_array import TensorArray, TupleList, empty_tuple_list
 
 
@@ -25,6 +25,14 @@ def _is_list_value(x) -> bool:
 def is_empty_list(x) -> bool:
     """A staged list nothing was ever written to (its element type is unknown yet)."""
     return _is_tensor_array(x) and x._staged and x._handle.type.element is None
+
+
+def _handles(tensor_array) -> list:
+    """The graph values of a staged list (one per position of a list of tuples)."""
+    if isinstance(tensor_array, TupleList):
+        return [h for part in tensor_array if _is_tensor_array(part) for h in _handles(part)]
+    handle = getattr(tensor_array, "_handle", None)
+    return [handle] if isinstance(handle, Tensor) else []
 
 
 def appended(lst, element):
@@ -121,8 +129,16 @@ class StagedList:
             )
         return (self.tensor_array.read(i) for i in range(int(size)))
 
+    def _rebind(self, tensor_array) -> None:
+        """Makes this list hold `tensor_array` (an in-place change: append, pop, extend), noted
+        as a write of the list when it comes from outside the staged branch or loop body traced
+        now (a pop in the right operand of a staged `or`), which carries it out of it."""
+        if any(journal.journals(h) for h in _handles(self.tensor_array)):
+            journal.note(journal.Location(self, "attr", "tensor_array"))
+        self.tensor_array = tensor_array
+
     def append(self, value):
-        self.tensor_array = appended(self.tensor_array, value)
+        self._rebind(appended(self.tensor_array, value))
 
     def pop(self, index=-1):
         """`lst.pop()`: its last item. Another index (`lst.pop(0)`) would shift the items, which
@@ -133,7 +149,8 @@ class StagedList:
                 f"from (a staged list) is not supported (only pop() of its last item is); use "
                 f"collections.deque and popleft(), or an index that moves"
             )
-        self.tensor_array, value = self.tensor_array.pop()
+        tensor_array, value = self.tensor_array.pop()
+        self._rebind(tensor_array)
         return value
 
     def _truth_value(self):
@@ -147,9 +164,9 @@ class StagedList:
         or of any other iterable, as Python iterates it."""
         items = _staged_list_operand(items)
         if isinstance(items, (list, tuple, StagedList)):
-            self.tensor_array = _concatenate(self, items)
+            self._rebind(_concatenate(self, items))
         elif is_symbolic(items):
-            self.tensor_array = _append_rows(self.tensor_array, items)
+            self._rebind(_append_rows(self.tensor_array, items))
         else:
             for item in items:
                 self.append(item)

@@ -389,7 +389,9 @@ def _container_aware(builtin):
 
 
 def _copied(kind, builtin):
-    """list() / set() of a staged container: a new one of its items, made when the graph runs."""
+    """list() / set() of a staged container: a new one of its items, made when the graph runs.
+    (list() of a staged iterable of a length known only when the graph runs: see
+    autograph.operators.control_flow.listed_by_loop.)"""
 
     def call(*args, **kwargs):
         if len(args) == 1 and not kwargs and isinstance(args[0], StagedContainer):
@@ -416,6 +418,18 @@ def _keyed(kind, builtin):
 
     call.__name__ = f"{kind}_"
     return call
+
+
+def run_time_length(x) -> bool:
+    """Whether `x` is a staged iterable (not a staged list or container, which list() copies
+    as they are) whose number of items is known only when the graph runs."""
+    if isinstance(x, (data_structures.StagedList, StagedContainer)) or is_staged_str(x):
+        return False
+    if not is_staged_iterable(x) or current_graph() is None:
+        return False
+    if is_symbolic(x) and (not isinstance(x.type, TensorType) or x.type.shape == ()):
+        return False  # (a 0-d tensor: Python's TypeError; a union: refused where it is read)
+    return is_symbolic(staged_length(x))
 
 
 def map_(function, *iterables):

@@ -8,12 +8,16 @@ from __future__ import annotations
 import builtins
 
 from autograph.operators import data_structures
-from runtime import ListType
+from runtime import ListType, TensorType
+from runtime.types import kinds
+from staging import errors
 from staging.core import strings
 from staging.core.recording import current_graph, record
+from staging.core.source_map import where
 from staging.core.tensor import Tensor
 from staging.effects import formatting
 from staging.kinds.undefined import MaybeUndefined, read_all
+from staging.state.tensor_array import TupleList
 
 
 def _read(value):
@@ -104,6 +108,53 @@ def _join(separator, items):
     return None
 
 
+class StagedBytes:
+    """bytes() of a staged list (one a staged loop built): its items are known only when the graph
+    runs, and `.decode()` of it is a staged string; any other use is refused, naming the line."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items):
+        self.items = items
+
+    def decode(self, encoding="utf-8", errors="strict"):
+        if type(encoding) is not str or type(errors) is not str:
+            raise _bytes_refused("bytes.decode() with an encoding known only when the graph runs")
+        return record("bytes_decode", [self.items], {"encoding": encoding, "errors": errors})
+
+    def __getattr__(self, name):
+        raise _bytes_refused(f"`.{name}` of it")
+
+    def _refused(self, *args):
+        raise _bytes_refused("this use of it")
+
+    __len__ = __iter__ = __bool__ = __hash__ = __eq__ = __ne__ = __add__ = __radd__ = _refused
+    __getitem__ = __contains__ = __lt__ = __le__ = __gt__ = __ge__ = __mul__ = _refused
+
+
+def _bytes_refused(what: str):
+    return errors.SymbolicValueError(
+        f"{where()}bytes() of a list built by a staged loop has items known only when the staged "
+        f"graph runs: {what} is not staged (only bytes(lst).decode() is, giving a staged str)"
+    )
+
+
+def bytes_(*args, **kwargs):
+    """bytes(): of a staged list of integers, a StagedBytes (its .decode() is staged)."""
+    if len(args) == 1 and not kwargs and current_graph() is not None:
+        items = _read(args[0])
+        if isinstance(items, data_structures.StagedList) and not isinstance(
+            items.tensor_array, TupleList
+        ):
+            handle = items.tensor_array._handle
+            element = handle.type.element
+            for kind in kinds(element) if element is not None else ():
+                if not isinstance(kind, TensorType) or kind.dtype.kind not in "iub" or kind.shape:
+                    raise _bytes_refused(f"a list of {element} values (not integers)")
+            return StagedBytes(handle)
+    return builtins.bytes(*args, **kwargs)
+
+
 def is_str_method(func) -> bool:
     """A method of a Python str (`"{}".format`, `", ".join`)."""
     return type(func) is _BUILTIN_METHOD and type(func.__self__) is str
@@ -135,6 +186,7 @@ OVERRIDES = {
     builtins.repr: repr_,
     builtins.ascii: ascii_,
     builtins.format: format_,
+    builtins.bytes: bytes_,
 }
 
 __all__ = ["fstring", "percent"]

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from ..core_ops import ARG, ARG_SLOT, with_printoptions
 from ..registry import LITERAL, one_of, register_op, tuple_of
-from ..types import STR, TensorType, is_str
+from ..types import STR, ListType, TensorType, is_str, kinds
 
 _CONVERSIONS = {"": None, "s": str, "r": repr, "a": ascii}
 
@@ -272,6 +272,29 @@ register_op(
     unlowerable=_NO_XLA,
     doc="s in options: whether a staged string is one of a tuple of Python strs",
 )(lambda s, *, options: s in options)
+
+
+# -- bytes(list).decode() ----------------------------------------------------------------------
+
+
+def _decode_infer(items, *, encoding, errors):
+    """bytes(items).decode(encoding, errors) of a staged list of integers: a str."""
+    if not isinstance(items, ListType):
+        raise TypeError(f"bytes_decode: a list input, not a {items}")
+    for kind in kinds(items.element) if items.element is not None else ():
+        if not isinstance(kind, TensorType) or kind.dtype.kind not in "iub" or kind.shape != ():
+            raise TypeError(f"a {kind} value cannot be interpreted as an integer")
+    return STR
+
+
+register_op(
+    "bytes_decode",
+    infer=_decode_infer,
+    keep_unused=lambda node: True,  # (ValueError out of range, UnicodeDecodeError, as eagerly)
+    attr_kinds=(("encoding", LITERAL), ("errors", LITERAL)),
+    unlowerable=_NO_XLA,
+    doc="bytes(items).decode(encoding, errors): the text of a list of integers (byte values)",
+)(lambda items, *, encoding, errors: bytes(items).decode(encoding, errors))
 
 
 # -- chr and ord -----------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from __future__ import annotations
 import collections
 
 from runtime.ops import containers as ops
-from runtime.types import StrType, kinds
+from runtime.types import StrType, TensorType, kinds
 from staging import errors
 from staging.core.recording import current_graph, record
 from staging.core.source_map import where
@@ -122,6 +122,35 @@ def needs_promotion(obj, key) -> bool:
         and promotable(obj)
         and hashed_at_run_time(key)
     )
+
+
+def needs_list_promotion(obj, index) -> bool:
+    """Whether `obj[index] = v` makes the Python list `obj` a staged container: an index that is
+    an integer known only when the graph runs (a 0-d symbolic integer), inside a trace."""
+    return (
+        current_graph() is not None
+        and type(obj) is list
+        and isinstance(index, Tensor)
+        and not isinstance(index, StagedContainer)
+        and all(
+            isinstance(k, TensorType) and k.shape == () and k.dtype.kind in "iu"
+            for k in kinds(index.type)
+        )
+    )
+
+
+def promoted_for_index(obj, references: int) -> StagedContainer:
+    """The staged list standing for list `obj` from this line on, written at an index known
+    only when the graph runs; refused where anything else refers to it (see
+    promoted_for_key)."""
+    if not concrete_arrays.unaliased(obj, references):
+        raise errors.MutationError(
+            f"{where()}`lst[i] = v` with an index known only when the graph runs makes this list "
+            f"a staged value (which item changes is known only then), but something else also "
+            f"refers to it (another name, an argument, an object, a closure): they would not see "
+            f"the change. Make the list in the function and write it through one name"
+        )
+    return promote(obj)
 
 
 def promoted_for_key(obj, references: int, what: str) -> StagedContainer:

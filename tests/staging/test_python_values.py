@@ -147,10 +147,10 @@ def test_iterating_a_2d_array_gives_views():
 
 
 def test_iterating_needs_a_known_length():
+    # (a comprehension or list() over it is a staged loop: tests/autograph/test_comprehensions.py,
+    # tests/autograph/test_run_time_length_lists.py; a tuple has its length while tracing)
     def f(x):
-        return list(
-            x
-        )  # (a comprehension over it is a staged loop: tests/autograph/test_comprehensions.py)
+        return tuple(x)
 
     with pytest.raises(errors.SymbolicValueError) as info:
         staging.function(f).get_concrete_function(staging.TensorSpec([None], np.float64))
