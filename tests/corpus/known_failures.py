@@ -175,57 +175,13 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "generator (yield) in user code; both calls: UnsupportedConstructError at signals.py:263: cannot convert 'pairwise_slopes': `yield` (generators) is not supported in converted code; decorate it with...",
     ),
-    ("simulation", "forest_fire", 0): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at simulation.py:215: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[?]> needs its value, whic...",
-    ),
-    ("simulation", "forest_fire", 1): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at simulation.py:215: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[?]> needs its value, whic...",
-    ),
-    ("simulation", "forest_fire", 2): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at simulation.py:215: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[?]> needs its value, whic...",
-    ),
-    ("simulation", "traffic_nasch", 0): (
-        "refused",
-        "comparison inside unconverted code (sorted, min/max key, any, bisect, `in` a tuple); both calls: SymbolicValueError at simulation.py:194: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool> needs its val...",
-    ),
-    ("simulation", "traffic_nasch", 1): (
-        "refused",
-        "other; both calls: MissingAttributeError at simulation.py:198: 'int' object has no attribute 'shape'",
-    ),
     ("stats", "mode_and_ties", 0): (
         "refused",
         "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at stats.py:69: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[6]> needs its value, whic...",
     ),
-    ("text", "balanced", 0): (
-        "refused",
-        "other; both calls: SymbolicValueError at text.py:96: hash() (as a dict key, a set member, in Counter(), ...) of a symbolic tensor <i64[]> needs its value, which...",
-    ),
-    ("text", "balanced", 1): (
-        "refused",
-        "other; both calls: SymbolicValueError at text.py:96: hash() (as a dict key, a set member, in Counter(), ...) of a symbolic tensor <i64[]> needs its value, which...",
-    ),
-    ("text", "balanced", 2): (
-        "refused",
-        "other; both calls: SymbolicValueError at text.py:96: hash() (as a dict key, a set member, in Counter(), ...) of a symbolic tensor <i64[]> needs its value, which...",
-    ),
     ("text", "common_prefix", 0): (
         "refused",
         "in-place write into a loop variable refused; both calls: MutationError at text.py:172: this staged loop (its condition is symbolic) changes the variable 'c' of 'if_false' (a closure variable) (w...",
-    ),
-    ("text", "csv_fields", 0): (
-        "refused",
-        "traced value used outside its trace (leaked); both calls: LeakedTensorError at text.py:236: symbolic tensor <list[int]> belongs to another trace ('csv_fields') and cannot be used in 'csv_fields'; pas...",
-    ),
-    ("text", "csv_fields", 2): (
-        "refused",
-        "traced value used outside its trace (leaked); both calls: LeakedTensorError at text.py:236: symbolic tensor <list[int]> belongs to another trace ('csv_fields') and cannot be used in 'csv_fields'; pas... (eager raised ParseError)",
-    ),
-    ("text", "csv_fields", 3): (
-        "refused",
-        "traced value used outside its trace (leaked); both calls: LeakedTensorError at text.py:236: symbolic tensor <list[int]> belongs to another trace ('csv_fields') and cannot be used in 'csv_fields'; pas...",
     ),
     ("text", "evaluate_expression", 0): (
         "refused",
