@@ -189,10 +189,15 @@ class Lowering:
             self.slots[id(v)] = Slot(name, form, "False" if form.weak else "True")
         self.block(self.graph)
         outs = []
+        inputs = {id(v) for v in self.graph.inputs}
         for v in self.graph.outputs:  # (a flag only for a value of either kind)
-            slot = self.slot(v)
-            outs += [slot.expr] + ([slot.flag] if slot.form.weak is None else [])
-        self.emit(f"return {outs[0]}" if len(outs) == 1 else f"return ({', '.join(outs)},)")
+            if isinstance(v, Value) and id(v) not in inputs:
+                slot = self.slot(v)
+                outs += [slot.expr] + ([slot.flag] if slot.form.weak is None else [])
+        if len(outs) == 1:
+            self.emit(f"return {outs[0]}")
+        else:
+            self.emit(f"return ({', '.join(outs)}{',' if outs else ''})")
         header = f"def graph_fn({', '.join(params)}):"
         return "\n".join([header, *self.lines])
 

@@ -105,17 +105,24 @@ class NumbaGraph:
         if self._floats:
             tests.append("_geterr()['under'] == 'ignore'")
         positions = {id(v): k for k, v in enumerate(self.graph.inputs)}
-        outs, k = [], 0
-        items = sum(1 + (form_of(v.type).weak is None) for v in self.graph.outputs)  # type: ignore[union-attr]
+        returned = [
+            form_of(v.type)
+            for v in self.graph.outputs
+            if isinstance(v, Value) and id(v) not in positions
+        ]
+        items = sum(1 + (form.weak is None) for form in returned if form is not None)
         item = (lambda j: "r") if items == 1 else (lambda j: f"r[{j}]")
+        outs, k = [], 0
         for v in self.graph.outputs:
-            form = form_of(v.type)
-            assert form is not None  # (Lowering.function refused others)
-            if isinstance(v, Value) and id(v) in positions:
+            if not isinstance(v, Value):
+                outs.append(repr(v))  # (a literal: a Python number)
+            elif id(v) in positions:
                 outs.append(names[positions[id(v)]])  # (the argument itself, as eagerly)
             else:
+                form = form_of(v.type)
+                assert form is not None  # (Lowering.function refused others)
                 outs.append(_boxed(item(k), item(k + 1), form))
-            k += 2 if form.weak is None else 1
+                k += 2 if form.weak is None else 1
         result = outs[0] if self.single else f"({', '.join(outs)}{',' if len(outs) == 1 else ''})"
         args = ", ".join(names)
         test = " and ".join(tests) or "True"
