@@ -122,9 +122,7 @@ class Lowering:
     # -- the context the ops' numba_lower hooks use ---------------------------------------
     def unsupported(self, node: Node | None, reason: str):
         location = node.location if node is not None else None
-        if isinstance(location, tuple):
-            location = ":".join(str(part) for part in location)
-        where = f" at {location}" if location else ""
+        where = f" at {':'.join(str(part) for part in location)}" if location else ""
         op = f"op {node.op!r}{where}: " if node is not None else ""
         raise Unsupported(f"{op}{reason}")
 
@@ -282,6 +280,7 @@ class Lowering:
     def branches(self, node: Node) -> None:
         """A branch op: its first subgraph where the predicate is true, its second elsewhere."""
         op = get_op(node.op)
+        assert op.predicate is not None and op.bind_subgraph is not None  # (a branch op's)
         pred = self.slot(node.inputs[op.predicate])
         outs = [self._variable(node, v) for v in node.outputs]
         for k, label in enumerate(op.subgraphs):
