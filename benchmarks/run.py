@@ -265,6 +265,31 @@ def sum_even_bench():
     )
 
 
+def numba_bench():
+    """jit_compile="numba" against hand-written @numba.njit (the issue's target: within 2x,
+    warm) and plain Python; only when numba is installed."""
+    try:
+        import numba
+    except ImportError:
+        return
+    for name, fn, arg in (
+        (
+            "3n. Collatz(837799), jit_compile='numba' (plain = @numba.njit)",
+            collatz,
+            np.int64(837799),
+        ),
+        (
+            "4n. sum-even(1000), jit_compile='numba' (plain = @numba.njit)",
+            sum_even,
+            np.arange(1000),
+        ),
+    ):
+        staged, hand = staging.function(fn, jit_compile="numba"), numba.njit(fn)
+        assert staged(arg) == hand(arg) == fn(arg)
+        fast, by_hand = best_pair(lambda: staged(arg), lambda: hand(arg))
+        row(name, fast, by_hand, "<= 2.0x", f"plain Python {fmt(best_time(lambda: fn(arg)))}")
+
+
 def chain_bench():
     f = staging.function(chain)
     unfused = staging.function(chain)
@@ -559,6 +584,7 @@ def main(argv=None) -> int:
         user_workloads,
         collatz_bench,
         sum_even_bench,
+        numba_bench,
         chain_bench,
         broadcast_bench,
         memory_bench,

@@ -213,6 +213,7 @@ register_op(
     predicate=0,
     swap_branches=_cond_swap_branches,
     lower=_lower_cond,
+    numba_lower=lambda ctx, node: ctx.branches(node),
     gradient="branches",
     doc="`then(*operands)` if pred else `else(*operands)`",
 )(_run_by_emit("cond"))
@@ -582,6 +583,7 @@ register_op(
     unread_inputs=unread_inputs,
     plan_emit=_while_plan,
     lower=_lower_while_loop,
+    numba_lower=lambda ctx, node: ctx.loop(node, node.attrs["num_loop_vars"], "cond", "body"),
     gradient="loop",
     doc="loop variables = body(*loop variables, *captures) while cond(...)",
 )(_run_by_emit("while_loop"))

@@ -989,10 +989,23 @@ def _lower_python_number(ctx, node, x, *, kind):
     return ctx.jnp.asarray(x).astype(PYTHON_SCALAR_DTYPES[kind])
 
 
+def _numba_python_number(ctx, node):
+    """A NumPy scalar as the Python number of its own kind (int of an int64): the same number."""
+    kind = node.attrs["kind"]
+    x = node.inputs[0]
+    form = ctx.form(node, x)
+    if form.ndim or PYTHON_SCALAR_DTYPES.get(kind) != np.dtype(
+        {"i": np.int64, "f": np.float64, "b": np.bool_}[form.kind]
+    ):
+        ctx.unsupported(node, f"it makes a {kind.__name__} of a {x.type}")
+    ctx.define(node, node.outputs[0], ctx.ref(x), "False")
+
+
 register_op(
     "python_number",
     infer=_python_number_infer,
     lower=_lower_python_number,
+    numba_lower=_numba_python_number,
     weak_results=True,
     make_kernel=lambda kind: kind,
     attr_kinds=(

@@ -220,6 +220,17 @@ class OpDef:
     host_effect: the node acts outside the graph's values when it runs (writes text, calls
     Python): a call that has run one cannot be run again, so the JAX backend raises a clear
     error where it would (lower_suspect).
+    numba_expr: a template of the op in numba's nopython mode over one array operand `{0}`, for
+    a node whose attrs are all None or False (a whole-array reduction: "np.max({0})"): numba
+    computes NumPy's result bit for bit on inputs of the dtype kinds `numba_kinds` ("iub": not
+    on floats, where NumPy's pairwise sum rounds otherwise). The numba backend
+    (runtime.numba_backend) reruns a call on an empty array on the interpreter.
+    numba_lower(ctx, node): writes the node's nopython code through the numba backend's context
+    (runtime.numba_backend.lowering.Lowering: `ref`, `emit`, `subgraph`, `unsupported` ...), for
+    a structured op (cond, while_loop) or one whose attrs decide its code (getitem); it calls
+    `ctx.unsupported(reason)` for a node it cannot write. Ops with an unboxed form, comparisons,
+    logical ops and correctly rounded ufuncs need neither field: the backend writes them from
+    those facts.
     vjp(ctx, g, out, *inputs, **attrs) -> one cotangent per input (None where none flows): its
     vector-Jacobian product, the reverse-mode gradient rule (runtime/ops/ufunc_derivatives.py
     describes the convention; staging.gradients applies it). None: a value differentiated
@@ -305,6 +316,9 @@ class OpDef:
     lower_suspect: Callable | None = None
     host_effect: bool = False
     varies: bool = False
+    numba_expr: str | None = None
+    numba_kinds: str = ""
+    numba_lower: Callable | None = None
     vjp: Callable | None = None
     gradient: str | None = None
 

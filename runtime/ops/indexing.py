@@ -329,6 +329,24 @@ def _index_may_raise(node) -> bool:
     )
 
 
+def _numba_getitem(ctx, node):
+    """x[i, j, ...] of one integer per axis: the element, each index checked as NumPy checks it
+    (out of bounds: the call runs again on the interpreter, which raises NumPy's IndexError)."""
+    x, *inputs = node.inputs
+    form = ctx.form(node, x)
+    index = node.attrs["index"]
+    if len(index) != form.ndim or any(not (entry == "?" or type(entry) is int) for entry in index):
+        ctx.unsupported(node, "only an integer per axis (one element) has a nopython form yet")
+    given = iter(inputs)
+    items = []
+    for axis, entry in enumerate(index):
+        item = next(given) if entry == "?" else entry
+        if ctx.form(node, item).kind != "i" or ctx.form(node, item).ndim:
+            ctx.unsupported(node, "its index is not an integer")
+        items.append(f"_h.index({ctx.ref(item)}, {ctx.ref(x)}.shape[{axis}])")
+    ctx.define(node, node.outputs[0], f"{ctx.ref(x)}[{', '.join(items)}]", "True")
+
+
 @register_op(
     "getitem",
     infer=getitem_infer,
@@ -340,6 +358,7 @@ def _index_may_raise(node) -> bool:
     index_inputs=1,
     keep_unused=_index_may_raise,
     lower=lambda ctx, node, x, *inputs, index: ctx.jnp.asarray(x)[_key_builder(index)[0](inputs)],
+    numba_lower=_numba_getitem,
     doc="x[index]; see runtime.ops.indexing for the index attr",
 )
 def getitem(x, *inputs, index):

@@ -34,6 +34,17 @@ REDUCTIONS = {
     "var": (np.var, True, True, False),
 }
 
+# op name -> (its nopython form, the dtype kinds on which numba computes NumPy's result bit for
+# bit: OpDef.numba_expr, numba_kinds): not a float sum (NumPy's is pairwise); a float max or min
+# of a zero (whose sign NumPy's loops may pick otherwise) the numba backend reruns
+_NUMBA = {
+    "sum": ("np.sum({0})", "i"),
+    "max": ("np.max({0})", "ibf"),
+    "min": ("np.min({0})", "ibf"),
+    "any": ("np.any({0})", "ibf"),
+    "all": ("np.all({0})", "ibf"),
+}
+
 _EMPTY_MESSAGES = {
     "max": "zero-size array to reduction operation maximum which has no identity",
     "min": "zero-size array to reduction operation minimum which has no identity",
@@ -98,6 +109,8 @@ def _make_reduction(name, func, takes_dtype, takes_ddof, needs_elements):  # noq
         name,
         infer=infer,
         make_kernel=make_kernel,
+        numba_expr=_NUMBA.get(name, (None, ""))[0],
+        numba_kinds=_NUMBA.get(name, (None, ""))[1],
         doc=f"np.{func.__name__}",
     )(impl)
 

@@ -33,10 +33,25 @@ from staging.state.variables import Variable
 
 
 def check_jit_compile(jit_compile):
-    """jit_compile as given, after checking it is None, a bool or "device"."""
-    if jit_compile not in (None, True, False, "device"):
-        raise ValueError(f"jit_compile must be None, True, False or 'device', not {jit_compile!r}")
+    """jit_compile as given, after checking it is None, a bool, "device" or "numba"."""
+    if jit_compile not in (None, True, False, "device", "numba"):
+        raise ValueError(
+            f"jit_compile must be None, True, False, 'device' or 'numba', not {jit_compile!r}"
+        )
     return jit_compile
+
+
+def compiled_backend(graph, options, single: bool, jit_compile, lazy: bool = False):
+    """What runs `graph` for `jit_compile`: the interpreter's CompiledGraph (None, False), the
+    numba backend ("numba": runtime.numba_backend, which falls back on the interpreter itself),
+    or JAX's (True, "device")."""
+    if jit_compile == "numba":
+        from runtime.numba_backend.runner import NumbaGraph
+
+        return NumbaGraph(graph, options, single=single)
+    if jit_compile:
+        return jax_backend(graph, single, jit_compile)
+    return CompiledGraph(graph, options, single=single, lazy=lazy)
 
 
 def jax_backend(graph, single: bool, jit_compile):
@@ -80,11 +95,7 @@ class ConcreteFunction:
         self._signature = signature
         self._python_function = python_function
         single = output_kinds == "single"
-        self._compiled = (
-            jax_backend(graph, single, jit_compile)
-            if jit_compile
-            else CompiledGraph(graph, options, single=single, lazy=lazy)
-        )
+        self._compiled = compiled_backend(graph, options, single, jit_compile, lazy)
         # what a `call` node of a graph calling this one writes in place (runtime.call_inlining)
         self.compiled_graph = None if jit_compile else self._compiled
         run = self._compiled.run
@@ -169,6 +180,12 @@ class ConcreteFunction:
     def executable_source(self) -> str:
         """The Python source the graph was lowered to (what actually runs on a call)."""
         return self._compiled.source
+
+    @property
+    def backend_fallback(self) -> str | None:
+        """With jit_compile="numba": why this graph runs on the interpreter (the op and its line
+        that numba's lowering does not take yet), or None when numba compiles it."""
+        return getattr(self._compiled, "fallback", None)
 
     @property
     def structured_outputs(self):

@@ -1,0 +1,104 @@
+"""What the generated nopython code calls: the exception that sends a call back to the
+interpreter, and the exact overflow tests of 64-bit integer arithmetic (numba wraps, NumPy's
+scalars warn, Python's ints grow)."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+INT64_MIN = -(2**63)
+
+
+class Rerun(Exception):
+    """Raised by compiled code on values where eager code would warn, raise or differ: the
+    runner calls the interpreter instead."""
+
+
+@numba.njit(cache=False, error_model="numpy")
+def add_int(a, b):
+    r = a + b
+    if ((a ^ r) & (b ^ r)) < 0:
+        raise Rerun()
+    return r
+
+
+@numba.njit(cache=False, error_model="numpy")
+def sub_int(a, b):
+    r = a - b
+    if ((a ^ b) & (a ^ r)) < 0:
+        raise Rerun()
+    return r
+
+
+@numba.njit(cache=False, error_model="numpy")
+def mul_int(a, b):
+    r = a * b
+    if a != 0 and (r // a != b or (a == -1 and b == INT64_MIN)):
+        raise Rerun()
+    return r
+
+
+@numba.njit(cache=False, error_model="numpy")
+def divisor_int(a, b):
+    """b, after checking that a // b and a % b are NumPy's and Python's without a warning."""
+    if b == 0 or (b == -1 and a == INT64_MIN):
+        raise Rerun()
+    return b
+
+
+@numba.njit(cache=False, error_model="numpy")
+def neg_int(a):
+    if a == INT64_MIN:
+        raise Rerun()
+    return a
+
+
+@numba.njit(cache=False, error_model="numpy")
+def finite(x):
+    """x, after checking that it is a finite float (inf and nan: NumPy warned or Python raised)."""
+    if not np.isfinite(x):
+        raise Rerun()
+    return x
+
+
+@numba.njit(cache=False, error_model="numpy")
+def finite_nonzero(x):
+    """A float reduction's result that is neither zero (the sign of a zero may be chosen
+    otherwise) nor non-finite."""
+    if x == 0.0 or not np.isfinite(x):
+        raise Rerun()
+    return x
+
+
+@numba.njit(cache=False, error_model="numpy")
+def all_finite(a):
+    """Array `a`, after checking that every element is finite."""
+    for v in a.flat:
+        if not np.isfinite(v):
+            raise Rerun()
+    return a
+
+
+@numba.njit(cache=False, error_model="numpy")
+def exact_int(a):
+    """An integer met with a float where Python compares or divides exactly and NumPy rounds it
+    to a double first: the same only up to 2**53."""
+    if a > 2**53 or a < -(2**53):
+        raise Rerun()
+    return a
+
+
+@numba.njit(cache=False, error_model="numpy")
+def nonempty(a):
+    if a.size == 0:
+        raise Rerun()
+    return a
+
+
+@numba.njit(cache=False, error_model="numpy")
+def index(i, n):
+    """Index i of an axis of length n, after the bounds check NumPy makes (IndexError)."""
+    if i < -n or i >= n:
+        raise Rerun()
+    return i

@@ -1,0 +1,389 @@
+"""A graph as the source of one nopython function, from its ops' descriptions (OpDef).
+
+Values are numba values: a 0-d value of dtype int64, float64 or bool (a NumPy scalar or a
+Python number: NEP 50 makes both compute alike) is a number, an array is an array. A value that
+is a Python number on some paths and a NumPy scalar of the same dtype on others (`int | i64[]`,
+an accumulator starting at 0) is a number and a flag: True where it is the NumPy scalar (the
+flag of an operation's result is true when an operand's is, as NumPy's promotion makes it).
+
+The code computes what NumPy and Python compute on every value where neither warns nor raises;
+on the others it raises `helpers.Rerun`: an integer result outside int64 (NumPy wraps and
+warns, Python's int grows), a zero divisor, a non-finite float result (NumPy warned, or Python
+raised), an index out of bounds, an empty reduction, an int compared with or divided as a float
+beyond 2**53 (Python is exact there). The runner then calls the interpreter.
+
+Which ops are written how is read from their OpDef: `numba_lower` hooks (structured ops,
+indexing), `numba_expr` (reductions), the unboxed forms and `python_expr` of Python's operators
+(scalars), and the NumPy ufunc of the correctly rounded and comparison ops (arrays).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..graph import Graph, Node, Value
+from ..registry import get_op
+from ..types import TensorType, UnionType
+from .errors import Unsupported
+
+_KINDS = {np.dtype(np.int64): "i", np.dtype(np.float64): "f", np.dtype(np.bool_): "b"}
+_INT64 = (-(2**63), 2**63 - 1)
+# the overflow-checked helper of Python's operator on two int64 operands
+_CHECKED_INT = {operator.add: "_h.add_int", operator.sub: "_h.sub_int", operator.mul: "_h.mul_int"}
+
+
+@dataclass(frozen=True)
+class Form:
+    """How a value is held: kind 'i', 'f' or 'b'; ndim (0: a number); weak: a Python number
+    (True), a NumPy value (False) or either (None: a union, with a flag)."""
+
+    kind: str
+    ndim: int = 0
+    weak: bool | None = False
+
+
+@dataclass
+class Slot:
+    """A value in the generated code: its expression, form, and flag expression ('True' where it
+    is a NumPy value)."""
+
+    expr: str
+    form: Form
+    flag: str
+
+
+def form_of(t) -> Form | None:
+    """The Form of values of type `t`, or None when the backend does not take them."""
+    if type(t) is TensorType:
+        kind = _KINDS.get(t.dtype)
+        if kind is None:
+            return None
+        return Form(kind, len(t.shape), t.weak)
+    if type(t) is UnionType and len(t.alternatives) == 2:
+        python, numpy = t.alternatives
+        if (
+            type(python) is TensorType
+            and type(numpy) is TensorType
+            and python.weak
+            and not numpy.weak
+            and numpy.shape == ()
+            and python.dtype == numpy.dtype
+            and numpy.dtype in _KINDS
+        ):
+            return Form(_KINDS[numpy.dtype], 0, None)
+    return None
+
+
+def _literal_slot(item) -> Slot | None:
+    if type(item) is bool:
+        return Slot(repr(item), Form("b", 0, True), "False")
+    if type(item) is int and _INT64[0] <= item <= _INT64[1]:
+        return Slot(repr(item), Form("i", 0, True), "False")
+    if type(item) is float:
+        text = repr(item) if math.isfinite(item) else f"np.float64({repr(item)!r})"
+        return Slot(text, Form("f", 0, True), "False")
+    return None
+
+
+def _scalar_literal(value) -> Slot | None:
+    """A constant's value: a Python number, or a NumPy scalar of a dtype the backend takes."""
+    if isinstance(value, np.generic) and value.dtype in _KINDS and value.ndim == 0:
+        slot = _literal_slot(value.item())
+        if slot is not None:
+            kind = _KINDS[value.dtype]
+            return Slot(f"np.{value.dtype.name}({slot.expr})", Form(kind), "True")
+        return None
+    return _literal_slot(value)
+
+
+def _flag_union(flags: list[str]) -> str:
+    if "True" in flags:
+        return "True"
+    flags = [f for f in flags if f != "False"]
+    return " or ".join(dict.fromkeys(flags)) if flags else "False"
+
+
+class Lowering:
+    """Writes one graph as `def graph_fn(...)` (see the module docstring); `Unsupported` names the
+    first node or value it cannot write."""
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.lines: list[str] = []
+        self.slots: dict[int, Slot] = {}
+        self._count = 0
+        self.floats = False  # the code computes floats (the runner then minds np.errstate)
+        self.indent = 1
+
+    # -- the context the ops' numba_lower hooks use ---------------------------------------
+    def unsupported(self, node: Node | None, reason: str):
+        location = node.location if node is not None else None
+        where = f" at {':'.join(str(part) for part in location)}" if location else ""
+        op = f"op {node.op!r}{where}: " if node is not None else ""
+        raise Unsupported(f"{op}{reason}")
+
+    def new_name(self, prefix: str = "v") -> str:
+        self._count += 1
+        return f"{prefix}{self._count}"
+
+    def emit(self, line: str) -> None:
+        self.lines.append("    " * self.indent + line)
+
+    def slot(self, item) -> Slot:
+        if isinstance(item, Value):
+            return self.slots[id(item)]
+        slot = _literal_slot(item)
+        if slot is None:
+            raise Unsupported(f"the literal {item!r} is no int64, float64 or bool")
+        return slot
+
+    def ref(self, item) -> str:
+        return self.slot(item).expr
+
+    def form(self, node: Node, value) -> Form:
+        form = form_of(value.type) if isinstance(value, Value) else self.slot(value).form
+        if form is None:
+            self.unsupported(node, f"it gives or takes a value of type {value.type}")
+        assert form is not None
+        if form.kind == "f":
+            self.floats = True
+        return form
+
+    def define(self, node: Node, value: Value, expr: str, flag: str = "False") -> Slot:
+        """Names `expr` as the value `value` of `node` (a new variable)."""
+        form = self.form(node, value)
+        name = self.new_name()
+        self.emit(f"{name} = {expr}")
+        if form.weak is None:
+            flag_name = self.new_name("k")
+            self.emit(f"{flag_name} = {flag}")
+            flag = flag_name
+        elif flag not in ("True", "False") or (flag == "True") == form.weak:
+            self.unsupported(
+                node, f"its result may be a Python number or a NumPy value ({value.type})"
+            )
+        slot = (
+            Slot(name, form, "False" if form.weak else "True")
+            if form.weak is not None
+            else Slot(name, form, flag)
+        )
+        self.slots[id(value)] = slot
+        return slot
+
+    # -- the graph ------------------------------------------------------------------------
+    def function(self) -> str:
+        params = []
+        for k, v in enumerate(self.graph.inputs):
+            form = form_of(v.type)
+            if form is None or form.weak is None:
+                raise Unsupported(f"its input {self.graph.input_names[k] or k} is a {v.type}")
+            self.floats |= form.kind == "f"
+            name = f"a{k}"
+            params.append(name)
+            self.slots[id(v)] = Slot(name, form, "False" if form.weak else "True")
+        self.block(self.graph)
+        outs = []
+        inputs = {id(v) for v in self.graph.inputs}
+        for v in self.graph.outputs:  # (a flag only for a value of either kind)
+            if isinstance(v, Value) and id(v) not in inputs:
+                slot = self.slot(v)
+                outs += [slot.expr] + ([slot.flag] if slot.form.weak is None else [])
+        if len(outs) == 1:
+            self.emit(f"return {outs[0]}")
+        else:
+            self.emit(f"return ({', '.join(outs)}{',' if outs else ''})")
+        header = f"def graph_fn({', '.join(params)}):"
+        return "\n".join([header, *self.lines])
+
+    def block(self, graph: Graph) -> None:
+        for node in graph.nodes:
+            self.node(node)
+
+    def subgraph(self, graph: Graph, bound: list[Slot]) -> list[Slot]:
+        """The code of `graph` with its inputs bound to `bound`, at the current indent: the
+        slots of its outputs."""
+        for v, slot in zip(graph.inputs, bound):
+            self.slots[id(v)] = slot
+        self.block(graph)
+        return [self.slot(v) for v in graph.outputs]
+
+    def node(self, node: Node) -> None:
+        op = get_op(node.op)
+        if node.scope is not None:
+            self.unsupported(node, "it runs in a `with np.errstate(...)` scope")
+        if op.numba_lower is not None:
+            op.numba_lower(self, node)
+        elif op.constant is not None and not node.inputs:
+            self._constant(node, op.constant(node))
+        elif op.numba_expr is not None:
+            self._reduction(node, op)
+        elif all(self.form(node, v).ndim == 0 for v in [*node.inputs, *node.outputs]):
+            self._scalar(node, op)
+        else:
+            self._elementwise(node, op)
+
+    def _constant(self, node: Node, value) -> None:
+        slot = _scalar_literal(value)
+        if slot is None:
+            self.unsupported(node, f"its value {value!r} is no int64, float64 or bool number")
+        assert slot is not None
+        self.form(node, node.outputs[0])
+        self.slots[id(node.outputs[0])] = slot
+
+    def _reduction(self, node: Node, op) -> None:
+        x = node.inputs[0]
+        form = self.form(node, x)
+        if any(v not in (None, False) for v in node.attrs.values()) or len(node.inputs) != 1:
+            self.unsupported(node, "only whole-array reductions have a nopython form")
+        if form.kind not in op.numba_kinds or form.ndim == 0:
+            self.unsupported(
+                node, f"its nopython form is NumPy's only on {op.numba_kinds!r} arrays"
+            )
+        expr = op.numba_expr.format(f"_h.nonempty({self.ref(x)})")
+        if self.form(node, node.outputs[0]).kind == "f":
+            expr = f"_h.finite_nonzero({expr})"
+        self.define(node, node.outputs[0], expr, "True")
+
+    # -- operations on numbers ------------------------------------------------------------
+    def _scalar(self, node: Node, op) -> None:
+        if len(node.outputs) != 1 or node.attrs:
+            self.unsupported(node, "it has no nopython form yet")
+        slots = [self.slot(v) for v in node.inputs]
+        expr = _scalar_expr(self, node, op, slots)
+        self.define(node, node.outputs[0], expr, _flag_union([s.flag for s in slots]))
+
+    def _elementwise(self, node: Node, op) -> None:
+        if (
+            op.out_ufunc is None
+            or not (op.correctly_rounded or op.comparison)
+            or node.attrs
+            or len(node.outputs) != 1
+        ):
+            self.unsupported(node, "it has no nopython form yet")
+        slots = [self.slot(v) for v in node.inputs]
+        kinds = {s.form.kind for s in slots}
+        out = self.form(node, node.outputs[0])
+        if "b" in kinds or (op.python_expr is None and kinds != {"f"}):
+            self.unsupported(node, "its nopython form is NumPy's only on int64 and float64 arrays")
+        expr = f"np.{op.out_ufunc.__name__}({', '.join(s.expr for s in slots)})"
+        if out.kind == "f":
+            expr = f"_h.all_finite({expr})"
+        elif out.kind != ("b" if op.comparison else "i") or kinds != {"i"} and not op.comparison:
+            self.unsupported(node, "its result's dtype is not numba's")
+        self.define(node, node.outputs[0], expr, "True")
+
+    # -- structured ops (called by their numba_lower hooks) -------------------------------
+    def branches(self, node: Node) -> None:
+        """A branch op: its first subgraph where the predicate is true, its second elsewhere."""
+        op = get_op(node.op)
+        assert op.predicate is not None and op.bind_subgraph is not None  # (a branch op's)
+        pred = self.slot(node.inputs[op.predicate])
+        outs = [self._variable(node, v) for v in node.outputs]
+        for k, label in enumerate(op.subgraphs):
+            self.emit("if " + pred.expr + ":" if k == 0 else "else:")
+            self.indent += 1
+            bound = [self.slot(v) for v in op.bind_subgraph(node, label)]
+            results = self.subgraph(node.subgraphs[label], bound)
+            for target, result in zip(outs, results):
+                self._assign(node, target, result)
+            self.emit("pass")
+            self.indent -= 1
+        for v, slot in zip(node.outputs, outs):
+            self.slots[id(v)] = slot
+
+    def loop(self, node: Node, num_loop_vars: int, cond: str, body: str) -> None:
+        """A while loop: loop variables (the first num_loop_vars inputs: their first values)
+        carried through subgraph `body` while subgraph `cond` gives true; captures after."""
+        variables = [self._variable(node, v) for v in node.outputs[:num_loop_vars]]
+        for target, first in zip(variables, node.inputs[:num_loop_vars]):
+            self._assign(node, target, self.slot(first))
+        captures = [self.slot(v) for v in node.inputs[num_loop_vars:]]
+        self.emit("while True:")
+        self.indent += 1
+        (go,) = self.subgraph(node.subgraphs[cond], variables + captures)
+        self.emit(f"if not {go.expr}:")
+        self.emit("    break")
+        results = self.subgraph(node.subgraphs[body], variables + captures)
+        temps = [Slot(self.new_name("n"), r.form, self.new_name("m")) for r in results]
+        for temp, result in zip(temps, results):  # (all read before any is written)
+            self.emit(f"{temp.expr} = {result.expr}")
+            self.emit(f"{temp.flag} = {result.flag}")
+        for target, temp in zip(variables, temps):
+            self._assign(node, target, temp)
+        self.indent -= 1
+        for v, slot in zip(node.outputs, variables):
+            self.slots[id(v)] = slot
+
+    def _variable(self, node: Node, value: Value) -> Slot:
+        form = self.form(node, value)
+        flag = self.new_name("k") if form.weak is None else ("False" if form.weak else "True")
+        return Slot(self.new_name("w"), form, flag)
+
+    def _assign(self, node: Node, target: Slot, source: Slot) -> None:
+        if source.form.kind != target.form.kind or source.form.ndim != target.form.ndim:
+            self.unsupported(node, "a value changes its dtype or rank between paths")
+        self.emit(f"{target.expr} = {source.expr}")
+        if target.form.weak is None:
+            self.emit(f"{target.flag} = {source.flag}")
+
+
+def _scalar_expr(ctx: Lowering, node: Node, op, slots: list[Slot]) -> str:
+    """The checked expression of a scalar op (see the module docstring)."""
+    kinds = [s.form.kind for s in slots]
+    refs = [s.expr for s in slots]
+    if op.logical is not None:
+        truths = [f"bool({r})" for r in refs]
+        forms = {
+            "not": "(not {0})",
+            "and": "({0} and {1})",
+            "or": "({0} or {1})",
+            "xor": "({0} != {1})",
+        }
+        return forms[op.logical].format(*truths)
+    if op.unboxed is None or "b" in kinds and op.unboxed != "compare":
+        ctx.unsupported(node, "it has no nopython form yet")
+    if op.unboxed == "compare":
+        if "f" in kinds:  # (an int compared with a float: exact in Python, rounded in NumPy)
+            refs = [f"_h.exact_int({r})" if k == "i" else r for r, k in zip(refs, kinds)]
+        return op.python_expr.format(*refs)
+    if "f" not in kinds:
+        return _int_expr(ctx, node, op, refs)
+    return _float_expr(ctx, node, op, refs, slots)
+
+
+def _int_expr(ctx: Lowering, node: Node, op, refs: list[str]) -> str:
+    form = op.unboxed
+    if form == "identity":
+        return op.python_expr.format(*refs)
+    if form == "unary":
+        return op.python_expr.format(f"_h.neg_int({refs[0]})")
+    if form == "arithmetic" and op.python_operator in _CHECKED_INT:
+        return f"{_CHECKED_INT[op.python_operator]}({refs[0]}, {refs[1]})"
+    if form == "integer_division":
+        divisor = node.inputs[1]
+        if type(divisor) is int and divisor not in (0, -1):  # (a literal: nothing to check)
+            return op.python_expr.format(*refs)
+        return op.python_expr.format(refs[0], f"_h.divisor_int({refs[0]}, {refs[1]})")
+    if form == "division":
+        exact = [f"_h.exact_int({r})" for r in refs]
+        return f"_h.finite({op.python_expr.format(*exact)})"
+    ctx.unsupported(node, "it has no nopython form on integers yet")
+    return ""
+
+
+def _float_expr(ctx: Lowering, node: Node, op, refs: list[str], slots: list[Slot]) -> str:
+    form = op.unboxed
+    if form in ("identity", "unary"):
+        return op.python_expr.format(*refs)
+    if form in ("arithmetic", "division"):
+        return f"_h.finite({op.python_expr.format(*refs)})"
+    if form == "small_power":
+        exponent = node.inputs[1]
+        if slots[0].form.kind == "f" and type(exponent) is int and 0 <= exponent <= 64:
+            return f"_h.finite({refs[0]} ** {float(exponent)!r})"
+    ctx.unsupported(node, "it has no nopython form on floats yet")
+    return ""

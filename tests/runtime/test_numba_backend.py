@@ -1,0 +1,158 @@
+"""jit_compile="numba": results bit for bit eager's, eager's warnings and errors by a rerun on
+the interpreter, and the one-time note of a graph numba does not take (runtime.numba_backend)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import staging
+from benchmarks import user_workloads as u
+
+pytest.importorskip("numba")
+
+from runtime.numba_backend import NumbaFallbackWarning  # noqa: E402
+
+
+def _same(a, b) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, np.ndarray):
+        return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if type(a) is int:
+        return a == b
+    return np.asarray(a).tobytes() == np.asarray(b).tobytes()
+
+
+def _run(fn, *args):
+    """(result or exception type, warning texts) of a call."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = fn(*args)
+        except Exception as exc:  # noqa: BLE001  (compared with eager's)
+            result = type(exc)
+    return result, [str(w.message) for w in caught if w.category is not NumbaFallbackWarning]
+
+
+def _check(fn, *calls, compiled=True):
+    staged = staging.function(fn, jit_compile="numba")
+    for args in calls:
+        got, got_warnings = _run(staged, *args)
+        want, want_warnings = _run(fn, *args)
+        assert _same(got, want), (args, got, want)
+        assert got_warnings == want_warnings, (args, got_warnings, want_warnings)
+        if compiled:
+            assert staged.get_concrete_function(*args).backend_fallback is None
+    return staged
+
+
+def test_collatz():
+    _check(u.collatz, (np.int64(27),), (np.int64(837799),), (np.int64(1),), (np.int64(2**40 + 1),))
+
+
+def test_sum_even():
+    top = np.iinfo(np.int64).max - 1
+    _check(
+        u.sum_even,
+        (np.arange(1000, dtype=np.int64),),
+        (np.array([1, 3, 5], dtype=np.int64),),  # stays the Python int 0
+        (np.array([top, top], dtype=np.int64),),  # overflows: eager's warning
+        (np.array([], dtype=np.int64),),
+    )
+
+
+def test_bisection_and_newton():
+    _check(u.bisection, u.BISECTION_ARGS, (np.float64(-1.0), np.float64(3.0), np.float64(0.5)))
+    _check(u.bisection, (np.float64(0.0), np.float64(np.inf), np.float64(1e-3)))
+    _check(u.newton_sqrt, u.NEWTON_ARGS, (np.array([4.0, 0.0, 2.0]), 1e-12))
+
+
+def scale(x, n):
+    total = 0.0
+    i = 0
+    while i < n:
+        total = total + x / (n - i - 1)
+        i += 1
+    return total
+
+
+def test_float_division_by_zero_reruns():
+    _check(scale, (np.float64(1.0), np.int64(3)), (np.float64(2.0), np.int64(1)))
+    with np.errstate(divide="raise"):
+        _check(scale, (np.float64(2.0), np.int64(2)))
+
+
+def python_ints(n):
+    x = n
+    while x < 10**30:
+        x = x * 1000
+    return x
+
+
+def test_python_int_beyond_int64_reruns():
+    staged = _check(python_ints, (7,), (2**62,))
+    assert staged(7) == 7 * 1000**10
+
+
+def floor_mod(a, b):
+    k = 0
+    while k < 3:
+        a = a // b + a % b
+        k += 1
+    return a
+
+
+def test_integer_division_by_zero_and_index_errors():
+    _check(floor_mod, (np.int64(100), np.int64(7)), (np.int64(100), np.int64(0)))
+    _check(floor_mod, (np.int64(-(2**63)), np.int64(-1)))
+    _check(u.sum_even, (np.arange(5, dtype=np.int64),))
+
+
+def pick(xs, i):
+    total = 0
+    while i < 4:
+        total += xs[i]
+        i += 1
+    return total
+
+
+def test_index_out_of_bounds_is_eagers_error():
+    _check(
+        pick,
+        (np.arange(4, dtype=np.int64), np.int64(-2)),
+        (np.arange(2, dtype=np.int64), np.int64(0)),
+    )
+
+
+def test_fallback_note_names_the_op_once():
+    staged = staging.function(u.euler, jit_compile="numba")
+    with pytest.warns(NumbaFallbackWarning, match=r"list_new.*user_workloads\.py:\d+"):
+        result = staged(*u.EULER_ARGS)
+    assert _same(result, u.euler(*u.EULER_ARGS))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        staged(*u.EULER_ARGS)  # (no second note)
+    assert "list_new" in staged.get_concrete_function(*u.EULER_ARGS).backend_fallback
+
+
+def test_zero_d_array_argument_runs_on_the_interpreter():
+    staged = _check(u.collatz, (np.int64(6),))
+    assert _same(staged(np.array(1, dtype=np.int64)), u.collatz(np.array(1, dtype=np.int64)))
+
+
+def test_bad_jit_compile_value():
+    with pytest.raises(ValueError, match="'numba'"):
+        staging.function(u.collatz, jit_compile="numbaa")
+
+
+def test_source_is_the_compiled_function():
+    staged = staging.function(u.collatz, jit_compile="numba")
+    cf = staged.get_concrete_function(np.int64(3))
+    assert "def graph_fn(a0):" in cf.executable_source
+    staged(np.int64(3))
+    assert cf._compiled.compile_seconds is not None  # noqa: SLF001
