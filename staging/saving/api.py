@@ -264,9 +264,10 @@ def load(path, jit_compile=None, *, max_bytes: int = archive.MAX_TOTAL_BYTES) ->
     """Loads a file written by staging.save. Everything in it is checked before anything runs;
     a file that is not a valid saved function raises staging.errors.LoadError saying why.
     `max_bytes` caps the uncompressed size of the file's entries. jit_compile as for
-    staging.function: True (or "device") compiles the graphs with JAX (docs/jax.md)."""
+    staging.function: True (or "device") compiles the graphs with JAX (docs/jax.md), "numba"
+    with numba (docs/performance.md)."""
     check_jit_compile(jit_compile)
-    if jit_compile and not jax_available():
+    if jit_compile in (True, "device") and not jax_available():
         raise ImportError(
             f"load(..., jit_compile={jit_compile!r}) needs jax, which is not installed: "
             f"pip install 'autograph-numpy[jax]', or load without jit_compile to run on "

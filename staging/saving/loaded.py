@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import inspect
 
-from runtime import CompiledGraph, Value
+from runtime import Value
 from runtime.types import StrType, TensorType, UnionType
 from staging.core import nest
 from staging.core.recording import current_graph, record
-from staging.functions.concrete import jax_backend, signature_text
+from staging.functions.concrete import compiled_backend, signature_text
 from staging.functions.trace_key import (
     TensorSpec,
     argument_name,
@@ -27,11 +27,7 @@ class LoadedGraphFunction:
         self.name = name
         self.graph = graph
         self.single = single
-        self._compiled = (
-            jax_backend(graph, single, jit_compile)
-            if jit_compile
-            else CompiledGraph(graph, single=single)
-        )
+        self._compiled = compiled_backend(graph, None, single, jit_compile)
         self._execute = self._compiled.__call__ if single else self._compiled.run
         self.output_types = tuple(v.type for v in graph.outputs if isinstance(v, Value))
         # what a `call` node of a graph calling this one writes in place (runtime.call_inlining)

@@ -156,3 +156,12 @@ def test_source_is_the_compiled_function():
     assert "def graph_fn(a0):" in cf.executable_source
     staged(np.int64(3))
     assert cf._compiled.compile_seconds is not None  # noqa: SLF001
+
+
+def test_a_saved_function_loads_compiled_by_numba(tmp_path):
+    collatz = staging.function(u.collatz)
+    collatz(np.int64(27))
+    staging.save(collatz, tmp_path / "collatz.stg")
+    loaded = staging.load(tmp_path / "collatz.stg", jit_compile="numba")
+    for n in (np.int64(27), np.int64(837799), np.int64(1)):
+        assert _same(loaded(n), u.collatz(n))

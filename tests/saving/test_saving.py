@@ -219,7 +219,7 @@ def test_load_with_jit_compile(tmp_path):
         assert all(_same(a, b) for a, b in zip(got, expected))
         assert all(_same(a, b) for a, b in zip(got, collatz_steps(np.int64(n))))
     with pytest.raises(
-        ValueError, match="jit_compile must be None, True, False or 'device', not 'yes'"
+        ValueError, match="jit_compile must be None, True, False, 'device' or 'numba', not 'yes'"
     ):
         staging.load(tmp_path / "c.stg", jit_compile="yes")
 
