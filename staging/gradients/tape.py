@@ -87,6 +87,7 @@ class GradientTape:
         self.persistent = persistent
         self.watch_accessed_variables = watch_accessed_variables
         self._calls: list[_Call] = []
+        self._watched: set = set()  # ids of the Variables watch() was given
         self._used = False
         self._recording = False
 
@@ -103,8 +104,20 @@ class GradientTape:
         return False
 
     def watch(self, tensor) -> None:
-        """Accepted for compatibility: every array given to a recorded call, and every Variable
-        a recorded call reads, can be a source already."""
+        """Marks a Variable (or nested Variables) as a source when the tape does not watch the
+        Variables its calls read (`watch_accessed_variables=False`). Arrays need no watching:
+        every array given to a recorded call can be a source."""
+        for leaf in nest.flatten(tensor, lambda s: isinstance(s, Variable)):
+            if isinstance(leaf, Variable):
+                self._watched.add(id(leaf))
+
+    def _unwatched(self, source) -> bool:
+        """A Variable this tape gives no gradient to: not watched, where only watched ones are."""
+        return (
+            isinstance(source, Variable)
+            and not self.watch_accessed_variables
+            and id(source) not in self._watched
+        )
 
     def before_call(self, function) -> dict:
         """The values of the Variables the call touches, before it runs."""
@@ -128,7 +141,10 @@ class GradientTape:
         self._used = True
         flat_sources = nest.flatten(sources, lambda s: isinstance(s, Variable))
         linked = _Linked(self._calls, target, flat_sources)
-        grads = linked.gradient(output_gradients)
+        grads = [
+            None if self._unwatched(source) else grad
+            for source, grad in zip(flat_sources, linked.gradient(output_gradients))
+        ]
         if not self.persistent and not self._recording:
             self._calls = []
         return nest.pack_as(sources, grads, lambda s: isinstance(s, Variable))
@@ -245,7 +261,9 @@ class _Linked:
         )
         staged = _GRADIENTS.get(key)
         if staged is None:
-            staged = _gradient_function(self, source_leaves, variables, output_gradients)
+            staged = _gradient_function(
+                self, source_leaves, variables, output_gradients is not None
+            )
             _GRADIENTS[key] = staged
             if len(_GRADIENTS) > _MAX_GRADIENTS:
                 _GRADIENTS.popitem(last=False)

@@ -211,3 +211,25 @@ def test_errors():
         pass
     with pytest.raises(errors.GradientError, match="not returned by a staged call"):
         tape.gradient(np.float64(1.0), w)
+
+
+def test_output_gradients_and_a_target_that_is_not_a_scalar():
+    @staging.function
+    def scaled(v):
+        return np.sin(v) * 2.0
+
+    v = np.array([0.3, 0.9, 1.4])
+    with staging.GradientTape(persistent=True) as tape:
+        y = scaled(v)
+    assert_close(tape.gradient(y, v), 2.0 * np.cos(v))  # (TF's rule: the sum of the target)
+    weights = np.array([1.0, -2.0, 0.5])
+    assert_close(tape.gradient(y, v, output_gradients=weights), weights * 2.0 * np.cos(v))
+
+
+def test_only_watched_variables_when_accessed_ones_are_not_watched():
+    w, b, predict, loss_fn = _model()
+    with staging.GradientTape(watch_accessed_variables=False) as tape:
+        tape.watch(w)
+        loss = loss_fn(predict(X), Y)
+    gw, gb = tape.gradient(loss, [w, b])
+    assert gw is not None and gb is None
