@@ -45,6 +45,7 @@ class NumbaGraph:
         self.compile_seconds: float | None = None
         self._source = ""
         self._lock = threading.Lock()
+        self._runner = None  # the compiled call, once the first call made it
         try:
             import numba  # noqa: F401  (the extra)
         except ImportError as error:
@@ -86,7 +87,12 @@ class NumbaGraph:
         return self.interpreter.run(*inputs)
 
     def _first_run(self, *inputs):
-        """Compiles (numba compiles on the dispatcher's first call: the one made here)."""
+        """Compiles (numba compiles on the dispatcher's first call: the one made here). A caller
+        may keep this method (a ConcreteFunction keeps `run`): once compiled, it goes straight
+        to the runner, without the lock."""
+        runner = self._runner
+        if runner is not None:
+            return runner(*inputs)
         with self._lock:
             if self.run != self._first_run:
                 return self.run(*inputs)
@@ -96,7 +102,7 @@ class NumbaGraph:
                 return runner(*inputs)
             finally:
                 self.compile_seconds = time.perf_counter() - start
-                self.run = runner  # type: ignore[method-assign]
+                self.run = self._runner = runner  # type: ignore[method-assign]
 
     def _make_runner(self, compiled):
         """The call: arguments checked, the compiled function, the outputs boxed as eager's."""
