@@ -39,7 +39,17 @@ def _mean(ctx, g, out, x, axis=None, keepdims=False, dtype=None):
 
 
 def _prod(ctx, g, out, x, axis=None, keepdims=False, dtype=None):
-    return (_spread(ctx, g * out, x, axis, keepdims) / x,)
+    """d prod / d x_i is the product of the others: out / x_i where no factor is zero; where
+    one is, the product of the nonzero ones for that factor and 0 for the others (no 0 / 0)."""
+    axes = _axes(ctx, x, axis) or None
+    zero = x == 0
+    zeros = np.sum(zero, axis=axes, keepdims=True)
+    others = np.prod(np.where(zero, 1.0, x), axis=axes, keepdims=True)  # (the nonzero ones)
+    safe = np.where(zero, 1.0, x)
+    derivative = np.where(
+        zero, np.where(zeros == 1, others, 0.0), np.where(zeros == 0, others / safe, 0.0)
+    )
+    return (_spread(ctx, g, x, axis, keepdims) * derivative,)
 
 
 def _extreme(ctx, g, out, x, axis=None, keepdims=False):
@@ -63,7 +73,18 @@ def _var(ctx, g, out, x, axis=None, keepdims=False, dtype=None, ddof=0):
 
 
 def _std(ctx, g, out, x, axis=None, keepdims=False, dtype=None, ddof=0):
-    return _var(ctx, g / (2.0 * out), out, x, axis, keepdims, dtype, ddof)
+    # (where the cotangent is exactly zero, none flows: no 0 / 0 from a zero deviation)
+    unused = g == 0
+    return _var(
+        ctx,
+        np.where(unused, 0.0, g) / (2.0 * np.where(unused, 1.0, out)),
+        out,
+        x,
+        axis,
+        keepdims,
+        dtype,
+        ddof,
+    )
 
 
 def _reversed(x, axis):

@@ -262,3 +262,20 @@ def test_every_op_with_a_rule_is_checked_somewhere():
         n for n, rule in ufunc_derivatives.RULES.items() if rule is ufunc_derivatives._zero
     }
     assert sorted(with_rules - checked - zero_rules) == []
+
+
+def test_prod_with_zero_factors_and_std_of_a_constant_make_no_nan():
+    x = np.array([[2.0, 0.0, 3.0], [1.5, 2.0, 0.5], [0.0, 0.0, 4.0]])
+    g = staging.grad(lambda x: np.sum(np.prod(x, axis=1) * np.array([1.0, 2.0, 3.0])))(x)
+    assert np.array_equal(g, [[0.0, 6.0, 0.0], [2.0, 1.5, 6.0], [0.0, 0.0, 0.0]])
+    _check(lambda x: np.sum(np.prod(x, axis=0)), x[:2] + 0.1)
+
+    def sharpe(returns, risk_free):  # the branch taken does not use the zero deviation
+        excess = returns - risk_free
+        sd = excess.std(ddof=1)
+        if sd == 0:
+            return 0.0 * risk_free
+        return excess.mean() / sd
+
+    slope = staging.grad(sharpe, argnums=1)(np.zeros(2), np.float64(0.01))
+    assert slope == 0.0
