@@ -19,6 +19,7 @@ import numpy as np
 
 from ..registry import STR, one_of, register_op, tuple_of
 from ..types import ListType, TensorType
+from . import ufunc_derivatives
 from ._rules import is_literal
 
 _MATH = (
@@ -104,8 +105,68 @@ def _python_call_kernel(func, keywords=()):
     return lambda *args: target(*args[:-n], **dict(zip(keywords, args[-n:])))
 
 
+# math functions -> the ufunc whose gradient rule is theirs (runtime.ops.ufunc_derivatives)
+_SAME_DERIVATIVE = {
+    "math." + name: ufunc
+    for name, ufunc in (
+        ("acos", "arccos"),
+        ("acosh", "arccosh"),
+        ("asin", "arcsin"),
+        ("asinh", "arcsinh"),
+        ("atan", "arctan"),
+        ("atan2", "arctan2"),
+        ("atanh", "arctanh"),
+        ("cbrt", "cbrt"),
+        ("ceil", "ceil"),
+        ("copysign", "copysign"),
+        ("cos", "cos"),
+        ("cosh", "cosh"),
+        ("degrees", "degrees"),
+        ("exp", "exp"),
+        ("exp2", "exp2"),
+        ("expm1", "expm1"),
+        ("fabs", "fabs"),
+        ("floor", "floor"),
+        ("fmod", "fmod"),
+        ("hypot", "hypot"),
+        ("ldexp", "ldexp"),
+        ("log10", "log10"),
+        ("log1p", "log1p"),
+        ("log2", "log2"),
+        ("pow", "power"),
+        ("radians", "radians"),
+        ("sin", "sin"),
+        ("sinh", "sinh"),
+        ("sqrt", "sqrt"),
+        ("tan", "tan"),
+        ("tanh", "tanh"),
+        ("trunc", "trunc"),
+    )
+}
+_SAME_DERIVATIVE.update({"round": "rint", "pow": "power"})
+
+
+def _erf_vjp(ctx, g, out, x):
+    return (g * (2.0 / math.sqrt(math.pi)) * np.exp(-x * x),)
+
+
+def _python_call_vjp(ctx, g, out, *inputs, func, keywords=()):
+    """(OpDef.vjp) The math function's derivative: the ufunc's of the same function (math.log
+    of one argument is np.log's; erf, erfc have their own; the others have none)."""
+    if func == "math.log" and len(inputs) == 1:
+        return ufunc_derivatives.RULES["log"](ctx, g, out, *inputs)
+    if func in ("math.erf", "math.erfc"):
+        (gx,) = _erf_vjp(ctx, g, out, *inputs)
+        return (gx if func == "math.erf" else -gx,)
+    name = _SAME_DERIVATIVE.get(func)
+    if name is None or keywords or (func == "pow" and len(inputs) != 2):
+        return ctx.unsupported(f"{func}()")
+    return ufunc_derivatives.RULES[name](ctx, g, out, *inputs)
+
+
 register_op(
     "python_call",
+    vjp=_python_call_vjp,
     infer=python_call_infer,
     make_kernel=_python_call_kernel,
     weak_results=True,

@@ -3,6 +3,8 @@ finite differences in float64 (staging.grad of a scalar function using the op)."
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from _gradient_check import assert_close, numeric_gradient
@@ -235,6 +237,31 @@ def test_modf_and_ldexp():
     _check(lambda x: np.sum(np.ldexp(x, np.arange(12).reshape(3, 4) % 3) * WEIGHTS), x)
 
 
+MATH = [
+    lambda x: math.exp(0.3 * x) + math.sin(x) ** 2 + math.cos(x) * math.tan(x / 2),
+    lambda x: math.sqrt(1.0 + x * x) * math.log(2.0 + x) + math.log10(x) + math.log2(x),
+    lambda x: math.erf(x) - math.erfc(x) + math.atan2(x, 2.0) + math.hypot(x, 1.5),
+    lambda x: math.pow(x, 2.5) + math.asin(x / 2) + math.acos(x / 3) + math.atan(x),
+    lambda x: math.sinh(x) + math.cosh(x) + math.tanh(x) + math.asinh(x) + math.expm1(x),
+    lambda x: math.log1p(x) + math.cbrt(x) + math.radians(x) + math.degrees(x) + math.fabs(x),
+]
+
+
+@pytest.mark.parametrize("index", range(len(MATH)))
+def test_python_math_functions_have_their_numpy_counterparts_gradients(index):
+    func = MATH[index]
+
+    def f(x):
+        s = 0.0
+        k = 0
+        while k < 2:  # (a staged loop: x is a value known only when the graph runs)
+            s = s + func(x)
+            k += 1
+        return s
+
+    _check(f, np.float64(0.43))
+
+
 # ops whose rules other files check against finite differences (and jax.grad)
 CHECKED_ELSEWHERE = {
     "test_gradient_linalg.py": (
@@ -243,6 +270,7 @@ CHECKED_ELSEWHERE = {
         "linalg.svdvals linalg.vector_norm tensordot trapezoid"
     ),
     "test_gradients.py": "stop_gradient not_none python_number zeros_like ones_like",
+    "this file (math functions)": "python_call",
     "this file (dynamic shapes, second order)": "sum_to_like broadcast_like scatter_add reshape_like",
 }
 
