@@ -449,18 +449,24 @@ def _optional_tuple(v) -> bool:
     )
 
 
-def _output_types(fg: FuncGraph, op, values, attrs) -> tuple:
-    """The op's output types for inputs `values` (Values and Python literals). For inputs that
-    are of several kinds (a Python number on some paths), each combination of kinds is a run
-    of the rule (runtime.registry.infer_kinds); a combination the rule refuses is a path on
-    which the op raises when the graph runs, as eagerly."""
-    in_types = [v.type if isinstance(v, Value) else v for v in values]
+def _check_tuples(op, values) -> None:
+    """Refuses an op that does not take tuples (OpDef.takes_tuples) on a value that is a tuple
+    on some paths and None on others: NumPy would make an array of the tuple."""
     if not op.takes_tuples and any(_optional_tuple(v) for v in values):
         raise errors.BranchMismatchError(
             f"{where()}{op.name}: an input is a tuple on some paths and None on others, which "
             f"this op does not take as staged (such a value is tested with `is None` / `is not "
             f"None`, indexed by a number, unpacked and returned); give it one type on every path"
         )
+
+
+def _output_types(fg: FuncGraph, op, values, attrs) -> tuple:
+    """The op's output types for inputs `values` (Values and Python literals). For inputs that
+    are of several kinds (a Python number on some paths), each combination of kinds is a run
+    of the rule (runtime.registry.infer_kinds); a combination the rule refuses is a path on
+    which the op raises when the graph runs, as eagerly."""
+    in_types = [v.type if isinstance(v, Value) else v for v in values]
+    _check_tuples(op, values)
     try:
         if not any(type(t) is UnionType for t in in_types):
             return _infer(op, in_types, attrs)

@@ -12,8 +12,8 @@ import sys
 import numpy as np
 
 from runtime import TensorType
-from runtime.types import optional_tuple_kind
 from runtime._compat import add_note
+from runtime.types import optional_tuple_kind
 from staging import errors
 from staging.core.conversion_hints import hint
 from staging.core.source_map import where

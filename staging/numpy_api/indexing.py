@@ -8,9 +8,9 @@ import warnings
 import numpy as np
 
 from runtime import TensorType
+from runtime.ops.indexing import format_slice, index_result
 from runtime.types import optional_tuple_kind
 from staging import errors
-from runtime.ops.indexing import format_slice, index_result
 from staging.core.tensor import staged_value
 from staging.kinds import decisions as kinds
 from staging.kinds import forms as array0d
