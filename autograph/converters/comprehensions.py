@@ -367,7 +367,8 @@ class _Extractor:
             "def fn(params):\n    body", comp, fn=name, params=[iterable, *params], body=body
         )
         anno.setanno(fn, anno.Static.CELLS, frozenset(own & _deferred_reads(comp)))
-        owner.made.add(id(fn))
+        if not self.all_locals:  # (in a `while` test: it reads a cell variable from its cell)
+            owner.made.add(id(fn))
         self.defs.append(fn)
         call = ast.Call(
             func=templates.name(name, lineno=comp.lineno),
