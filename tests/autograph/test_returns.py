@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import autograph
-from staging import errors
 
 HERE = __file__
 
