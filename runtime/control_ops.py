@@ -203,6 +203,7 @@ def _lower_cond(ctx, node, pred, *operands):
 register_op(
     "cond",
     takes_none=True,
+    takes_tuples=True,
     infer=_given_by_subgraphs("cond"),
     num_outputs=None,
     subgraphs=("then", "else"),
@@ -573,6 +574,7 @@ def _shapes(t) -> set:
 register_op(
     "while_loop",
     takes_none=True,
+    takes_tuples=True,
     infer=_given_by_subgraphs("while_loop", attrs=("num_loop_vars",)),
     num_outputs=None,
     subgraphs=("cond", "body"),
@@ -671,6 +673,7 @@ def _lower_try(ctx, node, *operands, **attrs):
 register_op(
     "try_except",
     takes_none=True,
+    takes_tuples=True,
     infer=_given_by_subgraphs("try_except", optional=("catch",)),
     num_outputs=None,
     subgraphs=("body", "handler"),
@@ -729,6 +732,7 @@ def _finally_emit(em, node: Node, indent: int) -> None:
 register_op(
     "try_finally",
     takes_none=True,
+    takes_tuples=True,
     infer=_given_by_subgraphs("try_finally"),
     num_outputs=None,
     subgraphs=("body", "cleanup"),

@@ -40,6 +40,9 @@ class OpDef:
     some paths: `==`, truth, `is None`, text, and ops that pass values on, such as cond). For
     another op, an input that is None is a path on which the op raises when the graph runs, as
     its kernel does eagerly (`None + 1.0`): infer_types raises the kernel's own error for it.
+    takes_tuples: the op takes an input that is a tuple on some paths and None on others (a
+    `None | (...)` union: `is None`, tuple_item, and ops that pass values on); any other op
+    is refused at trace time on such an input (NumPy would make an array of the tuple).
     excludes_none(node) -> (value, outcome): where the node's result is `outcome` (its truth),
     its input `value` is not None (`x is not None`, the truth of `x`): the branch of a staged
     `if` on it that runs on that outcome sees `value` without its None kind (the `not_none` op).
@@ -263,6 +266,7 @@ class OpDef:
     plan_emit: Callable | None = None
     weak_results: bool = False
     takes_none: bool = False
+    takes_tuples: bool = False
     excludes_none: Callable | None = None
     # state
     writes_variable: bool = False

@@ -531,7 +531,9 @@ class UnionType:
 
     def __init__(self, alternatives):
         alternatives = tuple(alternatives)
-        if len(alternatives) < 2 or not all(type(a) in _KIND_TYPES for a in alternatives):
+        if len(alternatives) < 2 or not all(
+            type(a) in _KIND_TYPES or type(a) is TupleType for a in alternatives
+        ):
             raise TypeError("a UnionType holds two or more TensorTypes; use union_of()")
         object.__setattr__(self, "alternatives", alternatives)
         object.__setattr__(self, "_hash", hash(("union", alternatives)))
@@ -585,6 +587,8 @@ def _kind_order(t):
         return (-1, 0, 0, "")
     if type(t) is StrType:
         return (-1, 1, 0, "")
+    if type(t) is TupleType:
+        return (2, 0, len(t.items), "")
     if t.weak:
         return (0, _PYTHON_ORDER[t.python_type], 0, "")
     return (1, t.dtype.num, len(t.shape), t.dtype.str)
@@ -607,6 +611,9 @@ def union_of(types):
     """The type of a value that may be of any of `types` (TensorTypes or unions of them): a
     TensorType when they are one kind, else a UnionType. Raises TypeJoinError for more than
     MAX_KINDS kinds, or for a type that is not a TensorType (lists join with join_types)."""
+    types = list(types)
+    if any(type(k) is TupleType for t in types for k in kinds(t)):
+        return _optional_tuple(types)
     found: list = []
     for t in types:
         for kind in kinds(t):
@@ -641,6 +648,10 @@ def join_types(a, b):
         if not (isinstance(a, ListType) and isinstance(b, ListType)):
             raise TypeJoinError("a list in one case and not a list in the other")
         return ListType(join_items(a.element, b.element))
+    if any(type(k) is TupleType for k in kinds(a)) and any(type(k) is NoneKind for k in kinds(b)):
+        return _optional_tuple((a, b))
+    if any(type(k) is TupleType for k in kinds(b)) and any(type(k) is NoneKind for k in kinds(a)):
+        return _optional_tuple((a, b))
     if isinstance(a, (ContainerType, TupleType)) or isinstance(b, (ContainerType, TupleType)):
         return _join_structured(a, b)
     if not all(type(k) in _KIND_TYPES for k in (*kinds(a), *kinds(b))):
@@ -649,6 +660,34 @@ def join_types(a, b):
 
 
 _KIND_TYPES = (TensorType, NoneKind, StrType)  # what a union's alternatives may be
+
+
+def _optional_tuple(types):
+    """union_of / join_types of types holding a tuple kind: a tuple on some paths and None on
+    the others (`pair = None` before a staged `if` sets `pair = (i, j)`) is `None | (...)`,
+    its tuples joined item by item; a tuple with any other kind is refused."""
+    tuple_kind = None
+    none = False
+    for t in types:
+        for kind in kinds(t):
+            if type(kind) is NoneKind:
+                none = True
+            elif type(kind) is TupleType:
+                tuple_kind = kind if tuple_kind is None else _join_structured(tuple_kind, kind)
+            else:
+                raise TypeJoinError(f"a tuple in one case and {kind} in the other")
+    if not none:
+        return tuple_kind
+    return UnionType((NONE, tuple_kind))
+
+
+def optional_tuple_kind(t):
+    """The tuple kind of a value of type `t` that is a tuple on some paths (and None on the
+    others), or None."""
+    for kind in kinds(t):
+        if type(kind) is TupleType:
+            return kind
+    return None
 
 
 def join_items(a, b):

@@ -367,6 +367,8 @@ class _Extractor:
             "def fn(params):\n    body", comp, fn=name, params=[iterable, *params], body=body
         )
         anno.setanno(fn, anno.Static.CELLS, frozenset(own & _deferred_reads(comp)))
+        if not self.all_locals:  # (in a `while` test: it reads a cell variable from its cell)
+            owner.made.add(id(fn))
         self.defs.append(fn)
         call = ast.Call(
             func=templates.name(name, lineno=comp.lineno),
@@ -380,6 +382,7 @@ class _Comprehensions(transformer.Transformer):
     def __init__(self, ctx):
         self.ctx = ctx
         self.scopes = []  # the _Scope of each function enclosing the statement visited
+        self.made = set()  # id() of the functions comprehensions became (called where defined)
 
     def consumer(self, call):
         """What the function a generator expression given as the first argument of `call` makes:
@@ -449,6 +452,8 @@ class _Comprehensions(transformer.Transformer):
         self.scopes.append(_Scope(node))
         super().generic_visit(node)
         self.scopes.pop()
+        if id(node) not in self.made:
+            _drop_immediate_cells(node, self.made)
         return made + [node] if made else node
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -475,6 +480,44 @@ class _Comprehensions(transformer.Transformer):
             done = self.visit(fn)
             out.extend(done if isinstance(done, list) else [done])
         return out
+
+
+_DEFERRED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.GeneratorExp, ast.ClassDef)
+
+
+def _deferred_uses(fn_node, made) -> set:
+    """The names that scopes nested in `fn_node` able to run later mention (any mention,
+    shadowed or not); the functions comprehensions became (`made`, called where they are
+    defined) and list, set and dict comprehensions run at once: only what is nested in them
+    counts."""
+    names = set()
+    todo = list(fn_node.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, _DEFERRED) and id(n) not in made:
+            for x in ast.walk(n):
+                if isinstance(x, ast.Name):
+                    names.add(x.id)
+                elif isinstance(x, (ast.Nonlocal, ast.Global)):
+                    names.update(x.names)
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+    return names
+
+
+def _drop_immediate_cells(fn_node, made) -> None:
+    """A cell variable that only converted comprehensions read is read when the statement
+    holding them runs, as any other read there: it stops being a cell variable (a branch or
+    loop body then takes and gives it as an ordinary name, or keeps it as its own local when
+    nothing outside the body uses it)."""
+    cells = anno.getanno(fn_node, anno.Static.CELLS, frozenset())
+    if not cells:
+        return
+    kept = frozenset(cells & _deferred_uses(fn_node, made))
+    if kept != cells:
+        anno.setanno(fn_node, anno.Static.CELLS, kept)
+        helpers = anno.getanno(fn_node, anno.Static.HELPER_WRITES, frozenset())
+        anno.setanno(fn_node, anno.Static.HELPER_WRITES, helpers & kept)
 
 
 def _hashable(obj) -> bool:

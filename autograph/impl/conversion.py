@@ -33,6 +33,7 @@ from autograph.converters import (
     try_and_with,
 )
 from autograph.converters.context import ConversionContext
+from autograph.impl import nested_generators
 from autograph.pyct import codegen, deep_trees, naming, parser, transformer
 from autograph.pyct.static_analysis import cells, liveness
 from staging import errors
@@ -189,6 +190,7 @@ def _transform(fn):
         naming.mangle_private_names(node, owner)
     if not isinstance(node, ast.Lambda):
         cells.analyze(node, fn.__code__)
+    aside = nested_generators.set_aside(node)
     facts = naming.scan(node)
     _check_supported(entity, fn, facts.nodes)
     ctx = ConversionContext(
@@ -213,7 +215,7 @@ def _transform(fn):
         needs = _NEEDS.get(converter)
         if needs is None or needs & present:
             node = converter.transform(node, ctx)
-    return node, ctx
+    return nested_generators.put_back(node, aside), ctx
 
 
 def _rescanned(ctx, node, before):

@@ -765,24 +765,41 @@ register_op(
     infer=_pack_infer,
     make_kernel=lambda items: lambda *inputs: fill(tuple(items), iter(inputs)),
     unlowerable=_NO_XLA,
+    unsaveable="a tuple held as one graph value (in a staged container, or a tuple on some "
+    "paths and None on others) is not saved; give the value one type on every path",
     doc="a tuple of its items (literals, and the inputs in order)",
 )(lambda *inputs, items: fill(tuple(items), iter(inputs)))
 
 
-def _item_infer(t, *, index):
+def _item_infer(t, *, index, unpack=False):
     if not isinstance(t, TupleType):
         raise TypeError(f"tuple_item: a tuple input, not a {t}")
     return t.items[index]
+
+
+def _item_kernel(index, unpack=False):
+    """Item `index` of a tuple; `unpack`: as unpacking takes it (`a, b = t`), whose error for
+    None is its own."""
+    if not unpack:
+        return operator.itemgetter(index)
+
+    def unpacked(t):
+        if t is None:
+            raise TypeError("cannot unpack non-iterable NoneType object")
+        return t[index]
+
+    return unpacked
 
 
 register_op(
     "tuple_item",
     infer=_item_infer,
     weak_results=True,
-    make_kernel=lambda index: operator.itemgetter(index),
+    takes_tuples=True,
+    make_kernel=_item_kernel,
     unlowerable=_NO_XLA,
-    doc="item `index` of a tuple",
-)(lambda t, *, index: t[index])
+    doc="item `index` of a tuple (`unpack`: taken by unpacking it)",
+)(lambda t, *, index, unpack=False: _item_kernel(index, unpack)(t))
 
 
 def is_container_type(t) -> bool:

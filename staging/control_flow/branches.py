@@ -14,6 +14,7 @@ from runtime import Value
 from runtime.registry import get_op
 from runtime.types import may_be_none
 from staging import errors
+from staging.control_flow import optional_tuples
 from staging.control_flow import raising as branch_errors
 from staging.control_flow import written as branch_writes
 from staging.control_flow.joins import (
@@ -124,6 +125,10 @@ def cond(pred, true_fn, false_fn, *, names=None, unread=(), watch=None):
             [pred_value],
             [then, other],
             {"then": then.graph.graph, "else": other.graph.graph},
+        )
+    if then.raised is None and other.raised is None:
+        then.result, other.result = optional_tuples.pack_against_none(
+            then.result, other.result, then.graph, other.graph
         )
     check_same_structure(then.result, other.result, names)
     return Merge(outer, then, other, names, unread).record_op(

@@ -21,7 +21,17 @@ from runtime.registry import (
     infer_kinds,
     infer_types,
 )
-from runtime.types import NONE, STR, TypeJoinError, UnionType, kinds, may_be_none, union_of
+from runtime.types import (
+    NONE,
+    STR,
+    TupleType,
+    TypeJoinError,
+    UnionType,
+    kinds,
+    may_be_none,
+    optional_tuple_kind,
+    union_of,
+)
 from staging import errors
 from staging.core import source_map
 from staging.core.generators import SymbolicGenerator
@@ -424,12 +434,39 @@ def _str_on_some_paths(t) -> bool:
     return t is STR or (type(t) is UnionType and STR in t.alternatives)
 
 
+def _optional_tuple(v) -> bool:
+    """A value that is a tuple on some paths and None on the others, or a tuple made from such
+    a value (where a staged `if` found it is not None: a `not_none` of it)."""
+    if not isinstance(v, Value):
+        return False
+    t = v.type
+    if type(t) is UnionType:
+        return optional_tuple_kind(t) is not None
+    return (
+        type(t) is TupleType
+        and v.producer is not None
+        and any(_optional_tuple(i) for i in v.producer.inputs)
+    )
+
+
+def _check_tuples(op, values) -> None:
+    """Refuses an op that does not take tuples (OpDef.takes_tuples) on a value that is a tuple
+    on some paths and None on others: NumPy would make an array of the tuple."""
+    if not op.takes_tuples and any(_optional_tuple(v) for v in values):
+        raise errors.BranchMismatchError(
+            f"{where()}{op.name}: an input is a tuple on some paths and None on others, which "
+            f"this op does not take as staged (such a value is tested with `is None` / `is not "
+            f"None`, indexed by a number, unpacked and returned); give it one type on every path"
+        )
+
+
 def _output_types(fg: FuncGraph, op, values, attrs) -> tuple:
     """The op's output types for inputs `values` (Values and Python literals). For inputs that
     are of several kinds (a Python number on some paths), each combination of kinds is a run
     of the rule (runtime.registry.infer_kinds); a combination the rule refuses is a path on
     which the op raises when the graph runs, as eagerly."""
     in_types = [v.type if isinstance(v, Value) else v for v in values]
+    _check_tuples(op, values)
     try:
         if not any(type(t) is UnionType for t in in_types):
             return _infer(op, in_types, attrs)

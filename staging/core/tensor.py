@@ -13,6 +13,7 @@ import numpy as np
 
 from runtime import TensorType
 from runtime._compat import add_note
+from runtime.types import optional_tuple_kind
 from staging import errors
 from staging.core.conversion_hints import hint
 from staging.core.source_map import where
@@ -156,6 +157,12 @@ class Tensor:
         )
 
     def __len__(self):
+        if optional_tuple_kind(self._value.type) is not None:
+            raise errors.BranchMismatchError(
+                f"{where()}len() of a value that is a tuple on some paths and None on others "
+                f"is not staged (len(None) raises); test it with `is None` first, or give it one "
+                f"type on every path"
+            )
         shape = self.static_shape  # (of every kind the value may be: staging.kinds.decisions)
         if not shape:
             raise TypeError(f"{where()}len() of a 0-d tensor {self._describe()}")

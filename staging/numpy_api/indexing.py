@@ -9,6 +9,8 @@ import numpy as np
 
 from runtime import TensorType
 from runtime.ops.indexing import format_slice, index_result
+from runtime.types import optional_tuple_kind
+from staging import errors
 from staging.core.tensor import staged_value
 from staging.kinds import decisions as kinds
 from staging.kinds import forms as array0d
@@ -97,12 +99,29 @@ def _is_element(index, ndim: int) -> bool:
 
 def getitem(x, key):
     """x[key] on a symbolic x: ints, slices (static or symbolic bounds), None, Ellipsis, integer
-    scalars/arrays and boolean masks (concrete or symbolic)."""
+    scalars/arrays and boolean masks (concrete or symbolic); an item of a value that is a tuple
+    on some paths and None on others."""
+    if _is_tensor(x) and optional_tuple_kind(x.type) is not None:
+        return _tuple_item(x, key)
     index, inputs, basic = parse_key(key)
     out = _record("getitem", [x, *inputs], {"index": index})
     if basic and _is_tensor(x) and not _is_element(index, x.ndim):
         aliasing.track_view(out, x)
     return out
+
+
+def _tuple_item(x, key):
+    """t[key] of a value that is a tuple on some paths and None on others: a Python int index
+    within the tuple's length (where it is None when the graph runs, the item raises Python's
+    TypeError); anything else is refused."""
+    n = len(optional_tuple_kind(x.type).items)
+    if type(key) is not int or not -n <= key < n:
+        raise errors.BranchMismatchError(
+            f"{_where()}indexing a value that is a tuple of {n} items on some paths and None on "
+            f"others is staged for an int index in range(-{n}, {n}), not {key!r}; give the "
+            f"value one type on every path"
+        )
+    return _record("tuple_item", [x], {"index": key % n})
 
 
 def _type_of(x):

@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from runtime.types import optional_tuple_kind
 from staging import errors
 from staging.core.recording import record
 from staging.core.source_map import where
@@ -56,8 +57,18 @@ def _too_many(tensor: Tensor, what: str, count: int) -> errors.SymbolicValueErro
 
 
 def iterate(self: Tensor):
-    """iter(x): `x[0], x[1], ...` for a first dim known while tracing (Tensor.__iter__)."""
+    """iter(x): `x[0], x[1], ...` for a first dim known while tracing (Tensor.__iter__); the
+    items of a value that is a tuple on some paths and None on others (unpacking it raises
+    Python's TypeError where it is None when the graph runs)."""
     what = "iterating (a Python `for` loop, unpacking, list(), ...)"
+    items = optional_tuple_kind(self.type)
+    if items is not None:
+        return iter(
+            [
+                record("tuple_item", [self], {"index": i, "unpack": True})
+                for i in range(len(items.items))
+            ]
+        )
     error = _not_iterable(self, what)
     if error is not None:
         raise error

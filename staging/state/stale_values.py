@@ -177,8 +177,9 @@ def _check_loop(node, position: int, name: str, loc: str) -> None:
             f"values. Copy one of them (`.copy()`), or rebind instead of writing in place"
         )
 
-    for k in range(nvars):
-        if k != position and start & _ids(node.inputs[k]):
+    others_k = [k for k in range(nvars) if k != position and not _return_value(names[k])]
+    for k in others_k:
+        if start & _ids(node.inputs[k]):
             refuse(f"'{names[k]}' starts as the same array (or a view of it)")
     if any(start & _ids(c) for c in node.inputs[nvars:]):
         refuse(f"the loop also reads an array from before it that shares memory with '{name}'")
@@ -190,9 +191,17 @@ def _check_loop(node, position: int, name: str, loc: str) -> None:
             f"at the end of an iteration '{name}' is another loop variable or an array from "
             f"outside the loop (or a view of one)"
         )
-    for k in range(nvars):
-        if k != position and ends & _ids(body.outputs[k]):
+    for k in others_k:
+        if ends & _ids(body.outputs[k]):
             refuse(f"at the end of an iteration '{names[k]}' is the same array (or a view of it)")
+
+
+def _return_value(name: str) -> bool:
+    """Whether loop variable `name` is the function's return value (autograph's display name):
+    set by a `return` in the loop, after which no iteration runs and no code of the function
+    but the return itself, and unread on the paths that do not set it. That it is an array
+    another loop variable also is cannot show."""
+    return name == "return value" or name.startswith(("return value[", "return value."))
 
 
 def _resolve_pending(state: dict) -> None:
