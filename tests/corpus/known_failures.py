@@ -11,18 +11,6 @@ from a run, keeping the reasons of entries whose category did not change.
 """
 
 KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
-    ("games", "connect_four_drop", 0): (
-        "refused",
-        "in-place write into a loop variable refused; both calls: MutationError at games.py:82: the staged loop writes in place into loop variable 'an array written in place', but 'return value[0]' start...",
-    ),
-    ("games", "connect_four_drop", 1): (
-        "refused",
-        "in-place write into a loop variable refused; both calls: MutationError at games.py:82: the staged loop writes in place into loop variable 'an array written in place', but 'return value[0]' start... (eager raised IllegalMove)",
-    ),
-    ("games", "connect_four_drop", 3): (
-        "refused",
-        "in-place write into a loop variable refused; both calls: MutationError at games.py:82: the staged loop writes in place into loop variable 'an array written in place', but 'return value[0]' start...",
-    ),
     ("games", "life_score", 0): (
         "refused",
         "other; both calls: UnstagedAttributeError at games.py:29: `.tobytes` of a symbolic tensor <i64[4,4]> is not staged: its value exists only when the graph runs. Use Nu...",
@@ -30,14 +18,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("games", "life_score", 1): (
         "refused",
         "other; both calls: UnstagedAttributeError at games.py:29: `.tobytes` of a symbolic tensor <i64[3,3]> is not staged: its value exists only when the graph runs. Use Nu...",
-    ),
-    ("geometry", "closest_pair", 0): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at geometry.py:69: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <f64[2]> needs its value, whic...",
-    ),
-    ("geometry", "closest_pair", 2): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at geometry.py:69: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <f64[2]> needs its value, whic...",
     ),
     ("geometry", "distance_matrix", 0): (
         "refused",
@@ -143,18 +123,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at searching.py:54: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <f64[1]> needs its value, whic...",
     ),
-    ("searching", "two_sum", 0): (
-        "refused",
-        "dict keyed by a traced value; both calls: UndefinedNameError at searching.py:113: dict[<staging.Tensor i64[] in trace of 'two_sum'>] is first set inside this staged loop, whose condition is...",
-    ),
-    ("searching", "two_sum", 1): (
-        "refused",
-        "dict keyed by a traced value; both calls: UndefinedNameError at searching.py:113: dict[<staging.Tensor i64[] in trace of 'two_sum'>] is first set inside this staged loop, whose condition is...",
-    ),
-    ("searching", "two_sum", 3): (
-        "refused",
-        "dict keyed by a traced value; both calls: UndefinedNameError at searching.py:113: dict[<staging.Tensor f64[] in trace of 'two_sum'>] is first set inside this staged loop, whose condition is...",
-    ),
     ("signals", "find_peaks", 0): (
         "refused",
         "traced value used outside its trace (leaked); both calls: LeakedTensorError at signals.py:79: symbolic tensor <list[int]> belongs to another trace ('find_peaks') and cannot be used in 'find_peaks'; pas...",
@@ -162,26 +130,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("signals", "find_peaks", 1): (
         "refused",
         "traced value used outside its trace (leaked); both calls: LeakedTensorError at signals.py:79: symbolic tensor <list[int]> belongs to another trace ('find_peaks') and cannot be used in 'find_peaks'; pas...",
-    ),
-    ("signals", "pairwise_slopes", 0): (
-        "refused",
-        "generator (yield) in user code; both calls: UnsupportedConstructError at signals.py:263: cannot convert 'pairwise_slopes': `yield` (generators) is not supported in converted code; decorate it with...",
-    ),
-    ("signals", "pairwise_slopes", 1): (
-        "refused",
-        "generator (yield) in user code; both calls: UnsupportedConstructError at signals.py:263: cannot convert 'pairwise_slopes': `yield` (generators) is not supported in converted code; decorate it with...",
-    ),
-    ("signals", "pairwise_slopes", 2): (
-        "refused",
-        "generator (yield) in user code; both calls: UnsupportedConstructError at signals.py:263: cannot convert 'pairwise_slopes': `yield` (generators) is not supported in converted code; decorate it with...",
-    ),
-    ("stats", "mode_and_ties", 0): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at stats.py:69: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <i64[6]> needs its value, whic...",
-    ),
-    ("text", "common_prefix", 0): (
-        "refused",
-        "in-place write into a loop variable refused; both calls: MutationError at text.py:172: this staged loop (its condition is symbolic) changes the variable 'c' of 'if_false' (a closure variable) (w...",
     ),
     ("text", "evaluate_expression", 0): (
         "refused",
