@@ -16,6 +16,7 @@ for creating state once) and values of other types are not reported.
 from __future__ import annotations
 
 import ast
+import collections
 import dis
 import functools
 import inspect
@@ -24,6 +25,7 @@ import warnings
 
 import numpy as np
 
+from staging import errors
 from staging.core.source_map import user_stacklevel, where_defined
 from staging.core.tensor import Tensor
 
@@ -98,6 +100,39 @@ def _changed(old, new) -> bool:
         return type(old) is not type(new) or bool(old != new)
     except Exception:  # noqa: BLE001 - incomparable: changed
         return True
+
+
+_CONTAINERS = (list, dict, set, collections.deque, bytearray)
+
+
+def _contents(container) -> tuple:
+    """What a container holds, by identity (a change of its items, their order or number)."""
+    if isinstance(container, dict):
+        return tuple((id(k), id(v)) for k, v in container.items())
+    return tuple(map(id, container))
+
+
+def argument_containers(params, args, kwargs) -> list:
+    """(name, container, contents) of the lists, dicts, sets, deques and bytearrays a trace of
+    a function is called with."""
+    named = list(zip(params, args)) + list(kwargs.items())
+    return [(name, x, _contents(x)) for name, x in named if isinstance(x, _CONTAINERS)]
+
+
+def refuse_changed_arguments(before: list, func, function_name: str) -> None:
+    """Refuses a trace that changed a container it was called with: the staged function gets
+    the container's values while it is traced (a list, a dict: a copy of them), and its graph
+    changes no Python object on later calls, where eagerly each call changes the caller's."""
+    for name, container, contents in before:
+        if _contents(container) != contents:
+            kind = type(container).__name__
+            raise errors.MutationError(
+                f"{where_defined(func)}: {function_name!r} changes the {kind} passed as its "
+                f"argument {name!r} (its items) while traced: a staged function does not change "
+                f"the caller's Python objects on its calls, where eagerly each call would. "
+                f"Return the new items instead (`return result, log + [item]`), or keep the "
+                f"state in a staging.Variable"
+            )
 
 
 def snapshot(func, params, args, kwargs, instance=None) -> Snapshot:

@@ -603,6 +603,9 @@ class Function:
         before = trace_effects.snapshot(
             self.python_function, self._signature.parameters, args, kwargs, instance
         )
+        containers = trace_effects.argument_containers(
+            self._signature.parameters, call_args, call_kwargs
+        )
         # A trace inside another's trace gets the frames tracing adds per level: a chain of
         # staged functions traces as deep as it runs eagerly.
         nested = len(_tracing_stack()) > 1
@@ -619,6 +622,7 @@ class Function:
         finally:
             fg.closed = True
         trace_effects.warn_changes(before, self.python_function, self._name)
+        trace_effects.refuse_changed_arguments(containers, self.python_function, self._name)
         fg.graph.outputs = argument_writes.write_back(fg, inputs, out_values, self, paths)
         options = get_optimizer_options()  # one snapshot for the passes and the executor
         # (the graph passes walk subgraphs nested in one another recursively: a long elif chain)

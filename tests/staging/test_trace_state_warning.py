@@ -101,3 +101,36 @@ def test_unchanged_state_and_variables_created_once_do_not_warn():
         warnings.simplefilter("error", staging.TraceStateWarning)
         assert obj.apply(np.float64(1.0)) == 2.0
         assert obj.apply(np.float64(1.0)) == 4.0
+
+
+def test_a_trace_changing_a_list_or_dict_it_was_given_is_refused_naming_the_argument():
+    import collections
+
+    import numpy as np
+
+    from staging import errors
+
+    @staging.function
+    def appends(x, log):
+        log.append(1)
+        return x + 1
+
+    @staging.function
+    def counts(x, seen):
+        seen["calls"] = seen.get("calls", 0) + 1
+        return x * 2
+
+    @staging.function
+    def reads(x, items):
+        return x + len(items)  # (reading is fine)
+
+    for function, container in (
+        (appends, []),
+        (counts, {}),
+        (appends, collections.deque()),
+    ):
+        with pytest.raises(
+            errors.MutationError, match=r"test_trace_state_warning\.py:\d+: .*argument"
+        ):
+            function(np.float64(1.0), container)
+    assert reads(np.float64(1.0), [1, 2]) == 3.0
