@@ -288,7 +288,7 @@ def _python_number(kind):
             x = args[0]
             if is_staged_str(x):  # int("12"): parsed when the graph runs, as eagerly
                 return record("python_number", [x], {"kind": kind})
-            if x.ndim != 0:
+            if x.static_ndim != 0:  # (its static facts: `.ndim` is eager's, none for a number)
                 raise errors.SymbolicValueError(
                     f"{_where()}{kind.__name__}() of a symbolic array of shape {x.static_shape}: only a "
                     f"0-d value converts to a Python {kind.__name__}; reduce it or index it first"

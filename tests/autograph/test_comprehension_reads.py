@@ -97,3 +97,22 @@ def test_converted_form_has_no_nonlocal_for_comprehension_reads():
     assert "nonlocal" not in code
     assert "top = ag__.Undefined" not in code
     assert "nonlocal k" in autograph.to_code(lambda_keeps_a_cell)
+
+
+def test_int_of_an_enumerate_index_in_a_generator_inside_a_staged_branch():
+    """int() of a value that is a Python int reads the value's static facts (it raised an
+    internal "'int' object has no attribute 'ndim'")."""
+    import numpy as np
+
+    import staging
+
+    def f(values, t):
+        out = [0]
+        if t > 0:
+            top = np.max(values)
+            out = sorted(int(i) for i, v in enumerate(values) if v == top)
+        return out
+
+    staged = staging.function(f)
+    for values, t in ((np.array([3, 1, 3]), np.int64(1)), (np.array([5]), np.int64(-1))):
+        assert staged(values, t) == f(values, t)
