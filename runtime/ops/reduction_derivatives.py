@@ -87,6 +87,18 @@ def _std(ctx, g, out, x, axis=None, keepdims=False, dtype=None, ddof=0):
     )
 
 
+def _sort(ctx, g, out, x, axis=-1, kind=None, stable=None):
+    """np.sort: each element's cotangent is that of the place it was sorted to (the inverse of
+    a stable argsort's permutation; tied elements are equal, so which of them goes where does not
+    change the gradient)."""
+    if axis is None:
+        flat = np.reshape(x, (-1,))
+        return (ctx.reshape_like(_sort(ctx, g, out, flat, axis=0)[0], x),)
+    order = np.argsort(x, axis=axis, kind="stable")
+    places = np.argsort(order, axis=axis, kind="stable")
+    return (np.take_along_axis(g, places, axis=axis),)
+
+
 def _reversed(x, axis):
     return x[(slice(None),) * axis + (slice(None, None, -1),)]
 
@@ -107,4 +119,5 @@ RULES: dict[str, Callable] = {
     "var": _var,
     "std": _std,
     "cumsum": _cumsum,
+    "sort": _sort,
 }

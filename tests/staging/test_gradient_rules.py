@@ -100,6 +100,9 @@ REDUCTIONS = [
     ("std", {"axis": 1}),
     ("cumsum", {}),
     ("cumsum", {"axis": 1}),
+    ("sort", {}),
+    ("sort", {"axis": 0}),
+    ("sort", {"axis": None}),
 ]
 
 
