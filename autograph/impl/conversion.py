@@ -484,18 +484,28 @@ def _percent_template(code) -> bool:
 _COMPARE_OP = dis.opmap["COMPARE_OP"]
 _BINARY_SUBSCR = dis.opmap["BINARY_SUBSCR"]
 # what is pushed just before `x[key]` reads a key the subscripts converter leaves as written (a
-# constant, a slice, a tuple: converters/subscripts.py)
+# constant, a slice of constants, a tuple: converters/subscripts.py)
 _WRITTEN_KEYS = frozenset(("LOAD_CONST", "BUILD_SLICE", "BUILD_TUPLE"))
 
 
 def _computed_key(code) -> bool:
-    """Whether `code` reads an item with a computed key (`table[i]`: converted to ag__.item)."""
-    previous = None
+    """Whether `code` reads an item with a computed key (`table[i]`, `left[i:]`: converted to
+    ag__.item)."""
+    seen: list = []
     for ins in dis.get_instructions(code):
-        if ins.opname == "BINARY_SUBSCR" and previous not in _WRITTEN_KEYS:
+        if ins.opname == "BINARY_SUBSCR" and not _written_key(seen):
             return True
-        previous = ins.opname
+        seen.append(ins)
     return False
+
+
+def _written_key(seen: list) -> bool:
+    """Whether the instructions before a BINARY_SUBSCR push a key written as a literal."""
+    last = seen[-1].opname if seen else None
+    if last != "BUILD_SLICE":
+        return last in _WRITTEN_KEYS
+    bounds = seen[-1 - seen[-1].arg : -1]
+    return all(ins.opname == "LOAD_CONST" for ins in bounds)
 
 
 def converted_raw(fn, ag_namespace):

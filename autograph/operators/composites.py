@@ -29,6 +29,7 @@ __all__ = [
     "setitem_into",
     "getitem",
     "item",
+    "slice",
     "take_view",
     "setattr",
     "key",
@@ -129,17 +130,27 @@ def getitem(obj, index):
     return obj[index]
 
 
+def _symbolic_key(key) -> bool:
+    if type(key) is slice:
+        return any(is_symbolic(b) for b in (key.start, key.stop, key.step))
+    return is_symbolic(key)
+
+
 # dicts an augmented assignment read with a key hashing when the graph runs, by id: the staged
 # container each became, for the setitem of the same statement (which rebinds the name to it)
 _pending: dict = {}
+
+
+slice = slice  # noqa: A001, PLW0127 - `ag__.slice(i, None)`: `x[i:]` with a computed bound
 
 
 def item(obj, key):
     """`obj[key]` read with a computed key (converted code: `ag__.item(table, i)`). A Python
     list, tuple, str or dict read with a symbolic key gives a staged value, the item as
     indexing gives it when the graph runs (staging.numpy_api.python_items); so does an element
-    of a NumPy array made while tracing. Otherwise Python's `obj[key]`."""
-    if is_symbolic(key) and not is_symbolic(obj) and current_graph() is not None:
+    of a NumPy array made while tracing, and a slice of a Python list with a symbolic bound
+    (`ag__.item(left, ag__.slice(i, None))`: a staged list). Otherwise Python's `obj[key]`."""
+    if _symbolic_key(key) and not is_symbolic(obj) and current_graph() is not None:
         if isinstance(obj, MaybeUndefined):
             obj = obj.read()
         staged = python_items.item(obj, key)

@@ -368,11 +368,18 @@ CHANGING = frozenset(
 )
 
 
+# bisect's searches: they only read the sequence
+_SEARCHES = frozenset(("bisect", "bisect_left", "bisect_right"))
+
+
 def call_function(function, name):
     """heapq's or bisect's `function` (named `name`) as converted code calls it: on a staged
-    container, recorded; otherwise the function itself."""
+    container, recorded; a search of a Python list or tuple for a symbolic value, recorded on a
+    staged copy of it (see _searched); otherwise the function itself."""
 
     def call(container, *args, **kwargs):
+        if name in _SEARCHES and _searched(container, args):
+            container = promote(list(container))
         if isinstance(container, StagedContainer):
             if ops.method_of(container._value.type, name) is None:
                 return function(container, *args, **kwargs)  # (Python's own error)
@@ -381,6 +388,23 @@ def call_function(function, name):
 
     call.__name__ = call.__qualname__ = name
     return call
+
+
+def _searched(container, args) -> bool:
+    """Whether `bisect_*(container, x)` searches a Python list or tuple of numbers for a value
+    `x` known only when the graph runs (its comparisons would need their truth values now): a
+    staged list of the same items, made on each call, is searched instead; the sequence itself
+    is only read."""
+    if current_graph() is None or type(container) not in (list, tuple) or not args:
+        return False
+    if not isinstance(args[0], Tensor) or isinstance(args[0], StagedContainer):
+        return False
+    return len(container) <= _MAX_SEARCHED and all(
+        type(v) in (bool, int, float) or isinstance(v, (np.number, np.bool_)) for v in container
+    )
+
+
+_MAX_SEARCHED = 10_000
 
 
 def is_staged_container(x) -> bool:

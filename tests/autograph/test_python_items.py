@@ -2,6 +2,7 @@
 (`table[i]` with a staged `i`: converted code reads it through ag__.item, the python_item op):
 the item, its Python type and Python's own errors are eager's."""
 
+import bisect
 import os
 import tempfile
 
@@ -130,3 +131,79 @@ def test_a_saved_function_reads_the_items():
         loaded = staging.load(path)
         for i in range(6):
             assert repr(loaded(i64(i))) == repr(mixed_items(i64(i)))
+
+
+def merge_tail(xs):
+    left = [1, 2.5, 3]
+    merged = []
+    i = 0
+    while i < len(left) and left[i] < xs[0]:
+        merged.append(left[i])
+        i += 1
+    merged.extend(left[i:])
+    return merged, left[:i], left[i::2], left[-i:]
+
+
+def slice_in_plain_code(i):
+    return [4, 5, 6][i:], (7, 8)[:1]
+
+
+def slice_of_objects(i):
+    items = [object(), object()]
+    return items[i:]
+
+
+def slice_of_tuple(i):
+    return (1, 2, 3)[i:]
+
+
+@pytest.mark.parametrize(
+    "f, inputs",
+    [
+        (merge_tail, [np.array([0.0]), np.array([2.0]), np.array([2.7]), np.array([9.0])]),
+        (slice_in_plain_code, [i64(0), i64(2), i64(-1), i64(7), i64(-9)]),
+    ],
+)
+def test_a_list_sliced_with_a_staged_bound_is_eagers(same_as_eager, f, inputs):
+    same_as_eager(f, *inputs)
+
+
+def test_converted_code_reads_computed_slices_through_item():
+    code = autograph.to_code(merge_tail)
+    assert "ag__.item(left, ag__.slice(i, None))" in code
+    assert "ag__.item(left, ag__.slice(i, None, 2))" in code
+    assert "ag__.item(left, ag__.slice(-i, None))" in code
+    assert "ag__.item" not in autograph.to_code(lambda x: x[1:] + x[:-1] + x[::2])
+
+
+@pytest.mark.parametrize("f", [slice_of_objects, slice_of_tuple])
+def test_slices_a_staged_list_cannot_stand_for_stay_refused_naming_the_line(f):
+    with pytest.raises(staging.errors.SymbolicValueError, match=r"test_python_items\.py:\d+"):
+        staging.function(f)(i64(0))
+
+
+def grade_letters(scores, cutoffs=(60, 70, 80, 90), letters="FDCBA"):
+    grades = []
+    for s in scores:
+        grades.append(letters[bisect.bisect_right(cutoffs, s)])
+    return grades
+
+
+def searches(x):
+    v = x[0]
+    return (
+        bisect.bisect_left([1, 2.5, 2.5, 4], v),
+        bisect.bisect([1, 2], v, 1),
+        bisect.bisect((), v),
+    )
+
+
+@pytest.mark.parametrize(
+    "f, inputs",
+    [
+        (grade_letters, [np.array([59.5, 60.0, 95.0, 70.0]), np.zeros(0), np.array([np.nan])]),
+        (searches, [np.array([2.5]), np.array([0.0]), np.array([9.0]), np.array([np.nan])]),
+    ],
+)
+def test_a_python_sequence_searched_for_a_staged_value_is_eagers(same_as_eager, f, inputs):
+    same_as_eager(f, *inputs)
