@@ -107,10 +107,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "comparison inside unconverted code (sorted, min/max key, any, bisect, `in` a tuple); both calls: SymbolicValueError at searching.py:227: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool[]> needs its v...",
     ),
-    ("searching", "grade_scores", 0): (
-        "refused",
-        "comparison inside unconverted code (sorted, min/max key, any, bisect, `in` a tuple); both calls: SymbolicValueError at searching.py:47: using the truth value (`if`, `while`, `and`, `or`, `not`, bool()) of a symbolic tensor <bool[]> needs its v...",
-    ),
     ("searching", "merge_intervals", 0): (
         "refused",
         ".tolist() of a traced array; both calls: SymbolicValueError at searching.py:134: .tolist() of a symbolic tensor <i64[4]> needs its value, which is only known when the staged graph runs. au...",
@@ -118,10 +114,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("searching", "merge_intervals", 2): (
         "refused",
         ".tolist() of a traced array; both calls: SymbolicValueError at searching.py:134: .tolist() of a symbolic tensor <f64[2]> needs its value, which is only known when the staged graph runs. au...",
-    ),
-    ("searching", "merge_sort", 1): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at searching.py:54: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <f64[1]> needs its value, whic...",
     ),
     ("signals", "find_peaks", 0): (
         "refused",
