@@ -23,7 +23,7 @@ from . import ufunc_derivatives
 from ._rules import is_literal
 
 _MATH = (
-    "acos acosh asin asinh atan atan2 atanh cbrt ceil comb copysign cos cosh degrees erf erfc "
+    "acos acosh asin asinh atan atan2 atanh cbrt ceil comb copysign cos cosh degrees dist erf erfc "
     "exp exp2 expm1 fabs factorial floor fmod gamma gcd hypot isclose isfinite isinf isnan "
     "isqrt lcm ldexp lgamma log log10 log1p log2 nextafter perm pow radians remainder sin sinh "
     "sqrt tan tanh trunc ulp"
@@ -155,6 +155,11 @@ def _python_call_vjp(ctx, g, out, *inputs, func, keywords=()):
     of one argument is np.log's; erf, erfc have their own; the others have none)."""
     if func == "math.log" and len(inputs) == 1:
         return ufunc_derivatives.RULES["log"](ctx, g, out, *inputs)
+    if func == "math.dist":  # |p - q|: (p - q) / |p - q| (0 where the points are equal)
+        p, q = inputs
+        same = out == 0
+        direction = (p - q) / np.where(same, 1.0, out)
+        return (g * direction if ctx.wants(0) else None, -g * direction if ctx.wants(1) else None)
     if func in ("math.erf", "math.erfc"):
         (gx,) = _erf_vjp(ctx, g, out, *inputs)
         return (gx if func == "math.erf" else -gx,)

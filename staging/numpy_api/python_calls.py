@@ -10,6 +10,8 @@ from __future__ import annotations
 import builtins
 import math
 
+import numpy as np
+
 from runtime.ops.python_calls import CALLABLES
 from staging.core.recording import record
 from staging.core.tensor import Tensor, has_staged_value, staged_value
@@ -20,8 +22,12 @@ _NUMBERS = (bool, int, float, complex)
 
 
 def _operand(x):
+    """x as an input of a python_call node: a symbolic value, a number, or a NumPy value (a
+    constant of the graph: `math.dist(p, np.array([1.0, 2.0]))`); None for anything else."""
     x = staged_value(x) if has_staged_value(x) else x
-    return x if type(x) is Tensor or type(x) in _NUMBERS else None
+    if type(x) is Tensor or type(x) in _NUMBERS or isinstance(x, (np.ndarray, np.generic)):
+        return x
+    return None
 
 
 def stages(args, kwargs) -> bool:

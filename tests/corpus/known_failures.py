@@ -19,10 +19,6 @@ KNOWN_FAILURES: dict[tuple[str, str, int], tuple[str, str]] = {
         "refused",
         "other; both calls: UnstagedAttributeError at games.py:29: `.tobytes` of a symbolic tensor <i64[3,3]> is not staged: its value exists only when the graph runs. Use Nu...",
     ),
-    ("geometry", "distance_matrix", 0): (
-        "refused",
-        "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at geometry.py:104: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <f64[2]> needs its value, whic...",
-    ),
     ("geometry", "grid_cells", 0): (
         "refused",
         "iterating or unpacking a traced array in Python code; both calls: SymbolicValueError at geometry.py:194: iterating (a Python `for` loop, unpacking, list(), ...) of a symbolic tensor <f64[2]> needs its value, whic...",

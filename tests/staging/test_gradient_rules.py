@@ -310,3 +310,28 @@ def test_prod_with_zero_factors_and_std_of_a_constant_make_no_nan():
 
     slope = staging.grad(sharpe, argnums=1)(np.zeros(2), np.float64(0.01))
     assert slope == 0.0
+
+
+def test_math_dist_of_symbolic_points_staged_and_differentiated():
+    def f(p, q):
+        total = 0.0
+        k = 0
+        while k < 2:  # (a staged loop)
+            total = total + math.dist(p, q) * (k + 1) + math.dist(p, np.array([1.0, -2.0]))
+            k += 1
+        return total
+
+    staged = staging.function(f)
+    for p, q in (
+        (np.array([0.3, 0.8]), np.array([2.0, 1.5])),
+        (np.array([1.0, -2.0]), np.array([0.0, 0.0])),
+        (np.array([0.5, 0.5]), np.array([0.5, 0.5])),  # (equal points: a zero distance)
+    ):
+        assert staged(p, q) == f(p, q)
+    p, q = np.array([0.3, 0.8]), np.array([2.0, 1.5])
+    _check(f, p, q)
+    _check(f, p, q, argnum=1)
+    same = staging.grad(f, argnums=1)(np.array([0.5, 0.5]), np.array([0.5, 0.5]))
+    assert np.all(np.isfinite(same))
+    with pytest.raises(TypeError):  # (2-d points: math.dist's own TypeError, as eagerly)
+        staged(np.ones((2, 2)), np.ones((2, 2)))
