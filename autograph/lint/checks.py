@@ -36,6 +36,9 @@ MUTATORS = frozenset(
         "__delitem__",
     }
 )
+# mutators of Python containers that arrays do not have (an array argument written in place
+# is staged: `x.sort()` and item assignment are not reported for arguments)
+CONTAINER_MUTATORS = MUTATORS - {"sort", "__setitem__", "__delitem__"}
 LOG_METHODS = frozenset(
     {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"}
 )
@@ -114,6 +117,7 @@ class FunctionChecker(cst.CSTVisitor):
         self.staged_ids = staged_ids
         self.out = out
         self.stack: list[Scope] = []
+        self.mutable_defaults: set[str] = set()  # parameters AG008 reports
         self.conditional = 0
         self.targets: set[int] = set()  # Name nodes that are not reads
         self.reported_reads: set[str] = set()
@@ -177,6 +181,7 @@ class FunctionChecker(cst.CSTVisitor):
         params = node.params
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             if param.default is not None and self._is_mutable(param.default):
+                self.mutable_defaults.add(param.name.value)  # (AG008's: not AG001 as well)
                 fixable = isinstance(node.body, cst.IndentedBlock)
                 self.report(
                     "AG008",
@@ -370,6 +375,31 @@ class FunctionChecker(cst.CSTVisitor):
         fix = Fix("print", node) if fixable else None
         self.report("AG002", node, "AG002-print-noautograph", fix=fix)
 
+    def _check_argument_mutation(self, node: cst.Call, name: str, how: str) -> None:
+        """A list, dict or set passed in and changed by a container method: the trace is
+        refused (staging.effects.trace_effects): the caller's container would never change."""
+        kind, scope = self.resolve(name)
+        rebound = scope is not None and name in scope.bound  # (`acc = []` when None is given)
+        reported = name in self.mutable_defaults
+        if kind == "param" and not rebound and not reported and not self.is_self(name):
+            self.report("AG001", node, "AG001-argument", name=name, how=how)
+
+    def _check_mutation(self, node: cst.Call, func: cst.Attribute, attr: str, root) -> bool:
+        """AG001 / AG009 for a container method changing an outer object or an argument; True
+        for a module's function of a mutator's name (`np.sort(...)`: nothing more to check)."""
+        if attr in MUTATORS and root is not None and self.is_outer(root.value):
+            if self.index.qualname(root) is not None:
+                return True  # a module: `np.sort(...)` is no mutation
+            name = dotted(func.value) or root.value
+            how = f".{attr}()"
+            if any(self.is_computed(arg.value) for arg in node.args):
+                self.report("AG009", node, "AG009-object", name=name, how=how)
+            else:
+                self.report("AG001", node, "AG001-object", name=name, how=how)
+        elif attr in CONTAINER_MUTATORS and isinstance(func.value, cst.Name):
+            self._check_argument_mutation(node, func.value.value, f".{attr}()")
+        return False
+
     def _check_method_call(self, node: cst.Call, func: cst.Attribute) -> None:
         attr = func.attr.value
         root = root_name(func.value)
@@ -380,15 +410,8 @@ class FunctionChecker(cst.CSTVisitor):
             and self.is_self(func.value.value)
         ):
             self.report("AG007", node)
-        if attr in MUTATORS and root is not None and self.is_outer(root.value):
-            if self.index.qualname(root) is not None:
-                return  # a module: `np.sort(...)` is no mutation
-            name = dotted(func.value) or root.value
-            how = f".{attr}()"
-            if any(self.is_computed(arg.value) for arg in node.args):
-                self.report("AG009", node, "AG009-object", name=name, how=how)
-            else:
-                self.report("AG001", node, "AG001-object", name=name, how=how)
+        if self._check_mutation(node, func, attr, root):
+            return
         if attr in LOG_METHODS:
             receiver = dotted(func.value)
             if receiver is None and isinstance(func.value, cst.Call):

@@ -92,6 +92,11 @@ MESSAGES: dict[str, str] = {
         "outer object '{name}' is mutated by {how} in staged function '{func}': "
         "the mutation runs only while tracing, not on every call; " + _DO_STATE
     ),
+    "AG001-argument": (
+        "argument '{name}' is mutated by {how} in staged function '{func}': a staged function "
+        "gets the items of a list, dict or set passed in, so the caller's container would "
+        "never change (the trace is refused); return the new items instead"
+    ),
     "AG002-print-noautograph": (
         "print() in staged function '{func}' (autograph=False) runs only while tracing, not on "
         "every call; use staging.print(...) to print on every call"

@@ -123,7 +123,8 @@ def test_ag001_negatives(tmp_path):
             local.append(x)
             table = {}
             table["k"] = x
-            acc.append(1)          # a parameter: not an outer name
+            acc[0] = x             # an array argument written in place is staged
+            acc.sort()             # (so is an array's sort)
             y = total + 1          # reading a global is fine (AG006 handles reassignment)
             return x + y
 
@@ -135,6 +136,24 @@ def test_ag001_negatives(tmp_path):
         )
         == []
     )
+
+
+def test_ag001_a_container_argument_changed_by_a_method(tmp_path):
+    result = findings(
+        tmp_path,
+        """
+        import staging
+
+        @staging.function
+        def f(x, log, seen):
+            log.append(x)
+            seen.add(1)
+            return x
+        """,
+    )
+    assert [(f.line, f.code) for f in result] == [(5, "AG001"), (6, "AG001")]
+    assert "argument 'log' is mutated by .append()" in result[0].message
+    assert "return the new items instead" in result[0].message
 
 
 def test_ag001_in_nested_helper_of_staged_function(tmp_path):
