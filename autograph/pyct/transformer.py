@@ -269,12 +269,7 @@ class Transformer(_Dispatch):
             if v.__class__ is list:
                 self._visit_list(v)
             elif isinstance(v, _AST):
-                r = self.visit(v)
-                if r is not v:
-                    if r is None:
-                        del d[f]
-                    else:
-                        d[f] = r
+                _replace_field(d, f, v, self.visit(v))
         self._depth -= 1
         return node
 
@@ -283,23 +278,7 @@ class Transformer(_Dispatch):
         does, with calls instead of a generator: the walk of shallow trees)."""
         new, visit = None, self.visit
         for i, x in enumerate(v):
-            if not isinstance(x, _AST):
-                if new is not None:
-                    new.append(x)
-                continue
-            r = visit(x)
-            if r is x:
-                if new is not None:
-                    new.append(x)
-                continue
-            if new is None:
-                new = v[:i]
-            if r is None:
-                continue
-            if isinstance(r, _AST):
-                new.append(r)
-            else:
-                new.extend(r)
+            new = _spliced(new, v, i, x, visit(x) if isinstance(x, _AST) else x)
         if new is not None:
             v[:] = new  # in place, like ast.NodeTransformer
 
@@ -332,7 +311,7 @@ class Transformer(_Dispatch):
                 result = child if m is None else m(self, child)
         return node
 
-    def _fields(self, node):  # noqa: C901, PLR0912
+    def _fields(self, node):
         """Replaces the children of `node` (a generator: it yields each child and is sent back
         what visiting it gave: the same node, another, a list to splice, or None to drop it)."""
         d = node.__dict__
@@ -341,32 +320,11 @@ class Transformer(_Dispatch):
             if v.__class__ is list:
                 new = None
                 for i, x in enumerate(v):
-                    if not isinstance(x, _AST):
-                        if new is not None:
-                            new.append(x)
-                        continue
-                    r = yield x
-                    if r is x:
-                        if new is not None:
-                            new.append(x)
-                        continue
-                    if new is None:
-                        new = v[:i]
-                    if r is None:
-                        continue
-                    if isinstance(r, _AST):
-                        new.append(r)
-                    else:
-                        new.extend(r)
+                    new = _spliced(new, v, i, x, (yield x) if isinstance(x, _AST) else x)
                 if new is not None:
                     v[:] = new  # in place, like ast.NodeTransformer
             elif isinstance(v, _AST):
-                r = yield v
-                if r is not v:
-                    if r is None:
-                        del d[f]
-                    else:
-                        d[f] = r
+                _replace_field(d, f, v, (yield v))
 
     def methods_only(self, node):
         """For visit_ClassDef: a class body is left as written (it runs once, when the class
@@ -385,3 +343,32 @@ class Transformer(_Dispatch):
 
 _VISITOR_GENERIC = Visitor.generic_visit
 _TRANSFORMER_GENERIC = Transformer.generic_visit
+
+
+def _spliced(new, v, i, x, r):
+    """The replacement list of list field `v` (None while nothing changed) after item `x`
+    (v[i]) was visited and gave `r`: the same node, another, a list to splice, or None to drop
+    it."""
+    if r is x:
+        if new is not None:
+            new.append(x)
+        return new
+    if new is None:
+        new = v[:i]
+    if r is not None:
+        if isinstance(r, _AST):
+            new.append(r)
+        else:
+            new.extend(r)
+    return new
+
+
+def _replace_field(d: dict, field: str, old, r) -> None:
+    """Node field `field` (in the node's __dict__ `d`), which held `old`, after its visit gave
+    `r`: replaced, or dropped for None."""
+    if r is old:
+        return
+    if r is None:
+        del d[field]
+    else:
+        d[field] = r
