@@ -399,6 +399,7 @@ def _most_common(c, n=None):
 
 # comparisons of two lists, deques or sets (a set's are subset relations)
 _ORDERING = {name: Method(False, _reads(BOOL)) for name in ("__lt__", "__le__", "__gt__", "__ge__")}
+_EQUALITY = {name: Method(False, _reads(BOOL)) for name in ("__eq__", "__ne__")}
 
 # what lists and deques both have
 _SEQUENCE = {
@@ -418,8 +419,7 @@ _SEQUENCE = {
     "index": Method(False, _reads(INT)),
     "count": Method(False, _reads(INT)),
     "copy": Method(False, _same_type),
-    "__eq__": Method(False, _reads(BOOL)),
-    "__ne__": Method(False, _reads(BOOL)),
+    **_EQUALITY,
     **_ORDERING,
 }
 
@@ -488,8 +488,7 @@ _SET = {
     "issubset": Method(False, _reads(BOOL)),
     "issuperset": Method(False, _reads(BOOL)),
     "isdisjoint": Method(False, _reads(BOOL)),
-    "__eq__": Method(False, _reads(BOOL)),
-    "__ne__": Method(False, _reads(BOOL)),
+    **_EQUALITY,
 }
 
 _DICT = {
@@ -509,8 +508,7 @@ _DICT = {
     "values": Method(False, _view("values")),
     "items": Method(False, _view("items")),
     "copy": Method(False, _same_type),
-    "__eq__": Method(False, _reads(BOOL)),
-    "__ne__": Method(False, _reads(BOOL)),
+    **_EQUALITY,
     "most_common": Method(False, _most_common),  # (a Counter's)
 }
 
