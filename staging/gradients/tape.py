@@ -167,7 +167,6 @@ class _Linked:
                 "tape records"
             )
         self.target = made[id(target)]
-        self.target_value = target
         self.calls = calls
         self.leaves: list = []  # the arrays read from outside the recording
         self.wiring: list = []  # per call kept: tuple of ("leaf", i) / ("out", call, j)
