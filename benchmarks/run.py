@@ -216,7 +216,7 @@ def conversion():
         "2a. conversion of the 16-line loop function",
         convert_time,
         None,
-        "<= 3 ms",
+        "<= 2 ms",
         compare("conversion", fresh_loop_heavy, quoted="TF ~65 ms"),
     )
     measured = [compare("first_call", fresh_loop_heavy, n, xs), compare("first_call_lax", n, xs)]

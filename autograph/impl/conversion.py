@@ -190,8 +190,12 @@ def _transform(fn):
         naming.mangle_private_names(node, owner)
     if not isinstance(node, ast.Lambda):
         cells.analyze(node, fn.__code__)
-    aside = nested_generators.set_aside(node)
     facts = naming.scan(node)
+    aside = {}
+    if ast.Yield in facts.features or ast.YieldFrom in facts.features:
+        aside = nested_generators.set_aside(node)
+        if aside:  # the stand-ins replaced the generators: learn the facts of what is left
+            facts = naming.scan(node)
     _check_supported(entity, fn, facts.nodes)
     ctx = ConversionContext(
         entity=entity,

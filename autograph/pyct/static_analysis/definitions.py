@@ -22,11 +22,12 @@ class _Definitions:
         self.cells = cells
         self.declared = declared
         self.helpers = helpers
+        self.bindings = activity.StatementBindings()  # each block is asked about again inside
 
     def _state(self, s, defined):
         """Annotates statement `s` with the names defined before it and its state."""
         anno.setanno(s, anno.Static.DEFINED_IN, frozenset(defined))
-        state = statement_state.of(s, self.cells, self.declared, self.helpers)
+        state = statement_state.of(s, self.cells, self.declared, self.helpers, self.bindings)
         anno.setanno(s, anno.Static.STATE, state)
         return state
 
@@ -37,7 +38,7 @@ class _Definitions:
     def _body(self, body, defined, state, extra=()):
         """Runs a body function's statements: it starts with its arguments bound and its own
         locals unbound."""
-        inner = (set(defined) - state.locals_of(body)) | state.inputs | set(extra)
+        inner = (set(defined) - state.locals_of(body, self.bindings)) | state.inputs | set(extra)
         self.block(body, inner)
 
     def _try(self, s, defined):

@@ -38,9 +38,10 @@ class State:
     outer: frozenset
     """Names the user declared global/nonlocal that a body writes."""
 
-    def locals_of(self, body) -> set:
-        """Names a body function binds locally (its own variables, not passed in)."""
-        return activity.modified(body) - self.cells - self.outer
+    def locals_of(self, body, bindings=activity.modified) -> set:
+        """Names a body function binds locally (its own variables, not passed in); `bindings`
+        works out the names statements bind (activity.modified, or a memo of it)."""
+        return bindings(body) - self.cells - self.outer
 
 
 def _parts(node) -> list:
@@ -57,14 +58,15 @@ def calls(stmts) -> bool:
     return any(n.__class__ is ast.Call for s in stmts for n in transformer.walk(s))
 
 
-def of(node, cells, declared, helpers=frozenset()) -> State:
+def of(node, cells, declared, helpers=frozenset(), bindings=activity.modified) -> State:
     """The state of an If/While/For/Try node; `cells`: the function's cell variables,
     `declared`: its global/nonlocal names, `helpers`: the cell variables functions nested in it
     assign through `nonlocal` (a body that calls anything may call one of them, and then
     modifies them too). A Try is one the control-flow converter makes into functions: a body
-    and `except` clauses, which take and give the state as an If's branches."""
+    and `except` clauses, which take and give the state as an If's branches. `bindings` works
+    out the names statements bind (activity.modified, or a memo of it)."""
     parts = _parts(node)
-    modified = activity.modified(parts)
+    modified = bindings(parts)
     if isinstance(node, ast.For):
         modified |= activity.modified(node.target)
     if helpers and calls(parts):
