@@ -16,6 +16,11 @@ def pytest_configure(config):
         "stress: robustness under load (threads, big programs, many functions, "
         "fault injection, unusual inputs); STRESS=full runs them at full size",
     )
+    config.addinivalue_line(
+        "markers",
+        "differs_on(backend, reason): what the test checks is a documented difference of that "
+        "compiled backend; skipped when STAGING_TEST_BACKEND chooses it",
+    )
 
 
 class StressSizes:

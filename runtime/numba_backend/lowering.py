@@ -78,13 +78,20 @@ def form_of(t) -> Form | None:
     return None
 
 
+def _non_finite(item: float) -> str:
+    """NaN or an infinity as numba reads it (NumPy's constants; it has no `float("nan")`),
+    the sign bit kept."""
+    text = "np.nan" if math.isnan(item) else "np.inf"
+    return f"(-{text})" if math.copysign(1.0, item) < 0 else text
+
+
 def _literal_slot(item) -> Slot | None:
     if type(item) is bool:
         return Slot(repr(item), Form("b", 0, True), "False")
     if type(item) is int and _INT64[0] <= item <= _INT64[1]:
         return Slot(repr(item), Form("i", 0, True), "False")
     if type(item) is float:
-        text = repr(item) if math.isfinite(item) else f"np.float64({repr(item)!r})"
+        text = repr(item) if math.isfinite(item) else _non_finite(item)
         return Slot(text, Form("f", 0, True), "False")
     return None
 
@@ -237,7 +244,10 @@ class Lowering:
     def _reduction(self, node: Node, op) -> None:
         x = node.inputs[0]
         form = self.form(node, x)
-        if any(v not in (None, False) for v in node.attrs.values()) or len(node.inputs) != 1:
+        # (by identity: `axis=0` equals False, and is an axis)
+        if any(v is not None and v is not False for v in node.attrs.values()):
+            self.unsupported(node, "only whole-array reductions have a nopython form")
+        if len(node.inputs) != 1:
             self.unsupported(node, "only whole-array reductions have a nopython form")
         if form.kind not in op.numba_kinds or form.ndim == 0:
             self.unsupported(

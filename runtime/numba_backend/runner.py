@@ -44,7 +44,7 @@ class NumbaGraph:
         self.fallback: str | None = None
         self.compile_seconds: float | None = None
         self._source = ""
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # (the first call may fall back while it holds it)
         self._runner = None  # the compiled call, once the first call made it
         try:
             import numba  # noqa: F401  (the extra)
@@ -104,6 +104,16 @@ class NumbaGraph:
                 self.compile_seconds = time.perf_counter() - start
                 self.run = self._runner = runner  # type: ignore[method-assign]
 
+    def _not_compiled(self, error, *inputs):
+        """numba refused the source for these arguments (numba compiles per argument types,
+        on their first call): the graph runs on the interpreter from now on, with the note."""
+        with self._lock:
+            if self.fallback is None:
+                reason = str(error).strip().splitlines()[0]
+                self._fall_back(f"numba could not compile it: {reason}")
+                self._runner = self.interpreter.run
+        return self.interpreter.run(*inputs)
+
     def _make_runner(self, compiled):
         """The call: arguments checked, the compiled function, the outputs boxed as eager's."""
         names = [f"a{k}" for k in range(len(self.graph.inputs))]
@@ -140,6 +150,8 @@ class NumbaGraph:
             f"        r = _compiled({args})\n"
             f"    except _Rerun:\n"
             f"        return _interpret({args})\n"
+            f"    except _CompileError as error:\n"
+            f"        return _not_compiled(error, {args})\n"
             f"    return {result}\n"
         )
         scope = {
@@ -147,6 +159,8 @@ class NumbaGraph:
             "_compiled": compiled,
             "_interpret": self.interpreter.run,
             "_Rerun": cache.rerun_class(),
+            "_CompileError": _compile_error_class(),
+            "_not_compiled": self._not_compiled,
             "_geterr": np.geterr,
             "_INT_MIN": -(2**63),
             "_INT_MAX": 2**63 - 1,
@@ -154,6 +168,14 @@ class NumbaGraph:
         }
         exec(compile(text, f"<numba runner of {self.graph.name}>", "exec"), scope)  # noqa: S102
         return scope["run"]
+
+
+def _compile_error_class() -> type:
+    """What numba raises when it cannot compile a function for the arguments it was called
+    with (typing and lowering errors; code it compiled raises Python's own exceptions)."""
+    from numba.core.errors import NumbaError
+
+    return NumbaError
 
 
 def _argument_test(name: str, form: Form | None) -> str:

@@ -41,6 +41,16 @@ def check_jit_compile(jit_compile):
     return jit_compile
 
 
+def inlined_form(compiled, jit_compile):
+    """What a `call` node of an interpreted graph calling this one writes in place
+    (runtime.call_inlining): the interpreter's CompiledGraph; for "numba", the one it falls
+    back on (numba compiles no `call`, so a caller runs on the interpreter); nothing for JAX,
+    whose calls are inlined by its own lowering."""
+    if jit_compile == "numba":
+        return compiled.interpreter
+    return None if jit_compile else compiled
+
+
 def compiled_backend(graph, options, single: bool, jit_compile, lazy: bool = False):
     """What runs `graph` for `jit_compile`: the interpreter's CompiledGraph (None, False), the
     numba backend ("numba": runtime.numba_backend, which falls back on the interpreter itself),
@@ -97,7 +107,7 @@ class ConcreteFunction:
         single = output_kinds == "single"
         self._compiled = compiled_backend(graph, options, single, jit_compile, lazy)
         # what a `call` node of a graph calling this one writes in place (runtime.call_inlining)
-        self.compiled_graph = None if jit_compile else self._compiled
+        self.compiled_graph = inlined_form(self._compiled, jit_compile)
         run = self._compiled.run
         # _run_packed(*flat inputs) is the call's result (packed as the function returned it);
         # _execute(*flat inputs) is the tuple of the graph's outputs. A failure in either is

@@ -9,7 +9,7 @@ from runtime import Value
 from runtime.types import StrType, TensorType, UnionType
 from staging.core import nest
 from staging.core.recording import current_graph, record
-from staging.functions.concrete import compiled_backend, signature_text
+from staging.functions.concrete import compiled_backend, inlined_form, signature_text
 from staging.functions.trace_key import (
     TensorSpec,
     argument_name,
@@ -31,7 +31,7 @@ class LoadedGraphFunction:
         self._execute = self._compiled.__call__ if single else self._compiled.run
         self.output_types = tuple(v.type for v in graph.outputs if isinstance(v, Value))
         # what a `call` node of a graph calling this one writes in place (runtime.call_inlining)
-        self.compiled_graph = None if jit_compile else self._compiled
+        self.compiled_graph = inlined_form(self._compiled, jit_compile)
 
     def __graph_repr__(self):
         return self.name

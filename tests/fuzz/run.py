@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import sys
 import time
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
+
+import staging
 
 from .analysis import analyze
 from .features import ALL_FEATURES, CI_FEATURES, FEATURES
@@ -41,9 +44,29 @@ def parse_features(spec: str, without: str) -> frozenset:
     return frozenset(features)
 
 
-def survey(features, examples, seed_value, timeout, progress=None, skip_type_errors=False):
+# --backend: what stages the programs (jit_compile of each staging.function)
+BACKENDS = {"interpreter": None, "numba": "numba", "jax": True}
+
+
+def staged_factory(backend: str):
+    """staging.function with the backend's jit_compile (None: the runner's default)."""
+    if BACKENDS[backend] is None:
+        return None
+    return functools.partial(staging.function, jit_compile=BACKENDS[backend])
+
+
+def survey(
+    features,
+    examples,
+    seed_value,
+    timeout,
+    progress=None,
+    skip_type_errors=False,
+    backend="interpreter",
+):
     """{failure class: [count, smallest outcome]}, Counter of (category, stable), Counter of
     refusal mechanisms."""
+    factory = staged_factory(backend)
     classes = {}
     table = collections.Counter()
     refusals = collections.Counter()
@@ -63,7 +86,9 @@ def survey(features, examples, seed_value, timeout, progress=None, skip_type_err
             table[("SKIPPED", False)] += 1
             return
         try:
-            outcome = run_program(program, timeout=timeout, analysis=analysis)
+            outcome = run_program(
+                program, timeout=timeout, staged_factory=factory, analysis=analysis
+            )
         except Exception as error:  # noqa: BLE001 - a bug in the fuzzer itself: report it, go on
             table[("FUZZER_ERROR", False)] += 1
             key = f"FUZZER_ERROR {type(error).__name__}: {error}"
@@ -129,6 +154,13 @@ def main(argv=None) -> int:
         "--timeout", type=float, default=10.0, help="seconds per call before TIMEOUT"
     )
     parser.add_argument(
+        "--backend",
+        choices=sorted(BACKENDS),
+        default="interpreter",
+        help="what runs the staged graphs: the interpreter (default), numba "
+        "(jit_compile='numba') or JAX (jit_compile=True)",
+    )
+    parser.add_argument(
         "--no-shrink", action="store_true", help="print the smallest generated program as is"
     )
     parser.add_argument(
@@ -167,7 +199,13 @@ def main(argv=None) -> int:
             )
 
     classes, table, refusals = survey(
-        features, args.examples, args.seed, args.timeout, progress, args.skip_type_errors
+        features,
+        args.examples,
+        args.seed,
+        args.timeout,
+        progress,
+        args.skip_type_errors,
+        args.backend,
     )
     elapsed = time.perf_counter() - start
     print(f"\n{sum(table.values())} programs in {elapsed:.0f} s (seed {args.seed})\n")
@@ -195,19 +233,20 @@ def main(argv=None) -> int:
         if outcome is None:
             continue
         if not args.no_shrink:
-            outcome = shrink_outcome(outcome, args.timeout, args.shrink_tries)
+            outcome = shrink_outcome(outcome, args.timeout, args.shrink_tries, args.backend)
         print(outcome.report())
     return 1
 
 
-def shrink_outcome(outcome, timeout, tries):
+def shrink_outcome(outcome, timeout, tries, backend="interpreter"):
     """The outcome of the smallest program found with the same failure class."""
     target = outcome.failure_class
     best = [outcome]
+    factory = staged_factory(backend)
 
     def keep(program):
         try:
-            candidate = run_program(program, timeout=timeout)
+            candidate = run_program(program, timeout=timeout, staged_factory=factory)
         except Exception:  # noqa: BLE001
             return False
         if (

@@ -8,6 +8,8 @@ import os
 import numpy as np
 import pytest
 
+import staging
+
 pytest.importorskip("hypothesis")
 
 from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
@@ -62,6 +64,32 @@ def test_staged_equals_eager(program):
     assume(not analysis.errors)
     outcome = run_program(program, analysis=analysis)
     OUTCOMES[(outcome.category, outcome.stable)] += 1
+    assert outcome.acceptable, outcome.report()
+
+
+NUMBA_EXAMPLES = int(os.environ.get("FUZZ_NUMBA_EXAMPLES", "150"))
+
+
+@settings(
+    max_examples=NUMBA_EXAMPLES,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    print_blob=False,
+    suppress_health_check=list(HealthCheck),
+)
+@given(programs(CI_FEATURES))
+def test_staged_by_numba_equals_eager(program):
+    """The same check with every staged function compiled by numba (jit_compile="numba"):
+    graphs numba compiles give eager's answers, the others run on the interpreter."""
+    pytest.importorskip("numba")
+    analysis = analyze(program)
+    assume(not analysis.errors)
+    outcome = run_program(
+        program,
+        staged_factory=lambda f: staging.function(f, jit_compile="numba"),
+        analysis=analysis,
+    )
     assert outcome.acceptable, outcome.report()
 
 

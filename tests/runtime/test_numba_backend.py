@@ -165,3 +165,38 @@ def test_a_saved_function_loads_compiled_by_numba(tmp_path):
     loaded = staging.load(tmp_path / "collatz.stg", jit_compile="numba")
     for n in (np.int64(27), np.int64(837799), np.int64(1)):
         assert _same(loaded(n), u.collatz(n))
+
+
+def column_max(x):
+    return np.max(x, axis=0), np.sum(x, axis=0), np.any(x > 0, axis=0)
+
+
+def test_a_reduction_along_axis_0_is_not_a_whole_array_reduction():
+    # (axis=0 equals False: it once passed for "no axis" and gave a scalar)
+    x = np.arange(-4.0, 4.0).reshape(2, 4)
+    _check(column_max, (x,), compiled=False)
+
+
+def shifted(x):
+    return x + np.float64(np.inf), x * np.float64(-np.nan), x - np.float64(-np.inf)
+
+
+def test_non_finite_constants_compile():
+    staged = _check(shifted, (np.float64(1.5),), (np.float64(-0.0),))
+    assert np.signbit(staged(np.float64(1.5))[1]) == np.signbit(shifted(np.float64(1.5))[1])
+
+
+def test_source_numba_refuses_runs_on_the_interpreter(monkeypatch):
+    from runtime.numba_backend import runner
+
+    def bad_source(lowering):
+        return "def graph_fn(a0):\n    return np.float64('not a number')\n"
+
+    monkeypatch.setattr(runner.Lowering, "function", bad_source)
+    staged = staging.function(u.collatz, jit_compile="numba")
+    with pytest.warns(NumbaFallbackWarning, match="numba could not compile it"):
+        assert _same(staged(np.int64(27)), u.collatz(np.int64(27)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _same(staged(np.int64(6)), u.collatz(np.int64(6)))  # (no second note)
+    assert "could not compile" in staged.get_concrete_function(np.int64(6)).backend_fallback
