@@ -569,6 +569,7 @@ def _min_max_form(form):
 # ufuncs whose XLA form gives other signed zeros, infinities or NaNs than NumPy's loops on
 # floats: their lowering computes NumPy's definition (runtime/ops/_jax_forms.py)
 _JAX_FORMS = {
+    "matmul": lambda jnp, a, b: _jax_forms.summed_products(jnp, jnp.matmul, a.dtype, a, b),
     "divide": _jax_forms.divide,
     "divmod": _jax_forms.divmod_,
     "floor_divide": _jax_forms.floor_divide,

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..registry import add_vjps, register_op
 from ..types import TensorType
-from . import reduction_derivatives
+from . import _jax_forms, reduction_derivatives
 from ._rules import (
     check_type,
     dummy,
@@ -58,6 +58,45 @@ def reduced_shape(shape: tuple, axes: tuple, keepdims: bool) -> tuple:
     if keepdims:
         return tuple(1 if i in axes else d for i, d in enumerate(shape))
     return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _out_dtype(node):
+    return getattr(node.outputs[0].type, "dtype", None)
+
+
+def _lower_sum(ctx, node, x, axis=None, dtype=None, keepdims=False):
+    return _jax_forms.accumulated(
+        ctx.jnp, ctx.jnp.sum, x, _out_dtype(node), axis=axis, keepdims=keepdims
+    )
+
+
+def _lower_prod(ctx, node, x, axis=None, dtype=None, keepdims=False):
+    return _jax_forms.accumulated(
+        ctx.jnp, ctx.jnp.prod, x, _out_dtype(node), axis=axis, keepdims=keepdims
+    )
+
+
+def _lower_mean(ctx, node, x, **attrs):
+    return _jax_forms.mean(ctx.jnp, x, **attrs).astype(_out_dtype(node))
+
+
+def _lower_var(ctx, node, x, **attrs):
+    return _jax_forms.var(ctx.jnp, x, **attrs).astype(_out_dtype(node))
+
+
+def _lower_std(ctx, node, x, **attrs):
+    return ctx.jnp.sqrt(_jax_forms.var(ctx.jnp, x, **attrs)).astype(_out_dtype(node))
+
+
+# the JAX lowerings that compute as NumPy's functions do (runtime/ops/_jax_forms.py); the other
+# reductions are jax.numpy's function of their name
+_LOWERINGS = {
+    "sum": _lower_sum,
+    "prod": _lower_prod,
+    "mean": _lower_mean,
+    "var": _lower_var,
+    "std": _lower_std,
+}
 
 
 def _make_reduction(name, func, takes_dtype, takes_ddof, needs_elements):  # noqa: C901
@@ -112,6 +151,7 @@ def _make_reduction(name, func, takes_dtype, takes_ddof, needs_elements):  # noq
         make_kernel=make_kernel,
         numba_expr=_NUMBA.get(name, (None, ""))[0],
         numba_kinds=_NUMBA.get(name, (None, ""))[1],
+        lower=_LOWERINGS.get(name),
         lower_suspect=zero_of_either_sign if name in ("max", "min") else None,
         doc=f"np.{func.__name__}",
     )(impl)
@@ -164,9 +204,25 @@ def _scan_infer(func):
     return infer
 
 
+def _lower_scan(reduce_name):
+    def lower(ctx, node, x, axis=None, dtype=None):
+        jnp = ctx.jnp
+        x = jnp.asarray(x).astype(_out_dtype(node))
+        if axis is None:
+            x, axis = jnp.ravel(x), 0
+        if not jnp.issubdtype(x.dtype, jnp.inexact):
+            return getattr(jnp, reduce_name)(x, axis=axis)  # (integers: exact in any order)
+        combine = jnp.add if reduce_name == "cumsum" else jnp.multiply
+        return _jax_forms.sequential_scan(jnp, ctx.jax.lax, combine, x, axis)
+
+    lower.__name__ = f"lower_{reduce_name}"
+    return lower
+
+
 @register_op(
     "cumsum",
     infer=_scan_infer(np.cumsum),
+    lower=_lower_scan("cumsum"),
     doc="np.cumsum(x, axis, dtype)",
 )
 def cumsum(x, axis=None, dtype=None):
@@ -176,6 +232,7 @@ def cumsum(x, axis=None, dtype=None):
 @register_op(
     "cumprod",
     infer=_scan_infer(np.cumprod),
+    lower=_lower_scan("cumprod"),
     doc="np.cumprod(x, axis, dtype)",
 )
 def cumprod(x, axis=None, dtype=None):
