@@ -19,12 +19,12 @@ def _floats(jnp, *xs) -> bool:
 
 
 def _divisor(jnp, a, b):
-    """`b` as a divisor XLA divides by: its simplifier turns a division by a broadcast value (a
-    scalar, a row of sums) into a multiplication by the value's reciprocal, which rounds
-    otherwise in about a third of the elements. Where `a` is NaN the quotient is NaN whatever
-    the divisor, so where(isnan(a), nan, b) gives the same quotients and is no broadcast."""
-    if jnp.shape(b) == jnp.broadcast_shapes(jnp.shape(a), jnp.shape(b)):
-        return b
+    """`b` as a divisor XLA divides by: its simplifier turns a division by a constant or by a
+    broadcast value (a scalar, a row of sums) into a multiplication by the value's reciprocal,
+    which rounds otherwise in about a third of the elements. Where `a` is NaN the quotient is
+    NaN whatever the divisor, so where(isnan(a), nan, b) gives the same quotients and is
+    neither (a compare and a select fused into the division's loop; inside jit a constant is
+    not told from a run-time value, so every float division takes them)."""
     return jnp.where(jnp.isnan(a), jnp.asarray(jnp.nan, dtype=b.dtype), b)
 
 
@@ -86,6 +86,20 @@ def sign(jnp, x):
         return jnp.sign(x)
     one = jnp.ones_like(x)
     return jnp.where(x > 0, one, jnp.where(x < 0, -one, jnp.where(x == 0, 0 * one, x)))
+
+
+def logaddexp(jnp, a, b):
+    """npy_logaddexp: x + log(2) for equal operands (exactly), XLA's form otherwise."""
+    if not _floats(jnp, a, b):
+        return jnp.logaddexp(a, b)
+    return jnp.where(a == b, a + np.log(2.0).astype(a.dtype), jnp.logaddexp(a, b))
+
+
+def logaddexp2(jnp, a, b):
+    """npy_logaddexp2: x + 1 for equal operands (exactly: logaddexp2(-1, -1) is 0.0)."""
+    if not _floats(jnp, a, b):
+        return jnp.logaddexp2(a, b)
+    return jnp.where(a == b, a + 1, jnp.logaddexp2(a, b))
 
 
 def modf(jnp, x):

@@ -575,6 +575,8 @@ _JAX_FORMS = {
     "floor_divide": _jax_forms.floor_divide,
     "remainder": _jax_forms.remainder,
     "modf": _jax_forms.modf,
+    "logaddexp": _jax_forms.logaddexp,
+    "logaddexp2": _jax_forms.logaddexp2,
     "sign": _jax_forms.sign,
     "maximum": _min_max_form(_jax_forms.maximum),
     "minimum": _min_max_form(_jax_forms.minimum),

@@ -535,10 +535,10 @@ def _lower_round(ctx, node, x, decimals=0):
     x = jnp.asarray(x)
     if not jnp.issubdtype(x.dtype, jnp.floating):
         return jnp.round(x, decimals=decimals)
-    factor = float(10.0 ** abs(decimals))
+    factor = jnp.asarray(10.0 ** abs(decimals), dtype=x.dtype)
     if decimals >= 0:
-        return jnp.rint(x * factor) / factor
-    return jnp.rint(x / factor) * factor
+        return _jax_forms.divide(jnp, jnp.rint(x * factor), factor)
+    return jnp.rint(_jax_forms.divide(jnp, x, factor)) * factor
 
 
 @register_op("round", infer=round_infer, doc="np.round(x, decimals)", lower=_lower_round)
