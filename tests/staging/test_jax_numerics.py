@@ -404,3 +404,12 @@ def test_float32_products_are_within_the_bound(func, dtype):
     # accumulate in float16 for np.dot): within k * eps * sum|a||b|, k = 300 the summed length
     assert np.all(np.abs(got - exact) <= eps * np.abs(exact) + 1e-12 * magnitude)
     assert np.all(np.abs(got - want) <= 300 * eps * magnitude)
+
+
+def test_subnormals_are_flushed_to_zero():
+    """docs/jax.md's last row: a documented difference (XLA's CPU mode), checked so that the
+    row changes when XLA's does."""
+    x = np.array([5e-324, -5e-324, 1e-310, 1.0])
+    got = _compiled(lambda x: x * 2.0)(x)
+    assert got.tolist() == [0.0, -0.0, 0.0, 2.0]
+    assert (x * 2.0).tolist() == [1e-323, -1e-323, 2e-310, 2.0]
