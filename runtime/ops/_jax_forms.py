@@ -206,9 +206,9 @@ def summed_products(jnp, product, out_dtype, *operands, **kwargs):
     float64 (complex128) and rounded once: NumPy's BLAS (and its float16 loop) accumulates more
     accurately than XLA's float32 kernels (a 500x500 float32 matmul: 7e-7 against 1.3e-6 off
     the exact products)."""
-    operands = [jnp.asarray(x).astype(out_dtype) for x in operands]
+    cast = [jnp.asarray(x).astype(out_dtype) for x in operands]
     wider = _WIDER.get(str(np.dtype(out_dtype)))
     if wider is None:
-        return product(*operands, **kwargs)
-    result = product(*operands, preferred_element_type=wider, **kwargs)
+        return product(*cast, **kwargs)
+    result = product(*cast, preferred_element_type=wider, **kwargs)
     return rounded_from_wider(jnp, result, out_dtype)

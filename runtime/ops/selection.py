@@ -239,12 +239,14 @@ def _lower_lexsort(ctx, node, *keys, axis=-1, sequence=True):
     """A stable sort on the keys (the last one first), as NumPy's lexsort is: jax.numpy's leaves
     the order of elements equal in every key to XLA's unstable sort."""
     jnp, lax = ctx.jnp, ctx.jax.lax
-    keys = [jnp.asarray(k) for k in (keys if sequence else list(jnp.asarray(keys[0])))]
-    shape = jnp.broadcast_shapes(*(k.shape for k in keys))
-    keys = [jnp.broadcast_to(k, shape) for k in keys]
+    arrays = [jnp.asarray(k) for k in (keys if sequence else list(jnp.asarray(keys[0])))]
+    shape = jnp.broadcast_shapes(*(k.shape for k in arrays))
+    arrays = [jnp.broadcast_to(k, shape) for k in arrays]
     axis = axis % len(shape) if shape else 0
     index = lax.broadcasted_iota(node.outputs[0].type.dtype, shape, axis)
-    return lax.sort((*keys[::-1], index), dimension=axis, num_keys=len(keys), is_stable=True)[-1]
+    return lax.sort((*arrays[::-1], index), dimension=axis, num_keys=len(arrays), is_stable=True)[
+        -1
+    ]
 
 
 register_call(
