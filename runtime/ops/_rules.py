@@ -146,3 +146,20 @@ def nonfinite_from_finite(jnp, node, outputs, *inputs):
         if jnp.issubdtype(x.dtype, jnp.inexact):
             bad = bad & jnp.all(jnp.isfinite(x))
     return bad
+
+
+def zero_of_either_sign(jnp, node, outputs, x):
+    """(OpDef.lower_suspect) A float max or min (np.max, np.nanmin ...) whose result is a zero
+    where the elements it reduces hold zeros of both signs: which one NumPy gives depends on the
+    order its loops visit them (SIMD lanes, the array's length), so such a call runs on the
+    interpreter."""
+    x, out = jnp.asarray(x), jnp.asarray(outputs[0])
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        return None
+    axis, keepdims = node.attrs.get("axis"), bool(node.attrs.get("keepdims", False))
+    if isinstance(axis, list):
+        axis = tuple(axis)
+    zeros = x == 0
+    negative = jnp.any(zeros & jnp.signbit(x), axis=axis, keepdims=keepdims)
+    positive = jnp.any(zeros & ~jnp.signbit(x), axis=axis, keepdims=keepdims)
+    return jnp.any(negative & positive & (out == 0))

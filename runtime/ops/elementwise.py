@@ -21,7 +21,7 @@ from ..types import (
     may_be_python_number,
     union_of,
 )
-from . import ufunc_derivatives
+from . import _jax_forms, ufunc_derivatives
 from ._rules import (
     check_type,
     dummy,
@@ -557,6 +557,40 @@ def _input_types(node) -> list:
     return [v.type if hasattr(v, "type") else v for v in node.inputs]
 
 
+def _min_max_form(form):
+    def lower(jnp, a, b):
+        if min_max_follow_c():
+            return form(jnp, a, b)
+        return getattr(jnp, form.__name__)(a, b)  # (NumPy's loops follow no one rule here)
+
+    return lower
+
+
+# ufuncs whose XLA form gives other signed zeros, infinities or NaNs than NumPy's loops on
+# floats: their lowering computes NumPy's definition (runtime/ops/_jax_forms.py)
+_JAX_FORMS = {
+    "matmul": lambda jnp, a, b: _jax_forms.summed_products(jnp, jnp.matmul, a.dtype, a, b),
+    "divide": _jax_forms.divide,
+    "divmod": _jax_forms.divmod_,
+    "floor_divide": _jax_forms.floor_divide,
+    "remainder": _jax_forms.remainder,
+    "modf": _jax_forms.modf,
+    "logaddexp": _jax_forms.logaddexp,
+    "logaddexp2": _jax_forms.logaddexp2,
+    "sign": _jax_forms.sign,
+    "maximum": _min_max_form(_jax_forms.maximum),
+    "minimum": _min_max_form(_jax_forms.minimum),
+}
+
+
+def jnp_ufunc(jnp, name: str):
+    """The JAX function computing ufunc `name` as NumPy's loops do (on dtypes NumPy resolved)."""
+    form = _JAX_FORMS.get(name)
+    if form is None:
+        return getattr(jnp, name)
+    return lambda *args: form(jnp, *args)
+
+
 def _lower_ufunc_as(name: str):
     """The lowering of ufunc `name` (also of Python's operators that compute as it does)."""
     ufunc = UFUNCS[name]
@@ -572,7 +606,7 @@ def _lower_ufunc_as(name: str):
             loop = loop_dtypes(ufunc, types)
         jnp = ctx.jnp
         args = [jnp.asarray(x, dtype=d) for x, d in zip(inputs, loop[: ufunc.nin])]
-        out = getattr(jnp, name)(*args)
+        out = jnp_ufunc(jnp, name)(*args)
         if ufunc.nout == 1:
             return out.astype(loop[ufunc.nin])
         return tuple(o.astype(d) for o, d in zip(out, loop[ufunc.nin :]))
@@ -614,6 +648,19 @@ setattr(
     _division_suspect, "reads", (1,)
 )  # (the inputs it reads: a literal divisor is never suspect)
 _declare("floor_divide remainder fmod divmod", lower_suspect=_division_suspect)
+
+
+def _opposite_zeros_suspect(jnp, node, outputs, a, b):
+    """(OpDef.lower_suspect) np.fmax / np.fmin of two zeros of opposite signs: which one NumPy
+    gives depends on its loop (the C library's fmax on short arrays, SIMD on long ones, another
+    on float32 0-d arrays), so such a call runs on the interpreter."""
+    a, b = jnp.asarray(a), jnp.asarray(b)
+    if not (jnp.issubdtype(a.dtype, jnp.floating) and jnp.issubdtype(b.dtype, jnp.floating)):
+        return None
+    return jnp.any((a == 0) & (b == 0) & (jnp.signbit(a) != jnp.signbit(b)))
+
+
+_declare("fmax fmin", lower_suspect=_opposite_zeros_suspect)
 
 
 for _name, _rule in ufunc_derivatives.RULES.items():
@@ -664,7 +711,7 @@ def _lower_ufunc_call(ctx, node, *inputs, ufunc):
     loop = loop_dtypes(func, types)
     jnp = ctx.jnp
     args = [jnp.asarray(x, dtype=d) for x, d in zip(inputs, loop[: func.nin])]
-    return getattr(jnp, ufunc)(*args).astype(loop[func.nin])
+    return jnp_ufunc(jnp, ufunc)(*args).astype(loop[func.nin])
 
 
 register_op(
@@ -844,7 +891,7 @@ def _lower_ufunc_out(ctx, node, target, *inputs, ufunc, numpy_out=False):
     )
     jnp = ctx.jnp
     args = [jnp.asarray(x, dtype=d) for x, d in zip(inputs, loop[: func.nin])]
-    result = getattr(jnp, ufunc)(*args)
+    result = jnp_ufunc(jnp, ufunc)(*args)
     return jnp.broadcast_to(result.astype(target.dtype), jnp.shape(target))
 
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..registry import add_vjps, register_op
 from ..types import TensorType
-from . import linalg_derivatives, shape_derivatives
+from . import _jax_forms, linalg_derivatives, shape_derivatives
 from ._rules import check_type, dummy, fmt_shape, known_prod, result_dtype, shape_of
 from .elementwise import broadcast
 
@@ -34,7 +34,20 @@ def dot_infer(a, b):
     return TensorType(dtype, sa[:-1] + sb[:-2] + sb[-1:])
 
 
-@register_op("dot", infer=dot_infer, doc="np.dot(a, b)")
+def lower_products(name):
+    """The lowering of NumPy's product-sum `name` (dot, vdot, inner, tensordot):
+    runtime/ops/_jax_forms.summed_products."""
+
+    def lower(ctx, node, *operands, **attrs):
+        product = getattr(ctx.jnp, name)
+        dtype = node.outputs[0].type.dtype
+        return _jax_forms.summed_products(ctx.jnp, product, dtype, *operands, **attrs)
+
+    lower.__name__ = f"lower_{name}"
+    return lower
+
+
+@register_op("dot", infer=dot_infer, doc="np.dot(a, b)", lower=lower_products("dot"))
 def dot(a, b):
     return np.dot(a, b)
 
@@ -152,7 +165,12 @@ def einsum_infer(*operands, subscripts):
     infer=einsum_infer,
     make_kernel=lambda subscripts: lambda *ops: np.einsum(subscripts, *ops),
     # (jax.numpy.einsum takes the subscripts by position only)
-    lower=lambda ctx, node, *ops, subscripts: ctx.jnp.einsum(subscripts, *ops),
+    lower=lambda ctx, node, *ops, subscripts: _jax_forms.summed_products(
+        ctx.jnp,
+        lambda *xs, **kw: ctx.jnp.einsum(subscripts, *xs, **kw),
+        node.outputs[0].type.dtype,
+        *ops,
+    ),
     doc="np.einsum(subscripts, *operands)",
 )
 def einsum(*operands, subscripts):

@@ -25,6 +25,7 @@ from ._rules import (
     normalize_axis,
 )
 from .elementwise import broadcast
+from .linalg import lower_products
 
 LinAlgError = np.linalg.LinAlgError
 
@@ -306,7 +307,9 @@ register_call("linalg.svdvals", linalg.svdvals, _svdvals, **_RAISES_ON_VALUES)
 register_call("linalg.cross", linalg.cross, _linalg_cross, probe=_cross3_probe, min_inputs=2)
 register_call("linalg.outer", linalg.outer, _linalg_outer, min_inputs=2)
 register_call("cross", np.cross, _cross, probe=_cross_probe, min_inputs=2)
-register_call("tensordot", np.tensordot, _tensordot, min_inputs=2)
+register_call(
+    "tensordot", np.tensordot, _tensordot, min_inputs=2, lower=lower_products("tensordot")
+)
 
 
 # -- building matrices and products beyond matmul ----------------------------------------------
@@ -401,8 +404,8 @@ def _multi_dot(*shapes):
 register_call("diagflat", np.diagflat, _diagflat)
 register_call("vander", np.vander, _vander)
 register_call("kron", np.kron, _kron, min_inputs=2)
-register_call("inner", np.inner, _inner, min_inputs=2)
-register_call("vdot", np.vdot, _vdot, min_inputs=2)
+register_call("inner", np.inner, _inner, min_inputs=2, lower=lower_products("inner"))
+register_call("vdot", np.vdot, _vdot, min_inputs=2, lower=lower_products("vdot"))
 register_call(
     "linalg.lstsq",
     linalg.lstsq,

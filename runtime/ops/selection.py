@@ -233,15 +233,29 @@ for _name, _dtypes in (
         "from NumPy's; sort instead, or keep the interpreter",
         attr_kinds=(("kind", one_of("introselect")),),
     )
+
+
+def _lower_lexsort(ctx, node, *keys, axis=-1, sequence=True):
+    """A stable sort on the keys (the last one first), as NumPy's lexsort is: jax.numpy's leaves
+    the order of elements equal in every key to XLA's unstable sort."""
+    jnp, lax = ctx.jnp, ctx.jax.lax
+    arrays = [jnp.asarray(k) for k in (keys if sequence else list(jnp.asarray(keys[0])))]
+    shape = jnp.broadcast_shapes(*(k.shape for k in arrays))
+    arrays = [jnp.broadcast_to(k, shape) for k in arrays]
+    axis = axis % len(shape) if shape else 0
+    index = lax.broadcasted_iota(node.outputs[0].type.dtype, shape, axis)
+    return lax.sort((*arrays[::-1], index), dimension=axis, num_keys=len(arrays), is_stable=True)[
+        -1
+    ]
+
+
 register_call(
     "lexsort",
     _lexsort_kernel,
     _lexsort,
     probe=_lexsort_probe,
     doc="np.lexsort(keys, axis): the keys as inputs (sequence=True) or one array of keys",
-    lower=lambda ctx, node, *keys, axis=-1, sequence=True: ctx.jnp.lexsort(
-        keys if sequence else keys[0], axis=axis
-    ),
+    lower=_lower_lexsort,
 )
 register_call(
     "unravel_index",

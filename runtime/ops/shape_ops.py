@@ -6,7 +6,7 @@ import numpy as np
 
 from ..registry import add_vjps, register_op
 from ..types import TensorType, may_be_python_number
-from . import shape_derivatives
+from . import _jax_forms, shape_derivatives
 from ._rules import (
     DYNAMIC_SHAPE,
     as_index,
@@ -391,9 +391,40 @@ def clip_infer(x, *limits, bounds="min_max"):
     return TensorType(dtype, broadcast(*shapes))
 
 
+def _lower_clip(ctx, node, x, *limits, bounds="min_max"):
+    """NumPy's clip: np.maximum with the lower bound, then np.minimum with the upper bound, as
+    NumPy's loops compute them (a NaN of x kept, of two equal zeros the bound), in the result's
+    dtype."""
+    jnp = ctx.jnp
+    lo, hi = _clip_args(bounds, limits)
+    dtype = node.outputs[0].type.dtype
+    out = jnp.asarray(x, dtype=dtype)
+    if lo is not None:
+        out = _jax_forms.maximum(jnp, out, jnp.asarray(lo, dtype=dtype))
+    if hi is not None:
+        out = _jax_forms.minimum(jnp, out, jnp.asarray(hi, dtype=dtype))
+    return jnp.broadcast_to(out, jnp.broadcast_shapes(*(jnp.shape(v) for v in (x, *limits))))
+
+
+def _clip_suspect(jnp, node, outputs, x, *limits, bounds="min_max"):
+    """(OpDef.lower_suspect) Zeros of both signs among an element and its bounds: which one
+    NumPy's clip gives depends on its loop (bounds that are one value for the whole array take
+    another loop than bounds that vary), so such a call runs on the interpreter."""
+    values = [jnp.asarray(v) for v in (x, *limits)]
+    if not all(jnp.issubdtype(v.dtype, jnp.floating) for v in values):
+        return None
+    negative = positive = False
+    for v in values:
+        negative = negative | ((v == 0) & jnp.signbit(v))
+        positive = positive | ((v == 0) & ~jnp.signbit(v))
+    return jnp.any(negative & positive)
+
+
 @register_op(
     "clip",
     infer=clip_infer,
+    lower=_lower_clip,
+    lower_suspect=_clip_suspect,
     doc="np.clip(x, lo, hi); attr bounds says which of lo/hi are inputs ('min_max', 'min', 'max', 'none')",
 )
 def clip(x, *limits, bounds="min_max"):
@@ -497,7 +528,20 @@ def round_infer(x, decimals=0):
     return TensorType(result_dtype(np.round, dummy(x), decimals=decimals), shape_of(x))
 
 
-@register_op("round", infer=round_infer, doc="np.round(x, decimals)")
+def _lower_round(ctx, node, x, decimals=0):
+    """NumPy's round of floats: rint(x * 10**d) / 10**d (rint(x / 10**-d) * 10**-d for d < 0),
+    in x's dtype (jax.numpy's multiplies by 10**-d, which rounds otherwise)."""
+    jnp = ctx.jnp
+    x = jnp.asarray(x)
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        return jnp.round(x, decimals=decimals)
+    factor = jnp.asarray(10.0 ** abs(decimals), dtype=x.dtype)
+    if decimals >= 0:
+        return _jax_forms.divide(jnp, jnp.rint(x * factor), factor)
+    return jnp.rint(_jax_forms.divide(jnp, x, factor)) * factor
+
+
+@register_op("round", infer=round_infer, doc="np.round(x, decimals)", lower=_lower_round)
 def round_(x, decimals=0):
     return np.round(x, decimals=decimals)
 

@@ -12,7 +12,7 @@ import numpy as np
 from ..registry import BOOL, add_vjps
 from . import linalg_derivatives
 from ._calls import lower_by_name, register_call, same_shape, stand_in
-from ._rules import as_index, known_prod, normalize_axes, normalize_axis
+from ._rules import as_index, known_prod, normalize_axes, normalize_axis, zero_of_either_sign
 from .elementwise import broadcast
 
 
@@ -125,7 +125,12 @@ for _func in (
     np.nanvar,
     np.ptp,
 ):
-    register_call(_func.__name__, _func, reduced)
+    register_call(
+        _func.__name__,
+        _func,
+        reduced,
+        lower_suspect=zero_of_either_sign if _func in (np.nanmax, np.nanmin) else None,
+    )
 for _func in (np.nanargmax, np.nanargmin):
     register_call(_func.__name__, _func, _one_axis(_func.__name__))
 for _func in (np.nancumsum, np.nancumprod):
