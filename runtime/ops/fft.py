@@ -68,14 +68,18 @@ def _many_axes_shape(kind, default_axes=None):
         axes = tuple(normalize_axis(ax, ndim) for ax in axes)
         if s is not None and len(s) != len(axes):
             raise ValueError("Shape and axes have different lengths.")
-        sizes = [None if s is None or s[i] == -1 else _points(s[i], "s") for i in range(len(axes))]
+        # (s[i] == -1: the input's length along the axis, for irfftn's last axis too)
+        sizes = [
+            None if s is None else a[axes[i]] if s[i] == -1 else _points(s[i], "s")
+            for i in range(len(axes))
+        ]
         out = list(a)
         for i, ax in enumerate(axes):
             last = i == len(axes) - 1
             if kind == "r" and last:
                 out[ax] = _half(a[ax] if sizes[i] is None else sizes[i])
             elif kind == "ir" and last:
-                out[ax] = _back(a[ax]) if sizes[i] is None else sizes[i]
+                out[ax] = _back(a[ax]) if s is None else sizes[i]
             else:
                 out[ax] = a[ax] if sizes[i] is None else sizes[i]
         return tuple(out)
