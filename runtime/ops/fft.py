@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..registry import add_vjps
+from . import fft_derivatives
 from ._calls import register_call, same_shape, stand_in
 from ._rules import as_index, normalize_axis
 
@@ -100,3 +102,4 @@ for _name, _kind in (("fftn", "c"), ("ifftn", "c"), ("rfftn", "r"), ("irfftn", "
 for _name in ("fftshift", "ifftshift"):
     register_call(f"fft.{_name}", getattr(np.fft, _name), same_shape)
 del _name
+add_vjps(fft_derivatives.RULES)

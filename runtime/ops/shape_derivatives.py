@@ -38,6 +38,7 @@ def _where(ctx, g, out, cond, x, y):
 
 
 def _clip(ctx, g, out, x, *limits, bounds="min_max"):
+    ctx.real_only(x, "np.clip")
     inside = np.ones_like(g, dtype=bool)
     lo, hi = {"min_max": (0, 1), "min": (0, None), "max": (None, 0), "none": (None, None)}[bounds]
     if lo is not None:
