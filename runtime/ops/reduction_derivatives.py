@@ -97,8 +97,8 @@ def _sort(ctx, g, out, x, axis=-1, kind=None, stable=None):
     if axis is None:
         flat = np.reshape(x, (-1,))
         return (ctx.reshape_like(_sort(ctx, g, out, flat, axis=0)[0], x),)
-    order = np.argsort(x, axis=axis, kind="stable")
-    places = np.argsort(order, axis=axis, kind="stable")
+    order = np.argsort(x, axis=axis, stable=True)
+    places = np.argsort(order, axis=axis, stable=True)
     return (np.take_along_axis(g, places, axis=axis),)
 
 

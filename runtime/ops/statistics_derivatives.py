@@ -85,8 +85,8 @@ def _quantile_vjp(ctx, g, a, q, axis, keepdims: bool, form: tuple, of_q: bool):
     nan, scale = form
     ctx.real_only(a, "a quantile or median")
     xs, back = _to_last(ctx, a, axis)
-    order = np.argsort(xs, axis=-1, kind="stable")
-    places = np.argsort(order, axis=-1, kind="stable")
+    order = np.argsort(xs, axis=-1, stable=True)
+    places = np.argsort(order, axis=-1, stable=True)
     fraction = q * scale
     lower, upper, t, count = _interpolation(ctx, xs, fraction, nan)
     q_ndim = ctx.ndim(q)

@@ -325,3 +325,24 @@ def test_fft_of_an_axis_known_only_at_run_time():
     with pytest.raises(errors.GradientError, match="known only when the graph runs") as info:
         staging.grad(cropped).get_concrete_function(spec)
     assert f"test_gradient_complex.py:{_line_of(cropped) + 1}" in str(info.value)
+
+
+def test_complex_and_fft_gradients_run_under_jit_compile():
+    pytest.importorskip("jax")
+
+    def spectral(x):
+        return (
+            np.sum(np.abs(FFT.rfft(x, n=6, norm="ortho")) ** 2)
+            + FFT.irfft2(np.reshape(x, (2, 2)) + 0j)[0, 1]
+        )
+
+    def of_complex(z):
+        return np.sum(np.abs(np.exp(z) * np.conj(z))) + np.angle(z[0]) + np.var(z)
+
+    for f, x in (
+        (spectral, np.array([0.3, -1.2, 2.0, 0.7])),
+        (of_complex, np.array([0.3 + 1j, -1.2 + 0.5j])),
+    ):
+        g = staging.grad(f)
+        compiled = staging.function(g, jit_compile=True)
+        np.testing.assert_allclose(np.asarray(compiled(x)), g(x), rtol=1e-12)

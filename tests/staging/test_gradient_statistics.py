@@ -158,3 +158,15 @@ def test_nancumprod_has_no_rule_and_is_refused_naming_the_line():
     with pytest.raises(errors.GradientError, match="nancumprod has no gradient rule") as info:
         staging.grad(f)(X)
     assert f"test_gradient_statistics.py:{f.__code__.co_firstlineno + 1}" in str(info.value)
+
+
+def test_gradients_of_median_and_sort_run_under_jit_compile():
+    pytest.importorskip("jax")
+
+    def f(x):
+        return np.median(x) + np.sum(np.quantile(x, [0.2, 0.7])) + np.sum(np.sort(x) * x)
+
+    g = staging.grad(f)
+    compiled = staging.function(g, jit_compile=True)
+    x = np.array([0.3, -1.2, 2.0, 0.7, 0.1, 0.7])
+    np.testing.assert_allclose(np.asarray(compiled(x)), g(x), rtol=1e-12)
