@@ -121,6 +121,9 @@ REDUCTIONS = [
     lambda z: np.real(np.sort(z, axis=None) * np.arange(12.0)),
     lambda z: np.abs(np.trace(z @ z.T)),
     lambda z: np.abs(np.dot(z[0], z[1]) + np.outer(z[0], z[1])),
+    lambda z: np.abs(np.einsum("ij,kj->ik", z, z * 1j) + np.tensordot(z, z.T, axes=1)),
+    lambda z: np.abs(np.einsum("ij,jk", np.real(z), z.T)),
+    lambda z: np.abs(np.trapezoid(z, axis=0) + np.average(z, axis=1)[:1]),
 ]
 
 
