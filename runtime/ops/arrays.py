@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..registry import add_vjps
+from . import shape_derivatives, ufunc_derivatives
 from ._calls import dim_add, register_call, same_shape, stand_in
 from ._rules import DYNAMIC_SHAPE, as_index, normalize_axes, normalize_axis
 from .elementwise import broadcast
@@ -277,3 +279,5 @@ register_call(
     min_inputs=2,
 )
 register_call("resize", np.resize, _resize)
+add_vjps(ufunc_derivatives.PART_RULES)
+add_vjps(shape_derivatives.ARRAY_RULES)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..registry import add_vjps
+from . import fft_derivatives
 from ._calls import register_call, same_shape, stand_in
 from ._rules import as_index, normalize_axis
 
@@ -68,14 +70,18 @@ def _many_axes_shape(kind, default_axes=None):
         axes = tuple(normalize_axis(ax, ndim) for ax in axes)
         if s is not None and len(s) != len(axes):
             raise ValueError("Shape and axes have different lengths.")
-        sizes = [None if s is None or s[i] == -1 else _points(s[i], "s") for i in range(len(axes))]
+        # (s[i] == -1: the input's length along the axis, for irfftn's last axis too)
+        sizes = [
+            None if s is None else a[axes[i]] if s[i] == -1 else _points(s[i], "s")
+            for i in range(len(axes))
+        ]
         out = list(a)
         for i, ax in enumerate(axes):
             last = i == len(axes) - 1
             if kind == "r" and last:
                 out[ax] = _half(a[ax] if sizes[i] is None else sizes[i])
             elif kind == "ir" and last:
-                out[ax] = _back(a[ax]) if sizes[i] is None else sizes[i]
+                out[ax] = _back(a[ax]) if s is None else sizes[i]
             else:
                 out[ax] = a[ax] if sizes[i] is None else sizes[i]
         return tuple(out)
@@ -96,3 +102,4 @@ for _name, _kind in (("fftn", "c"), ("ifftn", "c"), ("rfftn", "r"), ("irfftn", "
 for _name in ("fftshift", "ifftshift"):
     register_call(f"fft.{_name}", getattr(np.fft, _name), same_shape)
 del _name
+add_vjps(fft_derivatives.RULES)

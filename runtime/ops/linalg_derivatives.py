@@ -28,7 +28,9 @@ last two axes; `_mt` transposes them):
   of y over the interval before x_i and the one after it.
 - average: a weighted mean sum(w a) / sum(w) gives w / sum(w) for a and
   (a - mean) / sum(w) for w.
-Complex matrices are not supported (their gradients need conjugates these rules do not take).
+Complex matrices are not supported by the np.linalg rules (their gradients need conjugates
+these rules do not take); einsum, tensordot, trapezoid and average, linear in each operand,
+differentiate complex values (JAX's convention, runtime.ops.ufunc_derivatives).
 """
 
 from __future__ import annotations
@@ -306,8 +308,7 @@ def _is_one(d) -> bool:
 
 
 def _contraction(ctx, g, operands, terms, out_term):
-    for x in operands:
-        _real(ctx, x, "einsum/tensordot operands")
+    # (multilinear: complex operands need no conjugate in JAX's convention)
     return tuple(
         _contraction_grad(ctx, g, operands, terms, out_term, i) if ctx.wants(i) else None
         for i in range(len(operands))

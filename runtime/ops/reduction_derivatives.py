@@ -53,6 +53,7 @@ def _prod(ctx, g, out, x, axis=None, keepdims=False, dtype=None):
 
 
 def _extreme(ctx, g, out, x, axis=None, keepdims=False):
+    ctx.real_only(x, "a maximum or minimum")
     equal = x == _spread(ctx, out, x, axis, keepdims)
     axes = _axes(ctx, x, axis)
     if len(axes) == 1:  # the first equal element along the axis
@@ -68,6 +69,8 @@ def _extreme(ctx, g, out, x, axis=None, keepdims=False):
 
 def _var(ctx, g, out, x, axis=None, keepdims=False, dtype=None, ddof=0):
     centred = x - np.mean(x, axis=_axes(ctx, x, axis) or None, keepdims=True)
+    if ctx.is_complex(x):  # (the mean of |x - mean|^2: conj(x - mean) per unit of |.|^2)
+        centred = np.conjugate(centred)
     scale = 2.0 / (ctx.count(x, out) - ddof)
     return (_spread(ctx, g, x, axis, keepdims) * centred * scale,)
 
@@ -94,8 +97,8 @@ def _sort(ctx, g, out, x, axis=-1, kind=None, stable=None):
     if axis is None:
         flat = np.reshape(x, (-1,))
         return (ctx.reshape_like(_sort(ctx, g, out, flat, axis=0)[0], x),)
-    order = np.argsort(x, axis=axis, kind="stable")
-    places = np.argsort(order, axis=axis, kind="stable")
+    order = np.argsort(x, axis=axis, stable=True)
+    places = np.argsort(order, axis=axis, stable=True)
     return (np.take_along_axis(g, places, axis=axis),)
 
 

@@ -38,6 +38,7 @@ def _where(ctx, g, out, cond, x, y):
 
 
 def _clip(ctx, g, out, x, *limits, bounds="min_max"):
+    ctx.real_only(x, "np.clip")
     inside = np.ones_like(g, dtype=bool)
     lo, hi = {"min_max": (0, 1), "min": (0, None), "max": (None, 0), "none": (None, None)}[bounds]
     if lo is not None:
@@ -91,6 +92,22 @@ def _getitem(ctx, g, out, x, *inputs, index):
     return (ctx.op("scatter_add", x, g, *inputs, index=index),) + (None,) * len(inputs)
 
 
+def _take_along_axis(ctx, g, out, arr, indices, axis=-1):
+    """arr[the aranges of the other axes, indices]: g added into zeros at those places."""
+    if axis is None:
+        flat = np.reshape(arr, (-1,))
+        return (ctx.reshape_like(ctx.op("scatter_add", flat, g, indices, index=("?",)), arr), None)
+    nd = ctx.ndim(arr)
+    axis = axis % nd
+    keys = [
+        indices
+        if k == axis
+        else np.reshape(np.arange(ctx.dim(arr, k)), tuple(-1 if j == k else 1 for j in range(nd)))
+        for k in range(nd)
+    ]
+    return (ctx.op("scatter_add", arr, g, *keys, index=("?",) * nd), None)
+
+
 def _setitem(ctx, g, out, x, value, *inputs, index):
     gx = gv = None
     if ctx.wants(0):
@@ -137,4 +154,5 @@ SHAPE_RULES: dict[str, Callable] = {
     "trace": _trace,
 }
 INDEXING_RULES: dict[str, Callable] = {"getitem": _getitem, "setitem": _setitem}
+ARRAY_RULES: dict[str, Callable] = {"take_along_axis": _take_along_axis}
 PRODUCT_RULES: dict[str, Callable] = {"outer": _outer, "dot": _dot}

@@ -10,7 +10,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..registry import BOOL, add_vjps
-from . import linalg_derivatives
+from . import linalg_derivatives, statistics_derivatives, ufunc_derivatives
 from ._calls import lower_by_name, register_call, same_shape, stand_in
 from ._rules import as_index, known_prod, normalize_axes, normalize_axis, zero_of_either_sign
 from .elementwise import broadcast
@@ -302,3 +302,5 @@ register_call(
 )
 del _name
 add_vjps(linalg_derivatives.STATISTICS_RULES)
+add_vjps(ufunc_derivatives.ANGLE_RULES)
+add_vjps(statistics_derivatives.RULES)

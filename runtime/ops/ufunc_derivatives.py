@@ -10,6 +10,13 @@ term the gradient does not need can warn or make a NaN).
 Functions that are piecewise constant (floor, sign, comparisons...) have a zero derivative
 wherever they have one; their rule gives zeros, as JAX does. Ties of maximum/minimum split the
 cotangent in two, as JAX does.
+
+Complex values follow JAX's convention: the cotangent `g` of a complex value w stands for the
+real linear form dw -> Re(g dw). So a holomorphic f (exp, log, sin, multiply, matmul...) has
+the rule g * f'(z), the same formula as for reals (no conjugate); conj gives conj(g); real(z)
+gives g, imag(z) gives -1j g, abs(z) gives g conj(z) / |z|; a real input's cotangent is the
+real part of the complex one (staging.gradients takes it). Functions that order values
+(maximum, sign, clip, max...) are refused on complex values (`ctx.real_only`).
 """
 
 from __future__ import annotations
@@ -91,6 +98,8 @@ def _power(ctx, g, out, x, y):
     if ctx.wants(1):
         # x ** y = exp(y log x): where x is 0 the derivative in y is 0 (JAX's convention)
         safe = np.where(x == 0, 1.0, x)
+        if ctx.is_complex(out) and not ctx.is_complex(x):  # (a real x < 0: its complex log)
+            safe = safe + 0j
         gy = ctx.sum_to(g * np.where(x == 0, 0.0, out * np.log(safe)), y)
     return gx, gy
 
@@ -99,6 +108,8 @@ def _split(pick_x):
     """maximum/minimum: the cotangent goes to the input chosen; a tie splits it in two."""
 
     def vjp(ctx, g, out, x, y):
+        ctx.real_only(x, "a maximum or minimum")
+        ctx.real_only(y, "a maximum or minimum")
         chosen_x = pick_x(x, y)
         tie = x == y
         weight = np.where(tie, 0.5, np.where(chosen_x, 1.0, 0.0))
@@ -148,6 +159,48 @@ def _fmod(ctx, g, out, x, y):
     )
 
 
+def _absolute(ctx, g, out, x):
+    """|x|: sign(x) (0 at 0); for a complex z, conj(z) / |z| (0 at 0)."""
+    if not ctx.is_complex(x):
+        return (g * np.sign(x),)
+    safe = np.where(out == 0, 1.0, out)
+    # (each part divided by the real |z|: a complex division would round 3 / 5 otherwise)
+    return (g * (np.real(x) / safe - 1j * (np.imag(x) / safe)),)
+
+
+def _sign(ctx, g, out, x):
+    ctx.real_only(x, "np.sign")  # (z / |z| is not constant: JAX's zero would be wrong)
+    return _zero(ctx, g, out, x)
+
+
+def _arccosh(ctx, g, out, x):
+    if not ctx.is_complex(x):
+        return _guarded(lambda x, out: 1.0 / np.sqrt(x * x - 1.0), 2.0, 1.0)(ctx, g, out, x)
+    # (on the complex plane, 1 / sqrt(z^2 - 1) has the wrong sign where Re z < 0)
+    unused = g == 0
+    x = np.where(unused, 2.0, x)
+    return (g / (np.sqrt(x - 1.0) * np.sqrt(x + 1.0)),)
+
+
+def _real(ctx, g, out, x):
+    return (g,)
+
+
+def _imag(ctx, g, out, x):
+    if not ctx.is_complex(x):
+        return (ctx.zeros_like(x),)
+    return (-1j * g,)
+
+
+def _angle(ctx, g, out, x, deg=False):
+    """arg z = Im log z: -1j g / z (0 at 0); piecewise constant on the reals."""
+    if not ctx.is_complex(x):
+        return (ctx.zeros_like(x),)
+    unused = (g == 0) | (x == 0)
+    scale = 180.0 / math.pi if deg else 1.0
+    return (np.where(unused, 0.0, -1j * scale * g / np.where(unused, 1.0, x)),)
+
+
 def _modf(ctx, g, out, x):
     fraction, _ = g
     return (fraction if fraction is not None else ctx.zeros_like(x),)
@@ -176,7 +229,7 @@ RULES: dict[str, Callable] = {
     "negative": lambda ctx, g, out, x: (-g,),
     "positive": lambda ctx, g, out, x: (g,),
     "conjugate": lambda ctx, g, out, x: (np.conjugate(g),),
-    "absolute": _unary(lambda x, out: np.sign(x)),
+    "absolute": _absolute,
     "fabs": _unary(lambda x, out: np.sign(x)),
     "exp": _unary(lambda x, out: out),
     "exp2": _unary(lambda x, out: out * _LN2),
@@ -199,7 +252,7 @@ RULES: dict[str, Callable] = {
     "cosh": _unary(lambda x, out: np.sinh(x)),
     "tanh": _unary(lambda x, out: 1.0 - out * out),
     "arcsinh": _unary(lambda x, out: 1.0 / np.sqrt(x * x + 1.0)),
-    "arccosh": _guarded(lambda x, out: 1.0 / np.sqrt(x * x - 1.0), 2.0, 1.0),
+    "arccosh": _arccosh,
     "arctanh": _guarded(lambda x, out: 1.0 / (1.0 - x * x), 0.0, 0.0),
     "deg2rad": _unary(lambda x, out: math.pi / 180.0),
     "radians": _unary(lambda x, out: math.pi / 180.0),
@@ -213,8 +266,12 @@ RULES: dict[str, Callable] = {
     "ldexp": _two(lambda x, y, out: np.exp2(y), lambda x, y, out: 0.0 * x),
 }
 for _name in (
-    "floor ceil rint trunc fix sign heaviside nextafter spacing floor_divide "
+    "floor ceil rint trunc fix heaviside nextafter spacing floor_divide "
     "isfinite isinf isnan signbit"
 ).split():
     RULES[_name] = _zero
 del _name
+RULES["sign"] = _sign
+# np.real, np.imag (ops of their own) and np.angle
+PART_RULES: dict[str, Callable] = {"real": _real, "imag": _imag}
+ANGLE_RULES: dict[str, Callable] = {"angle": _angle}

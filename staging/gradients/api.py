@@ -12,6 +12,7 @@ import inspect
 
 import numpy as np
 
+from runtime import TensorType
 from staging import errors
 from staging.core import nest
 from staging.core.recording import record
@@ -20,23 +21,26 @@ from staging.core.tensor import Tensor
 from staging.functions.function import Function, function
 from staging.functions.trace_key import bind, flat_tensors
 from staging.gradients.reverse import Reverse, calling_graph
-from staging.gradients.rules import float_dtype, shape_of, type_of
+from staging.gradients.rules import gradient_dtype, is_complex, shape_of, type_of
 from staging.gradients.values import as_gradient, differentiable
 
 
-def grad(f, argnums=0, has_aux=False):
+def grad(f, argnums=0, has_aux=False, holomorphic=False):
     """The gradient of `f` (returning a float scalar) with respect to its argument(s) `argnums`.
 
     Returns a staging.Function; calling it returns one gradient per argument in `argnums` (an
     int: that argument's; a tuple: a tuple), each shaped as its argument (nested arguments:
-    the same structure), of its float dtype; None for an integer or bool argument. With
-    `has_aux`, f returns (target, aux) and the result is (gradient, aux)."""
-    return _gradient_function(f, argnums, has_aux, with_value=False)
+    the same structure), of its float or complex dtype; None for an integer or bool argument.
+    With `has_aux`, f returns (target, aux) and the result is (gradient, aux). A complex
+    argument's gradient follows JAX's convention (df/dx - 1j df/dy of a real f); with
+    `holomorphic`, f returns a complex scalar, its arguments are complex, and the result is
+    the complex derivative f'(z)."""
+    return _gradient_function(f, argnums, has_aux, with_value=False, holomorphic=holomorphic)
 
 
-def value_and_grad(f, argnums=0, has_aux=False):
+def value_and_grad(f, argnums=0, has_aux=False, holomorphic=False):
     """As `grad`, returning (f's value, gradient); with `has_aux`, ((target, aux), gradient)."""
-    return _gradient_function(f, argnums, has_aux, with_value=True)
+    return _gradient_function(f, argnums, has_aux, with_value=True, holomorphic=holomorphic)
 
 
 def custom_gradient(f):
@@ -68,6 +72,9 @@ def stop_gradient(x):
     return x
 
 
+_NUMBER_ARRAYS = {float: np.float64, int: np.float64, complex: np.complex128}
+
+
 class GradientFunction(Function):
     """A gradient's Function: Python numbers passed as differentiated arguments become float64
     NumPy values (a gradient is taken with respect to a value the graph reads when it runs, and
@@ -79,7 +86,7 @@ class GradientFunction(Function):
 
     def _as_arrays(self, args: tuple) -> tuple:
         return tuple(
-            np.float64(a) if i in self._argnums and type(a) in (float, int) else a
+            _NUMBER_ARRAYS[type(a)](a) if i in self._argnums and type(a) in _NUMBER_ARRAYS else a
             for i, a in enumerate(args)
         )
 
@@ -93,7 +100,10 @@ class GradientFunction(Function):
         """Pickled as what it is the gradient of: made again in the receiving process (by
         reference when the differentiated function is found by name, as a plain one is)."""
         spec = self.python_function
-        return (_gradient_function, (spec.forward, spec.argnums, spec.has_aux, spec.with_value))
+        return (
+            _gradient_function,
+            (spec.forward, spec.argnums, spec.has_aux, spec.with_value, spec.holomorphic),
+        )
 
 
 def _argnum_tuple(argnums) -> tuple:
@@ -104,14 +114,18 @@ def _argnum_tuple(argnums) -> tuple:
     raise TypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
 
 
-def _gradient_function(f, argnums, has_aux: bool, with_value: bool) -> GradientFunction:
+def _gradient_function(
+    f, argnums, has_aux: bool, with_value: bool, holomorphic: bool = False
+) -> GradientFunction:
     """The gradient Function of f for these options, made once per function: `grad(f)(x)`
     written in a loop traces once, as `jax.grad(f)(x)` does."""
+    holomorphic = bool(holomorphic)
     key = (argnums if isinstance(argnums, int) else tuple(argnums), has_aux, with_value)
+    key += (holomorphic,) if holomorphic else ()
     made = getattr(f, "__staging_gradients__", None)
     if made is not None and key in made:
         return made[key]
-    gradient = _make_gradient_function(f, argnums, has_aux, with_value)
+    gradient = _make_gradient_function(f, argnums, has_aux, with_value, holomorphic)
     try:
         if made is None:
             made = {}
@@ -122,9 +136,11 @@ def _gradient_function(f, argnums, has_aux: bool, with_value: bool) -> GradientF
     return gradient
 
 
-def _make_gradient_function(f, argnums, has_aux: bool, with_value: bool) -> GradientFunction:
+def _make_gradient_function(
+    f, argnums, has_aux: bool, with_value: bool, holomorphic: bool
+) -> GradientFunction:
     forward = f if isinstance(f, Function) else function(f)
-    spec = _Gradient(forward, argnums, has_aux, with_value)
+    spec = _Gradient(forward, argnums, has_aux, with_value, holomorphic)
     return GradientFunction(spec, spec.positions, spec.__name__)
 
 
@@ -132,9 +148,11 @@ class _Gradient:
     """The Python function a gradient's Function traces (one object per differentiated
     function, each its own "function" for the retracing notes)."""
 
-    def __init__(self, forward: Function, argnums, has_aux: bool, with_value: bool):
+    def __init__(
+        self, forward: Function, argnums, has_aux: bool, with_value: bool, holomorphic: bool
+    ):
         self.forward, self.argnums = forward, argnums
-        self.has_aux, self.with_value = has_aux, with_value
+        self.has_aux, self.with_value, self.holomorphic = has_aux, with_value, holomorphic
         self.positions = _argnum_tuple(argnums)
         self.name = getattr(forward, "__name__", "f")
         python_function = forward.python_function
@@ -155,7 +173,9 @@ class _Gradient:
         reverse = Reverse(graph, flat_tensors(bound), sources)
         result = cf._pack(tuple(reverse.outputs))
         target, aux = (result[0], result[1]) if self.has_aux else (result, None)
-        seed = np.ones((), float_dtype(target))  # (a constant: no op of the target's value)
+        seed = np.ones((), gradient_dtype(target))  # (a constant: no op of the target's value)
+        if self.holomorphic:
+            self._check_holomorphic(inputs)
         found = reverse.backward({self._target(graph, reverse, target): seed})
         found = {v: found.get(w) for v, w in zip(cf.graph.inputs, graph.inputs)}
         grads = tuple(
@@ -187,6 +207,8 @@ class _Gradient:
         t = type_of(target)
         if not differentiable(t):
             raise errors.GradientError(f"{what} is {t}, not a float: it has no gradient")
+        if is_complex(target) != self.holomorphic:
+            raise errors.GradientError(f"{what} is {t}: " + _HOLOMORPHIC_ONLY[self.holomorphic])
         if shape_of(target) != ():
             raise errors.GradientError(
                 f"{what} must be a scalar, not {t}; reduce it (np.sum, np.mean) first"
@@ -198,6 +220,25 @@ class _Gradient:
                 f"gradient reaches it"
             )
         return value
+
+    def _check_holomorphic(self, inputs: list) -> None:
+        """holomorphic=True: every differentiated argument is complex (as jax.grad asks)."""
+        for values in inputs:
+            for v in values:
+                if not isinstance(v.type, TensorType) or v.type.dtype.kind != "c":
+                    raise errors.GradientError(
+                        f"{self.where}: grad({self.name}, holomorphic=True) differentiates an "
+                        f"argument that is {v.type}, not complex; pass complex arrays "
+                        f"(x.astype(np.complex128))"
+                    )
+
+
+_HOLOMORPHIC_ONLY = {
+    False: "a complex target needs grad(..., holomorphic=True) (for a holomorphic function), "
+    "or a real scalar of it: np.real(...), np.abs(...) ** 2",
+    True: "grad(..., holomorphic=True) needs a complex target (drop holomorphic=True for a "
+    "real one)",
+}
 
 
 def _offsets(args: tuple) -> list:

@@ -30,7 +30,7 @@ from staging.core.tensor import Tensor, symbolic
 from staging.gradients import branches, lists, loops
 from staging.gradients.recompute import Run, assigned_in
 from staging.gradients.rules import RuleContext, sum_to, where_of
-from staging.gradients.values import add, as_gradient, differentiable, zeros, zeros_of
+from staging.gradients.values import add, as_gradient, differentiable, fitted, zeros, zeros_of
 from staging.gradients.variable_values import VariableValues
 
 
@@ -245,7 +245,7 @@ class Reverse:
             *inputs,
             **node.attrs,
         )
-        return tuple(result)
+        return tuple(fitted(ct, x) for ct, x in zip(result, inputs))
 
     def _list_vjp(self, node: Node, form: str, out_cts: list) -> tuple:
         """A staged list's op: its cotangent is an array, a row per element (lists module)."""
@@ -271,7 +271,7 @@ class Reverse:
                 f"{where_of(node)}the gradient function of {node.attrs['fn'].name!r} returned "
                 f"{len(found)} gradient(s) for its {len(inputs)} array argument(s)"
             )
-        return tuple(found)
+        return tuple(fitted(ct, x) for ct, x in zip(found, inputs))
 
 
 def custom_vjp(node: Node):

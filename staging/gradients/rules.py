@@ -46,12 +46,25 @@ def shape_of(x) -> tuple | None:
     return () if kind.weak else kind.shape
 
 
-def float_dtype(x) -> np.dtype:
-    """The dtype of x's gradient: its own when it is a float, else float64."""
+def gradient_dtype(x) -> np.dtype:
+    """The dtype of x's gradient: its own when it is a float or complex array, complex128 for a
+    Python complex, else float64."""
+    if is_complex(x):
+        kind = _array_kind(x)
+        return np.dtype(np.complex128) if kind is None or kind.weak else kind.dtype
     kind = _array_kind(x)
     if kind is None or kind.weak or kind.dtype.kind != "f":
         return np.dtype(np.float64)
     return kind.dtype
+
+
+def is_complex(x) -> bool:
+    """Whether x is complex (on some path): its cotangent is then complex too, and a real x's
+    is the real part of what a rule computes (JAX's convention, docs/gradients.md)."""
+    t = type_of(x)
+    if isinstance(t, (bool, int, float, complex)):
+        return isinstance(t, complex)
+    return any(isinstance(k, TensorType) and k.dtype.kind == "c" for k in kinds(t))
 
 
 def _static(shape) -> bool:
@@ -91,6 +104,13 @@ class RuleContext:
         """x.shape[axis]: an int when known while tracing, else a symbolic int."""
         d = shape_of(x)[axis]
         return d if d is not None else np.shape(x)[axis]
+
+    def static_dim(self, x, axis: int):
+        """x.shape[axis] when known while tracing, else None."""
+        return shape_of(x)[axis]
+
+    def gradient_dtype(self, x) -> np.dtype:
+        return gradient_dtype(x)
 
     def size(self, x):
         shape = shape_of(x)
@@ -133,8 +153,8 @@ class RuleContext:
     def zeros_like(self, x):
         shape = shape_of(x)
         if _static(shape):
-            return np.zeros(shape, float_dtype(x))
-        return np.zeros_like(x, dtype=float_dtype(x))
+            return np.zeros(shape, gradient_dtype(x))
+        return np.zeros_like(x, dtype=gradient_dtype(x))
 
     def cast_like(self, g, x):
         """g as a gradient of x: of x's float dtype; None for an integer or bool x."""
@@ -142,6 +162,15 @@ class RuleContext:
         if kind is not None and not kind.weak and kind.dtype.kind not in "fc":
             return None
         return g
+
+    def is_complex(self, x) -> bool:
+        return is_complex(x)
+
+    def real_only(self, x, what: str) -> None:
+        """Refuses a complex x: `what` orders or compares values, which has no derivative on
+        the complex plane."""
+        if is_complex(x):
+            self.unsupported(f"{what} of complex values")
 
     def rule_of(self, op_name: str):
         return get_op(op_name).vjp

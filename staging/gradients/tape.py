@@ -28,7 +28,7 @@ from staging.core import nest
 from staging.functions import function as function_layer
 from staging.functions.function import Function
 from staging.gradients.reverse import Reverse
-from staging.gradients.rules import float_dtype, where_of
+from staging.gradients.rules import gradient_dtype, is_complex, type_of, where_of
 from staging.gradients.values import as_gradient, differentiable
 from staging.gradients.variable_values import nodes_in
 from staging.state.variables import Variable
@@ -246,6 +246,9 @@ class _Linked:
 
     def gradient(self, output_gradients):
         ids = {id(s): i for i, s in enumerate(self.sources)}
+        for x in self.leaves:
+            if id(x) in ids and isinstance(x, (np.ndarray, np.generic, complex)):
+                _check_real(None, "a source", x)
         source_leaves = tuple(
             i for i, x in enumerate(self.leaves) if id(x) in ids and _is_float_array(x)
         )
@@ -326,6 +329,18 @@ def _graph_of(linked: _Linked) -> tuple[Graph, Value]:
     return graph, target
 
 
+def _check_real(t, what: str, value) -> None:
+    """GradientTape differentiates real values: TF gives a complex source the conjugate of the
+    gradient staging.grad gives (JAX's convention), so a complex one is refused, not given
+    either silently."""
+    if is_complex(value):
+        raise errors.GradientError(
+            f"{what} given to GradientTape.gradient() is complex ({t or type_of(value)}): the "
+            f"tape differentiates real values only (TF's convention for complex gradients is "
+            f"the conjugate of JAX's); use staging.grad, which follows JAX's"
+        )
+
+
 def _call_outputs(cf, node: Node) -> list:
     """The call's outputs in the order of its graph's outputs (a literal output is itself)."""
     values = iter(node.outputs)
@@ -344,7 +359,10 @@ def _gradient_function(linked: _Linked, source_leaves: tuple, variables: tuple, 
             raise errors.GradientError(
                 f"the target given to GradientTape.gradient() is {target.type}, not a float"
             )
-        seed = args[-1] if seeded else np.ones_like(value, dtype=float_dtype(value))
+        _check_real(target.type, "the target", value)
+        for var in variables:
+            _check_real(np.dtype(var.dtype), "a source", np.zeros((), var.dtype))
+        seed = args[-1] if seeded else np.ones_like(value, dtype=gradient_dtype(value))
         found = reverse.backward({target: seed})
         leaf_grads = tuple(
             as_gradient(found.get(graph.inputs[i]), leaves[i]) for i in source_leaves

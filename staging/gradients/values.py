@@ -9,7 +9,7 @@ from runtime import TensorType, Value
 from runtime.types import kinds
 from staging.core.tensor import Tensor
 from staging.gradients import lists
-from staging.gradients.rules import float_dtype
+from staging.gradients.rules import gradient_dtype, is_complex
 
 
 def differentiable(t) -> bool:
@@ -19,10 +19,11 @@ def differentiable(t) -> bool:
         return False
     if lists.is_list(t):
         return lists.differentiable_list(t)
-    if isinstance(t, float):
+    if isinstance(t, (float, complex)):
         return True
     return any(
-        isinstance(k, TensorType) and (k.dtype.kind in "fc" or (k.weak and k.python_type is float))
+        isinstance(k, TensorType)
+        and (k.dtype.kind in "fc" or (k.weak and k.python_type in (float, complex)))
         for k in kinds(t)
     )
 
@@ -45,7 +46,7 @@ def zeros(v: Value, out):
 
 
 def zeros_of(x):
-    return np.zeros_like(x, dtype=float_dtype(x))
+    return np.zeros_like(x, dtype=gradient_dtype(x))
 
 
 def as_gradient(g, x, zero_of=None, skip=False):
@@ -57,10 +58,20 @@ def as_gradient(g, x, zero_of=None, skip=False):
         getattr(getattr(x, "_value", None), "type", None)
     ):
         return g  # (a list's cotangent: an array of the elements' float dtype already)
-    dtype = float_dtype(x)
+    g = fitted(g, x)
+    dtype = gradient_dtype(x)
     if np.result_type(g) != dtype:
         g = np.asarray(g).astype(dtype) if not isinstance(g, Tensor) else g.astype(dtype)
     return g
+
+
+def fitted(ct, x):
+    """A cotangent a rule computed for x, as x's: the real part where x is real and ct complex
+    (JAX's convention: a real value's cotangent is the real part of the complex one its
+    promotion to complex gets)."""
+    if ct is None or is_complex(x) or not is_complex(ct):
+        return ct
+    return np.real(ct)
 
 
 def variable_gradients(var_cts: dict, read: tuple) -> tuple:

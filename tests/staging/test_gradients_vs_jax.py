@@ -221,6 +221,34 @@ def collatz_weighted(xp, x):
     return s
 
 
+def spectral_power(xp, x):
+    return xp.sum(xp.abs(xp.fft.rfft(x)) ** 2)
+
+
+def spectral_filter(xp, x):
+    """A low-pass filter in the frequency domain, and a loss on the signal it gives back."""
+    spectrum = xp.fft.rfft(x, n=8, norm="ortho")
+    kept = spectrum * xp.exp(-0.3 * xp.arange(5.0))
+    y = xp.fft.irfft(kept, n=8, norm="ortho")
+    return xp.sum(xp.sin(y) * xp.arange(1.0, 9.0)) + xp.abs(xp.fft.fft(x)[1])
+
+
+def image_spectrum(xp, x):
+    image = xp.reshape(x, (2, 3))
+    shifted = xp.fft.fftshift(xp.fft.fft2(image, s=(4, 4), axes=(0, 1)))
+    back = xp.fft.irfftn(xp.fft.rfftn(image * image), s=(2, 3), axes=(0, 1))
+    return xp.sum(xp.abs(shifted) * xp.arange(16.0).reshape(4, 4)) + xp.sum(back**2)
+
+
+def phasor_loop(xp, x):
+    """A complex rotation applied until its magnitude passes a bound (data-dependent trips)."""
+    z = x[0] + 1j * x[1]
+    w = 1.0 + 0.0j
+    while xp.abs(w) < 5.0:
+        w = w * z + 0.1j * x[2]
+    return xp.real(w) + xp.angle(w) * xp.imag(w)
+
+
 PROGRAMS = [
     (poly, np.array([0.3, -1.2, 2.0])),
     (softmax_xent, np.array([0.2, 1.5, -0.3, 0.8])),
@@ -256,6 +284,11 @@ PROGRAMS = [
     (loop_with_branch, np.array([0.2, 0.8, 0.6])),
     (matrix_power_loop, np.array([0.5, 0.2, -0.3, 0.9])),
     (collatz_weighted, np.float64(1.2)),
+    (spectral_power, np.array([0.3, -1.2, 2.0, 0.7, 0.1])),
+    (spectral_filter, np.array([0.3, -1.2, 2.0, 0.7, 0.1, 0.9])),
+    (image_spectrum, np.array([0.3, -1.2, 2.0, 0.7, 0.1, 0.9])),
+    (phasor_loop, np.array([1.1, 0.6, 0.3])),
+    (phasor_loop, np.array([0.2, 1.4, -0.5])),
 ]
 
 
@@ -265,6 +298,92 @@ PROGRAMS = [
 def test_staged_gradient_equals_jax_grad(program, x):
     ours = staging.grad(functools.partial(program, np))(x)
     theirs = jax.grad(functools.partial(program, jnp))(jnp.asarray(x))
+    np.testing.assert_allclose(ours, np.asarray(theirs), rtol=1e-12, atol=1e-14)
+
+
+def complex_polynomial(xp, z):
+    return xp.sum(xp.abs(z**3 - 2.0j * z**2 + z - 5.0) ** 2)
+
+
+def complex_transcendental(xp, z):
+    w = xp.exp(z) * xp.log(z) + xp.sqrt(z) / (1.0 + z * z) - xp.tanh(z) * xp.conj(z)
+    return xp.sum(xp.real(w) * xp.imag(w) + xp.angle(w))
+
+
+def complex_matrix(xp, z):
+    m = xp.reshape(z, (2, 2))
+    p = m
+    for _ in range(3):
+        p = p @ m / 2.0 + xp.conj(m).T
+    return xp.real(xp.sum(p)) + xp.var(m) + xp.abs(xp.prod(z))
+
+
+def complex_loop(xp, z):
+    w = z
+    n = 0
+    for _ in range(30):
+        w = w * w + z
+        if xp.real(w[0]) > 1.0:
+            w = w * 0.5
+        n += 1
+        if xp.sum(xp.abs(w)) > 10.0:  # (stops on the data, or after 30 iterations)
+            break
+    return xp.sum(xp.abs(w) ** 2) + n
+
+
+def complex_spectrum(xp, z):
+    spectrum = xp.fft.fft(z, n=6) * xp.exp(-1j * xp.arange(6.0))
+    signal = xp.fft.ifft(spectrum, n=4, norm="forward")
+    return xp.sum(xp.abs(signal) ** 2) + xp.real(xp.fft.hfft(z)[1]) + xp.sum(xp.fft.irfft(z))
+
+
+COMPLEX_PROGRAMS = [
+    (complex_polynomial, np.array([0.3 + 0.4j, -1.2 + 0.1j, 2.0 - 1.0j])),
+    (complex_transcendental, np.array([0.3 + 0.4j, 1.2 + 0.1j, 2.0 - 1.0j])),
+    (complex_matrix, np.array([0.3 + 0.4j, -1.2 + 0.1j, 2.0 - 1.0j, 0.5j])),
+    (complex_loop, np.array([0.3 + 0.4j, -0.2 + 0.1j])),
+    (complex_loop, np.array([0.1 - 0.4j, 0.9 + 0.8j])),
+    (complex_spectrum, np.array([0.3 + 0.4j, -1.2 + 0.1j, 2.0 - 1.0j, 0.5j])),
+]
+
+
+@pytest.mark.parametrize(
+    ("program", "z"),
+    COMPLEX_PROGRAMS,
+    ids=[f"{p.__name__}-{i}" for i, (p, _) in enumerate(COMPLEX_PROGRAMS)],
+)
+def test_staged_gradient_of_complex_arguments_equals_jax_grad(program, z):
+    ours = staging.grad(functools.partial(program, np))(z)
+    theirs = jax.grad(functools.partial(program, jnp))(jnp.asarray(z))
+    assert ours.dtype == np.complex128
+    np.testing.assert_allclose(ours, np.asarray(theirs), rtol=1e-12, atol=1e-14)
+
+
+def holomorphic_series(xp, z):
+    total = 0.0j
+    term = 1.0 + 0.0j
+    k = 1.0
+    while xp.abs(term) > 1e-3:  # (exp(z) summed until the terms are small)
+        total = total + term
+        term = term * z / k
+        k = k + 1.0
+    return total * xp.sin(z)
+
+
+@pytest.mark.parametrize("z", [np.complex128(0.5 + 0.3j), np.complex128(-1.0 + 2.0j)])
+def test_holomorphic_gradient_equals_jax_grad(z):
+    ours = staging.grad(functools.partial(holomorphic_series, np), holomorphic=True)(z)
+    theirs = jax.grad(functools.partial(holomorphic_series, jnp), holomorphic=True)(z)
+    np.testing.assert_allclose(ours, np.asarray(theirs), rtol=1e-12, atol=1e-14)
+
+
+def test_second_order_of_a_spectral_loss_equals_jax():
+    def slope(xp, grad, x):
+        return xp.sum(grad(functools.partial(spectral_filter, xp))(x) * xp.arange(6.0))
+
+    x = np.array([0.3, -1.2, 2.0, 0.7, 0.1, 0.9])
+    ours = staging.grad(functools.partial(slope, np, staging.grad))(x)
+    theirs = jax.grad(functools.partial(slope, jnp, jax.grad))(jnp.asarray(x))
     np.testing.assert_allclose(ours, np.asarray(theirs), rtol=1e-12, atol=1e-14)
 
 

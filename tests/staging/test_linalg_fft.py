@@ -248,6 +248,10 @@ def test_real_input_transforms(fn, x):
         lambda x: FFT.irfft(x, n=9),
         lambda x: FFT.hfft(x, 7, axis=0),
         lambda x: FFT.irfftn(x, s=(4, 10)),
+        # s[i] == -1: the input's length, for irfftn's last axis too (its static shape was
+        # 2 * (6 - 1) = 10 while tracing)
+        lambda x: FFT.irfftn(x, s=(4, -1), axes=(0, 1)),
+        lambda x: FFT.irfft2(x, s=(-1, -1)) + np.ones(6),
     ],
 )
 @pytest.mark.parametrize("x", [CSIGNAL, CSIGNAL.astype(np.complex128)], ids=["c64", "c128"])
