@@ -44,7 +44,9 @@ def _scan(a, axis=None, dtype=None):
     return a
 
 
-def _quantile(a, q, axis=None, keepdims=False, **attrs):
+def _quantile(a, q, *weights, axis=None, keepdims=False, **attrs):
+    """(the shape of `q`) + `a` reduced; `weights`, when given, is an input (NumPy checks its
+    shape against `a`'s when it runs)."""
     return tuple(q) + reduced(a, axis, keepdims)
 
 

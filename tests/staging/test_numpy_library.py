@@ -54,6 +54,9 @@ ONE_ARRAY = [
     (lambda x: np.percentile(x, [10, 90], axis=0), [M]),
     (lambda x: np.quantile(x, 0.25, method="nearest"), [M, I]),
     (lambda x: np.quantile(x, [0.5], axis=(0, 2)), [M32]),
+    # (weights are an input after `q`: its shape once went into the shape rule's `axis`)
+    (lambda x: np.percentile(x, 50, weights=x * 0 + 1, method="inverted_cdf"), [M]),
+    (lambda x: np.quantile(x, [0.2, 0.7], weights=x * x, method="inverted_cdf", axis=1), [M]),
     (lambda x: np.nansum(x), [NANS]),
     (lambda x: np.nanprod(x, axis=0), [NANS]),
     (lambda x: np.nanmean(x, 1), [NANS]),
