@@ -27,19 +27,22 @@ warning or error is NumPy's, from the same op.
 No numba, a failed compile or `native_kernels=False` leave the run to NumPy's loops.
 
 A kernel not in the cache is compiled in a process of its own (runtime.numba_backend.
-build_kernel), started from a thread of its own: the calls run on NumPy's loops until it is
-loaded, and a compile that takes longer than compile_timeout() is killed and none is started
-again in the process. The kernel is then loaded from numba's cache, which is kept only in a
+build_kernel, kept for the next kernels while it has work), asked from a thread of its own: the
+calls run on NumPy's loops until it is loaded, and a compile that takes longer than
+compile_timeout() is killed and none is started again in the process. The kernel is then loaded from numba's cache, which is kept only in a
 directory that nobody else can have written (runtime.cache_dirs, docs/security.md); a fork()
 waits for a load in progress (numba's locks are then free in the child).
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib.util
+import json
 import math
 import os
+import select
 import signal
 import subprocess
 import threading
@@ -325,28 +328,95 @@ class _CompileFailed(Exception):
     pass
 
 
-def _run_compile(command: list, env: dict, timeout: float) -> None:
-    """Runs the compile `command` in its own process group; the whole group is killed when it
-    takes more than `timeout` seconds (_CompileTimedOut); _CompileFailed when it fails."""
-    process = subprocess.Popen(
-        command,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-        start_new_session=True,  # (its children are killed with it)
-    )
-    try:
-        output, _ = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(OSError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.kill()
-        process.communicate()
-        raise _CompileTimedOut from None
-    if process.returncode != 0:
-        raise _CompileFailed((output or "")[-2000:])
+class _Compiler:
+    """The process that compiles kernels (runtime.numba_backend.build_kernel), started when a
+    kernel needs it and kept for the next ones (it exits when idle, or when this process ends:
+    its input closes). One compile at a time; a compile that takes longer than the timeout
+    kills its whole process group (_CompileTimedOut)."""
+
+    def __init__(self):
+        self.process: subprocess.Popen | None = None
+        self.lock = threading.Lock()
+
+    def compile(self, path: str, digest: str, signature: str, timeout: float) -> None:
+        request = json.dumps({"path": path, "digest": digest, "signature": signature}) + "\n"
+        with self.lock:
+            for _ in range(2):  # (once more when the process had just exited, idle)
+                process = self.process
+                if process is None or process.poll() is not None:
+                    process = self.process = self._start()
+                assert process.stdin is not None and process.stdout is not None
+                try:
+                    process.stdin.write(request)
+                    process.stdin.flush()
+                    line = self._answer(process, timeout)
+                except (OSError, EOFError):
+                    self.stop()
+                    continue
+                reply = json.loads(line)
+                if not reply.get("ok"):
+                    raise _CompileFailed(str(reply.get("error", line))[-2000:])
+                return
+            raise _CompileFailed("the compile process exited")
+
+    @staticmethod
+    def _start() -> subprocess.Popen:
+        from .numba_backend import cache
+
+        command, env = cache.compiler_command()
+        return subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=env,
+            start_new_session=True,  # (its children are killed with it)
+        )
+
+    def _answer(self, process: subprocess.Popen, timeout: float) -> str:
+        assert process.stdout is not None
+        ready, _, _ = select.select([process.stdout], [], [], timeout)
+        if not ready:
+            self.kill()
+            raise _CompileTimedOut
+        line = process.stdout.readline()
+        if not line:
+            raise EOFError
+        return line
+
+    def kill(self) -> None:
+        process, self.process = self.process, None
+        if process is not None:
+            with contextlib.suppress(OSError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.kill()
+            process.communicate()
+
+    def stop(self) -> None:
+        """Ends the process (its input closes: it exits)."""
+        process, self.process = self.process, None
+        if process is not None:
+            try:
+                process.communicate(timeout=2)
+            except (OSError, subprocess.TimeoutExpired):
+                process.kill()
+                process.wait()
+
+    def forget(self) -> None:
+        """In a child process after fork(): the pipes are closed here, the parent's process is
+        left to the parent."""
+        process, self.process = self.process, None
+        if process is not None:
+            for pipe in (process.stdin, process.stdout):
+                with contextlib.suppress(OSError):
+                    if pipe is not None:
+                        pipe.close()
+            process.returncode = 0  # (not ours to wait for)
+
+
+_compiler = _Compiler()
+atexit.register(lambda: _compiler.stop())
 
 
 # None: not looked for yet; False: no numba, or kernels were given up in this process
@@ -431,8 +501,7 @@ class _Build:
             raise OSError("no cache directory passes the checks (docs/security.md)")
         path, digest = made
         if not cache.is_built(path):
-            command, env = cache.build_command(path, digest, self.signature)
-            _run_compile(command, env, compile_timeout())
+            _compiler.compile(path, digest, self.signature, compile_timeout())
             cache.mark_built(path)
         with _load_lock:
             return cache.kernel_dispatcher(path, digest, self.signature)
@@ -470,8 +539,10 @@ def _after_fork_in_parent() -> None:
 def _after_fork_in_child() -> None:
     """A build thread does not survive fork(): the locks are made anew, and a build it was
     running starts again when a call asks for it."""
-    global _lock, _load_lock
+    global _lock, _load_lock, _compiler
     _lock, _load_lock = threading.Lock(), threading.Lock()
+    _compiler.forget()
+    _compiler = _Compiler()
     for build in _built.values():
         if build.state == _PENDING:
             build.state, build.done = _NEW, threading.Event()

@@ -1,35 +1,62 @@
-"""The process that compiles one fused-run kernel into numba's cache (runtime.native starts it).
+"""The process that compiles fused-run kernels into numba's cache (runtime.native starts it).
 
-    python -m runtime.numba_backend.build_kernel PATH DIGEST SIGNATURE INTERLEAVE
+    python -m runtime.numba_backend.build_kernel INTERLEAVE
 
-PATH: the kernel's source in the checked cache directory (runtime.numba_backend.cache); the
-machine code goes into numba's cache beside it. LLVM's vectorizer interleaves INTERLEAVE
-vector iterations (an option of this process's LLVM only). Exit status 0 once the kernel is
-compiled and found in the cache by a fresh load; a warning of numba's (a cache it could not
-write) is a failure.
+It reads one request a line on its standard input, a JSON object {"path", "digest",
+"signature"}: PATH holds the kernel's source in the checked cache directory
+(runtime.numba_backend.cache), whose machine code goes into numba's cache beside it. It answers
+each with one line on its standard output, {"ok": true} once the kernel is compiled and found
+in the cache by a fresh load, or {"ok": false, "error": ...}; a warning of numba's (a cache it
+could not write) is an error. Anything else written to the standard output (by numba, LLVM)
+goes to the standard error instead. LLVM's vectorizer interleaves INTERLEAVE vector iterations
+(an option of this process's LLVM only). It exits at the end of its input, or after IDLE
+seconds without a request (the next kernel starts it again).
 """
 
 from __future__ import annotations
 
+import json
+import os
+import select
 import sys
+import traceback
 import warnings
+
+IDLE = 120.0
+
+
+def _compile(request: dict) -> dict:
+    from . import cache
+
+    path, digest, signature = request["path"], request["digest"], request["signature"]
+    try:
+        cache.kernel_dispatcher(path, digest, signature)
+        loaded = cache.kernel_dispatcher(path, digest, signature)
+    except Exception:  # noqa: BLE001 - (the parent gives up kernels and says why)
+        return {"ok": False, "error": traceback.format_exc(limit=4)[-2000:]}
+    if not loaded.stats.cache_hits:
+        return {"ok": False, "error": "the kernel is not in numba's cache after its compile"}
+    return {"ok": True}
 
 
 def main(argv: list[str]) -> int:
-    path, digest, signature, interleave = argv
+    (interleave,) = argv
+    replies = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)  # (what numba or LLVM print goes to the standard error)
     import llvmlite.binding
     import numba
 
-    from . import cache
-
     warnings.simplefilter("error", numba.NumbaWarning)
     llvmlite.binding.set_option("", f"-force-vector-interleave={int(interleave)}")
-    cache.kernel_dispatcher(path, digest, signature)
-    loaded = cache.kernel_dispatcher(path, digest, signature)
-    if not loaded.stats.cache_hits:
-        print("the kernel is not in numba's cache after its compile", file=sys.stderr)
-        return 3
-    return 0
+    while True:
+        ready, _, _ = select.select([sys.stdin], [], [], IDLE)
+        if not ready:
+            return 0
+        line = sys.stdin.readline()
+        if not line:
+            return 0
+        replies.write(json.dumps(_compile(json.loads(line))) + "\n")
+        replies.flush()
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ without a cache (every process compiles it again).
 The kernels of fused runs (runtime.native) are compiled by numba in a process of their own
 (`python -m runtime.numba_backend.build_kernel`: killed when it takes too long, and no lock of
 this process is held meanwhile) into that cache, and then loaded from it here: kernel_file()
-writes the source, build_command() is the compile, load_kernel() the load."""
+writes the source, compiler_command() starts that process, kernel_dispatcher() loads."""
 
 from __future__ import annotations
 
@@ -143,20 +143,12 @@ def mark_built(path: str) -> None:
         os.close(fd)
 
 
-def build_command(path: str, digest: str, signature: str) -> tuple[list[str], dict]:
-    """(command, environment) of the process that compiles the kernel in `path` for
-    `signature` into numba's cache (runtime.numba_backend.build_kernel)."""
+def compiler_command() -> tuple[list[str], dict]:
+    """(command, environment) of the process that compiles kernels into numba's cache
+    (runtime.numba_backend.build_kernel)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [_ROOT, env.get("PYTHONPATH")]))
-    command = [
-        sys.executable,
-        "-m",
-        "runtime.numba_backend.build_kernel",
-        path,
-        digest,
-        signature,
-        str(KERNEL_INTERLEAVE),
-    ]
+    command = [sys.executable, "-m", "runtime.numba_backend.build_kernel", str(KERNEL_INTERLEAVE)]
     return command, env
 
 

@@ -188,10 +188,11 @@ def test_switched_off_or_without_numba(monkeypatch, calls):
 
 
 def test_a_failed_compile_leaves_the_run_to_numpy(monkeypatch, calls):
-    def failing(path, digest, signature):
+    def failing():
         return [sys.executable, "-c", "raise SystemExit('no such thing')"], {}
 
-    monkeypatch.setattr(cache, "build_command", failing)
+    monkeypatch.setattr(cache, "compiler_command", failing)
+    monkeypatch.setattr(native, "_compiler", native._Compiler())
     monkeypatch.setattr(native, "_usable", None)
     monkeypatch.setattr(native, "_built", {})
     x = np.linspace(-3, 3, 300)
@@ -221,7 +222,7 @@ def test_kernels_are_cached_on_disk(tmp_path, monkeypatch, calls):
     assert len(made) == 3 and made[0] == "__pycache__"
     assert made[1].endswith(".built") and made[2].endswith(".py")
     monkeypatch.setattr(native, "_built", {})
-    monkeypatch.setattr(native, "_run_compile", None)  # a second process loads it, never compiles
+    monkeypatch.setattr(native, "_compiler", None)  # a second process loads it, never compiles
     assert_bitwise(staged(chain, x)(x), chain(x))
     assert calls == [True]
 
