@@ -214,7 +214,8 @@ class _Writer:
             if id(y) not in store and id(y) not in run.last_read:
                 raise _Unfit  # (never read: LLVM would drop it, and its flags with it)
             operands = [self._operand(v) for v in node.inputs]
-            lines.append(f"v{n} = {template.format(*operands)}")
+            extra = {"minus_zero": self._operand(-0.0)} if "{minus_zero}" in template else {}
+            lines.append(f"v{n} = {template.format(*operands, **extra)}")
             self.refs[id(y)] = f"v{n}"
             if id(y) in store:
                 lines.append(f"y{store[id(y)]}[{{i}}] = v{n}")

@@ -122,7 +122,7 @@ class OpDef:
     operation, on real floats (`+ - * /`, sqrt, abs ...): what compiled kernels may take.
     kernel_expr: its expression in a compiled kernel (runtime.native) over the operands `{0}`,
     `{1}`, numbers of one float dtype: a function of runtime.numba_backend.kernel_ops (`_k`), one
-    LLVM instruction, or an operand itself.
+    LLVM instruction, or an operand itself (`{minus_zero}`: an argument holding -0.0).
     kernel_expr_agrees() -> bool: when given, kernel_expr is used only where it returns True
     (NumPy's loops on this machine are seen to compute what kernel_expr computes: maximum,
     minimum).

@@ -121,7 +121,24 @@ def _llvm_intrinsic(name: str):
     return make
 
 
-negative = _unary(lambda builder, x: builder.fneg(x))  # (the sign bit flipped, NaNs included)
+
+
+@intrinsic
+def negative(typingctx, a, minus_zero):
+    """-a, NaNs included (the sign bit flipped), as an exclusive or with the sign bit of
+    `minus_zero` (-0.0, a kernel argument): LLVM does not see a negation, which it would fold
+    into the next op (`-x + y` into `y - x`, which keeps a NaN x's sign)."""
+    if not isinstance(a, types.Float) or a != minus_zero:
+        return None
+
+    def codegen(context, builder, signature, args):
+        bits = ir.IntType(a.bitwidth)
+        flipped = builder.xor(builder.bitcast(args[0], bits), builder.bitcast(args[1], bits))
+        return builder.bitcast(flipped, args[0].type)
+
+    return a(a, a), codegen
+
+
 sqrt = _unary(_llvm_intrinsic("llvm.sqrt"))
 absolute = _unary(_llvm_intrinsic("llvm.fabs"))
 reciprocal = _unary(lambda builder, x: builder.fdiv(ir.Constant(x.type, 1.0), x))

@@ -395,13 +395,14 @@ _declare(
     exact=True,
 )
 # one correctly rounded IEEE-754 operation or a sign-bit operation: compiled kernels take them,
-# as one LLVM instruction over the operands {0}, {1} (runtime.numba_backend.kernel_ops)
+# as one LLVM instruction over the operands {0}, {1} (runtime.numba_backend.kernel_ops;
+# {minus_zero}: a kernel argument holding -0.0)
 for _name, _expr in {
     "add": "_k.add({0}, {1})",
     "subtract": "_k.subtract({0}, {1})",
     "multiply": "_k.multiply({0}, {1})",
     "divide": "_k.divide({0}, {1})",
-    "negative": "_k.negative({0})",
+    "negative": "_k.negative({0}, {minus_zero})",
     "positive": "{0}",
     "square": "_k.multiply({0}, {0})",
     "reciprocal": "_k.reciprocal({0})",
