@@ -501,9 +501,14 @@ class _Build:
         if made is None:
             raise OSError("no cache directory passes the checks (docs/security.md)")
         path, digest = made
-        if not cache.is_built(path):
-            _compiler.compile(path, digest, self.signature, compile_timeout())
-            cache.mark_built(path)
+        if cache.is_built(path):
+            try:
+                with _load_lock:
+                    return cache.kernel_dispatcher(path, digest, self.signature)
+            except Exception:  # noqa: BLE001 - (numba's cache files corrupt: compiled again)
+                cache.forget_kernel(path)
+        _compiler.compile(path, digest, self.signature, compile_timeout())
+        cache.mark_built(path)
         with _load_lock:
             return cache.kernel_dispatcher(path, digest, self.signature)
 

@@ -16,6 +16,7 @@ writes the source, compiler_command() starts that process, kernel_dispatcher() l
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import os
@@ -141,6 +142,20 @@ def mark_built(path: str) -> None:
         cache_dirs.write_or_check(fd, real, name, "built\n")
     finally:
         os.close(fd)
+
+
+def forget_kernel(path: str) -> None:
+    """Removes the marker of the kernel in `path` and numba's cache files of it (corrupt)."""
+    directory, name = os.path.split(path)
+    stem = name[: -len(".py")]
+    with contextlib.suppress(OSError):
+        os.unlink(built_marker(path))
+    pycache = os.path.join(directory, "__pycache__")
+    with contextlib.suppress(OSError):
+        for entry in os.listdir(pycache):
+            if entry.startswith(stem + "."):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(pycache, entry))
 
 
 def compiler_command() -> tuple[list[str], dict]:
