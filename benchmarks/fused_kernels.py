@@ -119,7 +119,13 @@ def _jax_versions():
 def _workloads():
     rng = np.random.default_rng(0)
     x = rng.standard_normal((4000, 1000))
-    norm_args = (x, x.mean(axis=0), x.std(axis=0), rng.standard_normal(1000), rng.standard_normal(1000))
+    norm_args = (
+        x,
+        x.mean(axis=0),
+        x.std(axis=0),
+        rng.standard_normal(1000),
+        rng.standard_normal(1000),
+    )
     block = rng.uniform(1.0, 1000.0, 250_000)
     rows = [
         (f"150-op chain, {n:,} float32", "chain", chain, (np.linspace(0, 1, n, dtype=np.float32),))
@@ -132,7 +138,11 @@ def _workloads():
 
 def _bitwise(a, b) -> bool:
     a, b = np.asarray(a), np.asarray(b)
-    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a.view(np.uint8), b.view(np.uint8))
+    return (
+        a.dtype == b.dtype
+        and a.shape == b.shape
+        and np.array_equal(a.view(np.uint8), b.view(np.uint8))
+    )
 
 
 def _columns(key, func, args, hand_numba, hand_jax) -> list[tuple[str, object]]:
@@ -151,7 +161,10 @@ def _columns(key, func, args, hand_numba, hand_jax) -> list[tuple[str, object]]:
         try:
             import numba  # noqa: F401
 
-            columns.append(("jit='numba'", staging.function(func, jit_compile="numba")))
+            compiled = staging.function(func, jit_compile="numba")
+            fallback = getattr(compiled.get_concrete_function(*args)._compiled, "fallback", None)
+            label = "jit='numba'" + (" (interpreter)" if fallback else "")
+            columns.append((label, compiled))
         except ImportError:
             pass
         if hand_jax:
@@ -185,7 +198,9 @@ def table(rounds: int, quick: bool) -> None:
         for _ in range(rounds):
             for name, fn in columns:
                 times[name].append(best_time(lambda: fn(*args), min_total=budget, repeat=3))
-        cells = [f"{name} {fmt(statistics.median(times[name]))}{notes[name]}" for name, _ in columns]
+        cells = [
+            f"{name} {fmt(statistics.median(times[name]))}{notes[name]}" for name, _ in columns
+        ]
         eager = statistics.median(times["eager"])
         ratio = statistics.median(times["kernels"]) / eager
         lines.append(f"{label}: {ratio:.3f}x of eager | " + "; ".join(cells))
@@ -212,6 +227,7 @@ def first_kernel_seconds() -> float:
 
 
 def main(argv=None) -> int:
+    warnings.simplefilter("ignore")  # (retracing, and graphs jit_compile="numba" leaves alone)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--quick", action="store_true")

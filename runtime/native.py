@@ -120,7 +120,8 @@ class _Writer:
         self.per_row: list[str] = []  # statements at the start of each row
 
     def source(self) -> Source | None:
-        if self.dtype not in _DTYPES:
+        dtype = self.dtype
+        if dtype is None or dtype not in _DTYPES:
             return None
         try:
             self._constants()
@@ -142,10 +143,11 @@ class _Writer:
             len(self.arrays),
             len(self.scalars),
             tuple(self.constants),
-            self.dtype,
+            dtype,
         )
 
     def _constant(self, value) -> str:
+        assert self.dtype is not None
         self.constants.append(self.dtype.type(value))
         return f"c{len(self.constants) - 1}"
 
@@ -236,7 +238,9 @@ class _Writer:
                 f"        x{k} = a{k}[r * {width}:(r + 1) * {width}]"
                 for k in range(len(self.run.inputs))
             ]
-            lines += [f"        y{k} = o{k}[r * {width}:(r + 1) * {width}]" for k in range(n_outputs)]
+            lines += [
+                f"        y{k} = o{k}[r * {width}:(r + 1) * {width}]" for k in range(n_outputs)
+            ]
             lines += ["        " + line for line in self.per_row]
             lines += [f"        for j in range({width}):"]
             lines += ["            " + line.format(i="j") for line in body]
@@ -587,4 +591,12 @@ def eligible(run, options: dict) -> bool:
     return bool(options["native_kernels"]) and _kernels_usable() and source(run) is not None
 
 
-__all__ = ["Kernel", "Source", "compile_timeout", "eligible", "kernel", "source", "wait_for_kernels"]
+__all__ = [
+    "Kernel",
+    "Source",
+    "compile_timeout",
+    "eligible",
+    "kernel",
+    "source",
+    "wait_for_kernels",
+]

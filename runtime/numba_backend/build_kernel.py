@@ -43,7 +43,7 @@ def main(argv: list[str]) -> int:
     (interleave,) = argv
     replies = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # (what numba or LLVM print goes to the standard error)
-    import llvmlite.binding
+    import llvmlite.binding  # type: ignore[import-untyped]
     import numba
 
     warnings.simplefilter("error", numba.NumbaWarning)

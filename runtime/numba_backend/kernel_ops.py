@@ -14,7 +14,7 @@ import ctypes
 import ctypes.util
 import platform
 
-import llvmlite.binding
+import llvmlite.binding  # type: ignore[import-untyped]
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
@@ -30,9 +30,9 @@ _FE_BITS = {
     "aarch64": (0x02, 0x04, 0x08, 0x01),
     "arm64": (0x02, 0x04, 0x08, 0x01),
 }
-FE_BITS = _FE_BITS.get(platform.machine().lower())
-if FE_BITS is None:
+if platform.machine().lower() not in _FE_BITS:
     raise ImportError(f"no floating-point flag layout known for {platform.machine()!r}")
+FE_BITS = _FE_BITS[platform.machine().lower()]
 
 
 def _register_fenv() -> None:
@@ -50,9 +50,7 @@ _I32 = ir.IntType(32)
 
 
 def _fenv_call(builder, name: str, mask: int):
-    function = cgutils.get_or_insert_function(
-        builder.module, ir.FunctionType(_I32, [_I32]), name
-    )
+    function = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_I32, [_I32]), name)
     return builder.call(function, [ir.Constant(_I32, mask)])
 
 
@@ -119,8 +117,6 @@ def _llvm_intrinsic(name: str):
         return builder.call(builder.module.declare_intrinsic(name, [x.type]), [x])
 
     return make
-
-
 
 
 @intrinsic

@@ -51,7 +51,9 @@ def test_compiled_kernels_take_only_exact_elementwise_ufuncs():
         op = OPS[name]
         assert op.exact and op.out_ufunc is op.impl, name
     for name in _named(lambda op: op.kernel_expr_agrees is not None):
-        assert OPS[name].kernel_expr is not None and isinstance(OPS[name].kernel_expr_agrees(), bool)
+        assert OPS[name].kernel_expr is not None and isinstance(
+            OPS[name].kernel_expr_agrees(), bool
+        )
 
 
 def test_elementwise_facts_are_about_ufuncs():
