@@ -490,6 +490,9 @@ class _Build:
         except _CompileFailed as exc:
             self.problem = str(exc)
             _give_up()
+        except ImportError as exc:  # (numba, llvmlite or libm unusable here)
+            self.problem = f"{type(exc).__name__}: {exc}"
+            _give_up()
         except Exception as exc:  # noqa: BLE001 - (numba missing or broken, the cache unusable)
             self.problem = f"{type(exc).__name__}: {exc}"
         with _lock:

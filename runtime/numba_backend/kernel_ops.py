@@ -143,7 +143,11 @@ reciprocal = _unary(lambda builder, x: builder.fdiv(ir.Constant(x.type, 1.0), x)
 def _pick(order: str):
     """NumPy's maximum / minimum on two numbers: the first where it is NaN or strictly beyond
     the second (`order`: ">" or "<"), else the second (a NaN of either comes out, and of two
-    equal zeros the second)."""
+    equal zeros the second). Written without an ordered float comparison, which x86 makes a
+    signalling one (raising "invalid" on a NaN operand, where NumPy's loop raises nothing): the
+    order is that of the integers whose bits are the floats' with the magnitude's bits flipped
+    for negative numbers, and the quiet tests `uno` and `une` take out NaNs and equal values
+    (0.0 and -0.0 are ordered so, but are equal)."""
 
     def typer(typingctx, a, b):
         if not isinstance(a, types.Float) or a != b:
@@ -151,8 +155,22 @@ def _pick(order: str):
 
         def codegen(context, builder, signature, args):
             x, y = args
+            bits = ir.IntType(a.bitwidth)
+            magnitude = ir.Constant(bits, (1 << (a.bitwidth - 1)) - 1)
+
+            def key(v):
+                raw = builder.bitcast(v, bits)
+                sign = builder.ashr(raw, ir.Constant(bits, a.bitwidth - 1))
+                return builder.xor(raw, builder.and_(sign, magnitude))
+
+            beyond = builder.and_(
+                builder.icmp_signed(order, key(x), key(y)),
+                builder.and_(
+                    builder.fcmp_unordered("!=", x, y),
+                    builder.not_(builder.fcmp_unordered("uno", y, y)),
+                ),
+            )
             nan = builder.fcmp_unordered("uno", x, x)
-            beyond = builder.fcmp_ordered(order, x, y)
             return builder.select(builder.or_(nan, beyond), x, y)
 
         return a(a, b), codegen
