@@ -86,7 +86,7 @@ class Source:
         n_outputs = len(self.operands) - self.n_arrays - self.n_scalars
         params = (
             ["int64", "int64"]
-            + [f"{t}[::1]"] * self.n_arrays
+            + [f"Array({t}, 1, 'C', readonly=True)"] * self.n_arrays  # (read-only ones too)
             + [t] * (self.n_scalars + len(self.constants))
             + [f"{t}[::1]"] * n_outputs
         )
@@ -504,7 +504,7 @@ class _Build:
         from .numba_backend import cache
 
         with _load_lock:  # (numba is imported here: a fork waits, see _load_lock)
-            made = cache.kernel_file(self.text)
+            made = cache.kernel_file(self.text, self.signature)
         if made is None:
             raise OSError("no cache directory passes the checks (docs/security.md)")
         path, digest = made

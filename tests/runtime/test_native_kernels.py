@@ -205,6 +205,14 @@ def test_a_failed_compile_leaves_the_run_to_numpy(monkeypatch, calls):
     assert calls == [False]  # no kernel in the new trace
 
 
+def test_read_only_inputs(calls):
+    x = np.linspace(-3, 3, 2000)
+    x.flags.writeable = False
+    concrete = staged(chain, x)
+    assert_bitwise(concrete(x), chain(x))
+    assert calls == [True]
+
+
 def test_strided_input_takes_the_op_by_op_path(calls):
     x = np.linspace(-3, 3, 2000)
     concrete = staged(chain, x)
@@ -240,7 +248,7 @@ def test_kernel_source_is_one_loop_of_exact_operations():
     assert made.constants == (np.float32(1.0001), np.float32(0.5), np.float32(0.25))
     assert [type(c) for c in made.constants] == [np.float32] * 3  # (as NumPy casts them)
     assert made.text.count(" = _k.") == 60 and len(made.operands) == 2
-    assert made.text.count("for ") == 1 and "float32[::1]" in made.signature
+    assert made.text.count("for ") == 1 and "float32[::1]" in made.signature  # (the output)
 
 
 _BINARY = ("+", "-", "*", "/", "np.maximum", "np.minimum")
