@@ -404,7 +404,7 @@ class _Compiler:
         if process is not None:
             try:
                 process.communicate(timeout=2)
-            except (OSError, subprocess.TimeoutExpired):
+            except (OSError, ValueError, subprocess.TimeoutExpired):
                 process.kill()
                 process.wait()
 
