@@ -81,6 +81,15 @@ class Source:
     dtype: np.dtype
 
     @property
+    def interleave(self) -> int:
+        """The vector iterations LLVM's vectorizer is told to interleave: 8 over a flat run (each
+        element's ops are one long dependency chain, and independent chains side by side keep
+        the floating-point units busy: 2.5x faster on the 150-op chain than LLVM's own choice);
+        2 over the rows of a run in rows mode (a row's last elements, fewer than the vectors
+        interleaved, go one by one: short rows pay for a wide interleave)."""
+        return 8 if "for i in range(stop - start):" in self.text else 2
+
+    @property
     def signature(self) -> str:
         t = _DTYPES[self.dtype]
         n_outputs = len(self.operands) - self.n_arrays - self.n_scalars
@@ -343,8 +352,11 @@ class _Compiler:
         self.process: subprocess.Popen | None = None
         self.lock = threading.Lock()
 
-    def compile(self, path: str, digest: str, signature: str, timeout: float) -> None:
-        request = json.dumps({"path": path, "digest": digest, "signature": signature}) + "\n"
+    def compile(  # noqa: PLR0913
+        self, path: str, digest: str, signature: str, interleave: int, timeout: float
+    ) -> None:
+        request = {"path": path, "digest": digest, "signature": signature, "interleave": interleave}
+        line = json.dumps(request) + "\n"
         with self.lock:
             for _ in range(2):  # (once more when the process had just exited, idle)
                 process = self.process
@@ -352,15 +364,15 @@ class _Compiler:
                     process = self.process = self._start()
                 assert process.stdin is not None and process.stdout is not None
                 try:
-                    process.stdin.write(request)
+                    process.stdin.write(line)
                     process.stdin.flush()
-                    line = self._answer(process, timeout)
+                    answer = self._answer(process, timeout)
                 except (OSError, EOFError):
                     self.stop()
                     continue
-                reply = json.loads(line)
+                reply = json.loads(answer)
                 if not reply.get("ok"):
-                    raise _CompileFailed(str(reply.get("error", line))[-2000:])
+                    raise _CompileFailed(str(reply.get("error", answer))[-2000:])
                 return
             raise _CompileFailed("the compile process exited")
 
@@ -457,8 +469,8 @@ class _Build:
     not there, then loaded, all on a thread of its own (the calls meanwhile run on NumPy's
     loops, see Kernel)."""
 
-    def __init__(self, text: str, signature: str):
-        self.text, self.signature = text, signature
+    def __init__(self, text: str, signature: str, interleave: int):
+        self.text, self.signature, self.interleave = text, signature, interleave
         self.state = _NEW
         self.loaded = None  # the numba dispatcher once ready
         self.done = threading.Event()
@@ -504,7 +516,7 @@ class _Build:
         from .numba_backend import cache
 
         with _load_lock:  # (numba is imported here: a fork waits, see _load_lock)
-            made = cache.kernel_file(self.text, self.signature)
+            made = cache.kernel_file(self.text, self.signature, self.interleave)
         if made is None:
             raise OSError("no cache directory passes the checks (docs/security.md)")
         path, digest = made
@@ -514,7 +526,7 @@ class _Build:
                     return cache.kernel_dispatcher(path, digest, self.signature)
             except Exception:  # noqa: BLE001 - (numba's cache files corrupt: compiled again)
                 cache.forget_kernel(path)
-        _compiler.compile(path, digest, self.signature, compile_timeout())
+        _compiler.compile(path, digest, self.signature, self.interleave, compile_timeout())
         cache.mark_built(path)
         with _load_lock:
             return cache.kernel_dispatcher(path, digest, self.signature)
@@ -526,7 +538,7 @@ def _build(made: Source) -> _Build | None:
     with _lock:
         build = _built.get(key)
         if build is None:
-            build = _built[key] = _Build(made.text, made.signature)
+            build = _built[key] = _Build(made.text, made.signature, made.interleave)
             build._start()
         return None if build.state == _FAILED else build
 

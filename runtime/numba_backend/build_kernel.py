@@ -1,15 +1,15 @@
 """The process that compiles fused-run kernels into numba's cache (runtime.native starts it).
 
-    python -m runtime.numba_backend.build_kernel INTERLEAVE
+    python -m runtime.numba_backend.build_kernel
 
 It reads one request a line on its standard input, a JSON object {"path", "digest",
-"signature"}: PATH holds the kernel's source in the checked cache directory
+"signature", "interleave"}: PATH holds the kernel's source in the checked cache directory
 (runtime.numba_backend.cache), whose machine code goes into numba's cache beside it. It answers
 each with one line on its standard output, {"ok": true} once the kernel is compiled and found
 in the cache by a fresh load, or {"ok": false, "error": ...}; a warning of numba's (a cache it
 could not write) is an error. Anything else written to the standard output (by numba, LLVM)
 goes to the standard error instead. LLVM's vectorizer interleaves INTERLEAVE vector iterations
-(an option of this process's LLVM only). It exits at the end of its input, or after IDLE
+(an option of this process's LLVM only, set for each request). It exits at the end of its input, or after IDLE
 seconds without a request (the next kernel starts it again).
 """
 
@@ -26,9 +26,12 @@ IDLE = 120.0
 
 
 def _compile(request: dict) -> dict:
+    import llvmlite.binding  # type: ignore[import-untyped]
+
     from . import cache
 
     path, digest, signature = request["path"], request["digest"], request["signature"]
+    llvmlite.binding.set_option("", f"-force-vector-interleave={int(request['interleave'])}")
     try:
         cache.kernel_dispatcher(path, digest, signature)
         loaded = cache.kernel_dispatcher(path, digest, signature)
@@ -40,14 +43,12 @@ def _compile(request: dict) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    (interleave,) = argv
+    del argv
     replies = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # (what numba or LLVM print goes to the standard error)
-    import llvmlite.binding  # type: ignore[import-untyped]
     import numba
 
     warnings.simplefilter("error", numba.NumbaWarning)
-    llvmlite.binding.set_option("", f"-force-vector-interleave={int(interleave)}")
     while True:
         ready, _, _ = select.select([sys.stdin], [], [], IDLE)
         if not ready:
