@@ -515,8 +515,7 @@ class _Build:
     def _compile_and_load(self):
         from .numba_backend import cache
 
-        with _load_lock:  # (numba is imported here: a fork waits, see _load_lock)
-            made = cache.kernel_file(self.text, self.signature, self.interleave)
+        made = cache.kernel_file(self.text, self.signature, self.interleave)
         if made is None:
             raise OSError("no cache directory passes the checks (docs/security.md)")
         path, digest = made
@@ -526,10 +525,19 @@ class _Build:
                     return cache.kernel_dispatcher(path, digest, self.signature)
             except Exception:  # noqa: BLE001 - (numba's cache files corrupt: compiled again)
                 cache.forget_kernel(path)
+        # (numba starts up here meanwhile: the load then takes milliseconds)
+        threading.Thread(target=_warm_up, name="staging-kernel-warm-up", daemon=True).start()
         _compiler.compile(path, digest, self.signature, self.interleave, compile_timeout())
         cache.mark_built(path)
         with _load_lock:
             return cache.kernel_dispatcher(path, digest, self.signature)
+
+
+def _warm_up() -> None:
+    from .numba_backend import cache
+
+    with _load_lock, contextlib.suppress(Exception):  # (the load says what fails)
+        cache.warm_up()
 
 
 def _build(made: Source) -> _Build | None:
