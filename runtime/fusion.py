@@ -141,7 +141,7 @@ class Run:
     def min_elements(self, options: dict) -> int:
         """The size from which fusing pays (see the `fusion_min_bytes` option), or from which
         splitting the run across threads does (`threads`, `parallel_min_bytes`), or from which a
-        native kernel does (runtime.native)."""
+        compiled kernel does (runtime.native)."""
         fused = max(1, -(-options["fusion_min_bytes"] // self.live_bytes))
         if self.native:
             fused = min(fused, -(-options["native_min_work"] // len(self.nodes)))

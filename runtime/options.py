@@ -63,11 +63,11 @@ _DEFAULTS = {
     # least this many bytes in all (elements x itemsize x ops): below it a thread's hand-off
     # costs more than it saves
     "parallel_min_bytes": 16 << 20,
-    # a fused run of plain float arithmetic becomes one compiled loop when a C compiler is found
-    # (runtime.native; bitwise NumPy's results); False keeps every run on NumPy's loops
+    # a fused run of plain float arithmetic becomes one loop compiled by numba when it is
+    # installed (runtime.native; bitwise NumPy's results); False keeps every run on NumPy's loops
     "native_kernels": True,
     # ... from this many element-ops (elements x ops; the compile, once per kernel and then
-    # cached on disk, costs a few hundred milliseconds)
+    # cached on disk, takes a second or two in the background)
     "native_min_work": 1 << 20,
     # checks every graph after the passes (runtime.verify); the test suite turns it on
     "verify_graphs": False,

@@ -120,10 +120,12 @@ class OpDef:
     floats, or is integer or boolean work: computing it chunk by chunk gives the same bits.
     correctly_rounded: the op is one IEEE-754 correctly rounded operation, or a sign-bit
     operation, on real floats (`+ - * /`, sqrt, abs ...): what compiled kernels may take.
-    c_expr: its C expression over the operands `{0}`, `{1}` of one float type `T` (`{f}`: the
-    libm suffix of that type), for compiled kernels (runtime.native).
-    c_expr_agrees() -> bool: when given, c_expr is used only where it returns True (NumPy's
-    loops on this machine are seen to compute what c_expr computes: maximum, minimum).
+    kernel_expr: its expression in a compiled kernel (runtime.native) over the operands `{0}`,
+    `{1}`, numbers of one float dtype: a function of runtime.numba_backend.kernel_ops (`_k`), one
+    LLVM instruction, or an operand itself (`{minus_zero}`: an argument holding -0.0).
+    kernel_expr_agrees() -> bool: when given, kernel_expr is used only where it returns True
+    (NumPy's loops on this machine are seen to compute what kernel_expr computes: maximum,
+    minimum).
     in_place_complex: False when NumPy's complex loops give another last bit when the output
     buffer is one of the inputs (multiply, square): the result never goes into an operand's buffer.
     out_by_keyword: the ufunc takes `out` only by keyword (a positional one is deprecated).
@@ -292,8 +294,8 @@ class OpDef:
     out_ufunc: np.ufunc | None = None
     exact: bool = False
     correctly_rounded: bool = False
-    c_expr: str | None = None
-    c_expr_agrees: Callable | None = None
+    kernel_expr: str | None = None
+    kernel_expr_agrees: Callable | None = None
     in_place_complex: bool = True
     out_by_keyword: bool = False
     # structured ops and graph values

@@ -3,22 +3,28 @@ write (docs/security.md).
 
 numba's cache holds pickled data that is loaded as code: a cache directory another user can
 write to is never read. The generated source goes into a file named by its hash in the checked
-kernel cache directory (runtime.native's checks: ours, mode 0700, every directory above it ours
+kernel cache directory (runtime.cache_dirs' checks: ours, mode 0700, every directory above it ours
 or root's or sticky, opened without following links), numba's index and machine code into the
 `__pycache__` beside it, made and checked the same way. With $NUMBA_CACHE_DIR set, numba writes
 there instead, and it is checked the same way. When a check fails, the function is compiled
-without a cache (every process compiles it again)."""
+without a cache (every process compiles it again).
+
+The kernels of fused runs (runtime.native) are compiled by numba in a process of their own
+(`python -m runtime.numba_backend.build_kernel`: killed when it takes too long, and no lock of
+this process is held meanwhile) into that cache, and then loaded from it here: kernel_file()
+writes the source, compiler_command() starts that process, kernel_dispatcher() loads."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.metadata
 import importlib.util
 import os
 import sys
 import threading
 
-from .. import native
+from .. import cache_dirs
 
 _VERSION = "1"  # of the generated code: part of the file's name
 _lock = threading.Lock()
@@ -50,7 +56,7 @@ def compile_source(source: str):
         found = _compiled.get(digest)
         if found is not None:
             return found
-        path = _private_file(f"graph_{digest}.py", text)
+        path = cache_dirs.private_file("numba", f"graph_{digest}.py", text)
         if path is not None and _numba_dir_safe(os.path.dirname(path)):
             function = _load(path, digest)
             dispatcher = numba.njit(cache=True, error_model="numpy")(function)
@@ -62,55 +68,14 @@ def compile_source(source: str):
         return dispatcher
 
 
-def _load(path: str, digest: str):
-    name = f"_staging_numba_graph_{digest}"
+def _load(path: str, digest: str, kind: str = "graph", function: str = "graph_fn"):
+    name = f"_staging_numba_{kind}_{digest}"
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # (numba's cache finds the function's module by name)
     spec.loader.exec_module(module)
-    return module.graph_fn
-
-
-def _private_file(name: str, text: str) -> str | None:
-    """The path of file `name` holding `text` in a checked private directory, written there
-    when missing (None when no directory passes the checks or the file there holds anything
-    else)."""
-    for directory in native._directories():  # noqa: SLF001  (the same checks as its kernels)
-        try:
-            fd, real = native._open_directory(os.path.join(directory, "numba"))  # noqa: SLF001
-        except OSError:
-            continue
-        try:
-            if _write_or_check(fd, real, name, text):
-                pycache = os.path.join(real, "__pycache__")
-                sub, _ = native._open_directory(pycache)  # noqa: SLF001
-                os.close(sub)
-                return os.path.join(real, name)
-        except OSError:
-            continue
-        finally:
-            os.close(fd)
-    return None
-
-
-def _write_or_check(fd: int, real: str, name: str, text: str) -> bool:
-    data = text.encode()
-    try:
-        out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=fd)
-    except FileExistsError:
-        existing = os.open(name, native._FILE_FLAGS, dir_fd=fd)  # noqa: SLF001
-        try:
-            native._check_private(existing, os.path.join(real, name), "file")  # noqa: SLF001
-            with os.fdopen(existing, "rb") as handle:
-                existing = -1
-                return handle.read() == data
-        finally:
-            if existing >= 0:
-                os.close(existing)
-    with os.fdopen(out, "wb") as handle:
-        handle.write(data)
-    return True
+    return getattr(module, function)
 
 
 def _numba_dir_safe(source_dir: str) -> bool:
@@ -119,10 +84,102 @@ def _numba_dir_safe(source_dir: str) -> bool:
     explicit = os.environ.get("NUMBA_CACHE_DIR")
     if not explicit:
         return True
+    return cache_dirs.checked_directory(explicit) is not None
+
+
+# -- the kernels of fused runs (runtime.native) ---------------------------------------------
+
+_KERNEL_VERSION = "1"  # of the generated kernels: part of the file's name
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def kernel_file(source: str, signature: str, interleave: int) -> tuple[str, str] | None:
+    """(path, digest) of a file holding kernel `source` (defining `kernel`, compiled for
+    `signature` with LLVM's vectorizer interleaving `interleave` vector iterations) in the
+    checked cache directory, written there when missing; None when no directory passes the
+    checks or numba's cache would not (see the module docstring: then no kernel is made)."""
+    try:  # (its version is part of the name: a new numba compiles anew)
+        version = importlib.metadata.version("numba")
+    except importlib.metadata.PackageNotFoundError as error:
+        raise ImportError(f"numba is not installed ({error})") from None
+    text = (
+        f"# generated by runtime.native (v{_KERNEL_VERSION}, numba {version}, "
+        f"interleave {interleave})\n# {signature}\n"
+        "import numpy as np\n\nfrom runtime.numba_backend import kernel_ops as _k\n\n\n"
+        f"{source}\n"
+    )
+    digest = hashlib.sha256(text.encode()).hexdigest()[:32]
+    path = cache_dirs.private_file("numba", f"kernel_{digest}.py", text)
+    if path is None or not _numba_dir_safe(os.path.dirname(path)):
+        return None
+    return path, digest
+
+
+def built_marker(path: str) -> str:
+    """The file that says the kernel in `path` was compiled into numba's cache."""
+    return path[: -len(".py")] + ".built"
+
+
+def is_built(path: str) -> bool:
+    """Whether the kernel in `path` is in numba's cache (its marker is there, ours)."""
+    directory, name = os.path.split(built_marker(path))
     try:
-        fd, _ = native._open_directory(explicit)  # noqa: SLF001
+        fd, real = cache_dirs.open_directory(directory)
     except OSError:
         return False
-    with contextlib.suppress(OSError):
+    try:
+        return cache_dirs.read_private(fd, real, name) == b"built\n"
+    except OSError:
+        return False
+    finally:
         os.close(fd)
-    return True
+
+
+def mark_built(path: str) -> None:
+    directory, name = os.path.split(built_marker(path))
+    fd, real = cache_dirs.open_directory(directory)
+    try:
+        cache_dirs.write_or_check(fd, real, name, "built\n")
+    finally:
+        os.close(fd)
+
+
+def forget_kernel(path: str) -> None:
+    """Removes the marker of the kernel in `path` and numba's cache files of it (corrupt)."""
+    directory, name = os.path.split(path)
+    stem = name[: -len(".py")]
+    with contextlib.suppress(OSError):
+        os.unlink(built_marker(path))
+    pycache = os.path.join(directory, "__pycache__")
+    with contextlib.suppress(OSError):
+        for entry in os.listdir(pycache):
+            if entry.startswith(stem + "."):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(pycache, entry))
+
+
+def compiler_command() -> tuple[list[str], dict]:
+    """(command, environment) of the process that compiles kernels into numba's cache
+    (runtime.numba_backend.build_kernel)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [_ROOT, env.get("PYTHONPATH")]))
+    command = [sys.executable, "-m", "runtime.numba_backend.build_kernel"]
+    return command, env
+
+
+def warm_up() -> None:
+    """Imports numba and makes its CPU target ready (about 0.7 s, once per process), so that
+    loading a kernel then takes milliseconds."""
+    from numba.core.registry import cpu_target
+
+    cpu_target.target_context.refresh()
+    cpu_target.target_context.codegen()
+
+
+def kernel_dispatcher(path: str, digest: str, signature: str):
+    """The numba dispatcher of the kernel in `path` for `signature`: loaded from numba's cache
+    when it is there, else compiled (and cached)."""
+    import numba
+
+    function = _load(path, digest, "kernel", "kernel")
+    return numba.njit(signature, cache=True, nogil=True, error_model="numpy")(function)

@@ -395,32 +395,33 @@ _declare(
     exact=True,
 )
 # one correctly rounded IEEE-754 operation or a sign-bit operation: compiled kernels take them,
-# as C over the operands {0}, {1} of the float type T ({f}: the libm suffix of T)
-for _name, _c in {
-    "add": "({0} + {1})",
-    "subtract": "({0} - {1})",
-    "multiply": "({0} * {1})",
-    "divide": "({0} / {1})",
-    "negative": "(-{0})",
+# as one LLVM instruction over the operands {0}, {1} (runtime.numba_backend.kernel_ops;
+# {minus_zero}: a kernel argument holding -0.0)
+for _name, _expr in {
+    "add": "_k.add({0}, {1})",
+    "subtract": "_k.subtract({0}, {1})",
+    "multiply": "_k.multiply({0}, {1})",
+    "divide": "_k.divide({0}, {1})",
+    "negative": "_k.negative({0}, {minus_zero})",
     "positive": "{0}",
-    "square": "({0} * {0})",
-    "reciprocal": "((T)1 / {0})",
-    "sqrt": "sqrt{f}({0})",
-    "absolute": "fabs{f}({0})",
-    "fabs": "fabs{f}({0})",
+    "square": "_k.multiply({0}, {0})",
+    "reciprocal": "_k.reciprocal({0})",
+    "sqrt": "_k.sqrt({0})",
+    "absolute": "_k.absolute({0})",
+    "fabs": "_k.absolute({0})",
 }.items():
-    _declare(_name, correctly_rounded=True, c_expr=_c)
+    _declare(_name, correctly_rounded=True, kernel_expr=_expr)
 
 
 _min_max_checked: list = []
 
 
-def min_max_follow_c() -> bool:
-    """Whether np.maximum / np.minimum give their c_expr's answers here, bit for bit, on short and
-    long arrays (NumPy's scalar and SIMD loops) of both float dtypes: signed zeros, NaNs of
-    either operand and of both, infinities. (Their C form: the first operand when it is NaN or
-    strictly beyond the second, else the second: a NaN of either comes out, and of two equal
-    zeros the second.)"""
+def min_max_follow_kernels() -> bool:
+    """Whether np.maximum / np.minimum give their kernel_expr's answers here, bit for bit, on
+    short and long arrays (NumPy's scalar and SIMD loops) of both float dtypes: signed zeros,
+    NaNs of either operand and of both, infinities. (Their kernel form: the first operand when it
+    is NaN or strictly beyond the second, else the second: a NaN of either comes out, and of two
+    equal zeros the second.)"""
     if not _min_max_checked:
         same = True
         nan, other_nan = np.float64(np.nan), -np.float64(np.nan)
@@ -445,13 +446,13 @@ def min_max_follow_c() -> bool:
 
 _declare(
     "maximum",
-    c_expr="((isnan({0}) || __builtin_isgreater({0}, {1})) ? {0} : {1})",
-    c_expr_agrees=min_max_follow_c,
+    kernel_expr="_k.maximum({0}, {1})",
+    kernel_expr_agrees=min_max_follow_kernels,
 )
 _declare(
     "minimum",
-    c_expr="((isnan({0}) || __builtin_isless({0}, {1})) ? {0} : {1})",
-    c_expr_agrees=min_max_follow_c,
+    kernel_expr="_k.minimum({0}, {1})",
+    kernel_expr_agrees=min_max_follow_kernels,
 )
 # complex loops that give another last bit when the output is one of the inputs (NumPy 2.4,
 # measured on one-element arrays): their result never goes into an operand's buffer

@@ -1,4 +1,4 @@
-"""Helpers shared by the runtime tests of fused runs (split across threads, native kernels)."""
+"""Helpers shared by the runtime tests of fused runs (split across threads, compiled kernels)."""
 
 from __future__ import annotations
 

@@ -46,12 +46,14 @@ def _same(a, b) -> bool:
 
 def test_compiled_kernels_take_only_exact_elementwise_ufuncs():
     for name in _named(lambda op: op.correctly_rounded):
-        assert OPS[name].c_expr is not None, name  # what compiled kernels may take, they do
-    for name in _named(lambda op: op.c_expr is not None):
+        assert OPS[name].kernel_expr is not None, name  # what compiled kernels may take, they do
+    for name in _named(lambda op: op.kernel_expr is not None):
         op = OPS[name]
         assert op.exact and op.out_ufunc is op.impl, name
-    for name in _named(lambda op: op.c_expr_agrees is not None):
-        assert OPS[name].c_expr is not None and isinstance(OPS[name].c_expr_agrees(), bool)
+    for name in _named(lambda op: op.kernel_expr_agrees is not None):
+        assert OPS[name].kernel_expr is not None and isinstance(
+            OPS[name].kernel_expr_agrees(), bool
+        )
 
 
 def test_elementwise_facts_are_about_ufuncs():
