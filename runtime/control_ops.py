@@ -548,11 +548,16 @@ def _lower_while_loop(ctx, node, *inputs, num_loop_vars):
         _trip_bound(node),
     )
 
+    start = _as_outputs(ctx, node, node.inputs[:num_loop_vars], inits)
+    if ctx.may_raise_flag(cond_graph):  # the test's flag is carried: it ends each iteration
+        return _lower_tested_loop(ctx, node, start, captures)
+
     def cond(carry):
         values, state = carry
         ctx.set_state(state)
-        test = ctx.untag(ctx.run(cond_graph, list(values) + captures)[0])
-        return ctx.jnp.asarray(test, dtype=bool)
+        test = ctx.jnp.asarray(ctx.untag(ctx.run(cond_graph, list(values) + captures)[0]), bool)
+        # (values on which eager NumPy raises met: the call runs again on the interpreter)
+        return test if ctx.suspect is None else test & ~ctx.suspect
 
     def body(carry):
         values, state = carry
@@ -560,8 +565,33 @@ def _lower_while_loop(ctx, node, *inputs, num_loop_vars):
         outs = ctx.run(body_graph, list(values) + captures)
         return _as_outputs(ctx, node, body_graph.outputs, outs), ctx.state_values()
 
-    start = _as_outputs(ctx, node, node.inputs[:num_loop_vars], inits)
     values, state = ctx.jax.lax.while_loop(cond, body, (start, ctx.state_values()))
+    ctx.set_state(state)
+    return tuple(values)
+
+
+def _lower_tested_loop(ctx, node, start, captures):
+    """A loop whose test may meet values on which eager NumPy raises: the test is computed
+    before the loop and at the end of each iteration, so that its flag is carried with the
+    state; the loop stops when the flag holds."""
+    cond_graph, body_graph = node.subgraphs["cond"], node.subgraphs["body"]
+    jnp = ctx.jnp
+
+    def test(values):
+        return jnp.asarray(ctx.untag(ctx.run(cond_graph, list(values) + captures)[0]), bool)
+
+    def body(carry):
+        values, state, _ = carry
+        ctx.set_state(state)
+        outs = ctx.run(body_graph, list(values) + captures)
+        values = _as_outputs(ctx, node, body_graph.outputs, outs)
+        going = test(values)
+        return values, ctx.state_values(), going
+
+    going = test(start)
+    values, state, _ = ctx.jax.lax.while_loop(
+        lambda carry: carry[2] & ~carry[1][-1], body, (start, ctx.state_values(), going)
+    )
     ctx.set_state(state)
     return tuple(values)
 

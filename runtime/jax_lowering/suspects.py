@@ -37,14 +37,6 @@ from ..types import TensorType
 from .values import untag
 
 
-class Rerun(Exception):  # noqa: N818 - a marker, not an error the user sees
-    """Left in the runner's failure slot by a callback: run this call on the interpreter."""
-
-    def __init__(self, nodes):
-        super().__init__("run again on the interpreter")
-        self.nodes = tuple(nodes)
-
-
 class RerunRefused(RuntimeError):
     """A call compiled with jit_compile=True met values on which eager NumPy warns or raises,
     after its prints or Python calls had run: it cannot be run again to give eager's outcome."""
@@ -66,16 +58,13 @@ def suspect(node, inputs, outputs):
 def may_be_suspect(node) -> bool:
     """Whether lowering `node` may give a flag (suspect), read from the graph before lowering:
     an op with a lower_suspect whose operands it reads (its `reads` positions, all by default)
-    are not all constants of the graph."""
+    are not all literals (Python numbers written in the program: a division by the literal 2;
+    a graph constant counts, its flag is decided while lowering)."""
     check = node.opdef.lower_suspect
     if check is None:
         return False
     reads = getattr(check, "reads", range(len(node.inputs)))
-    operands = [node.inputs[i] for i in reads if i < len(node.inputs)]
-    return any(
-        isinstance(v, Value) and (v.producer is None or v.producer.opdef.constant is None)
-        for v in operands
-    )
+    return any(isinstance(node.inputs[i], Value) for i in reads if i < len(node.inputs))
 
 
 def computes_floats(graph) -> bool:
@@ -112,32 +101,20 @@ def errors_raise() -> bool:
     return "raise" in np.geterr().values()
 
 
-def rerun_if(ctx, flag, nodes) -> None:
-    """A callback marking the call for a rerun when `flag` holds as the computation runs."""
-    runner = ctx.runner
-
-    def mark():
-        if runner.failed is None:
-            runner.failed = Rerun(nodes)
-
-    jax.lax.cond(
-        jnp.asarray(flag, dtype=bool),
-        lambda: jax.debug.callback(mark, ordered=True),
-        lambda: None,
-    )
-
-
 def refused(nodes, graph_name: str) -> RerunRefused:
-    """The error of a call that cannot be run again: its host effects have run."""
+    """The error of a call that cannot be run again: its host effects have run. `nodes`: the
+    graph's nodes that may have raised the flag (one flag says which held)."""
     places = []
     for node in nodes[:3]:
         where = f"{node.location[0]}:{node.location[1]}: " if node.location else ""
         places.append(f"{where}`{node_text(node)}`")
     more = f" (and {len(nodes) - 3} more)" if len(nodes) > 3 else ""
+    among = "one of " if len(nodes) > 1 else ""
     return RerunRefused(
         f"staged graph {graph_name!r} compiled with jit_compile=True met values on which eager "
-        f"NumPy warns or raises (a result that is not finite where its operands are, an integer "
-        f"division by zero, a singular matrix) in {'; '.join(places)}{more}, which XLA computes "
+        f"NumPy or Python warns or raises (a result that is not finite where its operands are, "
+        f"an integer division by zero, a Python int past 64 bits, an index out of range, a "
+        f"singular matrix) in {among}{'; '.join(places)}{more}, which XLA computes "
         f"on silently. Such a call runs again on the interpreter to give eager's warning or "
         f"error, but this one has already printed or called Python (print, staging.py_function), "
         f"which a second run would do again. Call it with jit_compile=False for eager's outcome"
@@ -145,12 +122,10 @@ def refused(nodes, graph_name: str) -> RerunRefused:
 
 
 __all__ = [
-    "Rerun",
     "RerunRefused",
     "computes_floats",
     "errors_raise",
     "may_be_suspect",
     "refused",
-    "rerun_if",
     "suspect",
 ]
