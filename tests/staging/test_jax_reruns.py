@@ -209,3 +209,141 @@ def test_a_call_that_printed_before_cannot_run_again():
         staged(np.array([4]), np.array([0]))
     assert "jit_compile=False" in str(info.value)
     np.testing.assert_array_equal(staged(np.array([4]), np.array([2])), [2])  # (compiled)
+
+
+# -- suspects inside staged loops and branches: one flag carried with the loop's state ----------
+
+
+def divide_in_loop(xs, d):
+    total = np.int64(0)
+    i = 0
+    while i < xs.shape[0]:
+        total += xs[i] // d + xs[i] % d
+        d -= 1
+        i += 1
+    return total
+
+
+def divide_in_test(x, d):
+    steps = 0
+    while x // d > 1:
+        x -= 1
+        d -= 1
+        steps += 1
+    return steps, x
+
+
+def divide_in_branch(xs, d):
+    out = np.int64(0)
+    for x in xs:
+        if x > 2:
+            out += x // d
+        else:
+            out -= 1
+    return out
+
+
+def _no_callbacks(staged, *args):
+    compiled = staged.get_concrete_function(*args)._compiled
+    assert not compiled.has_callbacks  # (no callback per iteration: the flag is an output)
+    return compiled
+
+
+@pytest.mark.parametrize(
+    "func, args",
+    [
+        (divide_in_loop, (np.arange(4), np.int64(5))),  # never zero
+        (divide_in_loop, (np.arange(4), np.int64(2))),  # zero on the third iteration
+        (divide_in_loop, (np.arange(4), np.int64(0))),  # zero on the first
+        (divide_in_loop, (np.arange(0), np.int64(0))),  # no iteration
+        (divide_in_test, (np.int64(9), np.int64(3))),  # the test divides by zero
+        (divide_in_test, (np.int64(9), np.int64(0))),
+        (divide_in_test, (np.int64(2), np.int64(5))),  # no iteration
+        (divide_in_branch, (np.array([3, 1, 4]), np.int64(0))),
+        (divide_in_branch, (np.array([1, 1]), np.int64(0))),  # the branch never taken
+        (divide_in_branch, (np.array([3, 1, 4]), np.int64(2))),
+    ],
+    ids=lambda v: getattr(v, "__name__", None) or "",
+)
+def test_suspects_in_loop_bodies_tests_and_branches_are_one_flag(func, args):
+    staged = _check(func, *args)
+    _no_callbacks(staged, *args)
+
+
+def test_a_loop_stops_once_its_flag_holds():
+    """XLA's values after a suspect op are not eager's: the loop they drive need not end."""
+
+    def halve_until_zero(x, d):
+        n = 0
+        while x != 0:
+            x = x // d  # eager: 0 once d is 0 (with a warning); XLA: another number
+            n += 1
+            d = d - 1 if d > 0 else d
+        return n
+
+    _check(halve_until_zero, np.int64(-1), np.int64(0))
+    _check(halve_until_zero, np.int64(100), np.int64(3))
+
+
+def test_a_print_in_a_loop_after_the_flag_is_skipped(capsys):
+    def divide_then_print(xs, d):
+        for x in xs:
+            q = x // d
+            print("q is", q)
+        return d
+
+    args = (np.array([4, 6]), np.int64(0))
+    staged = _compiled(divide_then_print)
+    eager = _outcome(divide_then_print, args)
+    eager_text = capsys.readouterr().out
+    _assert_same(_outcome(staged, args), eager)
+    assert capsys.readouterr().out == eager_text == "q is 0\nq is 0\n"
+
+
+def test_a_loop_that_printed_before_its_flag_cannot_run_again(capsys):
+    def print_then_divide(xs, d):
+        total = np.int64(0)
+        for x in xs:
+            print("x is", x)
+            total += x // (d - x)
+        return total
+
+    staged = _compiled(print_then_divide)
+    assert staged(np.array([1, 2]), np.int64(5)) == 0  # compiled, no flag
+    capsys.readouterr()
+    with pytest.raises(RerunRefused, match=r"test_jax_reruns\.py:\d+: `.*floor_divide"):
+        staged(np.array([1, 2]), np.int64(2))
+    assert capsys.readouterr().out == "x is 1\nx is 2\n"
+
+
+def test_a_check_after_the_flag_does_not_raise_on_what_xla_computed():
+    """XLA's -1 for 7 // 0 would fail the check; eager's 0 (with a warning) passes it."""
+
+    def divide_and_check(xs, d):
+        total = np.int64(0)
+        for x in xs:
+            q = x // d
+            if q < 0:  # (a staged raise: pytest rewrites a test module's asserts)
+                raise ValueError("negative")
+            total += q
+        return total
+
+    _check(divide_and_check, np.array([7, 8]), np.int64(0))
+    _check(divide_and_check, np.array([7, 8]), np.int64(2))
+    _check(divide_and_check, np.array([7, -8]), np.int64(2))  # raises eagerly too
+
+
+def test_a_staged_function_called_in_a_loop_returns_its_flag():
+    @staging.function(jit_compile=True)
+    def inner(x, d):
+        return x // d
+
+    def outer(xs, d):
+        total = np.int64(0)
+        for x in xs:
+            total += inner(x, d)
+            d -= 1
+        return total
+
+    for args in [(np.array([4, 5, 6]), np.int64(4)), (np.array([4, 5, 6]), np.int64(1))]:
+        _check(outer, *args)
