@@ -99,7 +99,7 @@ class Lowerer:
         """The node's suspects (values on which eager NumPy warns or raises, suspects.py),
         OR-ed into the flag `self.suspect`: an output of the compiled function, and of each
         branch and loop body on the way there (the state control flow threads)."""
-        if self.suspect is None or not suspects.may_be_suspect(node):  # (literals only)
+        if self.suspect is None or not self.runner.checks(node):  # (literals only, counters)
             return
         flag = suspects.suspect(node, inputs, outs)
         if flag is not None:
@@ -109,7 +109,7 @@ class Lowerer:
         """Whether running `graph` (its subgraphs and the graphs it calls too) may change the
         suspects' flag."""
         return self.suspect is not None and any(
-            suspects.may_be_suspect(n) for g in called_graphs(graph) for n in g.walk()
+            self.runner.checks(n) for g in called_graphs(graph) for n in g.walk()
         )
 
     def flag_args(self) -> tuple:

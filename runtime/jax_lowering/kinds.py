@@ -239,4 +239,7 @@ def _stand_in(t: TensorType):
     return jnp.zeros(tuple(d or 0 for d in t.shape), t.dtype)
 
 
-__all__ = ["lower_by_kinds", "raises_on_some_path", "splits"]
+kind_cases = _cases
+specialised = _specialised
+
+__all__ = ["kind_cases", "lower_by_kinds", "raises_on_some_path", "specialised", "splits"]

@@ -58,7 +58,11 @@ class JaxGraph:
         )
         # the nodes that may meet values on which eager NumPy raises (suspects.py), subgraphs
         # and called graphs included: their flag is one more output of the compiled function
-        self.suspect_nodes = [n for n in nodes if suspects.may_be_suspect(n)]
+        # (less those whose flag cannot hold in a feasible run: OpDef.lower_unchecked)
+        self.unchecked = {
+            id(m) for n, op in zip(nodes, ops) if op.lower_unchecked for m in op.lower_unchecked(n)
+        }
+        self.suspect_nodes = [n for n in nodes if self.checks(n)]
         self.flag_output = bool(self.suspect_nodes)
         # under an error state that raises, XLA's floats would not: the interpreter runs it
         self.floats = suspects.computes_floats(graph)
@@ -77,6 +81,10 @@ class JaxGraph:
         if self._simple:  # `run` is what ConcreteFunction calls: the cheapest call for this graph
             # (an instance's own `run`, in place of the method: the cheapest call there is)
             self.run = self._fast_run()  # type: ignore[method-assign]
+
+    def checks(self, node) -> bool:
+        """Whether `node`'s flag (OpDef.lower_suspect) is computed: it may hold."""
+        return id(node) not in self.unchecked and suspects.may_be_suspect(node)
 
     def _check(self) -> None:
         """Before the first call: every op has a lowering, every input is an array."""

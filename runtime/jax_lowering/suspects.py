@@ -34,6 +34,7 @@ import numpy as np
 
 from ..graph import Value, node_text
 from ..types import TensorType
+from .kinds import kind_cases, specialised, splits
 from .values import untag
 
 
@@ -44,14 +45,35 @@ class RerunRefused(RuntimeError):
 
 def suspect(node, inputs, outputs):
     """The node's flag (OpDef.lower_suspect) on JAX values, or None when it has none or it is
-    false whatever the values (a division by the literal 2)."""
+    false whatever the values (a division by the literal 2). A node whose inputs are of several
+    kinds (kinds.py) is checked as the node of the kinds the path taken made them: a Python int
+    on one path, an int64 on another."""
     check = node.opdef.lower_suspect
     if check is None:
         return None
     values = [untag(x) for x in inputs]
-    flag = check(jnp, node, [untag(o) for o in outputs], *values)
-    if flag is None or (not isinstance(flag, jax.core.Tracer) and not bool(flag)):
+    outs = [untag(o) for o in outputs]
+    if splits(node, inputs):
+        flag = _by_kinds(check, node, inputs, values, outs)
+    else:
+        flag = check(jnp, node, outs, *values)
+    if flag is None or (not isinstance(flag, jax.core.Tracer) and not bool(jnp.any(flag))):
         return None
+    return flag
+
+
+def _by_kinds(check, node, inputs, values, outs):
+    """The flag of the combination of kinds the inputs' tags name."""
+    cases, which = kind_cases(node, inputs)
+    flag = None
+    for k, case in enumerate(cases):
+        if case.error is not None:
+            continue
+        found = check(jnp, specialised(node, case), outs, *values)
+        if found is None:
+            continue
+        found = jnp.any(found) & (jnp.asarray(which) == k)
+        flag = found if flag is None else flag | found
     return flag
 
 
@@ -63,6 +85,9 @@ def may_be_suspect(node) -> bool:
     check = node.opdef.lower_suspect
     if check is None:
         return False
+    may_apply = getattr(check, "may_apply", None)
+    if may_apply is not None:
+        return bool(may_apply(node))
     reads = getattr(check, "reads", range(len(node.inputs)))
     return any(isinstance(node.inputs[i], Value) for i in reads if i < len(node.inputs))
 
