@@ -64,7 +64,24 @@ def fmt(seconds: float) -> str:
     return f"{seconds * 1e3:8.2f} ms"
 
 
+def divide_loop(xd):
+    """A loop dividing by an integer known at run time: a flag per iteration (an integer
+    division by zero runs the call again on the interpreter), carried with the loop."""
+    x, d = xd[0], xd[1]
+    total = np.int64(0)
+    i = 0
+    while i < 100:
+        total += (x + i) // d
+        i += 1
+    return total
+
+
 # -- the same, hand-written for jax.jit ------------------------------------------------
+
+
+def divide_loop_jax(xd):
+    x, d = xd[0], xd[1]
+    return jax.lax.fori_loop(0, 100, lambda i, t: t + (x + i) // d, jnp.int64(0))
 
 
 def collatz_jax(n):
@@ -156,6 +173,7 @@ def main():
     compare("call overhead, x + 1 (f64 scalar)", add_one, add_one_jax, np.float64(1.0))
     compare("Collatz 837799", collatz, collatz_jax, np.int64(837799))
     compare("sum-even over 1000 int64", sum_even, sum_even_jax, xs)
+    compare("100 x (x + i) // d, int64", divide_loop, divide_loop_jax, np.array([7, 3]))
     compare("150-op chain, 100 float32", chain, chain_jax, x_small)
     compare("150-op chain, 1M float32", chain, chain_jax, x_big)
 

@@ -1,29 +1,35 @@
-"""Values on which eager NumPy raises, or gives another result, while XLA computes on silently,
-and what the JAX backend does about them: it runs that call on the interpreter.
+"""Values on which eager NumPy or Python raises, or gives another result, while XLA computes on
+silently, and what the JAX backend does about them: it runs that call on the interpreter.
 
 NumPy raises LinAlgError for a singular matrix given to `np.linalg.inv` or `solve` (and for
-`cholesky` of a matrix that is not positive definite), and warns and gives 0 for an integer
-division by zero; XLA gives inf, NaN or another integer and says nothing. Each op that can meet
-such values says how to recognise them in its OpDef (`lower_suspect`: a JAX bool computed
-beside the result); a flag false whatever the values (a division by the literal 2) costs
-nothing. Under an error state that raises (`np.errstate(divide="raise")` around the call,
-`np.seterr`), a graph computing floats runs on the interpreter from the start (XLA has no
-floating-point exceptions). The float warnings NumPy gives under its default state (overflow,
-division by zero, invalid) are not reproduced: checking every operation cost several times
-the computation (docs/jax.md). The lowering gathers the flags per graph into one:
+`cholesky` of a matrix that is not positive definite), IndexError for an index out of range,
+OverflowError for a Python int an integer dtype does not hold (`300 + np.int8(1)`), and warns
+and gives 0 for an integer division by zero or INT_MIN for a cast of NaN; Python's int grows
+past 64 bits, and Python raises ZeroDivisionError for `1.0 / 0.0`. XLA gives inf, NaN, a
+clamped index or a wrapped integer and says nothing. Each op that can meet such values says
+how to recognise them in its OpDef (`lower_suspect`: a JAX bool computed beside the result;
+shared checks in runtime/suspect_checks.py); a flag false whatever the values (a division by
+the literal 2) costs nothing, and a loop's counter (`i += 1` from 0) and the indices it bounds
+(`for x in xs`) are not checked (OpDef.lower_unchecked). Under an error state that raises
+(`np.errstate(divide="raise")` around the call, `np.seterr`), a graph computing floats runs on
+the interpreter from the start (XLA has no floating-point exceptions). The float warnings NumPy
+gives under its default state (overflow, division by zero, invalid) are not reproduced:
+checking every operation cost several times the computation (docs/jax.md).
 
-- the top graph's is one more output of the compiled function when the graph has no host
-  callbacks (the call then reads it: one small transfer);
-- otherwise, and in subgraphs (branches, loop bodies, called graphs: traced inside JAX's control
-  flow), a callback run only when the flag holds leaves a `Rerun` in the runner's failure slot,
-  so that the later callbacks of the call do nothing.
+The lowering ORs the flags of a call into one JAX bool, which control flow threads with the
+Variables' values (context.Lowerer.state_values): an extra output of a `cond`'s branches, an
+extra loop-carried bool of a `while_loop` (a loop stops once it holds: its values are no longer
+eager's, and the loop they drive need not end), and one more output of the compiled function,
+read once per call. Host callbacks take the flag as it stands at their point of the program
+and do nothing when it holds: a print, a `py_function`, a failed assert after a suspect value
+(XLA's values there are not eager's).
 
 When the flag holds, the runner discards the compiled call's results (and its Variable writes)
 and runs the call again on the interpreter, which gives eager's warnings, exceptions and values.
-A call whose prints or `py_function` calls have already run (OpDef.host_effect) cannot run
-again without doing them twice: it raises `RerunRefused`, naming the lines of the suspect ops.
-False alarms (a flag raised where NumPy says nothing) cost the time of the rerun, never a
-different result.
+A call whose prints or `py_function` calls had already run before the flag was raised
+(OpDef.host_effect) cannot run again without doing them twice: it raises `RerunRefused`,
+naming the lines of the ops that may have raised it. False alarms (a flag raised where eager
+says nothing) cost the time of the rerun, never a different result.
 """
 
 from __future__ import annotations
