@@ -64,7 +64,24 @@ def fmt(seconds: float) -> str:
     return f"{seconds * 1e3:8.2f} ms"
 
 
+def divide_loop(xdn):
+    """A staged loop dividing by an integer known at run time: a flag per iteration (an integer
+    division by zero runs the call again on the interpreter), carried with the loop."""
+    x, d, n = xdn[0], xdn[1], xdn[2]
+    total = np.int64(0)
+    i = 0
+    while i < n:
+        total += (x + i) // d
+        i += 1
+    return total
+
+
 # -- the same, hand-written for jax.jit ------------------------------------------------
+
+
+def divide_loop_jax(xdn):
+    x, d, n = xdn[0], xdn[1], xdn[2]
+    return jax.lax.fori_loop(jnp.int64(0), n, lambda i, t: t + (x + i) // d, jnp.int64(0))
 
 
 def collatz_jax(n):
@@ -156,6 +173,7 @@ def main():
     compare("call overhead, x + 1 (f64 scalar)", add_one, add_one_jax, np.float64(1.0))
     compare("Collatz 837799", collatz, collatz_jax, np.int64(837799))
     compare("sum-even over 1000 int64", sum_even, sum_even_jax, xs)
+    compare("loop of 100 (x + i) // d, int64", divide_loop, divide_loop_jax, np.array([7, 3, 100]))
     compare("150-op chain, 100 float32", chain, chain_jax, x_small)
     compare("150-op chain, 1M float32", chain, chain_jax, x_big)
 

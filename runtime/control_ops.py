@@ -548,11 +548,16 @@ def _lower_while_loop(ctx, node, *inputs, num_loop_vars):
         _trip_bound(node),
     )
 
+    start = _as_outputs(ctx, node, node.inputs[:num_loop_vars], inits)
+    if ctx.may_raise_flag(cond_graph):  # the test's flag is carried: it ends each iteration
+        return _lower_tested_loop(ctx, node, start, captures)
+
     def cond(carry):
         values, state = carry
         ctx.set_state(state)
-        test = ctx.untag(ctx.run(cond_graph, list(values) + captures)[0])
-        return ctx.jnp.asarray(test, dtype=bool)
+        test = ctx.jnp.asarray(ctx.untag(ctx.run(cond_graph, list(values) + captures)[0]), bool)
+        # (values on which eager NumPy raises met: the call runs again on the interpreter)
+        return test if ctx.suspect is None else test & ~ctx.suspect
 
     def body(carry):
         values, state = carry
@@ -560,10 +565,120 @@ def _lower_while_loop(ctx, node, *inputs, num_loop_vars):
         outs = ctx.run(body_graph, list(values) + captures)
         return _as_outputs(ctx, node, body_graph.outputs, outs), ctx.state_values()
 
-    start = _as_outputs(ctx, node, node.inputs[:num_loop_vars], inits)
     values, state = ctx.jax.lax.while_loop(cond, body, (start, ctx.state_values()))
     ctx.set_state(state)
     return tuple(values)
+
+
+def _lower_tested_loop(ctx, node, start, captures):
+    """A loop whose test may meet values on which eager NumPy raises: the test is computed
+    before the loop and at the end of each iteration, so that its flag is carried with the
+    state; the loop stops when the flag holds."""
+    cond_graph, body_graph = node.subgraphs["cond"], node.subgraphs["body"]
+    jnp = ctx.jnp
+
+    def test(values):
+        return jnp.asarray(ctx.untag(ctx.run(cond_graph, list(values) + captures)[0]), bool)
+
+    def body(carry):
+        values, state, _ = carry
+        ctx.set_state(state)
+        outs = ctx.run(body_graph, list(values) + captures)
+        values = _as_outputs(ctx, node, body_graph.outputs, outs)
+        going = test(values)
+        return values, ctx.state_values(), going
+
+    going = test(start)
+    values, state, _ = ctx.jax.lax.while_loop(
+        lambda carry: carry[2] & ~carry[1][-1], body, (start, ctx.state_values(), going)
+    )
+    ctx.set_state(state)
+    return tuple(values)
+
+
+# a counter whose start and step allow this many iterations before it leaves int64 (at a
+# nanosecond per iteration, 13 days) is never checked for overflow (OpDef.lower_unchecked)
+_FEASIBLE_ITERATIONS = 2**50
+
+
+def _known_int(item):
+    """A loop variable's start as an int when it is known while tracing, else None."""
+    if isinstance(item, Value):
+        producer = item.producer
+        constant = get_op(producer.op).constant if producer is not None else None
+        if constant is None:
+            return None
+        item = constant(producer)
+    return int(item) if type(item) in (int, bool) else None
+
+
+def _counters(node) -> list:
+    """(OpDef.lower_unchecked) The body's nodes that step a Python int loop variable by a
+    literal (`i += 1`, `n -= 2`) from a start known while tracing, and that it gives as that
+    variable's next value: such a counter leaves int64 only after more iterations than any run
+    makes, so the JAX backend does not check it for overflow. Also the body's indexing nodes
+    whose indices are all a counter counting up from 0 or more while the loop's test is `i <
+    N` (N known while tracing) into an array whose every axis holds N (`for x in xs`)."""
+    body = node.subgraphs["body"]
+    n = node.attrs["num_loop_vars"]
+    found = []
+    for j, (start, variable, after) in enumerate(zip(node.inputs[:n], body.inputs, body.outputs)):
+        first = _known_int(start)
+        step = _step(variable, after)
+        t = variable.type
+        if first is None or step is None or not (isinstance(t, TensorType) and t.weak):
+            continue
+        if (2**63 - abs(first)) // abs(step) >= _FEASIBLE_ITERATIONS:
+            found.append(after.producer)
+        bound = _test_bound(node.subgraphs["cond"], j)
+        if step > 0 and first >= 0 and bound is not None:
+            found.extend(_indexed_within(body, variable, bound))
+    return found
+
+
+def _test_bound(cond: Graph, j: int):
+    """N where the loop's test is `variable j < N` with N known while tracing, else None."""
+    test = cond.outputs[0]
+    producer = getattr(test, "producer", None)
+    if producer is None or producer.opdef.python_operator is not operator.lt:
+        return None
+    if len(producer.inputs) != 2 or producer.inputs[0] is not cond.inputs[j]:
+        return None
+    return _known_int(producer.inputs[1])
+
+
+def _indexed_within(body: Graph, variable, bound: int) -> list:
+    """The body's nodes indexing (OpDef.index_inputs) an array of static shape whose every axis
+    holds `bound` by `variable` alone (a value in [0, bound))."""
+    found = []
+    for inner in body.nodes:
+        first = inner.opdef.index_inputs
+        if first is None or not inner.inputs or not isinstance(inner.inputs[0], Value):
+            continue
+        shape = getattr(inner.inputs[0].type, "shape", None)
+        if shape is None or any(d is None or d < bound for d in shape):
+            continue
+        indices = [v for v in inner.inputs[first:] if isinstance(v, Value)]
+        if indices and all(v is variable for v in indices):
+            found.append(inner)
+    return found
+
+
+def _step(variable, after):
+    """The literal `after` adds to `variable` (after = variable + c, c + variable, variable -
+    c), or None."""
+    producer = getattr(after, "producer", None)
+    if producer is None or len(producer.inputs) != 2:
+        return None
+    python = producer.opdef.python_operator
+    a, b = producer.inputs
+    if python is operator.add and b is variable:
+        a, b = b, a
+    if a is not variable or type(b) is not int or b == 0:
+        return None
+    if python is operator.add:
+        return b
+    return -b if python is operator.sub else None
 
 
 def _shapes(t) -> set:
@@ -585,6 +700,7 @@ register_op(
     unread_inputs=unread_inputs,
     plan_emit=_while_plan,
     lower=_lower_while_loop,
+    lower_unchecked=_counters,
     numba_lower=lambda ctx, node: ctx.loop(node, node.attrs["num_loop_vars"], "cond", "body"),
     gradient="loop",
     doc="loop variables = body(*loop variables, *captures) while cond(...)",

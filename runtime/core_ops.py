@@ -9,6 +9,7 @@ import threading
 
 import numpy as np
 
+from . import suspect_checks
 from .graph import ListType, Node, Value
 from .registry import INT, STR, AttrKind, add_vjps, one_of, register_op
 from .types import (
@@ -1001,10 +1002,29 @@ def _numba_python_number(ctx, node):
     ctx.define(node, node.outputs[0], ctx.ref(x), "False")
 
 
+def _python_number_suspect(jnp, node, outputs, x):
+    """(OpDef.lower_suspect) int(x) where the Python int is not XLA's int64: of NaN
+    (ValueError), inf (OverflowError), a float or uint64 past int64 (a big int)."""
+    if node.attrs["kind"] is not int:
+        return None
+    return suspect_checks.python_int_of(jnp, x)
+
+
+_python_number_suspect.may_apply = lambda node: (  # type: ignore[attr-defined]
+    node.attrs["kind"] is int
+    and isinstance(node.inputs[0], Value)
+    and any(
+        isinstance(k, TensorType) and (k.dtype.kind in "fc" or k.dtype == np.uint64)
+        for k in kinds(node.inputs[0].type)
+    )
+)
+
+
 register_op(
     "python_number",
     infer=_python_number_infer,
     lower=_lower_python_number,
+    lower_suspect=_python_number_suspect,
     numba_lower=_numba_python_number,
     weak_results=True,
     make_kernel=lambda kind: kind,

@@ -219,7 +219,13 @@ class OpDef:
     again on the
     interpreter, which gives eager's warnings, exception and result (runtime.jax_lowering.
     suspects). Its attribute `reads`, when set, names the inputs it reads (a flag on
-    constants only is decided while lowering).
+    literals only is decided while lowering); its attribute `may_apply(node) -> bool`, when
+    set, says from the graph whether the flag may hold at all (a Python int meeting an
+    array). Checks shared by several ops: runtime/suspect_checks.py.
+    lower_unchecked(node) -> nodes of its subgraphs whose lower_suspect cannot hold in any
+    run that ends in time (a loop's counter stepped by a literal from a start known while
+    tracing: `i += 1` from 0 leaves int64 after 2**63 iterations): the backend computes no
+    flag for them.
     varies: its result differs from one run to the next (a random draw, a clock): a gradient
     computed after the call (GradientTape) cannot run it again and get the same values.
     host_effect: the node acts outside the graph's values when it runs (writes text, calls
@@ -320,6 +326,7 @@ class OpDef:
     unlowerable: str | None = None
     lower_calls_back: bool = False
     lower_suspect: Callable | None = None
+    lower_unchecked: Callable | None = None
     host_effect: bool = False
     varies: bool = False
     numba_expr: str | None = None

@@ -18,8 +18,9 @@ from ..types import TensorType, UnionType, may_be_none
 from . import lists, suspects
 from .catalog import lowering_for
 from .errors import LoweringError, cannot_lower
-from .kinds import lower_by_kinds, splits
+from .kinds import lower_by_kinds, splits, stand_in
 from .values import (
+    called_graphs,
     conform,
     ir_type,
     is_static,
@@ -59,13 +60,25 @@ class Lowerer:
         self.runner = runner
         self.variables = variables
         self.state: dict[int, object] = {}
-        self.suspect = None  # the top graph's suspects (suspects.py): a JAX bool
+        # whether the values met so far are ones on which eager NumPy raises (suspects.py): a
+        # JAX bool, threaded through control flow with the Variables; None when no node of the
+        # graph may raise it
+        self.suspect = jnp.asarray(False) if runner.flag_output else None
 
     def state_values(self) -> tuple:
-        return tuple(self.state[id(v)] for v in self.variables)
+        """What control flow threads through its branches and iterations: the Variables'
+        values, then the suspects' flag (when the graph has one)."""
+        values = tuple(self.state[id(v)] for v in self.variables)
+        return values if self.suspect is None else (*values, self.suspect)
 
     def set_state(self, values) -> None:
+        """The state `state_values` gave (or the Variables' values alone, on entry)."""
         self.state = {id(v): x for v, x in zip(self.variables, values)}
+        if self.suspect is not None and len(values) > len(self.variables):
+            self.suspect = values[-1]
+
+    def variable_values(self) -> tuple:
+        return tuple(self.state[id(v)] for v in self.variables)
 
     def run(self, graph: Graph, args) -> list:
         """`graph`'s outputs on JAX values `args`."""
@@ -83,17 +96,26 @@ class Lowerer:
         return [env[id(v)] if isinstance(v, Value) else v for v in graph.outputs]
 
     def _note_suspect(self, node, inputs, outs) -> None:
-        """The node's suspects (values on which eager NumPy warns or raises, suspects.py): in a
-        graph with host callbacks, a callback marking the call for a rerun as soon as they hold
-        (the later callbacks, prints included, then do nothing); otherwise gathered into one
-        flag, `self.suspect`, an output of the compiled function."""
-        flag = suspects.suspect(node, inputs, outs)
-        if flag is None:
+        """The node's suspects (values on which eager NumPy warns or raises, suspects.py),
+        OR-ed into the flag `self.suspect`: an output of the compiled function, and of each
+        branch and loop body on the way there (the state control flow threads)."""
+        if self.suspect is None or not self.runner.checks(node):  # (literals only, counters)
             return
-        if self.runner.suspects_by_callback:
-            suspects.rerun_if(self, flag, [node])
-        else:
-            self.suspect = flag if self.suspect is None else self.suspect | flag
+        flag = suspects.suspect(node, inputs, outs)
+        if flag is not None:
+            self.suspect = self.suspect | jnp.any(flag)
+
+    def may_raise_flag(self, graph: Graph) -> bool:
+        """Whether running `graph` (its subgraphs and the graphs it calls too) may change the
+        suspects' flag."""
+        return self.suspect is not None and any(
+            self.runner.checks(n) for g in called_graphs(graph) for n in g.walk()
+        )
+
+    def flag_args(self) -> tuple:
+        """The arguments a host callback takes first: the suspects' flag as it stands at that
+        point of the program (the callback does nothing when it holds), or none."""
+        return () if self.suspect is None else (self.suspect,)
 
     def lower_node(self, node, inputs) -> tuple:
         """The outputs of `node` on JAX values `inputs`, by its lowering (OpDef.lower); an error
@@ -109,6 +131,11 @@ class Lowerer:
             raise
         except Exception as error:
             same = self._interpreter_error(node, inputs, error)
+            if same is not None and self.suspect is not None and self.runner.checks(node):
+                # (its message may name values, `x[i]` of an empty x: every call runs on the
+                # interpreter, which raises it with them)
+                self.suspect = self.suspect | True
+                return tuple(stand_in(v.type) for v in node.outputs)
             if same is not None:
                 raise same from None
             raise cannot_lower(
@@ -150,13 +177,19 @@ class Lowerer:
     # -- host callbacks and run-time checks ----------------------------------------------------
 
     def _recording(self, node, kernel):
-        """`kernel` as a callback: skipped once the call has failed; an exception it raises is
-        kept (with the note the interpreter adds) for the call to raise when the computation is
-        done."""
+        """`kernel` as a callback taking the flag_args first: skipped once the call has failed
+        or met suspect values (the call then runs again on the interpreter, which does what it
+        does); an exception it raises is kept (with the note the interpreter adds) for the call
+        to raise when the computation is done."""
         runner = self.runner
         effect = node.opdef.host_effect
+        flagged = self.suspect is not None
 
         def call(*host_args):
+            if flagged:
+                held, host_args = host_args[0], host_args[1:]
+                if held:
+                    return None
             if runner.failed is not None:
                 return None
             if effect:
@@ -192,13 +225,18 @@ class Lowerer:
             return [host[x] if kind == "dynamic" else x for kind, x in slots]
 
         run = self._recording(node, kernel)
+        flag = self.flag_args()
+        n = len(flag)
+        dynamic = [*flag, *dynamic]
         if results is None:
-            jax.debug.callback(lambda *values: run(*rebuild(values)), *dynamic, ordered=True)
+            jax.debug.callback(
+                lambda *values: run(*values[:n], *rebuild(values[n:])), *dynamic, ordered=True
+            )
             return None
         zeros = tuple(np.zeros(t.shape, t.dtype) for t in results)
 
         def call(*values):
-            result = run(*rebuild(values))
+            result = run(*values[:n], *rebuild(values[n:]))
             return (
                 zeros
                 if result is None
@@ -217,9 +255,10 @@ class Lowerer:
             raise make_error()
 
         run = self._recording(node, fail)
+        flag = self.flag_args()
         jax.lax.cond(
             jnp.asarray(bad, dtype=bool),
-            lambda: jax.debug.callback(run, ordered=True),
+            lambda: jax.debug.callback(run, *flag, ordered=True),
             lambda: None,
         )
 

@@ -239,4 +239,20 @@ def _stand_in(t: TensorType):
     return jnp.zeros(tuple(d or 0 for d in t.shape), t.dtype)
 
 
-__all__ = ["lower_by_kinds", "raises_on_some_path", "splits"]
+kind_cases = _cases
+specialised = _specialised
+
+
+def stand_in(t):
+    """Zeros of (a kind of) type `t`: the output of a node whose values the call never returns."""
+    return _stand_in(t.alternatives[0] if type(t) is UnionType else t)
+
+
+__all__ = [
+    "kind_cases",
+    "lower_by_kinds",
+    "raises_on_some_path",
+    "specialised",
+    "splits",
+    "stand_in",
+]

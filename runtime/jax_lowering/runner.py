@@ -49,22 +49,21 @@ class JaxGraph:
         written = {id(n.attrs["var"]) for n, op in zip(nodes, ops) if op.writes_variable}
         self.assigned = [i for i, v in enumerate(self.variables) if id(v) in written]
         # ops whose lowering may raise through a host callback (lists: run-time index checks),
-        # nodes that raise on some combinations of their inputs' kinds (kinds.py), suspects
-        # (suspects.py) inside subgraphs, which mark a call for a rerun through a callback, and
-        # prints and Python calls (a call that has run one cannot be run again)
-        top = {id(n) for n in graph.nodes}
-        inner_suspects = any(suspects.may_be_suspect(n) and id(n) not in top for n in nodes)
+        # nodes that raise on some combinations of their inputs' kinds (kinds.py), and prints
+        # and Python calls (a call that has run one cannot be run again)
         self.has_callbacks = (
             any(op.lower_calls_back for op in ops)
             or any(raises_on_some_path(n) for n in nodes)
-            or inner_suspects
             or any(op.host_effect for op in ops)
         )
-        self.suspects_by_callback = self.has_callbacks
-        # the top graph's suspects: one more output of the compiled function, read by the call
-        self.flag_output = not self.has_callbacks and any(
-            suspects.may_be_suspect(n) for n in graph.nodes
-        )
+        # the nodes that may meet values on which eager NumPy raises (suspects.py), subgraphs
+        # and called graphs included: their flag is one more output of the compiled function
+        # (less those whose flag cannot hold in a feasible run: OpDef.lower_unchecked)
+        self.unchecked = {
+            id(m) for n, op in zip(nodes, ops) if op.lower_unchecked for m in op.lower_unchecked(n)
+        }
+        self.suspect_nodes = [n for n in nodes if self.checks(n)]
+        self.flag_output = bool(self.suspect_nodes)
         # under an error state that raises, XLA's floats would not: the interpreter runs it
         self.floats = suspects.computes_floats(graph)
         self.effects_ran = False  # a print or py_function of the current call has run
@@ -82,6 +81,10 @@ class JaxGraph:
         if self._simple:  # `run` is what ConcreteFunction calls: the cheapest call for this graph
             # (an instance's own `run`, in place of the method: the cheapest call there is)
             self.run = self._fast_run()  # type: ignore[method-assign]
+
+    def checks(self, node) -> bool:
+        """Whether `node`'s flag (OpDef.lower_suspect) is computed: it may hold."""
+        return id(node) not in self.unchecked and suspects.may_be_suspect(node)
 
     def _check(self) -> None:
         """Before the first call: every op has a lowering, every input is an array."""
@@ -121,10 +124,8 @@ class JaxGraph:
             conform(o, t, strong=True) if not isinstance(t, ListType) else o
             for o, t in zip(outs, self.output_types)
         ]
-        final = ctx.state_values()
-        flag: tuple = ()
-        if self.flag_output:
-            flag = (jnp.asarray(False if ctx.suspect is None else ctx.suspect, dtype=bool),)
+        final = ctx.variable_values()
+        flag = () if ctx.suspect is None else (jnp.asarray(ctx.suspect, dtype=bool),)
         return tuple(outs) + tuple(final[i] for i in self.assigned) + flag
 
     def _first_call(self, inputs):
@@ -180,7 +181,7 @@ class JaxGraph:
             if not self._checked:
                 self._first_call(inputs)
             if floats and errors_raise():
-                results = self._rerun(inputs, ())
+                results = self._rerun(inputs)
                 return results[0] if single else results
             previous = swap(True)
             try:
@@ -188,18 +189,18 @@ class JaxGraph:
             finally:
                 restore(previous)
             if flag_output and outs[-1]:
-                results = self._rerun(inputs, ())
+                results = self._rerun(inputs)
             else:
                 results = tuple([convert(o) for convert, o in zip(host, outs)])
             return results[0] if single else results
 
         return run
 
-    def _rerun(self, inputs, nodes) -> tuple:
+    def _rerun(self, inputs) -> tuple:
         """The call's outputs as the interpreter gives them (with eager's warnings and errors):
         the compiled call met values on which eager NumPy warns or raises (suspects.py)."""
         if self.effects_ran:
-            raise suspects.refused(nodes, self.graph.name)
+            raise suspects.refused(self.suspect_nodes, self.graph.name)
         if self._interpreter is None:
             self._interpreter = CompiledGraph(self.graph)
         outs = self._interpreter(*inputs)
@@ -212,7 +213,7 @@ class JaxGraph:
             self._first_call(inputs)
         if self.floats and suspects.errors_raise():  # (XLA raises no FloatingPointError)
             self.effects_ran = False
-            return self._rerun(inputs, ())
+            return self._rerun(inputs)
         if self._simple:  # no Variables, no callbacks: no state to read, no failure slot, no lock
             previous = _X64_SWAP(True)
             try:
@@ -220,7 +221,7 @@ class JaxGraph:
             finally:
                 _X64_RESTORE(previous)
             if self.flag_output and outs[-1]:
-                return self._rerun(inputs, ())
+                return self._rerun(inputs)
             return tuple([convert(o) for convert, o in zip(self._host, outs)])
         with self._lock:  # the failure slot belongs to one call at a time; state read to write-back
             self.failed = None
@@ -235,13 +236,11 @@ class JaxGraph:
                 jax.block_until_ready(results)
                 jax.effects_barrier()
             failed, self.failed = self.failed, None
-            if isinstance(failed, suspects.Rerun):
-                return self._rerun(inputs, failed.nodes)
-            if failed is not None:
+            if failed is not None:  # (before any suspect values: later callbacks do nothing)
                 raise failed
             n = len(self.output_types)
             if self.flag_output and results[-1]:
-                return self._rerun(inputs, ())
+                return self._rerun(inputs)
             outs, written = results[:n], results[n : n + len(self.assigned)]
             for i, value in zip(self.assigned, written):
                 var = self.variables[i]

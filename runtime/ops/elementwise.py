@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import suspect_checks
 from ..registry import register_op
 from ..types import (
     NONE,
@@ -416,12 +417,12 @@ for _name, _expr in {
 _min_max_checked: list = []
 
 
-def min_max_follow_kernels() -> bool:
-    """Whether np.maximum / np.minimum give their kernel_expr's answers here, bit for bit, on
-    short and long arrays (NumPy's scalar and SIMD loops) of both float dtypes: signed zeros,
-    NaNs of either operand and of both, infinities. (Their kernel form: the first operand when it
-    is NaN or strictly beyond the second, else the second: a NaN of either comes out, and of two
-    equal zeros the second.)"""
+def numpy_min_max_follow_one_rule() -> bool:
+    """Whether np.maximum / np.minimum follow one rule here, bit for bit, on short and long
+    arrays (NumPy's scalar and SIMD loops) of both float dtypes: signed zeros, NaNs of either
+    operand and of both, infinities. The rule: the first operand when it is NaN or strictly
+    beyond the second, else the second (a NaN of either comes out, and of two equal zeros the
+    second). Compiled kernels (kernel_expr) and the JAX lowering compute it, where it holds."""
     if not _min_max_checked:
         same = True
         nan, other_nan = np.float64(np.nan), -np.float64(np.nan)
@@ -447,12 +448,12 @@ def min_max_follow_kernels() -> bool:
 _declare(
     "maximum",
     kernel_expr="_k.maximum({0}, {1})",
-    kernel_expr_agrees=min_max_follow_kernels,
+    kernel_expr_agrees=numpy_min_max_follow_one_rule,
 )
 _declare(
     "minimum",
     kernel_expr="_k.minimum({0}, {1})",
-    kernel_expr_agrees=min_max_follow_kernels,
+    kernel_expr_agrees=numpy_min_max_follow_one_rule,
 )
 # complex loops that give another last bit when the output is one of the inputs (NumPy 2.4,
 # measured on one-element arrays): their result never goes into an operand's buffer
@@ -560,7 +561,7 @@ def _input_types(node) -> list:
 
 def _min_max_form(form):
     def lower(jnp, a, b):
-        if min_max_follow_c():
+        if numpy_min_max_follow_one_rule():
             return form(jnp, a, b)
         return getattr(jnp, form.__name__)(a, b)  # (NumPy's loops follow no one rule here)
 
@@ -631,24 +632,111 @@ _declare(" ".join(UFUNCS) + " pow mul abs", zero_d_result="scalar")
 
 
 def _integer_division_suspect(jnp, node, outputs, divisor):
-    """(OpDef.lower_suspect) An integer division or remainder by zero: NumPy warns and gives 0,
-    XLA gives another number silently. (A float division by zero, an overflow: NumPy warns,
-    XLA gives the same inf or NaN; under np.seterr(...="raise") the call runs on the
-    interpreter: runtime.jax_lowering.suspects.)"""
+    """An integer division or remainder by zero: NumPy warns and gives 0, XLA gives another
+    number silently. (A float division by zero, an overflow: NumPy warns, XLA gives the same
+    inf or NaN; under np.seterr(...="raise") the call runs on the interpreter:
+    runtime.jax_lowering.suspects.)"""
     out = jnp.asarray(outputs[0])
     if not jnp.issubdtype(out.dtype, jnp.integer):
         return None
     return jnp.any(jnp.asarray(divisor) == 0)
 
 
-def _division_suspect(jnp, node, outputs, dividend, divisor):
-    return _integer_division_suspect(jnp, node, outputs, divisor)
+# Python's operation of each ufunc on Python numbers (suspect_checks' names)
+_PYTHON_OPERATIONS = {
+    "add": "add",
+    "subtract": "sub",
+    "multiply": "mul",
+    "negative": "neg",
+    "absolute": "abs",
+    "power": "pow",
+    "left_shift": "lshift",
+    "right_shift": "rshift",
+    "divide": "truediv",
+    "floor_divide": "floordiv",
+    "remainder": "mod",
+    "divmod": "divmod",
+}
+_INTEGER_DIVISIONS = frozenset("floor_divide remainder fmod divmod".split())
 
 
-setattr(
-    _division_suspect, "reads", (1,)
-)  # (the inputs it reads: a literal divisor is never suspect)
-_declare("floor_divide remainder fmod divmod", lower_suspect=_division_suspect)
+def _python_type(t):
+    """int, float ... for a Python number operand (a literal or one kind of a weak type)."""
+    return type(t) if is_literal(t) else t.python_type
+
+
+def _is_python_int(t) -> bool:
+    return is_weak(t) and _python_type(t) is int
+
+
+def _mixes_python_int_and_narrow_integer(inputs) -> bool:
+    """A Python int meets a NumPy integer that does not hold every int64 (int8 ... uint64)."""
+    found = [k for v in inputs for k in kinds(getattr(v, "type", None)) if type(k) is TensorType]
+    return any(k.weak and k.dtype.kind == "i" for k in found) and any(
+        not k.weak and k.dtype.kind in "iu" and k.dtype != np.int64 for k in found
+    )
+
+
+def _python_number_suspect(jnp, operation, types, outputs, inputs):
+    """Python's arithmetic on Python numbers known at run time, where XLA's differs."""
+    if all(_python_type(t) in (int, bool) for t in types):
+        return suspect_checks.python_int_differs(jnp, operation, *inputs)
+    return suspect_checks.python_float_differs(jnp, operation, inputs, outputs[0])
+
+
+def _python_ints_out_of_range(jnp, ufunc, types, inputs) -> list:
+    """Python ints known at run time that the integer dtype NumPy computes in does not hold
+    (NEP 50: OverflowError)."""
+    weak = [i for i, t in enumerate(types) if isinstance(t, TensorType) and _is_python_int(t)]
+    if not weak:
+        return []
+    loop = loop_dtypes(ufunc, types)
+    return [suspect_checks.int_out_of_range(jnp, inputs[i], loop[i]) for i in weak]
+
+
+def _arithmetic_suspect(name: str):
+    """(OpDef.lower_suspect) of the op lowered as ufunc `name`: Python's arithmetic on Python
+    numbers known at run time where XLA's differs (an int past 64 bits, a division by zero, a
+    negative integer power), a Python int the array's integer dtype does not hold, an integer
+    division by zero."""
+    ufunc = UFUNCS[name]
+    operation = _PYTHON_OPERATIONS.get(name)
+    division = name in _INTEGER_DIVISIONS
+    comparison = name in _COMPARISONS.split()
+
+    def check(jnp, node, outputs, *inputs):
+        types = _input_types(node)
+        if operation is not None and python_operands(name, types):
+            return _python_number_suspect(jnp, operation, types, outputs, inputs)
+        flags = [] if comparison else _python_ints_out_of_range(jnp, ufunc, types, inputs)
+        if division:
+            flags.append(_integer_division_suspect(jnp, node, outputs, inputs[1]))
+        return suspect_checks.any_of(jnp, flags)
+
+    def may_apply(node) -> bool:
+        """Read from the graph: a divisor known at run time, or a Python number known at run
+        time meeting Python numbers (Python's arithmetic) or a NumPy integer (NEP 50)."""
+        values = [v for v in node.inputs if hasattr(v, "type")]
+        if division and hasattr(node.inputs[-1], "type"):
+            return True
+        if not any(may_be_python_number(v.type) for v in values):
+            return False
+        if operation is not None and all(
+            is_literal(v) or may_be_python_number(getattr(v, "type", None)) for v in node.inputs
+        ):
+            return True
+        return not comparison and _mixes_python_int_and_narrow_integer(node.inputs)
+
+    check.may_apply = may_apply  # type: ignore[attr-defined]
+    check.__name__ = f"{name}_suspect"
+    return check
+
+
+for _name in UFUNCS:
+    _declare(_name, lower_suspect=_arithmetic_suspect(_name))
+_declare("pow", lower_suspect=_arithmetic_suspect("power"))
+_declare("mul", lower_suspect=_arithmetic_suspect("multiply"))
+_declare("abs", lower_suspect=_arithmetic_suspect("absolute"))
 
 
 def _opposite_zeros_suspect(jnp, node, outputs, a, b):

@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .. import suspect_checks
 from ..registry import add_vjps, register_op
 from ..types import TensorType
 from . import shape_derivatives
@@ -329,6 +330,70 @@ def _index_may_raise(node) -> bool:
     )
 
 
+def _index_entries(index, inputs):
+    """(entry, input) for each entry of `index`: the input of a "?" entry, None for the others
+    (a slice's own "?" parts consumed)."""
+    given = iter(inputs)
+    for entry in index:
+        if isinstance(entry, str) and entry == "?":
+            yield entry, next(given)
+        else:
+            if isinstance(entry, str) and entry != "...":
+                for part in parse_slice(entry):
+                    if part == "?":
+                        next(given)
+            yield entry, None
+
+
+def _is_mask(jnp, value) -> bool:
+    return jnp.asarray(value).dtype == jnp.bool_
+
+
+def _indices_out_of_range(jnp, x, inputs, index):
+    """(OpDef.lower_suspect, getitem and setitem) An integer index known at run time outside
+    its axis: NumPy raises IndexError, XLA clamps (a read) or drops (a write)."""
+    shape = jnp.shape(x)
+    entries = list(_index_entries(index, inputs))
+
+    def width(entry, value) -> int:
+        if entry is None or (isinstance(entry, str) and entry == "..."):
+            return 0
+        return jnp.ndim(value) if value is not None and _is_mask(jnp, value) else 1
+
+    spread = len(shape) - sum(width(e, v) for e, v in entries)  # (the axes `...` stands for)
+    flags, axis = [], 0
+    for entry, value in entries:
+        if isinstance(entry, str) and entry == "...":
+            axis += spread
+            continue
+        if value is not None and not _is_mask(jnp, value) and axis < len(shape):
+            flags.append(suspect_checks.index_out_of_range(jnp, value, shape[axis]))
+        axis += width(entry, value)
+    return suspect_checks.any_of(jnp, flags)
+
+
+def _integer_index_input(node, first: int) -> bool:
+    """(may_apply) An entry of the index is an integer or integer array known at run time."""
+    return any(
+        value is not None
+        and getattr(getattr(value, "type", None), "dtype", None) is not None
+        and value.type.dtype.kind in "iu"
+        for _, value in _index_entries(node.attrs["index"], node.inputs[first:])
+    )
+
+
+def _getitem_suspect(jnp, node, outputs, x, *inputs):
+    return _indices_out_of_range(jnp, x, inputs, node.attrs["index"])
+
+
+def _setitem_suspect(jnp, node, outputs, x, value, *inputs):
+    return _indices_out_of_range(jnp, x, inputs, node.attrs["index"])
+
+
+_getitem_suspect.may_apply = lambda node: _integer_index_input(node, 1)  # type: ignore[attr-defined]
+_setitem_suspect.may_apply = lambda node: _integer_index_input(node, 2)  # type: ignore[attr-defined]
+
+
 def _numba_getitem(ctx, node):
     """x[i, j, ...] of one integer per axis: the element, each index checked as NumPy checks it
     (out of bounds: the call runs again on the interpreter, which raises NumPy's IndexError)."""
@@ -358,6 +423,7 @@ def _numba_getitem(ctx, node):
     index_inputs=1,
     keep_unused=_index_may_raise,
     lower=lambda ctx, node, x, *inputs, index: ctx.jnp.asarray(x)[_key_builder(index)[0](inputs)],
+    lower_suspect=_getitem_suspect,
     numba_lower=_numba_getitem,
     doc="x[index]; see runtime.ops.indexing for the index attr",
 )
@@ -496,6 +562,7 @@ def _lower_setitem(ctx, node, x, value, *inputs, index):
     index_inputs=2,
     keep_unused=_scalar_write_may_raise,
     lower=_lower_setitem,
+    lower_suspect=_setitem_suspect,
     doc="a copy of x with x[index] = value (NumPy's assignment); index as for getitem",
 )
 def setitem(x, value, *inputs, index):

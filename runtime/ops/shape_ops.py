@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import suspect_checks
 from ..registry import add_vjps, register_op
-from ..types import TensorType, may_be_python_number
+from ..types import TensorType, kinds, may_be_python_number
 from . import _jax_forms, shape_derivatives
 from ._rules import (
     DYNAMIC_SHAPE,
@@ -450,7 +451,19 @@ def take_infer(a, indices, axis=None):
     return TensorType(a.dtype, a.shape[:axis] + tuple(idx_shape) + a.shape[axis + 1 :])
 
 
-@register_op("take", infer=take_infer, doc="np.take(a, indices, axis)")
+def _take_suspect(jnp, node, outputs, a, indices, *rest):
+    """(OpDef.lower_suspect) An index outside the axis (or the flattened array): NumPy raises
+    IndexError, XLA fills or clamps."""
+    axis = node.attrs.get("axis")
+    shape = jnp.shape(a)
+    size = int(np.prod(shape)) if axis is None else shape[normalize_axis(axis, len(shape))]
+    return suspect_checks.index_out_of_range(jnp, indices, size)
+
+
+_take_suspect.reads = (1,)  # type: ignore[attr-defined]
+
+
+@register_op("take", infer=take_infer, lower_suspect=_take_suspect, doc="np.take(a, indices, axis)")
 def take(a, indices, axis=None):
     return np.take(a, indices, axis=axis)
 
@@ -485,6 +498,31 @@ def _make_astype(dtype, scalar=False):
     return lambda x: _astype(x, dtype)
 
 
+def _astype_suspect(jnp, node, outputs, x):
+    """(OpDef.lower_suspect) A float cast to an integer dtype that does not hold it (NaN, inf,
+    out of range: NumPy warns or wraps, XLA saturates); a Python int known at run time that
+    the integer dtype does not hold (NumPy raises OverflowError)."""
+    dtype = node.attrs["dtype"]
+    t = getattr(node.inputs[0], "type", None)
+    flags = [suspect_checks.float_cast_differs(jnp, x, dtype)]
+    if isinstance(t, TensorType) and t.weak and t.python_type is int:
+        flags.append(suspect_checks.int_out_of_range(jnp, x, dtype))
+    return suspect_checks.any_of(jnp, flags)
+
+
+def _astype_may_apply(node) -> bool:
+    t = getattr(node.inputs[0], "type", None)
+    if t is None or np.dtype(node.attrs["dtype"]).kind not in "iu":
+        return False
+    return any(
+        isinstance(k, TensorType) and (k.dtype.kind in "fc" or (k.weak and k.python_type is int))
+        for k in kinds(t)
+    )
+
+
+_astype_suspect.may_apply = _astype_may_apply  # type: ignore[attr-defined]
+
+
 def _number_may_not_fit(node) -> bool:
     """np.uint8(n) of a Python number known at run time: OverflowError where it does not fit."""
     return bool(node.attrs.get("scalar")) and may_be_python_number(
@@ -497,6 +535,7 @@ def _number_may_not_fit(node) -> bool:
     infer=astype_infer,
     make_kernel=_make_astype,
     keep_unused=_number_may_not_fit,
+    lower_suspect=_astype_suspect,
     # (scalar: np.float32(x) on a 0-d x, a NumPy scalar in the interpreter; JAX has one 0-d kind)
     lower=lambda ctx, node, x, *, dtype, scalar=False: ctx.jnp.asarray(x).astype(dtype),
     doc="x.astype(dtype); scalar=True: np.float32(x) and the other scalar types",

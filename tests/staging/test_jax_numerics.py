@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import staging
-from runtime.ops.elementwise import UFUNCS, min_max_follow_c
+from runtime.ops.elementwise import UFUNCS, numpy_min_max_follow_one_rule
 
 pytest.importorskip("jax")
 
@@ -115,7 +115,9 @@ def test_float_ufuncs_give_eagers_bits_on_special_values(name, dtype):
 
 
 def test_numpys_maximum_and_minimum_follow_one_rule_here():
-    assert min_max_follow_c()  # (else the lowering keeps XLA's, and the sweep above says so)
+    assert (
+        numpy_min_max_follow_one_rule()
+    )  # (else the lowering keeps XLA's, and the sweep above says so)
 
 
 def modulo_of_negation(x):
