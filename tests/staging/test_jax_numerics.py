@@ -415,3 +415,16 @@ def test_subnormals_are_flushed_to_zero():
     got = _compiled(lambda x: x * 2.0)(x)
     assert got.tolist() == [0.0, -0.0, 0.0, 2.0]
     assert (x * 2.0).tolist() == [1e-323, -1e-323, 2e-310, 2.0]
+
+
+def test_multiply_then_add_is_contracted_within_its_bound():
+    """docs/jax.md's row on contraction: XLA fuses `x * a + b` into one fused multiply-add
+    (rounded once, where NumPy rounds the product and then the sum), with no switch to turn it
+    off; the result is within an ulp of eager's (one rounding instead of two). Checked so that
+    the row changes when XLA's behaviour does."""
+    x = np.random.default_rng(5).random(100_000)
+    a, b = np.float64(1.0001), np.float64(0.5)
+    got = _compiled(lambda x, a: x * a + b)(x, a)
+    want = x * a + b
+    assert (got != want).any()  # (contracted: when this fails, XLA no longer contracts)
+    assert np.all(np.abs(got - want) <= np.spacing(np.abs(want)))
