@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 import time
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 
@@ -45,7 +46,7 @@ class NumbaGraph:
         self.compile_seconds: float | None = None
         self._source = ""
         self._lock = threading.RLock()  # (the first call may fall back while it holds it)
-        self._runner = None  # the compiled call, once the first call made it
+        self._runner: Callable | None = None  # the compiled call, once the first call made it
         try:
             import numba  # noqa: F401  (the extra)
         except ImportError as error:
