@@ -20,7 +20,6 @@ indexing), `numba_expr` (reductions), the unboxed forms and `python_expr` of Pyt
 from __future__ import annotations
 
 import math
-import operator
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,21 +28,34 @@ from ..graph import Graph, Node, Value
 from ..registry import get_op
 from ..types import TensorType, UnionType
 from .errors import Unsupported
+from .numpy_forms import array_expr, float64_expr, int64_expr, scalar_expr
 
-_KINDS = {np.dtype(np.int64): "i", np.dtype(np.float64): "f", np.dtype(np.bool_): "b"}
+# the dtypes numba computes as NumPy does (float16 and complex values stay on the interpreter)
+DTYPES = frozenset(
+    np.dtype(t)
+    for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32)
+    + (np.uint64, np.float32, np.float64)
+)
+# the dtypes of Python's numbers as the code holds them (an int within int64)
+PYTHON_DTYPES = frozenset(np.dtype(t) for t in (np.int64, np.float64, np.bool_))
 _INT64 = (-(2**63), 2**63 - 1)
-# the overflow-checked helper of Python's operator on two int64 operands
-_CHECKED_INT = {operator.add: "_h.add_int", operator.sub: "_h.sub_int", operator.mul: "_h.mul_int"}
+_BOOL, _INT, _FLOAT = np.dtype(np.bool_), np.dtype(np.int64), np.dtype(np.float64)
 
 
 @dataclass(frozen=True)
 class Form:
-    """How a value is held: kind 'i', 'f' or 'b'; ndim (0: a number); weak: a Python number
-    (True), a NumPy value (False) or either (None: a union, with a flag)."""
+    """How a value is held: its dtype (a Python number's: int64, float64 or bool); ndim (0: a
+    number); weak: a Python number (True), a NumPy value (False) or either (None: a union, with
+    a flag)."""
 
-    kind: str
+    dtype: np.dtype
     ndim: int = 0
     weak: bool | None = False
+
+    @property
+    def kind(self) -> str:
+        """The dtype's kind: 'b', 'i', 'u' or 'f'."""
+        return self.dtype.kind
 
 
 @dataclass
@@ -59,10 +71,9 @@ class Slot:
 def form_of(t) -> Form | None:
     """The Form of values of type `t`, or None when the backend does not take them."""
     if type(t) is TensorType:
-        kind = _KINDS.get(t.dtype)
-        if kind is None:
+        if t.dtype not in (PYTHON_DTYPES if t.weak else DTYPES):
             return None
-        return Form(kind, len(t.shape), t.weak)
+        return Form(t.dtype, len(t.shape), t.weak)
     if type(t) is UnionType and len(t.alternatives) == 2:
         python, numpy = t.alternatives
         if (
@@ -72,9 +83,9 @@ def form_of(t) -> Form | None:
             and not numpy.weak
             and numpy.shape == ()
             and python.dtype == numpy.dtype
-            and numpy.dtype in _KINDS
+            and numpy.dtype in PYTHON_DTYPES
         ):
-            return Form(_KINDS[numpy.dtype], 0, None)
+            return Form(numpy.dtype, 0, None)
     return None
 
 
@@ -87,22 +98,21 @@ def _non_finite(item: float) -> str:
 
 def _literal_slot(item) -> Slot | None:
     if type(item) is bool:
-        return Slot(repr(item), Form("b", 0, True), "False")
+        return Slot(repr(item), Form(_BOOL, 0, True), "False")
     if type(item) is int and _INT64[0] <= item <= _INT64[1]:
-        return Slot(repr(item), Form("i", 0, True), "False")
+        return Slot(repr(item), Form(_INT, 0, True), "False")
     if type(item) is float:
         text = repr(item) if math.isfinite(item) else _non_finite(item)
-        return Slot(text, Form("f", 0, True), "False")
+        return Slot(text, Form(_FLOAT, 0, True), "False")
     return None
 
 
 def _scalar_literal(value) -> Slot | None:
     """A constant's value: a Python number, or a NumPy scalar of a dtype the backend takes."""
-    if isinstance(value, np.generic) and value.dtype in _KINDS and value.ndim == 0:
+    if isinstance(value, np.generic) and value.dtype in DTYPES and value.ndim == 0:
         slot = _literal_slot(value.item())
         if slot is not None:
-            kind = _KINDS[value.dtype]
-            return Slot(f"np.{value.dtype.name}({slot.expr})", Form(kind), "True")
+            return Slot(f"np.{value.dtype.name}({slot.expr})", Form(value.dtype), "True")
         return None
     return _literal_slot(value)
 
@@ -263,28 +273,21 @@ class Lowering:
         if len(node.outputs) != 1 or node.attrs:
             self.unsupported(node, "it has no nopython form yet")
         slots = [self.slot(v) for v in node.inputs]
+        out = self.form(node, node.outputs[0])
+        if out.weak is False and op.logical is None and op.out_ufunc is not None:
+            # a NumPy scalar of a ufunc: NumPy's loop
+            self.define(node, node.outputs[0], scalar_expr(self, node, op, out), "True")
+            return
+        if any(s.form.dtype not in PYTHON_DTYPES for s in slots):
+            self.unsupported(node, "it mixes Python numbers with NumPy values of another dtype")
         expr = _scalar_expr(self, node, op, slots)
         self.define(node, node.outputs[0], expr, _flag_union([s.flag for s in slots]))
 
     def _elementwise(self, node: Node, op) -> None:
-        if (
-            op.out_ufunc is None
-            or not (op.correctly_rounded or op.comparison)
-            or node.attrs
-            or len(node.outputs) != 1
-        ):
+        if op.out_ufunc is None or node.attrs or len(node.outputs) != 1:
             self.unsupported(node, "it has no nopython form yet")
-        slots = [self.slot(v) for v in node.inputs]
-        kinds = {s.form.kind for s in slots}
         out = self.form(node, node.outputs[0])
-        if "b" in kinds or (op.python_expr is None and kinds != {"f"}):
-            self.unsupported(node, "its nopython form is NumPy's only on int64 and float64 arrays")
-        expr = f"np.{op.out_ufunc.__name__}({', '.join(s.expr for s in slots)})"
-        if out.kind == "f":
-            expr = f"_h.all_finite({expr})"
-        elif out.kind != ("b" if op.comparison else "i") or kinds != {"i"} and not op.comparison:
-            self.unsupported(node, "its result's dtype is not numba's")
-        self.define(node, node.outputs[0], expr, "True")
+        self.define(node, node.outputs[0], array_expr(self, node, op, out), "True")
 
     # -- structured ops (called by their numba_lower hooks) -------------------------------
     def branches(self, node: Node) -> None:
@@ -361,39 +364,5 @@ def _scalar_expr(ctx: Lowering, node: Node, op, slots: list[Slot]) -> str:
             refs = [f"_h.exact_int({r})" if k == "i" else r for r, k in zip(refs, kinds)]
         return op.python_expr.format(*refs)
     if "f" not in kinds:
-        return _int_expr(ctx, node, op, refs)
-    return _float_expr(ctx, node, op, refs, slots)
-
-
-def _int_expr(ctx: Lowering, node: Node, op, refs: list[str]) -> str:
-    form = op.unboxed
-    if form == "identity":
-        return op.python_expr.format(*refs)
-    if form == "unary":
-        return op.python_expr.format(f"_h.neg_int({refs[0]})")
-    if form == "arithmetic" and op.python_operator in _CHECKED_INT:
-        return f"{_CHECKED_INT[op.python_operator]}({refs[0]}, {refs[1]})"
-    if form == "integer_division":
-        divisor = node.inputs[1]
-        if type(divisor) is int and divisor not in (0, -1):  # (a literal: nothing to check)
-            return op.python_expr.format(*refs)
-        return op.python_expr.format(refs[0], f"_h.divisor_int({refs[0]}, {refs[1]})")
-    if form == "division":
-        exact = [f"_h.exact_int({r})" for r in refs]
-        return f"_h.finite({op.python_expr.format(*exact)})"
-    ctx.unsupported(node, "it has no nopython form on integers yet")
-    return ""
-
-
-def _float_expr(ctx: Lowering, node: Node, op, refs: list[str], slots: list[Slot]) -> str:
-    form = op.unboxed
-    if form in ("identity", "unary"):
-        return op.python_expr.format(*refs)
-    if form in ("arithmetic", "division"):
-        return f"_h.finite({op.python_expr.format(*refs)})"
-    if form == "small_power":
-        exponent = node.inputs[1]
-        if slots[0].form.kind == "f" and type(exponent) is int and 0 <= exponent <= 64:
-            return f"_h.finite({refs[0]} ** {float(exponent)!r})"
-    ctx.unsupported(node, "it has no nopython form on floats yet")
-    return ""
+        return int64_expr(ctx, node, op, refs)
+    return float64_expr(ctx, node, op, refs, slots[0].form.kind)

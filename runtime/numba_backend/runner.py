@@ -28,8 +28,12 @@ from . import cache
 from .errors import NumbaFallbackWarning, Unsupported
 from .lowering import Form, Lowering, form_of
 
-_BOX = {"i": "np.int64", "f": "np.float64", "b": "np.bool_"}
 _PYTHON = {"i": "int", "f": "float", "b": "bool"}
+
+
+def _box(form: Form) -> str:
+    """The NumPy scalar type of a value of `form`, as the runner's code names it."""
+    return f"np.{form.dtype.name}"
 
 
 class NumbaGraph:
@@ -187,7 +191,7 @@ def _argument_test(name: str, form: Form | None) -> str:
     if form.weak:
         test = f"type({name}) is {_PYTHON[form.kind]}"
         return f"{test} and _INT_MIN <= {name} <= _INT_MAX" if form.kind == "i" else test
-    return f"type({name}) is {_BOX[form.kind]}"
+    return f"type({name}) is {_box(form)}"
 
 
 def _boxed(value: str, flag: str, form: Form | None) -> str:
@@ -197,5 +201,5 @@ def _boxed(value: str, flag: str, form: Form | None) -> str:
     if form.ndim or form.weak:
         return value
     if form.weak is None:
-        return f"({_BOX[form.kind]}({value}) if {flag} else {value})"
-    return f"{_BOX[form.kind]}({value})"
+        return f"({_box(form)}({value}) if {flag} else {value})"
+    return f"{_box(form)}({value})"

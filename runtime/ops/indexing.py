@@ -341,7 +341,7 @@ def _numba_getitem(ctx, node):
     items = []
     for axis, entry in enumerate(index):
         item = next(given) if entry == "?" else entry
-        if ctx.form(node, item).kind != "i" or ctx.form(node, item).ndim:
+        if ctx.form(node, item).kind not in "iu" or ctx.form(node, item).ndim:
             ctx.unsupported(node, "its index is not an integer")
         items.append(f"_h.index({ctx.ref(item)}, {ctx.ref(x)}.shape[{axis}])")
     ctx.define(node, node.outputs[0], f"{ctx.ref(x)}[{', '.join(items)}]", "True")
