@@ -20,6 +20,8 @@ indexing), `numba_expr` (reductions), the unboxed forms and `python_expr` of Pyt
 from __future__ import annotations
 
 import math
+import operator
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -117,6 +119,21 @@ def _scalar_literal(value) -> Slot | None:
     return _literal_slot(value)
 
 
+@dataclass(frozen=True)
+class Fact:
+    """What the code knows of an int value: lo <= it <= hi; `below`: the name of an int it is
+    less than; `dim`: it is the length of axis dim[1] of array dim[0] (names in the code)."""
+
+    lo: int
+    hi: int
+    below: str | None = None
+    dim: tuple[str, int] | None = None
+
+
+_INT_TEXT = re.compile(r"-?[0-9]+")
+_DIM_MAX = 2**62  # (an array's length: far below, on any machine)
+
+
 def _flag_union(flags: list[str]) -> str:
     if "True" in flags:
         return "True"
@@ -135,6 +152,7 @@ class Lowering:
         self._count = 0
         self.floats = False  # the code computes floats (the runner then minds np.errstate)
         self.indent = 1
+        self.facts: dict[str, Fact] = {}  # what is known of an int variable, by its name
 
     # -- the context the ops' numba_lower hooks use ---------------------------------------
     def unsupported(self, node: Node | None, reason: str):
@@ -157,6 +175,35 @@ class Lowering:
         if slot is None:
             raise Unsupported(f"the literal {item!r} is no int64, float64 or bool")
         return slot
+
+    def range_of(self, item) -> tuple[int, int] | None:
+        """(lo, hi) of an int value (a literal, or a variable with a known range), or None."""
+        if type(item) is int:
+            return (item, item)
+        if isinstance(item, bool) or not isinstance(item, (Value, int)):
+            return None
+        slot = self.slot(item)
+        if slot.form.kind != "i" or slot.form.ndim:
+            return None
+        if _INT_TEXT.fullmatch(slot.expr):
+            return (int(slot.expr), int(slot.expr))
+        fact = self.facts.get(slot.expr)
+        return (fact.lo, fact.hi) if fact is not None else None
+
+    def in_bounds(self, item, array, axis: int) -> bool:
+        """Whether int value `item` is known to index axis `axis` of `array` (0 <= it < length)."""
+        fact = self.facts.get(self.ref(item)) if isinstance(item, Value) else None
+        if fact is None or fact.lo < 0 or fact.below is None:
+            return False
+        bound = self.facts.get(fact.below)
+        if bound is not None and bound.dim == (self.ref(array), axis):
+            return True
+        length = array.type.shape[axis] if isinstance(array, Value) else None
+        return (
+            _INT_TEXT.fullmatch(fact.below) is not None
+            and length is not None
+            and (int(fact.below) <= length)
+        )
 
     def ref(self, item) -> str:
         return self.slot(item).expr
@@ -236,6 +283,8 @@ class Lowering:
             op.numba_lower(self, node)
         elif op.constant is not None and not node.inputs:
             self._constant(node, op.constant(node))
+        elif op.dimension is not None:
+            self._dimension(node, *op.dimension(node))
         elif op.numba_expr is not None:
             self._reduction(node, op)
         elif all(self.form(node, v).ndim == 0 for v in [*node.inputs, *node.outputs]):
@@ -250,6 +299,13 @@ class Lowering:
         assert slot is not None
         self.form(node, node.outputs[0])
         self.slots[id(node.outputs[0])] = slot
+
+    def _dimension(self, node: Node, array, axis: int) -> None:
+        form = self.form(node, array)
+        if not 0 <= axis < form.ndim:
+            self.unsupported(node, f"it takes axis {axis} of a {form.ndim}-d array")
+        slot = self.define(node, node.outputs[0], f"{self.ref(array)}.shape[{axis}]")
+        self.facts[slot.expr] = Fact(0, _DIM_MAX, dim=(self.ref(array), axis))
 
     def _reduction(self, node: Node, op) -> None:
         x = node.inputs[0]
@@ -320,7 +376,11 @@ class Lowering:
         (go,) = self.subgraph(node.subgraphs[cond], variables + captures)
         self.emit(f"if not {go.expr}:")
         self.emit("    break")
+        counters = self._counters(node, num_loop_vars, cond, body, variables)
+        self.facts.update(counters)
         results = self.subgraph(node.subgraphs[body], variables + captures)
+        for name in counters:  # (true in the body only: the loop's outputs are past the bound)
+            del self.facts[name]
         temps = [Slot(self.new_name("n"), r.form, self.new_name("m")) for r in results]
         for temp, result in zip(temps, results):  # (all read before any is written)
             self.emit(f"{temp.expr} = {result.expr}")
@@ -330,6 +390,28 @@ class Lowering:
         self.indent -= 1
         for v, slot in zip(node.outputs, variables):
             self.slots[id(v)] = slot
+
+    def _counters(self, node: Node, num: int, cond: str, body: str, variables) -> dict:
+        """Facts of the loop's counters in its body: a loop variable `i` from a known start,
+        stepped by `i + c` (a literal c > 0) and tested `i < bound` lies in [start, bound)."""
+        cond_graph, body_graph = node.subgraphs[cond], node.subgraphs[body]
+        test = _producer(cond_graph, cond_graph.outputs[0])
+        if test is None or get_op(test.op).python_operator is not operator.lt:
+            return {}
+        var, bound = test.inputs
+        positions = [k for k, v in enumerate(cond_graph.inputs[:num]) if v is var]
+        bound_range = self.range_of(bound)
+        if not positions or bound_range is None or variables[positions[0]].form.kind != "i":
+            return {}
+        k = positions[0]
+        step = _producer(body_graph, body_graph.outputs[k])
+        start = self.range_of(node.inputs[k])
+        if step is None or start is None or not _is_increment(step, body_graph.inputs[k]):
+            return {}
+        if bound_range[1] - 1 + max(i for i in step.inputs if type(i) is int) > _INT64[1]:
+            return {}
+        below = self.ref(bound)
+        return {variables[k].expr: Fact(start[0], max(start[0], bound_range[1] - 1), below)}
 
     def _variable(self, node: Node, value: Value) -> Slot:
         form = self.form(node, value)
@@ -366,3 +448,20 @@ def _scalar_expr(ctx: Lowering, node: Node, op, slots: list[Slot]) -> str:
     if "f" not in kinds:
         return int64_expr(ctx, node, op, refs)
     return float64_expr(ctx, node, op, refs, slots[0].form.kind)
+
+
+def _producer(graph: Graph, value) -> Node | None:
+    """The node of `graph` that gives `value`, or None."""
+    for node in graph.nodes:
+        if any(out is value for out in node.outputs):
+            return node
+    return None
+
+
+def _is_increment(node: Node, var) -> bool:
+    """`var + c` or `c + var` for a literal int c > 0."""
+    if get_op(node.op).python_operator is not operator.add or len(node.inputs) != 2:
+        return False
+    a, b = node.inputs
+    other = b if a is var else a if b is var else None
+    return type(other) is int and other > 0

@@ -194,6 +194,15 @@ def _unsigned64(ctx, node: Node, op, refs: list[str]) -> str:
     return ""
 
 
+def _fits_int64(ctx, node: Node, op) -> bool:
+    """Whether the ranges known of the operands keep the result within int64."""
+    ranges = [ctx.range_of(v) for v in node.inputs]
+    if len(ranges) != 2 or None in ranges:
+        return False
+    ends = [op.python_operator(a, b) for a in ranges[0] for b in ranges[1]]
+    return _INT64_MIN <= min(ends) and max(ends) <= _INT64_MAX
+
+
 def array_expr(ctx, node: Node, op, out) -> str:
     """The expression of an elementwise op with an array operand: NumPy's ufunc on operands cast
     to its loop's dtypes, where numba's loop gives NumPy's bits."""
@@ -226,6 +235,8 @@ def int64_expr(ctx, node: Node, op, refs: list[str]) -> str:
     if form == "unary":
         return op.python_expr.format(f"_h.neg_int({refs[0]})")
     if form == "arithmetic" and op.python_operator in _CHECKED_INT:
+        if _fits_int64(ctx, node, op):  # (known ranges: no overflow to check)
+            return op.python_expr.format(*refs)
         return f"{_CHECKED_INT[op.python_operator]}({refs[0]}, {refs[1]})"
     if form == "integer_division":
         divisor = node.inputs[1]

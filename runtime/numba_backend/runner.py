@@ -24,6 +24,7 @@ import numpy as np
 
 from ..executor import CompiledGraph
 from ..graph import Graph, Value
+from ..types import kinds
 from . import cache
 from .errors import NumbaFallbackWarning, Unsupported
 from .lowering import Form, Lowering, form_of
@@ -32,8 +33,9 @@ _PYTHON = {"i": "int", "f": "float", "b": "bool"}
 
 
 def _box(form: Form) -> str:
-    """The NumPy scalar type of a value of `form`, as the runner's code names it."""
-    return f"np.{form.dtype.name}"
+    """The NumPy scalar type of a value of `form`, as the runner's code names it (a name of its
+    scope: a global is read faster than `np.<name>`)."""
+    return f"_b{form.dtype.name}"
 
 
 class NumbaGraph:
@@ -64,7 +66,9 @@ class NumbaGraph:
             self._fall_back(str(why))
             return
         self._floats = lowering.floats
-        self.run = self._first_run  # type: ignore[method-assign]
+        # the call itself from the start (a ConcreteFunction keeps it): numba compiles the
+        # function on its first call, which the first `_compiled` of the runner's scope times
+        self.run = self._runner = self._make_runner(cache.compile_source(self._source))  # type: ignore[method-assign]
 
     def _fall_back(self, why: str) -> None:
         self.fallback = why
@@ -90,23 +94,22 @@ class NumbaGraph:
     def run(self, *inputs):  # (replaced per instance: see __init__)
         return self.interpreter.run(*inputs)
 
-    def _first_run(self, *inputs):
-        """Compiles (numba compiles on the dispatcher's first call: the one made here). A caller
-        may keep this method (a ConcreteFunction keeps `run`): once compiled, it goes straight
-        to the runner, without the lock."""
-        runner = self._runner
-        if runner is not None:
-            return runner(*inputs)
-        with self._lock:
-            if self.run != self._first_run:
-                return self.run(*inputs)
-            start = time.perf_counter()
-            runner = self._make_runner(cache.compile_source(self._source))
-            try:
-                return runner(*inputs)
-            finally:
-                self.compile_seconds = time.perf_counter() - start
-                self.run = self._runner = runner  # type: ignore[method-assign]
+    def _timed(self, dispatcher, scope: dict):
+        """The runner's first `_compiled`: calls (so compiles) `dispatcher`, keeps the time
+        that took, and leaves the dispatcher itself in the runner's scope."""
+
+        def first(*inputs):
+            with self._lock:
+                start = time.perf_counter()
+                try:
+                    return dispatcher(*inputs)
+                finally:
+                    if self.compile_seconds is None:
+                        self.compile_seconds = time.perf_counter() - start
+                    if scope["_compiled"] is first:
+                        scope["_compiled"] = dispatcher
+
+        return first
 
     def _not_compiled(self, error, *inputs):
         """numba refused the source for these arguments (numba compiles per argument types,
@@ -115,7 +118,7 @@ class NumbaGraph:
             if self.fallback is None:
                 reason = str(error).strip().splitlines()[0]
                 self._fall_back(f"numba could not compile it: {reason}")
-                self._runner = self.interpreter.run
+                self._scope["_compiled"] = _refused(error)  # (a caller may keep the runner)
         return self.interpreter.run(*inputs)
 
     def _make_runner(self, compiled):
@@ -160,7 +163,11 @@ class NumbaGraph:
         )
         scope = {
             "np": np,
-            "_compiled": compiled,
+            "_ndarray": np.ndarray,
+            **{f"_b{t.dtype.name}": t.dtype.type for t in _scalar_types(self.graph)},
+            **{f"_z{t.dtype.name}": t.dtype.type(0) for t in _scalar_types(self.graph)},
+            "_TRUE": np.True_,
+            "_FALSE": np.False_,
             "_interpret": self.interpreter.run,
             "_Rerun": cache.rerun_class(),
             "_CompileError": _compile_error_class(),
@@ -170,8 +177,26 @@ class NumbaGraph:
             "_INT_MAX": 2**63 - 1,
             **{f"_dt{k}": v.type.dtype for k, v in enumerate(self.graph.inputs)},
         }
+        scope["_compiled"] = self._timed(compiled, scope)
+        self._scope = scope
         exec(compile(text, f"<numba runner of {self.graph.name}>", "exec"), scope)  # noqa: S102
         return scope["run"]
+
+
+def _scalar_types(graph: Graph) -> list:
+    """The types of the graph's inputs and outputs: their dtypes' scalar types."""
+    values = [v for v in [*graph.inputs, *graph.outputs] if isinstance(v, Value)]
+    return [t for v in values for t in kinds(v.type) if hasattr(t, "dtype")]
+
+
+def _refused(error):
+    """The runner's `_compiled` once numba refused the function: raises numba's error again (the
+    runner then calls the interpreter)."""
+
+    def refused(*inputs):
+        raise error
+
+    return refused
 
 
 def _compile_error_class() -> type:
@@ -187,7 +212,7 @@ def _argument_test(name: str, form: Form | None) -> str:
     assert form is not None and form.weak is not None  # (Lowering.function refused others)
     if form.ndim:
         k = name[1:]
-        return f"type({name}) is np.ndarray and {name}.dtype is _dt{k}"
+        return f"type({name}) is _ndarray and {name}.dtype is _dt{k}"
     if form.weak:
         test = f"type({name}) is {_PYTHON[form.kind]}"
         return f"{test} and _INT_MIN <= {name} <= _INT_MAX" if form.kind == "i" else test
@@ -201,5 +226,16 @@ def _boxed(value: str, flag: str, form: Form | None) -> str:
     if form.ndim or form.weak:
         return value
     if form.weak is None:
-        return f"({_box(form)}({value}) if {flag} else {value})"
+        return f"({_scalar(value, form)} if {flag} else {value})"
+    return _scalar(value, form)
+
+
+def _scalar(value: str, form: Form) -> str:
+    """The NumPy scalar of `form` holding the Python number `value` that numba returned (within
+    the dtype): an integer as its dtype's zero plus the number (NEP 50: the same value, several
+    times faster than calling the type), a bool as NumPy's own."""
+    if form.kind in "iu":
+        return f"(_z{form.dtype.name} + {value})"
+    if form.kind == "b":
+        return f"(_TRUE if {value} else _FALSE)"
     return f"{_box(form)}({value})"

@@ -329,6 +329,11 @@ def _index_may_raise(node) -> bool:
     )
 
 
+# the dtypes of an index the numba backend checks (a uint64 is compared as a float by numba)
+_NUMBA_INDEX = frozenset(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
+_NUMBA_INDEX |= frozenset(np.dtype(t) for t in (np.uint8, np.uint16, np.uint32))
+
+
 def _numba_getitem(ctx, node):
     """x[i, j, ...] of one integer per axis: the element, each index checked as NumPy checks it
     (out of bounds: the call runs again on the interpreter, which raises NumPy's IndexError)."""
@@ -341,9 +346,12 @@ def _numba_getitem(ctx, node):
     items = []
     for axis, entry in enumerate(index):
         item = next(given) if entry == "?" else entry
-        if ctx.form(node, item).kind not in "iu" or ctx.form(node, item).ndim:
+        if ctx.form(node, item).dtype not in _NUMBA_INDEX or ctx.form(node, item).ndim:
             ctx.unsupported(node, "its index is not an integer")
-        items.append(f"_h.index({ctx.ref(item)}, {ctx.ref(x)}.shape[{axis}])")
+        if ctx.in_bounds(item, x, axis):  # (a loop counter below the axis' length)
+            items.append(ctx.ref(item))
+        else:
+            items.append(f"_h.index({ctx.ref(item)}, {ctx.ref(x)}.shape[{axis}])")
     ctx.define(node, node.outputs[0], f"{ctx.ref(x)}[{', '.join(items)}]", "True")
 
 
