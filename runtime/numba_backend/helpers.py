@@ -32,11 +32,21 @@ def sub_int(a, b):
 
 
 @numba.njit(cache=False, error_model="numpy")
+def _magnitude(a):
+    """|a| of an int64, as a uint64 (exact for INT64_MIN too)."""
+    return np.uint64(a) if a >= 0 else np.uint64(-(a + 1)) + np.uint64(1)
+
+
+@numba.njit(cache=False, error_model="numpy")
 def mul_int(a, b):
-    r = a * b
-    if a != 0 and (r // a != b or (a == -1 and b == INT64_MIN)):
+    """a * b of int64s, after checking it is within int64 on the magnitudes (a test on the
+    wrapped product, `r // a != b`, is folded away by the compiler)."""
+    if a == 0 or b == 0:
+        return a * b
+    limit = np.uint64(2**63) if (a < 0) != (b < 0) else np.uint64(2**63 - 1)
+    if _magnitude(a) > limit // _magnitude(b):
         raise Rerun()
-    return r
+    return a * b
 
 
 @numba.njit(cache=False, error_model="numpy")
@@ -140,10 +150,9 @@ def sub_uint(a, b):
 
 @numba.njit(cache=False, error_model="numpy")
 def mul_uint(a, b):
-    r = a * b
-    if a != 0 and r // a != b:
+    if b != 0 and a > np.uint64(2**64 - 1) // b:
         raise Rerun()
-    return r
+    return a * b
 
 
 @numba.njit(cache=False, error_model="numpy")

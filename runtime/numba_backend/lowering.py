@@ -19,10 +19,12 @@ indexing), `numba_expr` (reductions), the unboxed forms and `python_expr` of Pyt
 
 from __future__ import annotations
 
+import hashlib
 import math
 import operator
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -130,6 +132,12 @@ class Fact:
     dim: tuple[str, int] | None = None
 
 
+# the helpers the code calls, by their source's hash: numba's cache of a graph holds their
+# machine code, so the source (and its cache file's name) changes with them
+_HELPERS_VERSION = (
+    "# helpers "
+    + hashlib.sha256(Path(__file__).with_name("helpers.py").read_bytes()).hexdigest()[:16]
+)
 _INT_TEXT = re.compile(r"-?[0-9]+")
 _DIM_MAX = 2**62  # (an array's length: far below, on any machine)
 
@@ -153,6 +161,7 @@ class Lowering:
         self.floats = False  # the code computes floats (the runner then minds np.errstate)
         self.indent = 1
         self.facts: dict[str, Fact] = {}  # what is known of an int variable, by its name
+        self.readers: dict[int, list] = {}  # the nodes reading a value (None: its graph's output)
 
     # -- the context the ops' numba_lower hooks use ---------------------------------------
     def unsupported(self, node: Node | None, reason: str):
@@ -261,9 +270,16 @@ class Lowering:
         else:
             self.emit(f"return ({', '.join(outs)}{',' if outs else ''})")
         header = f"def graph_fn({', '.join(params)}):"
-        return "\n".join([header, *self.lines])
+        return "\n".join([_HELPERS_VERSION, header, *self.lines])
 
     def block(self, graph: Graph) -> None:
+        for node in graph.nodes:
+            for v in node.inputs:
+                if isinstance(v, Value):
+                    self.readers.setdefault(id(v), []).append(node)
+        for v in graph.outputs:  # (read by what runs the graph: never a chain's link)
+            if isinstance(v, Value):
+                self.readers.setdefault(id(v), []).append(None)
         for node in graph.nodes:
             self.node(node)
 
@@ -343,7 +359,21 @@ class Lowering:
         if op.out_ufunc is None or node.attrs or len(node.outputs) != 1:
             self.unsupported(node, "it has no nopython form yet")
         out = self.form(node, node.outputs[0])
-        self.define(node, node.outputs[0], array_expr(self, node, op, out), "True")
+        expr = array_expr(self, node, op, out, checked=not self._chain_link(node, op))
+        self.define(node, node.outputs[0], expr, "True")
+
+    def _chain_link(self, node: Node, op) -> bool:
+        """Whether the float array result of `node` is read only by ops that give a non-finite
+        result for a non-finite operand (OpDef.nan_propagating) and whose results are checked:
+        its own finiteness check is theirs."""
+        readers = self.readers.get(id(node.outputs[0]), [])
+        return (
+            op.nan_propagating
+            and bool(readers)
+            and all(
+                r is not None and get_op(r.op).nan_propagating and not r.subgraphs for r in readers
+            )
+        )
 
     # -- structured ops (called by their numba_lower hooks) -------------------------------
     def branches(self, node: Node) -> None:

@@ -203,9 +203,10 @@ def _fits_int64(ctx, node: Node, op) -> bool:
     return _INT64_MIN <= min(ends) and max(ends) <= _INT64_MAX
 
 
-def array_expr(ctx, node: Node, op, out) -> str:
+def array_expr(ctx, node: Node, op, out, checked: bool = True) -> str:
     """The expression of an elementwise op with an array operand: NumPy's ufunc on operands cast
-    to its loop's dtypes, where numba's loop gives NumPy's bits."""
+    to its loop's dtypes, where numba's loop gives NumPy's bits. A float result is checked
+    finite unless `checked` is False (a link of a chain that the end's check covers)."""
     loop = _loop(ctx, node, op)
     ins, result = loop[:-1], loop[-1]
     if len(set(ins)) != 1 or result != out.dtype:
@@ -216,7 +217,8 @@ def array_expr(ctx, node: Node, op, out) -> str:
     if op.comparison or op.logical is not None:
         return f"{call}({', '.join(refs)})"
     if dtype.kind == "f" and op.correctly_rounded:
-        return f"_h.all_finite({call}({', '.join(refs)}))"
+        expr = f"{call}({', '.join(refs)})"
+        return f"_h.all_finite({expr})" if checked else expr
     if dtype.kind in "iu" and op.unboxed in ("arithmetic", "unary", "identity"):
         return f"{call}({', '.join(refs)})"
     if dtype.kind in "iu" and op.unboxed == "integer_division":
