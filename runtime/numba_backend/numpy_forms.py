@@ -18,7 +18,9 @@ eagerly: the call reruns), then:
 
 from __future__ import annotations
 
+import math
 import operator
+from fractions import Fraction
 
 import numpy as np
 
@@ -194,6 +196,27 @@ def _unsigned64(ctx, node: Node, op, refs: list[str]) -> str:
     return ""
 
 
+def _literal_factor(node: Node) -> int | None:
+    """The position of a literal int operand of a product, or None."""
+    for k, item in enumerate(node.inputs):
+        if type(item) is int:
+            return k
+    return None
+
+
+def _times_literal(node: Node, refs: list[str]) -> str:
+    """x * c for a literal c, checked by the range of x whose product fits int64 (bounds
+    computed here: no division when the code runs)."""
+    k = _literal_factor(node)
+    assert k is not None
+    c, x = node.inputs[k], refs[1 - k]
+    if c == 0:
+        return f"({x} * 0)"
+    ends = sorted((Fraction(_INT64_MIN, c), Fraction(_INT64_MAX, c)))
+    lo, hi = math.ceil(ends[0]), math.floor(ends[1])
+    return f"(_h.within({x}, {lo}, {hi}) * {c})"
+
+
 def _fits_int64(ctx, node: Node, op) -> bool:
     """Whether the ranges known of the operands keep the result within int64."""
     ranges = [ctx.range_of(v) for v in node.inputs]
@@ -239,6 +262,8 @@ def int64_expr(ctx, node: Node, op, refs: list[str]) -> str:
     if form == "arithmetic" and op.python_operator in _CHECKED_INT:
         if _fits_int64(ctx, node, op):  # (known ranges: no overflow to check)
             return op.python_expr.format(*refs)
+        if op.python_operator is operator.mul and _literal_factor(node) is not None:
+            return _times_literal(node, refs)
         return f"{_CHECKED_INT[op.python_operator]}({refs[0]}, {refs[1]})"
     if form == "integer_division":
         divisor = node.inputs[1]

@@ -57,6 +57,7 @@ def test_collatz():
     _check(u.collatz, (np.int64(27),), (np.int64(837799),), (np.int64(1),), (np.int64(2**40 + 1),))
 
 
+
 def test_sum_even():
     top = np.iinfo(np.int64).max - 1
     _check(
@@ -81,6 +82,20 @@ def scale(x, n):
         total = total + x / (n - i - 1)
         i += 1
     return total
+
+
+def triple(n):
+    k = 0
+    while k < 2:
+        n = 3 * n + 1
+        k += 1
+    return n, n * -7
+
+
+def test_products_by_a_literal_check_their_range():
+    top = np.iinfo(np.int64).max
+    _check(triple, (np.int64(5),), (np.int64(top // 9),), (np.int64(top // 3),))
+    _check(triple, (np.int64(-top // 9),), (np.int64(-top // 3),), (np.int64(top // 63),))
 
 
 def test_float_division_by_zero_reruns():
