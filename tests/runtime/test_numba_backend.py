@@ -57,7 +57,6 @@ def test_collatz():
     _check(u.collatz, (np.int64(27),), (np.int64(837799),), (np.int64(1),), (np.int64(2**40 + 1),))
 
 
-
 def test_sum_even():
     top = np.iinfo(np.int64).max - 1
     _check(
