@@ -330,8 +330,9 @@ def _index_may_raise(node) -> bool:
 
 
 # the dtypes of an index the numba backend checks (a uint64 is compared as a float by numba)
-_NUMBA_INDEX = frozenset(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
-_NUMBA_INDEX |= frozenset(np.dtype(t) for t in (np.uint8, np.uint16, np.uint32))
+_NUMBA_INDEX: frozenset[np.dtype] = frozenset(
+    np.dtype(name) for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32")
+)
 
 
 def _numba_getitem(ctx, node):
