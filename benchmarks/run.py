@@ -15,6 +15,7 @@ import sys
 import textwrap
 import time
 import timeit
+import warnings
 
 import numpy as np
 
@@ -288,6 +289,19 @@ def numba_bench():
         assert staged(arg) == hand(arg) == fn(arg)
         fast, by_hand = best_pair(lambda: staged(arg), lambda: hand(arg))
         row(name, fast, by_hand, "<= 2.0x", f"plain Python {fmt(best_time(lambda: fn(arg)))}")
+    for name, fn, args in (
+        ("5n. Newton sqrt(100 float64), jit_compile='numba'", _user.newton_sqrt, _user.NEWTON_ARGS),
+        ("6n. bisection, jit_compile='numba'", _user.bisection, _user.BISECTION_ARGS),
+        ("7n. Euler (list + np.stack), jit_compile='numba'", _user.euler, _user.EULER_ARGS),
+    ):
+        staged = staging.function(fn, jit_compile="numba")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (a graph numba does not take: the note)
+            assert np.array_equal(staged(*args), fn(*args))
+        fallback = staged.get_concrete_function(*args).backend_fallback
+        note = f"interpreted: {fallback.split(':')[0]}" if fallback else "compiled"
+        fast, plain = best_pair(lambda: staged(*args), lambda: fn(*args))
+        row(name, fast, plain, "<= 0.2x", note)
 
 
 def chain_bench():

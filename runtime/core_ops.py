@@ -995,9 +995,7 @@ def _numba_python_number(ctx, node):
     kind = node.attrs["kind"]
     x = node.inputs[0]
     form = ctx.form(node, x)
-    if form.ndim or PYTHON_SCALAR_DTYPES.get(kind) != np.dtype(
-        {"i": np.int64, "f": np.float64, "b": np.bool_}[form.kind]
-    ):
+    if form.ndim or PYTHON_SCALAR_DTYPES.get(kind) != form.dtype:
         ctx.unsupported(node, f"it makes a {kind.__name__} of a {x.type}")
     ctx.define(node, node.outputs[0], ctx.ref(x), "False")
 

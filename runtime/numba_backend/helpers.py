@@ -32,11 +32,21 @@ def sub_int(a, b):
 
 
 @numba.njit(cache=False, error_model="numpy")
+def _magnitude(a):
+    """|a| of an int64, as a uint64 (exact for INT64_MIN too)."""
+    return np.uint64(a) if a >= 0 else np.uint64(-(a + 1)) + np.uint64(1)
+
+
+@numba.njit(cache=False, error_model="numpy")
 def mul_int(a, b):
-    r = a * b
-    if a != 0 and (r // a != b or (a == -1 and b == INT64_MIN)):
+    """a * b of int64s, after checking it is within int64 on the magnitudes (a test on the
+    wrapped product, `r // a != b`, is folded away by the compiler)."""
+    if a == 0 or b == 0:
+        return a * b
+    limit = np.uint64(2**63) if (a < 0) != (b < 0) else np.uint64(2**63 - 1)
+    if _magnitude(a) > limit // _magnitude(b):
         raise Rerun()
-    return r
+    return a * b
 
 
 @numba.njit(cache=False, error_model="numpy")
@@ -102,3 +112,81 @@ def index(i, n):
     if i < -n or i >= n:
         raise Rerun()
     return i
+
+
+@numba.njit(cache=False, error_model="numpy")
+def within(a, lo, hi):
+    """Integer a, after checking that lo <= a <= hi: a result or a Python int that a NumPy
+    integer dtype holds (NumPy's scalars warn on an overflow, a Python int that does not fit
+    raises OverflowError)."""
+    if a < lo or a > hi:
+        raise Rerun()
+    return a
+
+
+@numba.njit(cache=False, error_model="numpy")
+def exact_within(a, limit):
+    """A Python int met with a float dtype of `limit` = 2**mantissa bits: rounded alike by NumPy
+    and numba (and compared or divided exactly by Python) only up to there."""
+    if a > limit or a < -limit:
+        raise Rerun()
+    return a
+
+
+@numba.njit(cache=False, error_model="numpy")
+def add_uint(a, b):
+    r = a + b
+    if r < a:
+        raise Rerun()
+    return r
+
+
+@numba.njit(cache=False, error_model="numpy")
+def sub_uint(a, b):
+    if b > a:
+        raise Rerun()
+    return a - b
+
+
+@numba.njit(cache=False, error_model="numpy")
+def mul_uint(a, b):
+    if b != 0 and a > np.uint64(2**64 - 1) // b:
+        raise Rerun()
+    return a * b
+
+
+@numba.njit(cache=False, error_model="numpy")
+def neg_uint(a):
+    """-a of an unsigned integer: NumPy's scalar warns unless a is 0."""
+    if a != 0:
+        raise Rerun()
+    return a
+
+
+@numba.njit(cache=False, error_model="numpy")
+def divisor_uint(b):
+    if b == 0:
+        raise Rerun()
+    return b
+
+
+@numba.njit(cache=False, error_model="numpy")
+def order_mixed(a, b):
+    """-1, 0 or 1 as integer a is below, equal to or above integer b, exactly, for a uint64 met
+    with a signed integer (numba compares them as floats; NumPy exactly): one is not negative."""
+    if a < 0:  # (a negative one is the signed one)
+        return -1
+    if b < 0:
+        return 1
+    ua, ub = np.uint64(a), np.uint64(b)
+    return -1 if ua < ub else (1 if ua > ub else 0)
+
+
+@numba.njit(cache=False, error_model="numpy")
+def divisors(a, b, lo):
+    """Integer array (or number) divisor b of a, after checking that NumPy's floor_divide and
+    remainder neither warn (a zero divisor) nor overflow (lo // -1); `lo` is the dtype's least
+    value (0: unsigned)."""
+    if np.any(b == 0) or (lo < 0 and np.any(b == -1) and np.any(a == lo)):
+        raise Rerun()
+    return b

@@ -19,9 +19,12 @@ indexing), `numba_expr` (reductions), the unboxed forms and `python_expr` of Pyt
 
 from __future__ import annotations
 
+import hashlib
 import math
 import operator
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -29,21 +32,34 @@ from ..graph import Graph, Node, Value
 from ..registry import get_op
 from ..types import TensorType, UnionType
 from .errors import Unsupported
+from .numpy_forms import array_expr, float64_expr, int64_expr, scalar_expr
 
-_KINDS = {np.dtype(np.int64): "i", np.dtype(np.float64): "f", np.dtype(np.bool_): "b"}
+# the dtypes numba computes as NumPy does (float16 and complex values stay on the interpreter)
+DTYPES = frozenset(
+    np.dtype(t)
+    for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32)
+    + (np.uint64, np.float32, np.float64)
+)
+# the dtypes of Python's numbers as the code holds them (an int within int64)
+PYTHON_DTYPES = frozenset(np.dtype(t) for t in (np.int64, np.float64, np.bool_))
 _INT64 = (-(2**63), 2**63 - 1)
-# the overflow-checked helper of Python's operator on two int64 operands
-_CHECKED_INT = {operator.add: "_h.add_int", operator.sub: "_h.sub_int", operator.mul: "_h.mul_int"}
+_BOOL, _INT, _FLOAT = np.dtype(np.bool_), np.dtype(np.int64), np.dtype(np.float64)
 
 
 @dataclass(frozen=True)
 class Form:
-    """How a value is held: kind 'i', 'f' or 'b'; ndim (0: a number); weak: a Python number
-    (True), a NumPy value (False) or either (None: a union, with a flag)."""
+    """How a value is held: its dtype (a Python number's: int64, float64 or bool); ndim (0: a
+    number); weak: a Python number (True), a NumPy value (False) or either (None: a union, with
+    a flag)."""
 
-    kind: str
+    dtype: np.dtype
     ndim: int = 0
     weak: bool | None = False
+
+    @property
+    def kind(self) -> str:
+        """The dtype's kind: 'b', 'i', 'u' or 'f'."""
+        return self.dtype.kind
 
 
 @dataclass
@@ -59,10 +75,9 @@ class Slot:
 def form_of(t) -> Form | None:
     """The Form of values of type `t`, or None when the backend does not take them."""
     if type(t) is TensorType:
-        kind = _KINDS.get(t.dtype)
-        if kind is None:
+        if t.dtype not in (PYTHON_DTYPES if t.weak else DTYPES):
             return None
-        return Form(kind, len(t.shape), t.weak)
+        return Form(t.dtype, len(t.shape), t.weak)
     if type(t) is UnionType and len(t.alternatives) == 2:
         python, numpy = t.alternatives
         if (
@@ -72,9 +87,9 @@ def form_of(t) -> Form | None:
             and not numpy.weak
             and numpy.shape == ()
             and python.dtype == numpy.dtype
-            and numpy.dtype in _KINDS
+            and numpy.dtype in PYTHON_DTYPES
         ):
-            return Form(_KINDS[numpy.dtype], 0, None)
+            return Form(numpy.dtype, 0, None)
     return None
 
 
@@ -87,24 +102,44 @@ def _non_finite(item: float) -> str:
 
 def _literal_slot(item) -> Slot | None:
     if type(item) is bool:
-        return Slot(repr(item), Form("b", 0, True), "False")
+        return Slot(repr(item), Form(_BOOL, 0, True), "False")
     if type(item) is int and _INT64[0] <= item <= _INT64[1]:
-        return Slot(repr(item), Form("i", 0, True), "False")
+        return Slot(repr(item), Form(_INT, 0, True), "False")
     if type(item) is float:
         text = repr(item) if math.isfinite(item) else _non_finite(item)
-        return Slot(text, Form("f", 0, True), "False")
+        return Slot(text, Form(_FLOAT, 0, True), "False")
     return None
 
 
 def _scalar_literal(value) -> Slot | None:
     """A constant's value: a Python number, or a NumPy scalar of a dtype the backend takes."""
-    if isinstance(value, np.generic) and value.dtype in _KINDS and value.ndim == 0:
+    if isinstance(value, np.generic) and value.dtype in DTYPES and value.ndim == 0:
         slot = _literal_slot(value.item())
         if slot is not None:
-            kind = _KINDS[value.dtype]
-            return Slot(f"np.{value.dtype.name}({slot.expr})", Form(kind), "True")
+            return Slot(f"np.{value.dtype.name}({slot.expr})", Form(value.dtype), "True")
         return None
     return _literal_slot(value)
+
+
+@dataclass(frozen=True)
+class Fact:
+    """What the code knows of an int value: lo <= it <= hi; `below`: the name of an int it is
+    less than; `dim`: it is the length of axis dim[1] of array dim[0] (names in the code)."""
+
+    lo: int
+    hi: int
+    below: str | None = None
+    dim: tuple[str, int] | None = None
+
+
+# the helpers the code calls, by their source's hash: numba's cache of a graph holds their
+# machine code, so the source (and its cache file's name) changes with them
+_HELPERS_VERSION = (
+    "# helpers "
+    + hashlib.sha256(Path(__file__).with_name("helpers.py").read_bytes()).hexdigest()[:16]
+)
+_INT_TEXT = re.compile(r"-?[0-9]+")
+_DIM_MAX = 2**62  # (an array's length: far below, on any machine)
 
 
 def _flag_union(flags: list[str]) -> str:
@@ -125,6 +160,8 @@ class Lowering:
         self._count = 0
         self.floats = False  # the code computes floats (the runner then minds np.errstate)
         self.indent = 1
+        self.facts: dict[str, Fact] = {}  # what is known of an int variable, by its name
+        self.readers: dict[int, list] = {}  # the nodes reading a value (None: its graph's output)
 
     # -- the context the ops' numba_lower hooks use ---------------------------------------
     def unsupported(self, node: Node | None, reason: str):
@@ -147,6 +184,35 @@ class Lowering:
         if slot is None:
             raise Unsupported(f"the literal {item!r} is no int64, float64 or bool")
         return slot
+
+    def range_of(self, item) -> tuple[int, int] | None:
+        """(lo, hi) of an int value (a literal, or a variable with a known range), or None."""
+        if type(item) is int:
+            return (item, item)
+        if isinstance(item, bool) or not isinstance(item, (Value, int)):
+            return None
+        slot = self.slot(item)
+        if slot.form.kind != "i" or slot.form.ndim:
+            return None
+        if _INT_TEXT.fullmatch(slot.expr):
+            return (int(slot.expr), int(slot.expr))
+        fact = self.facts.get(slot.expr)
+        return (fact.lo, fact.hi) if fact is not None else None
+
+    def in_bounds(self, item, array, axis: int) -> bool:
+        """Whether int value `item` is known to index axis `axis` of `array` (0 <= it < length)."""
+        fact = self.facts.get(self.ref(item)) if isinstance(item, Value) else None
+        if fact is None or fact.lo < 0 or fact.below is None:
+            return False
+        bound = self.facts.get(fact.below)
+        if bound is not None and bound.dim == (self.ref(array), axis):
+            return True
+        length = array.type.shape[axis] if isinstance(array, Value) else None
+        return (
+            _INT_TEXT.fullmatch(fact.below) is not None
+            and length is not None
+            and (int(fact.below) <= length)
+        )
 
     def ref(self, item) -> str:
         return self.slot(item).expr
@@ -204,9 +270,16 @@ class Lowering:
         else:
             self.emit(f"return ({', '.join(outs)}{',' if outs else ''})")
         header = f"def graph_fn({', '.join(params)}):"
-        return "\n".join([header, *self.lines])
+        return "\n".join([_HELPERS_VERSION, header, *self.lines])
 
     def block(self, graph: Graph) -> None:
+        for node in graph.nodes:
+            for v in node.inputs:
+                if isinstance(v, Value):
+                    self.readers.setdefault(id(v), []).append(node)
+        for v in graph.outputs:  # (read by what runs the graph: never a chain's link)
+            if isinstance(v, Value):
+                self.readers.setdefault(id(v), []).append(None)
         for node in graph.nodes:
             self.node(node)
 
@@ -226,6 +299,8 @@ class Lowering:
             op.numba_lower(self, node)
         elif op.constant is not None and not node.inputs:
             self._constant(node, op.constant(node))
+        elif op.dimension is not None:
+            self._dimension(node, *op.dimension(node))
         elif op.numba_expr is not None:
             self._reduction(node, op)
         elif all(self.form(node, v).ndim == 0 for v in [*node.inputs, *node.outputs]):
@@ -240,6 +315,13 @@ class Lowering:
         assert slot is not None
         self.form(node, node.outputs[0])
         self.slots[id(node.outputs[0])] = slot
+
+    def _dimension(self, node: Node, array, axis: int) -> None:
+        form = self.form(node, array)
+        if not 0 <= axis < form.ndim:
+            self.unsupported(node, f"it takes axis {axis} of a {form.ndim}-d array")
+        slot = self.define(node, node.outputs[0], f"{self.ref(array)}.shape[{axis}]")
+        self.facts[slot.expr] = Fact(0, _DIM_MAX, dim=(self.ref(array), axis))
 
     def _reduction(self, node: Node, op) -> None:
         x = node.inputs[0]
@@ -263,28 +345,35 @@ class Lowering:
         if len(node.outputs) != 1 or node.attrs:
             self.unsupported(node, "it has no nopython form yet")
         slots = [self.slot(v) for v in node.inputs]
+        out = self.form(node, node.outputs[0])
+        if out.weak is False and op.logical is None and op.out_ufunc is not None:
+            # a NumPy scalar of a ufunc: NumPy's loop
+            self.define(node, node.outputs[0], scalar_expr(self, node, op, out), "True")
+            return
+        if any(s.form.dtype not in PYTHON_DTYPES for s in slots):
+            self.unsupported(node, "it mixes Python numbers with NumPy values of another dtype")
         expr = _scalar_expr(self, node, op, slots)
         self.define(node, node.outputs[0], expr, _flag_union([s.flag for s in slots]))
 
     def _elementwise(self, node: Node, op) -> None:
-        if (
-            op.out_ufunc is None
-            or not (op.correctly_rounded or op.comparison)
-            or node.attrs
-            or len(node.outputs) != 1
-        ):
+        if op.out_ufunc is None or node.attrs or len(node.outputs) != 1:
             self.unsupported(node, "it has no nopython form yet")
-        slots = [self.slot(v) for v in node.inputs]
-        kinds = {s.form.kind for s in slots}
         out = self.form(node, node.outputs[0])
-        if "b" in kinds or (op.python_expr is None and kinds != {"f"}):
-            self.unsupported(node, "its nopython form is NumPy's only on int64 and float64 arrays")
-        expr = f"np.{op.out_ufunc.__name__}({', '.join(s.expr for s in slots)})"
-        if out.kind == "f":
-            expr = f"_h.all_finite({expr})"
-        elif out.kind != ("b" if op.comparison else "i") or kinds != {"i"} and not op.comparison:
-            self.unsupported(node, "its result's dtype is not numba's")
+        expr = array_expr(self, node, op, out, checked=not self._chain_link(node, op))
         self.define(node, node.outputs[0], expr, "True")
+
+    def _chain_link(self, node: Node, op) -> bool:
+        """Whether the float array result of `node` is read only by ops that give a non-finite
+        result for a non-finite operand (OpDef.nan_propagating) and whose results are checked:
+        its own finiteness check is theirs."""
+        readers = self.readers.get(id(node.outputs[0]), [])
+        return (
+            op.nan_propagating
+            and bool(readers)
+            and all(
+                r is not None and get_op(r.op).nan_propagating and not r.subgraphs for r in readers
+            )
+        )
 
     # -- structured ops (called by their numba_lower hooks) -------------------------------
     def branches(self, node: Node) -> None:
@@ -317,7 +406,11 @@ class Lowering:
         (go,) = self.subgraph(node.subgraphs[cond], variables + captures)
         self.emit(f"if not {go.expr}:")
         self.emit("    break")
+        counters = self._counters(node, num_loop_vars, cond, body, variables)
+        self.facts.update(counters)
         results = self.subgraph(node.subgraphs[body], variables + captures)
+        for name in counters:  # (true in the body only: the loop's outputs are past the bound)
+            del self.facts[name]
         temps = [Slot(self.new_name("n"), r.form, self.new_name("m")) for r in results]
         for temp, result in zip(temps, results):  # (all read before any is written)
             self.emit(f"{temp.expr} = {result.expr}")
@@ -327,6 +420,28 @@ class Lowering:
         self.indent -= 1
         for v, slot in zip(node.outputs, variables):
             self.slots[id(v)] = slot
+
+    def _counters(self, node: Node, num: int, cond: str, body: str, variables) -> dict:
+        """Facts of the loop's counters in its body: a loop variable `i` from a known start,
+        stepped by `i + c` (a literal c > 0) and tested `i < bound` lies in [start, bound)."""
+        cond_graph, body_graph = node.subgraphs[cond], node.subgraphs[body]
+        test = _producer(cond_graph, cond_graph.outputs[0])
+        if test is None or get_op(test.op).python_operator is not operator.lt:
+            return {}
+        var, bound = test.inputs
+        positions = [k for k, v in enumerate(cond_graph.inputs[:num]) if v is var]
+        bound_range = self.range_of(bound)
+        if not positions or bound_range is None or variables[positions[0]].form.kind != "i":
+            return {}
+        k = positions[0]
+        step = _producer(body_graph, body_graph.outputs[k])
+        start = self.range_of(node.inputs[k])
+        if step is None or start is None or not _is_increment(step, body_graph.inputs[k]):
+            return {}
+        if bound_range[1] - 1 + max(i for i in step.inputs if type(i) is int) > _INT64[1]:
+            return {}
+        below = self.ref(bound)
+        return {variables[k].expr: Fact(start[0], max(start[0], bound_range[1] - 1), below)}
 
     def _variable(self, node: Node, value: Value) -> Slot:
         form = self.form(node, value)
@@ -361,39 +476,22 @@ def _scalar_expr(ctx: Lowering, node: Node, op, slots: list[Slot]) -> str:
             refs = [f"_h.exact_int({r})" if k == "i" else r for r, k in zip(refs, kinds)]
         return op.python_expr.format(*refs)
     if "f" not in kinds:
-        return _int_expr(ctx, node, op, refs)
-    return _float_expr(ctx, node, op, refs, slots)
+        return int64_expr(ctx, node, op, refs)
+    return float64_expr(ctx, node, op, refs, slots[0].form.kind)
 
 
-def _int_expr(ctx: Lowering, node: Node, op, refs: list[str]) -> str:
-    form = op.unboxed
-    if form == "identity":
-        return op.python_expr.format(*refs)
-    if form == "unary":
-        return op.python_expr.format(f"_h.neg_int({refs[0]})")
-    if form == "arithmetic" and op.python_operator in _CHECKED_INT:
-        return f"{_CHECKED_INT[op.python_operator]}({refs[0]}, {refs[1]})"
-    if form == "integer_division":
-        divisor = node.inputs[1]
-        if type(divisor) is int and divisor not in (0, -1):  # (a literal: nothing to check)
-            return op.python_expr.format(*refs)
-        return op.python_expr.format(refs[0], f"_h.divisor_int({refs[0]}, {refs[1]})")
-    if form == "division":
-        exact = [f"_h.exact_int({r})" for r in refs]
-        return f"_h.finite({op.python_expr.format(*exact)})"
-    ctx.unsupported(node, "it has no nopython form on integers yet")
-    return ""
+def _producer(graph: Graph, value) -> Node | None:
+    """The node of `graph` that gives `value`, or None."""
+    for node in graph.nodes:
+        if any(out is value for out in node.outputs):
+            return node
+    return None
 
 
-def _float_expr(ctx: Lowering, node: Node, op, refs: list[str], slots: list[Slot]) -> str:
-    form = op.unboxed
-    if form in ("identity", "unary"):
-        return op.python_expr.format(*refs)
-    if form in ("arithmetic", "division"):
-        return f"_h.finite({op.python_expr.format(*refs)})"
-    if form == "small_power":
-        exponent = node.inputs[1]
-        if slots[0].form.kind == "f" and type(exponent) is int and 0 <= exponent <= 64:
-            return f"_h.finite({refs[0]} ** {float(exponent)!r})"
-    ctx.unsupported(node, "it has no nopython form on floats yet")
-    return ""
+def _is_increment(node: Node, var) -> bool:
+    """`var + c` or `c + var` for a literal int c > 0."""
+    if get_op(node.op).python_operator is not operator.add or len(node.inputs) != 2:
+        return False
+    a, b = node.inputs
+    other = b if a is var else a if b is var else None
+    return type(other) is int and other > 0

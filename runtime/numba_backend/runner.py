@@ -25,12 +25,18 @@ import numpy as np
 
 from ..executor import CompiledGraph
 from ..graph import Graph, Value
+from ..types import kinds
 from . import cache
 from .errors import NumbaFallbackWarning, Unsupported
 from .lowering import Form, Lowering, form_of
 
-_BOX = {"i": "np.int64", "f": "np.float64", "b": "np.bool_"}
 _PYTHON = {"i": "int", "f": "float", "b": "bool"}
+
+
+def _box(form: Form) -> str:
+    """The NumPy scalar type of a value of `form`, as the runner's code names it (a name of its
+    scope: a global is read faster than `np.<name>`)."""
+    return f"_b{form.dtype.name}"
 
 
 class NumbaGraph:
@@ -61,7 +67,9 @@ class NumbaGraph:
             self._fall_back(str(why))
             return
         self._floats = lowering.floats
-        self.run = self._first_run  # type: ignore[method-assign]
+        # the call itself from the start (a ConcreteFunction keeps it): numba compiles the
+        # function on its first call, which the first `_compiled` of the runner's scope times
+        self.run = self._runner = self._make_runner(cache.compile_source(self._source))  # type: ignore[method-assign]
 
     def _fall_back(self, why: str) -> None:
         self.fallback = why
@@ -87,23 +95,22 @@ class NumbaGraph:
     def run(self, *inputs):  # (replaced per instance: see __init__)
         return self.interpreter.run(*inputs)
 
-    def _first_run(self, *inputs):
-        """Compiles (numba compiles on the dispatcher's first call: the one made here). A caller
-        may keep this method (a ConcreteFunction keeps `run`): once compiled, it goes straight
-        to the runner, without the lock."""
-        runner = self._runner
-        if runner is not None:
-            return runner(*inputs)
-        with self._lock:
-            if self.run != self._first_run:
-                return self.run(*inputs)
-            start = time.perf_counter()
-            runner = self._make_runner(cache.compile_source(self._source))
-            try:
-                return runner(*inputs)
-            finally:
-                self.compile_seconds = time.perf_counter() - start
-                self.run = self._runner = runner  # type: ignore[method-assign]
+    def _timed(self, dispatcher, scope: dict):
+        """The runner's first `_compiled`: calls (so compiles) `dispatcher`, keeps the time
+        that took, and leaves the dispatcher itself in the runner's scope."""
+
+        def first(*inputs):
+            with self._lock:
+                start = time.perf_counter()
+                try:
+                    return dispatcher(*inputs)
+                finally:
+                    if self.compile_seconds is None:
+                        self.compile_seconds = time.perf_counter() - start
+                    if scope["_compiled"] is first:
+                        scope["_compiled"] = dispatcher
+
+        return first
 
     def _not_compiled(self, error, *inputs):
         """numba refused the source for these arguments (numba compiles per argument types,
@@ -112,7 +119,7 @@ class NumbaGraph:
             if self.fallback is None:
                 reason = str(error).strip().splitlines()[0]
                 self._fall_back(f"numba could not compile it: {reason}")
-                self._runner = self.interpreter.run
+                self._scope["_compiled"] = _refused(error)  # (a caller may keep the runner)
         return self.interpreter.run(*inputs)
 
     def _make_runner(self, compiled):
@@ -120,7 +127,7 @@ class NumbaGraph:
         names = [f"a{k}" for k in range(len(self.graph.inputs))]
         tests = [_argument_test(n, form_of(v.type)) for n, v in zip(names, self.graph.inputs)]
         if self._floats:
-            tests.append("_geterr()['under'] == 'ignore'")
+            tests.append("(_state() is _ignoring[0] or _under_ignored())")
         positions = {id(v): k for k, v in enumerate(self.graph.inputs)}
         returned = [
             form_of(v.type)
@@ -157,18 +164,61 @@ class NumbaGraph:
         )
         scope = {
             "np": np,
-            "_compiled": compiled,
+            "_ndarray": np.ndarray,
+            **{f"_b{t.dtype.name}": t.dtype.type for t in _scalar_types(self.graph)},
+            **{f"_z{t.dtype.name}": t.dtype.type(0) for t in _scalar_types(self.graph)},
+            "_TRUE": np.True_,
+            "_FALSE": np.False_,
             "_interpret": self.interpreter.run,
             "_Rerun": cache.rerun_class(),
             "_CompileError": _compile_error_class(),
             "_not_compiled": self._not_compiled,
-            "_geterr": np.geterr,
+            "_state": _error_state,
+            "_ignoring": _IGNORING,
+            "_under_ignored": _under_ignored,
             "_INT_MIN": -(2**63),
             "_INT_MAX": 2**63 - 1,
             **{f"_dt{k}": v.type.dtype for k, v in enumerate(self.graph.inputs)},
         }
+        scope["_compiled"] = self._timed(compiled, scope)
+        self._scope = scope
         exec(compile(text, f"<numba runner of {self.graph.name}>", "exec"), scope)  # noqa: S102
         return scope["run"]
+
+
+# NumPy's error state (np.errstate) as an object, read in ~25 ns where np.geterr() takes ~1 us:
+# an error state is a new object each time it is set, and its value never changes
+_ERROR_STATE = getattr(getattr(np, "_core", None), "_ufunc_config", None)
+_error_state = getattr(getattr(_ERROR_STATE, "_extobj_contextvar", None), "get", None) or (
+    lambda: None
+)
+_IGNORING: list = [object()]  # the last error state seen to ignore underflows (held: its identity)
+
+
+def _under_ignored() -> bool:
+    """Whether NumPy ignores underflows now (the compiled code does not watch them)."""
+    if np.geterr()["under"] != "ignore":
+        return False
+    state = _error_state()
+    if state is not None:
+        _IGNORING[0] = state
+    return True
+
+
+def _scalar_types(graph: Graph) -> list:
+    """The types of the graph's inputs and outputs: their dtypes' scalar types."""
+    values = [v for v in [*graph.inputs, *graph.outputs] if isinstance(v, Value)]
+    return [t for v in values for t in kinds(v.type) if hasattr(t, "dtype")]
+
+
+def _refused(error):
+    """The runner's `_compiled` once numba refused the function: raises numba's error again (the
+    runner then calls the interpreter)."""
+
+    def refused(*inputs):
+        raise error
+
+    return refused
 
 
 def _compile_error_class() -> type:
@@ -184,11 +234,11 @@ def _argument_test(name: str, form: Form | None) -> str:
     assert form is not None and form.weak is not None  # (Lowering.function refused others)
     if form.ndim:
         k = name[1:]
-        return f"type({name}) is np.ndarray and {name}.dtype is _dt{k}"
+        return f"type({name}) is _ndarray and {name}.dtype is _dt{k}"
     if form.weak:
         test = f"type({name}) is {_PYTHON[form.kind]}"
         return f"{test} and _INT_MIN <= {name} <= _INT_MAX" if form.kind == "i" else test
-    return f"type({name}) is {_BOX[form.kind]}"
+    return f"type({name}) is {_box(form)}"
 
 
 def _boxed(value: str, flag: str, form: Form | None) -> str:
@@ -198,5 +248,16 @@ def _boxed(value: str, flag: str, form: Form | None) -> str:
     if form.ndim or form.weak:
         return value
     if form.weak is None:
-        return f"({_BOX[form.kind]}({value}) if {flag} else {value})"
-    return f"{_BOX[form.kind]}({value})"
+        return f"({_scalar(value, form)} if {flag} else {value})"
+    return _scalar(value, form)
+
+
+def _scalar(value: str, form: Form) -> str:
+    """The NumPy scalar of `form` holding the Python number `value` that numba returned (within
+    the dtype): an integer as its dtype's zero plus the number (NEP 50: the same value, several
+    times faster than calling the type), a bool as NumPy's own."""
+    if form.kind in "iu":
+        return f"(_z{form.dtype.name} + {value})"
+    if form.kind == "b":
+        return f"(_TRUE if {value} else _FALSE)"
+    return f"{_box(form)}({value})"

@@ -394,6 +394,12 @@ _getitem_suspect.may_apply = lambda node: _integer_index_input(node, 1)  # type:
 _setitem_suspect.may_apply = lambda node: _integer_index_input(node, 2)  # type: ignore[attr-defined]
 
 
+# the dtypes of an index the numba backend checks (a uint64 is compared as a float by numba)
+_NUMBA_INDEX: frozenset[np.dtype] = frozenset(
+    np.dtype(name) for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32")
+)
+
+
 def _numba_getitem(ctx, node):
     """x[i, j, ...] of one integer per axis: the element, each index checked as NumPy checks it
     (out of bounds: the call runs again on the interpreter, which raises NumPy's IndexError)."""
@@ -406,9 +412,12 @@ def _numba_getitem(ctx, node):
     items = []
     for axis, entry in enumerate(index):
         item = next(given) if entry == "?" else entry
-        if ctx.form(node, item).kind != "i" or ctx.form(node, item).ndim:
+        if ctx.form(node, item).dtype not in _NUMBA_INDEX or ctx.form(node, item).ndim:
             ctx.unsupported(node, "its index is not an integer")
-        items.append(f"_h.index({ctx.ref(item)}, {ctx.ref(x)}.shape[{axis}])")
+        if ctx.in_bounds(item, x, axis):  # (a loop counter below the axis' length)
+            items.append(ctx.ref(item))
+        else:
+            items.append(f"_h.index({ctx.ref(item)}, {ctx.ref(x)}.shape[{axis}])")
     ctx.define(node, node.outputs[0], f"{ctx.ref(x)}[{', '.join(items)}]", "True")
 
 

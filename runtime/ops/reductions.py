@@ -39,11 +39,11 @@ REDUCTIONS = {
 # bit: OpDef.numba_expr, numba_kinds): not a float sum (NumPy's is pairwise); a float max or min
 # of a zero (whose sign NumPy's loops may pick otherwise) the numba backend reruns
 _NUMBA = {
-    "sum": ("np.sum({0})", "i"),
-    "max": ("np.max({0})", "ibf"),
-    "min": ("np.min({0})", "ibf"),
-    "any": ("np.any({0})", "ibf"),
-    "all": ("np.all({0})", "ibf"),
+    "sum": ("np.sum({0})", "iub"),
+    "max": ("np.max({0})", "iubf"),
+    "min": ("np.min({0})", "iubf"),
+    "any": ("np.any({0})", "iubf"),
+    "all": ("np.all({0})", "iubf"),
 }
 
 _EMPTY_MESSAGES = {

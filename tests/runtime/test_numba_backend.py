@@ -14,6 +14,7 @@ from benchmarks import user_workloads as u
 pytest.importorskip("numba")
 
 from runtime.numba_backend import NumbaFallbackWarning  # noqa: E402
+from staging import RetracingWarning  # noqa: E402
 
 
 def _same(a, b) -> bool:
@@ -36,7 +37,8 @@ def _run(fn, *args):
             result = fn(*args)
         except Exception as exc:  # noqa: BLE001  (compared with eager's)
             result = type(exc)
-    return result, [str(w.message) for w in caught if w.category is not NumbaFallbackWarning]
+    notes = (NumbaFallbackWarning, RetracingWarning)
+    return result, [str(w.message) for w in caught if not issubclass(w.category, notes)]
 
 
 def _check(fn, *calls, compiled=True):
@@ -79,6 +81,20 @@ def scale(x, n):
         total = total + x / (n - i - 1)
         i += 1
     return total
+
+
+def triple(n):
+    k = 0
+    while k < 2:
+        n = 3 * n + 1
+        k += 1
+    return n, n * -7
+
+
+def test_products_by_a_literal_check_their_range():
+    top = np.iinfo(np.int64).max
+    _check(triple, (np.int64(5),), (np.int64(top // 9),), (np.int64(top // 3),))
+    _check(triple, (np.int64(-top // 9),), (np.int64(-top // 3),), (np.int64(top // 63),))
 
 
 def test_float_division_by_zero_reruns():
@@ -200,3 +216,109 @@ def test_source_numba_refuses_runs_on_the_interpreter(monkeypatch):
         warnings.simplefilter("error")
         assert _same(staged(np.int64(6)), u.collatz(np.int64(6)))  # (no second note)
     assert "could not compile" in staged.get_concrete_function(np.int64(6)).backend_fallback
+
+
+def narrow_sum(x, y):
+    total = x
+    k = 0
+    while k < 3:
+        total = total * y + x - y
+        k += 1
+    return total, total // y, total % y, -total, x < y, x / y
+
+
+@pytest.mark.parametrize(
+    "dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+)
+def test_integer_scalars_of_every_dtype_warn_as_eager(dtype):
+    top = np.iinfo(dtype).max
+    _check(
+        narrow_sum,
+        (dtype(2), dtype(1)),
+        (dtype(3), dtype(2)),  # overflows int8 and uint8: eager's warning
+        (dtype(top), dtype(2)),  # overflows: eager's warning
+        (dtype(0), dtype(0)),  # a zero divisor: eager's warning
+    )
+
+
+def float_steps(x, y):
+    z = x * y + 0.1
+    return z / y, z - 1e30, -z, z < 0.1, abs(z)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_scalars_round_in_their_dtype(dtype):
+    _check(
+        float_steps,
+        (dtype(1.5), dtype(3.0)),
+        (dtype(0.1), dtype(-0.0)),
+        (dtype(np.nan), dtype(1.0)),
+        (dtype(3e38), dtype(10.0)),  # float32 overflows: eager's warning
+    )
+
+
+def mixed(a, b, n):
+    return a + b, a * n, a < n, b - n, a == n
+
+
+def test_mixed_dtypes_promote_as_numpy():
+    _check(mixed, (np.int8(3), np.int16(300), np.int32(7)))
+    _check(mixed, (np.uint8(3), np.float32(0.5), 7))
+    _check(mixed, (np.uint64(2**63), np.int64(1), np.int64(2**63 - 1)))  # exact comparisons
+    _check(mixed, (np.uint64(2**64 - 1), np.uint64(1), 2))  # overflows: eager's warning
+
+
+def elementwise(x, y, n):
+    return x + y, x * n, x - y < n, -x, x // n, x % n, abs(x)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int32, np.int64, np.uint64])
+def test_integer_arrays_wrap_as_numpy(dtype):
+    info = np.iinfo(dtype)
+    x = np.array([info.min, info.max, 0, 7], dtype=dtype)
+    y = np.array([[1], [2]], dtype=dtype)  # broadcasts
+    _check(elementwise, (x, y, dtype(3)), (x, y, dtype(0)), (x[:0], y, dtype(5)))
+
+
+def float_arrays(x, y, s):
+    z = x * y + s
+    return z / y, np.sqrt(np.abs(z)), z - s > x, np.max(z), np.sum(x > 0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_arrays_give_numpys_bits(dtype):
+    x = np.array([1.5, -2.25, 0.1, 3.0], dtype=dtype)
+    y = np.array([0.3, 7.0, -1.0, 2.0], dtype=dtype)
+    _check(float_arrays, (x, y, dtype(0.7)), (x, y, 0.7), (x, np.zeros(4, dtype), 0.7))
+    _check(float_arrays, (x, np.array([np.nan, 1, 1, 1], dtype), 0.7))
+
+
+def test_a_loop_counter_below_an_arrays_length_is_not_checked():
+    staged = _check(u.sum_even, (np.arange(10, dtype=np.int64),))
+    source = staged.get_concrete_function(np.arange(10, dtype=np.int64)).executable_source
+    assert "_h.index" not in source
+    assert "_h.add_int(w1, 1)" not in source and "_h.add_int" in source  # (the sum's is kept)
+    spec = staging.TensorSpec([None], np.int64)
+    unknown = staging.function(u.sum_even, jit_compile="numba", input_signature=[spec])
+    for xs in (np.arange(7), np.arange(0), np.array([2**62, 2**62, 2**62])):
+        assert _same(unknown(xs), u.sum_even(xs))
+    assert "_h.index" not in unknown.get_concrete_function().executable_source
+
+
+def counts_down(xs, i):
+    total = 0
+    while i < 5:
+        total += xs[i]
+        i += 1
+    return total
+
+
+def test_a_counter_of_unknown_start_keeps_its_bounds_check():
+    _check(counts_down, (np.arange(5), np.int64(-3)), (np.arange(3), np.int64(0)))
+
+
+def test_float16_stays_on_the_interpreter_with_the_note():
+    staged = staging.function(u.add_one, jit_compile="numba")
+    x = np.float16(1.5)
+    with pytest.warns(NumbaFallbackWarning, match="f16"):
+        assert _same(staged(x), u.add_one(x))
