@@ -143,11 +143,37 @@ class _Bindings(_Activity):
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
 
 
+# The node classes _Activity has a visit_ method for besides Name: scopes, bindings other than
+# names, reads an AugAssign makes. A tree without them needs no visitor (_plain_activity).
+_VISITED = frozenset(
+    getattr(ast, name[len("visit_") :])
+    for name in dir(_Activity)
+    if name.startswith("visit_") and name != "visit_Name" and hasattr(ast, name[len("visit_") :])
+)
+
+
+def _plain_activity(node, read: set, modified: set) -> bool:
+    """Adds the names `node` reads and binds, when its tree holds no node _Activity visits
+    otherwise than by walking its children (most statements: assignments, calls, tests);
+    False, having added nothing, when it does."""
+    names = []
+    for n in transformer.walk(node):
+        cls = n.__class__
+        if cls is ast.Name:
+            names.append(n)
+        elif cls in _VISITED:
+            return False
+    for n in names:
+        (read if n.ctx.__class__ is ast.Load else modified).add(n.id)
+    return True
+
+
 def analyze(nodes) -> tuple[set, set]:
     """(read, modified) names of a node or a list of nodes."""
     a = _Activity()
     for n in nodes if isinstance(nodes, list) else [nodes]:
-        a.visit(n)
+        if not _plain_activity(n, a.read, a.modified):
+            a.visit(n)
     return a.read, a.modified
 
 
