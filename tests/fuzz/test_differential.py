@@ -41,14 +41,19 @@ EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "1000"))
 OUTCOMES = collections.Counter()
 
 
-@settings(
-    max_examples=EXAMPLES,
-    derandomize=True,
-    deadline=None,
-    database=None,
-    print_blob=False,
-    suppress_health_check=list(HealthCheck),
-)
+def _derandomized(examples: int):
+    """The settings of a differential test: always the same `examples` programs."""
+    return settings(
+        max_examples=examples,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        print_blob=False,
+        suppress_health_check=list(HealthCheck),
+    )
+
+
+@_derandomized(EXAMPLES)
 @given(programs(CI_FEATURES))
 def test_staged_equals_eager(program):
     """Every program AGREEs, raises the same error staged as eagerly (SAME_ERROR), or is REFUSED
@@ -70,14 +75,7 @@ def test_staged_equals_eager(program):
 NUMBA_EXAMPLES = int(os.environ.get("FUZZ_NUMBA_EXAMPLES", "150"))
 
 
-@settings(
-    max_examples=NUMBA_EXAMPLES,
-    derandomize=True,
-    deadline=None,
-    database=None,
-    print_blob=False,
-    suppress_health_check=list(HealthCheck),
-)
+@_derandomized(NUMBA_EXAMPLES)
 @given(programs(CI_FEATURES))
 def test_staged_by_numba_equals_eager(program):
     """The same check with every staged function compiled by numba (jit_compile="numba"):

@@ -31,16 +31,22 @@ def minus_one_times(x, y):
     return -1.0 * (x * y) + 0.0
 
 
-@pytest.mark.parametrize("func", [times_minus_one, over_minus_one, minus_one_times])
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_a_nan_operand_keeps_its_sign(func, dtype, monkeypatch):
-    answers = []
+def _kernel_answers(monkeypatch) -> list:
+    """What each compiled kernel's call returns, from now on (True: the kernel computed it)."""
+    answers: list = []
     original = native.Kernel.__call__
     monkeypatch.setattr(
         native.Kernel,
         "__call__",
         lambda self, *a: answers.append(original(self, *a)) or answers[-1],
     )
+    return answers
+
+
+@pytest.mark.parametrize("func", [times_minus_one, over_minus_one, minus_one_times])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_nan_operand_keeps_its_sign(func, dtype, monkeypatch):
+    answers = _kernel_answers(monkeypatch)
     x = np.linspace(-3, 3, 1000).astype(dtype)
     y = x[::-1].copy()
     x[::7], y[3::7] = np.nan, -np.nan  # a NaN of each sign, each with a number
@@ -60,13 +66,7 @@ def negated_plus(x, y):
 def test_a_negated_nan_operand_keeps_its_sign(dtype, monkeypatch):
     """LLVM would rewrite -x + y as y - x (which keeps a NaN x's sign): the negation is a sign-bit
     flip it does not see as one."""
-    answers = []
-    original = native.Kernel.__call__
-    monkeypatch.setattr(
-        native.Kernel,
-        "__call__",
-        lambda self, *a: answers.append(original(self, *a)) or answers[-1],
-    )
+    answers = _kernel_answers(monkeypatch)
     x = np.full(300, np.nan, dtype)
     x[::3] = -np.nan
     y = np.linspace(-3, 3, 300).astype(dtype)
