@@ -515,11 +515,17 @@ def while_stmt(  # noqa: PLR0913
         ):
             return state
         mark = node_count()
+        # (the first test may be the staged loop's: what it changes in Python state is seen)
+        watch = python_state.Snapshot((test,)) if count == 0 else None
         t = test(*state)
-        if is_symbolic(t) or data_structures.is_staged_value(t):  # (a staged list's truth)
+        staged_test = is_symbolic(t) or data_structures.is_staged_value(t)  # (a staged list's)
+        test_writes = watch.changes() if staged_test and watch is not None else []
+        watch = None  # (it holds the containers it saw: they would look held elsewhere)
+        if staged_test:
             drop_effects_since(
                 mark
             )  # the staged loop's condition makes the test's draws, prints ...
+            _refuse_test_writes(test_writes)
             if outer_writes:
                 raise _outer_write_error("`while` loop", outer_writes)
             remaining = maximum_iterations - count if maximum_iterations is not None else None
@@ -545,6 +551,21 @@ def while_stmt(  # noqa: PLR0913
         result = _run_natively(body, initial, state)
         state = () if result is None else result
         count += 1
+
+
+def _refuse_test_writes(found: list) -> None:
+    """The condition of a loop about to be staged changed Python state when it was first
+    evaluated (`while k < n and xs.pop()`, xs a list; `found`: python_state's changes): the
+    staged loop evaluates it again on every iteration when the graph runs, but the change was
+    made once, while tracing."""
+    if found:
+        what, line, _ = found[0]
+        written = f" (written at {line})" if line else ""
+        raise errors.MutationError(
+            f"{_where()}the condition of this staged `while` loop (symbolic) changes {what}"
+            f"{written} when it is evaluated: the change would be made once, while tracing, and "
+            f"not on each iteration when the graph runs; make the change in the loop body"
+        )
 
 
 def _run_natively(body, initial, state, *item):

@@ -536,3 +536,36 @@ def test_a_dict_comprehension_over_a_staged_container_is_made_when_the_graph_run
         (np.array([1, 2, 1]), np.array([1.0, 2.0, 3.0])),
         (np.zeros(0, dtype=np.int64), np.zeros(0)),
     )
+
+
+def test_a_loop_condition_that_pops_a_list_is_refused_naming_the_line():
+    # Eagerly the test pops on each evaluation; staged, its first evaluation (which finds the
+    # test symbolic) popped once, while tracing: the staged loop would have run on the emptied
+    # list (it once raised IndexError where eager returned).
+    def f(y, n):
+        found = [~(-2.0 < y)]
+        k = 0
+        while k < n and (n <= found.pop()):
+            k += 1
+        return k, found
+
+    assert f(np.uint8(3), 1) == (0, [])
+    with pytest.raises(errors.MutationError, match="list 'found'") as info:
+        staging.function(f)(np.uint8(3), 1)
+    line = f.__code__.co_firstlineno + 3
+    assert f"test_staged_containers.py:{line}: the condition of this staged `while`" in str(
+        info.value
+    )
+
+
+def test_a_loop_condition_that_pops_a_list_runs_in_python_while_it_is_concrete():
+    def f(n):
+        stack = [3, 2, 1]
+        total = 0
+        while stack and stack[-1] < n:
+            total += stack.pop()
+        return total, stack
+
+    staged = staging.function(f)
+    for n in (0, 2, 5):
+        assert staged(n) == f(n)
