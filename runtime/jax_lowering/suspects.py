@@ -38,6 +38,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import error_state
 from ..graph import Value, node_text
 from ..types import TensorType
 from .kinds import kind_cases, specialised, splits
@@ -108,26 +109,11 @@ def computes_floats(graph) -> bool:
     )
 
 
-def _default_error_state():
-    """(NumPy's context variable of its error state, its value at import: no errstate, no
-    seterr), or None where NumPy keeps it elsewhere."""
-    try:
-        from numpy._core import umath  # noqa: PLC0415 - NumPy's own module, read once
-
-        variable = umath._extobj_contextvar
-    except (ImportError, AttributeError):  # pragma: no cover - another NumPy layout
-        return None
-    return variable, variable.get()
-
-
-_ERROR_STATE = _default_error_state()
-
-
 def errors_raise() -> bool:
     """Whether NumPy's error state in force raises on some floating-point error
     (np.errstate(divide="raise") around the call, np.seterr): XLA computes on silently, so
     such a call runs on the interpreter. (A cheap test while the state is NumPy's default.)"""
-    if _ERROR_STATE is not None and _ERROR_STATE[0].get() is _ERROR_STATE[1]:
+    if error_state.is_default():
         return False
     return "raise" in np.geterr().values()
 

@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .. import error_state
 from ..executor import CompiledGraph
 from ..graph import Graph, Value
 from ..types import kinds
@@ -173,7 +174,7 @@ class NumbaGraph:
             "_Rerun": cache.rerun_class(),
             "_CompileError": _compile_error_class(),
             "_not_compiled": self._not_compiled,
-            "_state": _error_state,
+            "_state": error_state.current,
             "_ignoring": _IGNORING,
             "_under_ignored": _under_ignored,
             "_INT_MIN": -(2**63),
@@ -186,12 +187,6 @@ class NumbaGraph:
         return scope["run"]
 
 
-# NumPy's error state (np.errstate) as an object, read in ~25 ns where np.geterr() takes ~1 us:
-# an error state is a new object each time it is set, and its value never changes
-_ERROR_STATE = getattr(getattr(np, "_core", None), "_ufunc_config", None)
-_error_state = getattr(getattr(_ERROR_STATE, "_extobj_contextvar", None), "get", None) or (
-    lambda: None
-)
 _IGNORING: list = [object()]  # the last error state seen to ignore underflows (held: its identity)
 
 
@@ -199,7 +194,7 @@ def _under_ignored() -> bool:
     """Whether NumPy ignores underflows now (the compiled code does not watch them)."""
     if np.geterr()["under"] != "ignore":
         return False
-    state = _error_state()
+    state = error_state.current()
     if state is not None:
         _IGNORING[0] = state
     return True

@@ -143,26 +143,36 @@ def promoted_for_index(obj, references: int) -> StagedContainer:
     """The staged list standing for list `obj` from this line on, written at an index known
     only when the graph runs; refused where anything else refers to it (see
     promoted_for_key)."""
-    if not concrete_arrays.unaliased(obj, references):
-        raise errors.MutationError(
-            f"{where()}`lst[i] = v` with an index known only when the graph runs makes this list "
-            f"a staged value (which item changes is known only then), but something else also "
-            f"refers to it (another name, an argument, an object, a closure): they would not see "
-            f"the change. Make the list in the function and write it through one name"
-        )
-    return promote(obj)
+    return _promoted_alone(
+        obj,
+        references,
+        "`lst[i] = v` with an index known only when the graph runs makes this list a staged "
+        "value (which item changes is known only then)",
+        "list",
+    )
 
 
 def promoted_for_key(obj, references: int, what: str) -> StagedContainer:
     """The staged container standing for dict `obj` from this line on (`references`: its
     sys.getrefcount seen by the operator, see concrete_arrays.calibrate); refused where
     anything else refers to it."""
+    return _promoted_alone(
+        obj,
+        references,
+        f"{what} with a key known only when the graph runs makes this {type(obj).__name__} a "
+        f"staged value (its keys hash only then)",
+        "dict",
+    )
+
+
+def _promoted_alone(obj, references: int, why: str, kind: str) -> StagedContainer:
+    """promote(obj), where nothing but the name written through refers to `obj`; else the
+    MutationError saying `why` it would become staged."""
     if not concrete_arrays.unaliased(obj, references):
         raise errors.MutationError(
-            f"{where()}{what} with a key known only when the graph runs makes this "
-            f"{type(obj).__name__} a staged value (its keys hash only then), but something else "
-            f"also refers to it (another name, an argument, an object, a closure): they would "
-            f"not see the change. Make the dict in the function and write it through one name"
+            f"{where()}{why}, but something else also refers to it (another name, an argument, "
+            f"an object, a closure): they would not see the change. Make the {kind} in the "
+            f"function and write it through one name"
         )
     return promote(obj)
 
