@@ -8,8 +8,6 @@ import os
 import numpy as np
 import pytest
 
-import staging
-
 pytest.importorskip("hypothesis")
 
 from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
@@ -33,6 +31,7 @@ from .program import (
     Program,
     Return,
 )  # noqa: E402
+from .run import staged_factory  # noqa: E402
 from .runner import CallResult, compare_call, run_program  # noqa: E402
 from .shrink import shrink  # noqa: E402
 
@@ -83,11 +82,7 @@ def test_staged_by_numba_equals_eager(program):
     pytest.importorskip("numba")
     analysis = analyze(program)
     assume(not analysis.errors)
-    outcome = run_program(
-        program,
-        staged_factory=lambda f: staging.function(f, jit_compile="numba"),
-        analysis=analysis,
-    )
+    outcome = run_program(program, staged_factory=staged_factory("numba"), analysis=analysis)
     assert outcome.acceptable, outcome.report()
 
 
