@@ -658,6 +658,87 @@ register_op(
 )(lambda value, *, var, mode: _assign_kernel(var, mode)(value))
 
 
+# numba (runtime.numba_backend): a list of numbers of one kind is a numba list, written in place
+# as the interpreter's Python list; what the interpreter raises on (a negative index, a gap, a
+# read past the end, a pop or np.stack of an empty list) sends the call back to it.
+
+
+def _numba_list_new(ctx, node, *size):
+    if size and ctx.range_of(size[0]) != (0, 0):
+        ctx.unsupported(node, "a list made with a size has elements not yet written")
+    value = node.outputs[0]
+    ctx.new_list(node, value, ctx.list_element(node, value))
+
+
+def _numba_list_index(ctx, node, index) -> str:
+    form = ctx.form(node, index)
+    if form.ndim or form.kind != "i":
+        ctx.unsupported(node, "its index is not a signed integer")
+    return ctx.ref(index)
+
+
+def _numba_same_list(ctx, node, lst, out) -> None:
+    """The list `out` of `node` is `lst` itself (written in place), of the same element form."""
+    if ctx.slot(lst).form != ctx.form(node, out, lists=True):
+        ctx.unsupported(node, "the list's elements change their kind")
+    ctx.slots[id(out)] = ctx.slot(lst)
+
+
+def _numba_list_write(ctx, node):
+    lst, index, value = node.inputs
+    element = ctx.form(node, node.outputs[0], lists=True)
+    form = ctx.form(node, value)
+    if form.ndim or (form.dtype, form.weak) != (element.dtype, element.weak):
+        ctx.unsupported(node, f"it writes a {value.type} into a {node.outputs[0].type}")
+    dynamic = node.attrs["dynamic_size"]
+    size = index.producer if isinstance(index, Value) else None
+    if dynamic and size is not None and size.op == "list_size" and size.inputs[0] is lst:
+        ctx.emit(f"{ctx.ref(lst)}.append({ctx.ref(value)})")  # (what append records)
+    else:
+        i = _numba_list_index(ctx, node, index)
+        ctx.emit(f"_h.list_write({ctx.ref(lst)}, {i}, {ctx.ref(value)}, {dynamic})")
+    _numba_same_list(ctx, node, lst, node.outputs[0])
+
+
+def _numba_element_flag(ctx, node, value) -> str:
+    """The flag of an element read from a list: a NumPy value's or a Python number's."""
+    return "False" if ctx.form(node, value).weak else "True"
+
+
+def _numba_list_read(ctx, node):
+    lst, index = node.inputs
+    ctx.form(node, lst, lists=True)
+    expr = f"_h.list_read({ctx.ref(lst)}, {_numba_list_index(ctx, node, index)})"
+    ctx.define(node, node.outputs[0], expr, _numba_element_flag(ctx, node, node.outputs[0]))
+
+
+def _numba_list_pop(ctx, node):
+    (lst,) = node.inputs
+    ctx.form(node, lst, lists=True)
+    last = node.outputs[1]
+    ctx.define(node, last, f"_h.list_pop({ctx.ref(lst)})", _numba_element_flag(ctx, node, last))
+    _numba_same_list(ctx, node, lst, node.outputs[0])
+
+
+def _numba_list_size(ctx, node):
+    (lst,) = node.inputs
+    ctx.form(node, lst, lists=True)
+    ctx.define(node, node.outputs[0], f"len({ctx.ref(lst)})")
+
+
+def _numba_list_stack(ctx, node):
+    (lst,) = node.inputs
+    element = ctx.form(node, lst, lists=True)
+    dtype = np.dtype(node.attrs["dtype"])
+    if tuple(node.attrs["element_shape"]) != () or element.dtype != dtype:
+        ctx.unsupported(node, f"it stacks a {lst.type} as {dtype} (only numbers of that dtype)")
+    scalar = "np.bool_" if dtype.kind == "b" else f"np.{dtype.name}"
+    raises = node.attrs.get("empty", "zeros") != "zeros"
+    ref = ctx.ref(lst)
+    expr = f"_h.stack_numbers({ref}, np.empty(len({ref}), {scalar}), {raises})"
+    ctx.define(node, node.outputs[0], expr, "True")
+
+
 # -- lists (TensorArray) -----------------------------------------------------
 # A list value is a Python list of NumPy values; writes happen in place.
 
@@ -695,7 +776,13 @@ def _lower_list_new(ctx, node, *size, element):
     return [None] * n
 
 
-register_op("list_new", infer=_list_new_infer, stateful=True, lower=_lower_list_new)(_list_new)
+register_op(
+    "list_new",
+    infer=_list_new_infer,
+    stateful=True,
+    lower=_lower_list_new,
+    numba_lower=_numba_list_new,
+)(_list_new)
 
 
 def _list_write(lst, index, value, *, dynamic_size):
@@ -781,6 +868,7 @@ register_op(
     emit=_list_write_emit,
     writes_list=True,
     lower=_lower_list_write,
+    numba_lower=_numba_list_write,
     lower_calls_back=True,
 )(_list_write)
 
@@ -824,6 +912,7 @@ register_op(
     stateful=True,
     weak_results=True,
     lower=_lower_list_read,
+    numba_lower=_numba_list_read,
     lower_calls_back=True,
 )(_list_read)
 
@@ -858,6 +947,7 @@ register_op(
     stateful=True,
     weak_results=True,
     lower=_lower_list_pop,
+    numba_lower=_numba_list_pop,
     lower_calls_back=True,
 )(_list_pop)
 
@@ -925,6 +1015,7 @@ register_op(
     stateful=True,
     make_kernel=_list_stack_kernel,
     lower=_lower_list_stack,
+    numba_lower=_numba_list_stack,
     doc="np.stack of a list's elements; attr empty says what an empty list gives",
 )(
     lambda lst, *, dtype, element_shape, empty="zeros": _list_stack_kernel(
@@ -939,6 +1030,7 @@ register_op(
     stateful=True,
     weak_results=True,
     lower=lambda ctx, node, lst: lst.length if isinstance(lst, ctx.lists.Buffer) else len(lst),
+    numba_lower=_numba_list_size,
     doc="len(lst): a Python int",
 )(len)
 
@@ -991,13 +1083,30 @@ def _lower_python_number(ctx, node, x, *, kind):
 
 
 def _numba_python_number(ctx, node):
-    """A NumPy scalar as the Python number of its own kind (int of an int64): the same number."""
+    """A number as a Python number: of its own kind the same number; a float of an integer or
+    bool (rounded to nearest by both); an int of a float (truncated; NaN, an infinity or one
+    past int64 by the interpreter: Python's error or big int) or of a bool; a bool of any."""
     kind = node.attrs["kind"]
     x = node.inputs[0]
     form = ctx.form(node, x)
-    if form.ndim or PYTHON_SCALAR_DTYPES.get(kind) != form.dtype:
+    ref = ctx.ref(x)
+    if form.ndim or kind not in (int, float, bool):
         ctx.unsupported(node, f"it makes a {kind.__name__} of a {x.type}")
-    ctx.define(node, node.outputs[0], ctx.ref(x), "False")
+    if PYTHON_SCALAR_DTYPES.get(kind) == form.dtype:
+        expr = ref
+    elif kind is float and form.kind == "b":
+        expr = f"(1.0 if {ref} else 0.0)"  # (numba has no float() of a bool)
+    elif kind is float and form.kind in "iu":
+        expr = f"float({ref})"
+    elif kind is int and form.kind == "b":
+        expr = f"(1 if {ref} else 0)"
+    elif kind is int and form.kind == "f":
+        expr = f"_h.float_to_int({ref})"
+    elif kind is bool:
+        expr = f"({ref} != 0)"
+    else:
+        ctx.unsupported(node, f"it makes a {kind.__name__} of a {x.type}")
+    ctx.define(node, node.outputs[0], expr, "False")
 
 
 def _python_number_suspect(jnp, node, outputs, x):

@@ -91,6 +91,15 @@ def all_finite(a):
 
 
 @numba.njit(cache=False, error_model="numpy")
+def float_to_int(x):
+    """int(x) of a float, truncated toward zero as Python's; NaN (ValueError), an infinity
+    (OverflowError) and one past int64 (a big int) by the interpreter."""
+    if not (-9223372036854775808.0 <= x < 9223372036854775808.0):
+        raise Rerun()
+    return np.int64(x)
+
+
+@numba.njit(cache=False, error_model="numpy")
 def exact_int(a):
     """An integer met with a float where Python compares or divides exactly and NumPy rounds it
     to a double first: the same only up to 2**53."""
@@ -190,3 +199,59 @@ def divisors(a, b, lo):
     if np.any(b == 0) or (lo < 0 and np.any(b == -1) and np.any(a == lo)):
         raise Rerun()
     return b
+
+
+# -- lists: a list value is a numba list, written in place as the interpreter's Python list ----
+
+
+@numba.njit(cache=False, error_model="numpy")
+def empty_list(proto):
+    """An empty list of values of the type of `proto`."""
+    items = [proto]
+    items.pop()
+    return items
+
+
+@numba.njit(cache=False, error_model="numpy")
+def list_write(items, i, value, dynamic_size):
+    """items[i] = value, or an append at i == len(items) of a growing list; elsewhere (a
+    negative index, a gap, past a fixed size) the interpreter raises or fills the gap."""
+    n = len(items)
+    if i == n and dynamic_size:
+        items.append(value)
+    elif 0 <= i < n:
+        items[i] = value
+    else:
+        raise Rerun()
+    return items
+
+
+@numba.njit(cache=False, error_model="numpy")
+def list_read(items, i):
+    """items[i] as Python reads it (a negative index from the end); out of range: IndexError
+    by the interpreter."""
+    n = len(items)
+    if i < 0:
+        i += n
+    if i < 0 or i >= n:
+        raise Rerun()
+    return items[i]
+
+
+@numba.njit(cache=False, error_model="numpy")
+def list_pop(items):
+    if len(items) == 0:
+        raise Rerun()
+    return items.pop()
+
+
+@numba.njit(cache=False, error_model="numpy")
+def stack_numbers(items, out, empty_raises):
+    """`out` (an array of len(items) of the elements' own dtype: no conversion) holding the list
+    of numbers `items`; an empty list gives it empty, or (np.stack, np.array of it) the
+    interpreter's error."""
+    if len(items) == 0 and empty_raises:
+        raise Rerun()
+    for k in range(len(items)):
+        out[k] = items[k]
+    return out

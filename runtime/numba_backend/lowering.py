@@ -23,6 +23,7 @@ import hashlib
 import math
 import operator
 import re
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +31,7 @@ import numpy as np
 
 from ..graph import Graph, Node, Value
 from ..registry import get_op
-from ..types import TensorType, UnionType
+from ..types import ListType, TensorType, UnionType
 from .errors import Unsupported
 from .numpy_forms import array_expr, float64_expr, int64_expr, scalar_expr
 
@@ -50,11 +51,12 @@ _BOOL, _INT, _FLOAT = np.dtype(np.bool_), np.dtype(np.int64), np.dtype(np.float6
 class Form:
     """How a value is held: its dtype (a Python number's: int64, float64 or bool); ndim (0: a
     number); weak: a Python number (True), a NumPy value (False) or either (None: a union, with
-    a flag)."""
+    a flag); is_list: a list whose elements are held so (numbers of one kind)."""
 
     dtype: np.dtype
     ndim: int = 0
     weak: bool | None = False
+    is_list: bool = False  # a list of values of this form (a numba list, written in place)
 
     @property
     def kind(self) -> str:
@@ -74,6 +76,11 @@ class Slot:
 
 def form_of(t) -> Form | None:
     """The Form of values of type `t`, or None when the backend does not take them."""
+    if type(t) is ListType:
+        element = form_of(t.element) if t.element is not None else None
+        if element is None or element.weak is None or element.ndim or element.is_list:
+            return None  # (lists of numbers of one kind only)
+        return dataclasses.replace(element, is_list=True)
     if type(t) is TensorType:
         if t.dtype not in (PYTHON_DTYPES if t.weak else DTYPES):
             return None
@@ -217,18 +224,24 @@ class Lowering:
     def ref(self, item) -> str:
         return self.slot(item).expr
 
-    def form(self, node: Node, value) -> Form:
+    def form(self, node: Node, value, lists: bool = False) -> Form:
+        """How `value` (an input or output of `node`) is held; a list only where the caller
+        (`lists`) writes list code."""
         form = form_of(value.type) if isinstance(value, Value) else self.slot(value).form
+        if form is None and _new_list(value) and id(value) in self.slots:
+            form = self.slots[id(value)].form  # (its elements' form as its writes found it)
         if form is None:
             self.unsupported(node, f"it gives or takes a value of type {value.type}")
         assert form is not None
+        if form.is_list and not lists:
+            self.unsupported(node, "it takes a list (only list operations and control flow do)")
         if form.kind == "f":
             self.floats = True
         return form
 
     def define(self, node: Node, value: Value, expr: str, flag: str = "False") -> Slot:
         """Names `expr` as the value `value` of `node` (a new variable)."""
-        form = self.form(node, value)
+        form = self.form(node, value, lists=True)
         name = self.new_name()
         self.emit(f"{name} = {expr}")
         if form.weak is None:
@@ -252,7 +265,7 @@ class Lowering:
         params = []
         for k, v in enumerate(self.graph.inputs):
             form = form_of(v.type)
-            if form is None or form.weak is None:
+            if form is None or form.weak is None or form.is_list:
                 raise Unsupported(f"its input {self.graph.input_names[k] or k} is a {v.type}")
             self.floats |= form.kind == "f"
             name = f"a{k}"
@@ -264,6 +277,8 @@ class Lowering:
         for v in self.graph.outputs:  # (a flag only for a value of either kind)
             if isinstance(v, Value) and id(v) not in inputs:
                 slot = self.slot(v)
+                if slot.form.is_list:
+                    raise Unsupported(f"it returns a list ({v.type})")
                 outs += [slot.expr] + ([slot.flag] if slot.form.weak is None else [])
         if len(outs) == 1:
             self.emit(f"return {outs[0]}")
@@ -443,13 +458,42 @@ class Lowering:
         below = self.ref(bound)
         return {variables[k].expr: Fact(start[0], max(start[0], bound_range[1] - 1), below)}
 
+    # -- lists (called by the list ops' numba_lower hooks) ------------------------------------
+    def list_element(self, node: Node, value: Value) -> Form:
+        """The form of the elements of list `value`: its type's, or (a new list, `list[?]`) the
+        type of what it becomes where a write or a subgraph first reads it."""
+        if value.type.element is not None:
+            return self.form(node, value, lists=True)
+        for reader in self.readers.get(id(value), []):
+            found = _written_form(reader, value)
+            if found is not None:
+                return found
+        self.unsupported(node, "the type of the list's elements is not known")
+        raise AssertionError  # (unsupported raises)
+
+    def new_list(self, node: Node, value: Value, form: Form) -> None:
+        """An empty list of elements of `form` as `value`."""
+        proto = (
+            _scalar_literal(form.dtype.type(0))
+            if not form.weak
+            else _literal_slot(form.dtype.type(0).item())
+        )
+        assert proto is not None
+        name = self.new_name("l")
+        self.emit(f"{name} = _h.empty_list({proto.expr})")
+        self.slots[id(value)] = Slot(name, form, "False")
+
     def _variable(self, node: Node, value: Value) -> Slot:
-        form = self.form(node, value)
+        form = self.form(node, value, lists=True)
         flag = self.new_name("k") if form.weak is None else ("False" if form.weak else "True")
         return Slot(self.new_name("w"), form, flag)
 
     def _assign(self, node: Node, target: Slot, source: Slot) -> None:
-        if source.form.kind != target.form.kind or source.form.ndim != target.form.ndim:
+        if (source.form.kind, source.form.ndim, source.form.is_list) != (
+            target.form.kind,
+            target.form.ndim,
+            target.form.is_list,
+        ):
             self.unsupported(node, "a value changes its dtype or rank between paths")
         self.emit(f"{target.expr} = {source.expr}")
         if target.form.weak is None:
@@ -478,6 +522,34 @@ def _scalar_expr(ctx: Lowering, node: Node, op, slots: list[Slot]) -> str:
     if "f" not in kinds:
         return int64_expr(ctx, node, op, refs)
     return float64_expr(ctx, node, op, refs, slots[0].form.kind)
+
+
+def _new_list(value) -> bool:
+    """Whether `value` is a list of elements of a type not known yet (`list[?]`)."""
+    return type(value.type) is ListType and value.type.element is None
+
+
+def _written_form(reader: Node | None, value: Value) -> Form | None:
+    """The list form `value` (a list of unknown elements) has as `reader` takes it: the list
+    a write gives, the output of a loop it starts, or the subgraph input it is bound to."""
+    if reader is None:
+        return None
+    op = get_op(reader.op)
+    if op.writes_list and reader.inputs and reader.inputs[0] is value:
+        return form_of(reader.outputs[0].type)
+    if op.output_sources is not None:  # (a loop variable's first value: the loop's output)
+        for k, out in enumerate(reader.outputs):
+            if type(out.type) is ListType and any(
+                label is None and source is value for label, source in op.output_sources(reader, k)
+            ):
+                return form_of(out.type)
+    if op.bind_subgraph is None:
+        return None
+    for label, graph in reader.subgraphs.items():
+        for inner, bound in zip(graph.inputs, op.bind_subgraph(reader, label)):
+            if bound is value and type(inner.type) is ListType and inner.type.element is not None:
+                return form_of(inner.type)
+    return None
 
 
 def _producer(graph: Graph, value) -> Node | None:

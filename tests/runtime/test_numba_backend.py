@@ -314,3 +314,129 @@ def test_float16_stays_on_the_interpreter_with_the_note():
     x = np.float16(1.5)
     with pytest.warns(NumbaFallbackWarning, match="f16"):
         assert _same(staged(x), u.add_one(x))
+
+
+# -- lists of numbers: appends, reads, pops and np.stack compiled; the interpreter's errors by a
+# rerun
+
+
+def test_euler_compiles():
+    staged = _check(u.euler, u.EULER_ARGS, (np.float64(2.0), np.float64(0.1), np.int64(0)))
+    assert ".append(" in staged.get_concrete_function(*u.EULER_ARGS).executable_source
+
+
+def running_max(x, n):
+    best = [x[0]]
+    for i in range(1, n):
+        if x[i] > best[-1]:
+            best.append(x[i])
+        else:
+            best.append(best[-1])
+    return np.stack(best)
+
+
+def test_reads_from_the_end():
+    x = np.array([3.0, 1.0, 4.0, 1.0, 5.0])
+    _check(
+        running_max,
+        (x, np.int64(5)),
+        (x, np.int64(1)),
+        (x, np.int64(0)),
+        (x, np.int64(6)),  # x[5]: eager's IndexError
+    )
+
+
+def squares_popped(n):
+    squares = []
+    k = 0
+    while k < n:
+        squares.append(k * k)
+        k += 1
+    total = 0
+    while squares:
+        total += squares.pop()
+    return total, len(squares)
+
+
+def test_python_ints_pop_and_len():
+    _check(squares_popped, (np.int64(10),), (np.int64(0),), (np.int64(1),))
+
+
+def read_at(x, n, i):
+    seen = []
+    for k in range(n):
+        seen.append(x[k] * 2.0)
+    return seen[i]
+
+
+def test_a_read_out_of_range_is_eagers_index_error():
+    x = np.arange(4.0)
+    for i in (2, -1, 4, -5):
+        _check(read_at, (x, np.int64(4), np.int64(i)))
+
+
+def halves(n):
+    values = []
+    for k in range(n):
+        values.append(float(k) / 2)
+    return np.array(values)
+
+
+def test_np_array_of_a_list():
+    _check(halves, (np.int64(5),), (np.int64(1),), (np.int64(0),))
+
+
+def squares(n):
+    values = []
+    for k in range(n):
+        values.append(k * k)
+    return np.array(values)  # (empty: a float64 array, not the int64 one traced)
+
+
+def test_np_array_of_an_empty_list_is_the_interpreters_error():
+    staged = staging.function(squares, jit_compile="numba")
+    assert _same(staged(np.int64(3)), squares(np.int64(3)))
+    assert staged.get_concrete_function(np.int64(3)).backend_fallback is None
+    with pytest.raises(ValueError, match="empty list converted to an array"):
+        staged(np.int64(0))
+
+
+def returns_list(n):
+    out = []
+    for k in range(n):
+        out.append(k)
+    return out
+
+
+def test_a_returned_list_stays_on_the_interpreter_with_the_note():
+    staged = staging.function(returns_list, jit_compile="numba")
+    with pytest.warns(NumbaFallbackWarning, match="it returns a list"):
+        assert staged(np.int64(3)) == returns_list(np.int64(3))
+
+
+def mixed_kinds(x, n):
+    out = []
+    for k in range(n):
+        out.append(x[k])
+    out.append(0.0)  # a Python float after NumPy scalars: elements of two kinds
+    return out[-1], out[0]
+
+
+def test_elements_of_two_kinds_stay_on_the_interpreter():
+    staged = staging.function(mixed_kinds, jit_compile="numba")
+    x, n = np.arange(3.0), np.int64(3)
+    with pytest.warns(NumbaFallbackWarning):
+        got = staged(x, n)
+    assert [type(v) for v in got] == [type(v) for v in mixed_kinds(x, n)]
+
+
+def conversions(x, n):
+    total = 0
+    for k in range(n):
+        total += int(x * k)
+    return total, float(n), int(x > 1.0), float(x > 1.0)
+
+
+@pytest.mark.parametrize("x", [2.75, -2.75, 0.0, np.nan, np.inf, 1e300])
+def test_int_and_float_of_numbers_as_python(x):
+    _check(conversions, (np.float64(x), np.int64(3)), (np.float64(x), np.int64(0)))
