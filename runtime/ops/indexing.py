@@ -559,6 +559,17 @@ def _scalar_write_may_raise(node) -> bool:
     )
 
 
+def _setitem_in_place(node) -> str:
+    """(OpDef.in_place_form) `{0}[<index>] = {1}`: NumPy's assignment into x itself, the index
+    written as getitem's expression writes it (its inputs from slot 2 on)."""
+    index = node.attrs["index"]
+    _, n_inputs = _key_builder(index)
+    target = make_getitem_expr(index=index).format(
+        "{0}", *(f"{{{k + 2}}}" for k in range(n_inputs))
+    )
+    return f"{target} = {{1}}"
+
+
 def _lower_setitem(ctx, node, x, value, *inputs, index):
     x = ctx.jnp.asarray(x)
     return x.at[_key_builder(index)[0](inputs)].set(ctx.jnp.asarray(value).astype(x.dtype))
@@ -570,6 +581,7 @@ def _lower_setitem(ctx, node, x, value, *inputs, index):
     make_kernel=make_setitem_kernel,
     index_inputs=2,
     keep_unused=_scalar_write_may_raise,
+    in_place_form=_setitem_in_place,
     lower=_lower_setitem,
     lower_suspect=_setitem_suspect,
     doc="a copy of x with x[index] = value (NumPy's assignment); index as for getitem",
