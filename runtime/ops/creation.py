@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from ..numba_backend import arrays as numba_arrays
 from ..registry import add_vjps, register_op
 from ..types import TensorType
 from ._rules import check_type, dtype_of, result_dtype, shape_of
@@ -99,6 +100,7 @@ def _sized_kernel(func):
     infer=_sized_infer("zeros"),
     make_kernel=_sized_kernel(np.zeros),
     fresh_result=True,
+    numba_lower=lambda ctx, node: numba_arrays.sized(ctx, node, "zeros", node.inputs),
     doc="np.zeros(shape, dtype); None dims come from integer scalar inputs",
 )
 def zeros(*sizes, shape, dtype=_F64):
@@ -110,6 +112,7 @@ def zeros(*sizes, shape, dtype=_F64):
     infer=_sized_infer("ones"),
     make_kernel=_sized_kernel(np.ones),
     fresh_result=True,
+    numba_lower=lambda ctx, node: numba_arrays.sized(ctx, node, "ones", node.inputs),
     doc="np.ones(shape, dtype); None dims come from integer scalar inputs",
 )
 def ones(*sizes, shape, dtype=_F64):
@@ -129,6 +132,9 @@ def full_infer(fill_value, *sizes, shape, dtype=None):
     "full",
     infer=full_infer,
     fresh_result=True,
+    numba_lower=lambda ctx, node: numba_arrays.sized(
+        ctx, node, "full", node.inputs[1:], node.inputs[0]
+    ),
     doc="np.full(shape, fill_value, dtype); None dims come from inputs",
 )
 def full(fill_value, *sizes, shape, dtype=None):
