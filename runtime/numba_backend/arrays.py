@@ -55,6 +55,17 @@ def sized(ctx, node, function: str, sizes: list, fill=None) -> None:
     ctx.define(node, node.outputs[0], expr, "True")
 
 
+def like(ctx, node, function: str) -> None:
+    """np.zeros_like / np.ones_like of an array: a new array of its shape."""
+    x = node.inputs[0]
+    out = ctx.form(node, node.outputs[0])
+    if ctx.form(node, x).ndim == 0:
+        ctx.unsupported(node, "it makes a 0-d array")
+    ctx.define(
+        node, node.outputs[0], f"np.{function}({ctx.ref(x)}.shape, np.{out.dtype.name})", "True"
+    )
+
+
 def _number_text(item, kind: str) -> str:
     if kind == "b":
         return repr(bool(item))

@@ -43,14 +43,22 @@ def _like_infer(op):
 
 
 @register_op(
-    "zeros_like", infer=_like_infer("zeros_like"), fresh_result=True, doc="np.zeros_like(x, dtype)"
+    "zeros_like",
+    infer=_like_infer("zeros_like"),
+    fresh_result=True,
+    numba_lower=lambda ctx, node: numba_arrays.like(ctx, node, "zeros"),
+    doc="np.zeros_like(x, dtype)",
 )
 def zeros_like(x, dtype=None):
     return np.zeros_like(x, dtype=dtype)
 
 
 @register_op(
-    "ones_like", infer=_like_infer("ones_like"), fresh_result=True, doc="np.ones_like(x, dtype)"
+    "ones_like",
+    infer=_like_infer("ones_like"),
+    fresh_result=True,
+    numba_lower=lambda ctx, node: numba_arrays.like(ctx, node, "ones"),
+    doc="np.ones_like(x, dtype)",
 )
 def ones_like(x, dtype=None):
     return np.ones_like(x, dtype=dtype)
