@@ -252,6 +252,7 @@ class _Pass:
     def branches(self, node: Node, position: int) -> None:
         """A branch op: each branch takes the handed-over operands bound to its inputs."""
         op = get_op(node.op)
+        assert op.bind_subgraph is not None and op.output_sources is not None  # (structured)
         given = self.handed_over(node, position)
         summaries: dict[str, tuple[_Summary, list]] = {}
         for label, sub in node.subgraphs.items():
@@ -304,7 +305,7 @@ class _Pass:
             self.copies[id(node)] = copies
         for m in chosen:
             self.exclusive.add(id(node.outputs[m]))
-            origin = set()
+            origin: set[int] = set()
             for k in donated & chosen:
                 if m in _reach(k, flows):
                     origin.update(self.origin.get(id(form.inits[k]), frozenset()))
@@ -333,6 +334,7 @@ class _LoopShape:
         op = get_op(node.op)
         self.node = node
         position = {id(o): m for m, o in enumerate(node.outputs)}
+        assert op.bind_subgraph is not None and op.output_sources is not None  # (a loop's)
         self.variables: dict[str, dict[int, Value]] = {}  # label -> {output m: subgraph input}
         for label, sub in node.subgraphs.items():
             bound = op.bind_subgraph(node, label)

@@ -137,7 +137,8 @@ class NumbaGraph:
         ]
         items = sum(1 + (form.weak is None) for form in returned if form is not None)
         item = (lambda j: "r") if items == 1 else (lambda j: f"r[{j}]")
-        outs, k, boxed = [], 0, {}
+        outs, k = [], 0
+        boxed: dict[int, str] = {}
         for v in self.graph.outputs:
             if not isinstance(v, Value):
                 outs.append(repr(v))  # (a literal: a Python number)
