@@ -304,6 +304,32 @@ def numba_bench():
         row(name, fast, plain, "<= 0.2x", note)
 
 
+def fill_loop(n):
+    out = np.zeros(n)
+    for i in range(n):
+        out[i] = i * 0.5
+    return out
+
+
+def fill_bench():
+    """`out[i] = v` filling an np.zeros(n) in a staged loop: each write goes into the buffer
+    (a copy per write would make it quadratic: 2 s at this size)."""
+    n = np.int64(100_000)
+    f = staging.function(fill_loop)
+    assert np.array_equal(f(n), fill_loop(n))
+    staged, plain = best_pair(lambda: f(n), lambda: fill_loop(n), min_total=1.0)
+    note = "<= 1.2x"
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        compiled = staging.function(fill_loop, jit_compile="numba")
+        assert np.array_equal(compiled(n), fill_loop(n))
+        note += f"; jit_compile='numba' {fmt(best_time(lambda: compiled(n)))}"
+    row("11. fill np.zeros(100000) by out[i] = i * 0.5", staged, plain, note)
+
+
 def chain_bench():
     f = staging.function(chain)
     unfused = staging.function(chain)
@@ -599,6 +625,7 @@ def main(argv=None) -> int:
         collatz_bench,
         sum_even_bench,
         numba_bench,
+        fill_bench,
         chain_bench,
         broadcast_bench,
         memory_bench,

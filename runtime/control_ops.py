@@ -306,7 +306,11 @@ def _while_emit(em, node: Node, indent: int) -> None:
         indent,
         outs,
         [
-            firsts[i] if i in firsts else f"int({em.ref(v)})" if i in counters else em.ref(v)
+            firsts[i]
+            if i in firsts
+            else f"int({em.ref(v)})"
+            if i in counters
+            else em.entry_copy(node, i, em.ref(v))
             for i, v in enumerate(inits)
         ],
         node,

@@ -16,7 +16,7 @@ import threading
 
 import numpy as np
 
-from . import chunks, fusion, scalar_loops
+from . import chunks, fusion, inplace, scalar_loops
 from ._compat import add_note
 from .analysis import BufferPlan, dead_after, free_values, maybe_viewed, outputs_sharing_state
 from .call_inlining import inline_calls, node_count
@@ -93,10 +93,14 @@ class _Emitter(chunks.ChunkedEmission):
         self._runs: dict[int, dict] = {}
         self._hoisted: dict[tuple, str] = {}  # (id(value), n) -> the name of a hoisted size test
         self.numpy_forms: dict[int, str] = {}  # id(value) -> its expression on NumPy scalars
+        self.writes = inplace.Plan()  # the writes into a buffer instead of a copy (plan())
 
     # -- decisions made on the graph -------------------------------------
     def plan(self) -> None:
-        """What the emit hooks of the graph's structured nodes decide (OpDef.plan_emit)."""
+        """What the emit hooks of the graph's structured nodes decide (OpDef.plan_emit), and
+        which writes go into their input's buffer (runtime.inplace)."""
+        if self.options["buffer_reuse"]:
+            self.writes = inplace.plan(self.graph)
         for node in self.graph.walk():
             decide = get_op(node.op).plan_emit
             if decide is not None:
@@ -224,6 +228,8 @@ class _Emitter(chunks.ChunkedEmission):
             self.scoped(node, indent, emit)
         elif emit is not None:
             emit(self, node, indent)
+        elif self.writes.in_place(node):
+            self.write_in_place(node, indent)
         elif not self.in_place(node, indent, dying, chunked):
             following: Node | Graph | None
             if position + 1 < len(nodes):
@@ -383,6 +389,30 @@ class _Emitter(chunks.ChunkedEmission):
         buffers.own(result)
         buffers.take(target)
         return True
+
+    def write_in_place(self, node: Node, indent: int) -> None:
+        """A node runtime.inplace lets write into its first input's buffer (`v5[v4] = v7`,
+        OpDef.in_place_form): its result is that buffer, under the input's name."""
+        op = get_op(node.op)
+        assert op.in_place_form is not None  # (runtime.inplace plans only such nodes)
+        target, result = node.inputs[0], node.outputs[0]
+        args = self.operand_refs(node, op)
+        self.emit(indent, op.in_place_form(node).format(*args), node)
+        name = self.names[id(target)]
+        if id(result) in self.names:  # (named before: a fused run, a loop's coalesced result)
+            self.assign(indent, [self.names[id(result)]], [name], node)
+        else:
+            self.names[id(result)] = name
+            self._named.append(result)
+        self.buffers.take(target)  # (lives on as the result: not deleted under its name)
+
+    def entry_copy(self, loop: Node, k: int, ref: str) -> str:
+        """The initial value `ref` of loop variable k of `loop`: a copy of it where the loop's
+        body writes into the loop variable's buffer and the value is not the loop's to write
+        (runtime.inplace: a constant, an argument, a value read after the loop)."""
+        if k in self.writes.copies_at_entry(loop):
+            return f"{self.bind(_copy, 'copy')}({ref})"
+        return ref
 
     def operand_refs(self, node: Node, op=None, ref=None) -> list[str]:
         """Input references; in a ufunc over arrays, a Python number that NumPy would cast to the
@@ -610,6 +640,11 @@ class _Emitter(chunks.ChunkedEmission):
             self.line_nodes.update((len(self.lines) + k, node) for k, node in nodes.items())
             self.lines.extend(lines)
         return self.source_of_units("\n".join(self.lines) + "\n", name)
+
+
+def _copy(x):
+    """A copy of an array in its own memory layout (what setitem's copy makes)."""
+    return np.array(x, copy=True)
 
 
 def _writes_variables(graph: Graph) -> bool:

@@ -217,7 +217,10 @@ def emit_array_walk(em, node: Node, walk: ArrayWalk, unboxed, indent: int, outs:
     em.assign(
         indent,
         [outs[k] for k in others],
-        [firsts[k] if k in firsts else em.ref(node.inputs[k]) for k in others],
+        [
+            firsts[k] if k in firsts else em.entry_copy(node, k, em.ref(node.inputs[k]))
+            for k in others
+        ],
         node,
     )
     array = em.ref(walk.array)

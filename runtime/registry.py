@@ -65,6 +65,13 @@ class OpDef:
     through such nodes to the arrays an in-place write makes stale (staging.state.stale_values).
     None: never. (may_alias_input says what the executor's result may share; this, what eager
     code's result does.)
+    fresh_result: the result is always a new array (np.zeros, np.copy, np.arange ...) and the
+    node keeps no reference to its inputs: a later node may write into its buffer in place
+    (runtime.inplace; an elementwise ufunc's result, OpDef.out_ufunc, is one too).
+    in_place_form(node) -> str: for an op whose result is its first input with some elements
+    written (setitem), a statement template over the node's inputs (`{0}[{2}] = {1}`) that
+    writes them into the first input's buffer itself; the executor writes it instead of the
+    kernel's copy where runtime.inplace finds that nothing else can see that buffer.
     view_update(base, view, extra, attrs, base_shape, view_shape) -> (op, inputs, attrs): for an
     op whose result is a writable view of its first input (basic indexing, transpose,
     expand_dims, squeeze), the node that gives that input's new contents once the view holds
@@ -281,6 +288,8 @@ class OpDef:
     writes_list: bool = False
     writes_input: bool = False
     views_input: Callable | None = None
+    fresh_result: bool = False
+    in_place_form: Callable | None = None
     view_update: Callable | None = None
     # inline code and Python's operator
     raises: str = "maybe"

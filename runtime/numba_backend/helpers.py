@@ -124,6 +124,14 @@ def index(i, n):
 
 
 @numba.njit(cache=False, error_model="numpy")
+def size(n):
+    """A size of a new array, after the check NumPy makes (a negative one: ValueError)."""
+    if n < 0:
+        raise Rerun()
+    return n
+
+
+@numba.njit(cache=False, error_model="numpy")
 def within(a, lo, hi):
     """Integer a, after checking that lo <= a <= hi: a result or a Python int that a NumPy
     integer dtype holds (NumPy's scalars warn on an overflow, a Python int that does not fit

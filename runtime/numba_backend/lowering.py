@@ -19,19 +19,21 @@ indexing), `numba_expr` (reductions), the unboxed forms and `python_expr` of Pyt
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 import operator
 import re
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from .. import inplace
 from ..graph import Graph, Node, Value
 from ..registry import get_op
 from ..types import ListType, TensorType, UnionType
+from . import arrays
 from .errors import Unsupported
 from .numpy_forms import array_expr, float64_expr, int64_expr, scalar_expr
 
@@ -169,6 +171,7 @@ class Lowering:
         self.indent = 1
         self.facts: dict[str, Fact] = {}  # what is known of an int variable, by its name
         self.readers: dict[int, list] = {}  # the nodes reading a value (None: its graph's output)
+        self.writes = inplace.plan(graph)  # the writes into a buffer instead of a copy
 
     # -- the context the ops' numba_lower hooks use ---------------------------------------
     def unsupported(self, node: Node | None, reason: str):
@@ -260,6 +263,14 @@ class Lowering:
         self.slots[id(value)] = slot
         return slot
 
+    def writes_in_place(self, node: Node) -> bool:
+        """Whether `node` writes into its first input's buffer, not a copy (runtime.inplace)."""
+        return self.writes.in_place(node)
+
+    def same_as(self, value: Value, other: Value) -> None:
+        """`value` is held where `other` is (a write into its buffer gave it)."""
+        self.slots[id(value)] = self.slots[id(other)]
+
     # -- the graph ------------------------------------------------------------------------
     def function(self) -> str:
         params = []
@@ -324,6 +335,9 @@ class Lowering:
             self._elementwise(node, op)
 
     def _constant(self, node: Node, value) -> None:
+        if isinstance(value, np.ndarray) and value.ndim:
+            arrays.constant(self, node, value)
+            return
         slot = _scalar_literal(value)
         if slot is None:
             self.unsupported(node, f"its value {value!r} is no int64, float64 or bool number")
@@ -415,6 +429,7 @@ class Lowering:
         variables = [self._variable(node, v) for v in node.outputs[:num_loop_vars]]
         for target, first in zip(variables, node.inputs[:num_loop_vars]):
             self._assign(node, target, self.slot(first))
+        self._copy_at_entry(node, variables)
         captures = [self.slot(v) for v in node.inputs[num_loop_vars:]]
         self.emit("while True:")
         self.indent += 1
@@ -435,6 +450,12 @@ class Lowering:
         self.indent -= 1
         for v, slot in zip(node.outputs, variables):
             self.slots[id(v)] = slot
+
+    def _copy_at_entry(self, node: Node, variables: list[Slot]) -> None:
+        """The loop variables whose first value the loop's body would write into but that are
+        not the loop's to write (runtime.inplace): a copy of it."""
+        for k in sorted(self.writes.copies_at_entry(node)):
+            self.emit(f"{variables[k].expr} = {variables[k].expr}.copy()")
 
     def _counters(self, node: Node, num: int, cond: str, body: str, variables) -> dict:
         """Facts of the loop's counters in its body: a loop variable `i` from a known start,

@@ -138,6 +138,7 @@ class NumbaGraph:
         items = sum(1 + (form.weak is None) for form in returned if form is not None)
         item = (lambda j: "r") if items == 1 else (lambda j: f"r[{j}]")
         outs, k = [], 0
+        boxed: dict[int, str] = {}
         for v in self.graph.outputs:
             if not isinstance(v, Value):
                 outs.append(repr(v))  # (a literal: a Python number)
@@ -146,7 +147,9 @@ class NumbaGraph:
             else:
                 form = form_of(v.type)
                 assert form is not None  # (Lowering.function refused others)
-                outs.append(_boxed(item(k), item(k + 1), form))
+                # (a value returned twice is one object, as eagerly: an array numba gives twice
+                # is two objects over one buffer)
+                outs.append(boxed.setdefault(id(v), _boxed(item(k), item(k + 1), form)))
                 k += 2 if form.weak is None else 1
         result = outs[0] if self.single else f"({', '.join(outs)}{',' if len(outs) == 1 else ''})"
         args = ", ".join(names)

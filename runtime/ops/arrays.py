@@ -222,7 +222,7 @@ register_call("cumulative_sum", np.cumulative_sum, _cumulative)
 register_call("cumulative_prod", np.cumulative_prod, _cumulative)
 register_call("diff", np.diff, _diff)
 register_call("linspace", np.linspace, _linspace, arrays=("start", "stop"), min_inputs=2)
-register_call("empty_like", np.empty_like, _empty_like)
+register_call("empty_like", np.empty_like, _empty_like, fresh_result=True)
 register_call(
     "repeat_counts",
     np.repeat,

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from ..numba_backend import arrays as numba_arrays
 from ..registry import add_vjps, register_op
 from ..types import TensorType
 from ._rules import check_type, dtype_of, result_dtype, shape_of
@@ -41,12 +42,24 @@ def _like_infer(op):
     return infer
 
 
-@register_op("zeros_like", infer=_like_infer("zeros_like"), doc="np.zeros_like(x, dtype)")
+@register_op(
+    "zeros_like",
+    infer=_like_infer("zeros_like"),
+    fresh_result=True,
+    numba_lower=lambda ctx, node: numba_arrays.like(ctx, node, "zeros"),
+    doc="np.zeros_like(x, dtype)",
+)
 def zeros_like(x, dtype=None):
     return np.zeros_like(x, dtype=dtype)
 
 
-@register_op("ones_like", infer=_like_infer("ones_like"), doc="np.ones_like(x, dtype)")
+@register_op(
+    "ones_like",
+    infer=_like_infer("ones_like"),
+    fresh_result=True,
+    numba_lower=lambda ctx, node: numba_arrays.like(ctx, node, "ones"),
+    doc="np.ones_like(x, dtype)",
+)
 def ones_like(x, dtype=None):
     return np.ones_like(x, dtype=dtype)
 
@@ -62,7 +75,9 @@ def full_like_infer(x, fill_value, dtype=None):
     return TensorType(dtype_of(x) if dtype is None else np.dtype(dtype), shape)
 
 
-@register_op("full_like", infer=full_like_infer, doc="np.full_like(x, fill_value, dtype)")
+@register_op(
+    "full_like", infer=full_like_infer, fresh_result=True, doc="np.full_like(x, fill_value, dtype)"
+)
 def full_like(x, fill_value, dtype=None):
     return np.full_like(x, fill_value, dtype=dtype)
 
@@ -92,6 +107,8 @@ def _sized_kernel(func):
     "zeros",
     infer=_sized_infer("zeros"),
     make_kernel=_sized_kernel(np.zeros),
+    fresh_result=True,
+    numba_lower=lambda ctx, node: numba_arrays.sized(ctx, node, "zeros", node.inputs),
     doc="np.zeros(shape, dtype); None dims come from integer scalar inputs",
 )
 def zeros(*sizes, shape, dtype=_F64):
@@ -102,6 +119,8 @@ def zeros(*sizes, shape, dtype=_F64):
     "ones",
     infer=_sized_infer("ones"),
     make_kernel=_sized_kernel(np.ones),
+    fresh_result=True,
+    numba_lower=lambda ctx, node: numba_arrays.sized(ctx, node, "ones", node.inputs),
     doc="np.ones(shape, dtype); None dims come from integer scalar inputs",
 )
 def ones(*sizes, shape, dtype=_F64):
@@ -118,7 +137,13 @@ def full_infer(fill_value, *sizes, shape, dtype=None):
 
 
 @register_op(
-    "full", infer=full_infer, doc="np.full(shape, fill_value, dtype); None dims come from inputs"
+    "full",
+    infer=full_infer,
+    fresh_result=True,
+    numba_lower=lambda ctx, node: numba_arrays.sized(
+        ctx, node, "full", node.inputs[1:], node.inputs[0]
+    ),
+    doc="np.full(shape, fill_value, dtype); None dims come from inputs",
 )
 def full(fill_value, *sizes, shape, dtype=None):
     return np.full(fill_dynamic(tuple(shape), sizes), fill_value, dtype=dtype)
@@ -170,7 +195,10 @@ def eye_infer(*inputs, N, M=None, k=0, dtype=_F64):
 
 
 @register_op(
-    "eye", infer=eye_infer, doc="np.eye(N, M, k, dtype); '?' attrs come from integer scalar inputs"
+    "eye",
+    infer=eye_infer,
+    fresh_result=True,
+    doc="np.eye(N, M, k, dtype); '?' attrs come from integer scalar inputs",
 )
 def eye(*inputs, N, M=None, k=0, dtype=_F64):
     n, m, kk = _bind_scalars("eye", ("N", "M", "k"), (N, M, k), inputs)
@@ -206,6 +234,7 @@ def arange_infer(*inputs, start=0, stop, step=1, dtype=None):
 @register_op(
     "arange",
     infer=arange_infer,
+    fresh_result=True,
     doc="np.arange(start, stop, step, dtype); '?' attrs come from scalar inputs",
 )
 def arange(*inputs, start=0, stop, step=1, dtype=None):

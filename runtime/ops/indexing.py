@@ -18,6 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import suspect_checks
+from ..numba_backend import arrays as numba_arrays
 from ..registry import add_vjps, register_op
 from ..types import TensorType
 from . import shape_derivatives
@@ -394,30 +395,11 @@ _getitem_suspect.may_apply = lambda node: _integer_index_input(node, 1)  # type:
 _setitem_suspect.may_apply = lambda node: _integer_index_input(node, 2)  # type: ignore[attr-defined]
 
 
-# the dtypes of an index the numba backend checks (a uint64 is compared as a float by numba)
-_NUMBA_INDEX: frozenset[np.dtype] = frozenset(
-    np.dtype(name) for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32")
-)
-
-
 def _numba_getitem(ctx, node):
     """x[i, j, ...] of one integer per axis: the element, each index checked as NumPy checks it
     (out of bounds: the call runs again on the interpreter, which raises NumPy's IndexError)."""
     x, *inputs = node.inputs
-    form = ctx.form(node, x)
-    index = node.attrs["index"]
-    if len(index) != form.ndim or any(not (entry == "?" or type(entry) is int) for entry in index):
-        ctx.unsupported(node, "only an integer per axis (one element) has a nopython form yet")
-    given = iter(inputs)
-    items = []
-    for axis, entry in enumerate(index):
-        item = next(given) if entry == "?" else entry
-        if ctx.form(node, item).dtype not in _NUMBA_INDEX or ctx.form(node, item).ndim:
-            ctx.unsupported(node, "its index is not an integer")
-        if ctx.in_bounds(item, x, axis):  # (a loop counter below the axis' length)
-            items.append(ctx.ref(item))
-        else:
-            items.append(f"_h.index({ctx.ref(item)}, {ctx.ref(x)}.shape[{axis}])")
+    items = numba_arrays.element_indices(ctx, node, x, node.attrs["index"], inputs)
     ctx.define(node, node.outputs[0], f"{ctx.ref(x)}[{', '.join(items)}]", "True")
 
 
@@ -559,6 +541,17 @@ def _scalar_write_may_raise(node) -> bool:
     )
 
 
+def _setitem_in_place(node) -> str:
+    """(OpDef.in_place_form) `{0}[<index>] = {1}`: NumPy's assignment into x itself, the index
+    written as getitem's expression writes it (its inputs from slot 2 on)."""
+    index = node.attrs["index"]
+    _, n_inputs = _key_builder(index)
+    target = make_getitem_expr(index=index).format(
+        "{0}", *(f"{{{k + 2}}}" for k in range(n_inputs))
+    )
+    return f"{target} = {{1}}"
+
+
 def _lower_setitem(ctx, node, x, value, *inputs, index):
     x = ctx.jnp.asarray(x)
     return x.at[_key_builder(index)[0](inputs)].set(ctx.jnp.asarray(value).astype(x.dtype))
@@ -570,6 +563,8 @@ def _lower_setitem(ctx, node, x, value, *inputs, index):
     make_kernel=make_setitem_kernel,
     index_inputs=2,
     keep_unused=_scalar_write_may_raise,
+    in_place_form=_setitem_in_place,
+    numba_lower=numba_arrays.write_element,
     lower=_lower_setitem,
     lower_suspect=_setitem_suspect,
     doc="a copy of x with x[index] = value (NumPy's assignment); index as for getitem",

@@ -552,6 +552,7 @@ def copy_infer(x):
 @register_op(
     "copy",
     infer=copy_infer,
+    fresh_result=True,
     lower=lambda ctx, node, x: ctx.jnp.array(x, copy=True),
     doc="np.copy(x)",
 )
