@@ -54,6 +54,9 @@ class NumbaGraph:
         self._source = ""
         self._lock = threading.RLock()  # (the first call may fall back while it holds it)
         self._runner: Callable | None = None  # the compiled call, once the first call made it
+        # the call for arguments known to be of the traced types and dtypes (arrays and NumPy
+        # scalars: Function's fast path looks them up so); None after a fallback
+        self.keyed_run: Callable | None = None
         try:
             import numba  # noqa: F401  (the extra)
         except ImportError as error:
@@ -74,6 +77,7 @@ class NumbaGraph:
 
     def _fall_back(self, why: str) -> None:
         self.fallback = why
+        self.keyed_run = None
         warnings.warn(
             f"staged graph {self.graph.name!r} runs on the interpreter, not compiled by numba "
             f"(jit_compile='numba'): {why}",
@@ -126,9 +130,14 @@ class NumbaGraph:
     def _make_runner(self, compiled):
         """The call: arguments checked, the compiled function, the outputs boxed as eager's."""
         names = [f"a{k}" for k in range(len(self.graph.inputs))]
-        tests = [_argument_test(n, form_of(v.type)) for n, v in zip(names, self.graph.inputs)]
+        forms = [form_of(v.type) for v in self.graph.inputs]
+        tests = [_argument_test(n, form) for n, form in zip(names, forms)]
+        # (Function's fast path looks an array up by its exact type and dtype, a NumPy scalar by
+        # its type: what their tests check; a Python number's range it does not)
+        keyed = [test for test, form in zip(tests, forms) if form is not None and form.weak]
         if self._floats:
             tests.append("(_state() is _ignoring[0] or _under_ignored())")
+            keyed.append(tests[-1])
         positions = {id(v): k for k, v in enumerate(self.graph.inputs)}
         returned = [
             form_of(v.type)
@@ -136,7 +145,7 @@ class NumbaGraph:
             if isinstance(v, Value) and id(v) not in positions
         ]
         items = sum(1 + (form.weak is None) for form in returned if form is not None)
-        item = (lambda j: "r") if items == 1 else (lambda j: f"r[{j}]")
+        item = (lambda j: "r") if items == 1 else (lambda j: f"r{j}")  # (a tuple: unpacked)
         outs, k = [], 0
         boxed: dict[int, str] = {}
         for v in self.graph.outputs:
@@ -153,18 +162,9 @@ class NumbaGraph:
                 k += 2 if form.weak is None else 1
         result = outs[0] if self.single else f"({', '.join(outs)}{',' if len(outs) == 1 else ''})"
         args = ", ".join(names)
-        test = " and ".join(tests) or "True"
-        text = (
-            f"def run({args}):\n"
-            f"    if not ({test}):\n"
-            f"        return _interpret({args})\n"
-            f"    try:\n"
-            f"        r = _compiled({args})\n"
-            f"    except _Rerun:\n"
-            f"        return _interpret({args})\n"
-            f"    except _CompileError as error:\n"
-            f"        return _not_compiled(error, {args})\n"
-            f"    return {result}\n"
+        targets = "r" if items <= 1 else ", ".join(item(j) for j in range(items))
+        text = _runner_text("run", args, tests, targets, result) + _runner_text(
+            "run_keyed", args, keyed, targets, result
         )
         scope = {
             "np": np,
@@ -187,7 +187,26 @@ class NumbaGraph:
         scope["_compiled"] = self._timed(compiled, scope)
         self._scope = scope
         exec(compile(text, f"<numba runner of {self.graph.name}>", "exec"), scope)  # noqa: S102
+        self.keyed_run = scope["run_keyed"]
         return scope["run"]
+
+
+def _runner_text(name: str, args: str, tests: list[str], targets: str, result: str) -> str:
+    """The source of a runner: the tests of its arguments (else the interpreter), the compiled
+    call into `targets` (a rerun: the interpreter), the result as eager's."""
+    test = " and ".join(tests) or "True"
+    return (
+        f"def {name}({args}):\n"
+        f"    if not ({test}):\n"
+        f"        return _interpret({args})\n"
+        f"    try:\n"
+        f"        {targets} = _compiled({args})\n"
+        f"    except _Rerun:\n"
+        f"        return _interpret({args})\n"
+        f"    except _CompileError as error:\n"
+        f"        return _not_compiled(error, {args})\n"
+        f"    return {result}\n"
+    )
 
 
 _IGNORING: list = [object()]  # the last error state seen to ignore underflows (held: its identity)

@@ -152,7 +152,8 @@ class ConcreteFunction:
         packed result out (`positions`: which arguments are graph inputs, None for all)."""
         run = self._run_packed
         if positions is None:
-            return run
+            keyed = getattr(self._compiled, "keyed_run", None)  # (numba's: see its runner)
+            return keyed if keyed is not None and run is self._compiled.run else run
         if not positions:
             return lambda *args: run()
         pick = operator.itemgetter(*positions)
