@@ -171,6 +171,8 @@ class Lowering:
         self.indent = 1
         self.facts: dict[str, Fact] = {}  # what is known of an int variable, by its name
         self.readers: dict[int, list] = {}  # the nodes reading a value (None: its graph's output)
+        self._block: dict[int, int] = {}  # id(node) -> its position in the block being written
+        self._block_nodes: list[Node] = []
         self.writes = inplace.plan(graph)  # the writes into a buffer instead of a copy
 
     # -- the context the ops' numba_lower hooks use ---------------------------------------
@@ -306,8 +308,12 @@ class Lowering:
         for v in graph.outputs:  # (read by what runs the graph: never a chain's link)
             if isinstance(v, Value):
                 self.readers.setdefault(id(v), []).append(None)
+        outer = self._block, self._block_nodes
+        self._block = {id(node): k for k, node in enumerate(graph.nodes)}
+        self._block_nodes = graph.nodes
         for node in graph.nodes:
             self.node(node)
+        self._block, self._block_nodes = outer
 
     def subgraph(self, graph: Graph, bound: list[Slot]) -> list[Slot]:
         """The code of `graph` with its inputs bound to `bound`, at the current indent: the
@@ -388,20 +394,42 @@ class Lowering:
         if op.out_ufunc is None or node.attrs or len(node.outputs) != 1:
             self.unsupported(node, "it has no nopython form yet")
         out = self.form(node, node.outputs[0])
-        expr = array_expr(self, node, op, out, checked=not self._chain_link(node, op))
+        link = self._chain_link(node)
+        expr = array_expr(self, node, op, out, checked=not link)
+        if link and self._inlined(node):
+            # (written where it is read: numba fuses a nested expression of ufuncs into one loop)
+            self.slots[id(node.outputs[0])] = Slot(expr, out, "True")
+            return
         self.define(node, node.outputs[0], expr, "True")
 
-    def _chain_link(self, node: Node, op) -> bool:
+    def _chain_link(self, node: Node) -> bool:
         """Whether the float array result of `node` is read only by ops that give a non-finite
-        result for a non-finite operand (OpDef.nan_propagating) and whose results are checked:
-        its own finiteness check is theirs."""
+        result for a non-finite operand (OpDef.nan_propagating), whose results hold every
+        element of it (of its shape, or of an array and numbers) and are checked: its own
+        finiteness check is theirs."""
         readers = self.readers.get(id(node.outputs[0]), [])
-        return (
-            op.nan_propagating
-            and bool(readers)
-            and all(
-                r is not None and get_op(r.op).nan_propagating and not r.subgraphs for r in readers
-            )
+        return bool(readers) and all(
+            r is not None
+            and get_op(r.op).nan_propagating
+            and not r.subgraphs
+            and _keeps_every_element(node.outputs[0], r)
+            for r in readers
+        )
+
+    def _inlined(self, node: Node) -> bool:
+        """Whether `node`'s result may be written into its one reader's expression: read once,
+        later in the same block, with only elementwise ops and constants between (nothing that
+        writes an array in place)."""
+        readers = self.readers.get(id(node.outputs[0]), [])
+        if len(readers) != 1 or readers[0] is None:
+            return False
+        block = self._block
+        start, stop = block.get(id(node)), block.get(id(readers[0]))
+        if start is None or stop is None:
+            return False
+        return all(
+            get_op(n.op).out_ufunc is not None or get_op(n.op).constant is not None
+            for n in self._block_nodes[start + 1 : stop]
         )
 
     # -- structured ops (called by their numba_lower hooks) -------------------------------
@@ -571,6 +599,21 @@ def _written_form(reader: Node | None, value: Value) -> Form | None:
             if bound is value and type(inner.type) is ListType and inner.type.element is not None:
                 return form_of(inner.type)
     return None
+
+
+def _keeps_every_element(value: Value, reader: Node) -> bool:
+    """Whether `reader`'s result holds an element computed from each element of array `value`
+    (its other operands numbers, or arrays of one static shape with it: no broadcast against
+    an empty axis drops them)."""
+    shape = value.type.shape
+    known = None not in shape
+    for other in reader.inputs:
+        if other is value or not isinstance(other, Value):
+            continue
+        other_shape = getattr(other.type, "shape", None)
+        if other_shape is None or (other_shape and (not known or other_shape != shape)):
+            return False
+    return True
 
 
 def _producer(graph: Graph, value) -> Node | None:

@@ -445,3 +445,32 @@ def conversions(x, n):
 @pytest.mark.parametrize("x", [2.75, -2.75, 0.0, np.nan, np.inf, 1e300])
 def test_int_and_float_of_numbers_as_python(x):
     _check(conversions, (np.float64(x), np.int64(3)), (np.float64(x), np.int64(0)))
+
+
+def overflow_then_broadcast(x, y):
+    return (x * 1e308) * 10.0 + y
+
+
+def test_a_chain_broadcast_against_an_empty_axis_keeps_its_links_checked():
+    # (x * 1e308) * 10.0 overflows (eager warns) and `+ y` of an empty y drops the infinity: the
+    # links' checks cannot be left to the end of the chain
+    _check(
+        overflow_then_broadcast,
+        (np.array([5.0]), np.zeros(0)),
+        (np.array([5.0]), np.zeros(3)),
+        (np.array([1e-300]), np.zeros(0)),
+    )
+
+
+def newton_step(a, x):
+    return 0.5 * (x + a / x)
+
+
+def test_a_chain_of_ufuncs_is_one_expression_checked_at_its_end():
+    staged = _check(
+        newton_step,
+        (np.linspace(1.0, 2.0, 5), np.ones(5)),
+        (np.linspace(1.0, 2.0, 5), np.zeros(5)),  # a / 0: eager's warning, by a rerun
+    )
+    source = staged.get_concrete_function(np.ones(5), np.ones(5)).executable_source
+    assert "_h.all_finite(np.multiply(0.5, np.add(a1, np.divide(a0, a1))))" in source
