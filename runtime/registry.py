@@ -108,6 +108,9 @@ class OpDef:
     non-finite float result), "unary" (`-x`, `abs(x)`: checked the same way), "identity" (`+x`),
     "compare", "division" (floats), "integer_division" (integers by a positive literal),
     "small_power" (a float to a small integer literal); None: such a loop keeps NumPy scalars.
+    kinds_by_value: why the op's result on Python numbers may be of several kinds by an
+    operand's value (Python's `int ** int`: an int, or a float for a negative exponent), for
+    the message of a backend that needs one kind.
     nan_propagating: a NaN or infinite float operand always gives a NaN or infinite result (`+ -
     *` and the sign operations): a chain of such ops needs one finiteness check, at its end.
     identities: ((position, literal, kinds), ...): the node gives its other input unchanged, bit
@@ -302,6 +305,7 @@ class OpDef:
     logical: str | None = None
     unboxed: str | None = None
     nan_propagating: bool = False
+    kinds_by_value: str | None = None
     identities: tuple[tuple[int, object, str], ...] = ()
     int_as_float: bool = False
     keep_unused: Callable | None = None

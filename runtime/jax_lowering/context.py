@@ -360,11 +360,13 @@ def _refuse(node, inputs) -> None:
                 "rather than None), or keep the interpreter (jit_compile=False)",
             )
         if type(t) is UnionType and not one_dtype_and_shape(t):
+            by_value = get_op(node.op).kinds_by_value
+            why = f" ({by_value})" if by_value else " depending on the path taken"
             raise cannot_lower(
                 node,
-                f"{what} {'is' if t is v.type else 'are'} {t} depending on the path taken, kinds "
-                f"of different dtypes or shapes, and one XLA value has one dtype and shape "
-                f"(values of several kinds lower when they share one: `float | f64[]`)",
+                f"{what} {'is' if t is v.type else 'are'} {t}{why}, kinds of different dtypes "
+                f"or shapes, and one XLA value has one dtype and shape (values of several "
+                f"kinds lower when they share one: `float | f64[]`)",
                 "Give the value one dtype on every path (convert it where it is set: "
                 "np.float64(...), float(...)), or keep the interpreter (jit_compile=False)",
             )

@@ -216,7 +216,27 @@ def _python_result_types(name, types):
     except TypeError as exc:  # e.g. ~1.0: the error the same Python expression raises
         raise TypeError(f"{name}: {exc}") from None
     results = result if isinstance(result, tuple) else (result,)
+    if _power_may_be_float(name, types):
+        return (UnionType((_PYTHON_INT, _PYTHON_FLOAT)),)
     return tuple(TensorType.python_scalar(type(r)) for r in results)
+
+
+_PYTHON_INT, _PYTHON_FLOAT = TensorType.python_scalar(int), TensorType.python_scalar(float)
+
+
+def _power_may_be_float(name: str, types) -> bool:
+    """Python's `a ** b` of ints is an int for b >= 0 and a float for b < 0: of an exponent
+    known only when the graph runs, either (a value of two kinds, by its path)."""
+    if name not in ("power", "pow") or len(types) != 2:
+        return False
+    exponent = types[1]
+    if is_literal(exponent):
+        return False
+    return all(
+        is_weak(t)
+        and (type(t) in (int, bool) or (not is_literal(t) and t.python_type in (int, bool)))
+        for t in types
+    )
 
 
 def make_ufunc_infer(ufunc: np.ufunc, python_arithmetic: bool = True):
@@ -316,6 +336,8 @@ def _make_expr(name):
     bool_scalar = _BOOL_SCALAR_EXPRS.get(name)
 
     def rule(*types):
+        if _power_may_be_float(name, types):
+            return "({0} ** {1})"  # (an int or a float: the type holds either)
         if any(type(t) is UnionType for t in types):
             # a kind that depends on the path: frontends record this op with such inputs only
             # for Python's operator (an explicit call is `ufunc_call`), which the template is
@@ -734,6 +756,11 @@ def _arithmetic_suspect(name: str):
 
 for _name in UFUNCS:
     _declare(_name, lower_suspect=_arithmetic_suspect(_name))
+_POWER_KINDS = (
+    "Python's int ** int is an int for an exponent >= 0 and a float for a negative one, and "
+    "this exponent is known only when the graph runs"
+)
+_declare("power pow", kinds_by_value=_POWER_KINDS)
 _declare("pow", lower_suspect=_arithmetic_suspect("power"))
 _declare("mul", lower_suspect=_arithmetic_suspect("multiply"))
 _declare("abs", lower_suspect=_arithmetic_suspect("absolute"))

@@ -210,19 +210,30 @@ def test_len_and_unknown_dims_are_python_ints():
     assert staged == eager and [type(v) for v in staged] == [int, int]
 
 
-def test_negative_power_of_python_ints_is_refused_at_run_time():
+def test_a_power_of_python_ints_is_an_int_or_a_float_by_its_exponent():
     def g(n):
         e = 0
         for _ in range(n):
             e = e - 1
-        return 2**e
+        return 2**e, e**2
 
     f = staging.function(g)
-    assert f(np.int64(0)) == g(np.int64(0)) == 1
-    with pytest.raises(
-        ValueError, match=r"2 \*\* -1 is a float in Python, but this power was traced as an int"
-    ):
-        f(np.int64(1))
+    for n in (0, 1, 3):
+        staged, eager = f(np.int64(n)), g(np.int64(n))
+        assert staged == eager and [type(v) for v in staged] == [type(v) for v in eager]
+    assert [type(v) for v in f(np.int64(0))] == [int, int]
+    assert [type(v) for v in f(np.int64(2))] == [float, int]
+
+
+def test_a_power_of_python_ints_keeps_pythons_errors_and_big_ints():
+    def g(a, b):
+        return int(a) ** int(b)
+
+    f = staging.function(g)
+    assert f(np.int64(2), np.int64(70)) == g(np.int64(2), np.int64(70)) == 2**70
+    assert f(np.int64(-2), np.int64(-3)) == g(np.int64(-2), np.int64(-3)) == -0.125
+    with pytest.raises(ZeroDivisionError):
+        f(np.int64(0), np.int64(-1))
 
 
 def test_joining_python_numbers_follows_python_and_nep50():
