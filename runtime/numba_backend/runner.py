@@ -54,8 +54,8 @@ class NumbaGraph:
         self._source = ""
         self._lock = threading.RLock()  # (the first call may fall back while it holds it)
         self._runner: Callable | None = None  # the compiled call, once the first call made it
-        # the call for arguments known to be of the traced types and dtypes (arrays and NumPy
-        # scalars: Function's fast path looks them up so); None after a fallback
+        # the call for arguments whose arrays are known to be of the traced dtypes and ranks
+        # (Function's fast path looks them up so); None after a fallback
         self.keyed_run: Callable | None = None
         try:
             import numba  # noqa: F401  (the extra)
@@ -132,9 +132,10 @@ class NumbaGraph:
         names = [f"a{k}" for k in range(len(self.graph.inputs))]
         forms = [form_of(v.type) for v in self.graph.inputs]
         tests = [_argument_test(n, form) for n, form in zip(names, forms)]
-        # (Function's fast path looks an array up by its exact type and dtype, a NumPy scalar by
-        # its type: what their tests check; a Python number's range it does not)
-        keyed = [test for test, form in zip(tests, forms) if form is not None and form.weak]
+        # (Function's fast path looks an array up by its exact type, dtype and shape: what its
+        # test checks; a NumPy scalar's key may be a 0-d array's too, a Python number's range
+        # it does not check)
+        keyed = [test for test, form in zip(tests, forms) if form is not None and not form.ndim]
         if self._floats:
             tests.append("(_state() is _ignoring[0] or _under_ignored())")
             keyed.append(tests[-1])

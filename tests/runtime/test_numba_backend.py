@@ -163,7 +163,17 @@ def test_fallback_note_names_the_op_once():
 
 def test_zero_d_array_argument_runs_on_the_interpreter():
     staged = _check(u.collatz, (np.int64(6),))
-    assert _same(staged(np.array(1, dtype=np.int64)), u.collatz(np.array(1, dtype=np.int64)))
+    for n in (1, 6, 6):  # (the later calls by Function's fast path)
+        zero_d = np.array(n, dtype=np.int64)
+        assert _same(staged(zero_d), u.collatz(zero_d))
+
+
+def test_arrays_of_another_layout_by_the_fast_path():
+    x = np.arange(12)
+    staged = _check(u.sum_even, (x,))
+    for view in (x[::-1], x.reshape(3, 4)[:, 0].copy(), x.astype(np.int32)):
+        for _ in range(2):  # (the second call by Function's fast path)
+            assert _same(staged(view), u.sum_even(view))
 
 
 def test_bad_jit_compile_value():
