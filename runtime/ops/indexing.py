@@ -553,8 +553,39 @@ def _setitem_in_place(node) -> str:
 
 
 def _lower_setitem(ctx, node, x, value, *inputs, index):
-    x = ctx.jnp.asarray(x)
-    return x.at[_key_builder(index)[0](inputs)].set(ctx.jnp.asarray(value).astype(x.dtype))
+    jnp = ctx.jnp
+    x = jnp.asarray(x)
+    value = jnp.asarray(value).astype(x.dtype)
+    if _whole_array(index, node.inputs[0].type.shape):
+        # (`x[...] = v` is v broadcast, not a scatter: XLA's simplifier aborts the process on a
+        # reversed whole-array scatter, `x.at[::-1].set(x[::-1].at[...].set(v))`, jax 0.10)
+        return jnp.broadcast_to(value, x.shape)
+    return x.at[_key_builder(index)[0](inputs)].set(value)
+
+
+def _whole_array(index, shape) -> bool:
+    """Whether the index selects every element of an array of static `shape` in order: `...`
+    and slices that take a whole axis forward (`:`, `0:n` of a length n)."""
+    entries = list(index)
+    if entries.count("...") > 1 or len(entries) - entries.count("...") > len(shape):
+        return False
+    if "..." in entries:
+        cut = entries.index("...")
+        before, after = entries[:cut], entries[cut + 1 :]
+        pairs = list(zip(before, shape)) + list(zip(after, shape[len(shape) - len(after) :]))
+    else:
+        pairs = list(zip(entries, shape))
+    return all(_whole_axis(entry, dim) for entry, dim in pairs)
+
+
+def _whole_axis(entry, dim) -> bool:
+    """Whether index entry `entry` takes every element of an axis of length `dim`, forward."""
+    if not isinstance(entry, str) or "?" in entry or entry == "...":
+        return False
+    start, stop, step = parse_slice(entry)
+    if start not in (None, 0) or step not in (None, 1):
+        return False
+    return stop is None or (dim is not None and stop >= dim)
 
 
 @register_op(
