@@ -93,6 +93,7 @@ def test_later_calls_do_not_recurse_per_level(unchanged_process):
     assert down(sys.getrecursionlimit() - 100) == 601.0
 
 
+@pytest.mark.differs_on("jax", "it counts the interpreter's generated functions")
 def test_a_call_runs_few_generated_functions():
     outer = _chain(200)
     x = np.float64(1.0)
@@ -131,6 +132,7 @@ def test_a_chain_of_methods(unchanged_process):
     _same(layer(np.float64(3.0)), np.float64(6.0 - 149))
 
 
+@pytest.mark.differs_on("jax", "each call is lowered in place per branch: 2^120 lowerings")
 def test_a_chain_inside_staged_control_flow(unchanged_process):
     def make(prev):
         @staging.function

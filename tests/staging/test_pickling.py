@@ -249,8 +249,18 @@ CHUNKS = [np.linspace(-1.0, 1.0, 16) * (i + 1) for i in range(7)] + [
 ]
 
 
+# a fork of a process whose XLA runtime started its threads may deadlock (os.fork copies no
+# thread): the compiled backends' workers start by spawn
+_FORK_AFTER_XLA = pytest.mark.differs_on("jax", "a fork after XLA started its threads may hang")
+
+
 @pytest.mark.parametrize(
-    "method", [m for m in ("spawn", "fork") if m in multiprocessing.get_all_start_methods()]
+    "method",
+    [
+        pytest.param(m, marks=[_FORK_AFTER_XLA] if m == "fork" else [])
+        for m in ("spawn", "fork")
+        if m in multiprocessing.get_all_start_methods()
+    ],
 )
 def test_process_pool_maps_a_staged_function(method):
     context = multiprocessing.get_context(method)
