@@ -100,6 +100,25 @@ def float_to_int(x):
 
 
 @numba.njit(cache=False, error_model="numpy")
+def truncates_within(x, lo, above):
+    """Float x, after checking that x truncated toward zero lies in [lo, above): what an
+    integer dtype of that range holds (NumPy warns for NaN, an infinity or a value beyond, and
+    gives another number)."""
+    if not (x > lo - 1.0 and x < above):
+        raise Rerun()
+    return x
+
+
+@numba.njit(cache=False, error_model="numpy")
+def all_truncate_within(a, lo, above):
+    """Float array a, after truncates_within's check of each element."""
+    for v in a.flat:
+        if not (v > lo - 1.0 and v < above):
+            raise Rerun()
+    return a
+
+
+@numba.njit(cache=False, error_model="numpy")
 def exact_int(a):
     """An integer met with a float where Python compares or divides exactly and NumPy rounds it
     to a double first: the same only up to 2**53."""

@@ -35,7 +35,7 @@ from ..registry import get_op
 from ..types import ListType, TensorType, UnionType
 from . import arrays
 from .errors import Unsupported
-from .numpy_forms import array_expr, float64_expr, int64_expr, scalar_expr
+from .numpy_forms import array_expr, cast, float64_expr, int64_expr, scalar_expr
 
 # the dtypes numba computes as NumPy does (float16 and complex values stay on the interpreter)
 DTYPES = frozenset(
@@ -228,6 +228,11 @@ class Lowering:
 
     def ref(self, item) -> str:
         return self.slot(item).expr
+
+    def cast(self, node: Node, item, dtype: np.dtype) -> str:
+        """Operand `item` as a value of `dtype`, converted as NumPy converts it where it meets a
+        value of that dtype (a Python int must fit: NEP 50)."""
+        return cast(self, node, item, dtype)
 
     def form(self, node: Node, value, lists: bool = False) -> Form:
         """How `value` (an input or output of `node`) is held; a list only where the caller

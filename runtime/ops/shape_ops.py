@@ -530,6 +530,39 @@ def _number_may_not_fit(node) -> bool:
     )
 
 
+def _numba_astype(ctx, node):
+    """x.astype(dtype) in nopython code, converted as NumPy converts: a Python number as NEP 50
+    has it; a float to an integer dtype checked to be in its range (NumPy warns and gives
+    another number elsewhere: the call runs again on the interpreter); a float narrowed to a
+    float checked finite (NumPy warns on an overflow); the others as C casts them."""
+    (x,) = node.inputs
+    dtype = np.dtype(node.attrs["dtype"])
+    form = ctx.form(node, x)
+    ctx.form(node, node.outputs[0])  # (a dtype the backend takes)
+    ref, name = ctx.ref(x), f"np.{dtype.name}"
+    if form.weak:
+        expr = ctx.cast(node, x, dtype)
+    elif dtype.kind == "b":
+        expr = f"({ref} != 0)"
+    elif form.kind == "f" and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        bounds = f"{float(info.min)!r}, {float(info.max) + 1.0!r}"
+        if form.ndim:
+            expr = f"_h.all_truncate_within({ref}, {bounds}).astype({name})"
+        else:
+            expr = f"{name}(_h.truncates_within({ref}, {bounds}))"
+    elif form.kind == "b" and not form.ndim:
+        expr = f"{name}(1 if {ref} else 0)"
+    elif form.ndim:
+        expr = f"{ref}.astype({name})"
+    else:
+        expr = f"{name}({ref})"
+    narrowed = form.kind == "f" and dtype.kind == "f" and dtype.itemsize < form.dtype.itemsize
+    if narrowed and not form.weak:
+        expr = f"_h.all_finite({expr})" if form.ndim else f"_h.finite({expr})"
+    ctx.define(node, node.outputs[0], expr, "True")
+
+
 @register_op(
     "astype",
     infer=astype_infer,
@@ -538,6 +571,7 @@ def _number_may_not_fit(node) -> bool:
     lower_suspect=_astype_suspect,
     # (scalar: np.float32(x) on a 0-d x, a NumPy scalar in the interpreter; JAX has one 0-d kind)
     lower=lambda ctx, node, x, *, dtype, scalar=False: ctx.jnp.asarray(x).astype(dtype),
+    numba_lower=_numba_astype,
     doc="x.astype(dtype); scalar=True: np.float32(x) and the other scalar types",
 )
 def astype(x, dtype, scalar=False):

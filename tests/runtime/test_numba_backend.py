@@ -484,3 +484,46 @@ def test_a_chain_of_ufuncs_is_one_expression_checked_at_its_end():
     )
     source = staged.get_concrete_function(np.ones(5), np.ones(5)).executable_source
     assert "_h.all_finite(np.multiply(0.5, np.add(a1, np.divide(a0, a1))))" in source
+
+
+def converted(x, y, n):
+    a = x.astype(np.int32)
+    b = y.astype(np.float32)
+    c = x.astype(np.uint8)
+    d = y.astype(bool)
+    e = np.float32(x[0]) + np.int16(n)
+    f = np.int64(x[1])
+    return a, b, c, d, e, f, x.astype(np.float64) * 2
+
+
+@pytest.mark.parametrize(
+    "x",
+    [
+        [1.5, -2.7, 3.0],
+        [255.9, 0.0, -0.0],
+        [np.nan, 1.0, 2.0],  # NaN to an int: eager's warning and value
+        [1e10, 2.0, 3.0],  # beyond int32
+        [-1.0, 2.0, 3.0],  # a negative float to uint8
+        [3e38, 1e300, 2.0],  # 1e300 to float32 overflows
+    ],
+)
+def test_astype_converts_as_numpy(x):
+    staged = _check(
+        converted,
+        (np.array(x), np.array(x[::-1]), np.int64(7)),
+        (np.array(x, dtype=np.float32), np.array(x), np.int64(-3)),
+        compiled=False,
+    )
+    args = (np.ones(3), np.ones(3), np.int64(1))
+    staged(*args)
+    assert staged.get_concrete_function(*args).backend_fallback is None
+
+
+def int_casts(x, k):
+    return x.astype(np.int8), x.astype(np.float32), np.uint16(k), x.astype(bool), np.float64(k)
+
+
+@pytest.mark.parametrize("k", [5, 70000, -1, 2**62])
+def test_integer_casts_wrap_as_numpy(k):
+    x = np.array([1, 300, -129, 2**40], dtype=np.int64)
+    _check(int_casts, (x, k), compiled=False)
