@@ -804,6 +804,7 @@ register_op(
     run_time_errors=_try_errors,
     inline_subgraph=lambda node: None if "handler" in node.subgraphs else "body",
     lower=_lower_try,
+    numba_lower=lambda ctx, node: ctx.inline(node, "body"),
     doc="`body(*operands)`; `handler(*operands)` if it raises one of `catch`",
 )(_run_by_emit("try_except"))
 
@@ -860,6 +861,7 @@ register_op(
     output_sources=_finally_sources,
     emit=_finally_emit,
     check=_finally_check,
+    numba_lower=lambda ctx, node: ctx.inline(node, "body"),
     unlowerable=(
         "XLA has no exceptions: a `finally:` block with effects after code that may raise runs "
         "on the interpreter (jit_compile=False)"

@@ -329,6 +329,8 @@ register_op(
     user_error=True,
     lower=_lower_raise,
     lower_calls_back=True,
+    # (numba: the call runs again on the interpreter, which raises the user's exception)
+    numba_lower=lambda ctx, node: ctx.emit("raise _h.Rerun()"),
     doc="raises the user's exception: error(*args, **kwargs), a copy, or a caught one",
 )(lambda *inputs, **attrs: _raise_kernel(**attrs)(*inputs))
 

@@ -171,6 +171,7 @@ class Lowering:
         self.indent = 1
         self.facts: dict[str, Fact] = {}  # what is known of an int variable, by its name
         self.readers: dict[int, list] = {}  # the nodes reading a value (None: its graph's output)
+        self._skipped: set[int] = set()  # nodes whose results only a `raise` reads
         self._block: dict[int, int] = {}  # id(node) -> its position in the block being written
         self._block_nodes: list[Node] = []
         self.writes = inplace.plan(graph)  # the writes into a buffer instead of a copy
@@ -330,6 +331,9 @@ class Lowering:
 
     def node(self, node: Node) -> None:
         op = get_op(node.op)
+        if self._feeds_only_raises(node):
+            self._skipped.add(id(node))  # (what it computes is read on the interpreter's rerun)
+            return
         if node.scope is not None:
             self.unsupported(node, "it runs in a `with np.errstate(...)` scope")
         if op.numba_lower is not None:
@@ -344,6 +348,21 @@ class Lowering:
             self._scalar(node, op)
         else:
             self._elementwise(node, op)
+
+    def _feeds_only_raises(self, node: Node) -> bool:
+        """Whether every result of `node` (which has no effect) is read only by a `raise` (a
+        message, f-string and all) or by nodes read only so: the compiled code raises
+        helpers.Rerun there, and the interpreter, running the call again, makes the message."""
+        if node.stateful or not node.outputs:
+            return False
+        for v in node.outputs:
+            readers = self.readers.get(id(v), [])
+            if not readers or any(
+                r is None or not (get_op(r.op).user_error or id(r) in self._skipped)
+                for r in readers
+            ):
+                return False
+        return True
 
     def _constant(self, node: Node, value) -> None:
         if isinstance(value, np.ndarray) and value.ndim:
@@ -393,7 +412,9 @@ class Lowering:
         if any(s.form.dtype not in PYTHON_DTYPES for s in slots):
             self.unsupported(node, "it mixes Python numbers with NumPy values of another dtype")
         expr = _scalar_expr(self, node, op, slots)
-        self.define(node, node.outputs[0], expr, _flag_union([s.flag for s in slots]))
+        # (a result of one kind is that kind whatever the operands' kinds: its type says so)
+        flag = _flag_union([s.flag for s in slots]) if out.weak is None else str(not out.weak)
+        self.define(node, node.outputs[0], expr, flag)
 
     def _elementwise(self, node: Node, op) -> None:
         if op.out_ufunc is None or node.attrs or len(node.outputs) != 1:
@@ -536,6 +557,20 @@ class Lowering:
         name = self.new_name("l")
         self.emit(f"{name} = _h.empty_list({proto.expr})")
         self.slots[id(value)] = Slot(name, form, "False")
+
+    def inline(self, node: Node, label: str) -> None:
+        """The node's results are those of its subgraph `label`, written in place (a `try`
+        on the path without an error: an error reruns the call on the interpreter, which runs
+        the `except` or `finally` clauses)."""
+        op = get_op(node.op)
+        assert op.bind_subgraph is not None  # (a structured op's)
+        outs = [self._variable(node, v) for v in node.outputs]
+        bound = [self.slot(v) for v in op.bind_subgraph(node, label)]
+        results = self.subgraph(node.subgraphs[label], bound)
+        for target, result in zip(outs, results):
+            self._assign(node, target, result)
+        for v, slot in zip(node.outputs, outs):
+            self.slots[id(v)] = slot
 
     def _variable(self, node: Node, value: Value) -> Slot:
         form = self.form(node, value, lists=True)

@@ -527,3 +527,47 @@ def int_casts(x, k):
 def test_integer_casts_wrap_as_numpy(k):
     x = np.array([1, 300, -129, 2**40], dtype=np.int64)
     _check(int_casts, (x, k), compiled=False)
+
+
+# -- raise, try: the path without an error compiled; an error runs the call again on the
+# interpreter, which raises the user's exception or runs the `except` clause
+
+
+class NotFound(LookupError):
+    pass
+
+
+def find_first(xs, target, n):
+    for i in range(n):
+        if xs[i] == target:
+            return i
+    raise NotFound(f"{target} not in the first {n} elements")
+
+
+def test_a_raise_is_the_users_exception_by_a_rerun():
+    xs = np.array([3.0, 1.0, 4.0, 1.0])
+    staged = _check(find_first, (xs, 4.0, np.int64(4)), (xs, 9.0, np.int64(4)))
+    with pytest.raises(NotFound, match="9.0 not in the first 3 elements"):
+        staged(xs, 9.0, np.int64(3))
+    assert (
+        "raise _h.Rerun()" in staged.get_concrete_function(xs, 4.0, np.int64(4)).executable_source
+    )
+
+
+def safe_ratio(a, b):
+    try:
+        q = int(a) // int(b)
+    except ZeroDivisionError:
+        q = -1
+    finally:
+        a = a + 1
+    return q, a
+
+
+def test_try_compiles_its_body_and_reruns_for_the_except_clause():
+    _check(
+        safe_ratio,
+        (np.int64(7), np.int64(2)),
+        (np.int64(7), np.int64(0)),  # ZeroDivisionError: the `except` clause, by a rerun
+        (np.int64(-7), np.int64(2)),
+    )
