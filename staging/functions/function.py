@@ -585,6 +585,10 @@ class Function:
                 _TRACES_RUNNING[0] -= 1
             stack.pop()
 
+    def _traced(self, fg) -> None:
+        """Called with each finished trace (its outputs set) before the graph passes: a kind
+        of staged function may rewrite its own graph here (a gradient's backward pass)."""
+
     def _trace_once(self, bound, structure, types, paths, on_create):
         fg = FuncGraph(self._name)
         args, kwargs = bound
@@ -624,6 +628,7 @@ class Function:
         trace_effects.warn_changes(before, self.python_function, self._name)
         trace_effects.refuse_changed_arguments(containers, self.python_function, self._name)
         fg.graph.outputs = argument_writes.write_back(fg, inputs, out_values, self, paths)
+        self._traced(fg)
         options = get_optimizer_options()  # one snapshot for the passes and the executor
         # (the graph passes walk subgraphs nested in one another recursively: a long elif chain)
         frames = frames_for_graph(fg.graph)

@@ -15,11 +15,12 @@ import numpy as np
 from runtime import TensorType
 from staging import errors
 from staging.core import nest
-from staging.core.recording import record
+from staging.core.recording import current_graph, record
 from staging.core.source_map import where_defined
 from staging.core.tensor import Tensor
 from staging.functions.function import Function, function
 from staging.functions.trace_key import bind, flat_tensors
+from staging.gradients import signs
 from staging.gradients.reverse import Reverse, calling_graph
 from staging.gradients.rules import gradient_dtype, is_complex, shape_of, type_of
 from staging.gradients.values import as_gradient, differentiable
@@ -96,6 +97,11 @@ class GradientFunction(Function):
     def get_concrete_function(self, *args, **kwargs):
         return super().get_concrete_function(*self._as_arrays(args), **kwargs)
 
+    def _traced(self, fg) -> None:
+        start = fg.trace_state.get(_BACKWARD_FROM)
+        if start is not None:
+            signs.rewrite(fg.graph, start)
+
     def __reduce__(self):
         """Pickled as what it is the gradient of: made again in the receiving process (by
         reference when the differentiated function is found by name, as a plain one is)."""
@@ -104,6 +110,10 @@ class GradientFunction(Function):
             _gradient_function,
             (spec.forward, spec.argnums, spec.has_aux, spec.with_value, spec.holomorphic),
         )
+
+
+# the trace_state key of the position of a gradient trace's first backward node
+_BACKWARD_FROM = "gradient backward pass from"
 
 
 def _argnum_tuple(argnums) -> tuple:
@@ -176,7 +186,11 @@ class _Gradient:
         seed = np.ones((), gradient_dtype(target))  # (a constant: no op of the target's value)
         if self.holomorphic:
             self._check_holomorphic(inputs)
-        found = reverse.backward({self._target(graph, reverse, target): seed})
+        differentiated = self._target(graph, reverse, target)
+        fg = current_graph()
+        if fg is not None:  # (the backward pass's nodes follow: staging.gradients.signs)
+            fg.trace_state.setdefault(_BACKWARD_FROM, len(fg.graph.nodes))
+        found = reverse.backward({differentiated: seed})
         found = {v: found.get(w) for v, w in zip(cf.graph.inputs, graph.inputs)}
         grads = tuple(
             _argument_gradient(bound[0][i], values, found)
