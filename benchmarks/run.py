@@ -304,28 +304,21 @@ def numba_bench():
         row(name, fast, plain, "<= 0.2x", note)
 
 
-def fill_loop(n):
-    out = np.zeros(n)
-    for i in range(n):
-        out[i] = i * 0.5
-    return out
-
-
 def fill_bench():
     """`out[i] = v` filling an np.zeros(n) in a staged loop: each write goes into the buffer
     (a copy per write would make it quadratic: 2 s at this size)."""
     n = np.int64(100_000)
-    f = staging.function(fill_loop)
-    assert np.array_equal(f(n), fill_loop(n))
-    staged, plain = best_pair(lambda: f(n), lambda: fill_loop(n), min_total=1.0)
+    f = staging.function(_user.fill)
+    assert np.array_equal(f(n), _user.fill(n))
+    staged, plain = best_pair(lambda: f(n), lambda: _user.fill(n), min_total=1.0)
     note = "<= 1.2x"
     try:
         import numba  # noqa: F401
     except ImportError:
         pass
     else:
-        compiled = staging.function(fill_loop, jit_compile="numba")
-        assert np.array_equal(compiled(n), fill_loop(n))
+        compiled = staging.function(_user.fill, jit_compile="numba")
+        assert np.array_equal(compiled(n), _user.fill(n))
         note += f"; jit_compile='numba' {fmt(best_time(lambda: compiled(n)))}"
     row("11. fill np.zeros(100000) by out[i] = i * 0.5", staged, plain, note)
 

@@ -71,6 +71,14 @@ def euler(y0, dt, n):
     return np.stack(ys)
 
 
+def fill(n):
+    """`out = np.zeros(n)` filled element by element in a loop."""
+    out = np.zeros(n)
+    for i in range(n):
+        out[i] = i * 0.5
+    return out
+
+
 class RunningMean:
     """A running mean held in Variables, updated by `update` (staged or not: see make_means)."""
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import staging
+from benchmarks.user_workloads import fill
 from runtime import inplace
 
 # a line of generated code writing into an array's buffer: `v5[v4] = ...`
@@ -51,13 +52,6 @@ def _check(fn, *calls, **options):
 
 def _source(staged, *args) -> str:
     return staged.get_concrete_function(*args).compiled_graph.source
-
-
-def fill(n):
-    out = np.zeros(n)
-    for i in range(n):
-        out[i] = i * 0.5
-    return out
 
 
 def test_fill_writes_in_place():
