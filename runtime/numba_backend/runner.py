@@ -33,6 +33,10 @@ from .lowering import Form, Lowering, form_of
 
 _PYTHON = {"i": "int", "f": "float", "b": "bool"}
 
+# The longest nopython source compiled: numba and LLVM take about 10 ms a line (a graph of
+# 1,300 lines, a loop unrolled 42 times: 12 s); a longer graph runs on the interpreter
+MAX_SOURCE_LINES = 400
+
 
 def _box(form: Form) -> str:
     """The NumPy scalar type of a value of `form`, as the runner's code names it (a name of its
@@ -69,6 +73,16 @@ class NumbaGraph:
             self._source = lowering.function()
         except Unsupported as why:
             self._fall_back(str(why))
+            return
+        lines = self._source.count("\n")
+        if lines > MAX_SOURCE_LINES:
+            self._fall_back(
+                f"its nopython source has {lines} lines, more than {MAX_SOURCE_LINES}: numba "
+                f"would take many seconds to compile it. A loop over a range whose length is "
+                f"known while tracing (a static shape: `range(len(a))`) is unrolled into the "
+                f"graph; give the function an input_signature with unknown dims "
+                f"(staging.TensorSpec([None], ...)) to keep such a loop one loop"
+            )
             return
         self._floats = lowering.floats
         # the call itself from the start (a ConcreteFunction keeps it): numba compiles the

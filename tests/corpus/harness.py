@@ -477,13 +477,14 @@ def _safe_compare(eager: Outcome, staged: Outcome, case: Case) -> tuple[str, str
         return "silent", f"the staged result cannot be compared: {describe_error(error)}"
 
 
-def run_case(case: Case) -> Result:
-    """Runs one case eagerly and staged twice, and classifies it."""
+def run_case(case: Case, stage: Callable = staging.function) -> Result:
+    """Runs one case eagerly and staged twice (`stage(func)` makes the staged function), and
+    classifies it."""
     start = time.perf_counter()
     eager = run(case.func, case.args)
     if isinstance(eager.error, CallTimeout):
         raise RuntimeError(f"{case.id}: the eager call {eager.error}; the program is wrong")
-    function = staging.function(case.func)
+    function = stage(case.func)
     first = run(function, case.args)
     # A call that hangs would hang again: do not wait for it twice.
     second = first if isinstance(first.error, CallTimeout) else run(function, case.args)

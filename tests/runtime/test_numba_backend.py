@@ -571,3 +571,27 @@ def test_try_compiles_its_body_and_reruns_for_the_except_clause():
         (np.int64(7), np.int64(0)),  # ZeroDivisionError: the `except` clause, by a rerun
         (np.int64(-7), np.int64(2)),
     )
+
+
+def unrolled(x):
+    total = 0.0
+    for i in range(x.shape[0]):  # (a static shape: the loop is unrolled while tracing)
+        if x[i] > 0:
+            total += x[i] * 2.0
+        else:
+            total -= x[i]
+    return total
+
+
+def test_a_graph_too_long_to_compile_quickly_runs_on_the_interpreter_with_the_note():
+    staged = staging.function(unrolled, jit_compile="numba")
+    x = np.linspace(-1.0, 1.0, 200)
+    with pytest.warns(NumbaFallbackWarning, match=r"lines, more than \d+: .*input_signature"):
+        assert _same(staged(x), unrolled(x))
+    short = np.linspace(-1.0, 1.0, 4)
+    _check(unrolled, (short,))  # (a short unrolled loop compiles)
+    symbolic = staging.function(
+        unrolled, jit_compile="numba", input_signature=[staging.TensorSpec([None], np.float64)]
+    )
+    assert _same(symbolic(x), unrolled(x))
+    assert symbolic.get_concrete_function(x).backend_fallback is None
