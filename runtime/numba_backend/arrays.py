@@ -56,14 +56,24 @@ def sized(ctx, node, function: str, sizes: list, fill=None) -> None:
 
 
 def like(ctx, node, function: str) -> None:
-    """np.zeros_like / np.ones_like of an array: a new array of its shape."""
+    """np.zeros_like / np.ones_like of an array: a new array of its shape, in its order (a
+    Fortran-ordered array gives a Fortran-ordered one, as NumPy's order="K")."""
     x = node.inputs[0]
     out = ctx.form(node, node.outputs[0])
     if ctx.form(node, x).ndim == 0:
         ctx.unsupported(node, "it makes a 0-d array")
     ctx.define(
-        node, node.outputs[0], f"np.{function}({ctx.ref(x)}.shape, np.{out.dtype.name})", "True"
+        node, node.outputs[0], f"np.{function}_like({ctx.ref(x)}, np.{out.dtype.name})", "True"
     )
+
+
+def copy(ctx, node) -> None:
+    """np.copy of an array: a new array in its order (NumPy's order="K")."""
+    x = node.inputs[0]
+    if ctx.form(node, x).ndim == 0:
+        ctx.unsupported(node, "it copies a number")
+    ctx.form(node, node.outputs[0])
+    ctx.define(node, node.outputs[0], f"np.copy({ctx.ref(x)})", "True")
 
 
 def _number_text(item, kind: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import suspect_checks
+from ..numba_backend import arrays as numba_arrays
 from ..registry import add_vjps, register_op
 from ..types import TensorType, kinds, may_be_python_number
 from . import _jax_forms, shape_derivatives
@@ -588,6 +589,7 @@ def copy_infer(x):
     infer=copy_infer,
     fresh_result=True,
     lower=lambda ctx, node, x: ctx.jnp.array(x, copy=True),
+    numba_lower=numba_arrays.copy,
     doc="np.copy(x)",
 )
 def copy(x):

@@ -595,3 +595,20 @@ def test_a_graph_too_long_to_compile_quickly_runs_on_the_interpreter_with_the_no
     )
     assert _same(symbolic(x), unrolled(x))
     assert symbolic.get_concrete_function(x).backend_fallback is None
+
+
+def copies(x, n):
+    y = np.copy(x)
+    z = np.zeros_like(x)
+    for i in range(n):
+        z[0, i] = y[0, i] * 2.0
+    return y, z, np.ones_like(x, dtype=np.int64)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_copies_keep_the_arrays_order(order):
+    x = np.asarray(np.arange(12.0).reshape(3, 4), order=order)
+    staged = _check(copies, (x, np.int64(3)))
+    for got, want in zip(staged(x, np.int64(3)), copies(x, np.int64(3))):
+        assert got.flags["F_CONTIGUOUS"] == want.flags["F_CONTIGUOUS"]
+        assert got.strides == want.strides
