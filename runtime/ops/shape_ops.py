@@ -541,6 +541,8 @@ def _numba_astype(ctx, node):
     form = ctx.form(node, x)
     ctx.form(node, node.outputs[0])  # (a dtype the backend takes)
     ref, name = ctx.ref(x), f"np.{dtype.name}"
+    if form.weak is None:  # (a Python int must fit, a NumPy one wraps: two conversions)
+        ctx.unsupported(node, "it converts a value that is a Python number on some paths only")
     if form.weak:
         expr = ctx.cast(node, x, dtype)
     elif dtype.kind == "b":

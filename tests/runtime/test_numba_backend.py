@@ -612,3 +612,14 @@ def test_copies_keep_the_arrays_order(order):
     for got, want in zip(staged(x, np.int64(3)), copies(x, np.int64(3))):
         assert got.flags["F_CONTIGUOUS"] == want.flags["F_CONTIGUOUS"]
         assert got.strides == want.strides
+
+
+def uint8_of_either(n, c):
+    return np.uint8(n if c else 300)  # (a Python int must fit; an int64 wraps)
+
+
+def test_a_conversion_of_a_value_of_two_kinds_keeps_each_kinds_rule():
+    staged = staging.function(uint8_of_either, jit_compile="numba")
+    for args in [(np.int64(300), np.bool_(True)), (np.int64(7), np.bool_(False))]:
+        got, want = _run(staged, *args), _run(uint8_of_either, *args)
+        assert _same(got[0], want[0]), (args, got, want)
