@@ -21,6 +21,6 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 def test_the_staging_suite_passes_with_numba_as_the_backend():
     env = dict(os.environ, STAGING_TEST_BACKEND="numba")
     command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:warnings", "tests/staging"]
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=3600)
     tail = "\n".join(done.stdout.splitlines()[-60:])
     assert done.returncode == 0, f"STAGING_TEST_BACKEND=numba pytest tests/staging:\n{tail}"
