@@ -119,23 +119,31 @@ def _casts_exactly(value_form, dtype: np.dtype) -> bool:
     return value_form.dtype == dtype or (dtype == _FLOAT64 and value_form.dtype == _INT64)
 
 
-def element_indices(ctx, node, x, entries, inputs) -> list[str]:
+def element_indices(ctx, node, x, entries, inputs, axis: int | None = None) -> list[str]:
     """The checked indices of `x[entries]`, one integer per axis (inputs fill the "?" entries):
-    out of bounds reruns (NumPy's IndexError)."""
+    out of bounds reruns (NumPy's IndexError). With `axis`: the one integer (a value or a
+    literal) `entries` holds, for that axis of x."""
     form = ctx.form(node, x)
+    if axis is not None:
+        item = entries[0]
+        return [_checked_index(ctx, node, x, item, axis)]
     if len(entries) != form.ndim or any(not (e == "?" or type(e) is int) for e in entries):
         ctx.unsupported(node, "only an integer per axis (one element) has a nopython form yet")
     given = iter(inputs)
     items = []
     for axis, entry in enumerate(entries):
         item = next(given) if entry == "?" else entry
-        if ctx.form(node, item).dtype not in INDEX_DTYPES or ctx.form(node, item).ndim:
-            ctx.unsupported(node, "its index is not an integer")
-        if ctx.in_bounds(item, x, axis):  # (a loop counter below the axis' length)
-            items.append(ctx.ref(item))
-        else:
-            items.append(f"_h.index({ctx.ref(item)}, {ctx.ref(x)}.shape[{axis}])")
+        items.append(_checked_index(ctx, node, x, item, axis))
     return items
+
+
+def _checked_index(ctx, node, x, item, axis: int) -> str:
+    """Integer `item` as an index of axis `axis` of `x`, checked in bounds unless known to be."""
+    if ctx.form(node, item).dtype not in INDEX_DTYPES or ctx.form(node, item).ndim:
+        ctx.unsupported(node, "its index is not an integer")
+    if ctx.in_bounds(item, x, axis):  # (a loop counter below the axis' length)
+        return ctx.ref(item)
+    return f"_h.index({ctx.ref(item)}, {ctx.ref(x)}.shape[{axis}])"
 
 
 def write_element(ctx, node) -> None:

@@ -58,6 +58,14 @@ def divisor_int(a, b):
 
 
 @numba.njit(cache=False, error_model="numpy")
+def slice_step(s):
+    """A slice's step known at run time, after checking it is not 0 (NumPy's ValueError)."""
+    if s == 0:
+        raise Rerun()
+    return s
+
+
+@numba.njit(cache=False, error_model="numpy")
 def neg_int(a):
     if a == INT64_MIN:
         raise Rerun()

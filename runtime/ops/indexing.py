@@ -397,10 +397,53 @@ _setitem_suspect.may_apply = lambda node: _integer_index_input(node, 2)  # type:
 
 def _numba_getitem(ctx, node):
     """x[i, j, ...] of one integer per axis: the element, each index checked as NumPy checks it
-    (out of bounds: the call runs again on the interpreter, which raises NumPy's IndexError)."""
+    (out of bounds: the call runs again on the interpreter, which raises NumPy's IndexError);
+    with slices among them (`x[1:3]`, `x[i, ::-1]`), the view NumPy's basic indexing gives."""
     x, *inputs = node.inputs
-    items = numba_arrays.element_indices(ctx, node, x, node.attrs["index"], inputs)
+    index = node.attrs["index"]
+    if len(index) < ctx.form(node, x).ndim or any(
+        isinstance(entry, str) and entry not in ("?", "...") for entry in index
+    ):
+        items = _numba_view_indices(ctx, node, x, index, inputs)
+    else:
+        items = numba_arrays.element_indices(ctx, node, x, index, inputs)
     ctx.define(node, node.outputs[0], f"{ctx.ref(x)}[{', '.join(items)}]", "True")
+
+
+def _numba_view_indices(ctx, node, x, index, inputs) -> list[str]:
+    """The index of a view of `x`: integers (checked as element_indices checks them) and slices
+    (their bounds clipped as NumPy clips them; a step of 0 known at run time reruns for NumPy's
+    ValueError), one per leading axis."""
+    form = ctx.form(node, x)
+    if len(index) > form.ndim:
+        ctx.unsupported(node, "only integers and slices, one per axis, have a nopython form")
+    given = iter(inputs)
+    items = []
+    for axis, entry in enumerate(index):
+        if entry == "?" or type(entry) is int:
+            item = next(given) if entry == "?" else entry
+            items += numba_arrays.element_indices(ctx, node, x, [item], [], axis=axis)
+        elif isinstance(entry, str) and entry != "...":
+            parts = [next(given) if p == "?" else p for p in parse_slice(entry)]
+            items.append(":".join(_numba_slice_part(ctx, node, p, k) for k, p in enumerate(parts)))
+        else:
+            ctx.unsupported(node, "only integers and slices, one per axis, have a nopython form")
+    return items
+
+
+def _numba_slice_part(ctx, node, part, position: int) -> str:
+    """A slice's start, stop (position 0, 1) or step (2): a literal, or an integer known at run
+    time."""
+    if part is None:
+        return ""
+    if type(part) is int:
+        if position == 2 and part == 0:
+            ctx.unsupported(node, "its slice step is 0")
+        return str(part)
+    form = ctx.form(node, part)
+    if form.ndim or form.dtype not in numba_arrays.INDEX_DTYPES:
+        ctx.unsupported(node, "a bound of its slice is not an integer")
+    return f"_h.slice_step({ctx.ref(part)})" if position == 2 else ctx.ref(part)
 
 
 @register_op(

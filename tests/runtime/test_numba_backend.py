@@ -623,3 +623,40 @@ def test_a_conversion_of_a_value_of_two_kinds_keeps_each_kinds_rule():
     for args in [(np.int64(300), np.bool_(True)), (np.int64(7), np.bool_(False))]:
         got, want = _run(staged, *args), _run(uint8_of_either, *args)
         assert _same(got[0], want[0]), (args, got, want)
+
+
+def windows(x, a, b, s, n):
+    total = 0
+    for k in range(n):
+        w = x[k : k + 3]
+        total += np.sum(w) if w.shape[0] == 3 else -1
+    return total, x[a:b], x[a:b:s], x[::-1], x[b:a:-1], x[-2:]
+
+
+@pytest.mark.parametrize(
+    "a, b, s", [(1, 4, 1), (0, 100, 2), (-3, -1, 1), (4, 1, -1), (2, 2, 3), (-100, 3, 1)]
+)
+def test_slices_are_numpys_views(a, b, s):
+    x = np.arange(6)
+    staged = _check(windows, (x, np.int64(a), np.int64(b), np.int64(s), np.int64(4)))
+    args = (x, np.int64(a), np.int64(b), np.int64(s), np.int64(4))
+    shared = [[np.shares_memory(v, x) for v in out[1:]] for out in (staged(*args), windows(*args))]
+    assert shared[0] == shared[1]  # (views of x, as eagerly; an empty one shares nothing)
+
+
+def test_a_slice_step_of_zero_is_numpys_value_error():
+    x = np.arange(6)
+    _check(windows, (x, np.int64(1), np.int64(4), np.int64(1), np.int64(2)))
+    staged = staging.function(windows, jit_compile="numba")
+    staged(x, np.int64(1), np.int64(4), np.int64(1), np.int64(2))
+    with pytest.raises(ValueError, match="slice step cannot be zero"):
+        staged(x, np.int64(1), np.int64(4), np.int64(0), np.int64(2))
+
+
+def rows(m, i):
+    return m[i, 1:], m[1:, i], m[i], m[:, ::2]
+
+
+def test_rows_and_columns():
+    m = np.arange(12.0).reshape(3, 4)
+    _check(rows, (m, np.int64(1)), (m, np.int64(-1)), (m, np.int64(3)))  # (3: IndexError)
