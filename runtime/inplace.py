@@ -54,6 +54,8 @@ class Plan:
 
 def plan(graph: Graph) -> Plan:
     """The in-place writes of `graph` (a top-level graph: its inputs are the caller's arrays)."""
+    if not any(get_op(n.op).in_place_form is not None for n in graph.walk()):
+        return Plan()  # (no write to place: the analysis would find none)
     summary = _analyse(graph, frozenset())
     return Plan(set(summary.writes), dict(summary.copies))
 
