@@ -548,11 +548,8 @@ class Lowering:
 
     def new_list(self, node: Node, value: Value, form: Form) -> None:
         """An empty list of elements of `form` as `value`."""
-        proto = (
-            _scalar_literal(form.dtype.type(0))
-            if not form.weak
-            else _literal_slot(form.dtype.type(0).item())
-        )
+        zero = form.dtype.type(0)  # (the elements' type: a Python number's, or the NumPy scalar)
+        proto = _literal_slot(zero.item()) if form.weak else _scalar_literal(zero)
         assert proto is not None
         name = self.new_name("l")
         self.emit(f"{name} = _h.empty_list({proto.expr})")
